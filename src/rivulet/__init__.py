@@ -1,0 +1,34 @@
+"""rivulet: TensorFlow-2-style eager tensors, tf.function graphs and AutoGraph on NumPy.
+
+    import rivulet as tf
+"""
+import importlib as _importlib
+
+from . import dtypes, errors  # noqa: F401
+from .dtypes import (DType, as_dtype, float16, half, float32, float64,  # noqa: F401
+                     double, int8, int16, int32, int64, uint8, uint16, uint32, uint64, bool, string, complex64,
+                     complex128, resource, variant)
+from .shape import TensorShape, TensorSpec  # noqa: F401
+from .core.tensor import Tensor, convert_to_tensor  # noqa: F401
+from .core.context import executing_eagerly, init_scope  # noqa: F401
+from .ops import operators as _operators  # noqa: F401  (attaches tf.Tensor's Python operators)
+from . import math, array as _array, linalg, nn, random, strings, debugging, config  # noqa: F401
+
+__version__ = "0.1.0"
+
+for _ns in (math, _array, linalg, nn, random, strings, debugging):
+    for _name in _ns.TOPLEVEL:
+        globals()[_name] = getattr(_ns, _name)
+
+# Heavier namespaces load on first use, keeping `import rivulet` fast.
+_LAZY = {"keras": ".keras", "saved_model": ".saved_model", "summary": ".summary", "autograph": ".autograph",
+         "onnx": ".onnx", "graph_util": ".graph.graph_util", "types": ".types"}
+
+
+def __getattr__(name):
+    mod = _LAZY.get(name)
+    if mod is None:
+        raise AttributeError(f"module 'rivulet' has no attribute '{name}'")
+    m = _importlib.import_module(mod, __name__)
+    globals()[name] = m
+    return m

@@ -1,0 +1,82 @@
+"""Per-thread execution state: the stack of graphs being built and the active gradient tapes.
+
+`SLOW[0]` counts, across all threads, graphs being built and tapes recording. While it is zero the
+tensor operators may take their eager fast path without asking anything else.
+"""
+import threading
+
+SLOW = [0]
+_lock = threading.Lock()
+
+
+class _State(threading.local):
+    def __init__(self):
+        self.graphs = []  # Graphs being built, innermost last
+        self.tapes = []  # GradientTapes recording, innermost last
+        self.init_scope = 0  # >0 inside tf.init_scope: ops run eagerly even while tracing
+        self.stop_recording = 0
+
+
+state = _State()
+_run_functions_eagerly = [False]
+
+
+def _bump(delta):
+    with _lock:
+        SLOW[0] += delta
+
+
+def push_graph(g):
+    state.graphs.append(g)
+    _bump(1)
+
+
+def pop_graph(g):
+    top = state.graphs.pop()
+    _bump(-1)
+    assert top is g, "graph stack corrupted"
+
+
+def push_tape(t):
+    state.tapes.append(t)
+    _bump(1)
+
+
+def pop_tape(t):
+    state.tapes.remove(t)
+    _bump(-1)
+
+
+def current_graph():
+    """The graph ops go into now, or None when running eagerly."""
+    st = state
+    if st.graphs and not st.init_scope:
+        return st.graphs[-1]
+    return None
+
+
+def executing_eagerly():
+    return current_graph() is None
+
+
+def run_functions_eagerly(run_eagerly):
+    _run_functions_eagerly[0] = bool(run_eagerly)
+
+
+def functions_run_eagerly():
+    return _run_functions_eagerly[0]
+
+
+class init_scope:
+    """Lifts code out of any graph being built: ops inside run eagerly (tf.init_scope)."""
+
+    def __enter__(self):
+        state.init_scope += 1
+        self._tapes = state.tapes
+        state.tapes = []
+        return None
+
+    def __exit__(self, *exc):
+        state.init_scope -= 1
+        state.tapes = self._tapes
+        return False

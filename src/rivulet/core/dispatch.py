@@ -1,0 +1,77 @@
+"""bind(): the single entry point of every op. Eager context -> run the kernel now; graph -> add a node."""
+from ..errors import InvalidArgumentError, OpError
+from . import context
+from .tensor import EagerTensor, SymbolicTensor
+from .. import dtypes as _dt
+
+_state = context.state
+_from_np = _dt._BY_NP.__getitem__
+EMPTY = {}
+
+
+def bind(op, inputs, attrs=EMPTY, name=None):
+    """Applies `op` to `inputs` (tensors) with `attrs`; returns a tensor, or a list for multi-output ops."""
+    st = _state
+    if st.graphs and not st.init_scope:
+        g = st.graphs[-1]
+        outs = g.create_op(op, inputs, attrs, name).outputs
+    else:
+        g = None
+        outs = execute(op, inputs, attrs)
+    if st.tapes and not st.stop_recording:
+        for tape in st.tapes:
+            tape._record(op, inputs, attrs, outs, g)
+    return outs[0] if op.num_outputs == 1 else outs
+
+
+def execute(op, inputs, attrs):
+    """Runs one op eagerly; returns the list of output EagerTensors."""
+    vals = []
+    for t in inputs:
+        if t.__class__ is not EagerTensor:
+            _not_eager(t, op)
+        vals.append(t._v)
+    if op.same or op.allowed is not None:
+        op.check_dtypes([_from_np(v.dtype) for v in vals], eager=True)
+    try:
+        out = op.kernel(*vals, **attrs)
+    except OpError:
+        raise
+    except (ValueError, IndexError, TypeError, ZeroDivisionError, FloatingPointError, OverflowError) as e:
+        raise InvalidArgumentError(eager_error_message(op, inputs, attrs, e)) from None
+    if op.num_outputs == 1:
+        return [EagerTensor(out if hasattr(out, "dtype") else _as_value(out))]
+    return [EagerTensor(o if hasattr(o, "dtype") else _as_value(o)) for o in out]
+
+
+def _as_value(x):
+    """Object-dtype kernels on 0-d inputs give bare Python objects (bytes): make them 0-d arrays again."""
+    import numpy as np
+    if isinstance(x, (bytes, str)):
+        return np.array(x.encode() if isinstance(x, str) else x, dtype=object)
+    return np.asarray(x)
+
+
+def eager_error_message(op, inputs, attrs, exc):
+    """The shape rule explains most failures best (it names shapes); else NumPy's own words."""
+    msg = None
+    try:
+        op.infer(*inputs, **attrs)
+    except (ValueError, TypeError) as e:
+        msg = str(e)
+    except Exception:  # the rule itself could not judge these inputs: fall back to NumPy's message
+        msg = None
+    if msg is None:
+        shapes = ", ".join(str(list(t.shape)) for t in inputs)
+        msg = f"{exc} (input shapes: {shapes})" if inputs else str(exc)
+    return f"{msg} [Op:{op.name}]"
+
+
+def _not_eager(t, op):
+    if isinstance(t, SymbolicTensor):
+        raise TypeError(
+            f"An op outside of the function building code is being passed a Graph tensor ({t.name}). It is "
+            "possible to have Graph tensors leak out of the function building context by including a "
+            "tf.init_scope in your function building code. The graph tensor is out of scope here: return it "
+            f"from the function instead. [Op:{op.name}]")
+    raise TypeError(f"Op {op.name} expected a Tensor input, got {type(t).__name__}: {t!r}")

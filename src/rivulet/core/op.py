@@ -1,0 +1,85 @@
+"""An Op is the one place an operation is defined: its shape/dtype rule, NumPy kernel and gradient.
+
+    kernel(*values, **attrs) -> value (or a tuple of values when num_outputs != 1)
+    infer(*specs, **attrs)   -> (TensorShape, DType) or a list of them; specs have .shape and .dtype
+    grad(op, *dys)           -> one gradient (or None) per input; `op` exposes .inputs, .outputs, attrs
+"""
+from .. import dtypes as _dt
+from ..errors import InvalidArgumentError
+
+REGISTRY = {}
+
+
+class Op:
+    __slots__ = ("name", "kernel", "infer", "grad", "num_outputs", "stateful", "allowed", "same", "doc",
+                 "is_view", "cost")
+
+    def __init__(self, name, kernel, infer, grad=None, num_outputs=1, stateful=False, allowed=None, same=0,
+                 is_view=False, cost=None):
+        self.name = name
+        self.kernel = kernel
+        self.infer = infer
+        self.grad = grad
+        self.num_outputs = num_outputs  # an int, or a callable(attrs) -> int
+        self.stateful = stateful  # never folded, deduplicated or pruned; runs in program order
+        self.allowed = allowed  # dtypes allowed for the typed inputs (None: any)
+        self.same = same  # how many leading inputs must share one dtype
+        self.is_view = is_view  # kernel may return a view of its input (matters for buffer reuse)
+        self.cost = cost  # optional callable(in_shapes, attrs) -> flops estimate (parallel executor)
+
+    def n_outputs(self, attrs):
+        n = self.num_outputs
+        return n(attrs) if callable(n) else n
+
+    def check_dtypes(self, dts, eager):
+        """Enforce the declared dtype constraints on input dtypes (DType objects)."""
+        same = self.same
+        if same > 1:
+            d0 = dts[0]
+            for i in range(1, min(same, len(dts))):
+                if dts[i] is not d0:
+                    if eager:
+                        raise InvalidArgumentError(
+                            f"cannot compute {self.name} as input #{i}(zero-based) was expected to be a "
+                            f"{d0.name} tensor but is a {_short(dts[i])} tensor [Op:{self.name}]")
+                    raise TypeError(f"Input {i} of '{self.name}' Op has type {dts[i].name} that does not match "
+                                    f"type {d0.name} of argument 0.")
+        if self.allowed is not None and dts and dts[0] not in self.allowed:
+            names = ", ".join(d.name for d in sorted(self.allowed, key=lambda d: d.as_datatype_enum))
+            msg = (f"Value for attr 'T' of {dts[0].name} is not in the list of allowed values: {names}\n"
+                   f"\t; NodeDef: {{{{node {self.name}}}}}; Op<name={self.name}>")
+            if eager:
+                raise InvalidArgumentError(msg + f" [Op:{self.name}]")
+            raise TypeError(msg)
+
+    def __repr__(self):
+        return f"<Op {self.name}>"
+
+
+def _short(dt):
+    # TensorFlow names dtypes by their C++ spelling in this message: "float", "double", "int32".
+    return {"float32": "float", "float64": "double", "float16": "half"}.get(dt.name, dt.name)
+
+
+def defop(name, kernel, infer, **kw):
+    """Registers and returns an Op. Names are TensorFlow's op type names (AddV2, MatMul ...)."""
+    if name in REGISTRY:
+        raise ValueError(f"Op {name!r} is defined twice")
+    op = Op(name, kernel, infer, **kw)
+    REGISTRY[name] = op
+    return op
+
+
+def get_op(name):
+    try:
+        return REGISTRY[name]
+    except KeyError:
+        raise KeyError(f"No op named {name!r} is registered") from None
+
+
+# Common dtype sets.
+FLOATS = frozenset([_dt.float16, _dt.float32, _dt.float64])
+INTS = frozenset([_dt.int8, _dt.int16, _dt.int32, _dt.int64, _dt.uint8, _dt.uint16, _dt.uint32, _dt.uint64])
+COMPLEX = frozenset([_dt.complex64, _dt.complex128])
+NUMERIC = FLOATS | INTS | COMPLEX
+REAL = FLOATS | INTS

@@ -1,0 +1,373 @@
+"""Tensors: EagerTensor holds a NumPy value; SymbolicTensor is an edge of a Graph being built.
+
+Both derive from Tensor (`tf.Tensor`), whose Python operators are attached by ops/operators.py once
+the op library exists. Values are NumPy arrays or NumPy scalars (0-d results stay NumPy scalars, which
+is also what TensorFlow's `.numpy()` returns); strings are object arrays of bytes.
+"""
+import numpy as np
+
+from .. import dtypes as _dt
+from ..errors import OperatorNotAllowedInGraphError
+from ..shape import TensorShape, TensorSpec
+from . import context
+
+_from_np = _dt._BY_NP.__getitem__
+_OBJ = np.dtype(object)
+
+
+class Tensor:
+    """A multi-dimensional array with a dtype and a (possibly partially known) shape."""
+    __slots__ = ()
+    __array_priority__ = 100
+    OVERLOADABLE_OPERATORS = ()
+
+    def __hash__(self):
+        raise TypeError("Tensor is unhashable. Instead, use tensor.ref() as the key.")
+
+    def ref(self):
+        return _Ref(self)
+
+    def experimental_ref(self):
+        return self.ref()
+
+    @property
+    def ndim(self):
+        return self.shape.rank
+
+    def get_shape(self):
+        return self.shape
+
+    def __len__(self):
+        s = self.shape
+        if s.rank is None or s.rank == 0:
+            raise TypeError(f"len is not well defined for a rank-{s.rank if s.rank is not None else 'unknown'} "
+                            f"Tensor.")
+        if s[0] is None:
+            raise TypeError("len is not well defined for a Tensor with an unknown first dimension.")
+        return s[0]
+
+
+class _Ref:
+    """A hashable reference to a tensor (`tensor.ref()`), compared by identity."""
+    __slots__ = ("_t",)
+
+    def __init__(self, t):
+        self._t = t
+
+    def deref(self):
+        return self._t
+
+    def __hash__(self):
+        return id(self._t)
+
+    def __eq__(self, other):
+        return isinstance(other, _Ref) and other._t is self._t
+
+    def __repr__(self):
+        return f"<Reference wrapping {self._t!r}>"
+
+
+def _numpy_text(v, is_repr):
+    if v.ndim == 0:
+        return str(v[()] if isinstance(v, np.ndarray) else v)
+    text = repr(v) if is_repr else str(v)
+    return "\n" + text if "\n" in text and is_repr else text
+
+
+class EagerTensor(Tensor):
+    """A tensor with a concrete value."""
+    __slots__ = ("_v", "__weakref__")
+
+    def __init__(self, value):
+        self._v = value
+
+    def numpy(self):
+        v = self._v
+        if isinstance(v, np.ndarray):
+            return v.copy() if v.ndim else v[()]
+        return v
+
+    def _numpy(self):
+        return self._v
+
+    @property
+    def dtype(self):
+        return _from_np(self._v.dtype)
+
+    @property
+    def shape(self):
+        return TensorShape._known(self._v.shape)
+
+    @property
+    def ndim(self):
+        return self._v.ndim
+
+    @property
+    def device(self):
+        return "/job:localhost/replica:0/task:0/device:CPU:0"
+
+    def __array__(self, dtype=None, copy=None):
+        v = np.asarray(self._v)
+        return v if dtype is None else v.astype(dtype)
+
+    def __bool__(self):
+        return bool(self._v)
+
+    def __int__(self):
+        return int(self._v)
+
+    def __float__(self):
+        return float(self._v)
+
+    def __complex__(self):
+        return complex(self._v)
+
+    def __index__(self):
+        v = self._v
+        if v.ndim == 0 and v.dtype.kind in "iu":
+            return int(v)
+        raise TypeError(f"Only integer scalar tensors can be converted to an index, got {self.dtype.name} "
+                        f"tensor of shape {self.shape}")
+
+    def __len__(self):
+        if self._v.ndim == 0:
+            raise TypeError("len is not well defined for a rank-0 Tensor.")
+        return self._v.shape[0]
+
+    def __iter__(self):
+        if self._v.ndim == 0:
+            raise TypeError("Cannot iterate over a scalar tensor.")
+        return (EagerTensor(x) for x in self._v)
+
+    def __format__(self, spec):
+        if self._v.ndim == 0 and spec:
+            return format(self._v[()] if isinstance(self._v, np.ndarray) else self._v, spec)
+        return str(self) if not spec else format(str(self), spec)
+
+    def __str__(self):
+        return f"tf.Tensor({_numpy_text(self._v, False)}, shape={self.shape}, dtype={self.dtype.name})"
+
+    def __repr__(self):
+        return f"<tf.Tensor: shape={self.shape}, dtype={self.dtype.name}, numpy={_numpy_text(self._v, True)}>"
+
+    def __reduce__(self):
+        return EagerTensor, (self._v,)
+
+    def __copy__(self):
+        return self
+
+    def __deepcopy__(self, memo):
+        return EagerTensor(np.copy(self._v))
+
+
+class SymbolicTensor(Tensor):
+    """An output of an Operation in a Graph: has a static shape and dtype but no value."""
+    __slots__ = ("_op", "_index", "_shape", "_dtype", "__weakref__")
+
+    def __init__(self, op, index, shape, dtype):
+        self._op, self._index, self._shape, self._dtype = op, index, shape, dtype
+
+    op = property(lambda self: self._op)
+    value_index = property(lambda self: self._index)
+    dtype = property(lambda self: self._dtype)
+    shape = property(lambda self: self._shape)
+    graph = property(lambda self: self._op.graph)
+    device = property(lambda self: "")
+
+    @property
+    def name(self):
+        return f"{self._op.name}:{self._index}"
+
+    @property
+    def _spec_name(self):
+        return self._op.name if self._op.type == "Placeholder" else None
+
+    def set_shape(self, shape):
+        self._shape = self._shape.merge_with(shape)
+
+    def consumers(self):
+        return [op for op in self._op.graph.get_operations() if any(t is self for t in op.inputs)]
+
+    def numpy(self):
+        raise NotImplementedError(
+            f"Cannot convert a symbolic tf.Tensor ({self.name}) to a numpy array. This error may indicate that "
+            "you're trying to pass a Tensor to a NumPy call, which is not supported.")
+
+    def eval(self, *a, **k):
+        raise NotImplementedError("Symbolic tensors cannot be evaluated outside a graph run.")
+
+    def __array__(self, dtype=None, copy=None):
+        self.numpy()
+
+    def __bool__(self):
+        raise OperatorNotAllowedInGraphError(
+            "Using a symbolic `tf.Tensor` as a Python `bool` is not allowed. You can attempt the following "
+            "resolutions to the problem: If you are running in Graph mode, use Eager execution mode or "
+            "decorate this function with @tf.function. If you are using AutoGraph, you can try decorating "
+            "this function with @tf.function. If that does not work, then you may be using an unsupported "
+            "feature or your source code may not be visible to AutoGraph.")
+
+    def __iter__(self):
+        s = self._shape
+        if s.rank is None or s[0] is None:
+            raise OperatorNotAllowedInGraphError(
+                "Iterating over a symbolic `tf.Tensor` is not allowed. You can attempt the following "
+                "resolutions to the problem: If you are running in Graph mode, use Eager execution mode or "
+                "decorate this function with @tf.function. If you are using AutoGraph, you can try decorating "
+                "this function with @tf.function.")
+        if s.rank == 0:
+            raise TypeError("Cannot iterate over a scalar tensor.")
+        from ..ops import array_ops
+        return iter(array_ops.unstack(self, num=s[0]))
+
+    def __int__(self):
+        raise TypeError(f"int() argument must not be a symbolic Tensor ({self.name})")
+
+    __float__ = __index__ = __int__
+
+    def __str__(self):
+        return f'Tensor("{self.name}", shape={self._shape}, dtype={self._dtype.name})'
+
+    def __repr__(self):
+        return f"<tf.Tensor '{self.name}' shape={self._shape} dtype={self._dtype.name}>"
+
+    def __reduce__(self):
+        raise TypeError("A symbolic Tensor cannot be pickled.")
+
+
+# ----------------------------------------------------------------------------- conversion
+
+_INT32_MIN, _INT32_MAX = -(2 ** 31), 2 ** 31 - 1
+
+
+def _strings_to_object(a):
+    out = np.empty(a.shape, dtype=object)
+    flat = out.reshape(-1)
+    for i, s in enumerate(a.reshape(-1)):
+        flat[i] = s.encode("utf-8") if isinstance(s, str) else bytes(s)
+    return out
+
+
+def _python_default(value):
+    """TensorFlow's default dtype rules for Python values: float->float32, int->int32 (int64 if it must)."""
+    a = np.asarray(value)
+    k = a.dtype.kind
+    if k == "f":
+        return a.astype(np.float32)
+    if k in "iu":
+        if a.size and (a.min() < _INT32_MIN or a.max() > _INT32_MAX):
+            if a.max() > np.iinfo(np.int64).max:
+                raise ValueError(f"Can't convert Python int {value!r} to a tensor: too large for int64")
+            return a.astype(np.int64)
+        return a.astype(np.int32)
+    if k == "c":
+        return a.astype(np.complex128)
+    if k in "US":
+        return _strings_to_object(a)
+    if k == "O":
+        return _object_list(value, a)
+    return a
+
+
+def _object_list(value, a):
+    """Nested lists mixing tensors and numbers, or of bytes: pack them."""
+    flat = a.reshape(-1)
+    if flat.size and all(isinstance(x, (bytes, str)) for x in flat):
+        return _strings_to_object(a)
+    if any(isinstance(x, Tensor) for x in flat) or isinstance(value, (list, tuple)):
+        items = [x.numpy() if isinstance(x, EagerTensor) else x for x in flat]
+        try:
+            arr = np.array(items)
+        except ValueError:
+            arr = None
+        if arr is not None and arr.dtype != _OBJ:
+            kinds = {getattr(getattr(x, "dtype", None), "kind", None) for x in items}
+            base = arr if kinds - {None} else _python_default(arr.tolist())
+            return base.reshape(a.shape + arr.shape[1:])
+    raise TypeError(f"Failed to convert elements of {value!r} to Tensor. Consider casting elements to a "
+                    f"supported type.")
+
+
+def to_numpy_value(value, dtype=None):
+    """Python/NumPy value -> NumPy value of the dtype TensorFlow would give it (`dtype` requested if given)."""
+    if dtype is None:
+        if isinstance(value, np.ndarray):
+            return value if value.dtype.kind not in "US" else _strings_to_object(value)
+        if isinstance(value, np.generic):
+            if value.dtype.kind in "US":
+                return np.array(_strings_to_object(np.asarray(value))[()], dtype=object)
+            return value
+        if isinstance(value, float):
+            return np.float32(value)
+        if isinstance(value, bool):
+            return np.bool_(value)
+        if isinstance(value, int) and _INT32_MIN <= value <= _INT32_MAX:
+            return np.int32(value)
+        if isinstance(value, (str, bytes)):
+            return np.array(value.encode("utf-8") if isinstance(value, str) else value, dtype=object)
+        return _python_default(value)
+    np_t = dtype._np
+    if np_t is None:  # string
+        if isinstance(value, (str, bytes)):
+            return np.array(value.encode("utf-8") if isinstance(value, str) else value, dtype=object)
+        a = np.asarray(value)
+        if a.dtype.kind in "USO":
+            return _strings_to_object(a) if a.dtype.kind != "O" else a
+        raise TypeError(f"Cannot convert {value!r} to EagerTensor of dtype string")
+    if isinstance(value, (np.ndarray, np.generic)):
+        if value.dtype == np_t:
+            return value
+        if value.dtype.kind in "USO":
+            raise TypeError(f"Cannot convert {value!r} to EagerTensor of dtype {dtype.name}")
+        return value.astype(np_t)
+    a = np.asarray(value)
+    k = a.dtype.kind
+    if k in "USO":
+        if k == "O":
+            return _object_list(value, a).astype(np_t)
+        raise TypeError(f"Cannot convert {value!r} to EagerTensor of dtype {dtype.name}")
+    if (k == "f" and np_t.kind in "iub") or (k == "c" and np_t.kind != "c") or (k in "iu" and np_t.kind == "b"):
+        raise TypeError(f"Cannot convert {value!r} to EagerTensor of dtype {dtype.name}")
+    if k in "iu" and np_t.kind in "iu":
+        info = np.iinfo(np_t)
+        if a.size and (a.min() < info.min or a.max() > info.max):
+            raise TypeError(f"Cannot convert {value!r} to EagerTensor of dtype {dtype.name}")
+    out = a.astype(np_t)
+    return out[()] if out.ndim == 0 else out
+
+
+def convert_to_tensor(value, dtype=None, name=None, dtype_hint=None):
+    """tf.convert_to_tensor: Tensor stays (dtype checked); objects with `_as_tensor` convert themselves;
+    Python and NumPy values become constants (in the graph being built, or eager)."""
+    if isinstance(value, Tensor):
+        if dtype is not None:
+            dtype = _dt.as_dtype(dtype)
+            if value.dtype is not dtype:
+                raise ValueError(f"Tensor conversion requested dtype {dtype.name} for Tensor with dtype "
+                                 f"{value.dtype.name}: {value!r}")
+        return value
+    conv = getattr(value, "_as_tensor", None)
+    if conv is not None:
+        t = conv()
+        if dtype is not None and t.dtype is not _dt.as_dtype(dtype):
+            raise ValueError(f"Tensor conversion requested dtype {_dt.as_dtype(dtype).name} for Tensor with "
+                             f"dtype {t.dtype.name}")
+        return t
+    if dtype is not None:
+        dtype = _dt.as_dtype(dtype)
+        v = to_numpy_value(value, dtype)
+    elif dtype_hint is not None:
+        try:
+            v = to_numpy_value(value, _dt.as_dtype(dtype_hint))
+        except (TypeError, ValueError):
+            v = to_numpy_value(value)
+    else:
+        v = to_numpy_value(value)
+    g = context.current_graph()
+    if g is not None:
+        return g.constant(v, name=name)
+    return EagerTensor(v)
+
+
+def spec_of(t):
+    return TensorSpec(t.shape, t.dtype)

@@ -1,0 +1,47 @@
+"""TensorFlow's exception classes (tf.errors). Each carries an error code like TensorFlow's."""
+
+OK, CANCELLED, UNKNOWN, INVALID_ARGUMENT, DEADLINE_EXCEEDED, NOT_FOUND, ALREADY_EXISTS = 0, 1, 2, 3, 4, 5, 6
+PERMISSION_DENIED, RESOURCE_EXHAUSTED, FAILED_PRECONDITION, ABORTED, OUT_OF_RANGE = 7, 8, 9, 10, 11
+UNIMPLEMENTED, INTERNAL, UNAVAILABLE, DATA_LOSS, UNAUTHENTICATED = 12, 13, 14, 15, 16
+
+
+class OpError(Exception):
+    """Base of the errors raised while running an op (eagerly or inside a graph)."""
+    error_code = UNKNOWN
+
+    def __init__(self, node_def=None, op=None, message="", *args):
+        # Accept TensorFlow's (node_def, op, message) signature and the short (message) form.
+        if op is None and not message and isinstance(node_def, str):
+            node_def, message = None, node_def
+        super().__init__(message)
+        self.node_def, self.op, self.message = node_def, op, message
+
+    def __str__(self):
+        return self.message
+
+
+def _make(name, code, base=OpError):
+    cls = type(name, (base,), {"error_code": code, "__module__": __name__})
+    return cls
+
+
+CancelledError = _make("CancelledError", CANCELLED)
+UnknownError = _make("UnknownError", UNKNOWN)
+InvalidArgumentError = _make("InvalidArgumentError", INVALID_ARGUMENT)
+DeadlineExceededError = _make("DeadlineExceededError", DEADLINE_EXCEEDED)
+NotFoundError = _make("NotFoundError", NOT_FOUND)
+AlreadyExistsError = _make("AlreadyExistsError", ALREADY_EXISTS)
+PermissionDeniedError = _make("PermissionDeniedError", PERMISSION_DENIED)
+ResourceExhaustedError = _make("ResourceExhaustedError", RESOURCE_EXHAUSTED)
+FailedPreconditionError = _make("FailedPreconditionError", FAILED_PRECONDITION)
+AbortedError = _make("AbortedError", ABORTED)
+OutOfRangeError = _make("OutOfRangeError", OUT_OF_RANGE)
+UnimplementedError = _make("UnimplementedError", UNIMPLEMENTED)
+InternalError = _make("InternalError", INTERNAL)
+UnavailableError = _make("UnavailableError", UNAVAILABLE)
+DataLossError = _make("DataLossError", DATA_LOSS)
+UnauthenticatedError = _make("UnauthenticatedError", UNAUTHENTICATED)
+
+
+class OperatorNotAllowedInGraphError(TypeError):
+    """A symbolic tensor was used where only a concrete Python value works (bool, iteration)."""

@@ -1,0 +1,1 @@
+"""Dataflow graphs: Graph, Operation and their GraphDef form."""

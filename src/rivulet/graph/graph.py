@@ -1,0 +1,274 @@
+"""Graph and Operation: the data structure tracing builds and the optimiser and executor consume."""
+import contextlib
+import itertools
+import re
+import sys
+
+import numpy as np
+
+from .. import dtypes as _dt
+from ..core import context
+from ..core.op import get_op
+from ..core.tensor import EagerTensor, SymbolicTensor, Tensor
+from ..shape import TensorShape
+
+_graph_ids = itertools.count(1)
+_VALID_NAME = re.compile(r"^[A-Za-z0-9.][A-Za-z0-9_.\\/>-]*$")
+
+
+class Operation:
+    """A node: an op type applied to input tensors with attributes, producing output tensors."""
+    __slots__ = ("graph", "name", "type", "opdef", "_inputs", "outputs", "attrs", "control_inputs", "_id",
+                 "user_frame", "__weakref__")
+
+    def __init__(self, graph, opdef, name, inputs, attrs, control_inputs=()):
+        self.graph, self.opdef, self.name, self.type = graph, opdef, name, opdef.name
+        self._inputs = tuple(inputs)
+        self.attrs = attrs
+        self.control_inputs = list(control_inputs)
+        self.outputs = []
+        self._id = len(graph._ops)
+        self.user_frame = None
+
+    @property
+    def inputs(self):
+        return self._inputs
+
+    @property
+    def node_def(self):
+        from .graph_def import node_def_of
+        return node_def_of(self)
+
+    def get_attr(self, name):
+        try:
+            return self.attrs[name]
+        except KeyError:
+            raise ValueError(f"Operation '{self.name}' has no attr named '{name}'.") from None
+
+    @property
+    def values(self):
+        return tuple(self.outputs)
+
+    def __repr__(self):
+        return f"<tf.Operation '{self.name}' type={self.type}>"
+
+
+class Graph:
+    """A dataflow graph: Operations in creation order plus the bookkeeping tracing needs.
+
+    `inputs` are the placeholders a caller feeds (arguments, then captures); `captures` maps each captured
+    outside value (an eager tensor, a variable or an outer graph's tensor) to its placeholder here.
+    """
+
+    def __init__(self, name=None, outer_graph=None):
+        self._ops = []
+        self._by_name = {}
+        self._name_counts = {}
+        self._scope = ""
+        self.name = name or f"graph_{next(_graph_ids)}"
+        self.outer_graph = outer_graph
+        self.inputs = []
+        self.outputs = []
+        self.structured_outputs = None
+        self.captures = []  # [(outside value, placeholder)] in capture order
+        self._capture_ids = {}
+        self.control_outputs = []  # stateful ops, in program order
+        self._last_stateful = None
+        self._control_stack = []
+        self.variables = []
+        self.seed = None
+        self._seed_offset = 0
+
+    # -- building ---------------------------------------------------------------------------
+    @contextlib.contextmanager
+    def as_default(self):
+        context.push_graph(self)
+        try:
+            yield self
+        finally:
+            context.pop_graph(self)
+
+    def unique_name(self, name, mark_as_used=True):
+        if self._scope:
+            name = self._scope + "/" + name
+        key = name.lower()
+        n = self._name_counts.get(key, 0)
+        if n:
+            base = name
+            while True:
+                name = f"{base}_{n}"
+                n += 1
+                if name.lower() not in self._name_counts:
+                    break
+            if mark_as_used:
+                self._name_counts[key] = n
+                self._name_counts[name.lower()] = 1
+        elif mark_as_used:
+            self._name_counts[key] = 1
+        return name
+
+    @contextlib.contextmanager
+    def name_scope(self, name):
+        old = self._scope
+        if name:
+            if name.endswith("/"):
+                self._scope = name[:-1]
+            else:
+                full = self.unique_name(name)
+                self._scope = full
+        try:
+            yield (self._scope + "/") if self._scope else ""
+        finally:
+            self._scope = old
+
+    @contextlib.contextmanager
+    def control_dependencies(self, control_inputs):
+        if control_inputs is None:
+            saved, self._control_stack = self._control_stack, []
+            try:
+                yield
+            finally:
+                self._control_stack = saved
+            return
+        ops = []
+        for c in control_inputs:
+            if isinstance(c, Operation):
+                ops.append(c)
+            elif isinstance(c, SymbolicTensor):
+                ops.append(c.op)
+            elif c is not None and not isinstance(c, EagerTensor):
+                raise TypeError(f"Control input must be an Operation or a Tensor, got {c!r}")
+        self._control_stack.append(ops)
+        try:
+            yield
+        finally:
+            self._control_stack.pop()
+
+    def _internal(self, t):
+        """Brings a tensor from outside (eager value or outer graph) in as a captured placeholder."""
+        if isinstance(t, SymbolicTensor):
+            if t._op.graph is self:
+                return t
+            g = self.outer_graph
+            while g is not None and g is not t._op.graph:
+                g = g.outer_graph
+            if g is None:
+                raise TypeError(f"{t!r} is out of scope and cannot be used here. Use return values, explicit "
+                                "Python locals or TensorFlow collections to access it.")
+            return self.capture(t)
+        if isinstance(t, EagerTensor):
+            return self.capture(t)
+        raise TypeError(f"Expected a Tensor, got {t!r}")
+
+    def capture(self, value, name=None):
+        """Placeholder standing for an outside value; the caller feeds the value on every call."""
+        key = id(value)
+        hit = self._capture_ids.get(key)
+        if hit is not None:
+            return hit
+        if isinstance(value, SymbolicTensor) and self.outer_graph is not None and value._op.graph is not self.outer_graph:
+            value = self.outer_graph._internal(value)  # capture through the intermediate graphs
+        ph = self.placeholder(value.dtype, value.shape, name=name or "Const")
+        self.captures.append((value, ph))
+        self._capture_ids[key] = ph
+        self._capture_ids[id(ph)] = ph
+        self._keep = getattr(self, "_keep", [])
+        self._keep.append(value)  # ids stay unique while captured
+        return ph
+
+    def create_op(self, opdef, inputs, attrs, name=None):
+        inputs = [t if (t.__class__ is SymbolicTensor and t._op.graph is self) else self._internal(t)
+                  for t in inputs]
+        specs = inputs
+        res = opdef.infer(*specs, **attrs)
+        if opdef.same or opdef.allowed is not None:
+            opdef.check_dtypes([t._dtype for t in inputs], eager=False)
+        if isinstance(res, tuple) and len(res) == 2 and isinstance(res[1], _dt.DType):
+            res = [res]
+        name = self.unique_name(name or opdef.name)
+        ctrl = [c for group in self._control_stack for c in group]
+        op = Operation(self, opdef, name, inputs, attrs, ctrl)
+        op.outputs = [SymbolicTensor(op, i, shape if isinstance(shape, TensorShape) else TensorShape(shape), dt)
+                      for i, (shape, dt) in enumerate(res)]
+        op.user_frame = _user_frame()
+        if opdef.stateful:
+            # Automatic control dependencies: stateful ops run in program order, and all of them run.
+            if self._last_stateful is not None:
+                op.control_inputs.append(self._last_stateful)
+            self._last_stateful = op
+            self.control_outputs.append(op)
+        self._ops.append(op)
+        self._by_name[name] = op
+        return op
+
+    def constant(self, value, name=None):
+        from ..ops.constant_op import CONST
+        dt = _dt.from_numpy(np.asarray(value).dtype)
+        return self.create_op(CONST, (), {"value": value, "dtype": dt}, name or "Const").outputs[0]
+
+    def placeholder(self, dtype, shape, name=None):
+        from ..ops.constant_op import PLACEHOLDER
+        op = self.create_op(PLACEHOLDER, (), {"dtype": _dt.as_dtype(dtype), "shape": TensorShape(shape)},
+                            name or "Placeholder")
+        return op.outputs[0]
+
+    # -- inspection ---------------------------------------------------------------------------
+    def get_operations(self):
+        return list(self._ops)
+
+    def get_operation_by_name(self, name):
+        try:
+            return self._by_name[name]
+        except KeyError:
+            raise KeyError(f"The name '{name}' refers to an Operation not in the graph.") from None
+
+    def get_tensor_by_name(self, name):
+        op_name, _, idx = name.rpartition(":")
+        if not op_name or not idx.isdigit():
+            raise ValueError(f"The name '{name}' looks a like an Operation name, not a Tensor name.")
+        op = self.get_operation_by_name(op_name)
+        try:
+            return op.outputs[int(idx)]
+        except IndexError:
+            raise KeyError(f"The name '{name}' refers to a Tensor which does not exist.") from None
+
+    def as_graph_def(self, add_shapes=False):
+        from .graph_def import graph_to_graph_def
+        return graph_to_graph_def(self, add_shapes=add_shapes)
+
+    @property
+    def internal_captures(self):
+        return [ph for _, ph in self.captures]
+
+    @property
+    def external_captures(self):
+        return [v for v, _ in self.captures]
+
+    def __repr__(self):
+        return f"<rivulet Graph {self.name!r} with {len(self._ops)} ops>"
+
+
+_PKG_DIR = __file__.rsplit("/", 2)[0]
+
+
+def _user_frame():
+    """The innermost stack frame outside rivulet: where the user's code created this op."""
+    f = sys._getframe(2)
+    while f is not None:
+        fn = f.f_code.co_filename
+        if not fn.startswith(_PKG_DIR) and not fn.startswith("<rivulet"):
+            return (fn, f.f_lineno, f.f_code.co_name)
+        f = f.f_back
+    return None
+
+
+def get_default_graph():
+    g = context.current_graph()
+    if g is None:
+        global _GLOBAL
+        try:
+            return _GLOBAL
+        except NameError:
+            _GLOBAL = Graph("global")
+            return _GLOBAL
+    return g

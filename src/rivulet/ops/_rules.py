@@ -1,0 +1,98 @@
+"""Shared shape/dtype rules and argument helpers for op definitions."""
+import numpy as np
+
+from .. import dtypes as _dt
+from ..core.tensor import Tensor, convert_to_tensor
+from ..shape import TensorShape
+
+UNKNOWN = TensorShape(None)
+
+
+def _fmt(shape):
+    return "[" + ",".join("?" if d is None else str(d) for d in shape) + "]" if shape.rank is not None else "<unknown>"
+
+
+def broadcast_shape(a, b):
+    """Static NumPy/TensorFlow broadcasting; ValueError naming both shapes when they cannot broadcast."""
+    if a._dims is None or b._dims is None:
+        return UNKNOWN
+    x, y = a._dims, b._dims
+    if x == y:
+        return a
+    n = max(len(x), len(y))
+    x = (1,) * (n - len(x)) + x
+    y = (1,) * (n - len(y)) + y
+    out = []
+    for p, q in zip(x, y):
+        if p == q:
+            out.append(p)
+        elif p == 1:
+            out.append(q)
+        elif q == 1:
+            out.append(p)
+        elif p is None:
+            out.append(q)
+        elif q is None:
+            out.append(p)
+        else:
+            raise ValueError(f"Incompatible shapes: {_fmt(a)} vs. {_fmt(b)}")
+    return TensorShape._known(tuple(out))
+
+
+def same_shape(x, **_):
+    return x.shape, x.dtype
+
+
+def binary(x, y, **_):
+    return broadcast_shape(x.shape, y.shape), x.dtype
+
+
+def binary_bool(x, y, **_):
+    return broadcast_shape(x.shape, y.shape), _dt.bool
+
+
+def norm_axis(axis, rank, what="axis"):
+    """Normalises an int axis against a known rank; InvalidArgument-style ValueError when out of range."""
+    a = int(axis)
+    if rank is not None and not -rank <= a < max(rank, 1 if what == "expand" else rank):
+        raise ValueError(f"Invalid reduction dimension ({a} for input with {rank} dimension(s)")
+    return a % rank if rank else a
+
+
+def to_tensor(x, dtype=None, name=None):
+    return x if isinstance(x, Tensor) and dtype is None else convert_to_tensor(x, dtype=dtype, name=name)
+
+
+def binary_args(x, y):
+    """TensorFlow's binary-op conversion: a Python scalar or array takes the other operand's dtype."""
+    if isinstance(x, Tensor):
+        if not isinstance(y, Tensor):
+            y = _convert_like(y, x.dtype)
+        return x, y
+    if isinstance(y, Tensor):
+        return _convert_like(x, y.dtype), y
+    x = convert_to_tensor(x)
+    return x, _convert_like(y, x.dtype)
+
+
+def _convert_like(v, dtype):
+    conv = getattr(v, "_as_tensor", None)
+    if conv is not None:
+        return conv()
+    try:
+        return convert_to_tensor(v, dtype=dtype)
+    except (TypeError, ValueError):
+        return convert_to_tensor(v)  # the dtype check of the op then names the mismatch
+
+
+def static_value(t):
+    """The concrete NumPy value of a tensor if it is known without running a graph (eager or Const)."""
+    v = getattr(t, "_v", None)
+    if v is not None:
+        return v
+    op = getattr(t, "_op", None)
+    if op is not None and op.type == "Const":
+        return op.attrs["value"]
+    if not isinstance(t, Tensor):
+        return np.asarray(t)
+    return None

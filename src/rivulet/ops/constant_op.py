@@ -1,0 +1,54 @@
+"""Const and Placeholder, and tf.constant."""
+import numpy as np
+
+from .. import dtypes as _dt
+from ..core.dispatch import bind
+from ..core.op import defop
+from ..core.tensor import EagerTensor, Tensor, to_numpy_value
+from ..core import context
+from ..shape import TensorShape
+
+
+def _const_infer(value, dtype):
+    return TensorShape._known(np.shape(value)), dtype
+
+
+CONST = defop("Const", lambda value, dtype: value, _const_infer)
+
+
+def _placeholder_kernel(dtype, shape):
+    raise RuntimeError("A Placeholder has no value: it must be fed when the graph runs.")
+
+
+PLACEHOLDER = defop("Placeholder", _placeholder_kernel, lambda dtype, shape: (shape, dtype))
+
+
+def constant(value, dtype=None, shape=None, name="Const"):
+    """tf.constant: a tensor from a Python or NumPy value (optionally cast and reshaped/broadcast)."""
+    if dtype is not None:
+        dtype = _dt.as_dtype(dtype)
+    if isinstance(value, Tensor):
+        if isinstance(value, EagerTensor):
+            value = value._v
+        else:
+            from .math_ops import cast
+            return value if dtype is None else cast(value, dtype)
+    v = to_numpy_value(value, dtype) if dtype is None or not isinstance(value, (np.ndarray, np.generic)) \
+        else np.asarray(value).astype(dtype._np if dtype._np is not None else object)
+    if shape is not None:
+        shape = tuple(TensorShape(shape).as_list())
+        a = np.asarray(v)
+        if a.size == int(np.prod(shape)):
+            v = a.reshape(shape)
+        elif a.size == 1:
+            v = np.broadcast_to(a.reshape(()), shape).copy()
+        else:
+            raise TypeError(f"Eager execution of tf.constant with unsupported shape. Tensor {value!r} (converted "
+                            f"from {value!r}) has {a.size} elements, but got `shape` {shape} with "
+                            f"{int(np.prod(shape))} elements).")
+        if v.ndim == 0:
+            v = v[()]
+    g = context.current_graph()
+    if g is not None:
+        return g.constant(v, name=name)
+    return EagerTensor(v)

@@ -1,0 +1,140 @@
+"""Python operators on tf.Tensor (and on anything that mixes them in, like tf.Variable).
+
+Each operator first tries the eager fast path (both operands eager tensors of one dtype, no graph being
+built, no tape recording): one NumPy call and one object. Everything else goes through the op functions.
+"""
+import numpy as np
+
+from ..core import context
+from ..core.tensor import EagerTensor, Tensor
+from . import math_ops as m
+
+_SLOW = context.SLOW
+_E = EagerTensor
+_FAST_KINDS = frozenset("fiuc")
+
+
+def _fast_binary(np_fn, slow_fn, name):
+    def op(self, other):
+        if not _SLOW[0] and other.__class__ is _E and self.__class__ is _E:
+            a = self._v
+            b = other._v
+            if a.dtype is b.dtype and a.dtype.kind in _FAST_KINDS:
+                try:
+                    return _E(np_fn(a, b))
+                except Exception:
+                    pass  # let the op path raise TensorFlow's error
+        return slow_fn(self, other, name=name)
+
+    def rop(self, other):
+        return slow_fn(other, self, name=name)
+    return op, rop
+
+
+def _compare(slow_fn, name, np_fn):
+    def op(self, other):
+        if not _SLOW[0] and other.__class__ is _E and self.__class__ is _E:
+            a = self._v
+            b = other._v
+            if a.dtype is b.dtype and a.dtype.kind in _FAST_KINDS and a.shape == b.shape:
+                return _E(np_fn(a, b))
+        return slow_fn(self, other, name=name)
+    return op
+
+
+def _eq(self, other):
+    if other is None:
+        return False
+    try:
+        return m.equal(self, other)
+    except (TypeError, ValueError):
+        return False
+
+
+def _ne(self, other):
+    if other is None:
+        return True
+    try:
+        return m.not_equal(self, other)
+    except (TypeError, ValueError):
+        return True
+
+
+def _invert(self):
+    if self.dtype.is_bool:
+        return m.logical_not(self)
+    from . import bitwise_ops
+    return bitwise_ops.invert(self)
+
+
+def _and(self, other):
+    if self.dtype.is_bool:
+        return m.logical_and(self, other)
+    from . import bitwise_ops
+    return bitwise_ops.bitwise_and(self, other)
+
+
+def _or(self, other):
+    if self.dtype.is_bool:
+        return m.logical_or(self, other)
+    from . import bitwise_ops
+    return bitwise_ops.bitwise_or(self, other)
+
+
+def _xor(self, other):
+    if self.dtype.is_bool:
+        return m.logical_xor(self, other)
+    from . import bitwise_ops
+    return bitwise_ops.bitwise_xor(self, other)
+
+
+def _matmul(a, b, name=None):
+    return m.matmul(a, b, name=name)
+
+
+def _abs(self):
+    return m.abs(self)
+
+
+def _getitem(self, key):
+    from . import slicing
+    return slicing.getitem(self, key)
+
+
+def install(cls):
+    """Attaches the operators to `cls` (tf.Tensor, tf.Variable)."""
+    for name, np_fn, fn, opname in [("add", np.add, m.add, "add"), ("sub", np.subtract, m.subtract, "sub"),
+                                    ("mul", np.multiply, m.multiply, "mul"),
+                                    ("truediv", None, m.truediv, "truediv"),
+                                    ("floordiv", None, m.floordiv, "floordiv"), ("mod", None, m.floormod, "mod"),
+                                    ("pow", None, m.pow, "pow"), ("matmul", None, _matmul, "matmul")]:
+        if np_fn is not None:
+            op, rop = _fast_binary(np_fn, fn, opname)
+        else:
+            def op(self, other, _fn=fn, _n=opname):
+                return _fn(self, other, name=_n)
+
+            def rop(self, other, _fn=fn, _n=opname):
+                return _fn(other, self, name=_n)
+        setattr(cls, f"__{name}__", op)
+        setattr(cls, f"__r{name}__", rop)
+    cls.__lt__ = _compare(m.less, "Less", np.less)
+    cls.__le__ = _compare(m.less_equal, "LessEqual", np.less_equal)
+    cls.__gt__ = _compare(m.greater, "Greater", np.greater)
+    cls.__ge__ = _compare(m.greater_equal, "GreaterEqual", np.greater_equal)
+    cls.__eq__ = _eq
+    cls.__ne__ = _ne
+    cls.__neg__ = lambda self: m.negative(self)
+    cls.__pos__ = lambda self: self
+    cls.__abs__ = _abs
+    cls.__invert__ = _invert
+    cls.__and__ = _and
+    cls.__rand__ = lambda self, other: _and(m.binary_args(other, self)[0], self)
+    cls.__or__ = _or
+    cls.__ror__ = lambda self, other: _or(m.binary_args(other, self)[0], self)
+    cls.__xor__ = _xor
+    cls.__rxor__ = lambda self, other: _xor(m.binary_args(other, self)[0], self)
+    cls.__getitem__ = _getitem
+
+
+install(Tensor)

@@ -1,0 +1,3 @@
+"""tf.random."""
+
+TOPLEVEL = []

@@ -1,0 +1,3 @@
+"""tf.strings."""
+
+TOPLEVEL = []
