@@ -156,7 +156,7 @@ class Graph:
                 raise TypeError(f"{t!r} is out of scope and cannot be used here. Use return values, explicit "
                                 "Python locals or TensorFlow collections to access it.")
             return self.capture(t)
-        if isinstance(t, EagerTensor):
+        if isinstance(t, EagerTensor) or getattr(t, "_is_resource", False):
             return self.capture(t)
         raise TypeError(f"Expected a Tensor, got {t!r}")
 
@@ -168,7 +168,13 @@ class Graph:
             return hit
         if isinstance(value, SymbolicTensor) and self.outer_graph is not None and value._op.graph is not self.outer_graph:
             value = self.outer_graph._internal(value)  # capture through the intermediate graphs
-        ph = self.placeholder(value.dtype, value.shape, name=name or "Const")
+        if getattr(value, "_is_resource", False):
+            # A variable (or other stateful resource): the placeholder is fed the object itself, and
+            # ReadVariableOp / AssignVariableOp kernels act on it. Captured by reference, never by value.
+            ph = self.placeholder(_dt.resource, (), name=name or getattr(value, "_capture_name", "resource"))
+            self.variables.append(value)
+        else:
+            ph = self.placeholder(value.dtype, value.shape, name=name or "Const")
         self.captures.append((value, ph))
         self._capture_ids[key] = ph
         self._capture_ids[id(ph)] = ph
