@@ -28,9 +28,12 @@ def execute(op, inputs, attrs):
     """Runs one op eagerly; returns the list of output EagerTensors."""
     vals = []
     for t in inputs:
-        if t.__class__ is not EagerTensor:
+        if t.__class__ is EagerTensor:
+            vals.append(t._v)
+        elif getattr(t, "_is_resource", False):
+            vals.append(t)  # resources (variables) reach kernels as themselves, as in graphs
+        else:
             _not_eager(t, op)
-        vals.append(t._v)
     if op.same or op.allowed is not None:
         op.check_dtypes([_from_np(v.dtype) for v in vals], eager=True)
     try:

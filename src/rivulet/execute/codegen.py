@@ -1,0 +1,176 @@
+"""Compiles a Graph into straight-line Python: one line per operation calling its NumPy kernel directly.
+
+Everything static was decided when the graph was built (dtypes, shapes, attrs, which ops are needed), so
+the compiled function only binds arguments, calls kernels and returns values. The source is registered
+with linecache under a fake filename so tracebacks show the generated lines, and a failing line is mapped
+back to its Operation and to the user's source line that created it.
+"""
+import itertools
+import linecache
+
+import numpy as np
+
+from ..errors import InvalidArgumentError, OpError
+from .plan import needed_ops
+
+_ids = itertools.count()
+_SIMPLE = (type(None), bool, int, float, str)
+# Values above this many elements are dropped right after their last use (memory planning).
+_FREE_ABOVE = 1 << 16
+
+
+def _literal(v):
+    if isinstance(v, _SIMPLE) and not isinstance(v, float) or (isinstance(v, float) and np.isfinite(v)):
+        return repr(v)
+    if isinstance(v, tuple) and all(isinstance(x, _SIMPLE) and not isinstance(x, float) for x in v):
+        return repr(v)
+    return None
+
+
+class CompiledGraph:
+    """A callable over flat input values returning a tuple of flat output values."""
+    __slots__ = ("fn", "source", "ops", "line_ops", "filename")
+
+    def __call__(self, *values):
+        return self.fn(*values)
+
+
+def compile_graph(graph, inputs, outputs, name="fn", wrap=None):
+    """inputs: placeholders fed in order; outputs: tensors returned. `wrap` (optional) is applied to each
+    output inside the generated code (e.g. EagerTensor), saving a Python-level loop per call."""
+    ops = needed_ops(graph, outputs)
+    names = {}  # id(tensor) -> expression
+    glob = {"_np": np}
+    lines = []
+    line_ops = {}
+    params = []
+    for i, t in enumerate(inputs):
+        p = f"a{i}"
+        params.append(p)
+        names[id(t)] = p
+    uses = {}
+    for op in ops:
+        for t in op.inputs:
+            uses[id(t)] = uses.get(id(t), 0) + 1
+    for t in outputs:
+        uses[id(t)] = uses.get(id(t), 0) + 1 << 20  # never freed
+    remaining = dict(uses)
+    for op in ops:
+        typ = op.type
+        if typ == "Placeholder":
+            if id(op.outputs[0]) not in names:
+                raise ValueError(f"Placeholder '{op.name}' is needed but not fed: the graph's inputs are "
+                                 f"{[t.name for t in inputs]}")
+            continue
+        if typ == "Const":
+            g = f"c{op._id}"
+            glob[g] = op.attrs["value"]
+            names[id(op.outputs[0])] = g
+            continue
+        args = []
+        for t in op.inputs:
+            args.append(names[id(t)])
+        if typ == "Identity":
+            names[id(op.outputs[0])] = args[0]
+            continue
+        k = f"k{op._id}"
+        glob[k] = op.opdef.kernel
+        for key, val in op.attrs.items():
+            lit = _literal(val)
+            if lit is None:
+                gname = f"t{op._id}_{key}"
+                glob[gname] = val
+                lit = gname
+            args.append(f"{key}={lit}")
+        v = f"v{op._id}"
+        lines.append(f"    {v} = {k}({', '.join(args)})")
+        line_ops[len(lines)] = op
+        if len(op.outputs) == 1:
+            names[id(op.outputs[0])] = v
+        else:
+            for j, t in enumerate(op.outputs):
+                names[id(t)] = f"{v}[{j}]"
+        # Memory planning: drop big intermediates once their last consumer has run.
+        for t in op.inputs:
+            r = remaining.get(id(t))
+            if r is None:
+                continue
+            remaining[id(t)] = r - 1
+            n = t.shape.num_elements()
+            expr = names[id(t)]
+            if r == 1 and n is not None and n > _FREE_ABOVE and expr.startswith("v") and "[" not in expr:
+                lines.append(f"    del {expr}")
+    if wrap is not None:
+        glob["_W"] = wrap
+        glob["_Ws"] = lambda v: wrap(v if hasattr(v, "dtype") else np.array(v, dtype=object))
+        # Object-dtype kernels give bare bytes for 0-d results; only string outputs need the check.
+        rets = [f"{'_Ws' if t.dtype.name == 'string' else '_W'}({names[id(t)]})" for t in outputs]
+    else:
+        rets = [names[id(t)] for t in outputs]
+    ret = "(" + "".join(r + ", " for r in rets) + ")"
+    fname = f"<rivulet-graph {name}#{next(_ids)}>"
+    body = lines or ["    pass"]
+    src = (f"def {_ident(name)}({', '.join(params)}):\n    try:\n" +
+           "\n".join("    " + ln for ln in body) + f"\n        return {ret}\n"
+           "    except _OpErrors as e:\n        _fail(e, _cg)\n")
+    # line numbers of ops shift by the two header lines
+    cg = CompiledGraph()
+    cg.line_ops = {ln + 2: op for ln, op in line_ops.items()}
+    glob["_OpErrors"] = _TRANSLATED
+    glob["_fail"] = _fail
+    glob["_cg"] = cg
+    code = compile(src, fname, "exec")
+    linecache.cache[fname] = (len(src), None, src.splitlines(True), fname)
+    exec(code, glob)
+    cg.fn = glob[_ident(name)]
+    cg.source, cg.ops, cg.filename = src, ops, fname
+    return cg
+
+
+def _ident(name):
+    s = "".join(c if c.isalnum() or c == "_" else "_" for c in name)
+    return s if s and not s[0].isdigit() else "f_" + s
+
+
+_TRANSLATED = (ValueError, IndexError, TypeError, ZeroDivisionError, FloatingPointError, OverflowError,
+               OpError, MemoryError)
+
+
+def _fail(exc, cg):
+    """Re-raises a kernel failure as TensorFlow would: the op's name and where the user created it."""
+    tb = exc.__traceback__
+    op = None
+    while tb is not None:
+        if tb.tb_frame.f_code.co_filename == cg.filename:
+            op = cg.line_ops.get(tb.tb_lineno, op)
+        tb = tb.tb_next
+    if op is None:
+        raise exc
+    msg = exc.message if isinstance(exc, OpError) else str(exc)
+    where = ""
+    if op.user_frame is not None:
+        fn, line, func = op.user_frame
+        where = f"\n\nDetected at node '{op.name}' defined at (most recent call last):\n  File \"{fn}\", line {line}, in {func}"
+    cls = type(exc) if isinstance(exc, OpError) else InvalidArgumentError
+    err = cls(None, op, f"Graph execution error:{where}\n\n{msg}\n\t [[{{{{node {op.name}}}}}]]")
+    raise err.with_traceback(None) from None
+
+
+def run_reference(graph, inputs, outputs, values):
+    """The reference interpreter: same semantics as compile_graph, one dict lookup per edge."""
+    env = {id(t): v for t, v in zip(inputs, values)}
+    for op in needed_ops(graph, outputs):
+        if op.type == "Placeholder":
+            continue
+        if op.type == "Const":
+            env[id(op.outputs[0])] = op.attrs["value"]
+            continue
+        out = op.opdef.kernel(*[env[id(t)] for t in op.inputs], **op.attrs)
+        if len(op.outputs) == 1:
+            env[id(op.outputs[0])] = out
+        else:
+            for t, o in zip(op.outputs, out):
+                env[id(t)] = o
+    return tuple(env[id(t)] for t in outputs)
+
+

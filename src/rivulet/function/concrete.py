@@ -1,0 +1,244 @@
+"""ConcreteFunction: one traced graph, compiled once to straight-line Python, callable like a function."""
+import inspect
+
+from .. import nest
+from ..core import context
+from ..core.tensor import EagerTensor, Tensor, convert_to_tensor
+from ..execute.codegen import compile_graph
+from ..shape import TensorSpec
+from .trace_type import Literal, VariableSpec, describe, type_of, is_subtype
+
+
+class ConcreteFunction:
+    def __init__(self, graph, params, arg_types, name, python_function=None):
+        self.graph = graph
+        self._params = params  # [(name, inspect kind)]
+        self._arg_types = arg_types  # trace type per parameter
+        self._name = name
+        self._python_function = python_function
+        self._compiled = None
+        self._fast = None
+        self._backward = None
+
+    # -- inspection -------------------------------------------------------------------------------
+    name = property(lambda self: self._name)
+    inputs = property(lambda self: self.graph.arg_placeholders + self.graph.internal_captures)
+    outputs = property(lambda self: list(self.graph.outputs))
+    structured_outputs = property(lambda self: self.graph.structured_outputs)
+    captured_inputs = property(lambda self: self.graph.external_captures)
+
+    @property
+    def variables(self):
+        return list(self.graph.variables)
+
+    @property
+    def trainable_variables(self):
+        return [v for v in self.graph.variables if getattr(v, "trainable", True)]
+
+    @property
+    def structured_input_signature(self):
+        args, kwargs = [], {}
+        for (pname, kind), t in zip(self._params, self._arg_types):
+            v = _spec_value(t, pname)
+            if kind == inspect.Parameter.KEYWORD_ONLY:
+                kwargs[pname] = v
+            else:
+                args.append(v)
+        return tuple(args), kwargs
+
+    @property
+    def function_type(self):
+        return FunctionType(self)
+
+    def _output_description(self):
+        return describe(_out_type(self.graph.structured_outputs))
+
+    def _param_lines(self):
+        return [f"  {n} ({k.name}): {describe(t)}" for (n, k), t in zip(self._params, self._arg_types)]
+
+    def pretty_printed_signature(self, verbose=True):
+        caps = self.graph.captures
+        lines = ["Input Parameters:"] + self._param_lines() + ["Output Type:", "  " + self._output_description(),
+                                                                "Captures:"]
+        if caps:
+            lines += [f"  {id(v)}: {TensorSpec(ph.shape, ph.dtype)}" for v, ph in caps]
+        else:
+            lines.append("  None")
+        return "\n".join(lines)
+
+    def __str__(self):
+        return "ConcreteFunction " + self.pretty_printed_signature()
+
+    def __repr__(self):
+        params = ", ".join(f"{n}: {describe(t)}" for (n, _), t in zip(self._params, self._arg_types))
+        return f"<ConcreteFunction ({params}) -> {self._output_description()} at 0x{id(self):X}>"
+
+    # -- execution ----------------------------------------------------------------------------------
+    def _compile(self):
+        if self._compiled is None:
+            g = self.graph
+            from ..optimize.pipeline import optimize_for_run
+            graph, outputs = optimize_for_run(g, g.outputs)
+            inputs = g.arg_placeholders + g.internal_captures
+            self._compiled = compile_graph(graph, inputs, outputs, name=self._name, wrap=EagerTensor)
+            self._capture_values = [_capture_value(v) for v in g.external_captures]
+        return self._compiled
+
+    def _call_flat(self, tensors):
+        """Runs the graph on flat argument tensors (captures are added here); returns flat EagerTensors."""
+        cg = self._compiled or self._compile()
+        st = context.state
+        if st.tapes and not st.stop_recording:
+            # A tape is recording: replay the graph op by op so the tape sees every step (variable
+            # reads included) and can differentiate through the call. Python is not re-run.
+            from ..execute.replay import replay
+            g = self.graph
+            return replay(g, g.arg_placeholders + g.internal_captures, g.outputs, list(tensors) +
+                          g.external_captures)
+        return cg.fn(*[t._v for t in tensors], *self._capture_values)
+
+    def _prepare_fast(self, args):
+        """Generates the cached-call entry for one argument layout: tensors' arrays straight into the graph."""
+        cg = self._compiled or self._compile()
+        tensor_pos = [i for i, a in enumerate(args) if a.__class__ is EagerTensor]
+        caps = [f"c{i}" for i in range(len(self._capture_values))]
+        call_args = [f"args[{i}]._v" for i in tensor_pos] + caps
+        src = f"def fast(args):\n    return fn({', '.join(call_args)})\n"
+        ns = {"fn": cg.fn}
+        ns.update(zip(caps, self._capture_values))
+        exec(compile(src, f"<rivulet-call {self._name}>", "exec"), ns)
+        self._fast_call = ns["fast"]
+
+    def _build_output(self, flat):
+        so = self.graph.structured_outputs
+        outs = self.graph.outputs
+        if len(outs) == 1 and so is outs[0]:
+            return flat[0]
+        it = iter(flat)
+        leaves = [next(it) if isinstance(leaf, Tensor) else leaf for leaf in nest.flatten(so)]
+        return nest.pack_sequence_as(so, leaves) if nest.is_nested(so) else leaves[0]
+
+    def flat_args(self, args, kwargs):
+        """Validates a call against this function's signature; returns the flat tensor arguments."""
+        if len(args) > len(self._params):
+            raise TypeError(f"{self._name}() takes {len(self._params)} positional arguments but {len(args)} "
+                            f"were given. Expected signature: {self._signature_text()}")
+        values = {}
+        for (pname, kind), a in zip(self._params, args):
+            values[pname] = a
+        for k, v in kwargs.items():
+            if k not in {n for n, _ in self._params}:
+                raise TypeError(f"{self._name}() got an unexpected keyword argument '{k}'. Expected signature: "
+                                f"{self._signature_text()}")
+            if k in values:
+                raise TypeError(f"{self._name}() got multiple values for argument '{k}'")
+            values[k] = v
+        flat = []
+        for (pname, _), t in zip(self._params, self._arg_types):
+            if pname not in values:
+                if isinstance(t, Literal) or not _has_tensors(t):
+                    continue
+                raise TypeError(f"{self._name}() missing required argument '{pname}'. Expected signature: "
+                                f"{self._signature_text()}")
+            _flatten_checked(values[pname], t, pname, flat, self)
+        return flat
+
+    def _signature_text(self):
+        return "(" + ", ".join(f"{n}: {describe(t)}" for (n, _), t in zip(self._params, self._arg_types)) + ")"
+
+    def __call__(self, *args, **kwargs):
+        flat = self.flat_args(args, kwargs)
+        g = context.current_graph()
+        if g is not None:
+            from ..execute.replay import replay
+            outs = replay(self.graph, self.graph.arg_placeholders + self.graph.internal_captures,
+                          self.graph.outputs, flat + self.graph.external_captures)
+            return self._build_output(outs)
+        return self._build_output(self._call_flat(flat))
+
+
+def _has_tensors(t):
+    if isinstance(t, (TensorSpec, VariableSpec)):
+        return True
+    if isinstance(t, tuple):
+        return any(_has_tensors(x) for x in (t[3] if t[0] == "namedtuple" else t[1]) if not isinstance(x, str))
+    return False
+
+
+def _flatten_checked(value, t, path, flat, cf):
+    if isinstance(t, TensorSpec):
+        try:
+            x = value if isinstance(value, Tensor) else convert_to_tensor(value, dtype=t.dtype)
+        except (TypeError, ValueError) as e:
+            raise TypeError(f"Binding inputs to tf.function failed due to `{e}`. Argument '{path}' of "
+                            f"{cf._name} expects {t}.") from None
+        if x.dtype != t.dtype or not x.shape.is_subtype_of(t.shape):
+            raise TypeError(f"Binding inputs to tf.function failed due to `Can not cast "
+                            f"{TensorSpec(x.shape, x.dtype)} to {t}`. Argument '{path}' of {cf._name} "
+                            f"expects {t}.")
+        flat.append(x)
+        return
+    if isinstance(t, VariableSpec):
+        return
+    if isinstance(t, tuple) and t[0] in ("list", "tuple") and isinstance(value, (list, tuple)):
+        for i, (v, s) in enumerate(zip(value, t[1])):
+            _flatten_checked(v, s, f"{path}[{i}]", flat, cf)
+        return
+    if isinstance(t, tuple) and t[0] == "namedtuple":
+        for i, (v, s) in enumerate(zip(value, t[3])):
+            _flatten_checked(v, s, f"{path}.{t[2][i]}", flat, cf)
+        return
+    if isinstance(t, tuple) and t[0] == "dict" and isinstance(value, dict):
+        for k, s in t[1]:
+            _flatten_checked(value[k], s, f"{path}[{k!r}]", flat, cf)
+        return
+    vt = type_of(value)
+    if not is_subtype(vt, t):
+        raise TypeError(f"Binding inputs to tf.function failed: argument '{path}' of {cf._name} was traced for "
+                        f"{describe(t)}, got {describe(vt)}.")
+
+
+def _spec_value(t, name):
+    if isinstance(t, TensorSpec):
+        return TensorSpec(t.shape, t.dtype, t.name or name)
+    if isinstance(t, Literal):
+        return t.value
+    if isinstance(t, tuple):
+        if t[0] in ("list", "tuple"):
+            vals = [_spec_value(x, f"{name}_{i}") for i, x in enumerate(t[1])]
+            return vals if t[0] == "list" else tuple(vals)
+        if t[0] == "dict":
+            return {k: _spec_value(x, f"{name}_{k}") for k, x in t[1]}
+    return t
+
+
+def _out_type(so):
+    if isinstance(so, Tensor):
+        return TensorSpec(so.shape, so.dtype)
+    if isinstance(so, tuple) and hasattr(so, "_fields"):
+        return ("namedtuple", type(so).__name__, tuple(so._fields), tuple(_out_type(v) for v in so))
+    if isinstance(so, (list, tuple)):
+        return (type(so).__name__, tuple(_out_type(v) for v in so))
+    if isinstance(so, dict):
+        return ("dict", tuple((k, _out_type(so[k])) for k in sorted(so, key=str)))
+    return Literal(so)
+
+
+def _capture_value(v):
+    if isinstance(v, EagerTensor):
+        return v._v
+    return v  # resources (variables) are passed as themselves
+
+
+class FunctionType:
+    """The signature of a ConcreteFunction: parameters with their trace types, and the output type."""
+
+    def __init__(self, cf):
+        self._cf = cf
+        self.parameters = {n: t for (n, _), t in zip(cf._params, cf._arg_types)}
+        self.output = _out_type(cf.graph.structured_outputs)
+
+    def __repr__(self):
+        return f"{self._cf._signature_text()} -> {describe(self.output)}"
+
+    __str__ = __repr__

@@ -1,0 +1,413 @@
+"""tf.function: a PolymorphicFunction traces its Python function once per input signature and keeps one
+ConcreteFunction per signature in a bounded LRU cache.
+
+Hot path: a call whose arguments are all eager tensors or Python scalars builds a flat key of
+(numpy dtype, shape) / value and finds the compiled function in one dict lookup. Everything else (kwargs,
+nested structures, input_signature, reduce_retracing) takes the general path through trace types.
+"""
+import collections
+import functools
+import inspect
+import logging
+import sys
+import threading
+import weakref
+
+from ..core import context
+from ..core.tensor import EagerTensor, Tensor
+from ..shape import TensorSpec
+from .concrete import ConcreteFunction
+from .trace_type import (Literal, describe, explain_change, generalize, is_subtype, type_of)
+from .tracing import FuncGraph, finalize_outputs, placeholders_for
+
+logger = logging.getLogger("rivulet")
+DEFAULT_CACHE_SIZE = 128
+_FAST_SCALARS = (int, float, bool, str, type(None))
+_SLOW = context.SLOW
+_state = context.state
+_eager_flag = context._run_functions_eagerly
+_FREQUENT = 5
+
+
+class PolymorphicFunction:
+    """What `tf.function` returns: a callable that dispatches to traced ConcreteFunctions."""
+
+    def __init__(self, python_function, name=None, input_signature=None, autograph=True,
+                 reduce_retracing=False, jit_compile=None, cache_size=None):
+        if not callable(python_function):
+            raise TypeError(f"tf.function expects a callable, got {python_function!r}")
+        self._python_function = python_function
+        fn_for_sig = python_function
+        if not (inspect.isfunction(python_function) or inspect.ismethod(python_function)) and \
+                hasattr(python_function, "__call__") and not inspect.isbuiltin(python_function):
+            fn_for_sig = python_function.__call__
+        self._name = name or getattr(python_function, "__name__", type(python_function).__name__)
+        try:
+            self._sig = inspect.signature(fn_for_sig)
+        except (TypeError, ValueError):
+            self._sig = None
+        self._autograph = autograph
+        self._converted = None
+        self._reduce_retracing = reduce_retracing
+        self._jit_compile = jit_compile
+        self._input_signature = None
+        if input_signature is not None:
+            self._input_signature = tuple(_check_spec(s) for s in input_signature)
+        self._cache = collections.OrderedDict()  # trace types -> ConcreteFunction (LRU order)
+        self._fast = {}  # flat fast key -> ConcreteFunction
+        self.cache_size = cache_size or DEFAULT_CACHE_SIZE
+        self._lock = threading.RLock()
+        self._trace_count = 0
+        self._recent = collections.deque(maxlen=2 * _FREQUENT)
+        self._bound = weakref.WeakKeyDictionary()
+        self._created_variables = False
+        functools.update_wrapper(self, python_function, updated=())
+
+    # -- public API -------------------------------------------------------------------------------------
+    python_function = property(lambda self: self._python_function)
+    input_signature = property(lambda self: self._input_signature)
+    function_spec = property(lambda self: self._sig)
+
+    def experimental_get_tracing_count(self):
+        return self._trace_count
+
+    def clear_cache(self):
+        with self._lock:
+            self._cache.clear()
+            self._fast = {}
+
+    def set_cache_size(self, n):
+        if n < 1:
+            raise ValueError(f"cache size must be >= 1, got {n}")
+        with self._lock:
+            self.cache_size = n
+            self._evict()
+
+    def get_concrete_function(self, *args, **kwargs):
+        if self._input_signature is not None and not args and not kwargs:
+            args = self._input_signature
+        with self._lock:
+            params, types, values = self._types(args, kwargs, for_specs=True)
+            cf = self._lookup(types)
+            if cf is None:
+                cf = self._trace(params, types, values)
+            return cf
+
+    def pretty_printed_concrete_signatures(self, verbose=True):
+        return "\n\n".join(cf.pretty_printed_signature() for cf in self._cache.values())
+
+    def _list_all_concrete_functions(self):
+        return list(self._cache.values())
+
+    def __repr__(self):
+        return f"<rivulet.function.PolymorphicFunction {self._name} at 0x{id(self):x}>"
+
+    def __get__(self, instance, owner):
+        if instance is None:
+            return self
+        try:
+            return self._bound[instance]
+        except (KeyError, TypeError):
+            pass
+        bound = PolymorphicFunction(self._python_function.__get__(instance, owner), self._name,
+                                    self._input_signature, self._autograph, self._reduce_retracing,
+                                    self._jit_compile, self.cache_size)
+        try:
+            self._bound[instance] = bound
+        except TypeError:
+            pass
+        return bound
+
+    # -- calling -------------------------------------------------------------------------------------
+    def __call__(self, *args, **kwargs):
+        if _eager_flag[0]:
+            return self._python_function(*args, **kwargs)
+        if not _SLOW[0] and not kwargs:
+            key = []
+            for a in args:
+                c = a.__class__
+                if c is EagerTensor:
+                    v = a._v
+                    key.append((v.dtype, v.shape))
+                elif c in _FAST_SCALARS:
+                    key.append((c is str, a))
+                else:
+                    break
+            else:
+                cf = self._fast.get(tuple(key))
+                if cf is not None:
+                    self._recent.append(False)
+                    return cf._build_output(cf._fast_call(args))
+        return self._call_slow(args, kwargs)
+
+    def _call_slow(self, args, kwargs):
+        g = context.current_graph()
+        if g is not None:
+            # Called while another function is being traced: trace inline into that graph.
+            return self._python_to_run()(*args, **kwargs)
+        with self._lock:
+            params, types, values = self._types(args, kwargs)
+            cf = self._lookup(types)
+            traced = cf is None
+            if traced:
+                cf = self._trace(params, types, values)
+            self._recent.append(traced)
+            if traced:
+                self._warn_if_frequent()
+            fast_key = _fast_key(args) if not kwargs and self._input_signature is None else None
+            if fast_key is not None and _fast_key_matches(cf, args):
+                self._fast[fast_key] = cf
+                cf._prepare_fast(args)
+        flat = cf.flat_args(tuple(values[n] for n, _ in params if _kind(params, n) != inspect.Parameter.KEYWORD_ONLY),
+                            {n: values[n] for n, k in params if k == inspect.Parameter.KEYWORD_ONLY})
+        return cf._build_output(cf._call_flat(flat))
+
+    def _python_to_run(self):
+        if self._autograph and self._converted is None:
+            try:
+                from ..autograph.impl import convert
+            except ImportError:
+                self._converted = self._python_function
+            else:
+                self._converted = convert(self._python_function)
+        return self._converted if self._autograph else self._python_function
+
+    # -- signatures ------------------------------------------------------------------------------------
+    def _types(self, args, kwargs, for_specs=False):
+        """Binds the call to parameters; returns ([(name, kind)], trace types, {name: value})."""
+        if self._sig is None:
+            raise TypeError(f"Cannot inspect the signature of {self._python_function!r}")
+        if self._input_signature is not None:
+            return self._bind_input_signature(args, kwargs)
+        try:
+            bound = self._sig.bind(*args, **kwargs)
+        except TypeError as e:
+            raise TypeError(f"Binding inputs to tf.function failed due to `{e}`. Received args: {args!r} and "
+                            f"kwargs: {kwargs!r} for signature: {self._sig}.") from None
+        bound.apply_defaults()
+        params, types, values = [], [], {}
+        for name, value in bound.arguments.items():
+            kind = self._sig.parameters[name].kind
+            if kind == inspect.Parameter.VAR_POSITIONAL:
+                for i, v in enumerate(value):
+                    n = f"{name}_{i}"
+                    params.append((n, inspect.Parameter.POSITIONAL_ONLY))
+                    types.append(type_of(v))
+                    values[n] = v
+                continue
+            if kind == inspect.Parameter.VAR_KEYWORD:
+                for k, v in value.items():
+                    params.append((k, inspect.Parameter.KEYWORD_ONLY))
+                    types.append(type_of(v))
+                    values[k] = v
+                continue
+            params.append((name, kind))
+            types.append(type_of(value))
+            values[name] = value
+        types = tuple(types)
+        if self._reduce_retracing and not for_specs:
+            types = self._relaxed(types)
+        return params, types, values
+
+    def _bind_input_signature(self, args, kwargs):
+        names = [n for n, p in self._sig.parameters.items()
+                 if p.kind in (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)]
+        specs = self._input_signature
+        sig_text = "(" + ", ".join(f"{n}: {describe(s)}" for n, s in zip(names, specs)) + ")"
+        if len(args) > len(specs):
+            raise TypeError(f"Binding inputs to tf.function failed due to `too many positional arguments`. "
+                            f"Received args: {args!r} and kwargs: {kwargs!r} for signature: {sig_text}.")
+        values = dict(zip(names, args))
+        for k, v in kwargs.items():
+            if k not in names[:len(specs)]:
+                raise TypeError(f"Binding inputs to tf.function failed due to `got an unexpected keyword "
+                                f"argument '{k}'`. Received args: {args!r} and kwargs: {kwargs!r} for "
+                                f"signature: {sig_text}.")
+            values[k] = v
+        params, types = [], []
+        for n, spec in zip(names, specs):
+            if n not in values:
+                raise TypeError(f"Binding inputs to tf.function failed due to `missing a required argument: "
+                                f"'{n}'`. Received args: {args!r} and kwargs: {kwargs!r} for signature: "
+                                f"{sig_text}.")
+            v = values[n]
+            if isinstance(v, TensorSpec):
+                t = v
+            else:
+                from .concrete import _flatten_checked
+                holder = []
+                try:
+                    _flatten_checked(v, spec, n, holder, _Named(self._name))
+                except TypeError as e:
+                    reason = str(e).split("`")[1] if "`" in str(e) else str(e)
+                    raise TypeError(f"Binding inputs to tf.function failed due to `{reason}`. Received args: "
+                                    f"{args!r} and kwargs: {kwargs!r} for signature: {sig_text}.") from None
+                values[n] = holder[0] if len(holder) == 1 and isinstance(spec, TensorSpec) else v
+                t = spec
+            params.append((n, inspect.Parameter.POSITIONAL_OR_KEYWORD))
+            types.append(spec if isinstance(spec, TensorSpec) else t)
+        return params, tuple(types), values
+
+    def _relaxed(self, types):
+        """reduce_retracing: widen dims (then rank) that differ from an existing trace with the same structure."""
+        for old in reversed(self._cache):
+            if len(old) != len(types) or all(is_subtype(t, o) for t, o in zip(types, old)):
+                continue
+            merged = tuple(generalize(o, t) for o, t in zip(old, types))
+            if all(m is not None for m in merged):
+                return merged
+        return types
+
+    def _lookup(self, types):
+        cf = self._cache.get(types)
+        if cf is not None:
+            self._cache.move_to_end(types)
+            return cf
+        best = None
+        for k, c in self._cache.items():
+            if len(k) == len(types) and all(is_subtype(t, s) for t, s in zip(types, k)):
+                if best is None or all(is_subtype(a, b) for a, b in zip(k, best[0])):
+                    best = (k, c)
+        if best is not None:
+            self._cache.move_to_end(best[0])
+            return best[1]
+        return None
+
+    # -- tracing ---------------------------------------------------------------------------------------
+    def _trace(self, params, types, values):
+        if self._trace_count and self._cache:
+            self._explain_retrace(types)
+        fn = self._python_to_run()
+        g = FuncGraph(self._name)
+        try:
+            from ..state.creation import function_variable_scope
+        except ImportError:  # the state layer is optional for tracing plain tensor code
+            function_variable_scope = _no_scope
+        with g.as_default():
+            args, kwargs = [], {}
+            for (name, kind), t in zip(params, types):
+                v = placeholders_for(g, values[name], t, name)
+                if kind == inspect.Parameter.KEYWORD_ONLY:
+                    kwargs[name] = v
+                else:
+                    args.append(v)
+            with function_variable_scope(self):
+                result = fn(*args, **kwargs)
+        finalize_outputs(g, result)
+        self._trace_count += 1
+        cf = ConcreteFunction(g, params, types, self._name, self._python_function)
+        self._cache[types] = cf
+        self._evict()
+        return cf
+
+    def _evict(self):
+        evicted = False
+        while len(self._cache) > self.cache_size:
+            self._cache.popitem(last=False)
+            evicted = True
+        if evicted:
+            self._fast = {}
+
+    def _explain_retrace(self, types):
+        old = next(reversed(self._cache))
+        names = [n for n in self._sig.parameters] if self._sig else []
+        reasons = []
+        for i, (o, n) in enumerate(zip(old, types)):
+            if o != n and not is_subtype(n, o):
+                reasons.append(explain_change(o, n, names[i] if i < len(names) else f"arg {i}"))
+        if len(old) != len(types):
+            reasons.append(f"number of arguments {len(old)} -> {len(types)}")
+        frame = _caller_frame()
+        where = f" (called from {frame[0]}:{frame[1]})" if frame else ""
+        logger.warning("tf.function '%s' is retracing (trace #%d)%s because %s.", self._name,
+                       self._trace_count + 1, where, "; ".join(reasons) or "no cached graph accepts the inputs")
+
+    def _warn_if_frequent(self):
+        traces = sum(self._recent)
+        if traces >= _FREQUENT:
+            calls = len(self._recent)
+            logger.warning(
+                "%d out of the last %d calls to %r triggered tf.function retracing. Tracing is expensive and the "
+                "excessive number of tracings could be due to (1) creating @tf.function repeatedly in a loop, "
+                "(2) passing tensors with different shapes, (3) passing Python objects instead of tensors. For "
+                "(1), please define your @tf.function outside of the loop. For (2), @tf.function has "
+                "reduce_retracing=True option that can avoid unnecessary retracing. For (3), please refer to "
+                "the tf.function guide's section on controlling retracing.", traces, calls, self._python_function)
+
+
+class _no_scope:
+    def __init__(self, fn):
+        pass
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
+
+class _Named:
+    def __init__(self, name):
+        self._name = name
+
+
+def _kind(params, name):
+    for n, k in params:
+        if n == name:
+            return k
+    return None
+
+
+def _fast_key(args):
+    key = []
+    for a in args:
+        c = a.__class__
+        if c is EagerTensor:
+            key.append((a._v.dtype, a._v.shape))
+        elif c in _FAST_SCALARS:
+            key.append((c is str, a))
+        else:
+            return None
+    return tuple(key)
+
+
+def _fast_key_matches(cf, args):
+    """The fast path passes positional args straight through: only when each maps to one parameter."""
+    return len(args) == len(cf._params) and all(
+        k in (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD) for _, k in cf._params)
+
+
+def _check_spec(s):
+    if isinstance(s, TensorSpec):
+        return s
+    if isinstance(s, (list, tuple)):
+        return (type(s).__name__, tuple(_check_spec(x) for x in s))
+    raise TypeError(f"input_signature must be a possibly nested sequence of TensorSpec objects, got {s!r}")
+
+
+_PKG = __file__.rsplit("/", 2)[0]
+
+
+def _caller_frame():
+    f = sys._getframe(1)
+    while f is not None and f.f_code.co_filename.startswith(_PKG):
+        f = f.f_back
+    return (f.f_code.co_filename, f.f_lineno) if f is not None else None
+
+
+def function(func=None, input_signature=None, autograph=True, jit_compile=None, reduce_retracing=False,
+             experimental_implements=None, experimental_autograph_options=None,
+             experimental_attributes=None, experimental_relax_shapes=None, experimental_compile=None,
+             experimental_follow_type_hints=None, name=None):
+    """tf.function, as a decorator (with or without arguments) or a call."""
+    relax = reduce_retracing or bool(experimental_relax_shapes)
+
+    def wrap(f):
+        return PolymorphicFunction(f, name=name, input_signature=input_signature, autograph=autograph,
+                                   reduce_retracing=relax, jit_compile=jit_compile)
+    if func is None:
+        return wrap
+    return wrap(func)
+
+
+Function = PolymorphicFunction

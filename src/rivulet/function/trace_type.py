@@ -1,0 +1,176 @@
+"""TensorFlow's tracing rules: what part of an argument selects a graph.
+
+Tensors and NumPy arrays by dtype and shape; Python scalars, strings and None by value (1, 1.0 and True
+are one key, as in TensorFlow); lists, tuples, namedtuples and dicts structurally (dict key order
+ignored); variables by dtype and shape; any other object by identity (weakly). Each argument becomes a
+hashable key plus a description used in signatures and retrace explanations.
+"""
+import weakref
+
+import numpy as np
+
+from .. import dtypes as _dt
+from ..core.tensor import EagerTensor, SymbolicTensor, Tensor
+from ..shape import TensorShape, TensorSpec
+
+_LITERALS = (int, float, bool, str, bytes, type(None))
+
+
+class Literal:
+    """A Python value that is part of the signature (the function is traced for this value)."""
+    __slots__ = ("value",)
+
+    def __init__(self, value):
+        self.value = value
+
+    def __eq__(self, other):
+        return isinstance(other, Literal) and type(other.value) is not None and self.value == other.value
+
+    def __hash__(self):
+        return hash(self.value)
+
+    def __repr__(self):
+        return f"Literal[{self.value!r}]"
+
+
+class ObjectRef:
+    """An arbitrary Python object, keyed by identity without keeping it alive."""
+    __slots__ = ("ref", "oid", "tname")
+
+    def __init__(self, obj):
+        self.oid = id(obj)
+        self.tname = type(obj).__name__
+        try:
+            self.ref = weakref.ref(obj)
+        except TypeError:
+            self.ref = None
+
+    def alive(self):
+        return self.ref is None or self.ref() is not None
+
+    def __eq__(self, other):
+        return isinstance(other, ObjectRef) and other.oid == self.oid and self.alive()
+
+    def __hash__(self):
+        return self.oid
+
+    def __repr__(self):
+        return f"{self.tname}<id={self.oid}>"
+
+
+class VariableSpec:
+    __slots__ = ("shape", "dtype", "trainable")
+
+    def __init__(self, shape, dtype, trainable=True):
+        self.shape, self.dtype, self.trainable = TensorShape(shape), dtype, trainable
+
+    def __eq__(self, other):
+        return isinstance(other, VariableSpec) and (self.shape, self.dtype) == (other.shape, other.dtype)
+
+    def __hash__(self):
+        return hash((self.shape, self.dtype))
+
+    def __repr__(self):
+        return f"VariableSpec(shape={self.shape}, dtype={self.dtype!r}, trainable={self.trainable}, alias_id=None)"
+
+
+def is_tensor_like(x):
+    return isinstance(x, (Tensor, np.ndarray))
+
+
+def spec_of_value(x):
+    if isinstance(x, Tensor):
+        return TensorSpec(x.shape, x.dtype)
+    return TensorSpec(x.shape, _dt.from_numpy(x.dtype))
+
+
+def type_of(x):
+    """The trace type of one argument value (hashable; tensors become TensorSpecs)."""
+    if isinstance(x, (EagerTensor, SymbolicTensor)):
+        return TensorSpec(x.shape, x.dtype)
+    if isinstance(x, TensorSpec):
+        return x
+    if isinstance(x, _LITERALS):
+        return Literal(x)
+    if isinstance(x, np.ndarray):
+        return spec_of_value(x)
+    if isinstance(x, np.generic):
+        return Literal(x.item())
+    if getattr(x, "_is_resource", False) and hasattr(x, "dtype"):
+        return VariableSpec(x.shape, x.dtype, getattr(x, "trainable", True))
+    if isinstance(x, tuple) and hasattr(x, "_fields"):
+        return ("namedtuple", type(x).__name__, tuple(x._fields), tuple(type_of(v) for v in x))
+    if isinstance(x, (list, tuple)):
+        return (type(x).__name__, tuple(type_of(v) for v in x))
+    if isinstance(x, dict):
+        try:
+            keys = sorted(x, key=lambda k: (type(k).__name__, k))
+        except TypeError:
+            keys = list(x)
+        return ("dict", tuple((k, type_of(x[k])) for k in keys))
+    if type(x).__hash__ is None:
+        raise TypeError(f"Could not generate a generic TraceType for {x!r}. Please verify that it is immutable"
+                        f"/hashable. Unhashable argument of type {type(x).__name__} cannot be part of a "
+                        "tf.function signature; pass tensors, or hashable Python values.")
+    return ObjectRef(x)
+
+
+def describe(t):
+    """TensorFlow's text for a trace type (`Literal[1]`, `List[Literal[1], Literal[-1]]`, TensorSpec...)."""
+    if isinstance(t, tuple):
+        if t[0] == "list":
+            return "List[" + ", ".join(describe(v) for v in t[1]) + "]"
+        if t[0] == "tuple":
+            return "Tuple[" + ", ".join(describe(v) for v in t[1]) + "]"
+        if t[0] == "dict":
+            return "Dict[" + ", ".join(f"[{k!r}, {describe(v)}]" for k, v in t[1]) + "]"
+        if t[0] == "namedtuple":
+            return f"{t[1]}[" + ", ".join(f"[{n!r}, {describe(v)}]" for n, v in zip(t[2], t[3])) + "]"
+    return repr(t)
+
+
+def generalize(old, new, relax_rank=False):
+    """reduce_retracing: the most specific type covering both, or None if they cannot be merged."""
+    if isinstance(old, TensorSpec) and isinstance(new, TensorSpec) and old.dtype == new.dtype:
+        s = old.shape.most_specific_compatible_shape(new.shape)
+        return TensorSpec(s, old.dtype)
+    if isinstance(old, tuple) and isinstance(new, tuple) and len(old) == len(new) and old[0] == new[0]:
+        if old[0] in ("list", "tuple") and len(old[1]) == len(new[1]):
+            parts = [generalize(a, b) for a, b in zip(old[1], new[1])]
+            return None if any(p is None for p in parts) else (old[0], tuple(parts))
+    return old if old == new else None
+
+
+def is_subtype(t, sup):
+    """True if a value of trace type `t` can be handled by a graph traced for `sup`."""
+    if isinstance(t, TensorSpec) and isinstance(sup, TensorSpec):
+        return t.is_subtype_of(sup)
+    if isinstance(t, tuple) and isinstance(sup, tuple):
+        if len(t) != len(sup) or t[0] != sup[0]:
+            return False
+        if t[0] in ("list", "tuple"):
+            return len(t[1]) == len(sup[1]) and all(is_subtype(a, b) for a, b in zip(t[1], sup[1]))
+        if t[0] == "dict":
+            return [k for k, _ in t[1]] == [k for k, _ in sup[1]] and all(
+                is_subtype(a, b) for (_, a), (_, b) in zip(t[1], sup[1]))
+        if t[0] == "namedtuple":
+            return t[1:3] == sup[1:3] and all(is_subtype(a, b) for a, b in zip(t[3], sup[3]))
+    return t == sup
+
+
+def explain_change(old, new, path):
+    """A short human reason a value of type `new` could not use the graph traced for `old`."""
+    if isinstance(old, TensorSpec) and isinstance(new, TensorSpec):
+        if old.dtype != new.dtype:
+            return f"{path}: dtype {old.dtype.name} -> {new.dtype.name}"
+        return f"{path}: shape {old.shape} -> {new.shape}"
+    if isinstance(old, Literal) and isinstance(new, Literal):
+        return f"{path}: Python value {old.value!r} -> {new.value!r}"
+    if isinstance(old, ObjectRef) and isinstance(new, ObjectRef):
+        return f"{path}: a different {new.tname} object (id {old.oid} -> {new.oid})"
+    if isinstance(old, tuple) and isinstance(new, tuple) and old[0] == new[0] and old[0] in ("list", "tuple") \
+            and len(old[1]) == len(new[1]):
+        for i, (a, b) in enumerate(zip(old[1], new[1])):
+            if a != b:
+                return explain_change(a, b, f"{path}[{i}]")
+    return f"{path}: {describe(old)} -> {describe(new)}"

@@ -1,0 +1,64 @@
+"""Tracing: run Python once with placeholders standing for tensor arguments, recording ops into a Graph."""
+import numpy as np
+
+from .. import nest
+from ..core.tensor import EagerTensor, SymbolicTensor, Tensor
+from ..graph.graph import Graph
+from ..shape import TensorSpec
+from .trace_type import VariableSpec
+
+
+class FuncGraph(Graph):
+    """The graph of one traced function. `inputs` = argument placeholders then capture placeholders."""
+
+    def __init__(self, name, outer_graph=None):
+        super().__init__(name, outer_graph)
+        self.arg_placeholders = []
+
+
+def placeholders_for(g, value, spec, name):
+    """Structure of `value` with each tensor leaf replaced by a placeholder shaped by its trace type."""
+    if isinstance(spec, TensorSpec):
+        ph = g.placeholder(spec.dtype, spec.shape, name=spec.name or name)
+        g.arg_placeholders.append(ph)
+        return ph
+    if isinstance(spec, VariableSpec) or getattr(value, "_is_resource", False):
+        return value  # variables are captured by reference where they are used
+    if isinstance(spec, tuple) and isinstance(value, (list, tuple, dict)):
+        if spec[0] == "dict":
+            return type(value)((k, placeholders_for(g, value[k], s, f"{name}_{k}")) for k, s in spec[1]) \
+                if type(value) is not dict else {k: placeholders_for(g, value[k], s, f"{name}_{k}")
+                                                 for k, s in spec[1]}
+        items = spec[3] if spec[0] == "namedtuple" else spec[1]
+        vals = [placeholders_for(g, v, s, f"{name}_{i}") for i, (v, s) in enumerate(zip(value, items))]
+        if spec[0] == "namedtuple":
+            return type(value)(*vals)
+        return type(value)(vals)
+    return value
+
+
+def finalize_outputs(g, result):
+    """Flattens the Python result; each tensor leaf goes through an Identity (TensorFlow's output nodes)."""
+    from ..ops.array_ops import identity
+    flat = nest.flatten(result)
+    outs = []
+    structured = []
+    with g.as_default():
+        for leaf in flat:
+            conv = getattr(leaf, "_as_tensor", None)
+            if conv is not None and not isinstance(leaf, Tensor):
+                leaf = conv()
+            if isinstance(leaf, (SymbolicTensor, EagerTensor)):
+                t = identity(leaf)
+                outs.append(t)
+                structured.append(t)
+            elif isinstance(leaf, np.ndarray):
+                from ..ops.constant_op import constant
+                t = identity(constant(leaf))
+                outs.append(t)
+                structured.append(t)
+            else:
+                structured.append(leaf)
+    g.outputs = outs
+    g.structured_outputs = nest.pack_sequence_as(result, structured) if nest.is_nested(result) else structured[0]
+    return g

@@ -1,0 +1,1 @@
+"""Graph optimisation passes and the pipeline that runs them before compilation."""
