@@ -20,6 +20,10 @@ for _ns in (math, _array, linalg, nn, random, strings, debugging):
     for _name in _ns.TOPLEVEL:
         globals()[_name] = getattr(_ns, _name)
 
+from . import nest  # noqa: F401,E402
+from .function.polymorphic import function  # noqa: E402,F401
+from .graph.graph import Graph, Operation, get_default_graph  # noqa: E402,F401
+
 # Heavier namespaces load on first use, keeping `import rivulet` fast.
 _LAZY = {"keras": ".keras", "saved_model": ".saved_model", "summary": ".summary", "autograph": ".autograph",
          "onnx": ".onnx", "graph_util": ".graph.graph_util", "types": ".types"}
