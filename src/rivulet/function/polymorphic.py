@@ -213,6 +213,9 @@ class PolymorphicFunction:
         names = [n for n, p in self._sig.parameters.items()
                  if p.kind in (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)]
         specs = self._input_signature
+        var = [n for n, p in self._sig.parameters.items() if p.kind == inspect.Parameter.VAR_POSITIONAL]
+        if var and len(specs) > len(names):
+            names += [f"{var[0]}_{i}" for i in range(len(specs) - len(names))]
         sig_text = "(" + ", ".join(f"{n}: {describe(s)}" for n, s in zip(names, specs)) + ")"
         if len(args) > len(specs):
             raise TypeError(f"Binding inputs to tf.function failed due to `too many positional arguments`. "

@@ -1,0 +1,217 @@
+"""GraphDef / NodeDef: the graph as plain data, printed in protobuf text format like TensorFlow's.
+
+Attribute values are kept as tagged Python values (`("type", DType)`, `("shape", TensorShape)`,
+`("tensor", ndarray)`, `("b", bool)`, `("i", int)`, `("f", float)`, `("s", bytes)`, `("list", [...])`,
+`("func", name)`), which is also what the saved-model format serialises.
+"""
+import numpy as np
+
+from .. import dtypes as _dt
+from ..shape import TensorShape
+
+# Ops whose first inputs share the type attr "T" in TensorFlow's GraphDefs.
+_NO_T = {"Const", "Placeholder", "Cast", "ReadVariableOp", "AssignVariableOp", "AssignAddVariableOp",
+         "AssignSubVariableOp", "VarHandleOp", "NoOp"}
+
+
+class NodeDef:
+    __slots__ = ("name", "op", "input", "attr", "device")
+
+    def __init__(self, name, op, input=(), attr=None, device=""):  # noqa: A002
+        self.name, self.op, self.input, self.attr, self.device = name, op, list(input), dict(attr or {}), device
+
+    def __str__(self):
+        return "".join(_node_lines(self, ""))
+
+    def __repr__(self):
+        return f"NodeDef(name={self.name!r}, op={self.op!r}, input={self.input!r})"
+
+
+class GraphDef:
+    __slots__ = ("node", "producer", "library")
+
+    def __init__(self, node=(), producer=1, library=()):
+        self.node, self.producer, self.library = list(node), producer, list(library)
+
+    def __str__(self):
+        out = []
+        for n in self.node:
+            out.append("node {\n")
+            out.extend(_node_lines(n, "  "))
+            out.append("}\n")
+        if self.library:
+            out.append("library {\n")
+            for fname, fnodes in self.library:
+                out.append(f"  function {{\n    signature {{\n      name: \"{fname}\"\n    }}\n")
+                for n in fnodes:
+                    out.append("    node_def {\n")
+                    out.extend(_node_lines(n, "      "))
+                    out.append("    }\n")
+                out.append("  }\n")
+            out.append("}\n")
+        out.append(f"versions {{\n  producer: {self.producer}\n}}\n")
+        return "".join(out)
+
+    __repr__ = __str__
+
+
+def _tensor_name(t):
+    return t.op.name if t.value_index == 0 else f"{t.op.name}:{t.value_index}"
+
+
+def node_def_of(op):
+    attrs = {}
+    if op.type == "Placeholder":
+        attrs["dtype"] = ("type", op.attrs["dtype"])
+        attrs["shape"] = ("shape", op.attrs["shape"])
+        attrs["_user_specified_name"] = ("s", op.name.encode())
+    elif op.type == "Const":
+        attrs["dtype"] = ("type", op.attrs["dtype"])
+        attrs["value"] = ("tensor", np.asarray(op.attrs["value"]))
+    else:
+        if op.type == "Cast":
+            attrs["SrcT"] = ("type", op.inputs[0].dtype)
+            attrs["Truncate"] = ("b", False)
+        elif op.type not in _NO_T and op.inputs and (op.opdef.same or op.opdef.allowed is not None):
+            attrs["T"] = ("type", op.inputs[0].dtype)
+        for k, v in op.attrs.items():
+            attrs[k] = attr_value(v)
+    inputs = [_tensor_name(t) for t in op.inputs] + ["^" + c.name for c in op.control_inputs]
+    return NodeDef(op.name, op.type, inputs, attrs)
+
+
+def attr_value(v):
+    if isinstance(v, _dt.DType):
+        return ("type", v)
+    if isinstance(v, TensorShape):
+        return ("shape", v)
+    if isinstance(v, (bool, np.bool_)):
+        return ("b", bool(v))
+    if isinstance(v, (int, np.integer)):
+        return ("i", int(v))
+    if isinstance(v, (float, np.floating)):
+        return ("f", float(v))
+    if isinstance(v, str):
+        return ("s", v.encode())
+    if isinstance(v, bytes):
+        return ("s", v)
+    if v is None:
+        return ("list", [])
+    if isinstance(v, (list, tuple)):
+        return ("list", [attr_value(x) for x in v])
+    if isinstance(v, np.ndarray):
+        return ("tensor", v)
+    name = getattr(v, "name", None) or getattr(v, "_name", None)
+    return ("func", str(name) if name else type(v).__name__)
+
+
+def graph_to_graph_def(graph, add_shapes=False):
+    nodes = [node_def_of(op) for op in graph.get_operations()]
+    if add_shapes:
+        for n, op in zip(nodes, graph.get_operations()):
+            n.attr["_output_shapes"] = ("list", [("shape", t.shape) for t in op.outputs])
+    return GraphDef(nodes)
+
+
+# ------------------------------------------------------------------------------- text format
+def _node_lines(n, ind):
+    yield f'{ind}name: "{n.name}"\n'
+    yield f'{ind}op: "{n.op}"\n'
+    for i in n.input:
+        yield f'{ind}input: "{i}"\n'
+    if n.device:
+        yield f'{ind}device: "{n.device}"\n'
+    for k in sorted(n.attr):
+        yield f"{ind}attr {{\n{ind}  key: \"{k}\"\n{ind}  value {{\n"
+        yield from _value_lines(n.attr[k], ind + "    ")
+        yield f"{ind}  }}\n{ind}}}\n"
+
+
+def _shape_lines(s, ind):
+    yield f"{ind}shape {{\n"
+    if s.rank is None:
+        yield f"{ind}  unknown_rank: true\n"
+    else:
+        for d in s:
+            yield f"{ind}  dim {{\n{ind}    size: {-1 if d is None else d}\n{ind}  }}\n"
+    yield f"{ind}}}\n"
+
+
+def _value_lines(tv, ind):
+    kind, v = tv
+    if kind == "type":
+        yield f"{ind}type: {_dt.ENUM_NAMES[v.as_datatype_enum]}\n"
+    elif kind == "shape":
+        yield from _shape_lines(v, ind)
+    elif kind == "b":
+        yield f"{ind}b: {'true' if v else 'false'}\n"
+    elif kind == "i":
+        yield f"{ind}i: {v}\n"
+    elif kind == "f":
+        yield f"{ind}f: {_fmt_float(v)}\n"
+    elif kind == "s":
+        yield f'{ind}s: "{_escape(v)}"\n'
+    elif kind == "func":
+        yield f'{ind}func {{\n{ind}  name: "{v}"\n{ind}}}\n'
+    elif kind == "tensor":
+        yield from _tensor_lines(v, ind)
+    elif kind == "list":
+        if not v:
+            yield f"{ind}list {{\n{ind}}}\n"
+            return
+        yield f"{ind}list {{\n"
+        for item in v:
+            yield from _value_lines(item, ind + "  ")
+        yield f"{ind}}}\n"
+
+
+_VAL_FIELD = {"f": "float_val", "d": "double_val", "i": "int_val", "u": "int_val", "b": "bool_val",
+              "c": "scomplex_val", "O": "string_val", "e": "half_val"}
+
+
+def _tensor_lines(a, ind):
+    dt = _dt.from_numpy(a.dtype)
+    yield f"{ind}tensor {{\n{ind}  dtype: {_dt.ENUM_NAMES[dt.as_datatype_enum]}\n{ind}  tensor_shape {{\n"
+    for d in a.shape:
+        yield f"{ind}    dim {{\n{ind}      size: {d}\n{ind}    }}\n"
+    yield f"{ind}  }}\n"
+    if a.size == 1 or a.dtype == object:
+        field = _VAL_FIELD["d" if a.dtype == np.float64 else ("i" if a.dtype == np.int64 else a.dtype.kind)]
+        if a.dtype == np.int64:
+            field = "int64_val"
+        for x in a.reshape(-1)[: 1 if a.dtype != object else None]:
+            if a.dtype == object:
+                yield f'{ind}  {field}: "{_escape(x)}"\n'
+            elif a.dtype.kind == "b":
+                yield f"{ind}  {field}: {'true' if x else 'false'}\n"
+            elif a.dtype.kind == "f":
+                yield f"{ind}  {field}: {_fmt_float(x)}\n"
+            else:
+                yield f"{ind}  {field}: {int(x)}\n"
+    elif a.size:
+        yield f'{ind}  tensor_content: "{_escape(np.ascontiguousarray(a).tobytes())}"\n'
+    yield f"{ind}}}\n"
+
+
+def _fmt_float(x):
+    s = np.format_float_positional(np.float32(x) if not isinstance(x, np.float64) else x, trim="-")
+    return s
+
+
+def _escape(b):
+    if isinstance(b, str):
+        b = b.encode()
+    out = []
+    for c in b:
+        ch = chr(c)
+        if ch == '"':
+            out.append('\\"')
+        elif ch == "\\":
+            out.append("\\\\")
+        elif ch == "\n":
+            out.append("\\n")
+        elif 32 <= c < 127:
+            out.append(ch)
+        else:
+            out.append(f"\\{c:03o}")
+    return "".join(out)
