@@ -1,0 +1,121 @@
+"""ConcreteFunction: inspection, printed signatures, direct calls and their errors."""
+import pytest
+
+import rivulet as tf
+
+SIG = """Input Parameters:
+  a (POSITIONAL_OR_KEYWORD): TensorSpec(shape=(), dtype=tf.int32, name=None)
+Output Type:
+  TensorSpec(shape=(), dtype=tf.int32, name=None)
+Captures:
+  None"""
+
+
+def test_pretty_printed_concrete_signatures_match_tensorflow():
+    @tf.function
+    def double(a):
+        return a + a
+    double(tf.constant(1))
+    double(tf.constant(1.1))
+    text = double.pretty_printed_concrete_signatures()
+    assert text.split("\n\n")[0] == SIG
+    assert text.split("\n\n")[1] == SIG.replace("int32", "float32")
+
+
+def test_literal_and_list_parameters_and_captures():
+    c = tf.constant(3.0)
+
+    @tf.function
+    def f(x, n=2):
+        return x * c
+
+    f([1, -1])
+    text = f.pretty_printed_concrete_signatures()
+    assert "x (POSITIONAL_OR_KEYWORD): List[Literal[1], Literal[-1]]" in text
+    assert "n (POSITIONAL_OR_KEYWORD): Literal[2]" in text
+    assert f"  {id(c)}: TensorSpec(shape=(), dtype=tf.float32, name=None)" in text
+
+
+def test_concrete_function_inspection():
+    @tf.function
+    def f(x, y):
+        return {"sum": x + y, "k": 1}
+    cf = f.get_concrete_function(tf.TensorSpec([None], tf.float32), tf.TensorSpec([None], tf.float32))
+    args, kwargs = cf.structured_input_signature
+    assert args == (tf.TensorSpec([None], tf.float32, "x"), tf.TensorSpec([None], tf.float32, "y")) and kwargs == {}
+    assert [t.name for t in cf.inputs] == ["x:0", "y:0"]
+    assert [t.name for t in cf.outputs] == ["Identity:0"]
+    assert str(cf.structured_outputs["sum"]) == 'Tensor("Identity:0", shape=(None,), dtype=float32)'
+    assert cf.structured_outputs["k"] == 1
+    assert str(cf.function_type).startswith("(x: TensorSpec(shape=(None,), dtype=tf.float32, name=None), y:")
+    assert cf.pretty_printed_signature().startswith("Input Parameters:\n  x (POSITIONAL_OR_KEYWORD)")
+    assert str(cf).startswith("ConcreteFunction Input Parameters:")
+    assert repr(cf).startswith("<ConcreteFunction (x: TensorSpec(shape=(None,)")
+    assert f.get_concrete_function(tf.TensorSpec([None], tf.float32),
+                                   tf.TensorSpec([None], tf.float32)) is cf
+    assert f.experimental_get_tracing_count() == 1
+    out = cf(tf.constant([1.0, 2.0]), tf.constant([3.0, 4.0]))
+    assert out["sum"].numpy().tolist() == [4.0, 6.0] and out["k"] == 1
+
+
+def test_concrete_function_rejects_wrong_arguments_naming_the_parameter():
+    @tf.function
+    def f(x):
+        return x * 2
+    cf = f.get_concrete_function(tf.constant(2))
+    assert cf(tf.constant(5)).numpy() == 10
+    with pytest.raises(TypeError, match=r"'x'.*TensorSpec\(shape=\(\), dtype=tf.int32"):
+        cf(tf.constant(5.0))
+    with pytest.raises(TypeError, match="positional"):
+        cf(tf.constant(1), tf.constant(2))
+    with pytest.raises(TypeError, match="unexpected keyword argument 'z'"):
+        cf(z=tf.constant(1))
+    with pytest.raises(TypeError, match="missing required argument 'x'"):
+        cf()
+
+
+def test_graph_is_data():
+    @tf.function
+    def f(x):
+        return tf.matmul(x, x) + 1.0
+    g = f.get_concrete_function(tf.TensorSpec([2, 2], tf.float32)).graph
+    ops = g.get_operations()
+    assert [op.type for op in ops] == ["Placeholder", "MatMul", "Const", "AddV2", "Identity"]
+    mm = g.get_operation_by_name("MatMul")
+    assert mm.inputs[0] is g.get_tensor_by_name("x:0") and mm.outputs[0].name == "MatMul:0"
+    assert repr(mm) == "<tf.Operation 'MatMul' type=MatMul>"
+    assert str(g.get_tensor_by_name("x:0")) == 'Tensor("x:0", shape=(2, 2), dtype=float32)'
+    gd = str(g.as_graph_def())
+    assert 'name: "MatMul"\n  op: "MatMul"\n  input: "x"\n  input: "x"' in gd
+    assert "type: DT_FLOAT" in gd and gd.rstrip().endswith("}")
+
+
+def test_tracing_prints_symbolic_tensors(capsys):
+    @tf.function
+    def double(a):
+        print("Tracing with", a)
+        return a + a
+    print(double(tf.constant(1)))
+    print(double(tf.constant("a")))
+    out = capsys.readouterr().out.splitlines()
+    assert out == ['Tracing with Tensor("a:0", shape=(), dtype=int32)', "tf.Tensor(2, shape=(), dtype=int32)",
+                   'Tracing with Tensor("a:0", shape=(), dtype=string)', "tf.Tensor(b'aa', shape=(), dtype=string)"]
+
+
+def test_compiled_code_matches_reference_interpreter():
+    from rivulet.execute.codegen import compile_graph, run_reference
+    import numpy as np
+
+    @tf.function
+    def f(x, y):
+        z = tf.matmul(x, y)
+        w = tf.maximum(z, 0.0) * 2.0 - x
+        return w, tf.reduce_sum(w, axis=1)
+    cf = f.get_concrete_function(tf.TensorSpec([3, 3], tf.float32), tf.TensorSpec([3, 3], tf.float32))
+    g = cf.graph
+    x, y = np.random.rand(3, 3).astype(np.float32), np.random.rand(3, 3).astype(np.float32) - 0.5
+    fast = compile_graph(g, g.arg_placeholders, g.outputs)(x, y)
+    ref = run_reference(g, g.arg_placeholders, g.outputs, [x, y])
+    for a, b in zip(fast, ref):
+        np.testing.assert_array_equal(a, b)
+    assert "k" in compile_graph(g, g.arg_placeholders, g.outputs).source
