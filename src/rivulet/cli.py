@@ -1,0 +1,32 @@
+"""Command line: `python -m rivulet` runs the tour; subcommands are registered in COMMANDS."""
+import argparse
+import sys
+
+COMMANDS = {}  # name -> (help, add_arguments(parser) or None, run(args))
+
+
+def command(name, help, arguments=None):  # noqa: A002
+    def deco(fn):
+        COMMANDS[name] = (help, arguments, fn)
+        return fn
+    return deco
+
+
+@command("tour", "the guided tour of rivulet (default)",
+         lambda p: p.add_argument("--quick", action="store_true", help="skip the timing sections"))
+def _tour(args):
+    from .tour import run
+    run(quick=args.quick)
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(prog="python -m rivulet", description="rivulet: tf.function graphs on NumPy")
+    sub = ap.add_subparsers(dest="cmd")
+    for name, (h, add, _) in COMMANDS.items():
+        p = sub.add_parser(name, help=h)
+        if add:
+            add(p)
+    args = ap.parse_args(argv)
+    if args.cmd is None:
+        args = ap.parse_args(["tour"] + list(argv if argv is not None else sys.argv[1:]))
+    COMMANDS[args.cmd][2](args)
