@@ -1,0 +1,1 @@
+"""State: tf.Variable, its resource ops, variable creator scopes and tf.Module."""

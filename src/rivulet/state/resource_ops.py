@@ -1,0 +1,58 @@
+"""ReadVariableOp and the Assign*VariableOp family.
+
+The resource input is fed the Variable object itself: eagerly through its handle (an EagerTensor whose
+value is the variable), in a graph through the placeholder `Graph.capture(variable)` makes. Assigns
+replace the variable's array (never write into it), so values read earlier keep theirs. Reads are
+stateful too, so automatic control dependencies keep them in order with the writes around them.
+"""
+import numpy as np
+
+from ..core.op import defop
+from ..errors import InvalidArgumentError
+
+
+def _read_kernel(var, dtype, shape):
+    return var._value
+
+
+def _read_infer(handle, dtype, shape):
+    return shape, dtype
+
+
+# The gradient of a read flows to the resource input: a tape or tf.gradients asked for a variable
+# collects it there (summed over all reads of that variable).
+READ = defop("ReadVariableOp", _read_kernel, _read_infer, grad=lambda op, dy: (dy,), stateful=True)
+
+
+def update_shape_error(var_shape, value_shape):
+    return (f"Cannot update variable with shape {_dims(var_shape)} using a Tensor with shape "
+            f"{_dims(value_shape)}, shapes must be equal.")
+
+
+def _dims(shape):
+    return "[" + ",".join("?" if d is None else str(d) for d in shape) + "]"
+
+
+def _assign_kernel(var, value, dtype):
+    var._value = value
+    return ()
+
+
+def _update_kernel(fn):
+    def kernel(var, value, dtype):
+        old = var._value
+        if np.shape(old) != np.shape(value):
+            raise InvalidArgumentError(update_shape_error(np.shape(old), np.shape(value)))
+        var._value = fn(old, value)
+        return ()
+    return kernel
+
+
+def _no_outputs(handle, value, dtype):
+    return []
+
+
+ASSIGN = defop("AssignVariableOp", _assign_kernel, _no_outputs, num_outputs=0, stateful=True)
+ASSIGN_ADD = defop("AssignAddVariableOp", _update_kernel(np.add), _no_outputs, num_outputs=0, stateful=True)
+ASSIGN_SUB = defop("AssignSubVariableOp", _update_kernel(np.subtract), _no_outputs, num_outputs=0,
+                   stateful=True)

@@ -1,0 +1,292 @@
+"""tf.Variable: a named, mutable array that ops read and assign through a resource handle.
+
+Eagerly a variable is just `_value` (a NumPy value, replaced on every assign, never written into).
+Reads build a ReadVariableOp only when someone must see them (a graph being built, a tape recording);
+otherwise `_as_tensor` wraps the current array directly, which is what keeps eager training loops fast.
+"""
+import enum
+import itertools
+
+import numpy as np
+
+from .. import dtypes as _dt
+from ..core import context
+from ..core.dispatch import bind
+from ..core.tensor import EagerTensor, SymbolicTensor, _numpy_text, _Ref, convert_to_tensor
+from ..errors import InvalidArgumentError
+from ..shape import TensorShape
+from . import creator as _creator
+from . import naming
+from . import resource_ops as _r
+
+_SLOW = context.SLOW
+_E = EagerTensor
+_uids = itertools.count(1)
+
+
+class VariableSynchronization(enum.Enum):
+    AUTO = 0
+    NONE = 1
+    ON_WRITE = 2
+    ON_READ = 3
+
+
+class VariableAggregation(enum.Enum):
+    NONE = 0
+    SUM = 1
+    MEAN = 2
+    ONLY_FIRST_REPLICA = 3
+
+
+_PARAMS = ("initial_value", "trainable", "validate_shape", "caching_device", "name", "variable_def", "dtype",
+           "import_scope", "constraint", "synchronization", "aggregation", "shape",
+           "experimental_enable_variable_lifting")
+_DEFAULTS = dict(initial_value=None, trainable=None, validate_shape=True, caching_device=None, name=None,
+                 variable_def=None, dtype=None, import_scope=None, constraint=None,
+                 synchronization=VariableSynchronization.AUTO, aggregation=VariableAggregation.NONE, shape=None,
+                 experimental_enable_variable_lifting=True)
+
+
+class _VariableMeta(type):
+    """`tf.Variable(...)` builds a ResourceVariable, through the active variable creator scopes if any."""
+
+    def __call__(cls, *args, **kwargs):
+        if cls is Variable:
+            cls = ResourceVariable
+        if not _creator.active():
+            return type.__call__(cls, *args, **kwargs)
+        if len(args) > len(_PARAMS):
+            raise TypeError(f"Variable() takes at most {len(_PARAMS)} positional arguments")
+        full = dict(_DEFAULTS)
+        full.update(zip(_PARAMS, args))
+        full.update(kwargs)
+        return _creator.create(lambda **kw: type.__call__(cls, **kw), full)
+
+
+class Variable(metaclass=_VariableMeta):
+    """tf.Variable(initial_value, trainable=None, name=None, dtype=None, shape=None, ...)."""
+    _is_resource = True  # Graph.capture feeds the object itself to ReadVariableOp / Assign*VariableOp
+    __array_priority__ = 100
+
+    def __init__(self, initial_value=None, trainable=None, validate_shape=True, caching_device=None, name=None,
+                 variable_def=None, dtype=None, import_scope=None, constraint=None,
+                 synchronization=VariableSynchronization.AUTO, aggregation=VariableAggregation.NONE, shape=None,
+                 experimental_enable_variable_lifting=True):
+        if initial_value is None:
+            raise ValueError("The `initial_value` arg to `tf.Variable` must be specified except when you are not "
+                             "providing a `variable_def`. You provided neither.")
+        if constraint is not None and not callable(constraint):
+            raise ValueError(f"The `constraint` argument must be a callable. Received: {constraint}")
+        synchronization = VariableSynchronization(synchronization)
+        if trainable is None:
+            trainable = synchronization is not VariableSynchronization.ON_READ
+        if dtype is not None:
+            dtype = _dt.as_dtype(dtype)
+        with context.init_scope():  # initializers run eagerly, even while a function is being traced
+            value = _initial_value(initial_value, dtype)
+        self._value = value
+        self._dtype = _dt.from_numpy(np.asarray(value).dtype)
+        static = TensorShape(np.shape(value))
+        if shape is not None:
+            declared = TensorShape(shape)
+            if not declared.is_compatible_with(static):
+                raise ValueError(f"The initial value's shape ({static}) is not compatible with the explicitly "
+                                 f"supplied `shape` argument ({declared}).")
+            static = declared
+        elif not validate_shape:
+            static = TensorShape(None)
+        self._shape = static
+        self._trainable = bool(trainable)
+        self._name = naming.eager_prefix() + (name or "Variable") + ":0"
+        self._constraint = constraint
+        self._synchronization = synchronization
+        self._aggregation = VariableAggregation(aggregation)
+        self._initial = value
+        self._unique_id = next(_uids)
+        self._res = self  # the variable that owns the storage (an UnreadVariable points at its parent)
+        self._handle = _E(self)  # eager resource handle: an EagerTensor whose value is the variable
+        self._read_attrs = {"dtype": self._dtype, "shape": self._shape}
+
+    # -- reading ---------------------------------------------------------------------------
+    def _as_tensor(self, dtype=None, name=None, as_ref=False):
+        """convert_to_tensor(variable): the current value (a ReadVariableOp when a graph or tape needs one)."""
+        if not _SLOW[0]:
+            return _E(self._value)
+        return self._read()
+
+    def _read(self):
+        if context.current_graph() is not None:
+            return bind(_r.READ, (self._res,), self._read_attrs)
+        return bind(_r.READ, (self._handle,), self._read_attrs)
+
+    def value(self):
+        return self._as_tensor()
+
+    def read_value(self):
+        return self._as_tensor()
+
+    def numpy(self):
+        if context.current_graph() is not None:
+            raise NotImplementedError("numpy() is only available when eager execution is enabled.")
+        return _E(self._value).numpy()
+
+    # -- writing ---------------------------------------------------------------------------
+    def assign(self, value, use_locking=None, name=None, read_value=True):
+        return self._update(_r.ASSIGN, value, name, read_value)
+
+    def assign_add(self, delta, use_locking=None, name=None, read_value=True):
+        return self._update(_r.ASSIGN_ADD, delta, name, read_value)
+
+    def assign_sub(self, delta, use_locking=None, name=None, read_value=True):
+        return self._update(_r.ASSIGN_SUB, delta, name, read_value)
+
+    def _update(self, op, value, name, read_value):
+        res = self._res
+        t = convert_to_tensor(value, dtype=self._dtype)
+        if op is _r.ASSIGN:
+            if not res._shape.is_compatible_with(t.shape):
+                raise ValueError(f"Cannot assign value to variable ' {res._name}': Shape mismatch.The variable "
+                                 f"shape {res._shape}, and the assigned value shape {t.shape} are incompatible.")
+        g = context.current_graph() if _SLOW[0] else None
+        if g is None:
+            v = t._v
+            if op is _r.ASSIGN:
+                if v is value:  # a NumPy array the caller may still mutate
+                    v = np.copy(v)
+                res._value = v
+            else:
+                old = res._value
+                if np.shape(old) != np.shape(v):
+                    raise InvalidArgumentError(_r.update_shape_error(np.shape(old), np.shape(v)) +
+                                               f" [Op:{op.name}]")
+                res._value = (np.add if op is _r.ASSIGN_ADD else np.subtract)(old, v)
+        else:
+            if op is not _r.ASSIGN and not (res._shape.is_compatible_with(t.shape) and
+                                            res._shape.rank == t.shape.rank):
+                raise ValueError(_r.update_shape_error(res._shape, t.shape))
+            bind(op, (res, t), {"dtype": self._dtype}, name=name)
+        if read_value:
+            return _unread(res)
+        return None if g is None else g._ops[-1]
+
+    # -- properties ------------------------------------------------------------------------
+    name = property(lambda self: self._name)
+    dtype = property(lambda self: self._dtype)
+    shape = property(lambda self: self._shape)
+    trainable = property(lambda self: self._trainable)
+    constraint = property(lambda self: self._constraint)
+    synchronization = property(lambda self: self._synchronization)
+    aggregation = property(lambda self: self._aggregation)
+    device = property(lambda self: "/job:localhost/replica:0/task:0/device:CPU:0")
+    initial_value = property(lambda self: _E(self._initial))
+    _shared_name = property(lambda self: self._name[:-2])
+
+    def get_shape(self):
+        return self._shape
+
+    def ref(self):
+        return _Ref(self)
+
+    def experimental_ref(self):
+        return self.ref()
+
+    # -- Python protocol ---------------------------------------------------------------------
+    def __repr__(self):
+        head = f"<tf.Variable '{self.name}' shape={self._shape} dtype={self._dtype.name}"
+        if context.current_graph() is not None:
+            return head + ">"
+        return f"{head}, numpy={_numpy_text(self._value, True)}>"
+
+    __str__ = __repr__
+
+    def __hash__(self):
+        raise TypeError(f"Variable is unhashable. Instead, use variable.ref() as the key. (Variable: {self!r})")
+
+    def __array__(self, dtype=None, copy=None):
+        v = np.asarray(self._value)
+        return v if dtype is None else v.astype(dtype)
+
+    def __bool__(self):
+        return bool(self._as_tensor())
+
+    def __int__(self):
+        return int(self._as_tensor())
+
+    def __float__(self):
+        return float(self._as_tensor())
+
+    def __index__(self):
+        return self._as_tensor().__index__()
+
+    def __iter__(self):
+        return iter(self._as_tensor())
+
+    def __deepcopy__(self, memo):
+        return Variable(np.copy(self._value), trainable=self._trainable, name=self._name[:-2],
+                        constraint=self._constraint, synchronization=self._synchronization,
+                        aggregation=self._aggregation, shape=self._shape)
+
+    def __copy__(self):
+        return self
+
+
+class ResourceVariable(Variable):
+    """The concrete class of `tf.Variable(...)`, named as in TensorFlow."""
+
+
+class _UnreadVariable(ResourceVariable):
+    """What `assign*` returns: the variable itself, under the name 'UnreadVariable'. Reading it later
+    gives the variable's value at that time, as in TensorFlow."""
+    _value = property(lambda self: self._res._value, lambda self, v: setattr(self._res, "_value", v))
+
+
+def _unread(res):
+    u = object.__new__(_UnreadVariable)
+    d = res.__dict__.copy()
+    del d["_value"]
+    d["_name"] = "UnreadVariable"
+    u.__dict__ = d
+    return u
+
+
+def _initial_value(init, dtype):
+    """The NumPy value of an initial value (a callable is called first), of `dtype` when given."""
+    if callable(init):
+        init = init()
+    try:
+        t = convert_to_tensor(init, dtype=dtype)
+    except ValueError as e:
+        raise ValueError(f"initial_value: {e}") from None
+    if isinstance(t, SymbolicTensor):
+        from ..ops._rules import static_value
+        v = static_value(t)
+        if v is None:
+            raise NotImplementedError(
+                "A tf.Variable created inside a tf.function needs an initial value computable outside it: pass "
+                "a constant or a callable (`tf.Variable(lambda: ...)`), or create the variable outside.")
+        return v
+    v = t._v
+    if v is init or (isinstance(init, np.ndarray) and isinstance(v, np.ndarray) and np.shares_memory(v, init)):
+        v = np.copy(v)  # the caller's array stays theirs
+    return v
+
+
+def _install_operators():
+    """The tensor operators, applied to the variable's value: converting `self` first gives TensorFlow's
+    dtype rule for reflected operators (`1 + v` is float32 for a float32 v) and the eager fast path."""
+    from ..core.tensor import Tensor
+    from ..ops import operators
+
+    class Probe:
+        pass
+    operators.install(Probe)  # learns which operators tf.Tensor has
+
+    def delegate(fn):
+        return lambda self, *args: fn(self._as_tensor(), *args)
+    for name in vars(Probe):
+        if name.startswith("__") and name not in ("__module__", "__qualname__", "__dict__", "__weakref__",
+                                                  "__doc__", "__hash__"):
+            setattr(Variable, name, delegate(getattr(Tensor, name)))
+
+
+_install_operators()
