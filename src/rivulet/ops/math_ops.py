@@ -2,15 +2,44 @@
 import numpy as np
 
 from .. import dtypes as _dt
+from ..core import context
 from ..core.dispatch import bind
 from ..core.op import COMPLEX, FLOATS, INTS, NUMERIC, REAL, defop
-from ..core.tensor import Tensor
-from ..errors import InvalidArgumentError
+from ..core.tensor import Tensor, to_numpy_value
+from ..errors import InternalError, InvalidArgumentError, NotFoundError
 from ..shape import TensorShape
 from ._rules import UNKNOWN, binary, binary_args, binary_bool, broadcast_shape, same_shape, static_value, to_tensor
 
 _BOOL = frozenset([_dt.bool])
 _STR = frozenset([_dt.string])
+_SIGNED = frozenset([_dt.int8, _dt.int16, _dt.int32, _dt.int64])
+_INT3264 = frozenset([_dt.int32, _dt.int64])
+# NaN, inf and 0 are ordinary inputs in TensorFlow: kernels that NumPy would warn about run silently.
+# (The decorator form of np.errstate costs about half of the `with` form.)
+_quiet = np.errstate(all="ignore")
+
+
+def static_error(msg, op_name):
+    """An error found before running: InvalidArgumentError when eager (as TF's kernel would raise),
+    ValueError while building a graph (as TF's shape inference would)."""
+    if context.executing_eagerly():
+        return InvalidArgumentError(f"{msg} [Op:{op_name}]")
+    return ValueError(msg)
+
+
+def _no_kernel(name, kinds, kernel):
+    """TensorFlow declares these dtypes for the op but registers no CPU kernel for them."""
+    def k(x, *rest, **attrs):
+        if x.dtype.kind in kinds:
+            raise NotFoundError(f"Could not find device for node: {{{{node {name}}}}} = {name}"
+                                f"[T={_dt.ENUM_NAMES[_dt.from_numpy(x.dtype).as_datatype_enum]}] [Op:{name}]")
+        return kernel(x, *rest, **attrs)
+    return k
+
+
+def _none_grad(op, *dys):
+    """TensorFlow registers these as having no gradient (None), unlike ops with no gradient at all."""
+    return (None,) * len(op.inputs)
 
 
 # ---------------------------------------------------------------- gradient helpers (broadcasting)
@@ -58,19 +87,13 @@ def _binop(name, kernel, grad, allowed=NUMERIC, rule=binary):
     return defop(name, kernel, rule, grad=grad, same=2, allowed=allowed)
 
 
-def _int_checked(fn):
+def _int_checked(fn, name, error=InvalidArgumentError, msg="Integer division by zero"):
+    quiet_fn = _quiet(fn)
+
     def k(x, y):
-        if np.asarray(x).dtype.kind in "iu" and np.any(np.asarray(y) == 0):
-            raise InvalidArgumentError("Integer division by zero")
-        with np.errstate(all="ignore"):
-            return fn(x, y)
-    return k
-
-
-def _quiet(fn):
-    def k(*a):
-        with np.errstate(all="ignore"):
-            return fn(*a)
+        if x.dtype.kind in "iu" and np.any(y == 0):
+            raise error(f"{msg} [Op:{name}]")
+        return quiet_fn(x, y)
     return k
 
 
@@ -82,8 +105,8 @@ REALDIV = _binop("RealDiv", _quiet(np.true_divide),
                  lambda op, dy: _unbroadcast2(op, divide_(dy, op.inputs[1]),
                                               negative(multiply(dy, divide_(divide_(op.inputs[0], op.inputs[1]),
                                                                             op.inputs[1])))), FLOATS | COMPLEX)
-FLOORDIV = _binop("FloorDiv", _int_checked(np.floor_divide), None, REAL)
-FLOORMOD = _binop("FloorMod", _int_checked(np.mod),
+FLOORDIV = _binop("FloorDiv", _int_checked(np.floor_divide, "FloorDiv"), _none_grad, REAL)
+FLOORMOD = _binop("FloorMod", _int_checked(np.mod, "FloorMod"),
                   lambda op, dy: _unbroadcast2(op, dy, negative(multiply(dy, floordiv(*op.inputs)))), REAL)
 
 
@@ -145,15 +168,26 @@ _TRUEDIV_INT = {_dt.int8: _dt.float32, _dt.int16: _dt.float32, _dt.uint8: _dt.fl
                 _dt.int32: _dt.float64, _dt.int64: _dt.float64, _dt.uint32: _dt.float64, _dt.uint64: _dt.float64}
 
 
-def truediv(x, y, name=None):
-    """x / y; integer operands are cast to float (int32 -> float64) first, as TensorFlow does."""
+def _truediv_args(x, y):
+    """Integer operands are cast to float (int32 -> float64) first, as TensorFlow's truediv does."""
     x, y = binary_args(x, y)
     if x.dtype is not y.dtype:
         raise TypeError(f"`x` and `y` must have the same dtype, got {x.dtype!r} != {y.dtype!r}.")
     target = _TRUEDIV_INT.get(x.dtype)
     if target is not None:
         x, y = cast(x, target), cast(y, target)
+    return x, y
+
+
+def truediv(x, y, name=None):
+    """x / y; integer operands are cast to float (int32 -> float64) first, as TensorFlow does."""
+    x, y = _truediv_args(x, y)
     return bind(REALDIV, (x, y), name=name or "truediv")
+
+
+def realdiv(x, y, name=None):
+    x, y = binary_args(x, y)
+    return bind(REALDIV, (x, y), name=name or "RealDiv")
 
 
 def divide(x, y, name=None):
@@ -231,7 +265,7 @@ def logical_xor(x, y, name=None):
 
 # ---------------------------------------------------------------- unary ops used by the core
 NEG = defop("Neg", np.negative, same_shape, grad=lambda op, dy: (negative(dy),), allowed=NUMERIC)
-FLOOR = defop("Floor", np.floor, same_shape, grad=lambda op, dy: (zeros_like_(dy),), allowed=FLOATS)
+FLOOR = defop("Floor", np.floor, same_shape, grad=_none_grad, allowed=FLOATS)
 CONJ = defop("Conj", np.conj, same_shape, grad=lambda op, dy: (conj(dy),), allowed=NUMERIC)
 
 
@@ -350,8 +384,9 @@ def matmul(a, b, transpose_a=False, transpose_b=False, adjoint_a=False, adjoint_
 
 
 # ---------------------------------------------------------------- reductions
-def reduction_axes(x, axis):
-    """Static tuple of non-negative axes (None = all) with TensorFlow's error for a bad axis."""
+def reduction_axes(x, axis, op_name=None):
+    """Static tuple of non-negative axes (None = all) with TensorFlow's error for a bad axis
+    (InvalidArgumentError eagerly, ValueError while building a graph)."""
     rank = x.shape.rank
     if axis is None:
         return None
@@ -365,8 +400,8 @@ def reduction_axes(x, axis):
     for a in axes:
         a = int(a)
         if rank is not None and not -rank <= a < max(rank, 1):
-            raise InvalidArgumentError(
-                f"Invalid reduction dimension ({a} for input with {rank} dimension(s)")
+            msg = f"Invalid reduction dimension ({a} for input with {rank} dimension(s)"
+            raise InvalidArgumentError(msg) if op_name is None else static_error(msg, op_name)
         out.append(a % rank if rank else 0)
     return tuple(sorted(set(out)))
 
@@ -435,15 +470,595 @@ SUM = defop("Sum", _sum_kernel, reduce_infer, grad=_sum_grad, allowed=NUMERIC)
 MEAN = defop("Mean", _mean_kernel, reduce_infer, grad=_mean_grad, allowed=NUMERIC)
 
 
-def _reduce(op, default):
+def _reduce(op, default, doc=None):
     def f(input_tensor, axis=None, keepdims=False, name=None):
         x = to_tensor(input_tensor)
-        return bind(op, (x,), {"axis": reduction_axes(x, axis), "keepdims": bool(keepdims)}, name=name or default)
+        return bind(op, (x,), {"axis": reduction_axes(x, axis, op.name), "keepdims": bool(keepdims)},
+                    name=name or default)
+    f.__name__ = f.__qualname__ = doc or "reduce_" + default.lower()
     return f
 
 
 reduce_sum = _reduce(SUM, "Sum")
 reduce_mean = _reduce(MEAN, "Mean")
+
+
+# ---------------------------------------------------------------- more binary arithmetic
+def _squared_difference_kernel(x, y):
+    d = np.subtract(x, y)
+    return d * np.conj(d) if d.dtype.kind == "c" else d * d
+
+
+def _squared_difference_grad(op, dy):
+    g = multiply(multiply(dy, 2), subtract(*op.inputs))  # TensorFlow does not conjugate here
+    return _unbroadcast2(op, g, negative(g))
+
+
+def _truncatediv_kernel(x, y):
+    if x.dtype.kind in "fc":
+        return np.trunc(np.true_divide(x, y))
+    q = np.floor_divide(x, y)
+    if x.dtype.kind == "i":  # floor -> truncation where the division was inexact and the signs differ
+        q = q + ((np.remainder(x, y) != 0) & ((x < 0) != (y < 0))).astype(q.dtype)
+    return q
+
+
+def _where_x_zero(fn):
+    """xdivy/xlogy: 0 wherever x == 0, whatever y is."""
+    @_quiet
+    def k(x, y):
+        r = fn(x, y)
+        return np.where(x == 0, np.zeros((), r.dtype), r)
+    return k
+
+
+@_quiet
+def _div_no_nan_kernel(x, y):
+    r = np.true_divide(x, y)
+    return np.where(y == 0, np.zeros((), r.dtype), r)
+
+
+def _div_no_nan_grad(op, dy):
+    x, y = conj(op.inputs[0]), conj(op.inputs[1])
+    return _unbroadcast2(op, divide_no_nan(dy, y), multiply(dy, divide_no_nan(divide_no_nan(negative(x), y), y)))
+
+
+def _xlogy_grad(op, dy):
+    x, y = conj(op.inputs[0]), conj(op.inputs[1])
+    not_zero_x = cast(not_equal(x, 0), x.dtype)
+    return _unbroadcast2(op, multiply(xlogy(not_zero_x, y), dy), multiply(xdivy(x, y), dy))
+
+
+def _xdivy_grad(op, dy):
+    x, y = conj(op.inputs[0]), conj(op.inputs[1])
+    not_zero_x = cast(not_equal(x, 0), x.dtype)
+    return _unbroadcast2(op, multiply(xdivy(not_zero_x, y), dy), multiply(xdivy(negative(x), square(y)), dy))
+
+
+_TRUNC_MSG = "Unexpected error in binary operator (only integer div and mod should have errors)"
+SQUARED_DIFFERENCE = _binop("SquaredDifference", _quiet(_squared_difference_kernel), _squared_difference_grad,
+                            FLOATS | _INT3264 | COMPLEX)
+TRUNCATEDIV = _binop("TruncateDiv", _no_kernel("TruncateDiv", "c", _int_checked(
+    _truncatediv_kernel, "TruncateDiv", InternalError, _TRUNC_MSG)), _none_grad, NUMERIC)
+TRUNCATEMOD = _binop("TruncateMod", _int_checked(np.fmod, "TruncateMod", InternalError, _TRUNC_MSG), None,
+                     FLOATS | _INT3264)
+DIV_NO_NAN = _binop("DivNoNan", _div_no_nan_kernel, _div_no_nan_grad, FLOATS | COMPLEX)
+XDIVY = _binop("Xdivy", _where_x_zero(np.true_divide), _xdivy_grad, FLOATS | COMPLEX)
+XLOGY = _binop("Xlogy", _where_x_zero(lambda x, y: x * np.log(y)), _xlogy_grad, FLOATS | COMPLEX)
+
+
+def _binary_fn(op, default, doc):
+    def f(x, y, name=None):
+        x, y = binary_args(x, y)
+        return bind(op, (x, y), name=name or default)
+    f.__name__ = f.__qualname__ = doc
+    return f
+
+
+squared_difference = _binary_fn(SQUARED_DIFFERENCE, "SquaredDifference", "squared_difference")
+truncatediv = _binary_fn(TRUNCATEDIV, "TruncateDiv", "truncatediv")
+truncatemod = _binary_fn(TRUNCATEMOD, "TruncateMod", "truncatemod")
+xdivy = _binary_fn(XDIVY, "Xdivy", "xdivy")
+xlogy = _binary_fn(XLOGY, "Xlogy", "xlogy")
+
+
+def divide_no_nan(x, y, name=None):
+    """x / y, and 0 wherever y == 0 (integers are cast to float first, as tf.math.truediv does)."""
+    x, y = _truediv_args(x, y)
+    return bind(DIV_NO_NAN, (x, y), name=name or "div_no_nan")
+
+
+# ---------------------------------------------------------------- add_n, clip_by_value
+def _add_n_kernel(*xs):
+    s0 = xs[0].shape
+    for i, x in enumerate(xs[1:], 1):
+        if x.shape != s0:
+            raise InvalidArgumentError(
+                f"Inputs to operation AddN of type AddN must have the same size and shape.  Input 0: "
+                f"{_dims_str(s0)} != input {i}: {_dims_str(x.shape)} [Op:AddN]")
+    if len(xs) == 1:
+        return xs[0]
+    r = np.add(xs[0], xs[1])
+    for x in xs[2:]:
+        r = np.add(r, x, out=r) if isinstance(r, np.ndarray) else r + x
+    return r
+
+
+def _add_n_infer(*xs):
+    s = xs[0].shape
+    for x in xs[1:]:
+        if not s.is_compatible_with(x.shape):
+            raise ValueError(f"Shapes must be equal rank, but are {_dims_str(s)} and {_dims_str(x.shape)} "
+                             f"for 'AddN'")
+        s = s.merge_with(x.shape)
+    return s, xs[0].dtype
+
+
+# `same` as large as any input list: every input of AddN shares the dtype of input 0.
+ADD_N = defop("AddN", _quiet(_add_n_kernel), _add_n_infer, grad=lambda op, dy: (dy,) * len(op.inputs),
+              same=1 << 30, allowed=NUMERIC)
+
+
+def add_n(inputs, name=None):
+    """Sums a list of tensors of one shape and dtype (no broadcasting)."""
+    if isinstance(inputs, Tensor):
+        inputs = list(inputs)
+    if not inputs or not isinstance(inputs, (list, tuple)):
+        raise ValueError("Inputs must be an iterable of at least one Tensor/IndexedSlices with the same dtype "
+                         "and shape.")
+    return bind(ADD_N, tuple(to_tensor(x) for x in inputs), name=name or "AddN")
+
+
+def _clip_kernel(x, lo, hi):
+    r = np.minimum(x, hi)  # then max: a lower bound above the upper one wins, as in TensorFlow
+    return np.maximum(r, lo, out=r) if isinstance(r, np.ndarray) else np.maximum(r, lo)
+
+
+def _clip_infer(x, lo, hi):
+    # clip_by_value has checked that the bounds do not enlarge x's shape.
+    s = broadcast_shape(broadcast_shape(x.shape, hi.shape), lo.shape)
+    return (x.shape.merge_with(s) if s.rank == x.shape.rank else x.shape), x.dtype
+
+
+def _clip_grad(op, dy):
+    x, lo, hi = op.inputs
+    below, above = less(x, lo), greater(x, hi)
+    zeros = zeros_like_(dy)
+    return (where_(logical_or(below, above), zeros, dy), sum_to(where_(below, dy, zeros), lo),
+            sum_to(where_(above, dy, zeros), hi))
+
+
+CLIP_BY_VALUE = defop("ClipByValue", _clip_kernel, _clip_infer, grad=_clip_grad, same=3, allowed=REAL)
+
+
+def clip_by_value(t, clip_value_min, clip_value_max, name=None):
+    """min(max(t, clip_value_min), clip_value_max) where the bounds broadcast to t's shape."""
+    t = to_tensor(t)
+    hi = clip_value_max if isinstance(clip_value_max, Tensor) else to_tensor(clip_value_max, dtype=t.dtype)
+    lo = clip_value_min if isinstance(clip_value_min, Tensor) else to_tensor(clip_value_min, dtype=t.dtype)
+    try:
+        s = broadcast_shape(broadcast_shape(t.shape, hi.shape), lo.shape)
+    except ValueError as e:
+        raise static_error(str(e), "Minimum") from None
+    if not t.shape.is_compatible_with(s):  # the bounds may not make the result larger than t
+        raise ValueError(f"Shapes {t.shape} and {s} are incompatible")
+    return bind(CLIP_BY_VALUE, (t, lo, hi), name=name or "clip_by_value")
+
+
+# ---------------------------------------------------------------- unary elementwise
+def _unary(name, kernel, grad, allowed, infer=same_shape):
+    return defop(name, kernel, infer, grad=grad, allowed=allowed)
+
+
+def _unary_fn(op, default, doc):
+    def f(x, name=None):
+        return bind(op, (to_tensor(x),), name=name or default)
+    f.__name__ = f.__qualname__ = doc
+    return f
+
+
+def _conj_out(op):
+    return conj(op.outputs[0])
+
+
+def _round_kernel(x):
+    return np.rint(x) if x.dtype.kind in "fc" else x
+
+
+def _sigmoid_kernel(x):
+    t = np.exp(np.negative(x))
+    t += 1
+    return np.reciprocal(t, out=t) if isinstance(t, np.ndarray) else 1 / t
+
+
+_TWO_OVER_SQRT_PI = 2 / np.sqrt(np.pi)
+_FLOAT_C = FLOATS | COMPLEX
+ABS = _unary("Abs", np.abs, lambda op, dy: (multiply(dy, sign(op.inputs[0])),), FLOATS | _SIGNED)
+COMPLEX_ABS = _unary(
+    "ComplexAbs", np.abs,
+    lambda op, dy: (divide_no_nan(multiply(cast(dy, op.inputs[0].dtype), op.inputs[0]),
+                                  cast(op.outputs[0], op.inputs[0].dtype)),),
+    COMPLEX, infer=lambda x: (x.shape, x.dtype.real_dtype))
+SIGN = _unary("Sign", np.sign, lambda op, dy: (zeros_like_(op.inputs[0]),), FLOATS | _SIGNED | COMPLEX)
+SQUARE = _unary("Square", _quiet(np.square), lambda op, dy: (multiply(dy, multiply(conj(op.inputs[0]), 2)),),
+                NUMERIC)
+SQRT = _unary("Sqrt", _quiet(np.sqrt), lambda op, dy: (divide_(multiply(dy, 0.5), _conj_out(op)),), _FLOAT_C)
+RSQRT = _unary("Rsqrt", _quiet(lambda x: np.reciprocal(np.sqrt(x))),
+               lambda op, dy: (multiply(dy, multiply(-0.5, multiply(square(_conj_out(op)), _conj_out(op)))),),
+               _FLOAT_C)
+EXP = _unary("Exp", _quiet(np.exp), lambda op, dy: (multiply(dy, _conj_out(op)),), _FLOAT_C)
+LOG = _unary("Log", _quiet(np.log), lambda op, dy: (divide_(dy, conj(op.inputs[0])),), _FLOAT_C)
+LOG1P = _unary("Log1p", _quiet(np.log1p), lambda op, dy: (divide_(dy, add(1, conj(op.inputs[0]))),), _FLOAT_C)
+EXPM1 = _unary("Expm1", _quiet(np.expm1), lambda op, dy: (multiply(dy, exp(conj(op.inputs[0]))),), _FLOAT_C)
+SIN = _unary("Sin", _quiet(np.sin), lambda op, dy: (multiply(dy, cos(conj(op.inputs[0]))),), _FLOAT_C)
+COS = _unary("Cos", _quiet(np.cos), lambda op, dy: (negative(multiply(dy, sin(conj(op.inputs[0])))),), _FLOAT_C)
+TAN = _unary("Tan", _quiet(np.tan),
+             lambda op, dy: (multiply(dy, square(reciprocal(cos(conj(op.inputs[0]))))),), _FLOAT_C)
+TANH = _unary("Tanh", np.tanh,
+              lambda op, dy: (multiply(dy, subtract(1, square(_conj_out(op)))),), _FLOAT_C)
+SIGMOID = _unary("Sigmoid", _quiet(_sigmoid_kernel),
+                 lambda op, dy: (multiply(dy, multiply(_conj_out(op), subtract(1, _conj_out(op)))),), _FLOAT_C)
+RECIPROCAL = _unary("Reciprocal", _no_kernel("Reciprocal", "iu", _quiet(np.reciprocal)),
+                    lambda op, dy: (negative(multiply(dy, square(_conj_out(op)))),), _FLOAT_C | _SIGNED)
+ROUND = _unary("Round", _round_kernel, _none_grad, _FLOAT_C | _SIGNED)
+CEIL = _unary("Ceil", np.ceil, _none_grad, FLOATS)
+_is = lambda x: (x.shape, _dt.bool)  # noqa: E731
+IS_NAN = _unary("IsNan", np.isnan, None, FLOATS, infer=_is)
+IS_INF = _unary("IsInf", np.isinf, None, FLOATS, infer=_is)
+IS_FINITE = _unary("IsFinite", np.isfinite, None, FLOATS, infer=_is)
+
+
+def _erf_grad(op, dy):
+    x = conj(op.inputs[0])
+    return (multiply(dy, multiply(_TWO_OVER_SQRT_PI, exp(negative(square(x))))),)
+
+
+ERF = _unary("Erf", lambda x: _erf64(x).astype(x.dtype, copy=False), _erf_grad, FLOATS)
+ERFC = _unary("Erfc", lambda x: _erfc64(x).astype(x.dtype, copy=False),
+              lambda op, dy: (negative(_erf_grad(op, dy)[0]),), FLOATS)
+
+sign = _unary_fn(SIGN, "Sign", "sign")
+square = _unary_fn(SQUARE, "Square", "square")
+sqrt = _unary_fn(SQRT, "Sqrt", "sqrt")
+rsqrt = _unary_fn(RSQRT, "Rsqrt", "rsqrt")
+exp = _unary_fn(EXP, "Exp", "exp")
+log = _unary_fn(LOG, "Log", "log")
+log1p = _unary_fn(LOG1P, "Log1p", "log1p")
+expm1 = _unary_fn(EXPM1, "Expm1", "expm1")
+sin = _unary_fn(SIN, "Sin", "sin")
+cos = _unary_fn(COS, "Cos", "cos")
+tan = _unary_fn(TAN, "Tan", "tan")
+tanh = _unary_fn(TANH, "Tanh", "tanh")
+sigmoid = _unary_fn(SIGMOID, "Sigmoid", "sigmoid")
+reciprocal = _unary_fn(RECIPROCAL, "Reciprocal", "reciprocal")
+round = _unary_fn(ROUND, "Round", "round")  # noqa: A001  (TensorFlow's name; banker's rounding)
+ceil = _unary_fn(CEIL, "Ceil", "ceil")
+is_nan = _unary_fn(IS_NAN, "IsNan", "is_nan")
+is_inf = _unary_fn(IS_INF, "IsInf", "is_inf")
+is_finite = _unary_fn(IS_FINITE, "IsFinite", "is_finite")
+erf = _unary_fn(ERF, "Erf", "erf")
+erfc = _unary_fn(ERFC, "Erfc", "erfc")
+
+
+def abs(x, name=None):  # noqa: A001  (TensorFlow's name)
+    """|x|; for complex x the real-valued magnitude (the ComplexAbs op), as TensorFlow does."""
+    x = to_tensor(x)
+    if x.dtype.is_complex:
+        return bind(COMPLEX_ABS, (x,), name=name or "ComplexAbs")
+    return bind(ABS, (x,), name=name or "Abs")
+
+
+# ---------------------------------------------------------------- erf / erfc without SciPy
+# W. J. Cody's rational Chebyshev approximations (Math. Comp. 1969), accurate to double precision:
+# |x| <= 0.5: erf = x P(x^2)/Q(x^2); 0.5 < |x| <= 4 and |x| > 4: erfc = exp(-x^2) R(|x|).
+_ERF_A = (3.16112374387056560e00, 1.13864154151050156e02, 3.77485237685302021e02, 3.20937758913846947e03,
+          1.85777706184603153e-1)
+_ERF_B = (2.36012909523441209e01, 2.44024637934444173e02, 1.28261652607737228e03, 2.84423683343917062e03)
+_ERF_C = (5.64188496988670089e-1, 8.88314979438837594e00, 6.61191906371416295e01, 2.98635138197400131e02,
+          8.81952221241769090e02, 1.71204761263407058e03, 2.05107837782607147e03, 1.23033935479799725e03,
+          2.15311535474403846e-8)
+_ERF_D = (1.57449261107098347e01, 1.17693950891312499e02, 5.37181101862009858e02, 1.62138957456669019e03,
+          3.29079923573345963e03, 4.36261909014324716e03, 3.43936767414372164e03, 1.23033935480374942e03)
+_ERF_P = (3.05326634961232344e-1, 3.60344899949804439e-1, 1.25781726111229246e-1, 1.60837851487422766e-2,
+          6.58749161529837803e-4, 1.63153871373020978e-2)
+_ERF_Q = (2.56852019228982242e00, 1.87295284992346725e00, 5.27905102951428412e-1, 6.05183413124413191e-2,
+          2.33520497626869185e-3)
+
+
+def _erf_small(x):
+    z = x * x
+    num, den = _ERF_A[4] * z, z
+    for a, b in zip(_ERF_A[:3], _ERF_B[:3]):
+        num, den = (num + a) * z, (den + b) * z
+    return x * (num + _ERF_A[3]) / (den + _ERF_B[3])
+
+
+def _erfc_large(y):
+    """erfc(y) for y > 0.5."""
+    y = np.minimum(y, 27.0)  # erfc underflows to 0 long before; keeps inf out of the arithmetic
+    mid = y <= 4
+    r = np.empty_like(y)
+    z = y[mid]
+    num, den = _ERF_C[8] * z, z
+    for c, d in zip(_ERF_C[:7], _ERF_D[:7]):
+        num, den = (num + c) * z, (den + d) * z
+    r[mid] = (num + _ERF_C[7]) / (den + _ERF_D[7])
+    z = y[~mid]
+    w = 1 / (z * z)
+    num, den = _ERF_P[5] * w, w
+    for p, q in zip(_ERF_P[:4], _ERF_Q[:4]):
+        num, den = (num + p) * w, (den + q) * w
+    r[~mid] = (0.5641895835477563 - w * (num + _ERF_P[4]) / (den + _ERF_Q[4])) / z
+    ys = np.trunc(y * 16) / 16  # exp(-y^2) split in two to keep its rounding error small
+    return np.exp(-ys * ys) * np.exp(-(y - ys) * (y + ys)) * r
+
+
+def _erf_parts(x):
+    x = np.asarray(x, np.float64)
+    small = np.abs(x) <= 0.5
+    big = ~small & ~np.isnan(x)
+    return x, small, big
+
+
+@_quiet
+def _erf64(x):
+    x, small, big = _erf_parts(x)
+    out = x.copy()  # NaN stays NaN
+    out[small] = _erf_small(x[small])
+    out[big] = np.copysign(1 - _erfc_large(np.abs(x[big])), x[big])
+    return out
+
+
+@_quiet
+def _erfc64(x):
+    x, small, big = _erf_parts(x)
+    out = x.copy()
+    out[small] = 1 - _erf_small(x[small])
+    xb = x[big]
+    e = _erfc_large(np.abs(xb))
+    out[big] = np.where(xb > 0, e, 2 - e)
+    return out
+
+
+# ---------------------------------------------------------------- more reductions
+def _lowest(dt):
+    return -np.inf if dt.kind == "f" else np.iinfo(dt).min
+
+
+def _highest(dt):
+    return np.inf if dt.kind == "f" else np.iinfo(dt).max
+
+
+def _max_kernel(x, axis=None, keepdims=False):
+    if x.size == 0:  # TensorFlow's identity for an empty max: the lowest value
+        return np.max(x, axis=axis, keepdims=keepdims, initial=_lowest(x.dtype))
+    return np.max(x, axis=axis, keepdims=keepdims)
+
+
+def _min_kernel(x, axis=None, keepdims=False):
+    if x.size == 0:
+        return np.min(x, axis=axis, keepdims=keepdims, initial=_highest(x.dtype))
+    return np.min(x, axis=axis, keepdims=keepdims)
+
+
+def _minmax_reduce_grad(op, dy):
+    """The gradient goes to the elements equal to the result, split evenly between ties (as TF)."""
+    x = op.inputs[0]
+    ind = cast(equal(_reduce_grad_shape(op, op.outputs[0]), x), dy.dtype)
+    num = reduce_sum(ind, axis=op.attrs.get("axis"), keepdims=True)
+    return (multiply(divide_(ind, num), _reduce_grad_shape(op, dy)),)
+
+
+def _prod_grad(op, dy):
+    """d prod / d x_i = product of the others: exclusive cumprods from both ends, one reduced axis at a
+    time (no division, so zeros are fine)."""
+    x = op.inputs[0]
+    axes = op.attrs.get("axis")
+    if axes is None:
+        if x.shape.rank is None:
+            raise NotImplementedError("The gradient of reduce_prod over all axes needs a known rank.")
+        axes = range(x.shape.rank)
+    others, t = None, x
+    for a in axes:
+        part = multiply(cumprod(t, a, exclusive=True), cumprod(t, a, exclusive=True, reverse=True))
+        others = part if others is None else multiply(others, part)
+        t = reduce_prod(t, a, keepdims=True)
+    g = _reduce_grad_shape(op, dy)
+    return (g if others is None else multiply(g, conj(others)),)
+
+
+@_quiet
+def _logsumexp_kernel(x, axis=None, keepdims=False):
+    if x.size == 0:
+        return np.log(np.sum(x, axis=axis, keepdims=keepdims))  # log(0) = -inf
+    m = np.max(x, axis=axis, keepdims=True)
+    m = np.where(np.isfinite(m), m, np.zeros((), m.dtype))  # all -inf (or an inf): shift by 0
+    r = np.log(np.sum(np.exp(x - m), axis=axis, keepdims=keepdims))
+    return r + (m if keepdims else np.reshape(m, np.shape(r)))
+
+
+def _logsumexp_grad(op, dy):
+    x = op.inputs[0]
+    return (multiply(_reduce_grad_shape(op, dy), exp(subtract(x, _reduce_grad_shape(op, op.outputs[0])))),)
+
+
+def _all_any_infer(x, axis=None, keepdims=False):
+    return reduce_infer(x, axis, keepdims)[0], _dt.bool
+
+
+MAX = defop("Max", _max_kernel, reduce_infer, grad=_minmax_reduce_grad, allowed=REAL)
+MIN = defop("Min", _min_kernel, reduce_infer, grad=_minmax_reduce_grad, allowed=REAL)
+PROD = defop("Prod", _quiet(lambda x, axis=None, keepdims=False: np.prod(x, axis=axis, dtype=x.dtype,
+                                                                        keepdims=keepdims)),
+             reduce_infer, grad=_prod_grad, allowed=NUMERIC)
+ALL = defop("All", lambda x, axis=None, keepdims=False: np.all(x, axis=axis, keepdims=keepdims), _all_any_infer)
+ANY = defop("Any", lambda x, axis=None, keepdims=False: np.any(x, axis=axis, keepdims=keepdims), _all_any_infer)
+# Not a TensorFlow op (TF composes max, exp, sum and log): one NumPy pass chain, and a one-line gradient.
+LOGSUMEXP = defop("ReduceLogSumExp", _logsumexp_kernel, reduce_infer, grad=_logsumexp_grad, allowed=FLOATS)
+
+reduce_max = _reduce(MAX, "Max")
+reduce_min = _reduce(MIN, "Min")
+reduce_prod = _reduce(PROD, "Prod")
+reduce_logsumexp = _reduce(LOGSUMEXP, "ReduceLogSumExp", "reduce_logsumexp")
+
+
+def _bool_reduce(op, default):
+    base = _reduce(op, default)
+
+    def f(input_tensor, axis=None, keepdims=False, name=None):
+        x = to_tensor(input_tensor)
+        if x.dtype is not _dt.bool:
+            if context.executing_eagerly():
+                raise InvalidArgumentError(f"cannot compute {op.name} as input #0(zero-based) was expected to be a "
+                                           f"bool tensor but is a {x.dtype.name} tensor [Op:{op.name}]")
+            raise TypeError(f"Input 'input' of '{op.name}' Op has type {x.dtype.name} that does not match "
+                            f"expected type of bool.")
+        return base(x, axis, keepdims, name)
+    f.__name__ = f.__qualname__ = base.__name__
+    return f
+
+
+reduce_all = _bool_reduce(ALL, "All")
+reduce_any = _bool_reduce(ANY, "Any")
+
+
+def reduce_variance(input_tensor, axis=None, keepdims=False, name=None):
+    """Mean squared deviation; real-valued for complex input."""
+    x = to_tensor(input_tensor)
+    means = reduce_mean(x, axis=axis, keepdims=True)
+    if means.dtype.is_integer:
+        raise TypeError(f"Input must be either real or complex. Received integer type {means.dtype}.")
+    diff = subtract(x, means)
+    sq = square(abs(diff)) if diff.dtype.is_complex else square(diff)
+    return reduce_mean(sq, axis=axis, keepdims=keepdims, name=name)
+
+
+def reduce_std(input_tensor, axis=None, keepdims=False, name=None):
+    return sqrt(reduce_variance(input_tensor, axis=axis, keepdims=keepdims), name=name)
+
+
+# ---------------------------------------------------------------- argmax / argmin
+def _arg_kernel(fn, nan_fill, name):
+    def k(x, axis, output_type):
+        if x.shape[axis] == 0:
+            raise InvalidArgumentError(f"Reduction axis {axis} is empty in shape {_dims_str(x.shape)} [Op:{name}]")
+        if x.dtype.kind == "f":  # TensorFlow skips NaNs (an all-NaN slice gives index 0)
+            nan = np.isnan(x)
+            if nan.any():
+                x = np.where(nan, nan_fill, x)
+        return fn(x, axis=axis).astype(output_type._np)
+    return k
+
+
+def _arg_infer(x, axis, output_type):
+    s = x.shape
+    if s.rank is None:
+        return UNKNOWN, output_type
+    return TensorShape._known(s._dims[:axis] + s._dims[axis + 1:]), output_type
+
+
+_ARG_TYPES = REAL | _BOOL
+_ARG_OUT = (_dt.int16, _dt.uint16, _dt.int32, _dt.int64)
+ARGMAX = defop("ArgMax", _arg_kernel(np.argmax, -np.inf, "ArgMax"), _arg_infer, grad=_none_grad, allowed=_ARG_TYPES)
+ARGMIN = defop("ArgMin", _arg_kernel(np.argmin, np.inf, "ArgMin"), _arg_infer, grad=_none_grad, allowed=_ARG_TYPES)
+
+
+def _arg_fn(op, default):
+    def f(input, axis=None, output_type=_dt.int64, name=None):  # noqa: A002
+        x = to_tensor(input)
+        output_type = _dt.as_dtype(output_type)
+        if output_type not in _ARG_OUT:
+            msg = (f"Value for attr 'output_type' of {output_type.name} is not in the list of allowed values: "
+                   f"int16, uint16, int32, int64")
+            if context.executing_eagerly():
+                raise InvalidArgumentError(f"{msg} [Op:{op.name}]")
+            raise TypeError(msg)
+        if isinstance(axis, (list, tuple)):
+            raise TypeError("axis must be int or Tensor with integer datatype")
+        axis = 0 if axis is None else _static_int(axis)
+        rank = x.shape.rank
+        if rank is not None:
+            if not -rank <= axis < rank or rank == 0:
+                raise static_error(f"Expected dimension in the range [{-rank}, {rank}), but got {axis}", op.name)
+            axis %= rank
+        elif axis < 0:
+            raise NotImplementedError(f"{op.name} with a negative axis needs a known rank.")
+        return bind(op, (x,), {"axis": axis, "output_type": output_type}, name=name or default)
+    f.__name__ = f.__qualname__ = op.name.lower()
+    return f
+
+
+argmax = _arg_fn(ARGMAX, "ArgMax")
+argmin = _arg_fn(ARGMIN, "ArgMin")
+
+
+def _static_int(v):
+    """An int known when the op is built (a Python int, or an eager/constant integer tensor)."""
+    if isinstance(v, Tensor):
+        if not v.dtype.is_integer:
+            raise TypeError(f"Expected an integer tensor, got {v.dtype.name}")
+        sv = static_value(v)
+        if sv is None:
+            raise NotImplementedError("This axis must be known when the graph is built.")
+        return int(sv)
+    return int(to_numpy_value(v, _dt.int32))
+
+
+# ---------------------------------------------------------------- cumsum / cumprod
+def _scan_kernel(fn, identity):
+    @_quiet
+    def k(x, axis, exclusive=False, reverse=False):
+        if axis < 0:
+            axis += x.ndim
+        if reverse:
+            x = np.flip(x, axis)
+        if exclusive:  # shift by one along the axis: out[0] = identity, out[i] = scan(x)[i - 1]
+            out = np.empty_like(x)
+            head = (slice(None),) * axis
+            out[head + (slice(0, 1),)] = identity
+            fn(x[head + (slice(None, -1),)], axis=axis, dtype=x.dtype, out=out[head + (slice(1, None),)])
+        else:
+            out = fn(x, axis=axis, dtype=x.dtype)
+        return np.flip(out, axis) if reverse else out
+    return k
+
+
+def _cumsum_grad(op, dy):
+    a = op.attrs
+    return (cumsum(dy, a["axis"], exclusive=a["exclusive"], reverse=not a["reverse"]),)
+
+
+def _cumprod_grad(op, dy):
+    a = op.attrs
+    x = conj(op.inputs[0])
+    prod = cumprod(x, a["axis"], exclusive=a["exclusive"], reverse=a["reverse"])
+    out = cumsum(multiply(prod, dy), a["axis"], exclusive=a["exclusive"], reverse=not a["reverse"])
+    return (divide_no_nan(out, x),)  # TensorFlow's formula: 0 (not the true value) where x == 0
+
+
+CUMSUM = defop("Cumsum", _scan_kernel(np.cumsum, 0), same_shape, grad=_cumsum_grad, allowed=NUMERIC)
+CUMPROD = defop("Cumprod", _scan_kernel(np.cumprod, 1), same_shape, grad=_cumprod_grad, allowed=NUMERIC)
+
+
+def _scan_fn(op, doc):
+    def f(x, axis=0, exclusive=False, reverse=False, name=None):
+        x = to_tensor(x)
+        axis = _static_int(axis)
+        rank = x.shape.rank
+        if rank is not None:
+            if not -rank <= axis < rank:
+                shown = axis + rank if axis < 0 else axis  # TensorFlow reports a negative axis shifted by rank
+                raise static_error(f"ScanOp: Expected scan axis in the range [{-rank}, {rank}), but got {shown}",
+                                   op.name)
+            axis %= rank
+        return bind(op, (x,), {"axis": axis, "exclusive": bool(exclusive), "reverse": bool(reverse)},
+                    name=name or op.name)
+    f.__name__ = f.__qualname__ = doc
+    return f
+
+
+cumsum = _scan_fn(CUMSUM, "cumsum")
+cumprod = _scan_fn(CUMPROD, "cumprod")
 
 
 # ---------------------------------------------------------------- small internal helpers
