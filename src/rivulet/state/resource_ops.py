@@ -1,7 +1,7 @@
 """ReadVariableOp and the Assign*VariableOp family.
 
-The resource input is fed the Variable object itself: eagerly through its handle (an EagerTensor whose
-value is the variable), in a graph through the placeholder `Graph.capture(variable)` makes. Assigns
+The resource input is the Variable object itself: eagerly it reaches the kernel as is, in a graph through
+the placeholder `Graph.capture(variable)` makes, which is fed the variable on every call. Assigns
 replace the variable's array (never write into it), so values read earlier keep theirs. Reads are
 stateful too, so automatic control dependencies keep them in order with the writes around them.
 """

@@ -15,7 +15,7 @@ from ..core.dispatch import bind
 from ..core.tensor import EagerTensor, SymbolicTensor, _numpy_text, _Ref, convert_to_tensor
 from ..errors import InvalidArgumentError
 from ..shape import TensorShape
-from . import creator as _creator
+from . import creation as _creator
 from . import naming
 from . import resource_ops as _r
 
@@ -104,7 +104,6 @@ class Variable(metaclass=_VariableMeta):
         self._initial = value
         self._unique_id = next(_uids)
         self._res = self  # the variable that owns the storage (an UnreadVariable points at its parent)
-        self._handle = _E(self)  # eager resource handle: an EagerTensor whose value is the variable
         self._read_attrs = {"dtype": self._dtype, "shape": self._shape}
 
     # -- reading ---------------------------------------------------------------------------
@@ -115,9 +114,7 @@ class Variable(metaclass=_VariableMeta):
         return self._read()
 
     def _read(self):
-        if context.current_graph() is not None:
-            return bind(_r.READ, (self._res,), self._read_attrs)
-        return bind(_r.READ, (self._handle,), self._read_attrs)
+        return bind(_r.READ, (self._res,), self._read_attrs)
 
     def value(self):
         return self._as_tensor()

@@ -47,17 +47,17 @@ def _chain(creator, nxt):
 
 
 @contextlib.contextmanager
-def function_variable_scope(allow_creation):
-    """Used by tf.function around a trace. TensorFlow lets a function create variables only on its
-    first call: trace that call with allow_creation=True (the list yielded collects the variables it
-    created, for the function to keep alive); later traces with False raise TensorFlow's ValueError."""
-    created = []
+def function_variable_scope(function):
+    """tf.function traces under this. TensorFlow lets a function create variables only while tracing its
+    first call (`function._trace_count == 0`); a later trace that creates one raises its ValueError.
+    Sets `function._created_variables` once the first trace has created a variable."""
+    first = not function._trace_count
 
     def creator(next_creator, **kwargs):
-        if not allow_creation:
+        if not first:
             raise ValueError(SINGLETON_ERROR)
         v = next_creator(**kwargs)
-        created.append(v)
+        function._created_variables = True
         return v
     with variable_creator_scope(creator):
-        yield created
+        yield
