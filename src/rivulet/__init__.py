@@ -12,11 +12,11 @@ from .shape import TensorShape, TensorSpec  # noqa: F401
 from .core.tensor import Tensor, convert_to_tensor  # noqa: F401
 from .core.context import executing_eagerly, init_scope  # noqa: F401
 from .ops import operators as _operators  # noqa: F401  (attaches tf.Tensor's Python operators)
-from . import math, array as _array, linalg, nn, random, strings, debugging, config  # noqa: F401
+from . import math, array as _array, linalg, nn, random, strings, debugging, config, bitwise  # noqa: F401
 
 __version__ = "0.1.0"
 
-for _ns in (math, _array, linalg, nn, random, strings, debugging):
+for _ns in (math, _array, linalg, nn, random, strings, debugging, bitwise):
     for _name in _ns.TOPLEVEL:
         globals()[_name] = getattr(_ns, _name)
 
