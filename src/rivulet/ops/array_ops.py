@@ -11,7 +11,7 @@ import numpy as np
 from .. import dtypes as _dt
 from ..core import context
 from ..core.dispatch import bind
-from ..core.op import FLOATS, defop
+from ..core.op import FLOATS, _short, defop
 from ..core.tensor import Tensor
 from ..errors import InvalidArgumentError
 from ..shape import TensorShape
@@ -46,11 +46,22 @@ def _ints(v, what):
 def _check_index_dtype(t, op_name, attr="Tindices", allowed=_INDEX):
     if t.dtype not in allowed:
         names = ", ".join(d.name for d in allowed)
-        msg = (f"Value for attr '{attr}' of {t.dtype.name} is not in the list of allowed values: {names}\n"
+        msg = (f"Value for attr '{attr}' of {_short(t.dtype)} is not in the list of allowed values: {names}\n"
                f"\t; NodeDef: {{{{node {op_name}}}}}; Op<name={op_name}>")
         if context.executing_eagerly():
             raise InvalidArgumentError(f"{msg} [Op:{op_name}]")
         raise TypeError(msg)
+
+
+def _check(op, inputs, **attrs):
+    """Runs the shape rule now, for errors NumPy would not raise or that must precede normalising attrs:
+    ValueError while building a graph, InvalidArgumentError eagerly, as TensorFlow splits them."""
+    try:
+        op.infer(*inputs, **attrs)
+    except ValueError as e:
+        if context.executing_eagerly():
+            raise InvalidArgumentError(f"{e} [Op:{op.name}]") from None
+        raise
 
 
 # ---------------------------------------------------------------- build-time knowledge of int tensors
@@ -543,7 +554,7 @@ def squeeze(input, axis=None, name=None):  # noqa: A002
         axis = tuple(_ints([axis] if np.ndim(axis) == 0 and not isinstance(axis, (list, tuple)) else axis, "axis"))
         rank = x.shape.rank
         if rank is not None:
-            _squeeze_infer(x, axis)  # validate now: eager NumPy would word the error differently
+            _check(SQUEEZE, (x,), axis=axis)
             axis = tuple(sorted({a % rank for a in axis}))
     return bind(SQUEEZE, (x,), {"axis": axis}, name=name or "Squeeze")
 
@@ -568,7 +579,7 @@ def expand_dims(input, axis, name=None):  # noqa: A002
     axis = _static_int(axis, "axis")
     rank = x.shape.rank
     if rank is not None:
-        _expand_dims_infer(x, axis)
+        _check(EXPAND_DIMS, (x,), axis=axis)
         axis %= rank + 1
     return bind(EXPAND_DIMS, (x,), {"axis": axis}, name=name or "ExpandDims")
 
@@ -824,18 +835,21 @@ FILL = defop("Fill", lambda value, *dyn, shape: np.full(_dims(dyn, shape), value
 def fill(dims, value, name=None):
     v = to_tensor(value)
     if v.shape.rank not in (0, None):
-        _fill_infer(v, shape=())  # raises: TensorFlow fills only with scalars
+        _check(FILL, (v,), shape=())  # raises: NumPy would broadcast a non-scalar value
     attr, dyn = shape_arg(dims, "dims")
     return bind(FILL, (v, *dyn), {"shape": attr}, name=name or "Fill")
 
 
 def zeros(shape, dtype=_dt.float32, name=None):
     dtype = _dt.as_dtype(dtype)
-    return fill(shape, to_tensor(b"" if dtype is _dt.string else 0, dtype=dtype), name=name or "zeros")
+    zero = b"" if dtype is _dt.string else np.zeros((), dtype._np)
+    return fill(shape, to_tensor(zero, dtype=dtype), name=name or "zeros")
 
 
 def ones(shape, dtype=_dt.float32, name=None):
-    return fill(shape, to_tensor(1, dtype=_dt.as_dtype(dtype)), name=name or "ones")
+    dtype = _dt.as_dtype(dtype)
+    one = 1 if dtype is _dt.string else np.ones((), dtype._np)  # strings: TensorFlow's conversion error
+    return fill(shape, to_tensor(one, dtype=dtype), name=name or "ones")
 
 
 def _eye_kernel(*dyn, shape, dtype):
@@ -969,7 +983,7 @@ def one_hot(indices, depth, on_value=None, off_value=None, axis=None, dtype=None
             raise TypeError(f"dtype {v.dtype} of {what} does not match dtype parameter {dtype}")
         vals.append(to_tensor(default if v is None else v, dtype=dtype))
     attrs = {"depth": _static_int(depth, "depth"), "axis": -1 if axis is None else int(axis)}
-    _one_hot_infer(i, *vals, **attrs)
+    _check(ONE_HOT, (i, *vals), **attrs)
     return bind(ONE_HOT, (i, *vals), attrs, name=name or "one_hot")
 
 
@@ -1057,12 +1071,12 @@ def pad(tensor, paddings, mode="CONSTANT", constant_values=0, name=None):
     m = str(mode).upper()
     if m == "CONSTANT":
         c = _convert_like(constant_values, x.dtype)
-        _pad_infer(x, c, paddings=pads)
+        _check(PAD, (x, c), paddings=pads)
         return bind(PAD, (x, c), {"paddings": pads}, name=name or "PadV2")
     if m not in ("REFLECT", "SYMMETRIC"):
         raise ValueError('Value of argument `mode` expected to be one of "CONSTANT", "REFLECT", or "SYMMETRIC". '
                          f"Received `mode` = {mode}")
-    _pad_infer(x, paddings=pads, mode=m)
+    _check(MIRROR_PAD, (x,), paddings=pads, mode=m)
     return bind(MIRROR_PAD, (x,), {"paddings": pads, "mode": m}, name=name or "MirrorPad")
 
 
@@ -1087,11 +1101,7 @@ def _slice_bounds(shape, begin, size):
 def _slice_kernel(x, *dyn, begin, size):
     if dyn:
         begin, size = dyn[0].tolist(), dyn[1].tolist()
-    try:
-        bounds = _slice_bounds(x.shape, begin, size)
-    except ValueError as e:
-        raise InvalidArgumentError(str(e)) from None
-    return x[tuple(_pyslice(b, e) for b, e, _ in bounds)]
+    return x[tuple(_pyslice(b, e) for b, e, _ in _slice_bounds(x.shape, begin, size))]
 
 
 def _slice_infer(x, *dyn, begin, size):
@@ -1130,7 +1140,7 @@ def slice(input_, begin, size, name=None):  # noqa: A001
         s_dyn = s_dyn or (to_tensor(list(s_attr), dtype=_dt.int32),)
     attrs = {"begin": b_attr, "size": s_attr}
     if not (b_dyn or s_dyn) and x.shape.rank is not None:
-        _slice_infer(x, **attrs)
+        _check(SLICE, (x,), **attrs)
     return bind(SLICE, (x, *b_dyn, *s_dyn), attrs, name=name or "Slice")
 
 
@@ -1155,7 +1165,7 @@ REVERSE = defop("ReverseV2", lambda x, axis: np.flip(x, axis), _reverse_infer, i
 def reverse(tensor, axis, name=None):
     x = to_tensor(tensor)
     axis = tuple(_ints(axis, "axis"))
-    _reverse_infer(x, axis)
+    _check(REVERSE, (x,), axis=axis)
     return bind(REVERSE, (x,), {"axis": axis}, name=name or "ReverseV2")
 
 
@@ -1187,7 +1197,7 @@ BOOLEAN_MASK_GRAD = defop(
 
 def boolean_mask(tensor, mask, axis=None, name="boolean_mask"):
     x = to_tensor(tensor)
-    m = to_tensor(mask, dtype=_dt.bool) if not isinstance(mask, Tensor) else mask
+    m = to_tensor(mask)
     if m.dtype is not _dt.bool:
         m = _m.cast(m, _dt.bool)
     k = m.shape.rank

@@ -46,10 +46,10 @@ def _build_key(spec, it):
 
 
 # ---------------------------------------------------------------- shape rule (also the error messages)
-def _resolve(spec, dyn):
-    """spec with the run-time values known now (eager inputs, constants) filled in; the others stay DYN."""
-    vals = iter([DYN if v is None else int(v) for v in (static_value(d) for d in dyn)])
-    return [(e[0],) + tuple(next(vals) if v == DYN else v for v in e[1:]) for e in spec]
+def _resolve(spec, vals):
+    """spec with the run-time values known (None: unknown, stays DYN) filled in."""
+    it = iter([DYN if v is None else int(v) for v in vals])
+    return [(e[0],) + tuple(next(it) if v == DYN else v for v in e[1:]) for e in spec]
 
 
 def _dim_after_slice(n, start, stop, step):
@@ -60,15 +60,18 @@ def _dim_after_slice(n, start, stop, step):
 
 
 def _strided_slice_infer(x, *dyn, spec):
-    s = x.shape
-    entries = _resolve(spec, dyn)
+    return _sliced_shape(x.shape, _resolve(spec, [static_value(d) for d in dyn])), x.dtype
+
+
+def _sliced_shape(s, entries):
+    """The result shape of indexing shape `s`; ValueError with TensorFlow's words when the index cannot work."""
     if sum(e[0] == "e" for e in entries) > 1:
         raise ValueError("Multiple ellipses in slice spec not allowed")
     for j, e in enumerate(entries):
         if e[0] == "s" and e[3] == 0:
             raise ValueError(f"strides[{j}] must be non-zero")
     if s.rank is None:
-        return UNKNOWN, x.dtype
+        return UNKNOWN
     real = sum(e[0] in "is" for e in entries)
     if s.rank == 0 and real:
         raise ValueError("Attempting to slice scalar input.")
@@ -93,12 +96,16 @@ def _strided_slice_infer(x, *dyn, spec):
         else:
             dims.append(_dim_after_slice(s[d], *e[1:]))
             d += 1
-    return TensorShape(dims), x.dtype
+    return TensorShape(dims)
 
 
 # ---------------------------------------------------------------- the ops
 def _strided_slice_kernel(x, *dyn, spec):
-    r = x[np_key(spec, dyn)]
+    try:
+        r = x[np_key(spec, dyn)]
+    except (IndexError, ValueError):
+        _sliced_shape(TensorShape(x.shape), _resolve(spec, dyn))  # raises with TensorFlow's words
+        raise
     # An all-integer index of a string tensor yields a bare bytes object: keep values arrays.
     return r if r.__class__ is not bytes else np.array(r, dtype=object)
 
