@@ -21,3 +21,10 @@ class PhysicalDevice:
 def list_physical_devices(device_type=None):
     cpu = PhysicalDevice("/physical_device:CPU:0", "CPU")
     return [cpu] if device_type in (None, "CPU") else []
+
+
+class optimizer:
+    """tf.config.optimizer: switches for the graph optimisation passes (see rivulet.optimize.options)."""
+    from .optimize.options import get_experimental_options, set_experimental_options  # noqa: F401
+    get_experimental_options = staticmethod(get_experimental_options)
+    set_experimental_options = staticmethod(set_experimental_options)

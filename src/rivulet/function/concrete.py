@@ -77,9 +77,10 @@ class ConcreteFunction:
     def _compile(self):
         if self._compiled is None:
             g = self.graph
-            from ..optimize.pipeline import optimize_for_run
-            graph, outputs = optimize_for_run(g, g.outputs)
-            inputs = g.arg_placeholders + g.internal_captures
+            from ..optimize.pipeline import optimize
+            consts = {id(ph): v._v for v, ph in g.captures if isinstance(v, EagerTensor)}
+            graph, inputs, outputs = optimize(g, g.arg_placeholders + g.internal_captures, g.outputs, consts)
+            self._optimized_graph = graph
             self._compiled = compile_graph(graph, inputs, outputs, name=self._name, wrap=EagerTensor)
             self._capture_values = [_capture_value(v) for v in g.external_captures]
         return self._compiled

@@ -182,7 +182,7 @@ class Graph:
         self._keep.append(value)  # ids stay unique while captured
         return ph
 
-    def create_op(self, opdef, inputs, attrs, name=None):
+    def create_op(self, opdef, inputs, attrs, name=None, user_frame=None):
         inputs = [t if (t.__class__ is SymbolicTensor and t._op.graph is self) else self._internal(t)
                   for t in inputs]
         specs = inputs
@@ -196,7 +196,7 @@ class Graph:
         op = Operation(self, opdef, name, inputs, attrs, ctrl)
         op.outputs = [SymbolicTensor(op, i, shape if isinstance(shape, TensorShape) else TensorShape(shape), dt)
                       for i, (shape, dt) in enumerate(res)]
-        op.user_frame = _user_frame()
+        op.user_frame = user_frame or _user_frame()
         if opdef.stateful:
             # Automatic control dependencies: stateful ops run in program order, and all of them run.
             if self._last_stateful is not None:

@@ -1,9 +1,37 @@
-"""The optimisation pipeline run on a traced graph before it is compiled.
+"""The optimisation pipeline run on a traced graph before it is compiled (never on the user's graph:
+`ConcreteFunction.graph` stays as traced; the compiled copy is optimised).
 
-For now: pruning happens in the planner (needed_ops). The passes (constant folding, CSE, arithmetic
-simplification, fusion) plug in here and return (graph, outputs) for the compiler.
+  1. prune + constant folding + arithmetic simplification + CSE   (one forward rewrite, see rewrite.py)
+  2. fusion (remapping) for the executor
+Pruning (non-strict execution) is also what the compiler's planner does: only what outputs and stateful
+ops need is emitted.
 """
+from . import options
+from .arithmetic import simplify
+from .fold import fold_constants
+from .fusion import make_fuser
+from .rewrite import rebuild
+from .verify import verify
 
 
-def optimize_for_run(graph, outputs):
-    return graph, list(outputs)
+def optimize(graph, inputs, outputs, consts=None):
+    """Returns (graph, inputs, outputs) for the compiler; `consts` maps id(input placeholder) of inputs
+    known to be constant (captured eager tensors) to their values."""
+    rules = []
+    if options.enabled("constant_folding"):
+        rules.append(fold_constants)
+    if options.enabled("arithmetic_optimization"):
+        rules.append(simplify)
+    check = options.enabled("debug_verify")
+    prune = not options.enabled("disable_model_pruning")
+    g, ins, outs = graph, list(inputs), list(outputs)
+    if rules or options.enabled("common_subexpression_elimination"):
+        g, ins, outs, _ = rebuild(g, ins, outs, rules, consts,
+                                  cse=options.enabled("common_subexpression_elimination"), prune=prune)
+        if check:
+            verify(g, outs)
+    if options.enabled("remapping") and any(op.type == "MatMul" for op in g.get_operations()):
+        g, ins, outs, _ = rebuild(g, ins, outs, [make_fuser(g, outs)], cse=False, prune=prune)
+        if check:
+            verify(g, outs)
+    return g, ins, outs

@@ -1,0 +1,115 @@
+"""The rewrite driver: rebuilds a graph in topological order, offering each node to rules in turn.
+
+A rule is `rule(ctx, op, inputs) -> list of replacement tensors | None`; `inputs` are the op's inputs
+already rewritten. Whatever no rule replaces is re-emitted as is (hash-consed when CSE is on). One forward
+pass reaches a fixed point for rules that only look backwards (folding, simplification, CSE), because
+every input has been rewritten before its consumers are visited. The original graph is never changed.
+"""
+import numpy as np
+
+from ..graph.graph import Graph
+from ..execute.plan import needed_ops
+
+
+class RewriteContext:
+    def __init__(self, graph, consts, cse):
+        self.graph = graph
+        self._consts = consts  # id(new tensor) -> known constant value
+        self._cse = cse
+        self._table = {}
+        self.changed = 0
+        self.frame = None  # the user frame of the op being rewritten, inherited by what replaces it
+
+    def const_value(self, t):
+        op = t.op
+        if op.type == "Const":
+            return op.attrs["value"]
+        return self._consts.get(id(t))
+
+    def constant(self, value, name):
+        self.changed += 1
+        return self.graph.constant(value, name=name)
+
+    def emit(self, opdef, inputs, attrs, name, control=(), frame=None):
+        key = None
+        if self._cse and not opdef.stateful and not control:
+            key = _cse_key(opdef, inputs, attrs)
+            if key is not None:
+                hit = self._table.get(key)
+                if hit is not None:
+                    self.changed += 1
+                    return hit
+        with self.graph.control_dependencies(control or None) if control else _null():
+            op = self.graph.create_op(opdef, inputs, attrs, name, frame or self.frame)
+        if key is not None:
+            self._table[key] = op.outputs
+        return op.outputs
+
+
+class _null:
+    def __enter__(self):
+        return None
+
+    def __exit__(self, *a):
+        return False
+
+
+def _freeze(v):
+    if isinstance(v, np.ndarray):
+        return None if v.size > 64 else (v.dtype.str, v.shape, v.tobytes())
+    if isinstance(v, (list, tuple)):
+        parts = tuple(_freeze(x) for x in v)
+        return None if any(p is None and x is not None for p, x in zip(parts, v)) else parts
+    try:
+        hash(v)
+    except TypeError:
+        return None
+    return v
+
+
+def _cse_key(opdef, inputs, attrs):
+    if opdef.name == "Const":
+        v = attrs["value"]
+        frozen = _freeze(np.asarray(v))
+        return None if frozen is None else ("Const", type(v).__name__, frozen)
+    items = []
+    for k in sorted(attrs):
+        f = _freeze(attrs[k])
+        if f is None and attrs[k] is not None:
+            return None
+        items.append((k, f))
+    return (opdef.name, tuple(id(t) for t in inputs), tuple(items))
+
+
+def rebuild(graph, inputs, outputs, rules, consts=None, cse=True, prune=True):
+    """Returns (new graph, new inputs, new outputs, number of rewrites). `consts`: {id(input): value}."""
+    g2 = Graph(graph.name)
+    g2.outer_graph = graph.outer_graph
+    tmap, omap = {}, {}
+    for ph in inputs:
+        new = g2.placeholder(ph.dtype, ph.shape, name=ph.op.name)
+        tmap[id(ph)] = new
+    known = {id(tmap[pid]): v for pid, v in consts.items() if pid in tmap} if consts else {}
+    ctx = RewriteContext(g2, known, cse)
+    ops = needed_ops(graph, outputs, keep_stateful=True) if prune else graph.get_operations()
+    for op in ops:
+        if op.type == "Placeholder":
+            if id(op.outputs[0]) not in tmap:
+                raise ValueError(f"Placeholder '{op.name}' is needed but is not an input of the graph")
+            continue
+        ins = [tmap[id(t)] for t in op.inputs]
+        ctx.frame = op.user_frame
+        res = None
+        for rule in rules:
+            res = rule(ctx, op, ins)
+            if res is not None:
+                ctx.changed += 1
+                break
+        if res is None:
+            ctrl = [omap[c._id] for c in op.control_inputs if c._id in omap]
+            res = ctx.emit(op.opdef, ins, op.attrs, op.name, ctrl)
+            if res and len(res) and hasattr(res[0], "op"):
+                omap[op._id] = res[0].op
+        for t, r in zip(op.outputs, res):
+            tmap[id(t)] = r
+    return g2, [tmap[id(t)] for t in inputs], [tmap[id(t)] for t in outputs], ctx.changed
