@@ -55,6 +55,9 @@ def compile_graph(graph, inputs, outputs, name="fn", wrap=None):
     for t in outputs:
         uses[id(t)] = uses.get(id(t), 0) + 1 << 20  # never freed
     remaining = dict(uses)
+    fresh = set()  # tensors whose buffers this function allocated (safe to overwrite once dead)
+    from ..optimize import options
+    reuse = options.enabled("buffer_reuse")
     for op in ops:
         typ = op.type
         if typ == "Placeholder":
@@ -83,7 +86,15 @@ def compile_graph(graph, inputs, outputs, name="fn", wrap=None):
                 lit = gname
             args.append(f"{key}={lit}")
         v = f"v{op._id}"
-        lines.append(f"    {v} = {k}({', '.join(args)})")
+        buf = _reusable(op, fresh, remaining, names) if reuse else None
+        if buf is not None:
+            # Buffer reuse: a temporary consumed only here, already of the output's shape, takes the result.
+            glob[f"u{op._id}"] = _INPLACE[typ]
+            lines.append(f"    {v} = u{op._id}({', '.join(args)}, out={buf})")
+        else:
+            lines.append(f"    {v} = {k}({', '.join(args)})")
+        if typ in _FRESH and _plain_array(op.outputs[0]):
+            fresh.add(id(op.outputs[0]))
         line_ops[len(lines)] = op
         if op.opdef.num_outputs == 1:  # as bind(): kernels of multi-output ops always return a tuple
             names[id(op.outputs[0])] = v
@@ -125,6 +136,29 @@ def compile_graph(graph, inputs, outputs, name="fn", wrap=None):
     cg.fn = glob[_ident(name)]
     cg.source, cg.ops, cg.filename = src, ops, fname
     return cg
+
+
+# Elementwise ops computed in place (ufunc with out=), and ops whose kernels always return a new array.
+_INPLACE = {"AddV2": np.add, "Sub": np.subtract, "Mul": np.multiply, "Maximum": np.maximum,
+            "Minimum": np.minimum, "Neg": np.negative}
+_FRESH = set(_INPLACE) | {"MatMul", "_FusedMatMul", "BatchMatMulV2"}
+
+
+def _plain_array(t):
+    s = t.shape
+    return s.rank is not None and s.rank >= 1 and s.is_fully_defined() and t.dtype.is_floating
+
+
+def _reusable(op, fresh, remaining, names):
+    if op.type not in _INPLACE or op.attrs or len(op.outputs) != 1:
+        return None
+    out = op.outputs[0]
+    if not _plain_array(out):
+        return None
+    for t in op.inputs:
+        if id(t) in fresh and remaining.get(id(t)) == 1 and t.shape == out.shape and t.dtype is out.dtype:
+            return names[id(t)]
+    return None
 
 
 def _ident(name):
