@@ -1,9 +1,19 @@
 """tf.math: the public math namespace. TOPLEVEL lists the names TensorFlow also exposes as tf.NAME."""
-from .ops.math_ops import (add, subtract, multiply, divide, truediv, floordiv, floormod, pow, maximum, minimum,  # noqa: F401,A004
-                           less, less_equal, greater, greater_equal, equal, not_equal, logical_and, logical_or,
-                           logical_not, logical_xor, negative, floor, conj, cast, matmul, reduce_sum, reduce_mean)
+from .ops.math_ops import (add, subtract, multiply, divide, truediv, realdiv, floordiv, floormod, pow,  # noqa: F401,A004
+                           maximum, minimum, less, less_equal, greater, greater_equal, equal, not_equal, logical_and,
+                           logical_or, logical_not, logical_xor, negative, floor, conj, cast, matmul, reduce_sum,
+                           reduce_mean, abs, sign, square, sqrt, rsqrt, exp, log, log1p, expm1, sin, cos, tan, tanh,
+                           sigmoid, reciprocal, round, ceil, is_nan, is_inf, is_finite, erf, erfc, squared_difference,
+                           truncatediv, truncatemod, divide_no_nan, xdivy, xlogy, add_n, clip_by_value, reduce_max,
+                           reduce_min, reduce_prod, reduce_all, reduce_any, reduce_logsumexp, reduce_std,
+                           reduce_variance, argmax, argmin, cumsum, cumprod)
 
 mod = floormod
-TOPLEVEL = ["add", "subtract", "multiply", "divide", "truediv", "floordiv", "floormod", "pow", "maximum", "minimum",
-            "less", "less_equal", "greater", "greater_equal", "equal", "not_equal", "logical_and", "logical_or",
-            "logical_not", "negative", "floor", "cast", "matmul", "reduce_sum", "reduce_mean"]
+# tf.truncatediv, tf.truncatemod, tf.clip_by_value and tf.realdiv are top-level only in TensorFlow; they live
+# here because TOPLEVEL is how names reach `tf.` (so tf.math has them too).
+TOPLEVEL = ["add", "subtract", "multiply", "divide", "truediv", "realdiv", "floordiv", "floormod", "pow", "maximum",
+            "minimum", "less", "less_equal", "greater", "greater_equal", "equal", "not_equal", "logical_and",
+            "logical_or", "logical_not", "negative", "floor", "cast", "matmul", "reduce_sum", "reduce_mean", "abs",
+            "sign", "square", "sqrt", "exp", "sin", "cos", "tan", "tanh", "sigmoid", "round", "truncatediv",
+            "truncatemod", "add_n", "clip_by_value", "reduce_max", "reduce_min", "reduce_prod", "reduce_all",
+            "reduce_any", "reduce_logsumexp", "argmax", "argmin", "cumsum"]

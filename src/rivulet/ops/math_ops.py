@@ -409,7 +409,7 @@ def reduction_axes(x, axis, op_name=None):
 def reduce_infer(x, axis=None, keepdims=False, **_):
     s = x.shape
     if s.rank is None:
-        return UNKNOWN, x.dtype
+        return (TensorShape._known(()) if axis is None and not keepdims else UNKNOWN), x.dtype
     if axis is None:
         dims = tuple(1 for _ in s) if keepdims else ()
     else:
