@@ -1,3 +1,18 @@
-"""tf.nn."""
+"""tf.nn. `sigmoid` and `tanh` are the math ops (tf.math owns them); they resolve on first access."""
+from .ops.nn_ops import (relu, relu6, leaky_relu, elu, selu, gelu, softplus, softsign, silu, swish,  # noqa: F401
+                         softmax, log_softmax, softmax_cross_entropy_with_logits,
+                         sparse_softmax_cross_entropy_with_logits, sigmoid_cross_entropy_with_logits, conv2d,
+                         max_pool2d, avg_pool2d, bias_add, dropout, l2_loss, l2_normalize, moments,
+                         batch_normalization)
 
 TOPLEVEL = []
+
+
+def __getattr__(name):
+    if name in ("sigmoid", "tanh"):
+        from .ops import math_ops
+        fn = getattr(math_ops, name, None)
+        if fn is not None:
+            globals()[name] = fn
+            return fn
+    raise AttributeError(f"module 'rivulet.nn' has no attribute '{name}'")

@@ -1,0 +1,973 @@
+"""Neural-network ops (tf.nn): activations, softmax and cross-entropies, conv2d, pooling, bias_add, dropout.
+
+Gradients follow TensorFlow's layout: each activation has its own `...Grad` op (one NumPy pass), the
+cross-entropy ops emit the fused backprop as a second output, and conv/pool gradients are ops of their own.
+Convolution is im2col + one BLAS matmul per block of output rows (see bench/bench_conv.py for the
+formulations measured); the copy of block k+1 overlaps the matmul of block k on a helper thread.
+"""
+import math
+import threading
+from concurrent.futures import ThreadPoolExecutor
+
+import numpy as np
+from numpy.lib.stride_tricks import as_strided
+
+from .. import dtypes as _dt
+from ..core import context
+from ..core.dispatch import bind
+from ..core.op import FLOATS, INTS, REAL, defop
+from ..core.tensor import Tensor
+from ..errors import InvalidArgumentError
+from ..shape import TensorShape
+from ._rules import UNKNOWN, binary_args, broadcast_shape, same_shape, static_value, to_tensor
+from . import math_ops as _m
+
+_CONV_TYPES = FLOATS | frozenset([_dt.int32])
+
+
+def _arg_error(msg):
+    """Bad static arguments: InvalidArgumentError when running eagerly (as TensorFlow's kernels say), else
+    ValueError (as TensorFlow's graph-construction shape functions say)."""
+    return InvalidArgumentError(msg) if context.executing_eagerly() else ValueError(msg)
+
+
+def _fmt(s):
+    return "[" + ",".join("?" if d is None else str(d) for d in s) + "]" if s.rank is not None else "<unknown>"
+
+
+def _float_input(x, what="features"):
+    x = to_tensor(x)
+    if not x.dtype.is_floating:
+        raise ValueError(f"`{what}.dtype` must be a floating point tensor.Received:{what}.dtype={x.dtype!r}")
+    return x
+
+
+# ============================================================================ elementwise activations
+def _sig(x):
+    # Logistic function, computed in float64 and rounded once: matches TensorFlow's float32 results best.
+    with np.errstate(over="ignore"):
+        return (1 / (1 + np.exp(-np.asarray(x, np.float64)))).astype(x.dtype)
+
+
+def _erfc(x):
+    # NumPy has no erfc; math.erfc is exact to the last bit, worth the per-element cost for a rare activation.
+    return np.array(_ERFC(np.asarray(x, np.float64)), dtype=np.float64).astype(x.dtype)
+
+
+_ERFC = np.frompyfunc(math.erfc, 1, 1)
+_RSQRT2 = 0.7071067811865476
+
+
+_SQRT_2_PI = 0.7978845608028654  # sqrt(2 / pi)
+_SELU_SCALE, _SELU_ALPHA = 1.0507009873554804934193349852946, 1.6732632423543772848170429916717
+
+
+def _gelu_tanh_parts(x):
+    u = x.dtype.type(_SQRT_2_PI) * (x + x.dtype.type(0.044715) * x ** 3)
+    du = x.dtype.type(_SQRT_2_PI) * (1 + x.dtype.type(3 * 0.044715) * x * x)
+    return np.tanh(u), du
+
+
+def _gelu(x, approximate=False):
+    if approximate:
+        return x.dtype.type(0.5) * x * (1 + _gelu_tanh_parts(x)[0])
+    # 0.5 * x * erfc(-x / sqrt(2)), TensorFlow's form: no cancellation for negative x.
+    return x.dtype.type(0.5) * x * _erfc(-x * x.dtype.type(_RSQRT2))
+
+
+def _gelu_d(x, approximate=False):
+    if approximate:
+        t, du = _gelu_tanh_parts(x)
+        return x.dtype.type(0.5) * (1 + t) + x.dtype.type(0.5) * x * (1 - t * t) * du
+    pdf = np.exp(-x * x / 2) * x.dtype.type(0.3989422804014327)
+    return x.dtype.type(0.5) * _erfc(-x * x.dtype.type(_RSQRT2)) + x * pdf
+
+
+def _gelu_d2(x, approximate=False):
+    if approximate:
+        t, du = _gelu_tanh_parts(x)
+        d2u = x.dtype.type(6 * _SQRT_2_PI * 0.044715) * x
+        return (1 - t * t) * (du - x * t * du * du + x.dtype.type(0.5) * x * d2u)
+    return np.exp(-x * x / 2) * x.dtype.type(0.3989422804014327) * (2 - x * x)
+
+
+def _swish(x, beta=1.0):
+    return x * _sig(x * x.dtype.type(beta) if beta != 1.0 else x)
+
+
+def _swish_d(x, beta=1.0):
+    b = x.dtype.type(beta)
+    s = _sig(b * x)
+    return s * (1 + b * x * (1 - s))
+
+
+def _swish_d2(x, beta=1.0):
+    b = x.dtype.type(beta)
+    s = _sig(b * x)
+    return b * s * (1 - s) * (2 + b * x * (1 - 2 * s))
+
+
+def _softplus(x):
+    # TensorFlow's thresholds: x itself when large, exp(x) when very negative, else log1p(exp(x)).
+    t = x.dtype.type(np.log(np.finfo(x.dtype).eps) + 2)
+    with np.errstate(over="ignore"):
+        e = np.exp(x)
+        return np.where(x > -t, x, np.where(x < t, e, np.log1p(e)))
+
+
+def _elu(x):
+    with np.errstate(over="ignore"):
+        return np.where(x > 0, x, np.expm1(np.minimum(x, 0)))
+
+
+def _selu(x):
+    return x.dtype.type(_SELU_SCALE) * np.where(x > 0, x, x.dtype.type(_SELU_ALPHA) * np.expm1(np.minimum(x, 0)))
+
+
+# name: (f, f', f'' (None: zero), allowed dtypes). Each kernel is as few NumPy passes as it can be:
+# Relu and its gradient are on every Dense layer's hot path.
+_ACTIVATIONS = {
+    "Relu": (lambda x: np.maximum(x, 0), lambda x: x > 0, None, REAL),
+    "Relu6": (lambda x: np.clip(x, 0, 6), lambda x: (x > 0) & (x < 6), None, REAL),
+    "LeakyRelu": (lambda x, alpha=0.2: np.where(x > 0, x, x * x.dtype.type(alpha)),
+                  lambda x, alpha=0.2: np.where(x > 0, x.dtype.type(1), x.dtype.type(alpha)), None, FLOATS),
+    "Elu": (_elu, lambda x: np.where(x > 0, 1, np.exp(np.minimum(x, 0))).astype(x.dtype),
+            lambda x: np.where(x > 0, 0, np.exp(np.minimum(x, 0))).astype(x.dtype), FLOATS),
+    "Selu": (_selu,
+             lambda x: np.where(x > 0, x.dtype.type(_SELU_SCALE),
+                                x.dtype.type(_SELU_SCALE * _SELU_ALPHA) * np.exp(np.minimum(x, 0))),
+             lambda x: np.where(x > 0, x.dtype.type(0),
+                                x.dtype.type(_SELU_SCALE * _SELU_ALPHA) * np.exp(np.minimum(x, 0))), FLOATS),
+    "Softplus": (_softplus, _sig, lambda x: _sig(x) * (1 - _sig(x)), FLOATS),
+    "Softsign": (lambda x: x / (1 + np.abs(x)), lambda x: 1 / (1 + np.abs(x)) ** 2,
+                 lambda x: -2 * np.sign(x) / (1 + np.abs(x)) ** 3, FLOATS),
+    "Gelu": (_gelu, _gelu_d, _gelu_d2, FLOATS),
+    "Silu": (_swish, _swish_d, _swish_d2, FLOATS),
+}
+
+
+def _make_activation(name, f, df, d2f, allowed):
+    def grad_kernel(dy, x, **attrs):
+        d = df(x, **attrs)
+        return np.where(d, dy, 0).astype(dy.dtype, copy=False) if d.dtype == bool else dy * d
+
+    second = None
+    if d2f is not None:
+        second = defop(name + "GradGrad", lambda a, x, **attrs: a * d2f(x, **attrs), same_shape, same=2)
+
+    def grad_grad(op, g):
+        dy, x = op.inputs
+        gx = None if second is None else bind(second, (_m.multiply(g, dy), x), op.attrs)
+        return bind(grad_op, (g, x), op.attrs), gx
+
+    grad_op = defop(name + "Grad", grad_kernel, same_shape, grad=grad_grad, same=2, allowed=allowed)
+    fwd = defop(name, f, same_shape, grad=lambda op, dy: (bind(grad_op, (dy, op.inputs[0]), op.attrs),),
+                allowed=allowed)
+    return fwd
+
+
+_ACT_OPS = {name: _make_activation(name, *spec) for name, spec in _ACTIVATIONS.items()}
+RELU, RELU6, LEAKY_RELU, ELU, SELU, SOFTPLUS, SOFTSIGN, GELU, SILU = (
+    _ACT_OPS[n] for n in ("Relu", "Relu6", "LeakyRelu", "Elu", "Selu", "Softplus", "Softsign", "Gelu", "Silu"))
+
+
+def relu(features, name=None):
+    return bind(RELU, (to_tensor(features),), name=name or "Relu")
+
+
+def relu6(features, name=None):
+    return bind(RELU6, (to_tensor(features),), name=name or "Relu6")
+
+
+def leaky_relu(features, alpha=0.2, name=None):
+    x = to_tensor(features)
+    if x.dtype.is_integer:  # TensorFlow computes integer leaky_relu in float32
+        x = _m.cast(x, _dt.float32)
+    return bind(LEAKY_RELU, (x,), {"alpha": float(alpha)}, name=name or "LeakyRelu")
+
+
+def elu(features, name=None):
+    return bind(ELU, (to_tensor(features),), name=name or "Elu")
+
+
+def selu(features, name=None):
+    return bind(SELU, (to_tensor(features),), name=name or "Selu")
+
+
+def softplus(features, name=None):
+    return bind(SOFTPLUS, (to_tensor(features),), name=name or "Softplus")
+
+
+def softsign(features, name=None):
+    return bind(SOFTSIGN, (to_tensor(features),), name=name or "Softsign")
+
+
+def gelu(features, approximate=False, name=None):
+    x = _float_input(features)
+    return bind(GELU, (x,), {"approximate": bool(approximate)}, name=name or "Gelu")
+
+
+def silu(features, beta=1.0, name=None):
+    """x * sigmoid(beta * x); beta is a static number here (no gradient reaches it)."""
+    x = to_tensor(features)
+    b = static_value(beta) if isinstance(beta, Tensor) else beta
+    if b is None:
+        raise NotImplementedError("tf.nn.silu needs a beta known when the graph is built")
+    b = float(b)
+    return bind(SILU, (x,), {} if b == 1.0 else {"beta": b}, name=name or "Silu")
+
+
+swish = silu
+
+
+# ============================================================================ bias_add
+def _bias_infer(x, b, data_format="NHWC"):
+    xs, bs = x.shape, b.shape
+    if bs.rank is not None and bs.rank != 1:
+        raise ValueError(f"Biases must be 1D: {_fmt(bs)}")
+    if xs.rank is not None and xs.rank < 2:
+        raise ValueError(f"Input tensor must be at least 2D: {_fmt(xs)}")
+    if xs.rank is not None and bs.rank is not None:
+        c = xs[1] if data_format == "NCHW" else xs[-1]
+        if c is not None and bs[0] is not None and c != bs[0]:
+            raise ValueError(f"Must provide as many biases as the last dimension of the input tensor: "
+                             f"{_fmt(bs)} vs. {_fmt(xs)}")
+    return xs, x.dtype
+
+
+def _bias_kernel(x, b, data_format="NHWC"):
+    if data_format == "NCHW":
+        b = b.reshape((-1,) + (1,) * (x.ndim - 2))
+    return np.add(x, b)
+
+
+def _bias_grad_kernel(dy, data_format="NHWC"):
+    axes = tuple(i for i in range(dy.ndim) if i != (1 if data_format == "NCHW" else dy.ndim - 1))
+    return np.sum(dy, axis=axes, dtype=dy.dtype)
+
+
+def _bias_grad_infer(dy, data_format="NHWC"):
+    s = dy.shape
+    if s.rank is None:
+        return TensorShape([None]), dy.dtype
+    return TensorShape([s[1] if data_format == "NCHW" else s[-1]]), dy.dtype
+
+
+BIAS_ADD_GRAD = defop("BiasAddGrad", _bias_grad_kernel, _bias_grad_infer,
+                      grad=lambda op, g: (bias_add(_m.zeros_like_(op.inputs[0]), g, op.attrs.get("data_format")),))
+BIAS_ADD = defop("BiasAdd", _bias_kernel, _bias_infer, same=2, allowed=_m.NUMERIC,
+                 grad=lambda op, dy: (dy, bind(BIAS_ADD_GRAD, (dy,), op.attrs)))
+
+
+def bias_add(value, bias, data_format=None, name=None):
+    x = to_tensor(value)
+    b = to_tensor(bias, dtype=None if isinstance(bias, Tensor) else x.dtype)
+    attrs = {"data_format": "NCHW"} if data_format is not None and data_format.startswith("NC") else {}
+    try:
+        _bias_infer(x, b, **attrs)
+    except ValueError as e:
+        raise _arg_error(str(e)) from None
+    return bind(BIAS_ADD, (x, b), attrs, name=name or "BiasAdd")
+
+
+# ============================================================================ softmax
+def _f32(x):
+    """Half-precision inputs are computed in float32 (as TensorFlow's kernels accumulate)."""
+    return x.astype(np.float32) if x.dtype == np.float16 else x
+
+
+def _softmax_kernel(x, axis=-1):
+    if x.ndim == 0:
+        raise InvalidArgumentError("logits must have >= 1 dimension, got shape []")
+    xf = _f32(x)
+    e = np.exp(xf - np.max(xf, axis=axis, keepdims=True))
+    e /= np.sum(e, axis=axis, keepdims=True)
+    return e.astype(x.dtype, copy=False)
+
+
+def _log_softmax_kernel(x, axis=-1):
+    if x.ndim == 0:
+        raise InvalidArgumentError("logits must have >= 1 dimension, got shape []")
+    xf = _f32(x)
+    z = xf - np.max(xf, axis=axis, keepdims=True)
+    z -= np.log(np.sum(np.exp(z), axis=axis, keepdims=True))
+    return z.astype(x.dtype, copy=False)
+
+
+def _softmax_grad(op, dy):
+    y, axis = op.outputs[0], op.attrs.get("axis", -1)
+    return (_m.multiply(_m.subtract(dy, _m.reduce_sum(_m.multiply(dy, y), axis, keepdims=True)), y),)
+
+
+def _log_softmax_grad(op, dy):
+    axis = op.attrs.get("axis", -1)
+    sm = softmax(op.inputs[0], axis)
+    return (_m.subtract(dy, _m.multiply(_m.reduce_sum(dy, axis, keepdims=True), sm)),)
+
+
+SOFTMAX = defop("Softmax", _softmax_kernel, same_shape, grad=_softmax_grad, allowed=FLOATS)
+LOG_SOFTMAX = defop("LogSoftmax", _log_softmax_kernel, same_shape, grad=_log_softmax_grad, allowed=FLOATS)
+
+
+def _softmax_axis(x, axis):
+    """A non-negative axis, or -1 for the last one (the attr-free common case)."""
+    rank = x.shape.rank
+    axis = -1 if axis is None else int(axis)
+    if rank is None or axis == -1:
+        return axis
+    if not -rank <= axis < rank:
+        raise _arg_error(f"`dim` must be in the range [{-rank}, {rank}) where {rank} is the number of "
+                         f"dimensions in the input. Received: dim={axis}")
+    return -1 if axis % rank == rank - 1 else axis % rank
+
+
+def softmax(logits, axis=None, name=None):
+    x = to_tensor(logits)
+    axis = _softmax_axis(x, axis)
+    return bind(SOFTMAX, (x,), {} if axis == -1 else {"axis": axis}, name=name or "Softmax")
+
+
+def log_softmax(logits, axis=None, name=None):
+    x = to_tensor(logits)
+    axis = _softmax_axis(x, axis)
+    return bind(LOG_SOFTMAX, (x,), {} if axis == -1 else {"axis": axis}, name=name or "LogSoftmax")
+
+
+# ============================================================================ cross-entropies
+def _expand_mul_kernel(d, b, axis=-1):
+    return np.expand_dims(d, axis) * b
+
+
+def _expand_mul_grad(op, g):
+    d, b = op.inputs
+    axis = op.attrs.get("axis", -1)
+    return _m.reduce_sum(_m.multiply(g, b), axis), bind(EXPAND_MUL, (d, g), op.attrs)
+
+
+# expand_dims(d, axis) * b: scales a fused backprop by the per-example upstream gradient.
+EXPAND_MUL = defop("ExpandDimsMul", _expand_mul_kernel, lambda d, b, axis=-1: (b.shape, b.dtype),
+                   grad=_expand_mul_grad)
+
+
+def _xent_kernel(features, labels, axis=-1):
+    f, lab = _f32(features), _f32(labels)
+    z = f - np.max(f, axis=axis, keepdims=True)
+    e = np.exp(z)
+    s = np.sum(e, axis=axis, keepdims=True)
+    log_sm = z - np.log(s)
+    loss = -np.sum(lab * log_sm, axis=axis)
+    backprop = e / s - lab
+    return loss.astype(features.dtype, copy=False), backprop.astype(features.dtype, copy=False)
+
+
+def _xent_infer(features, labels, axis=-1):
+    fs, ls = features.shape, labels.shape
+    try:
+        s = broadcast_shape(fs, ls) if fs.rank == ls.rank else None
+    except ValueError:
+        s = None
+    if s is None and fs.rank is not None and ls.rank is not None:
+        raise ValueError(f"logits and labels must be broadcastable: logits_size={_fmt(fs)} labels_size={_fmt(ls)}")
+    if s is None or s.rank is None:
+        return [(UNKNOWN, features.dtype)] * 2
+    dims = list(s)
+    del dims[axis]
+    return [(TensorShape(dims), features.dtype), (s, features.dtype)]
+
+
+def _softmax_jvp_back(g, logits, axis):
+    """Gradient through backprop = softmax(logits) - labels, for second derivatives."""
+    sm = softmax(logits, axis)
+    return _m.multiply(_m.subtract(g, _m.reduce_sum(_m.multiply(g, sm), axis, keepdims=True)), sm)
+
+
+def _xent_grad(op, dloss, dbackprop=None):
+    logits, labels = op.inputs
+    axis = op.attrs.get("axis", -1)
+    glogits = glabels = None
+    if dloss is not None:
+        glogits = bind(EXPAND_MUL, (dloss, op.outputs[1]), op.attrs)
+        glabels = bind(EXPAND_MUL, (dloss, _m.negative(log_softmax(logits, axis))), op.attrs)
+    if dbackprop is not None:
+        extra = _softmax_jvp_back(dbackprop, logits, axis)
+        glogits = extra if glogits is None else _m.add(glogits, extra)
+        nb = _m.negative(dbackprop)
+        glabels = nb if glabels is None else _m.add(glabels, nb)
+    return _m.sum_to(glogits, logits), _m.sum_to(glabels, labels)
+
+
+SOFTMAX_XENT = defop("SoftmaxCrossEntropyWithLogits", _xent_kernel, _xent_infer, grad=_xent_grad,
+                     num_outputs=2, same=2, allowed=FLOATS)
+
+
+def softmax_cross_entropy_with_logits(labels, logits, axis=-1, name=None):
+    logits, labels = binary_args(logits, labels)
+    rank = logits.shape.rank
+    axis = int(axis)
+    if rank is not None:
+        if not -rank <= axis < rank:
+            raise _arg_error(f"`axis` must be in the range [{-rank}, {rank}). Received: axis={axis}")
+        axis = -1 if axis % rank == rank - 1 else axis % rank
+    attrs = {} if axis == -1 else {"axis": axis}
+    return bind(SOFTMAX_XENT, (logits, labels), attrs, name=name or "SoftmaxCrossEntropyWithLogits")[0]
+
+
+def _sparse_xent_kernel(features, labels):
+    n = features.shape[-1]
+    bad = (labels < 0) | (labels >= n)
+    if np.any(bad):
+        v = labels[bad].reshape(-1)[0]
+        shown = " ".join(str(x) for x in labels.reshape(-1)[:10])
+        raise InvalidArgumentError(f"Received a label value of {v} which is outside the valid range of [0, {n}).  "
+                                   f"Label values: {shown}")
+    f = _f32(features)
+    z = f - np.max(f, axis=-1, keepdims=True)
+    e = np.exp(z)
+    s = np.sum(e, axis=-1, keepdims=True)
+    idx = np.expand_dims(labels, -1).astype(np.intp)
+    loss = (np.log(s) - np.take_along_axis(z, idx, -1))[..., 0]
+    backprop = e / s
+    np.put_along_axis(backprop, idx, np.take_along_axis(backprop, idx, -1) - 1, -1)
+    return loss.astype(features.dtype, copy=False), backprop.astype(features.dtype, copy=False)
+
+
+def _sparse_xent_infer(features, labels):
+    fs, ls = features.shape, labels.shape
+    if labels.dtype not in (_dt.int32, _dt.int64):
+        raise TypeError(f"Value for attr 'Tlabels' of {labels.dtype.name} is not in the list of allowed values: "
+                        f"int32, int64")
+    if fs.rank is None:
+        return [(ls, features.dtype), (UNKNOWN, features.dtype)]
+    if ls.rank is not None:
+        if ls.rank != fs.rank - 1:
+            raise ValueError(f"`labels.shape.rank` must equal `logits.shape.rank - 1`. Received: labels.shape="
+                             f"{ls} of rank {ls.rank} and logits.shape={fs} of rank {fs.rank}")
+        if not ls.is_compatible_with(fs[:-1]):
+            raise ValueError(f"`labels.shape` must equal `logits.shape` except for the last dimension. Received: "
+                             f"labels.shape={ls} and logits.shape={fs}")
+    return [(fs[:-1].merge_with(ls) if ls.rank is not None else fs[:-1], features.dtype), (fs, features.dtype)]
+
+
+def _sparse_xent_grad(op, dloss, dbackprop=None):
+    logits = op.inputs[0]
+    g = None if dloss is None else bind(EXPAND_MUL, (dloss, op.outputs[1]))
+    if dbackprop is not None:
+        extra = _softmax_jvp_back(dbackprop, logits, -1)
+        g = extra if g is None else _m.add(g, extra)
+    return g, None
+
+
+SPARSE_XENT = defop("SparseSoftmaxCrossEntropyWithLogits", _sparse_xent_kernel, _sparse_xent_infer,
+                    grad=_sparse_xent_grad, num_outputs=2, allowed=FLOATS)
+
+
+def sparse_softmax_cross_entropy_with_logits(labels, logits, name=None):
+    logits = to_tensor(logits)
+    labels = to_tensor(labels)
+    if labels.dtype not in (_dt.int32, _dt.int64):
+        raise _arg_error(f"Value for attr 'Tlabels' of {labels.dtype.name} is not in the list of allowed values: "
+                         f"int32, int64")
+    _sparse_xent_infer(logits, labels)  # rank mismatches are ValueErrors even when running eagerly
+    return bind(SPARSE_XENT, (logits, labels), name=name or "SparseSoftmaxCrossEntropyWithLogits")[0]
+
+
+def _sigmoid_xent_kernel(logits, labels):
+    # max(x, 0) - x * z + log(1 + exp(-|x|)): stable for large |x|.
+    return np.maximum(logits, 0) - logits * labels + np.log1p(np.exp(-np.abs(logits)))
+
+
+def _sigmoid_xent_infer(logits, labels):
+    if not logits.shape.is_compatible_with(labels.shape):
+        raise ValueError(f"`logits` and `labels` must have the same shape, received ({logits.shape} vs "
+                         f"{labels.shape}).")
+    return logits.shape.merge_with(labels.shape), logits.dtype
+
+
+def _sigmoid_xent_grad_grad(op, g):
+    dy, x, z = op.inputs
+    a = _m.multiply(g, dy)
+    return (bind(SIGMOID_XENT_GRAD, (g, x, z)), bind(SIGMOID_XENT_GRAD2, (a, x)), _m.negative(a))
+
+
+SIGMOID_XENT_GRAD2 = defop("SigmoidCrossEntropyGradGrad", lambda a, x: a * _sig(x) * (1 - _sig(x)), same_shape)
+SIGMOID_XENT_GRAD = defop("SigmoidCrossEntropyGrad", lambda dy, x, z: dy * (_sig(x) - z), same_shape,
+                          grad=_sigmoid_xent_grad_grad)
+SIGMOID_XENT = defop("SigmoidCrossEntropyWithLogits", _sigmoid_xent_kernel, _sigmoid_xent_infer,
+                     grad=lambda op, dy: (bind(SIGMOID_XENT_GRAD, (dy,) + tuple(op.inputs)),
+                                          _m.negative(_m.multiply(dy, op.inputs[0]))),
+                     same=2, allowed=FLOATS)
+
+
+def sigmoid_cross_entropy_with_logits(labels=None, logits=None, name=None):
+    if labels is None or logits is None:
+        raise ValueError("Both `labels` and `logits` must be provided.")
+    logits = to_tensor(logits)
+    labels = to_tensor(labels, dtype=None if isinstance(labels, Tensor) else logits.dtype)
+    _sigmoid_xent_infer(logits, labels)
+    return bind(SIGMOID_XENT, (logits, labels), name=name or "logistic_loss")
+
+
+# ============================================================================ conv2d
+def _pair(v, what, n_spatial=2):
+    """TensorFlow's int-or-list spatial argument (`strides`, `dilations`, `ksize`) -> (h, w)."""
+    if isinstance(v, Tensor):
+        v = static_value(v)
+    v = [int(v)] if np.ndim(v) == 0 else [int(a) for a in np.asarray(v).reshape(-1)]
+    if len(v) == 1:
+        return (v[0], v[0])
+    if len(v) == 2:
+        return tuple(v)
+    if len(v) == 4:
+        if v[0] != 1 or v[3] != 1:
+            raise _arg_error(f"Current implementation does not yet support {what} in the batch and depth "
+                             f"dimensions.")
+        return (v[1], v[2])
+    raise ValueError(f"{what} should be of length 1, {n_spatial} or {n_spatial + 2} but was {len(v)}")
+
+
+def _padding_attr(padding):
+    """'SAME'/'VALID' or explicit [[0,0],[t,b],[l,r],[0,0]] -> (padding, ((t,b),(l,r)))."""
+    if isinstance(padding, str):
+        if padding not in ("SAME", "VALID"):
+            raise _arg_error(f"Value for attr 'padding' of \"{padding}\" is not in the list of allowed values: "
+                             f"\"SAME\", \"VALID\", \"EXPLICIT\"")
+        return padding, None
+    p = [[int(a) for a in pair] for pair in padding]
+    if len(p) != 4 or any(len(pair) != 2 for pair in p) or p[0] != [0, 0] or p[3] != [0, 0]:
+        raise ValueError(f"padding should be a string or a list of 4 [before, after] pairs with no padding in "
+                         f"the batch and channel dimensions, got {padding!r}")
+    return "EXPLICIT", ((p[1][0], p[1][1]), (p[2][0], p[2][1]))
+
+
+def _out_size(n, k, s, d, padding, explicit):
+    """(output size, pad before, pad after) along one spatial dim; n may be None."""
+    eff = (k - 1) * d + 1
+    if n is None:
+        if padding == "SAME":
+            return None, None, None
+        return None, (explicit or (0, 0))[0], (explicit or (0, 0))[1]
+    if padding == "SAME":
+        out = -(-n // s)
+        total = max((out - 1) * s + eff - n, 0)
+        return out, total // 2, total - total // 2
+    before, after = explicit or (0, 0)
+    out = (n + before + after - eff) // s + 1
+    if n + before + after - eff < 0:
+        raise ValueError(f"Computed output size would be negative: {(n + before + after - eff + 1 + s - 1) // s} "
+                         f"[input_size: {n}, effective_filter_size: {eff}, stride: {s}]")
+    return out, before, after
+
+
+def _conv_geometry(xshape, kh, kw, strides, padding, explicit, dilations):
+    oh, pt, pb = _out_size(xshape[1], kh, strides[0], dilations[0], padding, explicit and explicit[0])
+    ow, pl, pr = _out_size(xshape[2], kw, strides[1], dilations[1], padding, explicit and explicit[1])
+    return oh, ow, (pt, pb), (pl, pr)
+
+
+def _conv_infer(x, w, strides, padding, dilations, explicit=None):
+    xs, ws = x.shape, w.shape
+    if xs.rank is not None and xs.rank != 4:
+        raise ValueError(f"input must be 4-dimensional{_fmt(xs)}")
+    if ws.rank is not None and ws.rank != 4:
+        raise ValueError(f"filter must be 4-dimensional: {_fmt(ws)}")
+    if xs.rank is None:
+        return TensorShape([None, None, None, ws[3] if ws.rank else None]), x.dtype
+    if ws.rank is None:
+        return TensorShape([xs[0], None, None, None]), x.dtype
+    c, fc = xs[3], ws[2]
+    if c is not None and fc is not None and c != fc:
+        if c % fc:
+            raise ValueError(f"input depth must be evenly divisible by filter depth: {c} vs {fc}")
+        raise ValueError(f"Grouped convolution is not supported: input depth {c} vs filter depth {fc}")
+    if ws[0] is None or ws[1] is None:
+        return TensorShape([xs[0], None, None, ws[3]]), x.dtype
+    oh, ow, _, _ = _conv_geometry(xs, ws[0], ws[1], strides, padding, explicit, dilations)
+    return TensorShape([xs[0], oh, ow, ws[3]]), x.dtype
+
+
+def _pad_input(x, ph, pw, value=0):
+    if not (ph[0] or ph[1] or pw[0] or pw[1]):
+        return x
+    return np.pad(x, ((0, 0), ph, pw, (0, 0)), constant_values=value)
+
+
+def _windows(xp, oh, ow, kh, kw, strides, dilations):
+    """View [N, OH, OW, KH, KW, C] of every filter window of the padded input (no copy)."""
+    sN, sH, sW, sC = xp.strides
+    return as_strided(xp, (xp.shape[0], oh, ow, kh, kw, xp.shape[3]),
+                      (sN, sH * strides[0], sW * strides[1], sH * dilations[0], sW * dilations[1], sC),
+                      writeable=False)
+
+
+_BLOCK_BYTES = 8 << 20  # im2col block size: big enough for an efficient matmul, small enough for the cache
+_COPIER = []
+_pool_lock = threading.Lock()
+
+
+def _copier():
+    if not _COPIER:
+        with _pool_lock:
+            if not _COPIER:
+                _COPIER.append(ThreadPoolExecutor(1, thread_name_prefix="rivulet-im2col"))
+    return _COPIER[0]
+
+
+def _blocks(n, oh, row_bytes):
+    """Blocks (n0, n1, r0, r1) of output rows whose im2col rows take about _BLOCK_BYTES."""
+    rows = max(1, _BLOCK_BYTES // max(row_bytes, 1))
+    if rows >= oh:
+        per = max(1, rows // oh)
+        return [(i, min(i + per, n), 0, oh) for i in range(0, n, per)]
+    return [(i, i + 1, r, min(r + rows, oh)) for i in range(n) for r in range(0, oh, rows)]
+
+
+def _im2col_blocks(cols, blocks, fn):
+    """Calls fn(block, cols_2d) for each block; copying block k+1 overlaps fn on block k (BLAS and NumPy
+    copies release the GIL)."""
+    k = cols.shape[3] * cols.shape[4] * cols.shape[5]
+
+    def copy(b):
+        n0, n1, r0, r1 = b
+        return np.ascontiguousarray(cols[n0:n1, r0:r1]).reshape(-1, k)
+
+    if len(blocks) == 1:
+        fn(blocks[0], copy(blocks[0]))
+        return
+    pool = _copier()
+    fut = pool.submit(copy, blocks[0])
+    for i, b in enumerate(blocks):
+        c = fut.result()
+        if i + 1 < len(blocks):
+            fut = pool.submit(copy, blocks[i + 1])
+        fn(b, c)
+
+
+def _conv_kernel(x, w, strides, padding, dilations, explicit=None):
+    kh, kw, c, o = w.shape
+    if x.shape[3] != c:
+        raise ValueError(f"input depth must be evenly divisible by filter depth: {x.shape[3]} vs {c}")
+    oh, ow, ph, pw = _conv_geometry(x.shape, kh, kw, strides, padding, explicit, dilations)
+    n = x.shape[0]
+    if kh == kw == 1 and strides == (1, 1) and padding != "EXPLICIT":
+        return np.matmul(x.reshape(-1, c), w.reshape(c, o)).reshape(n, oh, ow, o)
+    cols = _windows(_pad_input(x, ph, pw), oh, ow, kh, kw, strides, dilations)
+    w2 = w.reshape(-1, o)
+    out = np.empty((n, oh, ow, o), dtype=np.result_type(x, w))
+
+    def gemm(b, c2):
+        n0, n1, r0, r1 = b
+        np.matmul(c2, w2, out=out[n0:n1, r0:r1].reshape(-1, o))
+
+    _im2col_blocks(cols, _blocks(n, oh, ow * kh * kw * c * x.itemsize), gemm)
+    return out
+
+
+def _conv_backprop_input_kernel(x, w, dy, strides, padding, dilations, explicit=None):
+    """d(conv)/d(input); `x` only supplies the input shape."""
+    kh, kw, c, o = w.shape
+    n, h, wd, _ = x.shape
+    oh, ow, ph, pw = _conv_geometry(x.shape, kh, kw, strides, padding, explicit, dilations)
+    dh, dw = dilations
+    if strides == (1, 1):
+        # A stride-1 input gradient is the full correlation of dy with the flipped, transposed filter.
+        eh, ew = (kh - 1) * dh, (kw - 1) * dw
+        wf = np.ascontiguousarray(w[::-1, ::-1].transpose(0, 1, 3, 2))
+        full = _conv_kernel(dy, wf, (1, 1), "EXPLICIT", dilations, ((eh, eh), (ew, ew)))
+        return np.ascontiguousarray(full[:, ph[0]:ph[0] + h, pw[0]:pw[0] + wd])
+    dxp = np.zeros((n, h + ph[0] + ph[1], wd + pw[0] + pw[1], c), dtype=dy.dtype)
+    sh, sw = strides
+    w2t = w.reshape(-1, o).T
+    for n0, n1, r0, r1 in _blocks(n, oh, ow * kh * kw * c * dy.itemsize):
+        dcols = (dy[n0:n1, r0:r1].reshape(-1, o) @ w2t).reshape(n1 - n0, r1 - r0, ow, kh, kw, c)
+        for i in range(kh):
+            top = r0 * sh + i * dh
+            for j in range(kw):
+                left = j * dw
+                dxp[n0:n1, top:top + (r1 - r0 - 1) * sh + 1:sh, left:left + (ow - 1) * sw + 1:sw] += dcols[:, :, :, i, j]
+    return dxp[:, ph[0]:ph[0] + h, pw[0]:pw[0] + wd].copy()
+
+
+def _conv_backprop_filter_kernel(x, w, dy, strides, padding, dilations, explicit=None):
+    """d(conv)/d(filter); `w` only supplies the filter shape."""
+    kh, kw, c, o = w.shape
+    oh, ow, ph, pw = _conv_geometry(x.shape, kh, kw, strides, padding, explicit, dilations)
+    cols = _windows(_pad_input(x, ph, pw), oh, ow, kh, kw, strides, dilations)
+    acc = np.zeros((kh * kw * c, o), dtype=np.result_type(x, dy))
+
+    def gemm(b, c2):
+        n0, n1, r0, r1 = b
+        acc.__iadd__(c2.T @ dy[n0:n1, r0:r1].reshape(-1, o))
+
+    _im2col_blocks(cols, _blocks(x.shape[0], oh, ow * kh * kw * c * x.itemsize), gemm)
+    return acc.reshape(kh, kw, c, o)
+
+
+def _conv_grad(op, dy):
+    x, w = op.inputs
+    return (bind(CONV_BACKPROP_INPUT, (x, w, dy), op.attrs), bind(CONV_BACKPROP_FILTER, (x, w, dy), op.attrs))
+
+
+def _backprop_input_grad(op, g):
+    x, w, dy = op.inputs
+    return None, bind(CONV_BACKPROP_FILTER, (g, w, dy), op.attrs), bind(CONV2D, (g, w), op.attrs)
+
+
+def _backprop_filter_grad(op, g):
+    x, w, dy = op.inputs
+    return bind(CONV_BACKPROP_INPUT, (x, g, dy), op.attrs), None, bind(CONV2D, (x, g), op.attrs)
+
+
+CONV2D = defop("Conv2D", _conv_kernel, _conv_infer, grad=_conv_grad, same=2, allowed=_CONV_TYPES)
+CONV_BACKPROP_INPUT = defop("Conv2DBackpropInput", _conv_backprop_input_kernel,
+                            lambda x, w, dy, **a: (x.shape, dy.dtype), grad=_backprop_input_grad)
+CONV_BACKPROP_FILTER = defop("Conv2DBackpropFilter", _conv_backprop_filter_kernel,
+                             lambda x, w, dy, **a: (w.shape, dy.dtype), grad=_backprop_filter_grad)
+
+
+def conv2d(input, filters, strides, padding, data_format="NHWC", dilations=None, name=None):  # noqa: A002
+    if data_format not in ("NHWC", None):
+        raise _arg_error(f"rivulet's Conv2D supports only the NHWC data format (as TensorFlow on CPU); got "
+                         f"{data_format}")
+    x, w = binary_args(input, filters)
+    pad, explicit = _padding_attr(padding)
+    attrs = {"strides": _pair(strides, "strides"), "padding": pad,
+             "dilations": _pair(1 if dilations is None else dilations, "dilations")}
+    if explicit is not None:
+        attrs["explicit"] = explicit
+    try:
+        _conv_infer(x, w, **attrs)
+    except ValueError as e:
+        raise _arg_error(str(e)) from None
+    return bind(CONV2D, (x, w), attrs, name=name or "Conv2D")
+
+
+# ============================================================================ pooling
+def _pool_infer(x, ksize, strides, padding):
+    xs = x.shape
+    if xs.rank is None:
+        return TensorShape([None] * 4), x.dtype
+    if xs.rank != 4:
+        raise ValueError(f"input must be 4-dimensional{_fmt(xs)}")
+    oh, ow, _, _ = _conv_geometry(xs, ksize[0], ksize[1], strides, padding, None, (1, 1))
+    return TensorShape([xs[0], oh, ow, xs[3]]), x.dtype
+
+
+def _pool_geom(h, w, ksize, strides, padding):
+    """(oh, ow, pads, sl) where sl(a, i, j) views the inputs at window offset (i, j) of every output."""
+    oh, ow, ph, pw = _conv_geometry((None, h, w), ksize[0], ksize[1], strides, padding, None, (1, 1))
+    sh, sw = strides
+
+    def sl(a, i, j):
+        return a[:, i:i + (oh - 1) * sh + 1:sh, j:j + (ow - 1) * sw + 1:sw]
+
+    return oh, ow, (ph, pw), sl
+
+
+def _offsets(ksize):
+    return [(i, j) for i in range(ksize[0]) for j in range(ksize[1])]
+
+
+def _lowest(dt):
+    return -np.inf if dt.kind == "f" else np.iinfo(dt).min
+
+
+def _max_pool_kernel(x, ksize, strides, padding):
+    _, _, (ph, pw), sl = _pool_geom(x.shape[1], x.shape[2], ksize, strides, padding)
+    xp = _pad_input(x, ph, pw, _lowest(x.dtype))
+    out = sl(xp, 0, 0).copy()
+    for i, j in _offsets(ksize)[1:]:
+        np.maximum(out, sl(xp, i, j), out=out)
+    return out
+
+
+def _avg_divisor(h, w, ksize, strides, padding):
+    """Window sizes: SAME windows average only the real (unpadded) inputs they cover ([OH, OW, 1])."""
+    if padding == "VALID":
+        return ksize[0] * ksize[1]
+    _, _, (ph, pw), sl = _pool_geom(h, w, ksize, strides, padding)
+    ones = _pad_input(np.ones((1, h, w, 1), np.float32), ph, pw)
+    return sum(sl(ones, i, j) for i, j in _offsets(ksize))[0]
+
+
+def _avg_pool_kernel(x, ksize, strides, padding):
+    _, _, (ph, pw), sl = _pool_geom(x.shape[1], x.shape[2], ksize, strides, padding)
+    xp = _pad_input(x, ph, pw)
+    acc = sl(xp, 0, 0).astype(np.result_type(x.dtype, np.float32))
+    for i, j in _offsets(ksize)[1:]:
+        acc += sl(xp, i, j)
+    acc /= _avg_divisor(x.shape[1], x.shape[2], ksize, strides, padding)
+    return acc.astype(x.dtype, copy=False)
+
+
+def _max_pool_grad_kernel(x, y, dy, ksize, strides, padding):
+    """Each window's gradient goes to its first maximum in row-major order, as TensorFlow's CPU kernel."""
+    n, h, w, _ = x.shape
+    _, _, (ph, pw), sl = _pool_geom(h, w, ksize, strides, padding)
+    xp = _pad_input(x, ph, pw, _lowest(x.dtype))
+    dxp = np.zeros(xp.shape, dy.dtype)
+    taken = np.zeros(y.shape, bool)
+    for i, j in _offsets(ksize):
+        hit = (sl(xp, i, j) == y) & ~taken
+        taken |= hit
+        sl(dxp, i, j)[...] += np.where(hit, dy, 0)
+    return dxp[:, ph[0]:ph[0] + h, pw[0]:pw[0] + w].copy()
+
+
+def _avg_pool_grad_kernel(x, dy, ksize, strides, padding):
+    n, h, w, c = x.shape
+    _, _, (ph, pw), sl = _pool_geom(h, w, ksize, strides, padding)
+    dxp = np.zeros((n, h + ph[0] + ph[1], w + pw[0] + pw[1], c), dy.dtype)
+    g = (dy / _avg_divisor(h, w, ksize, strides, padding)).astype(dy.dtype, copy=False)
+    for i, j in _offsets(ksize):
+        sl(dxp, i, j)[...] += g
+    return dxp[:, ph[0]:ph[0] + h, pw[0]:pw[0] + w].copy()
+
+
+MAX_POOL_GRAD = defop("MaxPoolGrad", _max_pool_grad_kernel, lambda x, y, dy, **a: (x.shape, x.dtype))
+AVG_POOL_GRAD = defop("AvgPoolGrad", _avg_pool_grad_kernel, lambda x, dy, **a: (x.shape, dy.dtype),
+                      grad=lambda op, g: (None, bind(AVG_POOL, (g,), op.attrs)))
+MAX_POOL = defop("MaxPool", _max_pool_kernel, _pool_infer, allowed=REAL,
+                 grad=lambda op, dy: (bind(MAX_POOL_GRAD, (op.inputs[0], op.outputs[0], dy), op.attrs),))
+AVG_POOL = defop("AvgPool", _avg_pool_kernel, _pool_infer, allowed=FLOATS,
+                 grad=lambda op, dy: (bind(AVG_POOL_GRAD, (op.inputs[0], dy), op.attrs),))
+
+
+def _pool(op, default):
+    def f(input, ksize, strides, padding, data_format="NHWC", name=None):  # noqa: A002
+        if data_format not in ("NHWC", None):
+            raise _arg_error(f"rivulet's pooling supports only the NHWC data format; got {data_format}")
+        x = to_tensor(input)
+        if padding not in ("SAME", "VALID"):
+            raise _arg_error(f"Value for attr 'padding' of \"{padding}\" is not in the list of allowed values: "
+                             f"\"SAME\", \"VALID\"")
+        attrs = {"ksize": _pair(ksize, "ksize"), "strides": _pair(strides, "strides"), "padding": padding}
+        try:
+            _pool_infer(x, **attrs)
+        except ValueError as e:
+            raise _arg_error(str(e)) from None
+        return bind(op, (x,), attrs, name=name or default)
+    f.__name__ = default
+    return f
+
+
+max_pool2d = _pool(MAX_POOL, "MaxPool2d")
+avg_pool2d = _pool(AVG_POOL, "AvgPool2D")
+
+
+# ============================================================================ losses and normalisation
+def _l2_loss_kernel(t):
+    return (np.sum(np.square(_f32(t)), dtype=_f32(t).dtype) / 2).astype(t.dtype)
+
+
+L2_LOSS = defop("L2Loss", _l2_loss_kernel, lambda t: (TensorShape(()), t.dtype), allowed=FLOATS,
+                grad=lambda op, dy: (_m.multiply(op.inputs[0], dy),))
+
+
+def l2_loss(t, name=None):
+    return bind(L2_LOSS, (to_tensor(t),), name=name or "L2Loss")
+
+
+def _l2n_kernel(x, axis, epsilon):
+    sq = np.sum(x * x, axis=axis, keepdims=True, dtype=x.dtype)
+    return x / np.sqrt(np.maximum(sq, x.dtype.type(epsilon)))
+
+
+def _l2n_grad_kernel(x, dy, axis, epsilon):
+    sq = np.sum(x * x, axis=axis, keepdims=True, dtype=x.dtype)
+    norm = np.sqrt(np.maximum(sq, x.dtype.type(epsilon)))
+    y = x / norm
+    # Where the norm was clamped to sqrt(epsilon) it is a constant: only the direct term remains.
+    proj = np.where(sq > epsilon, np.sum(dy * y, axis=axis, keepdims=True, dtype=x.dtype), 0)
+    return (dy - y * proj) / norm
+
+
+L2N_GRAD = defop("L2NormalizeGrad", _l2n_grad_kernel, lambda x, dy, **a: (x.shape, x.dtype))
+L2N = defop("L2Normalize", _l2n_kernel, same_shape, allowed=FLOATS,
+            grad=lambda op, dy: (bind(L2N_GRAD, (op.inputs[0], dy), op.attrs),))
+
+
+def l2_normalize(x, axis=None, epsilon=1e-12, name=None, dim=None):
+    x = to_tensor(x)
+    if not x.dtype.is_floating:
+        raise TypeError(f"Cannot convert {epsilon!r} to EagerTensor of dtype {x.dtype.name}")
+    axis = dim if axis is None else axis
+    return bind(L2N, (x,), {"axis": _m.reduction_axes(x, axis), "epsilon": float(epsilon)},
+                name=name or "l2_normalize")
+
+
+def moments(x, axes, shift=None, keepdims=False, name=None):
+    """Mean and variance over `axes` (variance about the mean, as tf.nn.moments)."""
+    x = to_tensor(x)
+    y = _m.cast(x, _dt.float32) if x.dtype is _dt.float16 else x
+    mean = _m.reduce_mean(y, axes, keepdims=True)
+    d = _m.subtract(y, mean)
+    variance = _m.reduce_mean(_m.multiply(d, d), axes, keepdims=True)
+    if not keepdims:
+        mean = _squeeze_reduced(mean, y, axes)
+        variance = _squeeze_reduced(variance, y, axes)
+    if x.dtype is _dt.float16:
+        mean, variance = _m.cast(mean, x.dtype), _m.cast(variance, x.dtype)
+    return mean, variance
+
+
+def _squeeze_reduced(t, x, axes):
+    # Summing over axes already reduced to 1 only drops them: reuse the reduction's shape rule.
+    return _m.reduce_sum(t, _m.reduction_axes(x, axes))
+
+
+def batch_normalization(x, mean, variance, offset, scale, variance_epsilon, name=None):
+    """x * scale / sqrt(variance + epsilon) + (offset - mean * scale / sqrt(variance + epsilon))."""
+    x = to_tensor(x)
+    inv = _m.pow(_m.add(variance, variance_epsilon), -0.5)
+    if scale is not None:
+        inv = _m.multiply(inv, scale)
+    shift = _m.negative(_m.multiply(mean, inv))
+    if offset is not None:
+        shift = _m.add(shift, offset)
+    return _m.add(_m.multiply(x, _m.cast(inv, x.dtype)), _m.cast(shift, x.dtype), name=name)
+
+
+# ============================================================================ dropout
+def _noise_shape(xshape, noise_shape):
+    return xshape if noise_shape is None else tuple(xshape[i] if d is None else d for i, d in enumerate(noise_shape))
+
+
+def _dropout_kernel(x, rate, seed, seed2, noise_shape=None):
+    from .random_ops import generator
+    r = generator(seed, seed2).random(_noise_shape(x.shape, noise_shape),
+                                      dtype=np.float64 if x.dtype == np.float64 else np.float32)
+    mask = np.where(r >= rate, x.dtype.type(1 / (1 - rate)), x.dtype.type(0))
+    return x * mask, mask
+
+
+def _dropout_infer(x, rate, seed, seed2, noise_shape=None):
+    ns = UNKNOWN if x.shape.rank is None and noise_shape is None else TensorShape(
+        _noise_shape(tuple(x.shape) if x.shape.rank is not None else (None,) * len(noise_shape), noise_shape))
+    return [(x.shape, x.dtype), (ns, x.dtype)]
+
+
+# Outputs (x * mask, mask) with mask = keep / (1 - rate) in the noise shape: the gradient is dy * mask.
+DROPOUT = defop("Dropout", _dropout_kernel, _dropout_infer, num_outputs=2, stateful=True, allowed=FLOATS,
+                grad=lambda op, dy, dmask=None: (_m.multiply(dy, op.outputs[1]),))
+
+
+def dropout(x, rate, noise_shape=None, seed=None, name=None):
+    from .random_ops import op_seeds
+    x = to_tensor(x)
+    if not x.dtype.is_floating:
+        raise ValueError(f"`x.dtype` must be a floating point tensor as `x` will be scaled. Received: "
+                         f"x_dtype={x.dtype!r}")
+    r = static_value(rate) if isinstance(rate, Tensor) else rate
+    if r is None:
+        raise NotImplementedError("tf.nn.dropout needs a rate known when the graph is built")
+    r = float(r)
+    if not 0 <= r < 1:
+        raise ValueError(f"`rate` must be a scalar tensor or a float in the range [0, 1). Received: rate={rate}")
+    if r == 0:
+        return x
+    seed1, seed2 = op_seeds(seed)
+    attrs = {"rate": r, "seed": seed1, "seed2": seed2}
+    if noise_shape is not None:
+        ns = static_value(noise_shape) if isinstance(noise_shape, Tensor) else noise_shape
+        attrs["noise_shape"] = tuple(None if d is None else int(d) for d in ns)
+    return bind(DROPOUT, (x,), attrs, name=name or "dropout")[0]
