@@ -1,0 +1,604 @@
+"""Control flow: tf.cond, tf.switch_case, tf.case and tf.while_loop.
+
+Eagerly these run Python. In a graph each branch (or the loop condition and body) is traced into its own
+FuncGraph; ONE op joins them to the outer graph: If/StatelessIf, Case/StatelessCase, While/StatelessWhile.
+Its inputs are the predicate (or loop variables) followed by every outer value the sub-graphs captured; its
+static attr holds the sub-graphs, each compiled to Python once, on its first run. The stateful variant is
+used when a sub-graph has stateful ops, so the op is never pruned and keeps its place in program order.
+
+Gradients: If/Case differentiate as a cond/switch_case over the branches' gradients (each replays its
+branch under a GradientTape). While differentiates through a WhileGrad op whose kernel runs the loop again,
+keeping every iteration's loop variables, then walks them backwards taking the body's vector-Jacobian
+product per iteration: correct in eager code and in graphs, but not itself differentiable (no
+second-order gradients through while loops).
+"""
+import contextlib
+
+import numpy as np
+
+from .. import dtypes as _dt
+from .. import nest
+from ..core import context
+from ..core.dispatch import bind
+from ..core.op import defop
+from ..core.tensor import EagerTensor, SymbolicTensor, Tensor, convert_to_tensor
+from ..errors import InvalidArgumentError
+from ..shape import TensorShape
+
+_state = context.state
+
+
+# ----------------------------------------------------------------------------- sub-graphs
+
+class SubGraph:
+    """A traced branch or loop function: its graph, argument placeholders and outputs, compiled lazily."""
+
+    def __init__(self, graph, params, outputs):
+        self.graph = graph
+        self.params = list(params)
+        self.outputs = list(outputs)
+        self._fn = None
+
+    @property
+    def inputs(self):
+        return self.params + self.graph.internal_captures
+
+    @property
+    def stateful(self):
+        return bool(self.graph.control_outputs)
+
+    def run(self, *values):
+        fn = self._fn
+        if fn is None:
+            from ..execute.codegen import compile_graph
+            fn = self._fn = compile_graph(self.graph, self.inputs, self.outputs, name=self.graph.name).fn
+        return fn(*values)
+
+    def __repr__(self):
+        return f"<SubGraph {self.graph.name}>"
+
+
+@contextlib.contextmanager
+def isolated_tapes():
+    """Outer gradient tapes must not see a sub-graph's ops (the control-flow op is what they record), while
+    tapes opened inside (gradient code) record normally."""
+    st = _state
+    saved = st.tapes, st.stop_recording
+    st.tapes, st.stop_recording = [], 0
+    try:
+        yield
+    finally:
+        st.tapes, st.stop_recording = saved
+
+
+def flatten(structure):
+    """Leaves of a structure; composites (TensorArray) stand for their flow tensor."""
+    return [_flow_of(x) for x in nest.flatten(structure)]
+
+
+def pack(template, flat):
+    """Inverse of flatten: composites in `template` are rebuilt around the new flow tensors."""
+    leaves = [t._with_flow(v) if _is_composite(t) else v for t, v in zip(nest.flatten(template), flat)]
+    return nest.pack_sequence_as(template, leaves) if nest.is_nested(template) else leaves[0]
+
+
+def _is_composite(x):
+    return hasattr(x, "_with_flow")
+
+
+def _flow_of(x):
+    return x._flow_tensor() if _is_composite(x) else x
+
+
+def trace(fn, name, params=(), template=None):
+    """Traces fn(*args) into a FuncGraph nested in the current graph. params: [(shape, dtype)] of the
+    arguments, packed like `template`. Returns (graph, placeholders, raw Python result)."""
+    from ..function.tracing import FuncGraph
+    outer = context.current_graph()
+    g = FuncGraph(outer.unique_name(name, mark_as_used=True), outer_graph=outer)
+    with isolated_tapes(), g.as_default():
+        phs = [g.placeholder(dt, shape, name=f"{name}_arg{i}") for i, (shape, dt) in enumerate(params)]
+        args = pack(template, phs) if params else ()
+        result = fn(*args)
+    return g, phs, result
+
+
+def internal(g, value):
+    """An output value as a tensor of sub-graph g (constants converted, outer tensors captured)."""
+    with g.as_default():
+        t = convert_to_tensor(value)
+        return g._internal(t) if not (isinstance(t, SymbolicTensor) and t.graph is g) else t
+
+
+def _feeds(subgraphs, first):
+    """Union of the sub-graphs' captured outer values (by identity) and, per sub-graph, where its own
+    captures sit in the op's inputs (offset by `first`, the number of leading inputs)."""
+    outer, index, feeds = [], {}, []
+    for sg in subgraphs:
+        feed = []
+        for v in sg.graph.external_captures:
+            k = id(v)
+            if k not in index:
+                index[k] = len(outer)
+                outer.append(v)
+            feed.append(first + index[k])
+        feeds.append(tuple(feed))
+    return outer, feeds
+
+
+# ----------------------------------------------------------------------------- If / Case
+
+class Branches:
+    """Attr of If/Case ops: the branch sub-graphs, where each takes its captures from, and output specs."""
+
+    def __init__(self, subs, feeds, out_specs):
+        self.subs, self.feeds, self.out_specs = subs, feeds, out_specs
+
+    def run(self, k, args):
+        return self.subs[k].run(*[args[i] for i in self.feeds[k]])
+
+
+def _if_kernel(pred, *args, branches):
+    if np.ndim(pred):
+        raise InvalidArgumentError(f"The first input of If must be a scalar, got shape {np.shape(pred)}")
+    return branches.run(0 if pred else 1, (pred,) + args)
+
+
+def _case_kernel(index, *args, branches):
+    n = len(branches.subs)
+    i = int(index)
+    return branches.run(i if 0 <= i < n - 1 else n - 1, (index,) + args)  # out of range: the default
+
+
+def _branches_infer(sel, *args, branches):
+    if sel.shape.rank not in (None, 0):
+        raise ValueError(f"Shape must be rank 0 but is rank {sel.shape.rank} for the branch selector")
+    return list(branches.out_specs)
+
+
+def _n_out(key):
+    return lambda attrs: len(attrs[key].out_specs)
+
+
+def _branches_grad(op, *dys):
+    """A cond/switch_case over each branch's vector-Jacobian product w.r.t. the op's tensor inputs."""
+    br = op.attrs["branches"]
+    args = op.inputs[1:]
+    wrt = [i for i, t in enumerate(args, 1) if _differentiable(t)]
+    if not wrt:
+        return [None] * len(op.inputs)
+    from .array_ops import zeros_like
+    dys = [dy if dy is not None else zeros_like(o) for dy, o in zip(dys, op.outputs)]
+    inputs = op.inputs
+
+    def branch_grad(k):
+        def fn():
+            feed = br.feeds[k]
+            grads = vjp(br.subs[k], [inputs[i] for i in feed], dys)
+            by_input = {i: g for i, g in zip(feed, grads[len(br.subs[k].params):]) if g is not None}
+            return [by_input[i] if i in by_input else zeros_like(inputs[i]) for i in wrt]
+        return fn
+
+    fns = [branch_grad(k) for k in range(len(br.subs))]
+    res = build_branches(op.inputs[0], fns, case=op.type.endswith("Case"), name="gradients")
+    out = [None] * len(op.inputs)
+    for i, g in zip(wrt, res):
+        out[i] = g
+    return out
+
+
+def _differentiable(t):
+    dt = t.dtype
+    return (dt.is_floating or dt.is_complex) and not getattr(t, "_is_resource", False)
+
+
+IF = defop("If", _if_kernel, _branches_infer, grad=_branches_grad, num_outputs=_n_out("branches"),
+           stateful=True)
+STATELESS_IF = defop("StatelessIf", _if_kernel, _branches_infer, grad=_branches_grad,
+                     num_outputs=_n_out("branches"))
+CASE = defop("Case", _case_kernel, _branches_infer, grad=_branches_grad, num_outputs=_n_out("branches"),
+             stateful=True)
+STATELESS_CASE = defop("StatelessCase", _case_kernel, _branches_infer, grad=_branches_grad,
+                       num_outputs=_n_out("branches"))
+
+
+def build_branches(selector, fns, case=False, name="cond", verify=None):
+    """Stages one If (or Case) op choosing among `fns` (no-argument callables, traced in order).
+
+    Returns the chosen branch's result structure with its tensors replaced by the op's outputs. Leaves that
+    are the same Python object in every branch (None, a module ...) pass through; others become tensors.
+    `verify(results)` may check the raw branch results first (AutoGraph names its variables there).
+    """
+    traced = [trace(fn, f"{name}_{'true' if not case and k == 0 else 'false' if not case else k}")
+              for k, fn in enumerate(fns)]
+    results = [r for _, _, r in traced]
+    (verify or _verify_cond)(results)
+    flats = [nest.flatten(r) for r in results]
+    keep = []  # per leaf: True when it becomes an op output
+    for leaves in zip(*flats):
+        same = all(x is leaves[0] for x in leaves)
+        keep.append(not (same and not _tensorlike(leaves[0])))
+    outs = []
+    for (g, _, _), leaves in zip(traced, flats):
+        outs.append([internal(g, _flow_of(x)) for x, k in zip(leaves, keep) if k])
+    specs = []
+    for ts in zip(*outs):
+        dts = {t.dtype for t in ts}
+        if len(dts) > 1:
+            _mismatch(results, f"{ts[0]} and {ts[1]} have different types")
+        shape = ts[0].shape
+        for t in ts[1:]:
+            shape = shape.most_specific_compatible_shape(t.shape)
+        specs.append((shape, ts[0].dtype))
+    subs = [SubGraph(g, (), o) for (g, _, _), o in zip(traced, outs)]
+    outer, feeds = _feeds(subs, 1)
+    stateful = any(s.stateful for s in subs)
+    op = (CASE if stateful else STATELESS_CASE) if case else (IF if stateful else STATELESS_IF)
+    res = bind(op, [selector] + outer, {"branches": Branches(subs, feeds, tuple(specs))}, name=name)
+    it = iter(res)
+    first = flats[0]
+    leaves = [next(it) if k else x for x, k in zip(first, keep)]
+    leaves = [x._with_flow(t) if _is_composite(x) else t for x, t in zip(first, leaves)]
+    return nest.pack_sequence_as(results[0], leaves) if nest.is_nested(results[0]) else leaves[0]
+
+
+def _tensorlike(x):
+    return isinstance(x, (Tensor, np.ndarray, np.generic, int, float, complex, bool)) or _is_composite(x) or \
+        hasattr(x, "_as_tensor")
+
+
+def _verify_cond(results):
+    for r in results[1:]:
+        try:
+            nest.assert_same_structure(results[0], r)
+        except (ValueError, TypeError) as e:
+            _mismatch(results, str(e))
+
+
+def _mismatch(results, details):
+    which = ["true_fn", "false_fn"] if len(results) == 2 else [f"branch {i}" for i in range(len(results))]
+    lines = "\n".join(f"{w} output: {_describe(r)}" for w, r in zip(which, results))
+    raise TypeError(f"{' and '.join(which) if len(results) == 2 else 'The branch functions'} arguments to "
+                    f"tf.cond must have the same number, type, and overall structure of return values.\n\n"
+                    f"{lines}\n\nError details:\n{details}")
+
+
+def _describe(r):
+    return str(r) if not isinstance(r, (list, tuple)) else repr(r)
+
+
+def _unpack_singleton(x):
+    return x[0] if isinstance(x, (list, tuple)) and len(x) == 1 else x
+
+
+def cond(pred, true_fn=None, false_fn=None, name=None):
+    """tf.cond: true_fn() if pred else false_fn(); in a graph both are traced and an If op chooses."""
+    if isinstance(pred, bool):
+        raise TypeError("pred must not be a Python bool")
+    if not callable(true_fn):
+        raise TypeError("true_fn must be callable.")
+    if not callable(false_fn):
+        raise TypeError("false_fn must be callable.")
+    if context.current_graph() is None:
+        p = convert_to_tensor(pred)
+        return _unpack_singleton(true_fn() if bool(p) else false_fn())
+    pred = convert_to_tensor(pred)
+    if pred.dtype is not _dt.bool:
+        raise TypeError(f"pred must be a bool tensor, got {pred.dtype.name}")
+    return _unpack_singleton(build_branches(pred, [true_fn, false_fn], name=name or "cond"))
+
+
+def switch_case(branch_index, branch_fns, default=None, name="switch_case"):
+    """tf.switch_case: runs branch_fns[branch_index], or `default` (the last branch if None) when out of range."""
+    fns = _indexed_branches(branch_fns)
+    if default is None:
+        default = fns[-1]
+    if context.current_graph() is None:
+        i = int(convert_to_tensor(branch_index))
+        return _unpack_singleton((fns[i] if 0 <= i < len(fns) else default)())
+    idx = convert_to_tensor(branch_index)
+    if idx.dtype is not _dt.int32:
+        raise TypeError(f"branch_index must be an int32 scalar, got {idx.dtype.name}")
+    return _unpack_singleton(build_branches(idx, fns + [default], case=True, name=name))
+
+
+def _indexed_branches(branch_fns):
+    if isinstance(branch_fns, dict):
+        pairs = sorted(branch_fns.items())
+    elif isinstance(branch_fns, (list, tuple)) and branch_fns and isinstance(branch_fns[0], (list, tuple)):
+        pairs = sorted(branch_fns)
+    elif isinstance(branch_fns, (list, tuple)):
+        pairs = list(enumerate(branch_fns))
+    else:
+        raise TypeError("branch_fns must be a list, tuple, or dict")
+    if not pairs:
+        raise ValueError("Must provide at least one item in branch_fns")
+    keys = [k for k, _ in pairs]
+    if keys != list(range(len(keys))):
+        raise ValueError(f"branch indices (keys) must form contiguous range of [0 to {len(keys)}) but found "
+                         f"{{{','.join(str(k) for k in keys)}}}")
+    for _, f in pairs:
+        if not callable(f):
+            raise TypeError("fn for branch must be callable")
+    return [f for _, f in pairs]
+
+
+def case(pred_fn_pairs, default=None, exclusive=False, strict=False, name="case"):
+    """tf.case: the fn of the first pred that holds, else default (the last pair's fn when None)."""
+    pairs = list(pred_fn_pairs.items()) if isinstance(pred_fn_pairs, dict) else list(pred_fn_pairs)
+    for p in pairs:
+        if not (isinstance(p, (list, tuple)) and len(p) == 2 and callable(p[1])):
+            raise TypeError("Each entry in pred_fn_pairs must be a 2-tuple (pred, callable)")
+    if default is None:
+        if not pairs:
+            raise ValueError("Must provide at least one item in pred_fn_pairs")
+        pairs, default = pairs[:-1], pairs[-1][1]
+    result = default
+    for p, f in reversed(pairs):
+        result = (lambda p=p, f=f, rest=result: cond(p, f, rest))
+    return result()
+
+
+# ----------------------------------------------------------------------------- While
+
+class LoopBody:
+    """Attr of While ops: the cond and body sub-graphs and where each takes its captures from."""
+
+    def __init__(self, cond, body, n_vars, feeds, out_specs, must_iterate=()):
+        self.cond, self.body, self.n_vars = cond, body, n_vars
+        self.cond_feed, self.body_feed = feeds
+        self.out_specs = out_specs
+        self.must_iterate = must_iterate  # names of variables only the loop body defines
+
+    def run(self, values, history=None):
+        """Runs the loop on the op's input values; returns (final loop variables, iteration count).
+        `history`, a list, receives the loop variables each iteration starts from."""
+        lv = tuple(values[:self.n_vars])
+        cc = [values[i] for i in self.cond_feed]
+        bc = [values[i] for i in self.body_feed]
+        c, b = self.cond.run, self.body.run
+        n = 0
+        while c(*lv, *cc)[0]:
+            if history is not None:
+                history.append(lv)
+            lv = b(*lv, *bc)
+            n += 1
+        return lv, n
+
+
+def _while_kernel(*values, body):
+    final, n = body.run(values)
+    if body.must_iterate and not n:
+        names = ", ".join(body.must_iterate)
+        raise InvalidArgumentError(f"assertion failed: [loop must iterate at least once to initialize {names}]")
+    return final
+
+
+def _while_infer(*values, body):
+    return list(body.out_specs)
+
+
+def _while_grad(op, *dys):
+    lb = op.attrs["body"]
+    wrt = [i for i, t in enumerate(op.inputs) if _differentiable(t)]
+    if not wrt:
+        return [None] * len(op.inputs)
+    from .array_ops import zeros_like
+    dys = [dy if dy is not None else zeros_like(o) for dy, o in zip(dys, op.outputs)]
+    grads = bind(WHILE_GRAD, list(op.inputs) + dys, {"body": lb, "wrt": tuple(wrt)}, name="while_grad")
+    out = [None] * len(op.inputs)
+    for i, g in zip(wrt, grads):
+        out[i] = g
+    return out
+
+
+def _while_grad_kernel(*values, body, wrt):
+    """Reverse mode through a finished loop: re-run it forward keeping each iteration's loop variables,
+    then pull the output gradients back through the body one iteration at a time."""
+    n_in = len(values) - body.n_vars
+    inputs, dys = values[:n_in], values[n_in:]
+    history = []
+    body.run(inputs, history)
+    n = body.n_vars
+    g_vars = list(dys)
+    g_inputs = [None] * n_in
+    bc = [inputs[i] for i in body.body_feed]
+    with isolated_tapes(), _eager():
+        for lv in reversed(history):
+            ins = [EagerTensor(v) if not getattr(v, "_is_resource", False) else v for v in list(lv) + bc]
+            gs = vjp(body.body, ins, [EagerTensor(g) for g in g_vars])
+            g_vars = [_value_or_zeros(g, x) for g, x in zip(gs[:n], lv)]
+            for i, g in zip(body.body_feed, gs[n:]):
+                if g is not None and i in wrt:
+                    g_inputs[i] = g._v if g_inputs[i] is None else g_inputs[i] + g._v
+    for i in range(n):
+        g_inputs[i] = g_vars[i]
+    return tuple(g_inputs[i] if g_inputs[i] is not None else np.zeros_like(inputs[i]) for i in wrt)
+
+
+def _value_or_zeros(g, x):
+    return np.zeros_like(x) if g is None else g._v
+
+
+@contextlib.contextmanager
+def _eager():
+    """A kernel may run while an outer graph is being built (in tf.init_scope): run its ops eagerly."""
+    st = _state
+    saved = st.graphs
+    st.graphs = []
+    try:
+        yield
+    finally:
+        st.graphs = saved
+
+
+def _while_grad_infer(*values, body, wrt):
+    return [(values[i].shape, values[i].dtype) for i in wrt]
+
+
+WHILE = defop("While", _while_kernel, _while_infer, grad=_while_grad, num_outputs=_n_out("body"), stateful=True)
+STATELESS_WHILE = defop("StatelessWhile", _while_kernel, _while_infer, grad=_while_grad,
+                        num_outputs=_n_out("body"))
+WHILE_GRAD = defop("WhileGrad", _while_grad_kernel, _while_grad_infer,
+                   num_outputs=lambda attrs: len(attrs["wrt"]))
+
+
+def vjp(sub, inputs, dys):
+    """Gradients of a sub-graph's outputs w.r.t. `inputs` (fed in sub.inputs order), given output
+    gradients: the sub-graph is replayed into the current context under a fresh tape."""
+    from ..autodiff import GradientTape
+    from ..execute.replay import replay
+    with isolated_tapes():
+        with GradientTape(persistent=False) as tape:
+            watched = [x for x in inputs if isinstance(x, Tensor)]
+            for x in watched:
+                tape.watch(x)
+            outs = replay(sub.graph, sub.inputs, sub.outputs, inputs)
+        grads = tape.gradient(outs, watched, output_gradients=list(dys))
+    it = iter(grads)
+    return [next(it) if isinstance(x, Tensor) else None for x in inputs]
+
+
+def build_while(cond_fn, body_fn, init, template, shapes, names=None, must_iterate=(), name="while"):
+    """Stages one While op. init: flat loop-variable tensors; template: the structure they pack into (the
+    arguments of cond_fn/body_fn); shapes: the shape invariant of each. body_fn returns the structure anew.
+    names (AutoGraph's variable names) switch error messages to AutoGraph's wording."""
+    params = [(s, t.dtype) for s, t in zip(shapes, init)]
+    cg, cph, c = trace(cond_fn, f"{name}_cond", params, template)
+    with cg.as_default():
+        c = convert_to_tensor(c)
+    if c.dtype is not _dt.bool or c.shape.rank not in (None, 0):
+        raise TypeError(f"The loop condition must be a scalar bool tensor, got {c!r}")
+    bg, bph, out = trace(body_fn, f"{name}_body", params, template)
+    try:
+        nest.assert_same_structure(template, out)
+    except (ValueError, TypeError) as e:
+        if names is None:
+            raise ValueError(str(e)) from None
+        raise TypeError(f"the loop variables must keep the same nested structure across iterations: {e}") \
+            from None
+    out_flat = [internal(bg, x) for x in flatten(out)]
+    for i, (t0, t1, shape) in enumerate(zip(init, out_flat, shapes)):
+        _check_iteration(t0, t1, shape, names[i] if names else None)
+    subs = [SubGraph(cg, cph, [internal(cg, c)]),
+            SubGraph(bg, bph, out_flat)]
+    outer, feeds = _feeds(subs, len(init))
+    lb = LoopBody(subs[0], subs[1], len(init), feeds, tuple(params), tuple(must_iterate))
+    op = WHILE if (subs[0].stateful or subs[1].stateful) else STATELESS_WHILE
+    res = bind(op, list(init) + outer, {"body": lb}, name=name)
+    return pack(out, res)
+
+
+def _check_iteration(t0, t1, shape, name):
+    if t0.dtype is not t1.dtype:
+        if name is not None:
+            raise TypeError(f"'{name}' has dtype {t0.dtype.name} before the loop, but dtype {t1.dtype.name} "
+                            f"after one iteration")
+        tn = _tensor_name(t0)
+        raise TypeError(f"Loop var {tn} enters the loop with type {t0.dtype!r} but has type {t1.dtype!r} after "
+                        f"1 iteration. {tn} type should remain constant.")
+    if not t1.shape.is_subtype_of(shape):
+        if name is not None:
+            raise ValueError(f"'{name}' has shape {_pyshape(t0.shape)} before the loop, but shape "
+                             f"{_pyshape(t1.shape)} after one iteration. Use "
+                             f"tf.autograph.experimental.set_loop_options to set shape invariants.")
+        raise ValueError(f"Input tensor `{_tensor_name(t0)}` enters the loop with shape {_pyshape(shape)}, but "
+                         f"has shape {_pyshape(t1.shape)} after one iteration. To allow the shape to vary across "
+                         f"iterations, use the `shape_invariants` argument of tf.while_loop to specify a "
+                         f"less-specific shape.")
+
+
+def _pyshape(s):
+    if s.rank is None:
+        return "<unknown>"
+    return str(tuple(s.as_list()))
+
+
+def _tensor_name(t):
+    return t.name if isinstance(t, SymbolicTensor) else "Const:0"
+
+
+def _loop_args(loop_vars):
+    """tf.while_loop calls cond(*loop_vars): a list/tuple is the argument list, anything else one argument."""
+    if isinstance(loop_vars, (list, tuple)) and not hasattr(loop_vars, "_fields"):
+        return list(loop_vars), type(loop_vars)
+    return [loop_vars], None
+
+
+def _leaf_tensor(x):
+    return x if _is_composite(x) or isinstance(x, Tensor) else convert_to_tensor(x)
+
+
+def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations=10, back_prop=True,
+               swap_memory=False, maximum_iterations=None, name=None):
+    """tf.while_loop: repeat `loop_vars = body(*loop_vars)` while cond(*loop_vars)."""
+    if not callable(cond):
+        raise TypeError("'cond' must be callable.")
+    if not callable(body):
+        raise TypeError("'body' must be callable.")
+    args, kind = _loop_args(loop_vars)
+    args = nest.map_structure(_leaf_tensor, args)
+    if shape_invariants is not None and kind is None:
+        shape_invariants = [shape_invariants]
+
+    def step(*a):  # the body's result as a list of loop variables (a lone value is the only one)
+        out = body(*a)
+        if isinstance(out, (list, tuple)) and not hasattr(out, "_fields"):
+            out = list(out)
+        elif len(args) == 1:
+            out = [out]
+        return nest.map_structure(_leaf_tensor, out) if isinstance(out, list) else out
+
+    def result(lv):
+        return lv[0] if kind is None else kind(lv)
+
+    if context.current_graph() is None:
+        lv, n = args, 0
+        limit = None if maximum_iterations is None else int(convert_to_tensor(maximum_iterations))
+        while (limit is None or n < limit) and bool(convert_to_tensor(cond(*lv))):
+            out = step(*lv)
+            nest.assert_same_structure(args, out)
+            lv, n = out, n + 1
+        return result(lv)
+    init = flatten(args)
+    if shape_invariants is None:
+        shapes = [t.shape for t in init]
+    else:
+        shapes = [TensorShape([]) if _is_composite(t) else TensorShape(s)
+                  for s, t in zip(_flat_invariants(shape_invariants, args), nest.flatten(args))]
+        for t, s in zip(init, shapes):
+            if not t.shape.is_subtype_of(s):
+                raise ValueError(f"The shape invariant specified for {_tensor_name(t)} is not compatible with the "
+                                 f"initial shape of the loop variable. It enters the loop with shape "
+                                 f"{_pyshape(t.shape)}, but the specified shape invariant is {_pyshape(s)}.")
+    c_fn, b_fn, template = cond, step, args
+    if maximum_iterations is not None:
+        from .math_ops import add, less, logical_and
+        limit = convert_to_tensor(maximum_iterations, dtype=_dt.int32)
+        zero = convert_to_tensor(0)
+        init, shapes, template = [zero] + init, [TensorShape([])] + shapes, [zero] + args
+        c_fn = (lambda i, *a: logical_and(less(i, limit), cond(*a)))
+        b_fn = (lambda i, *a: [add(i, 1)] + _as_list(step(*a)))
+    out = build_while(c_fn, b_fn, init, template, shapes, name=name or "while")
+    return result(out[1:] if maximum_iterations is not None else out)
+
+
+def _as_list(x):
+    return x if isinstance(x, list) else [x]
+
+
+def _flat_invariants(invariants, args):
+    """Shape invariants, one per loop-variable leaf (a TensorShape-like leaf covers a whole composite)."""
+    out = []
+
+    def walk(inv, arg):
+        if isinstance(arg, dict):
+            for k in sorted(arg):
+                walk(inv[k], arg[k])
+        elif isinstance(arg, (list, tuple)):
+            for i, a in zip(inv, arg):
+                walk(i, a)
+        else:
+            out.append(inv)
+    walk(list(invariants), list(args))
+    return out
