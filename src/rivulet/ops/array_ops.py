@@ -12,7 +12,7 @@ from .. import dtypes as _dt
 from ..core import context
 from ..core.dispatch import bind
 from ..core.op import FLOATS, _short, defop
-from ..core.tensor import Tensor
+from ..core.tensor import Tensor, convert_to_tensor
 from ..errors import InvalidArgumentError
 from ..shape import TensorShape
 from . import math_ops as _m
@@ -21,6 +21,15 @@ from ._rules import (UNKNOWN, _convert_like, _fmt, binary_args, broadcast_shape,
                      to_tensor)
 
 _INDEX = (_dt.int32, _dt.int64)
+
+
+def _indices(v):
+    """Index-like arguments: an empty Python list is an int32 tensor, not a float one."""
+    if isinstance(v, Tensor):
+        return v
+    if np.size(v) == 0:  # core conversion refuses [] as int32 (TensorFlow allows it)
+        v = np.zeros(np.shape(v), np.int32)
+    return convert_to_tensor(v, dtype_hint=_dt.int32)
 
 
 def _static_int(v, what):
@@ -729,7 +738,7 @@ GATHER_GRAD = defop("GatherGrad", _gather_grad_kernel, lambda dy, p, i, axis, ba
 
 def gather(params, indices, validate_indices=None, axis=None, batch_dims=0, name=None):
     p = to_tensor(params)
-    i = to_tensor(indices)
+    i = _indices(indices)
     _check_index_dtype(i, "GatherV2", allowed=(_dt.int16, _dt.int32, _dt.int64))
     batch_dims = _static_int(batch_dims, "batch_dims")
     axis = batch_dims if axis is None else _static_int(axis, "axis")
@@ -811,7 +820,7 @@ GATHER_ND_GRAD = defop("GatherNdGrad", _gather_nd_grad_kernel, lambda dy, p, i, 
 
 def gather_nd(params, indices, batch_dims=0, name=None):
     p = to_tensor(params)
-    i = to_tensor(indices)
+    i = _indices(indices)
     _check_index_dtype(i, "GatherNd", attr="Tindices", allowed=(_dt.int16, _dt.int32, _dt.int64))
     if i.shape.rank == 0:
         raise ValueError("indices must be at least a vector")
@@ -971,7 +980,7 @@ _ONE_HOT_INDEX = (_dt.uint8, _dt.int8, _dt.int32, _dt.int64)
 
 
 def one_hot(indices, depth, on_value=None, off_value=None, axis=None, dtype=None, name=None):
-    i = to_tensor(indices)
+    i = _indices(indices)
     _check_index_dtype(i, "OneHot", attr="TI", allowed=_ONE_HOT_INDEX)
     if dtype is None:
         given = next((v for v in (on_value, off_value) if v is not None), None)
@@ -1070,6 +1079,8 @@ def pad(tensor, paddings, mode="CONSTANT", constant_values=0, name=None):
     pads = tuple((int(a), int(b)) for a, b in pads)
     m = str(mode).upper()
     if m == "CONSTANT":
+        if x.dtype is _dt.string and isinstance(constant_values, int) and constant_values == 0:
+            constant_values = b""  # the default pads strings with empty strings
         c = _convert_like(constant_values, x.dtype)
         _check(PAD, (x, c), paddings=pads)
         return bind(PAD, (x, c), {"paddings": pads}, name=name or "PadV2")
@@ -1225,7 +1236,7 @@ SEQUENCE_MASK = defop("SequenceMask", _sequence_mask_kernel,
 
 
 def sequence_mask(lengths, maxlen=None, dtype=_dt.bool, name=None):
-    ln = to_tensor(lengths)
+    ln = _indices(lengths)
     _check_index_dtype(ln, "SequenceMask", attr="T")
     dyn = ()
     if isinstance(maxlen, Tensor) and partial_value(maxlen) is None:
