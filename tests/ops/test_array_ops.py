@@ -350,3 +350,266 @@ def test_printed_forms_match_tensorflow():
 def test_views_are_marked():
     for op in (A.TRANSPOSE, A.RESHAPE, A.SQUEEZE, A.EXPAND_DIMS, A.SPLIT, A.REVERSE, A.BROADCAST_TO, A.SLICE):
         assert op.is_view
+
+
+# ---------------------------------------------------------------- errors: eager InvalidArgumentError, graph ValueError
+IAE = tf.errors.InvalidArgumentError
+ERRORS = [
+    (lambda: tf.gather(tf.constant([0.0]), [1]), IAE, r"indices\[0\] = 1 is not in \[0, 1\)"),
+    (lambda: tf.gather(tf.ones([3, 2]), [[0, 1], [-1, 0]]), IAE, r"indices\[1,0\] = -1 is not in \[0, 3\)"),
+    (lambda: tf.gather(tf.ones([3, 2]), [0], axis=2), IAE, "Shape must be at least rank 3 but is rank 2"),
+    (lambda: tf.gather(tf.ones([3, 2]), [0.0]), IAE, "Value for attr 'Tindices' of float is not in the list"),
+    (lambda: tf.gather(tf.ones([3, 2]), [[0]], batch_dims=1), IAE, r"params.shape\[0\]: 3 should be equal to"),
+    (lambda: tf.gather(tf.ones([3, 2]), [[0]], batch_dims=3), ValueError, r"Expected batch_dims in the range \[-2, 2\]"),
+    (lambda: tf.gather_nd(tf.ones([3, 2]), [[5, 0], [0, 7]]), IAE,
+     r"indices\[1\] = \[0, 7\] does not index into param shape \[3,2\]"),
+    (lambda: tf.gather_nd(tf.ones([3, 2]), [[0, 0, 0]]), IAE, "index innermost dimension length must be <= params rank"),
+    (lambda: tf.concat([tf.ones([2]), tf.ones([3, 1])], 0), IAE,
+     r"ConcatOp : Ranks of all input tensors should match: shape\[0\] = \[2\] vs. shape\[1\] = \[3,1\]"),
+    (lambda: tf.concat([tf.ones([2]), tf.ones([3], tf.int32)], 0), IAE, "cannot compute ConcatV2 as input #1"),
+    (lambda: tf.concat([tf.ones([2, 2]), tf.ones([3, 3])], 0), IAE, "ConcatOp : Dimension 1 in both shapes must be equal"),
+    (lambda: tf.concat([tf.constant(1.0), tf.constant(2.0)], 0), IAE, "Can't concatenate scalars"),
+    (lambda: tf.concat([tf.ones([2]), tf.ones([2])], 1), IAE, r"dimensions in the range \[-1, 1\), but got 1"),
+    (lambda: tf.transpose(tf.ones([2, 3]), [0]), IAE, "transpose expects a vector of size 2. But input"),
+    (lambda: tf.transpose(tf.ones([2, 3]), [0, 0]), IAE, r"1 is missing from \{0,0\}."),
+    (lambda: tf.transpose(tf.ones([2, 3]), [2, 0]), IAE, r"2 is out of range \[0 .. 2\)"),
+    (lambda: tf.split(tf.ones([6]), 4), IAE, r"evenly divide the split dimension, but got split_dim 0 \(size = 6\)"),
+    (lambda: tf.split(tf.ones([6]), [1, 2, 2]), IAE, "Determined shape must either match input shape"),
+    (lambda: tf.split(tf.ones([6]), [1, -1, -1]), IAE, "There can only be one -1 in the input."),
+    (lambda: tf.squeeze(tf.ones([1, 2]), 1), IAE, r"Can not squeeze dim\[1\], expected a dimension of 1, got 2"),
+    (lambda: tf.squeeze(tf.ones([1, 2]), 2), IAE, "Tried to squeeze dim index 2 for tensor with 2 dimensions."),
+    (lambda: tf.expand_dims(tf.ones([2]), 3), IAE, "Tried to expand dim index 3 for tensor with 1 dimensions."),
+    (lambda: tf.tile(tf.ones([2]), [2, 2]), IAE, "Expected multiples argument to be a vector of length 1 but got"),
+    (lambda: tf.tile(tf.ones([2]), [-1]), IAE, r"Expected multiples\[0\] >= 0, but got -1"),
+    (lambda: tf.reshape(tf.ones([6]), [4, -1]), IAE, "tensor with 6 values, but the requested shape requires a "
+                                                     "multiple of 4"),
+    (lambda: tf.reshape(tf.ones([6]), [4]), IAE, "tensor with 6 values, but the requested shape has 4"),
+    (lambda: tf.pad(tf.ones([2]), [[3, 3]], "REFLECT"), IAE, "paddings must be less than the dimension size: 3, 3"),
+    (lambda: tf.pad(tf.ones([2]), [[3, 1]], "SYMMETRIC"), IAE, "paddings must be no greater than the dimension size"),
+    (lambda: tf.pad(tf.ones([2]), [[-1, 1]]), IAE, "Paddings must be non-negative: -1 1"),
+    (lambda: tf.pad(tf.ones([2]), [[1, 1], [1, 1]]), IAE, "The first dimension of paddings must be the rank"),
+    (lambda: tf.pad(tf.ones([2]), [[1, 1]], "FOO"), ValueError, "expected to be one of"),
+    (lambda: tf.slice(tf.ones([3]), [1], [5]), IAE, r"Expected size\[0\] in \[0, 2\], but got 5"),
+    (lambda: tf.slice(tf.ones([3]), [4], [-1]), IAE, r"Expected begin\[0\] in \[0, 3\], but got 4"),
+    (lambda: tf.slice(tf.ones([3, 3]), [0], [1]), IAE, "Expected begin and size arguments to be 1-D tensors of size 2"),
+    (lambda: tf.broadcast_to(tf.ones([3]), [2, 2]), IAE, r"Incompatible shapes: \[3\] vs. \[2,2\]"),
+    (lambda: tf.broadcast_to(tf.ones([2, 2, 2]), [2, 2]), IAE, "Rank of input \\(3\\) must be no greater than"),
+    (lambda: tf.reverse(tf.ones([1, 2]), [2]), IAE, r"'axis'\[0\] = 2 is out of valid range"),
+    (lambda: tf.reverse(tf.ones([1, 2]), [0, 0]), IAE, "axis 0 specified more than once."),
+    (lambda: tf.fill([2], [1, 2]), IAE, r"value must represent a scalar, got shape \[2\]"),
+    (lambda: tf.zeros([-1]), IAE, "Dimension -1 must be >= 0"),
+    (lambda: tf.one_hot([1], 3, axis=2), IAE, r"Expected axis to be -1 or between \[0, 2\).  But received: 2"),
+    (lambda: tf.one_hot([1], -1), IAE, "depth must be non-negative, got: -1"),
+    (lambda: tf.one_hot([1.0], 3), IAE, "Value for attr 'TI' of float is not in the list of allowed values"),
+    (lambda: tf.one_hot([1], 3, on_value=tf.constant(1, tf.int64), dtype=tf.int32), TypeError,
+     "dtype <dtype: 'int64'> of on_value does not match dtype parameter <dtype: 'int32'>"),
+    (lambda: tf.boolean_mask(tf.ones([3]), [True, False]), ValueError, r"Shapes \(3,\) and \(2,\) are incompatible"),
+    (lambda: tf.boolean_mask(tf.ones([3]), True), ValueError, "mask cannot be scalar."),
+    (lambda: tf.range(0, 5, 0), IAE, "Requires delta != 0: 0"),
+    (lambda: tf.range(5, 0, 1), IAE, "Requires start <= limit when delta > 0: 5/0"),
+    (lambda: tf.range(0, 5, -1), IAE, "Requires start >= limit when delta < 0: 0/5"),
+    (lambda: tf.range(1.5, 5, dtype=tf.int32), TypeError, "Cannot convert 1.5 to EagerTensor of dtype int32"),
+]
+
+
+@pytest.mark.parametrize("fn,cls,match", ERRORS)
+def test_eager_errors(fn, cls, match):
+    eager_error(cls, match, fn)
+
+
+@pytest.mark.parametrize("build,match", [
+    (lambda x: tf.concat([x, tf.ones([2, 4])], 0), "Dimension 1 in both shapes must be equal"),
+    (lambda x: tf.squeeze(x, 1), r"Can not squeeze dim\[1\], expected a dimension of 1, got 3"),
+    (lambda x: tf.expand_dims(x, 3), "Tried to expand dim index 3"),
+    (lambda x: tf.transpose(x, [0]), "transpose expects a vector of size 2"),
+    (lambda x: tf.reshape(x, [4, -1]), None),
+    (lambda x: tf.split(x, 2, axis=1), r"split_dim 1 \(size = 3\) and num_split 2"),
+    (lambda x: tf.tile(x, [1]), "vector of length 2 but got length 1"),
+    (lambda x: tf.pad(x, [[0, 0], [3, 0]], "REFLECT"), "paddings must be less than the dimension size"),
+    (lambda x: tf.slice(x, [0, 1], [1, 3]), r"Expected size\[1\] in \[0, 2\], but got 3"),
+    (lambda x: tf.gather(x, [0], axis=3), "Shape must be at least rank 4"),
+    (lambda x: tf.broadcast_to(x, [2, 2]), r"Incompatible shapes: \[\?,3\] vs. \[2,2\]"),
+])
+def test_graph_errors_are_value_errors(build, match):
+    if match is None:  # [None, 3] reshapes to [4, -1] only at run time: no static error
+        assert graph_shape(build, (tf.float32, [None, 3])) == tf.TensorShape([4, None])
+        return
+    with pytest.raises(ValueError, match=match):
+        graph_shape(build, (tf.float32, [None, 3]))
+
+
+# ---------------------------------------------------------------- graph-mode shape inference (TensorFlow's answers)
+X = (tf.float32, [None, 2, 3])
+Y = (tf.float32, [3, 4])
+SHAPES = [
+    (lambda x, y: tf.reshape(x, [tf.shape(x)[0], -1]), [None, None]),
+    (lambda x, y: tf.reshape(x, tf.shape(y)), [3, 4]),
+    (lambda x, y: tf.reshape(x, [-1]), [None]),
+    (lambda x, y: tf.reshape(x, [-1, 6]), [None, 6]),
+    (lambda x, y: tf.reshape(y, [tf.shape(x)[0], 2, -1]), [None, 2, None]),
+    (lambda x, y: tf.squeeze(x), None),
+    (lambda x, y: tf.squeeze(y), [3, 4]),
+    (lambda x, y: tf.squeeze(x, [0]), [2, 3]),
+    (lambda x, y: tf.concat([x, x], 0), [None, 2, 3]),
+    (lambda x, y: tf.concat([x, x], -2), [None, 4, 3]),
+    (lambda x, y: tf.tile(x, [2, 1, 1]), [None, 2, 3]),
+    (lambda x, y: tf.tile(x, tf.shape(x)), [None, 4, 9]),
+    (lambda x, y: tf.broadcast_to(y, tf.shape(y)), [3, 4]),
+    (lambda x, y: tf.broadcast_to(tf.ones([3]), [tf.shape(y)[0], 3]), [3, 3]),
+    (lambda x, y: tf.zeros(tf.shape(x)), [None, 2, 3]),
+    (lambda x, y: tf.zeros([tf.shape(x)[0], 4]), [None, 4]),
+    (lambda x, y: tf.ones(tf.shape(x)[1:]), [2, 3]),
+    (lambda x, y: tf.fill(tf.shape(y), 1.0), [3, 4]),
+    (lambda x, y: tf.range(tf.shape(x)[0]), [None]),
+    (lambda x, y: tf.range(3), [3]),
+    (lambda x, y: tf.range(tf.size(y)), [12]),
+    (lambda x, y: tf.shape(x), [3]),
+    (lambda x, y: tf.size(x), []),
+    (lambda x, y: tf.rank(x), []),
+    (lambda x, y: tf.gather(x, [0, 1], axis=1), [None, 2, 3]),
+    (lambda x, y: tf.gather(x, tf.range(tf.shape(x)[0])), [None, 2, 3]),
+    (lambda x, y: tf.gather(y, [[0, 1]], axis=1), [3, 1, 2]),
+    (lambda x, y: tf.gather_nd(x, [[0, 1]]), [1, 3]),
+    (lambda x, y: tf.pad(x, [[1, 1], [0, 2], [0, 0]]), [None, 4, 3]),
+    (lambda x, y: tf.pad(x, [[1, 1], [0, 1], [0, 0]], "SYMMETRIC"), [None, 3, 3]),
+    (lambda x, y: tf.slice(x, [0, 0, 0], [-1, 1, 2]), [None, 1, 2]),
+    (lambda x, y: tf.slice(y, [1, 1], [-1, -1]), [2, 3]),
+    (lambda x, y: tf.slice(y, tf.shape(x)[:2], [1, 1]), [1, 1]),
+    (lambda x, y: tf.split(x, [1, -1], axis=2), [[None, 2, 1], [None, 2, 2]]),
+    (lambda x, y: tf.split(x, [1, -1], axis=0), [[1, 2, 3], [None, 2, 3]]),
+    (lambda x, y: tf.split(y, 2, axis=1), [[3, 2], [3, 2]]),
+    (lambda x, y: tf.boolean_mask(x, tf.ones(tf.shape(x)[:1], tf.bool)), [None, 2, 3]),
+    (lambda x, y: tf.boolean_mask(y, [True, False, True]), [None, 4]),
+    (lambda x, y: tf.one_hot(tf.cast(y, tf.int32), 4), [3, 4, 4]),
+    (lambda x, y: tf.one_hot(tf.cast(y, tf.int32), 4, axis=0), [4, 3, 4]),
+    (lambda x, y: tf.eye(tf.shape(x)[0]), [None, None]),
+    (lambda x, y: tf.eye(tf.shape(y)[0], 2, batch_shape=[5]), [5, 3, 2]),
+    (lambda x, y: tf.expand_dims(x, -1), [None, 2, 3, 1]),
+    (lambda x, y: tf.transpose(x), [3, 2, None]),
+    (lambda x, y: tf.transpose(x, [1, 0, 2]), [2, None, 3]),
+    (lambda x, y: tf.reverse(x, [0]), [None, 2, 3]),
+    (lambda x, y: tf.sequence_mask(tf.range(tf.shape(x)[0]), 5), [None, 5]),
+    (lambda x, y: tf.sequence_mask(tf.range(3)), [3, None]),
+]
+
+
+@pytest.mark.parametrize("build,expected", SHAPES)
+def test_graph_shape_inference(build, expected):
+    got = graph_shape(build, X, Y)
+    if isinstance(got, list):
+        assert got == [tf.TensorShape(e) for e in expected]
+    else:
+        assert got == tf.TensorShape(expected)
+
+
+def test_unknown_rank_inputs():
+    U = (tf.float32, None)
+    for build in (lambda u: tf.transpose(u), lambda u: tf.squeeze(u), lambda u: tf.expand_dims(u, 0),
+                  lambda u: tf.concat([u, u], 0), lambda u: tf.gather(u, [0]), lambda u: tf.reshape(u, tf.shape(u))):
+        assert graph_shape(build, U) == tf.TensorShape(None)
+    assert graph_shape(lambda u: tf.reshape(u, [2, -1]), U) == tf.TensorShape([2, None])
+    assert graph_shape(lambda u: tf.shape(u), U) == tf.TensorShape([None])
+    assert graph_shape(lambda u: tf.tile(u, [1, 2]), U) == tf.TensorShape([None, None])
+    assert graph_shape(lambda u: tf.pad(u, [[1, 1]]), U) == tf.TensorShape([None])
+
+
+def test_shape_is_a_shape_op_whose_value_is_known_when_static():
+    g = Graph()
+    with g.as_default():
+        y = g.placeholder(tf.float32, [3, 4])
+        x = g.placeholder(tf.float32, [None, 4])
+        s = tf.shape(y)
+        assert s.op.type == "Shape" and s.dtype is tf.int32
+        assert A.partial_value(s) == [3, 4]
+        assert A.partial_value(tf.shape(x)) == [None, 4]
+        assert A.partial_value(tf.shape(x)[1]) == 4
+        assert A.partial_value(tf.stack([tf.shape(x)[0], 7])) == [None, 7]
+        assert A.partial_value(tf.concat([tf.shape(x), [5]], 0)) == [None, 4, 5]
+        assert A.partial_value(tf.size(y)) == 12 and A.partial_value(tf.rank(x)) == 2
+        assert tf.shape(x, out_type=tf.int64).dtype is tf.int64
+
+
+def test_dynamic_shapes_run_in_tf_function():
+    @tf.function
+    def f(x, y, n):
+        return tf.reshape(x, tf.shape(y)), tf.zeros([tf.shape(x)[0], 2]), tf.tile(y, [n, 1]), tf.range(n), \
+            tf.slice(x, [n], [1]), tf.eye(n), tf.broadcast_to(y[:1], tf.shape(y)), tf.sequence_mask([1], n)
+
+    x, y = np.arange(6.0, dtype=np.float32), np.ones((2, 3), np.float32)
+    r, z, t, rg, sl, e, b, sm = f(tf.constant(x), tf.constant(y), tf.constant(2))
+    same(r, x.reshape(2, 3))
+    same(z, np.zeros((6, 2), np.float32))
+    same(t, np.tile(y, [2, 1]))
+    same(rg, np.arange(2, dtype=np.int32))
+    same(sl, x[2:3])
+    same(e, np.eye(2, dtype=np.float32))
+    same(b, y)
+    same(sm, np.array([[True, False]]))
+
+
+def test_unused_gather_does_not_fail_at_trace_time():
+    @tf.function
+    def f(x):
+        tf.gather(x, [1])
+        return x
+
+    same(f(tf.constant([0.0])), np.array([0.0], np.float32))
+
+
+# ---------------------------------------------------------------- gradients vs central differences
+def _i32(a):
+    return np.array(a, np.int32)
+
+
+GRADS = [
+    (A.TRANSPOSE, [rand((2, 3, 4))], {"perm": (2, 0, 1)}, 0),
+    (A.TRANSPOSE, [rand((2, 3))], {"perm": None}, 0),
+    (A.CONJUGATE_TRANSPOSE, [rand((2, 3))], {"perm": (1, 0)}, 0),
+    (A.CONCAT, [rand((2, 3)), rand((2, 1)), rand((2, 2))], {"axis": 1}, 0),
+    (A.SPLIT, [rand((4, 3))], {"num_split": 2, "axis": 0}, 1),
+    (A.SPLITV, [rand((2, 5))], {"size_splits": (1, -1, 2), "axis": 1}, 1),
+    (A.SQUEEZE, [rand((1, 3, 1))], {"axis": None}, 0),
+    (A.EXPAND_DIMS, [rand((2, 3))], {"axis": 1}, 0),
+    (A.TILE, [rand((2, 3))], {"multiples": (2, 3)}, 0),
+    (A.BROADCAST_TO, [rand((3, 1))], {"shape": (2, 3, 4)}, 0),
+    (A.GATHER, [rand((4, 3)), _i32([[0, 2], [2, 2]])], {"axis": 0, "batch_dims": 0}, 0),
+    (A.GATHER, [rand((2, 4, 3)), _i32([[0, 3, 3], [1, 1, 0]])], {"axis": 1, "batch_dims": 1}, 0),
+    (A.GATHER_ND, [rand((3, 4)), _i32([[0, 1], [2, 3], [0, 1]])], {"batch_dims": 0}, 0),
+    (A.GATHER_ND, [rand((2, 3, 4)), _i32([[[1], [1]], [[0], [2]]])], {"batch_dims": 1}, 0),
+    (A.PAD, [rand((2, 3)), np.float64(0)], {"paddings": ((1, 0), (2, 1))}, 0),
+    (A.MIRROR_PAD, [rand((3, 4))], {"paddings": ((2, 1), (1, 3)), "mode": "REFLECT"}, 0),
+    (A.MIRROR_PAD, [rand((3, 4))], {"paddings": ((3, 1), (0, 4)), "mode": "SYMMETRIC"}, 0),
+    (A.SLICE, [rand((4, 3))], {"begin": (1, 0), "size": (2, -1)}, 0),
+    (A.REVERSE, [rand((2, 3, 2))], {"axis": (0, 2)}, 0),
+    (A.RESHAPE, [rand((2, 3))], {"shape": (3, -1)}, 0),
+    (A.FILL, [np.float64(2.0)], {"shape": (2, 3)}, 0),
+    (A.BOOLEAN_MASK, [rand((3, 2)), np.array([True, False, True])], {"axis": 0}, 0),
+    (A.TILE_GRAD, [rand((4, 9)), rand((2, 3))], {"multiples": (2, 3)}, 0),
+    (A.GATHER_GRAD, [rand((2, 2, 3)), rand((4, 3)), _i32([[0, 1], [1, 1]])], {"axis": 0, "batch_dims": 0}, 0),
+    (A.MIRROR_PAD_GRAD, [rand((6, 8))], {"paddings": ((2, 1), (1, 3)), "mode": "REFLECT"}, 0),
+    (A.SLICE_GRAD, [rand((2, 3)), rand((4, 3))], {"begin": (1, 0), "size": (2, -1)}, 0),
+    (A.BOOLEAN_MASK_GRAD, [rand((2, 2)), rand((3, 2)), np.array([True, False, True])], {"axis": 0}, 0),
+    (A.GATHER_ND_GRAD, [rand((3,)), rand((3, 4)), _i32([[0, 1], [2, 3], [0, 1]])], {"batch_dims": 0}, 0),
+]
+
+
+@pytest.mark.parametrize("op,inputs,attrs,out_index", GRADS, ids=lambda v: getattr(v, "name", None))
+def test_gradients(op, inputs, attrs, out_index):
+    # The grad ops' other inputs only give shapes and indices; Pad's constant value has no gradient (as in TF).
+    wrt = [0] if op.name.endswith("Grad") or op is A.PAD else None
+    check_grad(op, inputs, attrs, out_index, wrt=wrt)
+
+
+def test_gradient_of_dynamic_shape_ops_keeps_one_entry_per_input():
+    g = Graph()
+    with g.as_default():
+        x = g.placeholder(tf.float32, [None, 3])
+        out = tf.reshape(x, tf.shape(x))
+        assert len(out.op.inputs) == 2
+        grads = A.RESHAPE.grad(out.op, out)
+        assert len(grads) == 2 and grads[1] is None and grads[0].shape == tf.TensorShape([None, 3])
+
+
+def test_non_differentiable_ops_have_no_gradient():
+    for op in (A.SHAPE, A.SIZE, A.RANK, A.RANGE, A.EYE, A.ONE_HOT, A.SEQUENCE_MASK):
+        assert op.grad is None

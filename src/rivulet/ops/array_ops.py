@@ -906,7 +906,7 @@ def _range_infer(start, limit, delta):
     for t, what in ((start, "start"), (limit, "limit"), (delta, "delta")):
         if t.shape.rank not in (0, None):
             raise ValueError(f"{what} must be a scalar, not shape {_fmt(t.shape)}")
-    vals = [static_value(t) for t in (start, limit, delta)]
+    vals = [partial_value(t) if t.dtype.is_integer else static_value(t) for t in (start, limit, delta)]
     if any(v is None for v in vals) or vals[2] == 0:
         return TensorShape([None]), start.dtype
     return TensorShape([len(np.arange(*vals))]), start.dtype
