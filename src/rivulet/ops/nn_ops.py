@@ -38,7 +38,7 @@ def _fmt(s):
 def _float_input(x, what="features"):
     x = to_tensor(x)
     if not x.dtype.is_floating:
-        raise ValueError(f"`{what}.dtype` must be a floating point tensor.Received:{what}.dtype={x.dtype!r}")
+        raise ValueError(f"`{what}.dtype` must be a floating point tensor.Received:{what}.dtype={x.dtype}")
     return x
 
 
@@ -956,7 +956,7 @@ def dropout(x, rate, noise_shape=None, seed=None, name=None):
     x = to_tensor(x)
     if not x.dtype.is_floating:
         raise ValueError(f"`x.dtype` must be a floating point tensor as `x` will be scaled. Received: "
-                         f"x_dtype={x.dtype!r}")
+                         f"x_dtype={x.dtype}")
     r = static_value(rate) if isinstance(rate, Tensor) else rate
     if r is None:
         raise NotImplementedError("tf.nn.dropout needs a rate known when the graph is built")
