@@ -38,7 +38,10 @@ def execute(op, inputs, attrs):
         op.check_dtypes([_from_np(v.dtype) for v in vals], eager=True)
     try:
         out = op.kernel(*vals, **attrs)
-    except OpError:
+    except OpError as e:
+        if "[Op:" not in e.message:  # TensorFlow's eager errors end with the op's name
+            e.message = f"{e.message} [Op:{op.name}]"
+            e.args = (e.message,)
         raise
     except (ValueError, IndexError, TypeError, ZeroDivisionError, FloatingPointError, OverflowError) as e:
         raise InvalidArgumentError(eager_error_message(op, inputs, attrs, e)) from None
