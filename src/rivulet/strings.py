@@ -1,3 +1,5 @@
 """tf.strings."""
+from .ops.string_ops import (join, length, upper, lower, substr, to_number, as_string, reduce_join,  # noqa: F401
+                             regex_full_match, split)
 
 TOPLEVEL = []

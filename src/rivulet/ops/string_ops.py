@@ -1,0 +1,293 @@
+"""String ops (tf.strings). String tensors are NumPy object arrays of `bytes`; kernels loop in Python per
+element (TensorFlow's string kernels are per-element too) and return object arrays again."""
+import re
+
+import numpy as np
+
+from .. import dtypes as _dt
+from ..core.dispatch import bind
+from ..core.op import defop
+from ..core.tensor import Tensor
+from ..errors import InvalidArgumentError
+from ..shape import TensorShape
+from ._rules import broadcast_shape, to_tensor
+from .math_ops import reduction_axes, reduce_infer
+
+_STR = frozenset([_dt.string])
+
+
+def _strings(x):
+    return to_tensor(x, dtype=None if isinstance(x, Tensor) else _dt.string)
+
+
+def _map(fn, x, otype=object):
+    """Applies fn to every element of an object array; 0-d stays 0-d."""
+    a = np.asarray(x, dtype=object)
+    out = np.empty(a.shape, dtype=otype)
+    flat = out.reshape(-1)
+    for i, s in enumerate(a.reshape(-1)):
+        flat[i] = fn(s)
+    return out
+
+
+def _fmt(s):
+    return "[" + ",".join("?" if d is None else str(d) for d in s) + "]" if s.rank is not None else "<unknown>"
+
+
+def _check_unit(unit):
+    if unit not in ("BYTE", "UTF8_CHAR"):
+        raise InvalidArgumentError(f"Value for attr 'unit' of \"{unit}\" is not in the list of allowed values: "
+                                   f"\"BYTE\", \"UTF8_CHAR\"")
+
+
+# ---------------------------------------------------------------- join
+def _join_shape(shapes):
+    """Non-scalar inputs must share one shape (scalars broadcast): TensorFlow's StringJoin rule."""
+    out = None
+    for s in shapes:
+        if s.rank == 0:
+            continue
+        if out is not None and not out.is_compatible_with(s):
+            raise ValueError(f"Input shapes do not match: {_fmt(out)} vs. {_fmt(s)}")
+        out = s if out is None else out.merge_with(s)
+    return TensorShape(()) if out is None else out
+
+
+def _join_kernel(*xs, separator=b""):
+    _join_shape([TensorShape(np.shape(x)) for x in xs])
+    parts = np.broadcast_arrays(*[np.asarray(x, dtype=object) for x in xs])
+    out = np.empty(parts[0].shape, dtype=object)
+    flat = out.reshape(-1)
+    cols = [p.reshape(-1) for p in parts]
+    for i in range(flat.size):
+        flat[i] = separator.join(c[i] for c in cols)
+    return out
+
+
+STRING_JOIN = defop("StringJoin", _join_kernel, lambda *xs, separator=b"": (_join_shape([x.shape for x in xs]),
+                                                                             _dt.string), allowed=_STR)
+
+
+def join(inputs, separator="", name=None):
+    xs = tuple(_strings(x) for x in inputs)
+    for x in xs:
+        if x.dtype is not _dt.string:
+            raise TypeError(f"Input 'inputs' of 'StringJoin' Op has type {x.dtype.name} that does not match "
+                            f"expected type of string.")
+    return bind(STRING_JOIN, xs, {"separator": _bytes(separator)}, name=name or "StringJoin")
+
+
+def _bytes(s):
+    return s.encode("utf-8") if isinstance(s, str) else bytes(s)
+
+
+# ---------------------------------------------------------------- length, upper, lower
+def _utf8_len(b):
+    # Count the bytes that do not continue a UTF-8 sequence (0b10xxxxxx), as TensorFlow does.
+    return sum(1 for c in b if c & 0xC0 != 0x80)
+
+
+STRING_LENGTH = defop(
+    "StringLength", lambda x, unit="BYTE": _map(len if unit == "BYTE" else _utf8_len, x, np.int32),
+    lambda x, unit="BYTE": (x.shape, _dt.int32), allowed=_STR)
+
+
+def length(input, unit="BYTE", name=None):  # noqa: A002
+    _check_unit(unit)
+    return bind(STRING_LENGTH, (_strings(input),), {} if unit == "BYTE" else {"unit": unit},
+                name=name or "StringLength")
+
+
+def _case_kernel(method):
+    def kernel(x, encoding=""):
+        if encoding:  # Unicode-aware case mapping; without an encoding only ASCII letters change
+            return _map(lambda s: getattr(s.decode(encoding), method)().encode(encoding), x)
+        return _map(getattr(bytes, method), x)
+    return kernel
+
+
+STRING_UPPER = defop("StringUpper", _case_kernel("upper"), lambda x, encoding="": (x.shape, _dt.string),
+                     allowed=_STR)
+STRING_LOWER = defop("StringLower", _case_kernel("lower"), lambda x, encoding="": (x.shape, _dt.string),
+                     allowed=_STR)
+
+
+def upper(input, encoding="", name=None):  # noqa: A002
+    return bind(STRING_UPPER, (_strings(input),), {"encoding": encoding} if encoding else {},
+                name=name or "StringUpper")
+
+
+def lower(input, encoding="", name=None):  # noqa: A002
+    return bind(STRING_LOWER, (_strings(input),), {"encoding": encoding} if encoding else {},
+                name=name or "StringLower")
+
+
+# ---------------------------------------------------------------- substr
+def _substr_kernel(x, pos, ln, unit="BYTE"):
+    xa, pa, la = np.broadcast_arrays(np.asarray(x, dtype=object), np.asarray(pos), np.asarray(ln))
+    out = np.empty(xa.shape, dtype=object)
+    flat = out.reshape(-1)
+    for i, (s, p, n) in enumerate(zip(xa.reshape(-1), pa.reshape(-1), la.reshape(-1))):
+        units = s if unit == "BYTE" else s.decode("utf-8")
+        size, p = len(units), int(p)
+        if not -size <= p <= size:
+            raise InvalidArgumentError(f"pos {p} out of range for string b'{s.decode('utf-8', 'replace')}' at "
+                                       f"index {i}")
+        if p < 0:
+            p += size
+        piece = units[p:p + max(int(n), 0)]
+        flat[i] = piece if unit == "BYTE" else piece.encode("utf-8")
+    return out
+
+
+def _substr_infer(x, pos, ln, unit="BYTE"):
+    return broadcast_shape(broadcast_shape(x.shape, pos.shape), ln.shape), _dt.string
+
+
+SUBSTR = defop("Substr", _substr_kernel, _substr_infer, allowed=_STR)
+
+
+def substr(input, pos, len, unit="BYTE", name=None):  # noqa: A002
+    _check_unit(unit)
+    x = _strings(input)
+    p = to_tensor(pos, dtype=None if isinstance(pos, Tensor) else _dt.int32)
+    n = to_tensor(len, dtype=None if isinstance(len, Tensor) else p.dtype)
+    return bind(SUBSTR, (x, p, n), {} if unit == "BYTE" else {"unit": unit}, name=name or "Substr")
+
+
+# ---------------------------------------------------------------- to_number, as_string
+_TO_NUMBER_TYPES = (_dt.float32, _dt.float64, _dt.int32, _dt.int64, _dt.uint32, _dt.uint64)
+
+
+def _parse(s, out_type):
+    text = s.decode("utf-8", "replace").strip()
+    try:
+        if "_" in text:
+            raise ValueError
+        if out_type.is_integer:
+            v = int(text, 10)
+            info = np.iinfo(out_type._np)
+            if not info.min <= v <= info.max:
+                raise ValueError
+            return v
+        low = text.lower().lstrip("+-")
+        if low.startswith("0x"):
+            return float.fromhex(text)
+        return float(text)
+    except ValueError:
+        raise InvalidArgumentError(f"StringToNumberOp could not correctly convert string: "
+                                   f"{s.decode('utf-8', 'replace')}") from None
+
+
+def _to_number_kernel(x, out_type):
+    vals = _map(lambda s: _parse(s, out_type), x)
+    with np.errstate(over="ignore"):
+        return vals.astype(out_type._np)
+
+
+STRING_TO_NUMBER = defop("StringToNumber", _to_number_kernel, lambda x, out_type: (x.shape, out_type),
+                         allowed=_STR)
+
+
+def to_number(string_tensor, out_type=_dt.float32, name=None):
+    out_type = _dt.as_dtype(out_type)
+    if out_type not in _TO_NUMBER_TYPES:
+        raise InvalidArgumentError(f"Value for attr 'out_type' of {out_type.name} is not in the list of allowed "
+                                   f"values: float, double, int32, int64, uint32, uint64")
+    return bind(STRING_TO_NUMBER, (_strings(string_tensor),), {"out_type": out_type}, name=name or "StringToNumber")
+
+
+def _as_string_kernel(x, precision=-1, scientific=False, shortest=False, width=-1, fill=""):
+    kind = x.dtype.kind
+    if kind == "O":
+        return np.asarray(x).copy()
+    if kind == "b":
+        return _map(lambda v: b"true" if v else b"false", x)
+    flags = fill + (str(width) if width > -1 else "")
+    if kind in "iu":
+        spec = "%" + flags + "d"
+        return _map(lambda v: (spec % int(v)).encode(), x)
+    conv = "e" if scientific else "g" if shortest else "f"
+    spec = "%" + flags + (f".{precision}" if precision > -1 else "") + conv
+    if kind == "c":
+        return _map(lambda v: f"({spec % v.real},{spec % v.imag})".encode(), x)
+    return _map(lambda v: (spec % float(v)).encode(), x)
+
+
+AS_STRING = defop("AsString", _as_string_kernel, lambda x, **a: (x.shape, _dt.string))
+
+
+def as_string(input, precision=-1, scientific=False, shortest=False, width=-1, fill="", name=None):  # noqa: A002
+    if scientific and shortest:
+        raise InvalidArgumentError("Cannot select both scientific and shortest notation")
+    if len(fill) > 1:
+        raise InvalidArgumentError(f"Fill string must be one or fewer characters: {fill}")
+    attrs = {k: v for k, v, d in (("precision", precision, -1), ("scientific", scientific, False),
+                                   ("shortest", shortest, False), ("width", width, -1), ("fill", fill, ""))
+             if v != d}
+    return bind(AS_STRING, (to_tensor(input),), attrs, name=name or "AsString")
+
+
+# ---------------------------------------------------------------- reduce_join
+def _reduce_join_kernel(x, axis=None, keepdims=False, separator=b""):
+    a = np.asarray(x, dtype=object)
+    axes = tuple(range(a.ndim)) if axis is None else axis
+    keep = [i for i in range(a.ndim) if i not in axes]
+    moved = np.transpose(a, keep + list(axes)).reshape([a.shape[i] for i in keep] + [-1])
+    out = np.empty(moved.shape[:-1], dtype=object)
+    flat_out, rows = out.reshape(-1), moved.reshape(-1, moved.shape[-1])
+    for i in range(flat_out.size):
+        flat_out[i] = separator.join(rows[i])
+    if keepdims:
+        out = out.reshape([1 if i in axes else d for i, d in enumerate(a.shape)])
+    return out
+
+
+REDUCE_JOIN = defop("ReduceJoin", _reduce_join_kernel,
+                    lambda x, axis=None, keepdims=False, separator=b"": (reduce_infer(x, axis, keepdims)[0],
+                                                                         _dt.string), allowed=_STR)
+
+
+def reduce_join(inputs, axis=None, keepdims=False, separator="", name=None):
+    x = _strings(inputs)
+    return bind(REDUCE_JOIN, (x,), {"axis": reduction_axes(x, axis), "keepdims": bool(keepdims),
+                                    "separator": _bytes(separator)}, name=name or "ReduceJoin")
+
+
+# ---------------------------------------------------------------- regex_full_match, split
+def _regex_kernel(x, pattern):
+    try:
+        rx = re.compile(pattern)
+    except re.error as e:
+        raise InvalidArgumentError(f"Invalid pattern: {pattern.decode('utf-8', 'replace')}, error: {e}") from None
+    return _map(lambda s: rx.fullmatch(s) is not None, x, bool)
+
+
+REGEX_FULL_MATCH = defop("RegexFullMatch", _regex_kernel, lambda x, pattern: (x.shape, _dt.bool), allowed=_STR)
+
+
+def regex_full_match(input, pattern, name=None):  # noqa: A002
+    return bind(REGEX_FULL_MATCH, (_strings(input),), {"pattern": _bytes(pattern)}, name=name or "RegexFullMatch")
+
+
+def _split_kernel(x, sep=None, maxsplit=-1):
+    parts = x[()].split(sep, maxsplit) if sep is not None else x[()].split(None, maxsplit)
+    out = np.empty(len(parts), dtype=object)
+    out[:] = parts
+    return out
+
+
+SPLIT = defop("StringSplitScalar", _split_kernel, lambda x, **a: (TensorShape([None]), _dt.string), allowed=_STR)
+
+
+def split(input, sep=None, maxsplit=-1, name=None):  # noqa: A002
+    """tf.strings.split of a scalar string (a 1-D result). Splitting a vector needs RaggedTensor: not yet."""
+    x = _strings(input)
+    if x.shape.rank != 0:
+        raise NotImplementedError("tf.strings.split of a non-scalar returns a RaggedTensor, which rivulet does "
+                                  "not support yet")
+    attrs = {"maxsplit": int(maxsplit)}
+    if sep is not None and sep != "":
+        attrs["sep"] = _bytes(sep)
+    return bind(SPLIT, (x,), attrs, name=name or "StringSplit")
+
