@@ -60,7 +60,8 @@ def _dim_after_slice(n, start, stop, step):
 
 
 def _strided_slice_infer(x, *dyn, spec):
-    return _sliced_shape(x.shape, _resolve(spec, [static_value(d) for d in dyn])), x.dtype
+    from .array_ops import partial_value  # sees through Shape/Rank/...: a[:tf.rank(a)] has a static length
+    return _sliced_shape(x.shape, _resolve(spec, [partial_value(d) for d in dyn])), x.dtype
 
 
 def _sliced_shape(s, entries):
