@@ -161,35 +161,48 @@ def _n_out(key):
 
 
 def _branches_grad(op, *dys):
-    """A cond/switch_case over each branch's vector-Jacobian product w.r.t. the op's tensor inputs."""
+    """Each branch's vector-Jacobian product w.r.t. the op's inputs. Eagerly the taken branch's alone; in a
+    graph a cond/switch_case over all of them (each then gives zeros for inputs it does not use)."""
     br = op.attrs["branches"]
-    args = op.inputs[1:]
-    wrt = [i for i, t in enumerate(args, 1) if _differentiable(t)]
+    eager = context.current_graph() is None
+    inputs = op.inputs
+    wrt = [i for i, t in enumerate(inputs) if i and _differentiable(t, eager)]
+    out = [None] * len(inputs)
     if not wrt:
-        return [None] * len(op.inputs)
+        return out
     from .array_ops import zeros_like
     dys = [dy if dy is not None else zeros_like(o) for dy, o in zip(dys, op.outputs)]
-    inputs = op.inputs
 
     def branch_grad(k):
         def fn():
             feed = br.feeds[k]
             grads = vjp(br.subs[k], [inputs[i] for i in feed], dys)
-            by_input = {i: g for i, g in zip(feed, grads[len(br.subs[k].params):]) if g is not None}
+            by_input = {i: g for i, g in zip(feed, grads) if g is not None}
+            if eager:
+                return [by_input.get(i) for i in wrt]
             return [by_input[i] if i in by_input else zeros_like(inputs[i]) for i in wrt]
         return fn
 
-    fns = [branch_grad(k) for k in range(len(br.subs))]
-    res = build_branches(op.inputs[0], fns, case=op.type.endswith("Case"), name="gradients")
-    out = [None] * len(op.inputs)
+    if eager:
+        sel = inputs[0]._v
+        n = len(br.subs)
+        k = (0 if sel else 1) if op.type.endswith("If") else (int(sel) if 0 <= int(sel) < n - 1 else n - 1)
+        res = branch_grad(k)()
+    else:
+        res = build_branches(inputs[0], [branch_grad(k) for k in range(len(br.subs))],
+                             case=op.type.endswith("Case"), name="gradients")
     for i, g in zip(wrt, res):
         out[i] = g
     return out
 
 
-def _differentiable(t):
+def _differentiable(t, eager):
+    """Floating tensors; and, eagerly, variables (graph-mode gradients w.r.t. variables used inside control
+    flow are not supported)."""
+    if getattr(t, "_is_resource", False):
+        return eager
     dt = t.dtype
-    return (dt.is_floating or dt.is_complex) and not getattr(t, "_is_resource", False)
+    return dt.is_floating or dt.is_complex
 
 
 IF = defop("If", _if_kernel, _branches_infer, grad=_branches_grad, num_outputs=_n_out("branches"),
@@ -380,7 +393,7 @@ def _while_infer(*values, body):
 
 def _while_grad(op, *dys):
     lb = op.attrs["body"]
-    wrt = [i for i, t in enumerate(op.inputs) if _differentiable(t)]
+    wrt = [i for i, t in enumerate(op.inputs) if _differentiable(t, context.current_graph() is None)]
     if not wrt:
         return [None] * len(op.inputs)
     from .array_ops import zeros_like
@@ -413,7 +426,11 @@ def _while_grad_kernel(*values, body, wrt):
                     g_inputs[i] = g._v if g_inputs[i] is None else g_inputs[i] + g._v
     for i in range(n):
         g_inputs[i] = g_vars[i]
-    return tuple(g_inputs[i] if g_inputs[i] is not None else np.zeros_like(inputs[i]) for i in wrt)
+    return tuple(g_inputs[i] if g_inputs[i] is not None else _zeros_of(inputs[i]) for i in wrt)
+
+
+def _zeros_of(v):
+    return np.zeros_like(v._value if getattr(v, "_is_resource", False) else v)
 
 
 def _value_or_zeros(g, x):
@@ -444,19 +461,34 @@ WHILE_GRAD = defop("WhileGrad", _while_grad_kernel, _while_grad_infer,
 
 
 def vjp(sub, inputs, dys):
-    """Gradients of a sub-graph's outputs w.r.t. `inputs` (fed in sub.inputs order), given output
-    gradients: the sub-graph is replayed into the current context under a fresh tape."""
-    from ..autodiff import GradientTape
+    """Gradients of a sub-graph's outputs w.r.t. `inputs` (fed in sub.inputs order) given the output
+    gradients, by replaying the sub-graph into the current context: eagerly under a fresh tape, in a graph
+    by reverse mode over the replayed ops. None where an input is unconnected."""
+    from ..autodiff.backprop import backprop, graph_no_grad_message
     from ..execute.replay import replay
-    with isolated_tapes():
-        with GradientTape(persistent=False) as tape:
-            watched = [x for x in inputs if isinstance(x, Tensor)]
-            for x in watched:
-                tape.watch(x)
+    g = context.current_graph()
+    if g is None:
+        from ..autodiff.tape import GradientTape
+        with isolated_tapes(), GradientTape() as tape:
+            for x in inputs:
+                if isinstance(x, Tensor) and (x.dtype.is_floating or x.dtype.is_complex):
+                    tape.watch(x)
             outs = replay(sub.graph, sub.inputs, sub.outputs, inputs)
-        grads = tape.gradient(outs, watched, output_gradients=list(dys))
-    it = iter(grads)
-    return [next(it) if isinstance(x, Tensor) else None for x in inputs]
+        targets, seeds = _float_pairs(outs, dys)
+        if not targets:
+            return [None] * len(inputs)
+        return tape.gradient(targets, list(inputs), output_gradients=seeds)
+    with isolated_tapes():
+        start = len(g._ops)
+        outs = replay(sub.graph, sub.inputs, sub.outputs, inputs)
+        sources = [g._internal(x) for x in inputs]
+    targets, seeds = _float_pairs(outs, dys)
+    return backprop(g._ops[start:], targets, seeds, sources, graph_no_grad_message)
+
+
+def _float_pairs(outs, dys):
+    pairs = [(o, dy) for o, dy in zip(outs, dys) if o.dtype.is_floating or o.dtype.is_complex]
+    return [o for o, _ in pairs], [dy for _, dy in pairs]
 
 
 def build_while(cond_fn, body_fn, init, template, shapes, names=None, must_iterate=(), name="while"):
