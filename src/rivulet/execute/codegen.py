@@ -87,7 +87,12 @@ def compile_graph(graph, inputs, outputs, name="fn", wrap=None):
             args.append(f"{key}={lit}")
         v = f"v{op._id}"
         buf = _reusable(op, fresh, remaining, names) if reuse else None
-        if buf is not None:
+        infix = _INFIX.get(typ) if not op.attrs and op.inputs[0].dtype.is_numeric else None
+        if buf is None and infix is not None:
+            # Python operators on NumPy values dispatch to the same ufuncs, without the ufunc call overhead
+            # that dominates on scalars (about 5x).
+            lines.append(f"    {v} = {infix.format(*args)}")
+        elif buf is not None:
             # Buffer reuse: a temporary consumed only here, already of the output's shape, takes the result.
             glob[f"u{op._id}"] = _INPLACE[typ]
             lines.append(f"    {v} = u{op._id}({', '.join(args)}, out={buf})")
@@ -138,6 +143,9 @@ def compile_graph(graph, inputs, outputs, name="fn", wrap=None):
     return cg
 
 
+_INFIX = {"AddV2": "{0} + {1}", "Sub": "{0} - {1}", "Mul": "{0} * {1}", "Neg": "-{0}",
+          "MatMul": "{0} @ {1}", "Less": "{0} < {1}", "LessEqual": "{0} <= {1}", "Greater": "{0} > {1}",
+          "GreaterEqual": "{0} >= {1}"}
 # Elementwise ops computed in place (ufunc with out=), and ops whose kernels always return a new array.
 _INPLACE = {"AddV2": np.add, "Sub": np.subtract, "Mul": np.multiply, "Maximum": np.maximum,
             "Minimum": np.minimum, "Neg": np.negative}
