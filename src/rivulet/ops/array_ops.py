@@ -917,12 +917,20 @@ RANGE = defop("Range", _range_kernel, _range_infer, same=3, allowed=_RANGE_TYPES
 _RANGE_ORDER = [_dt.int32, _dt.int64, _dt.float16, _dt.float32, _dt.float64]
 
 
+def _arg_dtype(a):
+    if isinstance(a, Tensor):
+        return a.dtype
+    if a.__class__ is int and -2 ** 31 <= a < 2 ** 31:
+        return _dt.int32
+    return _dt.float32 if a.__class__ is float else to_tensor(a).dtype
+
+
 def range(start, limit=None, delta=1, dtype=None, name="range"):  # noqa: A001
     if limit is None:
         start, limit = 0, start
     args = [start, limit, delta]
     if dtype is None:
-        dts = [a.dtype if isinstance(a, Tensor) else to_tensor(a).dtype for a in args]
+        dts = [_arg_dtype(a) for a in args]
         dtype = max(dts, key=lambda d: _RANGE_ORDER.index(d) if d in _RANGE_ORDER else -1)
     dtype = _dt.as_dtype(dtype)
     ts = [_m.cast(a, dtype) if isinstance(a, Tensor) else to_tensor(a, dtype=dtype) for a in args]
