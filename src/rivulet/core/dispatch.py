@@ -34,8 +34,8 @@ def execute(op, inputs, attrs):
             vals.append(t)  # resources (variables) reach kernels as themselves, as in graphs
         else:
             _not_eager(t, op)
-    if op.same or op.allowed is not None:
-        op.check_dtypes([_from_np(v.dtype) for v in vals], eager=True)
+    if op.same or op._allowed_np is not None:
+        op.check_values(vals)
     try:
         out = op.kernel(*vals, **attrs)
     except OpError as e:

@@ -4,6 +4,8 @@
     infer(*specs, **attrs)   -> (TensorShape, DType) or a list of them; specs have .shape and .dtype
     grad(op, *dys)           -> one gradient (or None) per input; `op` exposes .inputs, .outputs, attrs
 """
+import numpy as np
+
 from .. import dtypes as _dt
 from ..errors import InvalidArgumentError
 
@@ -12,7 +14,7 @@ REGISTRY = {}
 
 class Op:
     __slots__ = ("name", "kernel", "infer", "grad", "num_outputs", "stateful", "allowed", "same", "doc",
-                 "is_view", "cost")
+                 "is_view", "cost", "_allowed_np")
 
     def __init__(self, name, kernel, infer, grad=None, num_outputs=1, stateful=False, allowed=None, same=0,
                  is_view=False, cost=None):
@@ -26,10 +28,24 @@ class Op:
         self.same = same  # how many leading inputs must share one dtype
         self.is_view = is_view  # kernel may return a view of its input (matters for buffer reuse)
         self.cost = cost  # optional callable(in_shapes, attrs) -> flops estimate (parallel executor)
+        self._allowed_np = None if allowed is None else frozenset(
+            d._np if d._np is not None else np.dtype(object) for d in allowed)
 
     def n_outputs(self, attrs):
         n = self.num_outputs
         return n(attrs) if callable(n) else n
+
+    def check_values(self, vals):
+        """The eager dtype check on raw NumPy values; builds TensorFlow's message only on failure."""
+        same = self.same
+        if same > 1:
+            d0 = vals[0].dtype
+            for i in range(1, min(same, len(vals))):
+                if vals[i].dtype != d0:
+                    self.check_dtypes([_dt.from_numpy(v.dtype) for v in vals], eager=True)
+        allowed = self._allowed_np
+        if allowed is not None and vals and vals[0].dtype not in allowed:
+            self.check_dtypes([_dt.from_numpy(v.dtype) for v in vals], eager=True)
 
     def check_dtypes(self, dts, eager):
         """Enforce the declared dtype constraints on input dtypes (DType objects)."""

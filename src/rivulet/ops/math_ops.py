@@ -379,7 +379,7 @@ def matmul(a, b, transpose_a=False, transpose_b=False, adjoint_a=False, adjoint_
         attrs["adjoint_a"] = True
     if adjoint_b:
         attrs["adjoint_b"] = True
-    op = MATMUL if a.shape.rank == 2 and b.shape.rank == 2 else BATCH_MATMUL
+    op = MATMUL if a.ndim == 2 and b.ndim == 2 else BATCH_MATMUL
     return bind(op, (a, b), attrs, name=name or "MatMul")
 
 
