@@ -13,10 +13,11 @@ from .core.tensor import Tensor, convert_to_tensor  # noqa: F401
 from .core.context import executing_eagerly, init_scope  # noqa: F401
 from .ops import operators as _operators  # noqa: F401  (attaches tf.Tensor's Python operators)
 from . import math, array as _array, linalg, nn, random, strings, debugging, config, bitwise  # noqa: F401
+from . import control_flow as _control_flow  # noqa: E402
 
 __version__ = "0.1.0"
 
-for _ns in (math, _array, linalg, nn, random, strings, debugging, bitwise):
+for _ns in (math, _array, linalg, nn, random, strings, debugging, bitwise, _control_flow):
     for _name in _ns.TOPLEVEL:
         globals()[_name] = getattr(_ns, _name)
 

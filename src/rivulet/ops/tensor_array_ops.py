@@ -1,0 +1,262 @@
+"""tf.TensorArray: a list of same-dtype tensors, written one element at a time (typically in a loop).
+
+Eagerly it is a Python list of tensors, changed in place. In a graph its state is a `flow` tensor of dtype
+variant whose value is an immutable TensorList; each write returns a new TensorArray around a new flow, so
+it can be a while-loop variable or a cond output (control_flow_ops treats it as a composite: its flow).
+"""
+import numpy as np
+
+from .. import dtypes as _dt
+from ..core import context
+from ..core.dispatch import bind
+from ..core.op import defop
+from ..core.tensor import EagerTensor, Tensor, convert_to_tensor
+from ..errors import InvalidArgumentError, OutOfRangeError
+from ..shape import TensorShape
+
+_VARIANT = _dt.variant
+_SCALAR = TensorShape([])
+
+
+class TensorList:
+    """The runtime value of a flow tensor: a tuple of NumPy values (None: not written yet)."""
+    __slots__ = ("items",)
+    dtype = np.dtype(object)  # lets it ride in an EagerTensor when ops replay eagerly
+    shape = ()
+    ndim = 0
+
+    def __init__(self, items):
+        self.items = tuple(items)
+
+    def __repr__(self):
+        return f"TensorList(size={len(self.items)})"
+
+
+def _element(items, i, element_dtype, element_shape):
+    if not 0 <= i < len(items):
+        raise InvalidArgumentError(f"Tried to read from index {i} but array size is: {len(items)}")
+    v = items[i]
+    if v is None:
+        if not element_shape.is_fully_defined():
+            raise InvalidArgumentError(f"Could not read from TensorArray index {i}: it was never written and the "
+                                       f"element shape {element_shape} is not fully defined.")
+        return np.zeros(element_shape.as_list(), element_dtype.as_numpy_dtype)
+    return v
+
+
+def _set_item(lst, index, item, resize):
+    items = list(lst.items)
+    i = int(index)
+    if i < 0:
+        raise InvalidArgumentError(f"Tried to write to index {i} but array size is: {len(items)}")
+    if i >= len(items):
+        if not resize:
+            raise OutOfRangeError(f"Tried to write to index {i} but array is not resizeable and size is: "
+                                  f"{len(items)} ")
+        items.extend([None] * (i + 1 - len(items)))
+    items[i] = item
+    return TensorList(items)
+
+
+def _stack(lst, element_dtype, element_shape):
+    items = lst.items
+    if not items:
+        dims = element_shape.as_list() if element_shape.rank is not None else []
+        return np.zeros([0] + [d or 0 for d in dims], element_dtype.as_numpy_dtype)
+    known = next((v for v in items if v is not None), None)
+    shape = element_shape if known is None else TensorShape(np.shape(known))
+    return np.stack([_element(items, i, element_dtype, shape) for i in range(len(items))])
+
+
+def _list_infer(*args, **attrs):
+    return _SCALAR, _VARIANT
+
+
+def _leading(element_shape, n=None):
+    return TensorShape([n]).concatenate(element_shape)
+
+
+RESERVE = defop("TensorListReserve", lambda n, element_dtype, element_shape: TensorList([None] * int(n)),
+                _list_infer)
+SET_ITEM = defop("TensorListSetItem", lambda lst, i, item, resize: _set_item(lst, i, item, resize), _list_infer)
+GET_ITEM = defop("TensorListGetItem",
+                 lambda lst, i, element_dtype, element_shape: _element(lst.items, int(i), element_dtype,
+                                                                       element_shape),
+                 lambda lst, i, element_dtype, element_shape: (element_shape, element_dtype))
+STACK = defop("TensorListStack", _stack,
+              lambda lst, element_dtype, element_shape: (_leading(element_shape), element_dtype))
+FROM_TENSOR = defop("TensorListFromTensor", lambda t: TensorList(list(t)), _list_infer)
+LENGTH = defop("TensorListLength", lambda lst: np.int32(len(lst.items)), lambda lst: (_SCALAR, _dt.int32))
+GATHER = defop("TensorListGather",
+               lambda lst, idx, element_dtype, element_shape: np.stack(
+                   [_element(lst.items, int(i), element_dtype, element_shape) for i in np.ravel(idx)]).reshape(
+                   np.shape(idx) + tuple(element_shape.as_list())) if np.size(idx) else
+               np.zeros((0,) + tuple(d or 0 for d in (element_shape.as_list() or [])), element_dtype.as_numpy_dtype),
+               lambda lst, idx, element_dtype, element_shape: (
+                   idx.shape.concatenate(element_shape) if idx.shape.rank is not None else TensorShape(None),
+                   element_dtype))
+CONCAT = defop("TensorListConcatV2",
+               lambda lst, element_dtype, element_shape: np.concatenate(
+                   [_element(lst.items, i, element_dtype, element_shape) for i in range(len(lst.items))]),
+               lambda lst, element_dtype, element_shape: (
+                   TensorShape([None]).concatenate(element_shape[1:]) if element_shape.rank else TensorShape(None),
+                   element_dtype))
+
+
+class TensorArray:
+    """tf.TensorArray(dtype, size=None, dynamic_size=None, ..., element_shape=None)."""
+
+    def __init__(self, dtype, size=None, dynamic_size=None, clear_after_read=None, tensor_array_name=None,
+                 handle=None, flow=None, infer_shape=True, element_shape=None, colocate_with_first_write_call=True,
+                 name=None):
+        self._dtype = _dt.as_dtype(dtype)
+        self._dynamic_size = bool(dynamic_size)
+        self._infer_shape = infer_shape
+        self._element_shape = TensorShape(element_shape) if element_shape is not None else TensorShape(None)
+        if flow is not None:
+            self._flow, self._items = flow, None
+            return
+        if size is None:
+            raise ValueError("Size must be provided if handle is not provided")
+        if context.current_graph() is None:
+            self._flow, self._items = None, [None] * int(convert_to_tensor(size))
+        else:
+            n = convert_to_tensor(size, dtype=_dt.int32)
+            self._flow = bind(RESERVE, [n], {"element_dtype": self._dtype, "element_shape": self._element_shape},
+                              name=name or "TensorArrayV2")
+            self._items = None
+
+    # -- composite protocol (control_flow_ops) ------------------------------------------------------------
+    def _flow_tensor(self):
+        if self._flow is None:
+            raise TypeError("An eager TensorArray cannot be used inside a graph; create it inside the function.")
+        return self._flow
+
+    def _with_flow(self, flow, element_shape=None):
+        ta = TensorArray.__new__(TensorArray)
+        ta._dtype, ta._dynamic_size, ta._infer_shape = self._dtype, self._dynamic_size, self._infer_shape
+        ta._element_shape = self._element_shape if element_shape is None else element_shape
+        ta._flow, ta._items = flow, None
+        return ta
+
+    # -- properties ------------------------------------------------------------------------------------------
+    dtype = property(lambda self: self._dtype)
+    dynamic_size = property(lambda self: self._dynamic_size)
+    element_shape = property(lambda self: self._element_shape)
+
+    @property
+    def flow(self):
+        return self._flow
+
+    @property
+    def handle(self):
+        return self._flow
+
+    def _attrs(self, shape=None):
+        return {"element_dtype": self._dtype, "element_shape": self._element_shape if shape is None else shape}
+
+    # -- element access --------------------------------------------------------------------------------------
+    def _value(self, value):
+        try:
+            t = convert_to_tensor(value, dtype=self._dtype)
+        except (TypeError, ValueError):
+            t = convert_to_tensor(value)
+        if t.dtype is not self._dtype:
+            raise TypeError(f"TensorArray dtype is {self._dtype.name} but Op is trying to write dtype "
+                            f"{t.dtype.name} ")
+        if self._infer_shape and not self._element_shape.is_compatible_with(t.shape):
+            raise ValueError(f"Incompatible shape for value ({_py(t.shape)}), expected ({_py(self._element_shape)})")
+        return t
+
+    def write(self, index, value, name=None):
+        t = self._value(value)
+        shape = self._element_shape.merge_with(t.shape) if self._infer_shape else self._element_shape
+        if self._items is not None:
+            i = int(convert_to_tensor(index))
+            n = len(self._items)
+            if i >= n and not self._dynamic_size:
+                raise OutOfRangeError(f"Tried to write to index {i} but array is not resizeable and size is: {n} ")
+            if i < 0:
+                raise InvalidArgumentError(f"Tried to write to index {i} but array size is: {n}")
+            self._items.extend([None] * (i + 1 - n))
+            self._items[i] = t
+            self._element_shape = shape
+            return self
+        flow = bind(SET_ITEM, [self._flow, convert_to_tensor(index, dtype=_dt.int32), t],
+                    {"resize": self._dynamic_size}, name=name or "TensorListSetItem")
+        return self._with_flow(flow, shape)
+
+    def read(self, index, name=None):
+        if self._items is not None:
+            i = int(convert_to_tensor(index))
+            if not 0 <= i < len(self._items):
+                raise InvalidArgumentError(f"Tried to read from index {i} but array size is: {len(self._items)}")
+            t = self._items[i]
+            if t is None:
+                if not self._element_shape.is_fully_defined():
+                    raise ValueError(f"Cannot convert a partially known TensorShape {self._element_shape} to a "
+                                     f"Tensor.")
+                return EagerTensor(np.zeros(self._element_shape.as_list(), self._dtype.as_numpy_dtype))
+            return t
+        return bind(GET_ITEM, [self._flow, convert_to_tensor(index, dtype=_dt.int32)], self._attrs(),
+                    name=name or "TensorListGetItem")
+
+    def stack(self, name=None):
+        if self._items is not None:
+            return self.gather(list(range(len(self._items))))
+        return bind(STACK, [self._flow], self._attrs(), name=name or "TensorListStack")
+
+    def gather(self, indices, name=None):
+        if self._items is not None:
+            from .array_ops import stack, zeros
+            idx = [int(i) for i in np.ravel(np.asarray(convert_to_tensor(indices)))]
+            if not idx:
+                dims = self._element_shape.as_list() if self._element_shape.rank is not None else []
+                return zeros([0] + [d or 0 for d in dims], self._dtype)
+            return stack([self.read(i) for i in idx])
+        return bind(GATHER, [self._flow, convert_to_tensor(indices, dtype=_dt.int32)], self._attrs(),
+                    name=name or "TensorListGather")
+
+    def concat(self, name=None):
+        if self._items is not None:
+            from .array_ops import concat
+            return concat([self.read(i) for i in range(len(self._items))], 0)
+        return bind(CONCAT, [self._flow], self._attrs(), name=name or "TensorListConcat")
+
+    def unstack(self, value, name=None):
+        t = convert_to_tensor(value, dtype=self._dtype)
+        shape = self._element_shape.merge_with(t.shape[1:]) if t.shape.rank else self._element_shape
+        if self._items is not None:
+            from .array_ops import unstack
+            self._items = list(unstack(t)) if t.shape[0] else []
+            self._element_shape = shape
+            return self
+        return self._with_flow(bind(FROM_TENSOR, [t], name=name or "TensorListFromTensor"), shape)
+
+    def scatter(self, indices, value, name=None):
+        from .array_ops import unstack
+        ta = self
+        for i, v in zip(np.ravel(np.asarray(convert_to_tensor(indices))), unstack(convert_to_tensor(value))):
+            ta = ta.write(int(i), v)
+        return ta
+
+    def size(self, name=None):
+        if self._items is not None:
+            return convert_to_tensor(len(self._items))
+        return bind(LENGTH, [self._flow], name=name or "TensorListLength")
+
+    def identity(self):
+        return self
+
+    def close(self, name=None):
+        return None
+
+    def mark_used(self):
+        return None
+
+    def __repr__(self):
+        return f"<tf.TensorArray dtype={self._dtype.name} element_shape={self._element_shape}>"
+
+
+def _py(shape):
+    return "<unknown>" if shape.rank is None else str(tuple(shape.as_list()))
