@@ -179,3 +179,25 @@ def test_user_visible_graph_is_not_optimised():
     before = types(g)
     cf(tf.constant(X[0]))
     assert types(cf.graph) == before
+
+
+def test_integer_matmul_chain_becomes_repeated_squaring_exactly():
+    def power(x, y):
+        result = tf.eye(10, dtype=tf.int32)
+        for _ in range(y):
+            result = tf.matmul(x, result)
+        return result
+    x = tf.random.uniform([10, 10], minval=-1, maxval=2, dtype=tf.int32)
+    cf, g, ins, outs = traced(lambda x: power(x, 100), tf.TensorSpec([10, 10], tf.int32))
+    g2, i2, o2 = optimize(g, ins, outs)
+    assert types(g, outs).count("MatMul") == 100
+    assert [t for t in types(g2, o2) if t not in ("Placeholder", "Identity")] == ["_MatrixPowerMatMul"]
+    np.testing.assert_array_equal(cf(x).numpy(), power(x, 100).numpy())  # wraps exactly like the loop
+
+
+def test_float_matmul_chain_is_not_reassociated():
+    def f(x):
+        return tf.matmul(x, tf.matmul(x, x))
+    cf, g, ins, outs = traced(f, tf.TensorSpec([4, 4], tf.float32))
+    g2, i2, o2 = optimize(g, ins, outs)
+    assert types(g2, o2).count("MatMul") == 2

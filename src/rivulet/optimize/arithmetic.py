@@ -5,6 +5,8 @@ changes a result (x * ones([3]) with x of shape () is not x).
 """
 import numpy as np
 
+from ..core.op import defop
+
 
 def _is(ctx, t, value):
     v = ctx.const_value(t)
@@ -87,7 +89,33 @@ def _like(ctx, op, ins):  # sum_to(g, ref) / broadcast_like(g, ref) where shapes
     return _keep(ins[0], op)
 
 
-RULES = {"Mul": _mul, "AddV2": _add, "Sub": _sub, "RealDiv": _div, "Neg": _involution,
+def _matpow_kernel(a, *base, k):
+    p = np.linalg.matrix_power(a, k)
+    return p @ base[0] if base else p
+
+
+MATPOW = defop("_MatrixPowerMatMul", _matpow_kernel,
+               lambda a, *base, k: ((base[0].shape if base else a.shape), a.dtype))
+
+
+def _matmul_chain(ctx, op, ins):
+    """a @ (a @ (... @ base)) -> a**k @ base by repeated squaring (O(log k) products). Integer dtypes only:
+    machine-integer matrix products wrap exactly, so reassociation is exact; float rounding would change."""
+    a, b = ins
+    if op.attrs or not a.dtype.is_integer or a.shape.rank != 2 or a.shape[0] != a.shape[1]:
+        return None
+    inner = b.op
+    if inner.type == "_MatrixPowerMatMul" and inner.inputs[0] is a:
+        return ctx.emit(MATPOW, list(inner.inputs), {"k": inner.attrs["k"] + 1}, op.name)
+    if inner.type == "MatMul" and not inner.attrs and inner.inputs[0] is a:
+        base = inner.inputs[1]
+        v = ctx.const_value(base)
+        extra = [] if v is not None and np.array_equal(v, np.eye(len(v), dtype=v.dtype)) else [base]
+        return ctx.emit(MATPOW, [a] + extra, {"k": 2}, op.name)
+    return None
+
+
+RULES = {"MatMul": _matmul_chain, "Mul": _mul, "AddV2": _add, "Sub": _sub, "RealDiv": _div, "Neg": _involution,
          "LogicalNot": _involution, "Identity": _identity, "Reshape": _reshape, "Transpose": _transpose,
          "SumToShapeOf": _like, "BroadcastLike": _like}
 

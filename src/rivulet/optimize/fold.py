@@ -14,7 +14,7 @@ _NEVER = {"Placeholder", "Const", "Identity"}
 
 def fold_constants(ctx, op, ins):
     opdef = op.opdef
-    if opdef.stateful or op.type in _NEVER or not ins:
+    if opdef.stateful or op.type in _NEVER:
         return None
     vals = []
     for t in ins:
