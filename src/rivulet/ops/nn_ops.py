@@ -15,7 +15,7 @@ from numpy.lib.stride_tricks import as_strided
 from .. import dtypes as _dt
 from ..core import context
 from ..core.dispatch import bind
-from ..core.op import FLOATS, INTS, REAL, defop
+from ..core.op import FLOATS, REAL, defop
 from ..core.tensor import Tensor
 from ..errors import InvalidArgumentError
 from ..shape import TensorShape
@@ -221,21 +221,33 @@ swish = silu
 
 
 # ============================================================================ bias_add
-def _bias_infer(x, b, data_format="NHWC"):
-    xs, bs = x.shape, b.shape
-    if bs.rank is not None and bs.rank != 1:
-        raise ValueError(f"Biases must be 1D: {_fmt(bs)}")
-    if xs.rank is not None and xs.rank < 2:
-        raise ValueError(f"Input tensor must be at least 2D: {_fmt(xs)}")
-    if xs.rank is not None and bs.rank is not None:
+def _bias_problem(xs, bs, data_format):
+    """TensorFlow's message for shapes (tuples, None for unknown) BiasAdd cannot take, or None."""
+    f = "[" + ",".join("?" if d is None else str(d) for d in bs) + "]" if bs is not None else ""
+    if bs is not None and len(bs) != 1:
+        return f"Biases must be 1D: {f}"
+    if xs is not None and len(xs) < 2:
+        return f"Input tensor must be at least 2D: [{','.join('?' if d is None else str(d) for d in xs)}]"
+    if xs is not None and bs is not None:
         c = xs[1] if data_format == "NCHW" else xs[-1]
         if c is not None and bs[0] is not None and c != bs[0]:
-            raise ValueError(f"Must provide as many biases as the last dimension of the input tensor: "
-                             f"{_fmt(bs)} vs. {_fmt(xs)}")
-    return xs, x.dtype
+            xf = ",".join("?" if d is None else str(d) for d in xs)
+            return f"Must provide as many biases as the last dimension of the input tensor: {f} vs. [{xf}]"
+    return None
+
+
+def _bias_infer(x, b, data_format="NHWC"):
+    def dims(s):
+        return None if s.rank is None else tuple(s)
+    msg = _bias_problem(dims(x.shape), dims(b.shape), data_format)
+    if msg:
+        raise ValueError(msg)
+    return x.shape, x.dtype
 
 
 def _bias_kernel(x, b, data_format="NHWC"):
+    if b.ndim != 1 or x.ndim < 2 or x.shape[1 if data_format == "NCHW" else -1] != b.shape[0]:
+        raise InvalidArgumentError(_bias_problem(x.shape, b.shape, data_format))
     if data_format == "NCHW":
         b = b.reshape((-1,) + (1,) * (x.ndim - 2))
     return np.add(x, b)
@@ -263,10 +275,6 @@ def bias_add(value, bias, data_format=None, name=None):
     x = to_tensor(value)
     b = to_tensor(bias, dtype=None if isinstance(bias, Tensor) else x.dtype)
     attrs = {"data_format": "NCHW"} if data_format is not None and data_format.startswith("NC") else {}
-    try:
-        _bias_infer(x, b, **attrs)
-    except ValueError as e:
-        raise _arg_error(str(e)) from None
     return bind(BIAS_ADD, (x, b), attrs, name=name or "BiasAdd")
 
 

@@ -27,7 +27,7 @@ from ..core.op import FLOATS, defop
 from ..core.tensor import Tensor
 from ..errors import InvalidArgumentError
 from ..shape import TensorShape
-from ._rules import UNKNOWN, broadcast_shape, static_value, to_tensor
+from ._rules import broadcast_shape, static_value, to_tensor
 from . import math_ops as _m
 
 DEFAULT_GRAPH_SEED = 87654321
