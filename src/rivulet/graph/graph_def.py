@@ -15,10 +15,13 @@ _NO_T = {"Const", "Placeholder", "Cast", "ReadVariableOp", "AssignVariableOp", "
 
 
 class NodeDef:
-    __slots__ = ("name", "op", "input", "attr", "device")
+    """`attr` holds the tagged values TensorFlow would show; `op_attrs` the exact attrs rivulet's op was built
+    with (None for a hand-made NodeDef), which is what import_graph_def and saved models rebuild from."""
+    __slots__ = ("name", "op", "input", "attr", "device", "op_attrs")
 
-    def __init__(self, name, op, input=(), attr=None, device=""):  # noqa: A002
+    def __init__(self, name, op, input=(), attr=None, device="", op_attrs=None):  # noqa: A002
         self.name, self.op, self.input, self.attr, self.device = name, op, list(input), dict(attr or {}), device
+        self.op_attrs = op_attrs
 
     def __str__(self):
         return "".join(_node_lines(self, ""))
@@ -77,7 +80,7 @@ def node_def_of(op):
         for k, v in op.attrs.items():
             attrs[k] = attr_value(v)
     inputs = [_tensor_name(t) for t in op.inputs] + ["^" + c.name for c in op.control_inputs]
-    return NodeDef(op.name, op.type, inputs, attrs)
+    return NodeDef(op.name, op.type, inputs, attrs, op_attrs=dict(op.attrs))
 
 
 def attr_value(v):
