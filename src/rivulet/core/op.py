@@ -57,7 +57,7 @@ class Op:
                     if eager:
                         raise InvalidArgumentError(
                             f"cannot compute {self.name} as input #{i}(zero-based) was expected to be a "
-                            f"{d0.name} tensor but is a {_short(dts[i])} tensor [Op:{self.name}]")
+                            f"{_short(d0)} tensor but is a {_short(dts[i])} tensor [Op:{self.name}]")
                     raise TypeError(f"Input {i} of '{self.name}' Op has type {dts[i].name} that does not match "
                                     f"type {d0.name} of argument 0.")
         if self.allowed is not None and dts and dts[0] not in self.allowed:

@@ -326,7 +326,8 @@ def to_numpy_value(value, dtype=None):
         if k == "O":
             return _object_list(value, a).astype(np_t)
         raise TypeError(f"Cannot convert {value!r} to EagerTensor of dtype {dtype.name}")
-    if (k == "f" and np_t.kind in "iub") or (k == "c" and np_t.kind != "c") or (k in "iu" and np_t.kind == "b"):
+    if a.size and ((k == "f" and np_t.kind in "iub") or (k == "c" and np_t.kind != "c") or
+                   (k in "iu" and np_t.kind == "b")):
         raise TypeError(f"Cannot convert {value!r} to EagerTensor of dtype {dtype.name}")
     if k in "iu" and np_t.kind in "iu":
         info = np.iinfo(np_t)
