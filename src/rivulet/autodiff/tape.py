@@ -77,7 +77,7 @@ class GradientTape:
     def stop_recording(self):
         """Ops run inside are not recorded on this tape."""
         if not self._recording:
-            raise RuntimeError("Trying to stop recording a tape which is not recording.")
+            raise ValueError("Tape is not recording.")
         self._pop()
         try:
             yield

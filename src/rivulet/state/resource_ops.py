@@ -34,7 +34,8 @@ def _dims(shape):
 
 
 def _assign_kernel(var, value, dtype):
-    var._value = value
+    # A copy: inside a compiled graph `value` may be a temporary whose buffer a later op reuses.
+    var._value = value.copy() if isinstance(value, np.ndarray) else value
     return ()
 
 
