@@ -24,6 +24,14 @@ for _ns in (math, _array, linalg, nn, random, strings, debugging, bitwise, _cont
 from . import nest  # noqa: F401,E402
 from .function.polymorphic import function  # noqa: E402,F401
 from .graph.graph import Graph, Operation, get_default_graph  # noqa: E402,F401
+from .state.variables import Variable, VariableAggregation, VariableSynchronization  # noqa: E402,F401
+from .state.creation import variable_creator_scope  # noqa: E402,F401
+from .state.naming import name_scope  # noqa: E402,F401
+from .state.module import Module  # noqa: E402,F401
+from .autodiff.tape import GradientTape  # noqa: E402,F401
+from .autodiff.backprop import UnconnectedGradients, gradients  # noqa: E402,F401
+from .autodiff.custom_gradient import custom_gradient, stop_gradient  # noqa: E402,F401
+from .ops.logging_ops import get_logger, print_v2 as print  # noqa: E402,F401,A001
 
 # Heavier namespaces load on first use, keeping `import rivulet` fast.
 _LAZY = {"keras": ".keras", "saved_model": ".saved_model", "summary": ".summary", "autograph": ".autograph",
