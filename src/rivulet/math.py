@@ -6,7 +6,7 @@ from .ops.math_ops import (add, subtract, multiply, divide, truediv, realdiv, fl
                            sigmoid, reciprocal, round, ceil, is_nan, is_inf, is_finite, erf, erfc, squared_difference,
                            truncatediv, truncatemod, divide_no_nan, xdivy, xlogy, add_n, clip_by_value, reduce_max,
                            reduce_min, reduce_prod, reduce_all, reduce_any, reduce_logsumexp, reduce_std,
-                           reduce_variance, argmax, argmin, cumsum, cumprod)
+                           reduce_variance, argmax, argmin, cumsum, cumprod, real, imag)
 
 mod = floormod
 # tf.truncatediv, tf.truncatemod, tf.clip_by_value and tf.realdiv are top-level only in TensorFlow; they live

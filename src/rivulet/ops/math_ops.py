@@ -5,6 +5,7 @@ from .. import dtypes as _dt
 from ..core import context
 from ..core.dispatch import bind
 from ..core.op import COMPLEX, FLOATS, INTS, NUMERIC, REAL, defop
+from ..core.op import _short as _cpp_name
 from ..core.tensor import Tensor, to_numpy_value
 from ..errors import InternalError, InvalidArgumentError, NotFoundError
 from ..shape import TensorShape
@@ -740,6 +741,25 @@ erf = _unary_fn(ERF, "Erf", "erf")
 erfc = _unary_fn(ERFC, "Erfc", "erfc")
 
 
+_real_part = lambda x: (x.shape, x.dtype.real_dtype)  # noqa: E731
+REAL_PART = _unary("Real", np.real, lambda op, dy: (cast(dy, op.inputs[0].dtype),), COMPLEX, infer=_real_part)
+IMAG_PART = _unary("Imag", np.imag, lambda op, dy: (multiply(cast(dy, op.inputs[0].dtype), 1j),), COMPLEX,
+                   infer=_real_part)
+REAL_PART.is_view = IMAG_PART.is_view = True  # np.real/np.imag return views of the complex input
+
+
+def real(input, name=None):  # noqa: A002
+    """The real part; a real input is returned as it is."""
+    x = to_tensor(input)
+    return bind(REAL_PART, (x,), name=name or "Real") if x.dtype.is_complex else x
+
+
+def imag(input, name=None):  # noqa: A002
+    """The imaginary part; zeros for a real input."""
+    x = to_tensor(input)
+    return bind(IMAG_PART, (x,), name=name or "Imag") if x.dtype.is_complex else zeros_like_(x)
+
+
 def abs(x, name=None):  # noqa: A001  (TensorFlow's name)
     """|x|; for complex x the real-valued magnitude (the ComplexAbs op), as TensorFlow does."""
     x = to_tensor(x)
@@ -929,7 +949,7 @@ def reduce_variance(input_tensor, axis=None, keepdims=False, name=None):
     if means.dtype.is_integer:
         raise TypeError(f"Input must be either real or complex. Received integer type {means.dtype}.")
     diff = subtract(x, means)
-    sq = square(abs(diff)) if diff.dtype.is_complex else square(diff)
+    sq = real(multiply(diff, conj(diff))) if diff.dtype.is_complex else square(diff)
     return reduce_mean(sq, axis=axis, keepdims=keepdims, name=name)
 
 
@@ -968,7 +988,7 @@ def _arg_fn(op, default):
         x = to_tensor(input)
         output_type = _dt.as_dtype(output_type)
         if output_type not in _ARG_OUT:
-            msg = (f"Value for attr 'output_type' of {output_type.name} is not in the list of allowed values: "
+            msg = (f"Value for attr 'output_type' of {_cpp_name(output_type)} is not in the list of allowed values: "
                    f"int16, uint16, int32, int64")
             if context.executing_eagerly():
                 raise InvalidArgumentError(f"{msg} [Op:{op.name}]")
