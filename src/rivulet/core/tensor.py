@@ -307,6 +307,14 @@ def to_numpy_value(value, dtype=None):
             return np.array(value.encode("utf-8") if isinstance(value, str) else value, dtype=object)
         return _python_default(value)
     np_t = dtype._np
+    tv = type(value)
+    if tv is float and np_t.kind in "fc" if np_t is not None else False:
+        return np_t.type(value)
+    if tv is int and np_t is not None and np_t.kind in "iuf":
+        try:
+            return np_t.type(value)
+        except OverflowError:
+            raise TypeError(f"Cannot convert {value!r} to EagerTensor of dtype {dtype.name}") from None
     if np_t is None:  # string
         if isinstance(value, (str, bytes)):
             return np.array(value.encode("utf-8") if isinstance(value, str) else value, dtype=object)

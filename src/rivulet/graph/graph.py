@@ -207,9 +207,26 @@ class Graph:
         self._by_name[name] = op
         return op
 
+    def clone_op(self, op, inputs, control_inputs=()):
+        """Copies `op` onto inputs of the same shapes and dtypes as its own: the rules' results are known,
+        so nothing is re-inferred (used by graph rewrites)."""
+        name = op.name if op.name not in self._by_name else self.unique_name(op.name)
+        new = Operation(self, op.opdef, name, inputs, op.attrs, control_inputs)
+        new.outputs = [SymbolicTensor(new, i, t._shape, t._dtype) for i, t in enumerate(op.outputs)]
+        new.user_frame = op.user_frame
+        if op.opdef.stateful:
+            if self._last_stateful is not None and self._last_stateful not in new.control_inputs:
+                new.control_inputs.append(self._last_stateful)
+            self._last_stateful = new
+            self.control_outputs.append(new)
+        self._ops.append(new)
+        self._by_name[name] = new
+        self._name_counts.setdefault(name.lower(), 1)
+        return new
+
     def constant(self, value, name=None):
         from ..ops.constant_op import CONST
-        dt = _dt.from_numpy(np.asarray(value).dtype)
+        dt = _dt.from_numpy(value.dtype if hasattr(value, "dtype") else np.asarray(value).dtype)
         return self.create_op(CONST, (), {"value": value, "dtype": dt}, name or "Const").outputs[0]
 
     def placeholder(self, dtype, shape, name=None):

@@ -9,8 +9,12 @@ from ..core.op import defop
 
 
 def _is(ctx, t, value):
+    if t.op.type not in ("Const", "Placeholder"):
+        return False
     v = ctx.const_value(t)
-    return v is not None and np.size(v) >= 1 and np.all(np.asarray(v) == value) and np.asarray(v).dtype != object
+    if v is None or v.dtype == object or v.size < 1:
+        return False
+    return bool(v == value) if v.ndim == 0 else bool(np.all(v == value))
 
 
 def _same(t, out):

@@ -30,6 +30,21 @@ class RewriteContext:
         self.changed += 1
         return self.graph.constant(value, name=name)
 
+    def clone(self, op, inputs, control):
+        """Re-emits `op` unchanged on rewritten inputs of identical types (hash-consed when CSE is on)."""
+        key = None
+        if self._cse and not op.opdef.stateful and not control:
+            key = _cse_key(op.opdef, inputs, op.attrs)
+            if key is not None:
+                hit = self._table.get(key)
+                if hit is not None:
+                    self.changed += 1
+                    return hit
+        outs = self.graph.clone_op(op, inputs, control).outputs
+        if key is not None:
+            self._table[key] = outs
+        return outs
+
     def emit(self, opdef, inputs, attrs, name, control=(), frame=None):
         key = None
         if self._cse and not opdef.stateful and not control:
@@ -107,7 +122,10 @@ def rebuild(graph, inputs, outputs, rules, consts=None, cse=True, prune=True):
                 break
         if res is None:
             ctrl = [omap[c._id] for c in op.control_inputs if c._id in omap]
-            res = ctx.emit(op.opdef, ins, op.attrs, op.name, ctrl)
+            if all(n._dtype is o._dtype and n._shape == o._shape for n, o in zip(ins, op.inputs)):
+                res = ctx.clone(op, ins, ctrl)
+            else:
+                res = ctx.emit(op.opdef, ins, op.attrs, op.name, ctrl)
             if res and len(res) and hasattr(res[0], "op"):
                 omap[op._id] = res[0].op
         for t, r in zip(op.outputs, res):
