@@ -1,0 +1,156 @@
+"""tf.keras.initializers: callables `init(shape, dtype)` returning a tensor of initial values."""
+import math
+
+import rivulet as tf
+
+from . import backend
+
+
+def _dtype(dtype):
+    return tf.as_dtype(dtype or backend.floatx())
+
+
+def _fans(shape):
+    """(fan_in, fan_out): a conv kernel [..., in, out] counts every position of its receptive field."""
+    shape = tuple(shape)
+    if len(shape) < 1:
+        return 1, 1
+    if len(shape) == 1:
+        return shape[0], shape[0]
+    if len(shape) == 2:
+        return shape[0], shape[1]
+    receptive = math.prod(shape[:-2])
+    return shape[-2] * receptive, shape[-1] * receptive
+
+
+class Initializer:
+    def __call__(self, shape, dtype=None, **kwargs):
+        raise NotImplementedError
+
+    def get_config(self):
+        return {}
+
+    @classmethod
+    def from_config(cls, config):
+        return cls(**config)
+
+
+class Zeros(Initializer):
+    def __call__(self, shape, dtype=None, **kwargs):
+        return tf.zeros(shape, dtype=_dtype(dtype))
+
+
+class Ones(Initializer):
+    def __call__(self, shape, dtype=None, **kwargs):
+        return tf.ones(shape, dtype=_dtype(dtype))
+
+
+class Constant(Initializer):
+    def __init__(self, value=0):
+        self.value = value
+
+    def __call__(self, shape, dtype=None, **kwargs):
+        return tf.constant(self.value, dtype=_dtype(dtype), shape=shape)
+
+    def get_config(self):
+        return {"value": self.value}
+
+
+class RandomUniform(Initializer):
+    def __init__(self, minval=-0.05, maxval=0.05, seed=None):
+        self.minval, self.maxval, self.seed = minval, maxval, seed
+
+    def __call__(self, shape, dtype=None, **kwargs):
+        return tf.random.uniform(shape, self.minval, self.maxval, dtype=_dtype(dtype), seed=self.seed)
+
+    def get_config(self):
+        return {"minval": self.minval, "maxval": self.maxval, "seed": self.seed}
+
+
+class RandomNormal(Initializer):
+    def __init__(self, mean=0.0, stddev=0.05, seed=None):
+        self.mean, self.stddev, self.seed = mean, stddev, seed
+
+    def __call__(self, shape, dtype=None, **kwargs):
+        return tf.random.normal(shape, self.mean, self.stddev, dtype=_dtype(dtype), seed=self.seed)
+
+    def get_config(self):
+        return {"mean": self.mean, "stddev": self.stddev, "seed": self.seed}
+
+
+class TruncatedNormal(RandomNormal):
+    def __call__(self, shape, dtype=None, **kwargs):
+        return tf.random.truncated_normal(shape, self.mean, self.stddev, dtype=_dtype(dtype), seed=self.seed)
+
+
+class VarianceScaling(Initializer):
+    """Values with variance scale / n, n from the fans by `mode`; normal (truncated) or uniform."""
+
+    def __init__(self, scale=1.0, mode="fan_in", distribution="truncated_normal", seed=None):
+        if scale <= 0.0:
+            raise ValueError(f"`scale` must be positive float. Received: scale={scale}.")
+        if mode not in ("fan_in", "fan_out", "fan_avg"):
+            raise ValueError(f"Invalid `mode` argument: {mode}")
+        if distribution == "normal":
+            distribution = "truncated_normal"
+        if distribution not in ("uniform", "truncated_normal", "untruncated_normal"):
+            raise ValueError(f"Invalid `distribution` argument: {distribution}")
+        self.scale, self.mode, self.distribution, self.seed = scale, mode, distribution, seed
+
+    def __call__(self, shape, dtype=None, **kwargs):
+        fan_in, fan_out = _fans(shape)
+        n = {"fan_in": fan_in, "fan_out": fan_out, "fan_avg": (fan_in + fan_out) / 2.0}[self.mode]
+        var = self.scale / max(1.0, n)
+        dtype = _dtype(dtype)
+        if self.distribution == "uniform":
+            limit = math.sqrt(3.0 * var)
+            return tf.random.uniform(shape, -limit, limit, dtype=dtype, seed=self.seed)
+        if self.distribution == "truncated_normal":
+            # 0.8796... is the stddev of a unit normal truncated to [-2, 2].
+            return tf.random.truncated_normal(shape, 0.0, math.sqrt(var) / 0.87962566103423978, dtype=dtype,
+                                              seed=self.seed)
+        return tf.random.normal(shape, 0.0, math.sqrt(var), dtype=dtype, seed=self.seed)
+
+    def get_config(self):
+        return {"scale": self.scale, "mode": self.mode, "distribution": self.distribution, "seed": self.seed}
+
+
+def _preset(name, scale, mode, distribution):
+    def __init__(self, seed=None):
+        VarianceScaling.__init__(self, scale, mode, distribution, seed)
+
+    def get_config(self):
+        return {"seed": self.seed}
+    return type(name, (VarianceScaling,), {"__init__": __init__, "get_config": get_config})
+
+
+GlorotUniform = _preset("GlorotUniform", 1.0, "fan_avg", "uniform")
+GlorotNormal = _preset("GlorotNormal", 1.0, "fan_avg", "truncated_normal")
+HeUniform = _preset("HeUniform", 2.0, "fan_in", "uniform")
+HeNormal = _preset("HeNormal", 2.0, "fan_in", "truncated_normal")
+LecunUniform = _preset("LecunUniform", 1.0, "fan_in", "uniform")
+LecunNormal = _preset("LecunNormal", 1.0, "fan_in", "truncated_normal")
+
+zeros, ones, constant = Zeros, Ones, Constant
+random_uniform, random_normal, truncated_normal = RandomUniform, RandomNormal, TruncatedNormal
+glorot_uniform, glorot_normal, he_uniform, he_normal = GlorotUniform, GlorotNormal, HeUniform, HeNormal
+lecun_uniform, lecun_normal, variance_scaling = LecunUniform, LecunNormal, VarianceScaling
+
+_BY_NAME = {n: c for n, c in globals().items() if isinstance(c, type) and issubclass(c, Initializer)}
+
+
+def get(identifier):
+    """A name ('glorot_uniform', 'Zeros'), a {'class_name', 'config'} dict, an instance or a callable."""
+    if identifier is None:
+        return None
+    if isinstance(identifier, str):
+        cls = _BY_NAME.get(identifier)
+        if cls is None:
+            raise ValueError(f"Unknown initializer: {identifier}. Please ensure this object is passed to the "
+                             f"`custom_objects` argument.")
+        return cls()
+    if isinstance(identifier, dict):
+        return _BY_NAME[identifier["class_name"]].from_config(identifier.get("config", {}))
+    if callable(identifier):
+        return identifier
+    raise ValueError(f"Could not interpret initializer identifier: {identifier!r}")

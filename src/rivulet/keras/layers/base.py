@@ -1,0 +1,400 @@
+"""tf.keras.layers.Layer: lazy build on the first call, weights, `training` propagation, name numbering.
+
+The eager hot path of `__call__` is one flag test, one isinstance and one dtype compare before `call`:
+no name scopes and no bookkeeping, so a Dense layer costs about its matmul, bias add and activation.
+"""
+import inspect
+
+import rivulet as tf
+from rivulet import nest
+from rivulet.core.tensor import Tensor
+
+from .. import backend, initializers, regularizers
+
+_MISSING = object()
+_ALLOWED_KWARGS = frozenset(["input_shape", "batch_input_shape", "batch_size", "input_dim", "weights",
+                             "activity_regularizer", "autocast", "implementation", "dynamic"])
+
+
+class _CallSpec:
+    """What a `call` accepts, read once per function: `training` (and where), `mask`."""
+    __slots__ = ("takes_training", "training_pos", "takes_mask", "training_default")
+
+    def __init__(self, fn):
+        try:
+            params = list(inspect.signature(fn).parameters.values())
+        except (TypeError, ValueError):
+            params = []
+        names = [p.name for p in params]
+        var_kw = any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params)
+        self.takes_training = "training" in names or var_kw
+        self.takes_mask = "mask" in names
+        self.training_pos = None
+        self.training_default = None
+        if "training" in names:
+            p = params[names.index("training")]
+            if p.kind in (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD):
+                self.training_pos = names.index("training")  # position among call's args (self excluded)
+            if p.default is not inspect.Parameter.empty:
+                self.training_default = p.default
+
+
+_SPECS = {}
+
+
+def call_spec(fn):
+    key = getattr(fn, "__func__", fn)
+    spec = _SPECS.get(key)
+    if spec is None:
+        spec = _SPECS[key] = _CallSpec(fn)
+    return spec
+
+
+def _is_variable(v):
+    var = getattr(tf, "Variable", None)
+    return var is not None and isinstance(v, var)
+
+
+class Layer:
+    """Base class of all layers. Subclasses define `build(input_shape)` (create weights) and `call(inputs)`."""
+
+    # Attributes never searched for sublayers or variables (they hold bookkeeping, not children).
+    _UNTRACKED = frozenset(["_trainable_weights", "_non_trainable_weights", "_inbound", "_callable_losses",
+                            "_losses", "_nodes", "_input_layers", "_output_tensors", "_input_tensors",
+                            "compiled_loss", "compiled_metrics", "optimizer", "history", "_train_fn",
+                            "_eval_fn", "_predict_fn", "stop_training", "_keras_input"])
+
+    def __init__(self, trainable=True, name=None, dtype=None, dynamic=False, **kwargs):
+        for k in kwargs:
+            if k not in _ALLOWED_KWARGS:
+                raise TypeError("Keyword argument not understood:", k)
+        if name is not None and not isinstance(name, str):
+            raise TypeError(f"`name` must be a string, got {name!r}")
+        self._name = name or backend.unique_name(backend.to_snake_case(type(self).__name__))
+        self._trainable = trainable
+        self._dtype = tf.as_dtype(getattr(dtype, "name", dtype) or backend.floatx())
+        self._autocast = kwargs.get("autocast", True)
+        self.dynamic = dynamic
+        self.built = False
+        self._plain = False  # set after build: call takes neither `training` nor `mask`
+        self._trainable_weights = []
+        self._non_trainable_weights = []
+        self._callable_losses = []
+        self._losses = []
+        self._inbound = []  # KerasTensor nodes this layer produced (functional API)
+        self._out_shape = None
+        self.activity_regularizer = regularizers.get(kwargs.get("activity_regularizer"))
+        batch_input_shape = kwargs.get("batch_input_shape")
+        if batch_input_shape is None and ("input_shape" in kwargs or "input_dim" in kwargs):
+            shape = kwargs["input_shape"] if "input_shape" in kwargs else (kwargs["input_dim"],)
+            batch_input_shape = (kwargs.get("batch_size"),) + tuple(shape)
+        self._batch_input_shape = tuple(batch_input_shape) if batch_input_shape is not None else None
+        self._initial_weights = kwargs.get("weights")
+
+    # -- identity ---------------------------------------------------------------------------------------
+    @property
+    def name(self):
+        return self._name
+
+    @property
+    def dtype(self):
+        return self._dtype.name
+
+    @property
+    def compute_dtype(self):
+        return self._dtype.name
+
+    @property
+    def variable_dtype(self):
+        return self._dtype.name
+
+    @property
+    def trainable(self):
+        return self._trainable
+
+    @trainable.setter
+    def trainable(self, value):
+        for layer in self._flatten_layers():
+            layer._trainable = bool(value)
+
+    def __repr__(self):
+        return f"<{type(self).__module__}.{type(self).__name__} object at 0x{id(self):x}>"
+
+    # -- calling ----------------------------------------------------------------------------------------
+    def __call__(self, *args, **kwargs):
+        if self._plain and not kwargs:
+            x = args[0]
+            if isinstance(x, Tensor) and x.dtype is self._dtype:
+                return self.call(*args)
+        return self._call_general(args, kwargs)
+
+    def _call_general(self, args, kwargs):
+        if args:
+            inputs, args = args[0], args[1:]
+        elif "inputs" in kwargs:
+            inputs = kwargs.pop("inputs")
+        else:
+            raise ValueError("The first argument to `Layer.call` must always be passed.")
+        from .input_layer import KerasTensor, call_symbolic
+        if any(isinstance(t, KerasTensor) for t in nest.flatten(inputs)):
+            return call_symbolic(self, inputs, args, kwargs)
+        inputs = self._convert_inputs(inputs)
+        if not self.built:
+            self._maybe_build(inputs)
+        call = self.call
+        spec = call_spec(call)
+        training = kwargs.pop("training", _MISSING) if "training" in kwargs else _MISSING
+        positional = spec.training_pos is not None and len(args) >= spec.training_pos
+        if positional:
+            training = args[spec.training_pos - 1]
+        explicit = training is not _MISSING
+        if not explicit:
+            training = backend.CALL_TRAINING[0]
+        if training is not None and spec.takes_training and not positional:
+            kwargs["training"] = training
+        if not explicit:
+            return self._finish(call(inputs, *args, **kwargs))
+        saved = backend.CALL_TRAINING[0]
+        backend.CALL_TRAINING[0] = training
+        try:
+            return self._finish(call(inputs, *args, **kwargs))
+        finally:
+            backend.CALL_TRAINING[0] = saved
+
+    def _finish(self, outputs):
+        if self.activity_regularizer is not None:
+            self._losses = [self.activity_regularizer(o) / tf.cast(tf.shape(o)[0], o.dtype)
+                            for o in nest.flatten(outputs)]
+        return outputs
+
+    def _convert_inputs(self, inputs):
+        """NumPy/Python inputs become tensors; floating inputs are cast to the layer's dtype (autocast)."""
+        def conv(x):
+            if isinstance(x, Tensor) or _is_variable(x):
+                if self._autocast and x.dtype is not self._dtype and x.dtype.is_floating and \
+                        self._dtype.is_floating:
+                    return tf.cast(x, self._dtype)
+                return x
+            if hasattr(x, "__array__") or isinstance(x, (float, int)):
+                t = tf.convert_to_tensor(x)
+                return conv(t)
+            return x
+        if isinstance(inputs, (list, tuple, dict)):
+            return nest.map_structure(conv, inputs)
+        return conv(inputs)
+
+    def _maybe_build(self, inputs):
+        if not self.built:
+            shapes = nest.map_structure(lambda t: t.shape, inputs) if nest.is_nested(inputs) else inputs.shape
+            # Weights are created eagerly even when the first call is being traced by tf.function.
+            with tf.init_scope():
+                self.build(shapes)
+            self.built = True
+            if self._initial_weights is not None:
+                self.set_weights(self._initial_weights)
+                self._initial_weights = None
+        spec = call_spec(type(self).call.__get__(self))
+        self._plain = not (spec.takes_training or spec.takes_mask) and type(self)._finish is Layer._finish \
+            and self.activity_regularizer is None
+
+    def build(self, input_shape):
+        self._build_input_shape = input_shape
+        self.built = True
+
+    def call(self, inputs, *args, **kwargs):
+        return inputs
+
+    def compute_output_shape(self, input_shape):
+        raise NotImplementedError(f"Layer {type(self).__name__} does not implement compute_output_shape.")
+
+    # -- weights ----------------------------------------------------------------------------------------
+    def add_weight(self, name=None, shape=None, dtype=None, initializer=None, regularizer=None, trainable=None,
+                   constraint=None, synchronization=None, aggregation=None, **kwargs):
+        """Creates a variable owned by this layer (trainable unless told otherwise)."""
+        shape = () if shape is None else tuple(shape)
+        dtype = tf.as_dtype(getattr(dtype, "name", dtype) or self._dtype)
+        if initializer is None:
+            initializer = "glorot_uniform" if dtype.is_floating else "zeros"
+        init = initializers.get(initializer)
+        trainable = True if trainable is None else bool(trainable)
+        with tf.init_scope():
+            value = init(shape, dtype=dtype)
+            var = tf.Variable(value, trainable=trainable, name=f"{self._name}/{name}" if name else self._name,
+                              dtype=dtype)
+        var._keras_constraint = constraint
+        (self._trainable_weights if trainable else self._non_trainable_weights).append(var)
+        reg = regularizers.get(regularizer)
+        if reg is not None:
+            self._callable_losses.append(lambda: reg(var))
+        return var
+
+    def _flatten_layers(self, include_self=True, recursive=True):
+        """This layer and its sublayers found in attributes (also inside lists, tuples, dicts), in order."""
+        seen = set()
+        out = []
+
+        def visit(layer):
+            if id(layer) in seen:
+                return
+            seen.add(id(layer))
+            out.append(layer)
+            if recursive or layer is self:
+                for child in layer._direct_children():
+                    visit(child)
+        if include_self:
+            visit(self)
+        else:
+            seen.add(id(self))
+            for child in self._direct_children():
+                visit(child)
+        return out
+
+    def _direct_children(self):
+        found = []
+        for key, value in self.__dict__.items():
+            if key not in self._UNTRACKED:
+                _collect(value, Layer, found, 0)
+        return found
+
+    def _own_weights(self):
+        """Weights created here: by add_weight, or variables assigned to attributes directly."""
+        trainable, non_trainable = list(self._trainable_weights), list(self._non_trainable_weights)
+        if getattr(tf, "Variable", None) is not None:
+            known = {id(v) for v in trainable + non_trainable}
+            found = []
+            for key, value in self.__dict__.items():
+                if key not in self._UNTRACKED:
+                    _collect(value, tf.Variable, found, 0)
+            for v in found:
+                if id(v) not in known:
+                    known.add(id(v))
+                    (trainable if v.trainable else non_trainable).append(v)
+        return trainable, non_trainable
+
+    @property
+    def trainable_weights(self):
+        if not self._trainable:
+            return []
+        out = []
+        for layer in self._flatten_layers():
+            if layer._trainable:
+                out.extend(layer._own_weights()[0])
+        return _dedup(out)
+
+    @property
+    def non_trainable_weights(self):
+        out = []
+        for layer in self._flatten_layers():
+            t, nt = layer._own_weights()
+            if not layer._trainable or not self._trainable:
+                out.extend(t)
+            out.extend(nt)
+        # Frozen layers' trainable weights come first, as their own weights do in Keras.
+        return _dedup(out)
+
+    @property
+    def weights(self):
+        return _dedup(self.trainable_weights + self.non_trainable_weights)
+
+    trainable_variables = trainable_weights
+    non_trainable_variables = non_trainable_weights
+    variables = weights
+
+    @property
+    def submodules(self):
+        return tuple(self._flatten_layers(include_self=False))
+
+    @property
+    def losses(self):
+        out = []
+        for layer in self._flatten_layers():
+            out.extend(layer._losses)
+            out.extend(fn() for fn in layer._callable_losses)
+        return out
+
+    def add_loss(self, loss):
+        if callable(loss):
+            self._callable_losses.append(loss)
+        else:
+            self._losses.append(loss)
+
+    def get_weights(self):
+        return [w.numpy() for w in self.weights]
+
+    def set_weights(self, weights):
+        params = self.weights
+        if len(params) != len(weights):
+            raise ValueError(f"You called `set_weights(weights)` on layer \"{self.name}\" with a weight list of "
+                             f"length {len(weights)}, but the layer was expecting {len(params)} weights. Provided "
+                             f"weights: {str(weights)[:50]}...")
+        for p, w in zip(params, weights):
+            w = getattr(w, "numpy", lambda w=w: w)()
+            if tuple(p.shape) != tuple(getattr(w, "shape", ())):
+                raise ValueError(f"Layer {self.name} weight shape {tuple(p.shape)} is not compatible with provided "
+                                 f"weight shape {tuple(getattr(w, 'shape', ()))}.")
+            p.assign(w)
+
+    def count_params(self):
+        if not self.built:
+            raise ValueError(f"You tried to call `count_params` on layer {self.name}, but the layer isn't built. "
+                             f"You can build it manually via: `{self.name}.build(batch_input_shape)`.")
+        return int(sum(_size(w) for w in self.weights))
+
+    # -- shapes (known once called on symbolic inputs) -----------------------------------------------------
+    @property
+    def output_shape(self):
+        if self._out_shape is None:
+            raise AttributeError(f"The layer \"{self.name}\" has never been called and thus has no defined output "
+                                 f"shape.")
+        return self._out_shape
+
+    @property
+    def input(self):
+        if not self._inbound:
+            raise AttributeError(f"Layer {self.name} is not connected, no input to return.")
+        return self._inbound[0].inputs
+
+    @property
+    def output(self):
+        if not self._inbound:
+            raise AttributeError(f"Layer {self.name} has no inbound nodes.")
+        return self._inbound[0].outputs
+
+    # -- config -----------------------------------------------------------------------------------------
+    def get_config(self):
+        config = {"name": self.name, "trainable": self.trainable, "dtype": self.dtype}
+        if self._batch_input_shape is not None:
+            config["batch_input_shape"] = self._batch_input_shape
+        return config
+
+    @classmethod
+    def from_config(cls, config):
+        return cls(**config)
+
+
+def _collect(value, cls, out, depth):
+    if isinstance(value, cls):
+        out.append(value)
+    elif depth < 8 and isinstance(value, (list, tuple)):
+        for v in value:
+            _collect(v, cls, out, depth + 1)
+    elif depth < 8 and isinstance(value, dict):
+        for v in value.values():
+            _collect(v, cls, out, depth + 1)
+
+
+def _dedup(weights):
+    seen = set()
+    out = []
+    for w in weights:
+        if id(w) not in seen:
+            seen.add(id(w))
+            out.append(w)
+    return out
+
+
+def _size(w):
+    n = 1
+    for d in w.shape:
+        n *= d
+    return n

@@ -1,0 +1,128 @@
+"""Convolution and pooling layers (NHWC, "channels_last", as TensorFlow runs them on CPU)."""
+import rivulet as tf
+
+from .. import activations, initializers, regularizers
+from .base import Layer
+
+
+def _pair(value, what):
+    if isinstance(value, int):
+        return (value, value)
+    value = tuple(value)
+    if len(value) != 2 or not all(isinstance(v, int) for v in value):
+        raise ValueError(f"The `{what}` argument must be a tuple of 2 integers. Received: {what}={value}")
+    return value
+
+
+def _padding(padding):
+    p = padding.upper()
+    if p not in ("VALID", "SAME"):
+        raise ValueError(f"The `padding` argument must be a list/tuple or one of \"valid\", \"same\". Received: "
+                         f"{padding}")
+    return p
+
+
+def _check_format(data_format):
+    if data_format not in (None, "channels_last"):
+        raise ValueError("rivulet runs convolutions in the channels_last (NHWC) data format only; got "
+                         f"data_format={data_format!r}")
+
+
+class Conv2D(Layer):
+    """2-D convolution over [batch, height, width, channels] inputs with `filters` output channels."""
+
+    def __init__(self, filters, kernel_size, strides=(1, 1), padding="valid", data_format=None,
+                 dilation_rate=(1, 1), groups=1, activation=None, use_bias=True,
+                 kernel_initializer="glorot_uniform", bias_initializer="zeros", kernel_regularizer=None,
+                 bias_regularizer=None, activity_regularizer=None, kernel_constraint=None, bias_constraint=None,
+                 **kwargs):
+        super().__init__(activity_regularizer=activity_regularizer, **kwargs)
+        _check_format(data_format)
+        self.filters = int(filters)
+        self.kernel_size = _pair(kernel_size, "kernel_size")
+        self.strides = _pair(strides, "strides")
+        self.padding = padding
+        self._pad = _padding(padding)
+        self.dilation_rate = _pair(dilation_rate, "dilation_rate")
+        self.activation = activations.get(activation)
+        self._act = None if self.activation is activations.linear else self.activation
+        self.use_bias = use_bias
+        self.kernel_initializer = initializers.get(kernel_initializer)
+        self.bias_initializer = initializers.get(bias_initializer)
+        self.kernel_regularizer = regularizers.get(kernel_regularizer)
+        self.bias_regularizer = regularizers.get(bias_regularizer)
+        if groups != 1:
+            raise ValueError("rivulet's Conv2D does not support grouped convolutions (groups != 1)")
+
+    def build(self, input_shape):
+        input_shape = tf.TensorShape(input_shape)
+        if input_shape.rank != 4:
+            raise ValueError(f"Input 0 of layer \"{self.name}\" is incompatible with the layer: expected ndim=4, "
+                             f"found ndim={input_shape.rank}. Full shape received: {input_shape}")
+        channels = input_shape[-1]
+        if channels is None:
+            raise ValueError("The channel dimension of the inputs should be defined. Found `None`.")
+        self.kernel = self.add_weight("kernel", self.kernel_size + (channels, self.filters),
+                                      initializer=self.kernel_initializer, regularizer=self.kernel_regularizer)
+        self.bias = self.add_weight("bias", (self.filters,), initializer=self.bias_initializer,
+                                    regularizer=self.bias_regularizer) if self.use_bias else None
+        self.built = True
+
+    def call(self, inputs):
+        out = tf.nn.conv2d(inputs, self.kernel, strides=self.strides, padding=self._pad,
+                           dilations=self.dilation_rate)
+        if self.bias is not None:
+            out = tf.nn.bias_add(out, self.bias)
+        if self._act is not None:
+            out = self._act(out)
+        return out
+
+    def get_config(self):
+        return {**super().get_config(), "filters": self.filters, "kernel_size": self.kernel_size,
+                "strides": self.strides, "padding": self.padding, "activation": activations.serialize(self.activation),
+                "use_bias": self.use_bias}
+
+
+class _Pooling2D(Layer):
+    _pool = None
+
+    def __init__(self, pool_size=(2, 2), strides=None, padding="valid", data_format=None, **kwargs):
+        super().__init__(**kwargs)
+        _check_format(data_format)
+        self.pool_size = _pair(pool_size, "pool_size")
+        self.strides = _pair(strides, "strides") if strides is not None else self.pool_size
+        self.padding = padding
+        self._pad = _padding(padding)
+
+    def call(self, inputs):
+        return type(self)._pool(inputs, ksize=self.pool_size, strides=self.strides, padding=self._pad)
+
+    def get_config(self):
+        return {**super().get_config(), "pool_size": self.pool_size, "strides": self.strides,
+                "padding": self.padding}
+
+
+class MaxPooling2D(_Pooling2D):
+    _pool = staticmethod(lambda x, **kw: tf.nn.max_pool2d(x, **kw))
+
+
+class AveragePooling2D(_Pooling2D):
+    _pool = staticmethod(lambda x, **kw: tf.nn.avg_pool2d(x, **kw))
+
+
+class GlobalAveragePooling2D(Layer):
+    def __init__(self, data_format=None, keepdims=False, **kwargs):
+        super().__init__(**kwargs)
+        _check_format(data_format)
+        self.keepdims = keepdims
+
+    def call(self, inputs):
+        return tf.reduce_mean(inputs, axis=[1, 2], keepdims=self.keepdims)
+
+
+class GlobalMaxPooling2D(GlobalAveragePooling2D):
+    def call(self, inputs):
+        return tf.reduce_max(inputs, axis=[1, 2], keepdims=self.keepdims)
+
+
+MaxPool2D, AvgPool2D = MaxPooling2D, AveragePooling2D

@@ -1,0 +1,180 @@
+"""Core layers: Dense, Flatten, Dropout, Activation, ReLU, Softmax, Reshape, Embedding, Lambda."""
+import math
+
+import rivulet as tf
+
+from .. import activations, initializers, regularizers
+from .base import Layer
+
+
+class Dense(Layer):
+    """outputs = activation(inputs @ kernel + bias): eagerly exactly MatMul, BiasAdd and the activation."""
+
+    def __init__(self, units, activation=None, use_bias=True, kernel_initializer="glorot_uniform",
+                 bias_initializer="zeros", kernel_regularizer=None, bias_regularizer=None,
+                 activity_regularizer=None, kernel_constraint=None, bias_constraint=None, **kwargs):
+        super().__init__(activity_regularizer=activity_regularizer, **kwargs)
+        self.units = int(units)
+        if self.units <= 0:
+            raise ValueError(f"Received an invalid value for `units`, expected a positive integer. Received: "
+                             f"units={units}")
+        self.activation = activations.get(activation)
+        # `linear` is skipped outright: no extra op, eager or traced.
+        self._act = None if self.activation is activations.linear else self.activation
+        self.use_bias = use_bias
+        self.kernel_initializer = initializers.get(kernel_initializer)
+        self.bias_initializer = initializers.get(bias_initializer)
+        self.kernel_regularizer = regularizers.get(kernel_regularizer)
+        self.bias_regularizer = regularizers.get(bias_regularizer)
+        self.kernel_constraint, self.bias_constraint = kernel_constraint, bias_constraint
+
+    def build(self, input_shape):
+        last = tf.TensorShape(input_shape)[-1]
+        if last is None:
+            raise ValueError("The last dimension of the inputs to a Dense layer should be defined. Found None. "
+                             f"Full input shape received: {tf.TensorShape(input_shape)}")
+        self.kernel = self.add_weight("kernel", [last, self.units], initializer=self.kernel_initializer,
+                                      regularizer=self.kernel_regularizer, constraint=self.kernel_constraint)
+        self.bias = self.add_weight("bias", [self.units], initializer=self.bias_initializer,
+                                    regularizer=self.bias_regularizer, constraint=self.bias_constraint) \
+            if self.use_bias else None
+        self.built = True
+
+    def call(self, inputs):
+        if inputs.ndim == 2:
+            out = tf.matmul(inputs, self.kernel)
+        else:
+            out = tf.tensordot(inputs, self.kernel, [[inputs.ndim - 1], [0]])
+        if self.bias is not None:
+            out = tf.nn.bias_add(out, self.bias)
+        if self._act is not None:
+            out = self._act(out)
+        return out
+
+    def get_config(self):
+        return {**super().get_config(), "units": self.units, "activation": activations.serialize(self.activation),
+                "use_bias": self.use_bias}
+
+
+class Flatten(Layer):
+    """[batch, d1, d2 ...] -> [batch, d1 * d2 * ...]."""
+
+    def __init__(self, data_format=None, **kwargs):
+        super().__init__(**kwargs)
+        self.data_format = data_format or "channels_last"
+
+    def call(self, inputs):
+        shape = inputs.shape
+        if shape.rank == 2:
+            return inputs
+        if shape.rank == 1:
+            return tf.expand_dims(inputs, 1)
+        if self.data_format == "channels_first" and shape.rank > 2:
+            inputs = tf.transpose(inputs, [0] + list(range(2, shape.rank)) + [1])
+        rest = shape[1:]
+        if rest.is_fully_defined():
+            return tf.reshape(inputs, [-1, math.prod(rest.as_list())])
+        return tf.reshape(inputs, tf.stack([tf.shape(inputs)[0], -1]))
+
+
+class Dropout(Layer):
+    """Zeroes a fraction `rate` of inputs and scales the rest by 1/(1-rate), in training only."""
+
+    def __init__(self, rate, noise_shape=None, seed=None, **kwargs):
+        super().__init__(**kwargs)
+        if not 0 <= rate <= 1:
+            raise ValueError(f"Invalid value received for argument `rate`. Expected a float value between 0 and "
+                             f"1. Received: rate={rate}")
+        self.rate, self.noise_shape, self.seed = rate, noise_shape, seed
+
+    def call(self, inputs, training=None):
+        if not training or self.rate == 0:
+            return inputs
+        return tf.nn.dropout(inputs, rate=self.rate, noise_shape=self.noise_shape, seed=self.seed)
+
+    def get_config(self):
+        return {**super().get_config(), "rate": self.rate, "noise_shape": self.noise_shape, "seed": self.seed}
+
+
+class Activation(Layer):
+    def __init__(self, activation, **kwargs):
+        super().__init__(**kwargs)
+        self.activation = activations.get(activation)
+
+    def call(self, inputs):
+        return self.activation(inputs)
+
+    def get_config(self):
+        return {**super().get_config(), "activation": activations.serialize(self.activation)}
+
+
+class ReLU(Layer):
+    def __init__(self, max_value=None, negative_slope=0.0, threshold=0.0, **kwargs):
+        super().__init__(**kwargs)
+        self.max_value, self.negative_slope, self.threshold = max_value, negative_slope, threshold
+
+    def call(self, inputs):
+        return activations.relu(inputs, alpha=self.negative_slope, max_value=self.max_value,
+                                threshold=self.threshold)
+
+
+class Softmax(Layer):
+    def __init__(self, axis=-1, **kwargs):
+        super().__init__(**kwargs)
+        self.axis = axis
+
+    def call(self, inputs):
+        return tf.nn.softmax(inputs, axis=self.axis)
+
+
+class Reshape(Layer):
+    """Reshapes everything but the batch dimension to `target_shape` (one entry may be -1)."""
+
+    def __init__(self, target_shape, **kwargs):
+        super().__init__(**kwargs)
+        self.target_shape = tuple(target_shape)
+
+    def call(self, inputs):
+        batch = inputs.shape[0]
+        if batch is None:
+            batch = tf.shape(inputs)[0]
+            return tf.reshape(inputs, tf.stack([batch] + list(self.target_shape)))
+        return tf.reshape(inputs, (batch,) + self.target_shape)
+
+
+class Embedding(Layer):
+    """Integer ids -> rows of a trainable [input_dim, output_dim] table."""
+
+    def __init__(self, input_dim, output_dim, embeddings_initializer="uniform", embeddings_regularizer=None,
+                 mask_zero=False, input_length=None, **kwargs):
+        if "input_shape" not in kwargs and input_length is not None:
+            kwargs["input_shape"] = (input_length,)
+        super().__init__(**kwargs)
+        self.input_dim, self.output_dim = int(input_dim), int(output_dim)
+        self.embeddings_initializer = initializers.get(
+            "random_uniform" if embeddings_initializer == "uniform" else embeddings_initializer)
+        self.embeddings_regularizer = regularizers.get(embeddings_regularizer)
+        self.mask_zero, self.input_length = mask_zero, input_length
+        self._autocast = False  # ids stay integers
+
+    def build(self, input_shape):
+        self.embeddings = self.add_weight("embeddings", [self.input_dim, self.output_dim],
+                                          initializer=self.embeddings_initializer,
+                                          regularizer=self.embeddings_regularizer)
+        self.built = True
+
+    def call(self, inputs):
+        if not inputs.dtype.is_integer:
+            inputs = tf.cast(inputs, tf.int32)
+        return tf.gather(self.embeddings, inputs)
+
+
+class Lambda(Layer):
+    """Wraps a function of tensors as a layer."""
+
+    def __init__(self, function, output_shape=None, arguments=None, **kwargs):
+        super().__init__(**kwargs)
+        self.function, self.arguments = function, arguments or {}
+
+    def call(self, inputs):
+        return self.function(inputs, **self.arguments)

@@ -1,0 +1,102 @@
+"""The functional API's symbolic values: `Input` makes KerasTensors; calling a layer on them records a Node.
+
+A layer's output shape and dtype are found by running its `call` once on placeholders in a scratch graph
+(building the layer on the way), so every layer works symbolically without a compute_output_shape rule.
+"""
+import rivulet as tf
+from rivulet import nest
+
+from .. import backend
+from .base import Layer
+
+
+class KerasTensor:
+    """A symbolic input or layer output: a shape (batch dimension None), a dtype, and the node that made it."""
+
+    def __init__(self, shape, dtype, node=None, name=None):
+        self.shape = tf.TensorShape(shape)
+        self.dtype = tf.as_dtype(dtype)
+        self.node = node
+        self.name = name
+
+    @property
+    def _creator(self):
+        return self.node.layer.name if self.node is not None else self.name
+
+    def __repr__(self):
+        return (f"<KerasTensor: shape={_shape_tuple(self.shape)} dtype={self.dtype.name} "
+                f"(created by layer '{self._creator}')>")
+
+    def __hash__(self):
+        return id(self)
+
+    def _unsupported(self, *_):
+        raise TypeError("rivulet's functional API connects layers only: wrap tensor operations on a KerasTensor "
+                        "in a layer (e.g. tf.keras.layers.Lambda).")
+
+    __add__ = __radd__ = __sub__ = __rsub__ = __mul__ = __rmul__ = __truediv__ = __getitem__ = _unsupported
+
+
+class Node:
+    """One layer call in a functional graph: inputs and outputs are (structures of) KerasTensors."""
+
+    def __init__(self, layer, inputs, args, kwargs, outputs):
+        self.layer, self.inputs, self.args, self.kwargs, self.outputs = layer, inputs, args, kwargs, outputs
+
+    @property
+    def parents(self):
+        return [t.node for t in nest.flatten(self.inputs) if isinstance(t, KerasTensor) and t.node is not None]
+
+
+def _shape_tuple(shape):
+    return tuple(shape.as_list()) if shape.rank is not None else None
+
+
+def call_symbolic(layer, inputs, args, kwargs):
+    """layer(KerasTensors): shape inference on placeholders, then a Node linking inputs to new KerasTensors."""
+    g = tf.Graph()
+    with g.as_default():
+        feeds = nest.map_structure(lambda kt: g.placeholder(kt.dtype, kt.shape, name="input")
+                                   if isinstance(kt, KerasTensor) else kt, inputs)
+        outs = layer._call_general((feeds,) + tuple(args), dict(kwargs))
+    node = Node(layer, inputs, tuple(args), dict(kwargs), None)
+    node.outputs = nest.map_structure(lambda t: KerasTensor(t.shape, t.dtype, node), outs)
+    layer._inbound.append(node)
+    shapes = nest.map_structure(lambda kt: _shape_tuple(kt.shape), node.outputs)
+    layer._out_shape = shapes
+    return node.outputs
+
+
+class InputLayer(Layer):
+    """The layer behind `tf.keras.Input`: it has no weights and passes its input through."""
+
+    def __init__(self, input_shape=None, batch_size=None, dtype=None, input_tensor=None, sparse=False,
+                 name=None, ragged=False, batch_input_shape=None, **kwargs):
+        if name is None:
+            name = f"input_{backend.get_uid('input')}"  # Keras numbers inputs from 1: input_1, input_2
+        if batch_input_shape is None:
+            batch_input_shape = (batch_size,) + tuple(input_shape or ())
+        super().__init__(name=name, dtype=dtype, batch_input_shape=tuple(batch_input_shape))
+        self.built = True
+        kt = KerasTensor(batch_input_shape, self._dtype, None, name=self.name)
+        node = Node(self, [], (), {}, kt)
+        kt.node = node
+        self._inbound.append(node)
+        self._out_shape = [_shape_tuple(kt.shape)]  # Keras shows an InputLayer's shape as a list
+        self._keras_input = kt
+
+    def get_config(self):
+        return {"batch_input_shape": self._batch_input_shape, "dtype": self.dtype, "name": self.name}
+
+
+def Input(shape=None, batch_size=None, name=None, dtype=None, sparse=False, tensor=None, ragged=False,
+          batch_shape=None, **kwargs):
+    """tf.keras.Input: a KerasTensor to start a functional model from."""
+    if shape is None and batch_shape is None:
+        raise ValueError("Please provide to Input a `shape` or a `tensor` or a `type_spec` argument. Note that "
+                         "`shape` does not include the batch dimension.")
+    if isinstance(shape, int):
+        shape = (shape,)
+    layer = InputLayer(input_shape=shape, batch_size=batch_size, name=name, dtype=dtype,
+                       batch_input_shape=batch_shape)
+    return layer._keras_input

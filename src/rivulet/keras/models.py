@@ -1,0 +1,224 @@
+"""tf.keras.Model (subclassed or functional) and tf.keras.Sequential."""
+from rivulet import nest
+
+from .layers.base import Layer
+from .layers.input_layer import Input, InputLayer, KerasTensor
+from .summary import print_summary
+from .training import Trainer
+
+
+class Model(Trainer, Layer):
+    """Subclass and define `call`, or connect KerasTensors: `Model(inputs, outputs)`.
+
+    `model(x)` runs `self.call` looked up on the instance, so `model.call = tf.function(model.call)` makes
+    every later call use the traced function.
+    """
+
+    def __init__(self, *args, **kwargs):
+        inputs = kwargs.pop("inputs", args[0] if len(args) > 0 else None)
+        outputs = kwargs.pop("outputs", args[1] if len(args) > 1 else None)
+        super().__init__(**kwargs)
+        self._is_compiled = False
+        self._train_fn = self._eval_fn = self._predict_fn = None
+        self.stop_training = False
+        self._is_graph_network = False
+        if inputs is not None or outputs is not None:
+            self._init_graph(inputs, outputs)
+
+    # -- functional models ---------------------------------------------------------------------------------
+    def _init_graph(self, inputs, outputs):
+        if outputs is None or inputs is None:
+            raise ValueError("A functional Model needs both `inputs` and `outputs`.")
+        flat_in = nest.flatten(inputs)
+        if not all(isinstance(t, KerasTensor) for t in flat_in + nest.flatten(outputs)):
+            raise ValueError("Functional models take KerasTensors (from tf.keras.Input and layer calls) as "
+                             f"`inputs` and `outputs`; got inputs={inputs!r}, outputs={outputs!r}")
+        order, seen = [], set()
+
+        def visit(node):
+            if id(node) in seen:
+                return
+            seen.add(id(node))
+            for parent in node.parents:
+                visit(parent)
+            order.append(node)
+        for t in nest.flatten(outputs):
+            visit(t.node)
+        input_ids = {id(t) for t in flat_in}
+        for node in order:
+            if isinstance(node.layer, InputLayer) and id(node.outputs) not in input_ids:
+                raise ValueError(f"Graph disconnected: cannot obtain value for tensor {node.outputs!r} at layer "
+                                 f"\"{node.layer.name}\". The following previous layers were accessed without "
+                                 f"issue: {[n.layer.name for n in order if n is not node][:5]}")
+        self._input_tensors, self._output_tensors = inputs, outputs
+        self._nodes = [n for n in order if not isinstance(n.layer, InputLayer)]
+        self._graph_layers = []
+        for n in order:
+            if not any(n.layer is l for l in self._graph_layers):
+                self._graph_layers.append(n.layer)
+        self._is_graph_network = True
+        self.built = True
+
+    @property
+    def inputs(self):
+        return nest.flatten(self._input_tensors) if self._is_graph_network else None
+
+    @property
+    def outputs(self):
+        return nest.flatten(self._output_tensors) if self._is_graph_network else None
+
+    def _run_graph(self, inputs):
+        values = {}
+        for kt, v in zip(nest.flatten(self._input_tensors), nest.flatten(inputs)):
+            values[id(kt)] = v
+        for node in self._nodes:
+            args = nest.map_structure(lambda t: values[id(t)] if isinstance(t, KerasTensor) else t, node.inputs)
+            out = node.layer(args, *node.args, **node.kwargs)
+            for kt, v in zip(nest.flatten(node.outputs), nest.flatten(out)):
+                values[id(kt)] = v
+        return nest.map_structure(lambda kt: values[id(kt)], self._output_tensors)
+
+    def call(self, inputs, training=None, mask=None):
+        if self._is_graph_network:
+            return self._run_graph(inputs)
+        raise NotImplementedError(f"Model {self.name} has no `call`: subclasses of tf.keras.Model must define "
+                                  f"`call(self, inputs)`, or build it functionally with Model(inputs, outputs).")
+
+    # -- building -----------------------------------------------------------------------------------------
+    def _maybe_build(self, inputs):
+        # Keras calls build() from __call__ only when a subclass defines its own build; the default
+        # Model.build would run `call` once more on placeholders (and repeat its side effects).
+        if type(self).build is not Model.build and not self.built:
+            Layer._maybe_build(self, inputs)
+        self.built = True
+
+    def build(self, input_shape):
+        """Creates the weights by running `call` on placeholders of `input_shape`."""
+        if self._is_graph_network or self.built:
+            self.built = True
+            return
+        if input_shape is None:
+            raise ValueError("Input shape must be defined when calling `build()` on a `Model` subclass.")
+        shape = tuple(input_shape)
+        self(Input(batch_shape=shape))
+        self.built = True
+
+    # -- layers and weights ---------------------------------------------------------------------------------
+    @property
+    def layers(self):
+        if self._is_graph_network:
+            return list(self._graph_layers)
+        return self._flatten_layers(include_self=False, recursive=False)
+
+    def get_layer(self, name=None, index=None):
+        if index is not None:
+            if len(self.layers) <= index:
+                raise ValueError(f"Was asked to retrieve layer at index {index} but model only has "
+                                 f"{len(self.layers)} layers.")
+            return self.layers[index]
+        for layer in self.layers:
+            if layer.name == name:
+                return layer
+        raise ValueError(f"No such layer: {name}. Existing layers are: {[l.name for l in self.layers]}.")
+
+    def summary(self, line_length=None, positions=None, print_fn=None, expand_nested=False, show_trainable=False):
+        if not self.built:
+            raise ValueError("This model has not yet been built. Build the model first by calling `build()` or "
+                             "calling `fit()` with some data, or specify an `input_shape` argument in the first "
+                             "layer(s) for automatic build.")
+        print_summary(self, line_length, positions, print_fn)
+
+    def save(self, *args, **kwargs):
+        raise NotImplementedError("Model.save is not available yet in rivulet (the saved-model format comes "
+                                  "with tf.saved_model).")
+
+    def get_config(self):
+        return {"name": self.name}
+
+
+class Sequential(Model):
+    """A plain stack of layers. With an input shape (an Input, or `input_shape=` on the first layer) it is
+    built at once and `summary()` shows every output shape; otherwise it is built on its first call."""
+
+    def __init__(self, layers=None, name=None):
+        super().__init__(name=name)
+        self._stack = []
+        self._graph_input = None
+        for layer in layers or ():
+            self.add(layer)
+
+    def add(self, layer):
+        if isinstance(layer, KerasTensor):
+            layer = layer.node.layer
+        if not isinstance(layer, Layer):
+            raise TypeError(f"The added layer must be an instance of class Layer. Received: layer={layer} of type "
+                            f"{type(layer)}.")
+        if isinstance(layer, InputLayer):
+            if self._stack or self._graph_input is not None:
+                raise ValueError("An InputLayer can only be added first to a Sequential model.")
+            self._graph_input = layer._keras_input
+            self._input_layer = layer
+            self._rebuild_graph()
+            return
+        if any(layer is l for l in self._stack):
+            raise ValueError(f"All layers added to a Sequential model should have unique names. Name "
+                             f"\"{layer.name}\" is already the name of a layer in this model.")
+        self._stack.append(layer)
+        if self._graph_input is None and len(self._stack) == 1 and layer._batch_input_shape is not None:
+            self._graph_input = Input(batch_shape=layer._batch_input_shape, dtype=layer.dtype)
+        if self._graph_input is not None:
+            self._rebuild_graph()
+        self._train_fn = self._eval_fn = self._predict_fn = None
+
+    def pop(self):
+        if not self._stack:
+            raise TypeError("There are no layers in the model.")
+        self._stack.pop()
+        if self._graph_input is not None:
+            self._rebuild_graph()
+
+    def _rebuild_graph(self):
+        x = self._graph_input
+        for layer in self._stack:
+            x = layer(x)
+        self._output_kt = x
+        self.built = True
+
+    @property
+    def layers(self):
+        return list(self._stack)
+
+    def _direct_children(self):
+        return list(self._stack)
+
+    @property
+    def input_shape(self):
+        return tuple(self._graph_input.shape.as_list()) if self._graph_input is not None else None
+
+    def build(self, input_shape=None):
+        if input_shape is None:
+            if self._graph_input is None:
+                raise ValueError("You must provide an `input_shape` argument.")
+        elif self._graph_input is None:
+            self._graph_input = Input(batch_shape=tuple(input_shape))
+            self._rebuild_graph()
+        self.built = True
+
+    def _maybe_build(self, inputs):
+        if self._graph_input is None and not nest.is_nested(inputs) and inputs.shape.rank is not None:
+            # Build with the batch dimension left open, so summary() can show output shapes.
+            self._graph_input = Input(batch_shape=(None,) + tuple(inputs.shape.as_list()[1:]), dtype=inputs.dtype)
+            self._rebuild_graph()
+        self.built = True
+
+    def call(self, inputs, training=None, mask=None):
+        x = inputs
+        for layer in self._stack:
+            x = layer(x)
+        return x
+
+    def get_config(self):
+        return {"name": self.name, "layers": [{"class_name": type(l).__name__, "config": l.get_config()}
+                                              for l in self._stack]}
+
+

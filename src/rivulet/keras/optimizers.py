@@ -1,0 +1,216 @@
+"""tf.keras.optimizers: SGD (momentum, Nesterov), Adam, RMSprop.
+
+Hyperparameters live in variables and slots are created on the first `apply_gradients` (lifted out of any
+trace with init_scope), so a traced train step reads the current learning rate and keeps its state.
+"""
+import rivulet as tf
+
+
+class _VariableList(list):
+    """`optimizer.variables` is a list (Keras 3) that can also be called (Keras 2's `variables()`)."""
+
+    def __call__(self):
+        return list(self)
+
+
+class Optimizer:
+    _HYPER = ("learning_rate",)
+
+    def __init__(self, name, learning_rate=0.001, clipnorm=None, clipvalue=None, global_clipnorm=None, **kwargs):
+        if "lr" in kwargs:
+            learning_rate = kwargs.pop("lr")
+        allowed = {"decay", "epsilon_hat", "use_ema", "ema_momentum", "weight_decay", "jit_compile"}
+        for k in kwargs:
+            if k not in allowed:
+                raise TypeError(f"Unexpected keyword argument passed to optimizer: {k}. Allowed kwargs are "
+                                f"{sorted(allowed | {'clipnorm', 'clipvalue', 'global_clipnorm', 'lr'})}.")
+        self._name = name
+        self.clipnorm, self.clipvalue, self.global_clipnorm = clipnorm, clipvalue, global_clipnorm
+        self._slots = {}  # id(var) -> {slot name: variable}
+        self._slot_order = []
+        with tf.init_scope():
+            self._iterations = tf.Variable(0, dtype=tf.int64, trainable=False, name="iter")
+            self._lr = tf.Variable(float(learning_rate), dtype=tf.float32, trainable=False, name="learning_rate")
+
+    name = property(lambda self: self._name)
+    iterations = property(lambda self: self._iterations)
+
+    @property
+    def learning_rate(self):
+        return self._lr
+
+    @learning_rate.setter
+    def learning_rate(self, value):
+        self._lr.assign(float(value))
+
+    lr = learning_rate
+
+    @property
+    def variables(self):
+        out = _VariableList([self._iterations])
+        for key in self._slot_order:
+            out.extend(self._slots[key].values())
+        return out
+
+    def get_slot(self, var, slot_name):
+        return self._slots[id(var)][slot_name]
+
+    def get_slot_names(self):
+        return list(self._SLOTS)
+
+    _SLOTS = ()
+
+    def _create_slots(self, var_list):
+        new = [v for v in var_list if id(v) not in self._slots]
+        if not new:
+            return
+        with tf.init_scope():
+            for v in new:
+                base = getattr(v, "name", "var").split(":")[0]
+                self._slots[id(v)] = {s: tf.Variable(tf.zeros(v.shape, dtype=v.dtype), trainable=False,
+                                                     name=f"{base}/{s}") for s in self._SLOTS}
+                self._slot_order.append(id(v))
+
+    def _clip(self, grads):
+        if self.clipvalue is not None:
+            grads = [tf.clip_by_value(g, -self.clipvalue, self.clipvalue) for g in grads]
+        if self.clipnorm is not None:
+            grads = [tf.clip_by_norm(g, self.clipnorm) for g in grads]
+        if self.global_clipnorm is not None:
+            grads, _ = tf.clip_by_global_norm(grads, self.global_clipnorm)
+        return grads
+
+    def apply_gradients(self, grads_and_vars, name=None, **kwargs):
+        """Applies one update per (gradient, variable) pair; pairs whose gradient is None are skipped."""
+        pairs = [(g, v) for g, v in grads_and_vars]
+        kept = [(g, v) for g, v in pairs if g is not None]
+        if not kept:
+            raise ValueError(f"No gradients provided for any variable: {[getattr(v, 'name', v) for _, v in pairs]}.")
+        grads = self._clip([g for g, _ in kept])
+        var_list = [v for _, v in kept]
+        self._create_slots(var_list)
+        self._iterations.assign_add(1)
+        step = tf.cast(self._iterations, tf.float32)
+        lr = tf.identity(self._lr)
+        for g, v in zip(grads, var_list):
+            if v.dtype is not tf.float32:
+                self._update(tf.cast(g, v.dtype), v, tf.cast(lr, v.dtype), tf.cast(step, v.dtype))
+            else:
+                self._update(g, v, lr, step)
+        return self._iterations
+
+    def minimize(self, loss, var_list, grad_loss=None, name=None, tape=None):
+        """loss: a tensor recorded on `tape`, or a zero-argument callable (then a tape is made here)."""
+        if callable(var_list):
+            var_list = var_list()
+        if tape is None:
+            if not callable(loss):
+                raise ValueError("`tape` is required when a `Tensor` loss is passed.")
+            with tf.GradientTape() as tape:
+                loss = loss()
+        grads = tape.gradient(loss, var_list, output_gradients=grad_loss)
+        return self.apply_gradients(zip(grads, var_list))
+
+    def _update(self, grad, var, lr, step):
+        raise NotImplementedError
+
+    def get_config(self):
+        return {"name": self._name, "learning_rate": float(self._lr.numpy())}
+
+    @classmethod
+    def from_config(cls, config):
+        return cls(**config)
+
+
+class SGD(Optimizer):
+    """v = momentum * v - lr * g; w += v (Nesterov: w += momentum * v - lr * g). Plain w -= lr * g without
+    momentum."""
+
+    def __init__(self, learning_rate=0.01, momentum=0.0, nesterov=False, name="SGD", **kwargs):
+        if not 0.0 <= momentum <= 1.0:
+            raise ValueError(f"`momentum` must be between [0, 1]. Received: momentum={momentum}")
+        super().__init__(name, learning_rate, **kwargs)
+        self.momentum, self.nesterov = float(momentum), nesterov
+        self._SLOTS = ("momentum",) if momentum else ()
+
+    def _update(self, grad, var, lr, step):
+        if not self.momentum:
+            var.assign_sub(lr * grad)
+            return
+        m = self._slots[id(var)]["momentum"]
+        new_m = self.momentum * m - lr * grad
+        m.assign(new_m)
+        if self.nesterov:
+            var.assign_add(self.momentum * new_m - lr * grad)
+        else:
+            var.assign_add(new_m)
+
+    def get_config(self):
+        return {**super().get_config(), "momentum": self.momentum, "nesterov": self.nesterov}
+
+
+class Adam(Optimizer):
+    """m, v: running means of g and g*g; w -= lr * sqrt(1 - b2^t) / (1 - b1^t) * m / (sqrt(v) + epsilon)."""
+
+    def __init__(self, learning_rate=0.001, beta_1=0.9, beta_2=0.999, epsilon=1e-7, amsgrad=False, name="Adam",
+                 **kwargs):
+        super().__init__(name, learning_rate, **kwargs)
+        self.beta_1, self.beta_2, self.epsilon, self.amsgrad = beta_1, beta_2, epsilon, amsgrad
+        self._SLOTS = ("m", "v", "vhat") if amsgrad else ("m", "v")
+
+    def _update(self, grad, var, lr, step):
+        s = self._slots[id(var)]
+        b1, b2 = self.beta_1, self.beta_2
+        alpha = lr * tf.sqrt(1.0 - tf.pow(b2, step)) / (1.0 - tf.pow(b1, step))
+        m = s["m"].assign(b1 * s["m"] + (1.0 - b1) * grad)
+        v = s["v"].assign(b2 * s["v"] + (1.0 - b2) * tf.square(grad))
+        if self.amsgrad:
+            v = s["vhat"].assign(tf.maximum(s["vhat"], v))
+        var.assign_sub(alpha * m / (tf.sqrt(v) + self.epsilon))
+
+    def get_config(self):
+        return {**super().get_config(), "beta_1": self.beta_1, "beta_2": self.beta_2, "epsilon": self.epsilon,
+                "amsgrad": self.amsgrad}
+
+
+class RMSprop(Optimizer):
+    """ms = rho * ms + (1 - rho) * g*g; w -= lr * g / sqrt(ms + epsilon) (with optional momentum, centering)."""
+
+    def __init__(self, learning_rate=0.001, rho=0.9, momentum=0.0, epsilon=1e-7, centered=False, name="RMSprop",
+                 **kwargs):
+        super().__init__(name, learning_rate, **kwargs)
+        self.rho, self.momentum, self.epsilon, self.centered = rho, momentum, epsilon, centered
+        self._SLOTS = ("rms",) + (("momentum",) if momentum else ()) + (("mg",) if centered else ())
+
+    def _update(self, grad, var, lr, step):
+        s = self._slots[id(var)]
+        rho = self.rho
+        ms = s["rms"].assign(rho * s["rms"] + (1.0 - rho) * tf.square(grad))
+        denom = ms
+        if self.centered:
+            mg = s["mg"].assign(rho * s["mg"] + (1.0 - rho) * grad)
+            denom = ms - tf.square(mg)
+        increment = lr * grad / tf.sqrt(denom + self.epsilon)
+        if self.momentum:
+            mom = s["momentum"].assign(self.momentum * s["momentum"] + increment)
+            var.assign_sub(mom)
+        else:
+            var.assign_sub(increment)
+
+    def get_config(self):
+        return {**super().get_config(), "rho": self.rho, "momentum": self.momentum, "epsilon": self.epsilon,
+                "centered": self.centered}
+
+
+_BY_NAME = {"sgd": SGD, "adam": Adam, "rmsprop": RMSprop}
+
+
+def get(identifier):
+    if isinstance(identifier, Optimizer):
+        return identifier
+    if isinstance(identifier, str):
+        cls = _BY_NAME.get(identifier.lower())
+        if cls is None:
+            raise ValueError(f"Could not interpret optimizer identifier: {identifier}")
+        return cls()
+    raise ValueError(f"Could not interpret optimizer identifier: {identifier!r}")

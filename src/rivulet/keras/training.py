@@ -1,0 +1,350 @@
+"""compile / fit / evaluate / predict for tf.keras.Model.
+
+fit runs `train_step` through one `tf.function` per compile (unless run_eagerly), so it traces once per
+distinct batch shape: a dataset whose size is not a multiple of batch_size traces twice, as in TensorFlow.
+"""
+import math
+
+import numpy as np
+
+import rivulet as tf
+from rivulet import nest
+from rivulet.core.tensor import Tensor
+
+from . import backend, callbacks as cbks, losses as _losses, metrics as _metrics, optimizers
+
+
+# -- compiled loss and metrics ------------------------------------------------------------------------------
+class LossesContainer:
+    """The compiled loss: `loss(y, y_pred, sample_weight, regularization_losses)`; tracks its running mean."""
+
+    def __init__(self, loss):
+        fn = _losses.get(loss)
+        if fn is not None and not isinstance(fn, _losses.Loss):
+            fn = _losses.LossFunctionWrapper(fn, name=getattr(fn, "__name__", "loss"))
+        self._loss = fn
+        self._tracker = _metrics.Mean(name="loss")
+
+    @property
+    def metrics(self):
+        return [self._tracker]
+
+    def __call__(self, y_true, y_pred, sample_weight=None, regularization_losses=None):
+        if self._loss is None:
+            raise ValueError("No loss to compute. Provide a `loss` argument in `compile()`.")
+        loss = self._loss(y_true, y_pred, sample_weight)
+        if regularization_losses:
+            loss = loss + tf.add_n([tf.cast(r, loss.dtype) for r in regularization_losses])
+        batch = tf.cast(tf.shape(nest.flatten(y_pred)[0])[0], loss.dtype)
+        self._tracker.update_state(loss, sample_weight=batch)
+        return loss
+
+
+class MetricsContainer:
+    """The compiled metrics, turned into Metric objects on their first update (when shapes are known)."""
+
+    def __init__(self, metrics):
+        if metrics is None:
+            metrics = []
+        elif not isinstance(metrics, (list, tuple)):
+            metrics = [metrics]
+        self._specs = list(metrics)
+        self._metrics = None
+
+    @property
+    def metrics(self):
+        return list(self._metrics or ())
+
+    def update_state(self, y_true, y_pred, sample_weight=None):
+        if self._metrics is None:
+            yt, yp = tf.convert_to_tensor(y_true), tf.convert_to_tensor(y_pred)
+            self._metrics = [_metrics.for_compile(s, yt, yp) for s in self._specs]
+        for m in self._metrics:
+            m.update_state(y_true, y_pred, sample_weight)
+
+
+def unpack_x_y_sample_weight(data):
+    if isinstance(data, tuple):
+        if len(data) == 1:
+            return data[0], None, None
+        if len(data) == 2:
+            return data[0], data[1], None
+        if len(data) == 3:
+            return data
+        raise ValueError(f"Data is expected to be in format `x`, `(x,)`, `(x, y)`, or `(x, y, sample_weight)`, "
+                         f"found: {data}")
+    return data, None, None
+
+
+# -- data -------------------------------------------------------------------------------------------------
+def _as_array(v):
+    if v is None:
+        return None
+    if isinstance(v, dict):
+        return {k: _as_array(x) for k, x in v.items()}
+    if isinstance(v, (list, tuple)) and v and all(isinstance(x, (np.ndarray, Tensor)) for x in v):
+        return type(v)(_as_array(x) for x in v)
+    a = v.numpy() if hasattr(v, "numpy") else np.asarray(v)
+    if a.dtype == np.float64:
+        a = a.astype(backend.floatx())  # float64 NumPy data would otherwise trace float64 graphs
+    return a
+
+
+def _is_batch_stream(x):
+    return not isinstance(x, (np.ndarray, Tensor, list, tuple, dict)) and hasattr(x, "__iter__") and \
+        not hasattr(x, "__array__")
+
+
+class DataHandler:
+    """Batches arrays (shuffled per epoch if asked), or passes through an iterable of ready-made batches."""
+
+    def __init__(self, x, y=None, sample_weight=None, batch_size=None, shuffle=False, steps=None,
+                 class_weight=None):
+        self._stream = x if _is_batch_stream(x) else None
+        self._steps_limit = steps
+        if self._stream is not None:
+            try:
+                self.steps = len(self._stream) if steps is None else steps
+            except TypeError:
+                self.steps = steps
+            return
+        self.x, self.y, self.sw = _as_array(x), _as_array(y), _as_array(sample_weight)
+        if class_weight is not None and self.y is not None:
+            labels = self.y.reshape(len(self.y), -1)
+            labels = labels.argmax(-1) if labels.shape[1] > 1 else labels[:, 0]
+            cw = np.array([class_weight.get(int(c), 1.0) for c in labels], dtype=backend.floatx())
+            self.sw = cw if self.sw is None else self.sw * cw
+        sizes = {len(a) for a in nest.flatten((self.x, self.y, self.sw)) if a is not None}
+        if len(sizes) > 1:
+            raise ValueError(f"Data cardinality is ambiguous: make sure all arrays contain the same number of "
+                             f"samples. Sizes: {sorted(sizes)}")
+        self.n = sizes.pop() if sizes else 0
+        self.batch_size = batch_size or 32
+        self.shuffle = shuffle
+        self.steps = math.ceil(self.n / self.batch_size) if steps is None else steps
+
+    def batches(self):
+        """One epoch of batches: tuples (x,), (x, y) or (x, y, sample_weight) of tensors."""
+        if self._stream is not None:
+            for i, item in enumerate(self._stream):
+                if self._steps_limit is not None and i >= self._steps_limit:
+                    return
+                yield tuple(nest.map_structure(_tensor, v) for v in (item if isinstance(item, tuple) else (item,)))
+            return
+        order = None
+        if self.shuffle:
+            order = tf.random.shuffle(tf.range(self.n)).numpy()
+        for step in range(self.steps):
+            lo = (step * self.batch_size) % max(self.n, 1)
+            idx = slice(lo, lo + self.batch_size) if order is None else order[lo:lo + self.batch_size]
+            parts = [self.x] + ([self.y] if self.y is not None or self.sw is not None else []) + \
+                ([self.sw] if self.sw is not None else [])
+            yield tuple(nest.map_structure(lambda a: tf.constant(a[idx]), p) if p is not None else None
+                        for p in parts)
+
+
+def _tensor(v):
+    return v if isinstance(v, Tensor) or v is None else tf.constant(_as_array(v))
+
+
+def _floats(logs):
+    return {k: float(v) for k, v in logs.items()}
+
+
+def _configure_callbacks(model, callbacks, verbose, epochs, steps, mode):
+    user = list(callbacks or [])
+    history = None
+    if mode == "train":
+        history = cbks.History()
+        user = user + [history]
+    if verbose and not any(isinstance(c, cbks.ProgbarLogger) for c in user):
+        user.insert(0, cbks.ProgbarLogger(verbose=verbose, mode=mode))
+    return cbks.CallbackList(user, model, verbose=verbose, epochs=epochs, steps=steps), history
+
+
+class Trainer:
+    """The training half of tf.keras.Model."""
+
+    # -- compile ------------------------------------------------------------------------------------------
+    def compile(self, optimizer="rmsprop", loss=None, metrics=None, loss_weights=None, weighted_metrics=None,
+                run_eagerly=None, steps_per_execution=None, jit_compile=None, **kwargs):
+        self.optimizer = optimizers.get(optimizer)
+        self.compiled_loss = LossesContainer(loss)
+        self.compiled_metrics = MetricsContainer(metrics)
+        self.loss = loss
+        self._run_eagerly = run_eagerly
+        self._is_compiled = True
+        self._train_fn = self._eval_fn = self._predict_fn = None
+        self.stop_training = False
+
+    @property
+    def run_eagerly(self):
+        return bool(self._run_eagerly) or self.dynamic
+
+    @run_eagerly.setter
+    def run_eagerly(self, value):
+        self._run_eagerly = value
+        self._train_fn = self._eval_fn = self._predict_fn = None
+
+    @property
+    def metrics(self):
+        out = []
+        if getattr(self, "_is_compiled", False):
+            out += self.compiled_loss.metrics + self.compiled_metrics.metrics
+        return out
+
+    @property
+    def metrics_names(self):
+        return [m.name for m in self.metrics]
+
+    def reset_metrics(self):
+        for m in self.metrics:
+            m.reset_state()
+
+    def _assert_compiled(self):
+        if not getattr(self, "_is_compiled", False):
+            raise RuntimeError("You must compile your model before training/testing. Use "
+                               "`model.compile(optimizer, loss)`.")
+
+    # -- steps (override these to customise fit / evaluate / predict) --------------------------------------
+    def compute_loss(self, x=None, y=None, y_pred=None, sample_weight=None):
+        return self.compiled_loss(y, y_pred, sample_weight, regularization_losses=self.losses)
+
+    def train_step(self, data):
+        x, y, sample_weight = unpack_x_y_sample_weight(data)
+        with tf.GradientTape() as tape:
+            y_pred = self(x, training=True)
+            loss = self.compute_loss(x, y, y_pred, sample_weight)
+        self.optimizer.minimize(loss, self.trainable_variables, tape=tape)
+        self.compiled_metrics.update_state(y, y_pred, sample_weight)
+        return {m.name: m.result() for m in self.metrics}
+
+    def test_step(self, data):
+        x, y, sample_weight = unpack_x_y_sample_weight(data)
+        y_pred = self(x, training=False)
+        self.compute_loss(x, y, y_pred, sample_weight)
+        self.compiled_metrics.update_state(y, y_pred, sample_weight)
+        return {m.name: m.result() for m in self.metrics}
+
+    def predict_step(self, data):
+        x, _, _ = unpack_x_y_sample_weight(data)
+        return self(x, training=False)
+
+    def _step_function(self, step):
+        def run(*data):
+            return step(data if len(data) > 1 else data[0])
+        return run if self.run_eagerly else tf.function(run)
+
+    def make_train_function(self):
+        if self._train_fn is None:
+            self._train_fn = self._step_function(self.train_step)
+        return self._train_fn
+
+    def make_test_function(self):
+        if self._eval_fn is None:
+            self._eval_fn = self._step_function(self.test_step)
+        return self._eval_fn
+
+    def make_predict_function(self):
+        if getattr(self, "_predict_fn", None) is None:
+            self._predict_fn = self._step_function(self.predict_step)
+        return self._predict_fn
+
+    # -- loops --------------------------------------------------------------------------------------------
+    def fit(self, x=None, y=None, batch_size=None, epochs=1, verbose=1, callbacks=None, validation_split=0.0,
+            validation_data=None, shuffle=True, class_weight=None, sample_weight=None, initial_epoch=0,
+            steps_per_epoch=None, validation_steps=None, validation_batch_size=None, validation_freq=1,
+            **kwargs):
+        self._assert_compiled()
+        if validation_split and validation_data is None:
+            if _is_batch_stream(x):
+                raise ValueError("`validation_split` is only supported for Tensors or NumPy arrays.")
+            x, y, sample_weight = (_as_array(v) for v in (x, y, sample_weight))
+            n = len(nest.flatten(x)[0])
+            cut = int(n * (1.0 - validation_split))
+            split = lambda v: (None, None) if v is None else (  # noqa: E731
+                nest.map_structure(lambda a: a[:cut], v), nest.map_structure(lambda a: a[cut:], v))
+            (x, vx), (y, vy), (sample_weight, vsw) = split(x), split(y), split(sample_weight)
+            validation_data = (vx, vy) if vsw is None else (vx, vy, vsw)
+        data = DataHandler(x, y, sample_weight, batch_size, shuffle, steps_per_epoch, class_weight)
+        train_fn = self.make_train_function()
+        cb, history = _configure_callbacks(self, callbacks, verbose, epochs, data.steps, "train")
+        self.stop_training = False
+        self.history = history
+        cb.on_train_begin()
+        logs = {}
+        for epoch in range(initial_epoch, epochs):
+            self.reset_metrics()
+            cb.on_epoch_begin(epoch)
+            for step, batch in enumerate(data.batches()):
+                cb.on_train_batch_begin(step)
+                logs = _floats(train_fn(*batch))
+                cb.on_train_batch_end(step, logs)
+                if self.stop_training:
+                    break
+            epoch_logs = dict(logs)
+            if validation_data is not None and (epoch + 1) % validation_freq == 0:
+                vx, vy, vsw = unpack_x_y_sample_weight(tuple(validation_data) if isinstance(validation_data, list)
+                                                       else validation_data)
+                val = self.evaluate(vx, vy, batch_size=validation_batch_size or batch_size, sample_weight=vsw,
+                                    steps=validation_steps, verbose=0, return_dict=True)
+                epoch_logs.update({"val_" + k: v for k, v in val.items()})
+            cb.on_epoch_end(epoch, epoch_logs)
+            if self.stop_training:
+                break
+        cb.on_train_end(logs)
+        return history
+
+    def evaluate(self, x=None, y=None, batch_size=None, verbose=1, sample_weight=None, steps=None, callbacks=None,
+                 return_dict=False, **kwargs):
+        self._assert_compiled()
+        data = DataHandler(x, y, sample_weight, batch_size, False, steps)
+        test_fn = self.make_test_function()
+        cb, _ = _configure_callbacks(self, callbacks, verbose, 1, data.steps, "test")
+        self.reset_metrics()
+        cb.on_test_begin()
+        logs = {}
+        for step, batch in enumerate(data.batches()):
+            cb.on_test_batch_begin(step)
+            logs = _floats(test_fn(*batch))
+            cb.on_test_batch_end(step, logs)
+        cb.on_test_end(logs)
+        if return_dict:
+            return logs
+        values = [logs[n] for n in self.metrics_names if n in logs]
+        return values[0] if len(values) == 1 else values
+
+    def predict(self, x, batch_size=None, verbose=0, steps=None, callbacks=None, **kwargs):
+        data = DataHandler(x, None, None, batch_size, False, steps)
+        predict_fn = self.make_predict_function()
+        cb, _ = _configure_callbacks(self, callbacks, 0, 1, data.steps, "predict")
+        cb.on_predict_begin()
+        outs = []
+        for step, batch in enumerate(data.batches()):
+            cb.on_predict_batch_begin(step)
+            out = predict_fn(*batch)
+            outs.append(nest.map_structure(lambda t: t.numpy(), out))
+            cb.on_predict_batch_end(step, {"outputs": out})
+        cb.on_predict_end()
+        if not outs:
+            raise ValueError("Expected input data to be non-empty.")
+        return nest.map_structure(lambda *parts: np.concatenate(parts), *outs) if len(outs) > 1 else outs[0]
+
+    def train_on_batch(self, x, y=None, sample_weight=None, reset_metrics=True, return_dict=False):
+        self._assert_compiled()
+        if reset_metrics:
+            self.reset_metrics()
+        batch = next(DataHandler(x, y, sample_weight, len(nest.flatten(_as_array(x))[0])).batches())
+        logs = _floats(self.make_train_function()(*batch))
+        return logs if return_dict else (list(logs.values()) if len(logs) > 1 else next(iter(logs.values())))
+
+    def test_on_batch(self, x, y=None, sample_weight=None, reset_metrics=True, return_dict=False):
+        self._assert_compiled()
+        if reset_metrics:
+            self.reset_metrics()
+        batch = next(DataHandler(x, y, sample_weight, len(nest.flatten(_as_array(x))[0])).batches())
+        logs = _floats(self.make_test_function()(*batch))
+        return logs if return_dict else (list(logs.values()) if len(logs) > 1 else next(iter(logs.values())))
+
+    def predict_on_batch(self, x):
+        return self.predict_step(tf.nest.map_structure(_tensor, _as_array(x))).numpy()
