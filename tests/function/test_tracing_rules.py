@@ -293,3 +293,14 @@ def test_concurrent_calls_of_cached_and_tracing_function():
         t.join()
     assert not errors and all(results) and len(results) == 200
     assert len(f.traces) == 3
+
+
+def test_activation_gradients_trace_inside_functions():
+    @tf.function
+    def step(x):
+        with tf.GradientTape() as tape:
+            tape.watch(x)
+            y = tf.reduce_sum(tf.nn.relu(x) + tf.nn.elu(x))
+        return tape.gradient(y, x)
+    g = step(tf.constant([-1.0, 2.0]))
+    np.testing.assert_allclose(g.numpy(), [np.exp(-1.0), 2.0], rtol=1e-6)

@@ -39,7 +39,8 @@ def broadcast_shape(a, b):
     return TensorShape._known(tuple(out))
 
 
-def same_shape(x, **_):
+def same_shape(x, *_, **__):
+    """Output like the first input (extra inputs, e.g. the forward input of a gradient op, don't matter)."""
     return x.shape, x.dtype
 
 
