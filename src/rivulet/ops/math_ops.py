@@ -962,11 +962,13 @@ def _arg_kernel(fn, nan_fill, name):
     def k(x, axis, output_type):
         if x.shape[axis] == 0:
             raise InvalidArgumentError(f"Reduction axis {axis} is empty in shape {_dims_str(x.shape)} [Op:{name}]")
-        if x.dtype.kind == "f":  # TensorFlow skips NaNs (an all-NaN slice gives index 0)
-            nan = np.isnan(x)
-            if nan.any():
-                x = np.where(nan, nan_fill, x)
-        return fn(x, axis=axis).astype(output_type._np)
+        r = fn(x, axis=axis)
+        # TensorFlow skips NaNs (an all-NaN slice gives index 0); NumPy picks the first NaN, so a NaN at the
+        # result tells (cheaper to look there than at all of x, once x is large).
+        if x.dtype.kind == "f" and np.isnan(x if x.size <= 4096 else
+                                            np.take_along_axis(x, np.expand_dims(r, axis), axis)).any():
+            r = fn(np.where(np.isnan(x), nan_fill, x), axis=axis)
+        return r.astype(output_type._np)
     return k
 
 
