@@ -88,6 +88,8 @@ def compile_graph(graph, inputs, outputs, name="fn", wrap=None):
         v = f"v{op._id}"
         buf = _reusable(op, fresh, remaining, names) if reuse else None
         infix = _INFIX.get(typ) if not op.attrs and op.inputs[0].dtype.is_numeric else None
+        if infix is None and typ in _INLINE:
+            infix = _INLINE[typ](op, glob)
         if buf is None and infix is not None:
             # Python operators on NumPy values dispatch to the same ufuncs, without the ufunc call overhead
             # that dominates on scalars (about 5x).
@@ -146,6 +148,23 @@ def compile_graph(graph, inputs, outputs, name="fn", wrap=None):
 _INFIX = {"AddV2": "{0} + {1}", "Sub": "{0} - {1}", "Mul": "{0} * {1}", "Neg": "-{0}",
           "MatMul": "{0} @ {1}", "Less": "{0} < {1}", "LessEqual": "{0} <= {1}", "Greater": "{0} > {1}",
           "GreaterEqual": "{0} >= {1}"}
+def _inline_fused_matmul(op, glob):
+    """relu(a @ b + bias) as one expression: for small operands, allocating beats out= (kwarg parsing)."""
+    a, b = op.inputs[:2]
+    if a.shape.rank != 2 or b.shape.rank != 2:
+        return None
+    glob["_dot"], glob["_max"] = np.dot, np.maximum
+    expr = "_dot({0}, {1})" + (" + {2}" if len(op.inputs) == 3 else "")
+    if op.attrs.get("activation") == "relu":
+        z = f"z{op._id}"
+        glob[z] = a.dtype.as_numpy_dtype(0)
+        expr = f"_max({expr}, {z})"
+    return expr
+
+
+# Ops whose compiled form is an expression rather than a kernel call: a variable read is an attribute
+# load (same place in program order, so the automatic control dependencies still hold).
+_INLINE = {"ReadVariableOp": lambda op, glob: "{0}._value", "_FusedMatMul": _inline_fused_matmul}
 # Elementwise ops computed in place (ufunc with out=), and ops whose kernels always return a new array.
 _INPLACE = {"AddV2": np.add, "Sub": np.subtract, "Mul": np.multiply, "Maximum": np.maximum,
             "Minimum": np.minimum, "Neg": np.negative}
