@@ -8,7 +8,7 @@ import enum
 
 from ..core import context
 from ..core.tensor import Tensor, convert_to_tensor
-from ..state import _structure as nest
+from .. import nest
 
 
 class UnconnectedGradients(enum.Enum):

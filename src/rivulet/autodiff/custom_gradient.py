@@ -11,9 +11,8 @@ from ..core.dispatch import bind
 from ..core.op import defop
 from ..core.tensor import convert_to_tensor
 from ..ops._rules import same_shape, to_tensor
-from ..state import _structure as nest
+from .. import nest
 from ..state.resource_ops import READ
-from ..state.variables import Variable
 from ..core import context
 
 STOP_GRADIENT = defop("StopGradient", lambda x: x, same_shape, grad=lambda op, dy: (None,))

@@ -10,7 +10,7 @@ import numpy as np
 
 from ..core import context
 from ..core.tensor import Tensor, convert_to_tensor
-from ..state import _structure as nest
+from .. import nest
 from ..state.resource_ops import READ
 from ..state.variables import Variable
 from .backprop import UnconnectedGradients, backprop, tape_no_grad_message, unconnected_mode
@@ -126,7 +126,7 @@ class GradientTape:
             return
         if op is READ and self._watch_accessed_variables:
             var = inputs[0]
-            if var.trainable and id(var) not in self._variables:
+            if getattr(var, "trainable", False) and id(var) not in self._variables:
                 self._watch_variable(var)
         w = self._watched
         ins = inputs if graph is None else outs[0].op.inputs

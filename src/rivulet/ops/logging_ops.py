@@ -17,7 +17,7 @@ from ..core.dispatch import bind
 from ..core.op import FLOATS, defop
 from ..core.tensor import Tensor, convert_to_tensor
 from ..errors import InvalidArgumentError
-from ..state import _structure as nest
+from .. import nest
 from ._rules import same_shape, to_tensor
 
 
