@@ -166,22 +166,25 @@ class Sequential(Model):
         self._stack.append(layer)
         if self._graph_input is None and len(self._stack) == 1 and layer._batch_input_shape is not None:
             self._graph_input = Input(batch_shape=layer._batch_input_shape, dtype=layer.dtype)
-        if self._graph_input is not None:
             self._rebuild_graph()
+        elif self._graph_input is not None:
+            self._outputs_kt.append(layer(self._outputs_kt[-1]))
         self._train_fn = self._eval_fn = self._predict_fn = None
 
     def pop(self):
         if not self._stack:
             raise TypeError("There are no layers in the model.")
-        self._stack.pop()
+        layer = self._stack.pop()
         if self._graph_input is not None:
-            self._rebuild_graph()
+            self._outputs_kt.pop()
+            layer._inbound.pop()
+            layer._out_shape = tuple(layer._inbound[-1].outputs.shape.as_list()) if layer._inbound else None
 
     def _rebuild_graph(self):
-        x = self._graph_input
+        """Connects every layer once, from the input: KerasTensors after each layer (the input first)."""
+        self._outputs_kt = [self._graph_input]
         for layer in self._stack:
-            x = layer(x)
-        self._output_kt = x
+            self._outputs_kt.append(layer(self._outputs_kt[-1]))
         self.built = True
 
     @property

@@ -38,6 +38,7 @@ class Progbar:
         self._start = time.time()
         self._last_update = 0.0
         self._drawn = False
+        self._width = 0  # length of the line drawn last, to blank out its tail when redrawing shorter
 
     def _write(self, text):
         stream = self._stream or sys.stdout
@@ -57,7 +58,10 @@ class Progbar:
             else:
                 line += " - ETA: " + _eta(per * (self.target - current)) if self.target else ""
             line += "".join(f" - {k}:" + _number(v) for k, v in values)
-            self._write(("\r" if self._drawn else "") + line + ("\n" if finalize else ""))
+            if self._drawn:
+                line = "\r" + line + " " * max(0, self._width - len(line))
+            self._width = len(line.lstrip("\r"))
+            self._write(line + ("\n" if finalize else ""))
             self._drawn = not finalize
             self._last_update = now
         elif self.verbose == 2 and finalize:

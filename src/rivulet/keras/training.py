@@ -230,24 +230,26 @@ class Trainer:
         x, _, _ = unpack_x_y_sample_weight(data)
         return self(x, training=False)
 
-    def _step_function(self, step):
+    def _step_function(self, step, name):
         def run(*data):
             return step(data if len(data) > 1 else data[0])
-        return run if self.run_eagerly else tf.function(run)
+        run.__name__ = name
+        # reduce_retracing: a short last batch traces once more, with the batch dimension left open.
+        return run if self.run_eagerly else tf.function(run, reduce_retracing=True)
 
     def make_train_function(self):
         if self._train_fn is None:
-            self._train_fn = self._step_function(self.train_step)
+            self._train_fn = self._step_function(self.train_step, "train_function")
         return self._train_fn
 
     def make_test_function(self):
         if self._eval_fn is None:
-            self._eval_fn = self._step_function(self.test_step)
+            self._eval_fn = self._step_function(self.test_step, "test_function")
         return self._eval_fn
 
     def make_predict_function(self):
         if getattr(self, "_predict_fn", None) is None:
-            self._predict_fn = self._step_function(self.predict_step)
+            self._predict_fn = self._step_function(self.predict_step, "predict_function")
         return self._predict_fn
 
     # -- loops --------------------------------------------------------------------------------------------

@@ -1,0 +1,11 @@
+import pytest
+
+import rivulet as tf
+
+
+@pytest.fixture(autouse=True)
+def _fresh_keras_state():
+    """Default layer names restart at `dense` in every test; random values are reproducible."""
+    tf.keras.backend.clear_session()
+    tf.random.set_seed(1234)
+    yield

@@ -1,0 +1,85 @@
+import numpy as np
+import pytest
+
+import rivulet as tf
+
+opt_mod = tf.keras.optimizers
+W0 = np.array([1.0, -2.0], "float32")
+GRADS = [np.array([0.5, -1.5], "float32") * (i + 1) for i in range(3)]
+
+
+def _run(opt):
+    v = tf.Variable(W0)
+    for g in GRADS:
+        opt.apply_gradients([(tf.constant(g), v)])
+    return v.numpy()
+
+
+def test_sgd_plain_momentum_and_nesterov():
+    np.testing.assert_allclose(_run(opt_mod.SGD(0.1)), W0 - 0.1 * sum(GRADS), rtol=1e-6)
+    for nesterov in (False, True):
+        w, m = W0.copy(), np.zeros(2, "float32")
+        for g in GRADS:
+            m = 0.9 * m - 0.1 * g
+            w = w + (0.9 * m - 0.1 * g if nesterov else m)
+        np.testing.assert_allclose(_run(opt_mod.SGD(0.1, momentum=0.9, nesterov=nesterov)), w, rtol=1e-5)
+
+
+def test_adam():
+    w, m, v = W0.copy(), np.zeros(2), np.zeros(2)
+    for t, g in enumerate(GRADS, 1):
+        m = 0.9 * m + 0.1 * g
+        v = 0.999 * v + 0.001 * g * g
+        w = w - 0.1 * np.sqrt(1 - 0.999 ** t) / (1 - 0.9 ** t) * m / (np.sqrt(v) + 1e-7)
+    opt = opt_mod.Adam(0.1)
+    np.testing.assert_allclose(_run(opt), w, rtol=1e-5)
+    assert int(opt.iterations) == 3
+
+
+def test_rmsprop():
+    w, ms = W0.copy(), np.zeros(2)
+    for g in GRADS:
+        ms = 0.9 * ms + 0.1 * g * g
+        w = w - 0.1 * g / np.sqrt(ms + 1e-7)
+    np.testing.assert_allclose(_run(opt_mod.RMSprop(0.1)), w, rtol=1e-5)
+
+
+def test_minimize_with_callable_loss_and_learning_rate_setter():
+    v = tf.Variable(3.0)
+    opt = opt_mod.SGD(learning_rate=0.5)
+    opt.minimize(lambda: v * v, [v])  # grad 6 -> 3 - 0.5 * 6
+    assert float(v) == pytest.approx(0.0)
+    opt.learning_rate = 0.25
+    v.assign(2.0)
+    opt.minimize(lambda: v * v, [v])
+    assert float(v) == pytest.approx(1.0)
+    assert float(opt.learning_rate) == pytest.approx(0.25)
+
+
+def test_none_gradients_are_skipped_but_all_none_is_an_error():
+    a, b = tf.Variable(1.0), tf.Variable(1.0)
+    opt = opt_mod.SGD(1.0)
+    opt.apply_gradients([(tf.constant(0.5), a), (None, b)])
+    assert float(a) == 0.5 and float(b) == 1.0
+    with pytest.raises(ValueError, match="No gradients provided"):
+        opt.apply_gradients([(None, a)])
+
+
+def test_training_step_inside_tf_function_keeps_slot_state():
+    v = tf.Variable(W0)
+    opt = opt_mod.Adam(0.1)
+
+    @tf.function
+    def step(g):
+        opt.apply_gradients([(g, v)])
+
+    for g in GRADS:
+        step(tf.constant(g))
+    np.testing.assert_allclose(v.numpy(), _run(opt_mod.Adam(0.1)), rtol=1e-5)
+    assert int(opt.iterations) == 3 and len(opt.variables) == 3
+
+
+def test_get_by_name():
+    assert isinstance(opt_mod.get("adam"), opt_mod.Adam)
+    with pytest.raises(ValueError):
+        opt_mod.get("adagradx")
