@@ -201,3 +201,19 @@ def test_float_matmul_chain_is_not_reassociated():
     cf, g, ins, outs = traced(f, tf.TensorSpec([4, 4], tf.float32))
     g2, i2, o2 = optimize(g, ins, outs)
     assert types(g2, o2).count("MatMul") == 2
+
+
+def test_shape_only_ops_fold_in_gradient_graphs():
+    def f(x):
+        with tf.GradientTape() as tape:
+            tape.watch(x)
+            y = tf.reduce_mean(x * x)
+        return tape.gradient(y, x)
+    cf, g, ins, outs = traced(f, tf.TensorSpec([4, 3], tf.float32))
+    g2, i2, o2 = optimize(g, ins, outs)
+    before, after = types(g, outs), types(g2, o2)
+    assert "OnesLike" in before and "ReducedCount" in before
+    assert not {"OnesLike", "ReducedCount", "BroadcastLike"} & set(after)
+    x = np.random.rand(4, 3).astype(np.float32)
+    same_values(g, ins, outs, g2, i2, o2, [x])
+    np.testing.assert_allclose(cf(tf.constant(x)).numpy(), 2 * x / 12, rtol=1e-6)
