@@ -119,3 +119,9 @@ def test_compiled_code_matches_reference_interpreter():
     for a, b in zip(fast, ref):
         np.testing.assert_array_equal(a, b)
     assert "k" in compile_graph(g, g.arg_placeholders, g.outputs).source
+
+
+def test_multiline_tensors_print_like_tensorflow():
+    assert str(tf.constant([[1, 2], [3, 4]])) == "tf.Tensor(\n[[1 2]\n [3 4]], shape=(2, 2), dtype=int32)"
+    assert str(tf.constant([1, 2])) == "tf.Tensor([1 2], shape=(2,), dtype=int32)"
+    assert repr(1 + tf.Variable(2.0)) == "<tf.Tensor: shape=(), dtype=float32, numpy=3.0>"

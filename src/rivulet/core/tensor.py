@@ -71,7 +71,7 @@ def _numpy_text(v, is_repr):
     if v.ndim == 0:
         return str(v[()] if isinstance(v, np.ndarray) else v)
     text = repr(v) if is_repr else str(v)
-    return "\n" + text if "\n" in text and is_repr else text
+    return "\n" + text if "\n" in text else text  # TensorFlow starts a multi-line value on its own line
 
 
 class EagerTensor(Tensor):

@@ -66,6 +66,11 @@ def to_tensor(x, dtype=None, name=None):
 
 def binary_args(x, y):
     """TensorFlow's binary-op conversion: a Python scalar or array takes the other operand's dtype."""
+    # Objects that convert themselves (variables) count as tensors: their dtype wins over a Python scalar.
+    if not isinstance(x, Tensor) and hasattr(x, "_as_tensor"):
+        x = x._as_tensor()
+    if not isinstance(y, Tensor) and hasattr(y, "_as_tensor"):
+        y = y._as_tensor()
     if isinstance(x, Tensor):
         if not isinstance(y, Tensor):
             y = _convert_like(y, x.dtype)
