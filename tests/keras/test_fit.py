@@ -162,3 +162,19 @@ def test_custom_train_step_is_used_by_fit():
     model.compile(run_eagerly=True)
     history = model.fit(np.zeros((10, 2), "float32"), np.zeros(10, "float32"), batch_size=4, epochs=2, verbose=0)
     assert model.steps == 6 and history.history["loss"] == [1.0, 1.0]
+
+
+def test_two_output_functional_model_sums_its_losses_and_predicts_without_compile():
+    inputs = tf.keras.Input(shape=(3,))
+    h = layers.Dense(8, activation="relu")(inputs)
+    model = tf.keras.Model(inputs, [layers.Dense(1)(h), layers.Dense(2)(h)])
+    x = np.random.default_rng(2).random((64, 3)).astype("float32")
+    first, second = model.predict(x, batch_size=16)
+    assert first.shape == (64, 1) and second.shape == (64, 2)
+    targets = [2 * x[:, :1], x[:, 1:]]
+    model.compile(optimizer=tf.keras.optimizers.Adam(0.05), loss="mse")
+    expected = sum(float(tf.keras.losses.mean_squared_error(t, p).numpy().mean())
+                   for t, p in zip(targets, model.predict(x)))
+    assert model.evaluate(x, targets, verbose=0) == pytest.approx(expected, rel=1e-5)
+    history = model.fit(x, targets, epochs=30, verbose=0)
+    assert history.history["loss"][-1] < 0.2 * history.history["loss"][0]

@@ -19,6 +19,7 @@ class Model(Trainer, Layer):
         outputs = kwargs.pop("outputs", args[1] if len(args) > 1 else None)
         super().__init__(**kwargs)
         self._is_compiled = False
+        self._run_eagerly = None
         self._train_fn = self._eval_fn = self._predict_fn = None
         self.stop_training = False
         self._is_graph_network = False

@@ -19,10 +19,7 @@ class LossesContainer:
     """The compiled loss: `loss(y, y_pred, sample_weight, regularization_losses)`; tracks its running mean."""
 
     def __init__(self, loss):
-        fn = _losses.get(loss)
-        if fn is not None and not isinstance(fn, _losses.Loss):
-            fn = _losses.LossFunctionWrapper(fn, name=getattr(fn, "__name__", "loss"))
-        self._loss = fn
+        self._loss = [_loss_object(l) for l in loss] if isinstance(loss, (list, tuple)) else _loss_object(loss)
         self._tracker = _metrics.Mean(name="loss")
 
     @property
@@ -32,12 +29,28 @@ class LossesContainer:
     def __call__(self, y_true, y_pred, sample_weight=None, regularization_losses=None):
         if self._loss is None:
             raise ValueError("No loss to compute. Provide a `loss` argument in `compile()`.")
-        loss = self._loss(y_true, y_pred, sample_weight)
+        if nest.is_nested(y_pred):
+            # Several outputs: one loss each (the same one, or one per output), summed.
+            preds, trues = nest.flatten(y_pred), nest.flatten(y_true)
+            fns = self._loss if isinstance(self._loss, list) else [self._loss] * len(preds)
+            if not (len(fns) == len(preds) == len(trues)):
+                raise ValueError(f"The model has {len(preds)} outputs, but got {len(trues)} targets and "
+                                 f"{len(fns)} losses.")
+            loss = tf.add_n([fn(t, p, sample_weight) for fn, t, p in zip(fns, trues, preds)])
+        else:
+            loss = self._loss(y_true, y_pred, sample_weight)
         if regularization_losses:
             loss = loss + tf.add_n([tf.cast(r, loss.dtype) for r in regularization_losses])
         batch = tf.cast(tf.shape(nest.flatten(y_pred)[0])[0], loss.dtype)
         self._tracker.update_state(loss, sample_weight=batch)
         return loss
+
+
+def _loss_object(loss):
+    fn = _losses.get(loss)
+    if fn is not None and not isinstance(fn, _losses.Loss):
+        fn = _losses.LossFunctionWrapper(fn, name=getattr(fn, "__name__", "loss"))
+    return fn
 
 
 class MetricsContainer:
@@ -56,6 +69,10 @@ class MetricsContainer:
         return list(self._metrics or ())
 
     def update_state(self, y_true, y_pred, sample_weight=None):
+        if not self._specs:
+            return
+        if nest.is_nested(y_pred):
+            raise NotImplementedError("rivulet's compile(metrics=...) supports models with a single output.")
         if self._metrics is None:
             yt, yp = tf.convert_to_tensor(y_true), tf.convert_to_tensor(y_pred)
             self._metrics = [_metrics.for_compile(s, yt, yp) for s in self._specs]
