@@ -1,0 +1,309 @@
+"""The on-disk format (docs/SAVED_MODEL_FORMAT.md): JSON metadata, tensors in uncompressed .npz files.
+
+Values are written as JSON with tags for what JSON cannot say ({"tuple": [...]}, {"dtype": "float32"} ...),
+and read back by a strict decoder: every value is checked against what it may be, so a damaged or hostile
+file fails here with SavedModelError naming the file, never later and never by running anything.
+"""
+import base64
+import math
+import re
+import zipfile
+
+import numpy as np
+
+from .. import dtypes as _dt
+from ..errors import DataLossError
+from ..shape import TensorShape, TensorSpec
+
+FORMAT = "rivulet.saved_model"
+VERSION = 1
+META = "saved_model.json"
+VARIABLES = "variables.npz"
+TENSORS = "tensors.npz"
+
+MAX_DEPTH = 64  # nesting of values; deeper is refused rather than risking a RecursionError
+# Classes of attr values a saved graph may hold (control-flow ops keep their sub-graphs in them): a
+# "subgraph" is written as a graph-library reference, an "object" as its fields. Nothing else is rebuilt.
+ATTR_CLASSES = {
+    "rivulet.ops.control_flow_ops:SubGraph": "subgraph",
+    "rivulet.ops.control_flow_ops:Branches": "object",
+    "rivulet.ops.control_flow_ops:LoopBody": "object",
+}
+_KEY = re.compile(r"^[A-Za-z0-9_]{1,64}$")
+_NUMERIC = {d for d in _dt._BY_NP if d != np.dtype(object)}
+
+
+class SavedModelError(DataLossError):
+    """A saved model file is truncated, corrupted or not something rivulet wrote. `path` names the file."""
+
+    def __init__(self, path, problem):
+        super().__init__(None, None, f"{path}: {problem}")
+        self.path, self.problem = path, problem
+
+
+class Invalid(Exception):
+    """Raised by decoders; the loader turns it into SavedModelError naming the file."""
+
+
+# ------------------------------------------------------------------------------------------ encoding
+def encode(v, tensors, leaf=None):
+    """A JSON-able form of an attr, trace type or structure. `tensors` stores arrays (TensorStore);
+    `leaf(v)` may encode values of its own (returns None to decline)."""
+    if leaf is not None:
+        out = leaf(v)
+        if out is not None:
+            return out
+    if isinstance(v, (np.ndarray, np.generic)):  # before float: np.float64 is a float too
+        return tensors.put(v)
+    if v is None or isinstance(v, (bool, int, str)):
+        return v
+    if isinstance(v, float):
+        return v if math.isfinite(v) else {"float": repr(v)}
+    if isinstance(v, bytes):
+        return {"bytes": _b64(v)}
+    if isinstance(v, _dt.DType):
+        return {"dtype": v.name}
+    if isinstance(v, TensorShape):
+        return {"shape": _shape(v)}
+    if isinstance(v, TensorSpec):
+        return {"spec": [_shape(v.shape), v.dtype.name, v.name]}
+    if isinstance(v, tuple) and hasattr(v, "_fields"):
+        return {"namedtuple": [type(v).__name__, list(v._fields), [encode(x, tensors, leaf) for x in v]]}
+    if isinstance(v, tuple):
+        return {"tuple": [encode(x, tensors, leaf) for x in v]}
+    if isinstance(v, list):
+        return {"list": [encode(x, tensors, leaf) for x in v]}
+    if isinstance(v, dict):
+        return {"dict": [[encode(k, tensors, leaf), encode(x, tensors, leaf)] for k, x in v.items()]}
+    from ..function.trace_type import Literal, VariableSpec
+    if isinstance(v, Literal):
+        return {"literal": encode(v.value, tensors)}
+    if isinstance(v, VariableSpec):
+        return {"varspec": [_shape(v.shape), v.dtype.name, bool(v.trainable)]}
+    raise ValueError(f"cannot save a value of type {type(v).__name__}: {v!r}")
+
+
+def _shape(s):
+    return None if s.rank is None else [d for d in s.as_list()]
+
+
+def _b64(b):
+    return base64.b64encode(b).decode("ascii")
+
+
+class TensorStore:
+    """Collects arrays for one .npz file; numeric arrays by key, strings inline as base64."""
+
+    def __init__(self, prefix):
+        self.prefix, self.arrays, self._ids, self._keep = prefix, {}, {}, []
+
+    def put(self, v):
+        scalar = isinstance(v, np.generic)
+        a = np.asarray(v)
+        if a.dtype == object or a.dtype.kind in "SU":
+            items = [_b64(x if isinstance(x, bytes) else str(x).encode()) for x in a.reshape(-1)]
+            return {"strings": {"shape": list(a.shape), "items": items}}
+        key = self._ids.get(id(v))
+        if key is None:
+            key = f"{self.prefix}{len(self.arrays)}"
+            self.arrays[key] = np.array(a, order="C")  # ascontiguousarray would make 0-d arrays 1-d
+            self._ids[id(v)] = key
+            self._keep.append(v)  # a value shared by several nodes is written once; ids stay unique
+        return {"tensor": key, "scalar": True} if scalar else {"tensor": key}
+
+    def write(self, path):
+        np.savez(path, **self.arrays)
+
+
+# ------------------------------------------------------------------------------------------ decoding
+class Decoder:
+    """Strict inverse of `encode`. `tensors` maps npz keys to arrays; `leaf(tag, body)` decodes tags the
+    caller added (returns NotImplemented to decline)."""
+
+    def __init__(self, tensors, leaf=None):
+        self.tensors, self.leaf = tensors, leaf
+
+    def __call__(self, v, depth=0):
+        if depth > MAX_DEPTH:
+            raise Invalid("values are nested too deeply")
+        if v is None or isinstance(v, (bool, int, str)):
+            return v
+        if isinstance(v, float):
+            return v
+        if not isinstance(v, dict) or len(v) != 1 and set(v) != {"tensor", "scalar"}:
+            raise Invalid(f"expected a tagged value, got {_short(v)}")
+        tag = "tensor" if "tensor" in v else next(iter(v))
+        body = v[tag]
+        if self.leaf is not None:
+            out = self.leaf(tag, body, depth)
+            if out is not NotImplemented:
+                return out
+        d = depth + 1
+        if tag == "tuple":
+            return tuple(self(x, d) for x in _list(body, tag))
+        if tag == "list":
+            return [self(x, d) for x in _list(body, tag)]
+        if tag == "dict":
+            out = {}
+            for item in _list(body, tag):
+                k, x = _pair(item, tag)
+                k = self(k, d)
+                if not isinstance(k, (str, int, bool, type(None), float, bytes)):
+                    raise Invalid(f"dict key must be a plain value, got {_short(k)}")
+                out[k] = self(x, d)
+            return out
+        if tag == "namedtuple":
+            name, fields, values = _list(body, tag, 3)
+            return namedtuple_type(name, fields)(*[self(x, d) for x in _list(values, tag, len(fields))])
+        if tag == "float":
+            if body not in ("nan", "inf", "-inf"):
+                raise Invalid(f"bad float {_short(body)}")
+            return float(body)
+        if tag == "bytes":
+            return b64(body)
+        if tag == "dtype":
+            return dtype(body)
+        if tag == "shape":
+            return shape(body)
+        if tag == "spec":
+            s, dt, name = _list(body, tag, 3)
+            if name is not None and not isinstance(name, str):
+                raise Invalid(f"bad TensorSpec name {_short(name)}")
+            return TensorSpec(shape(s), dtype(dt), name)
+        if tag == "literal":
+            from ..function.trace_type import Literal
+            value = self(body, d)
+            if not isinstance(value, (type(None), bool, int, float, str, bytes)):
+                raise Invalid(f"a Literal must be a Python scalar, got {_short(value)}")
+            return Literal(value)
+        if tag == "varspec":
+            from ..function.trace_type import VariableSpec
+            s, dt, trainable = _list(body, tag, 3)
+            return VariableSpec(shape(s), dtype(dt), bool(trainable))
+        if tag == "tensor":
+            a = self.tensors.get(body) if isinstance(body, str) else None
+            if a is None:
+                raise Invalid(f"no tensor named {_short(body)}")
+            return a.reshape(-1)[0] if v.get("scalar") is True and a.ndim == 0 else a
+        if tag == "strings":
+            if not isinstance(body, dict) or set(body) != {"shape", "items"}:
+                raise Invalid("bad string tensor")
+            dims = [_dim(x) for x in _list(body["shape"], "shape")]
+            items = [b64(x) for x in _list(body["items"], "items")]
+            if len(items) != math.prod(dims):
+                raise Invalid(f"string tensor of shape {dims} has {len(items)} items")
+            a = np.empty(len(items), dtype=object)
+            a[:] = items
+            return a.reshape(dims)
+        raise Invalid(f"unknown tag {_short(tag)}")
+
+
+def _short(v):
+    s = repr(v)
+    return s if len(s) <= 60 else s[:57] + "..."
+
+
+def _list(v, what, n=None):
+    if not isinstance(v, list) or (n is not None and len(v) != n):
+        raise Invalid(f"bad {what}: expected a list{'' if n is None else f' of {n}'}, got {_short(v)}")
+    return v
+
+
+def _pair(v, what):
+    return _list(v, what, 2)
+
+
+def b64(s):
+    if not isinstance(s, str):
+        raise Invalid(f"expected base64 text, got {_short(s)}")
+    try:
+        return base64.b64decode(s.encode("ascii"), validate=True)
+    except (ValueError, UnicodeEncodeError):
+        raise Invalid(f"bad base64 {_short(s)}") from None
+
+
+def dtype(name):
+    dt = _dt._BY_NAME.get(name) if isinstance(name, str) else None
+    if dt is None:
+        raise Invalid(f"unknown dtype {_short(name)}")
+    return dt
+
+
+def _dim(d):
+    if d is None:
+        return None
+    if not isinstance(d, int) or isinstance(d, bool) or not 0 <= d < 2 ** 62:
+        raise Invalid(f"bad dimension {_short(d)}")
+    return d
+
+
+def shape(v):
+    if v is None:
+        return TensorShape(None)
+    dims = [_dim(d) for d in _list(v, "shape")]
+    if len(dims) > 254:
+        raise Invalid(f"shape of rank {len(dims)}")
+    return TensorShape(dims)
+
+
+_NAMEDTUPLES = {}
+
+
+def namedtuple_type(name, fields):
+    """A namedtuple class rebuilt from its name and fields (the defining code need not exist)."""
+    import collections
+    if not isinstance(name, str) or not name.isidentifier() or not isinstance(fields, list) or not all(
+            isinstance(f, str) and f.isidentifier() and not f.startswith("_") for f in fields) or \
+            len(set(fields)) != len(fields) or len(fields) > 255:
+        raise Invalid(f"bad namedtuple {_short(name)} {_short(fields)}")
+    key = (name, tuple(fields))
+    cls = _NAMEDTUPLES.get(key)
+    if cls is None:
+        cls = _NAMEDTUPLES[key] = collections.namedtuple(name, fields)
+    return cls
+
+
+# ------------------------------------------------------------------------------------------ npz files
+def read_npz(path):
+    """{key: array} from an .npz written by TensorStore.write, checked before anything is allocated: only
+    uncompressed members named KEY.npy, numeric dtypes (nothing that could hold pickled objects), sizes
+    that agree with the headers and the file, and each member's CRC."""
+    arrays = {}
+    try:
+        with zipfile.ZipFile(path) as z:
+            for info in z.infolist():
+                key = info.filename[:-4] if info.filename.endswith(".npy") else ""
+                if not _KEY.match(key) or key in arrays:
+                    raise Invalid(f"unexpected member {_short(info.filename)}")
+                if info.compress_type != zipfile.ZIP_STORED or info.file_size != info.compress_size:
+                    raise Invalid(f"member {key}.npy is compressed")
+                with z.open(info) as f:
+                    arrays[key] = _read_member(f, key, info.file_size)
+    except Invalid:
+        raise
+    except (zipfile.BadZipFile, zipfile.LargeZipFile, EOFError, ValueError, NotImplementedError) as e:
+        raise Invalid(f"not a valid .npz file ({e})") from None
+    return arrays
+
+
+def _read_member(f, key, size):
+    fmt = np.lib.format
+    version = fmt.read_magic(f)
+    if version == (1, 0):
+        shp, fortran, dt = fmt.read_array_header_1_0(f, max_header_size=1024)
+    elif version == (2, 0):
+        shp, fortran, dt = fmt.read_array_header_2_0(f, max_header_size=1024)
+    else:
+        raise Invalid(f"member {key}.npy has format version {version}")
+    if dt not in _NUMERIC or dt.hasobject:
+        raise Invalid(f"member {key}.npy has dtype {dt}, which a saved model never holds")
+    if len(shp) > 254 or not all(isinstance(d, int) and 0 <= d < 2 ** 62 for d in shp):
+        raise Invalid(f"member {key}.npy has a bad shape {shp}")
+    nbytes = math.prod(shp) * dt.itemsize
+    if nbytes != size - f.tell():
+        raise Invalid(f"member {key}.npy holds {size - f.tell()} bytes of data, its header says {nbytes}")
+    data = f.read(nbytes)
+    if len(data) != nbytes or f.read(1):
+        raise Invalid(f"member {key}.npy is truncated")
+    a = np.frombuffer(data, dtype=dt).reshape(shp, order="F" if fortran else "C")
+    return np.array(a, dtype=dt.newbyteorder("="), order="C")

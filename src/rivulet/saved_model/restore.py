@@ -1,0 +1,516 @@
+"""tf.saved_model.load: rebuilds the saved objects, variables and functions from the files alone.
+
+Nothing the file says is executed: graphs are rebuilt op by op from registered op types through
+`Graph.create_op` (which re-runs every shape rule), values are decoded by `format.Decoder`, tensors come
+from `format.read_npz`. Any problem with the files raises SavedModelError naming the file.
+"""
+import importlib
+import inspect
+import json
+import os
+
+import numpy as np
+
+from .. import dtypes as _dt
+from .. import nest
+from ..core import context
+from ..core.tensor import Tensor, convert_to_tensor
+from ..function.concrete import ConcreteFunction
+from ..function.trace_type import Literal, VariableSpec, type_of
+from ..function.tracing import FuncGraph
+from ..graph.graph_def import NodeDef
+from ..graph.graph_util import build_nodes
+from ..shape import TensorSpec
+from . import format as fmt
+from .format import Invalid, SavedModelError, _short
+
+_P = inspect.Parameter
+_KINDS = {k.name: k for k in (_P.POSITIONAL_ONLY, _P.POSITIONAL_OR_KEYWORD, _P.VAR_POSITIONAL, _P.KEYWORD_ONLY,
+                              _P.VAR_KEYWORD)}
+_MAX_NAME = 512
+
+
+def load(export_dir, tags=None, options=None):
+    """Loads what tf.saved_model.save wrote to export_dir. Raises OSError if export_dir holds no saved model,
+    SavedModelError (a tf.errors.DataLossError) if its files are truncated, corrupted or not valid."""
+    meta_path = os.path.join(export_dir, fmt.META)
+    if not os.path.isfile(meta_path):
+        raise OSError(f"SavedModel file does not exist at: {meta_path}")
+    with open(meta_path, "rb") as f:
+        raw = f.read()
+    try:
+        meta = json.loads(raw.decode("utf-8"), parse_constant=_no_constant)
+    except (ValueError, RecursionError) as e:
+        raise SavedModelError(meta_path, f"not valid JSON ({e})") from None
+    arrays = {name: _npz(os.path.join(export_dir, name)) for name in (fmt.TENSORS, fmt.VARIABLES)}
+    try:
+        with context.init_scope():
+            return _Loader(meta, arrays[fmt.TENSORS], arrays[fmt.VARIABLES]).root
+    except Invalid as e:
+        raise SavedModelError(meta_path, str(e)) from None
+
+
+def _no_constant(c):
+    raise ValueError(f"{c} is not allowed")
+
+
+def _npz(path):
+    if not os.path.isfile(path):
+        raise SavedModelError(path, "file is missing")
+    try:
+        return fmt.read_npz(path)
+    except Invalid as e:
+        raise SavedModelError(path, str(e)) from None
+
+
+# ---------------------------------------------------------------------------------------- validation
+def _get(d, key, *types, where="saved model"):
+    if not isinstance(d, dict) or key not in d:
+        raise Invalid(f"{where}: missing '{key}'")
+    v = d[key]
+    if types and not isinstance(v, types) or isinstance(v, bool) and bool not in types:
+        raise Invalid(f"{where}: '{key}' should be {' or '.join(t.__name__ for t in types)}, got {_short(v)}")
+    return v
+
+
+def _index(v, table, what):
+    if not isinstance(v, int) or isinstance(v, bool) or not 0 <= v < len(table):
+        raise Invalid(f"bad {what} reference {_short(v)}")
+    return v
+
+
+def _name(v, what):
+    if not isinstance(v, str) or not v or len(v) > _MAX_NAME:
+        raise Invalid(f"bad {what} name {_short(v)}")
+    return v
+
+
+def _check_type(t, depth=0):
+    """A trace type (what a parameter was traced for), as function/trace_type.py makes them."""
+    if depth > fmt.MAX_DEPTH:
+        raise Invalid("argument types are nested too deeply")
+    if isinstance(t, (TensorSpec, Literal, VariableSpec)):
+        return
+    ok = isinstance(t, tuple) and len(t) >= 2
+    if ok and t[0] in ("list", "tuple") and len(t) == 2 and isinstance(t[1], tuple):
+        items = t[1]
+    elif ok and t[0] == "dict" and len(t) == 2 and isinstance(t[1], tuple) and all(
+            isinstance(kv, tuple) and len(kv) == 2 and isinstance(kv[0], (str, int)) for kv in t[1]):
+        items = [v for _, v in t[1]]
+    elif ok and t[0] == "namedtuple" and len(t) == 4 and isinstance(t[2], tuple) and isinstance(t[3], tuple) \
+            and len(t[2]) == len(t[3]):
+        fmt.namedtuple_type(t[1], list(t[2]))
+        items = t[3]
+    else:
+        raise Invalid(f"bad argument type {_short(t)}")
+    for x in items:
+        _check_type(x, depth + 1)
+
+
+def _attr_class(key, kind):
+    if fmt.ATTR_CLASSES.get(key) != kind:
+        raise Invalid(f"attr values of class {_short(key)} cannot be loaded")
+    module, _, qualname = key.partition(":")
+    return getattr(importlib.import_module(module), qualname)
+
+
+# ---------------------------------------------------------------------------------------- the loader
+class _Loader:
+    def __init__(self, meta, tensors, values):
+        if not isinstance(meta, dict) or meta.get("format") != fmt.FORMAT:
+            raise Invalid(f"not a rivulet saved model (format {_short(meta.get('format') if isinstance(meta, dict) else meta)})")
+        version = _get(meta, "version", int)
+        if not 1 <= version <= fmt.VERSION:
+            raise Invalid(f"format version {version} is not supported (this rivulet reads 1 to {fmt.VERSION})")
+        self.tensors = tensors
+        self.library = _get(meta, "graphs", dict)
+        self.variables = [self._variable(e, fmt.Decoder(values)) for e in _get(meta, "variables", list)]
+        self.concretes = [self._concrete(e) for e in _get(meta, "concrete_functions", list)]
+        self.functions = [self._function(e) for e in _get(meta, "functions", list)]
+        sigs = _get(meta, "signatures", dict)
+        self.signatures = _SignatureMap({_name(k, "signature"): self.concretes[_index(i, self.concretes, "function")]
+                                         for k, i in sigs.items()})
+        self.nodes = _get(meta, "objects", list)
+        self._objects, self._building = {}, set()
+        if not self.nodes or not isinstance(self.nodes[0], dict) or self.nodes[0].get("kind") != "object":
+            raise Invalid("the root of the saved object tree must be an object")
+        self.root = self._object(0)
+        if "signatures" not in vars(self.root):
+            object.__setattr__(self.root, "signatures", self.signatures)
+
+    def _variable(self, e, decode):
+        from ..state.variables import Variable
+        name = _name(_get(e, "name", str, where="variable"), "variable")
+        value = decode(_get(e, "value", dict, where="variable"))
+        if not hasattr(value, "dtype"):
+            raise Invalid(f"variable '{name}' has no tensor value")
+        return Variable(value, name=name, trainable=_get(e, "trainable", bool, where="variable"))
+
+    # -- functions -------------------------------------------------------------------------------------
+    def _concrete(self, e):
+        name = _name(_get(e, "name", str, where="function"), "function")
+        where = f"function '{name}'"
+        params = []
+        for p in _get(e, "params", list, where=where):
+            if not isinstance(p, list) or len(p) != 2 or p[1] not in _KINDS:
+                raise Invalid(f"{where}: bad parameter {_short(p)}")
+            params.append((_name(p[0], "parameter"), _KINDS[p[1]]))
+        types = fmt.Decoder(self.tensors)(_get(e, "arg_types", dict, where=where))
+        if not isinstance(types, tuple) or len(types) != len(params):
+            raise Invalid(f"{where}: {len(params)} parameters but argument types {_short(types)}")
+        for t in types:
+            _check_type(t)
+        g, _, outputs = self._graph(_get(e, "graph", str, where=where), None, None, ())
+
+        def out(tag, body, depth):
+            if tag != "out":
+                return NotImplemented
+            return outputs[_index(body, outputs, "output")]
+        so = fmt.Decoder(self.tensors, out)(_get(e, "structured_outputs", where=where))
+        g.structured_outputs = so
+        g.outputs = [t for t in nest.flatten(so) if isinstance(t, Tensor)]
+        return ConcreteFunction(g, params, types, name)
+
+    def _function(self, e):
+        name = _name(_get(e, "name", str, where="function"), "function")
+        params = _get(e, "parameters", list, type(None), where=f"function '{name}'")
+        sig = None
+        if params is not None:
+            decode = fmt.Decoder(self.tensors)
+            try:
+                sig = inspect.Signature([_parameter(p, decode) for p in params])
+            except (ValueError, TypeError) as err:
+                raise Invalid(f"function '{name}': bad parameters ({err})") from None
+        cfs = [self.concretes[_index(i, self.concretes, "function")]
+               for i in _get(e, "concrete", list, where=f"function '{name}'")]
+        return RestoredFunction(name, sig, cfs)
+
+    # -- graphs ----------------------------------------------------------------------------------------
+    def _graph(self, key, outer, outer_tensor, stack):
+        """Rebuilds library graph `key` (nested in `outer` for a sub-graph); returns (graph, args, outputs)."""
+        if key in stack or len(stack) > 32:
+            raise Invalid(f"graph '{_short(key)}' refers to itself")
+        entry = self.library.get(key)
+        where = f"graph '{_short(key)}'"
+        if not isinstance(entry, dict):
+            raise Invalid(f"{where} is missing")
+        g = FuncGraph(_name(_get(entry, "name", str, where=where), "graph"), outer_graph=outer)
+        args = [_name(a, "argument") for a in _get(entry, "args", list, where=where)]
+        captures = {}
+        for c in _get(entry, "captures", list, where=where):
+            if not isinstance(c, list) or len(c) != 2:
+                raise Invalid(f"{where}: bad capture {_short(c)}")
+            captures[_name(c[0], "capture")] = c[1]
+        nodes = []
+        for n in _get(entry, "nodes", list, where=where):
+            nodes.append(NodeDef(_name(_get(n, "name", str, where=where), "node"), _get(n, "op", str, where=where),
+                                 [_name(r, "input") for r in _get(n, "inputs", list, where=where)],
+                                 op_attrs=_get(n, "attrs", dict, where=where)))
+        stack = stack + (key,)
+
+        def placeholder(node):
+            if node.name in captures:
+                return g.capture(self._capture_value(captures[node.name], outer_tensor, where), name=node.name)
+            return None
+
+        def attrs_of(node, tensor):
+            def leaf(tag, body, depth):
+                if tag == "subgraph":
+                    sub, sub_args, sub_outputs = self._graph(body, g, tensor, stack)
+                    return _attr_class(_SUBGRAPH, "subgraph")(sub, sub_args, sub_outputs)
+                if tag == "object":
+                    key, fields = fmt._list(body, "object", 2)
+                    obj = _attr_class(key, "object").__new__(_attr_class(key, "object"))
+                    if not isinstance(fields, dict) or not all(f.isidentifier() and not f.startswith("__")
+                                                               for f in fields):
+                        raise Invalid(f"bad fields for {_short(key)}")
+                    obj.__dict__.update({f: decode(v, depth + 1) for f, v in fields.items()})
+                    return obj
+                return NotImplemented
+            decode = fmt.Decoder(self.tensors, leaf)
+            attrs = {_name(k, "attr"): decode(v) for k, v in node.op_attrs.items()}
+            if node.op == "Const" and not _const_ok(attrs):
+                raise Invalid(f"{where}: Const node '{node.name}' does not match its dtype")
+            return attrs
+        try:
+            built = build_nodes(g, nodes, attrs_of=attrs_of, placeholder=placeholder)
+        except Invalid as e:
+            raise Invalid(f"{where}: {e}") from None
+        except Exception as e:  # noqa: BLE001  shape rules may fail any way on hostile attrs
+            raise Invalid(f"{where}: {type(e).__name__}: {e}") from None
+
+        def tensor(ref):
+            m = ref.rpartition(":")
+            op = built.get(ref if not m[2].isdigit() else m[0])
+            i = int(m[2]) if m[2].isdigit() and m[0] else 0
+            if op is None or i >= len(op.outputs):
+                raise Invalid(f"{where}: no tensor {_short(ref)}")
+            return op.outputs[i]
+        arg_tensors = [tensor(a) for a in args]
+        if any(t.op.type != "Placeholder" for t in arg_tensors):
+            raise Invalid(f"{where}: an argument is not a Placeholder")
+        g.arg_placeholders = arg_tensors
+        return g, arg_tensors, [tensor(_name(r, "output")) for r in _get(entry, "outputs", list, where=where)]
+
+    def _capture_value(self, ref, outer_tensor, where):
+        if isinstance(ref, dict) and len(ref) == 1:
+            (kind, v), = ref.items()
+            if kind == "variable":
+                return self.variables[_index(v, self.variables, "variable")]
+            if kind == "constant":
+                value = fmt.Decoder(self.tensors)(v)
+                if hasattr(value, "dtype"):
+                    from ..core.tensor import EagerTensor
+                    return EagerTensor(value)
+            if kind == "outer" and outer_tensor is not None:
+                return outer_tensor(_name(v, "tensor"))
+        raise Invalid(f"{where}: bad capture {_short(ref)}")
+
+    # -- objects ---------------------------------------------------------------------------------------
+    def _object(self, i):
+        i = _index(i, self.nodes, "object")
+        if i in self._objects:
+            return self._objects[i]
+        if i in self._building:
+            raise Invalid(f"object {i} contains itself")
+        node = self.nodes[i]
+        kind = _get(node, "kind", str, where="object")
+        if kind == "variable":
+            obj = self.variables[_index(_get(node, "variable", int), self.variables, "variable")]
+        elif kind == "function":
+            obj = self.functions[_index(_get(node, "function", int), self.functions, "function")]
+        elif kind in ("list", "tuple"):
+            self._building.add(i)
+            obj = [self._object(x) for x in _get(node, "items", list, where="object")]
+            obj = tuple(obj) if kind == "tuple" else obj
+        elif kind in ("dict", "object"):
+            obj = {} if kind == "dict" else _UserObject()
+            self._objects[i] = obj  # before the children: objects may refer back to their parents
+            for item in _get(node, "items" if kind == "dict" else "children", list, where="object"):
+                if not isinstance(item, list) or len(item) != 2 or not isinstance(item[0], str) or \
+                        item[0].startswith("__") and item[0] != "__call__" or len(item[0]) > _MAX_NAME:
+                    raise Invalid(f"bad object child {_short(item)}")
+                child = self._object(item[1])
+                if kind == "dict":
+                    obj[item[0]] = child
+                else:
+                    object.__setattr__(obj, item[0], child)
+        else:
+            raise Invalid(f"unknown object kind {_short(kind)}")
+        self._building.discard(i)
+        self._objects[i] = obj
+        return obj
+
+
+_SUBGRAPH = next(k for k, v in fmt.ATTR_CLASSES.items() if v == "subgraph")
+
+
+def _const_ok(attrs):
+    """A Const's value is an array of its dtype, or a Python scalar the kernels combine as that dtype."""
+    v, dt = attrs.get("value"), attrs.get("dtype")
+    if isinstance(v, (bool, int, float, bytes)):
+        return isinstance(dt, _dt.DType)
+    return isinstance(v, (np.ndarray, np.generic)) and _dt.from_numpy(v.dtype) == dt
+
+
+def _parameter(p, decode):
+    if not isinstance(p, list) or len(p) not in (2, 3) or p[1] not in _KINDS:
+        raise Invalid(f"bad parameter {_short(p)}")
+    kw = {"default": decode(p[2])} if len(p) == 3 else {}
+    return inspect.Parameter(_name(p[0], "parameter"), _KINDS[p[1]], **kw)
+
+
+# ---------------------------------------------------------------------------------------- loaded objects
+class _UserObject:
+    """A loaded object: its saved attributes, plus `variables` / `trainable_variables` (every variable
+    reachable from it, in tf.Module's order) unless it has attributes of those names."""
+
+    def __call__(self, *args, **kwargs):
+        fn = vars(self).get("__call__")
+        if fn is None:
+            raise TypeError("'_UserObject' object is not callable")
+        return fn(*args, **kwargs)
+
+    def __getattr__(self, name):
+        if name == "variables":
+            return tuple(_variables(self))
+        if name == "trainable_variables":
+            return tuple(v for v in _variables(self) if v.trainable)
+        if name == "non_trainable_variables":
+            return tuple(v for v in _variables(self) if not v.trainable)
+        raise AttributeError(f"'_UserObject' object has no attribute '{name}'")
+
+
+def _variables(root):
+    from .save import is_variable
+    out, seen, stack = [], set(), [root]
+    while stack:
+        x = stack.pop()
+        if id(x) in seen:
+            continue
+        seen.add(id(x))
+        if is_variable(x):
+            out.append(x)
+        elif isinstance(x, _UserObject):
+            stack.extend(reversed([v for k, v in sorted(vars(x).items()) if k != "signatures"]))
+        elif isinstance(x, dict):
+            stack.extend(reversed([x[k] for k in sorted(x)]))
+        elif isinstance(x, (list, tuple)):
+            stack.extend(reversed(x))
+    return out
+
+
+class _SignatureMap(dict):
+    def __repr__(self):
+        return f"_SignatureMap({dict.__repr__(self)})"
+
+
+class RestoredFunction:
+    """A loaded tf.function: dispatches each call to the saved ConcreteFunction whose signature accepts the
+    arguments (tensors by dtype and shape, Python values by value), as TensorFlow's loaded functions do."""
+
+    def __init__(self, name, signature, concrete_functions):
+        self.__name__ = self._name = name
+        self._sig = signature
+        self.concrete_functions = list(concrete_functions)
+
+    function_spec = property(lambda self: self._sig)
+
+    def _list_all_concrete_functions(self):
+        return list(self.concrete_functions)
+
+    def __call__(self, *args, **kwargs):
+        cf, args, kwargs = self._find(args, kwargs, call=True)
+        return cf(*args, **kwargs)
+
+    def get_concrete_function(self, *args, **kwargs):
+        if not args and not kwargs and len(self.concrete_functions) == 1:
+            return self.concrete_functions[0]
+        return self._find(args, kwargs, call=False)[0]
+
+    def _bind(self, args, kwargs):
+        """[(parameter name, value)] as tf.function binds a call (defaults applied, *args expanded)."""
+        if self._sig is None:
+            return None
+        try:
+            bound = self._sig.bind(*args, **kwargs)
+        except TypeError:
+            return None
+        bound.apply_defaults()
+        out = []
+        for name, value in bound.arguments.items():
+            kind = self._sig.parameters[name].kind
+            if kind == inspect.Parameter.VAR_POSITIONAL:
+                out.extend((f"{name}_{i}", v) for i, v in enumerate(value))
+            elif kind == inspect.Parameter.VAR_KEYWORD:
+                out.extend(value.items())
+            else:
+                out.append((name, value))
+        return out
+
+    def _find(self, args, kwargs, call):
+        bound = self._bind(args, kwargs)
+        for convert in (False, True):
+            for cf in self.concrete_functions:
+                params = cf._params
+                pairs = bound if bound is not None else _bind_concrete(cf, args, kwargs)
+                if pairs is None or [n for n, _ in pairs] != [n for n, _ in params]:
+                    continue
+                values = [_match(v, t, convert, call) for (_, v), t in zip(pairs, cf._arg_types)]
+                if any(v is _NO for v in values):
+                    continue
+                pos = [v for (_, k), v in zip(params, values) if k != inspect.Parameter.KEYWORD_ONLY]
+                kw = {n: v for (n, k), v in zip(params, values) if k == inspect.Parameter.KEYWORD_ONLY}
+                return cf, pos, kw
+        raise ValueError(self._no_match(bound, args, kwargs))
+
+    def _no_match(self, bound, args, kwargs):
+        if bound is not None:
+            kinds = {n: p.kind for n, p in self._sig.parameters.items()}
+            pos = [(n, v) for n, v in bound if kinds.get(n) != inspect.Parameter.KEYWORD_ONLY]
+            kw = {n: v for n, v in bound if kinds.get(n) == inspect.Parameter.KEYWORD_ONLY}
+        else:
+            pos, kw = [(f"arg{i}", v) for i, v in enumerate(args)], dict(kwargs)
+        lines = ["Could not find matching concrete function to call loaded from the SavedModel. Got:"]
+        lines += _arguments([_show(v, n) for n, v in pos], {k: _show(v, k) for k, v in kw.items()})
+        n = len(self.concrete_functions)
+        lines += ["", f" Expected these arguments to match one of the following {n} option(s):"]
+        for i, cf in enumerate(self.concrete_functions, 1):
+            a, k = cf.structured_input_signature
+            lines += ["", f"Option {i}:"] + _arguments(list(a), k)
+        return "\n".join(lines)
+
+    def __repr__(self):
+        return f"<rivulet.saved_model.RestoredFunction {self._name} at 0x{id(self):x}>"
+
+
+def _bind_concrete(cf, args, kwargs):
+    """Binding for a saved bare ConcreteFunction (no Python signature was saved): by its parameters."""
+    names = [n for n, _ in cf._params]
+    if len(args) > len(names) or any(k not in names[len(args):] for k in kwargs):
+        return None
+    values = dict(zip(names, args), **kwargs)
+    return [(n, values[n]) for n in names] if len(values) == len(names) else None
+
+
+def _arguments(pos, kw):
+    return ([f"  Positional arguments ({len(pos)} total):"] + [f"    * {v}" for v in pos] +
+            [f"  Keyword arguments: {kw}"])
+
+
+class _Shown:
+    def __init__(self, text):
+        self.text = text
+
+    def __repr__(self):
+        return self.text
+
+    __str__ = __repr__
+
+
+def _show(v, name):
+    # TensorFlow shows the call's tensors as its restored function's graph placeholders.
+    if isinstance(v, Tensor):
+        return _Shown(f"<tf.Tensor '{name}:0' shape={v.shape} dtype={v.dtype.name}>")
+    return v
+
+
+_NO = object()
+
+
+def _match(v, t, convert, call):
+    """v (converted where `convert` allows) if it fits trace type t, else _NO."""
+    if isinstance(t, TensorSpec):
+        if not call and isinstance(v, TensorSpec):
+            return v if v.is_subtype_of(t) else _NO
+        if not isinstance(v, Tensor):
+            if not convert:
+                return _NO
+            try:
+                v = convert_to_tensor(v)
+            except (TypeError, ValueError):
+                return _NO
+        return v if v.dtype == t.dtype and v.shape.is_subtype_of(t.shape) else _NO
+    if isinstance(t, VariableSpec):
+        ok = getattr(v, "_is_resource", False) and v.dtype == t.dtype and v.shape == t.shape
+        return v if ok else _NO
+    if isinstance(t, Literal):
+        try:
+            return v if type_of(v) == t else _NO
+        except TypeError:
+            return _NO
+    kind = t[0]
+    if kind in ("list", "tuple"):
+        if not isinstance(v, list if kind == "list" else tuple) or hasattr(v, "_fields") or len(v) != len(t[1]):
+            return _NO
+        items = [_match(x, s, convert, call) for x, s in zip(v, t[1])]
+        return _NO if any(x is _NO for x in items) else type(v)(items)
+    if kind == "dict":
+        if not isinstance(v, dict) or sorted(map(repr, v)) != sorted(repr(k) for k, _ in t[1]):
+            return _NO
+        items = {k: _match(v[k], s, convert, call) for k, s in t[1]}
+        return _NO if any(x is _NO for x in items.values()) else items
+    if not (hasattr(v, "_fields") and type(v).__name__ == t[1] and tuple(v._fields) == t[2]):
+        return _NO
+    items = [_match(x, s, convert, call) for x, s in zip(v, t[3])]
+    return _NO if any(x is _NO for x in items) else type(v)(*items)

@@ -1,0 +1,287 @@
+"""tf.saved_model.save: an object's variables and traced functions, written as docs/SAVED_MODEL_FORMAT.md says.
+
+The object is walked through its attributes (sorted by name, lists, tuples and dicts included, as
+tf.Module does); variables, tf.functions (every traced ConcreteFunction) and objects holding them are
+saved. Graphs are written node by node with their ops' exact attrs; control-flow sub-graphs go into the
+same graph library, referenced by name.
+"""
+import inspect
+import json
+import os
+
+from ..core.tensor import EagerTensor, SymbolicTensor, Tensor
+from ..function.concrete import ConcreteFunction
+from ..function.polymorphic import PolymorphicFunction
+from ..function.trace_type import ObjectRef
+from ..shape import TensorSpec
+from .. import nest
+from . import format as fmt
+
+DEFAULT_SIGNATURE = "serving_default"
+
+
+def save(obj, export_dir, signatures=None, options=None):
+    """Writes `obj` (a tf.Module or any object with tf.function / tf.Variable attributes) to export_dir."""
+    s = _Saver()
+    if s.object(obj) is None:
+        raise ValueError(f"Expected an object with tf.Variable or tf.function attributes, such as a `tf.Module`, "
+                         f"for export. Got {obj!r} with type {type(obj)}.")
+    meta = {
+        "format": fmt.FORMAT, "version": fmt.VERSION,
+        "objects": s.objects, "variables": s.variables, "functions": s.functions,
+        "concrete_functions": s.concretes, "signatures": s.signatures(obj, signatures), "graphs": s.graphs,
+    }
+    text = _dumps(meta) + "\n"
+    os.makedirs(export_dir, exist_ok=True)
+    s.constants.write(os.path.join(export_dir, fmt.TENSORS))
+    s.values.write(os.path.join(export_dir, fmt.VARIABLES))
+    tmp = os.path.join(export_dir, fmt.META + ".tmp")
+    with open(tmp, "w", encoding="utf-8") as f:
+        f.write(text)
+    os.replace(tmp, os.path.join(export_dir, fmt.META))  # the model is complete once this file exists
+
+
+def _dumps(v, indent=""):
+    """JSON laid out for people: values that fit, and everything four levels deep (a graph node), on one line."""
+    flat = json.dumps(v, allow_nan=False, separators=(", ", ": "))
+    if len(flat) + len(indent) <= 110 or len(indent) >= 4 or not isinstance(v, (dict, list)) or not v:
+        return flat
+    inner = indent + " "
+    if isinstance(v, dict):
+        items = [f"{inner}{json.dumps(k)}: {_dumps(x, inner)}" for k, x in v.items()]
+        return "{\n" + ",\n".join(items) + "\n" + indent + "}"
+    return "[\n" + ",\n".join(inner + _dumps(x, inner) for x in v) + "\n" + indent + "]"
+
+
+def is_variable(v):
+    return getattr(v, "_is_resource", False) and hasattr(v, "trainable") and hasattr(v, "numpy")
+
+
+def _is_module(v):
+    from ..state.module import Module
+    return isinstance(v, Module)
+
+
+def _class_functions(obj):
+    """Names of tf.functions defined on the object's class (methods decorated with @tf.function)."""
+    return [n for n in dir(type(obj)) if _saved_name(n)
+            and isinstance(inspect.getattr_static(type(obj), n, None), PolymorphicFunction)]
+
+
+def _saved_name(name):
+    return not name.startswith("__") or name == "__call__"
+
+
+class _Saver:
+    def __init__(self):
+        self.objects, self.variables, self.functions, self.concretes = [], [], [], []
+        self.graphs = {}
+        self.constants = fmt.TensorStore("c")
+        self.values = fmt.TensorStore("v")
+        self._ids, self._keep = {}, []
+
+    def _memo(self, table, key_obj, make):
+        key = (table, id(key_obj))
+        hit = self._ids.get(key)
+        if hit is None:
+            self._keep.append(key_obj)  # ids stay unique while saving
+            hit = self._ids[key] = make()
+        return hit
+
+    # -- the object tree -------------------------------------------------------------------------------
+    def object(self, obj, depth=0):
+        """Index of obj's node in `objects`, or None when it holds nothing worth saving."""
+        hit = self._ids.get(("object", id(obj)))
+        if hit is not None:
+            return hit
+        if is_variable(obj):
+            return self._node(obj, {"kind": "variable", "variable": self.variable(obj)})
+        if isinstance(obj, (PolymorphicFunction, ConcreteFunction)):
+            return self._node(obj, {"kind": "function", "function": self.function(obj)})
+        if depth > fmt.MAX_DEPTH // 2 or not self._worth(obj, 2):
+            return None
+        node = {"kind": "list" if isinstance(obj, list) else "tuple" if isinstance(obj, tuple) else
+                "dict" if isinstance(obj, dict) else "object"}
+        index = self._node(obj, node)
+        if isinstance(obj, (list, tuple)):
+            node["items"] = [i for i in (self.object(x, depth + 1) for x in obj) if i is not None]
+        else:
+            items = obj.items() if isinstance(obj, dict) else self._attributes(obj)
+            node["items" if isinstance(obj, dict) else "children"] = [
+                [k, i] for k, i in ((k, self.object(v, depth + 1)) for k, v in items if isinstance(k, str))
+                if i is not None]
+        return index
+
+    def _node(self, obj, node):
+        self._keep.append(obj)
+        self._ids[("object", id(obj))] = len(self.objects)
+        self.objects.append(node)
+        return len(self.objects) - 1
+
+    def _attributes(self, obj):
+        names = set(getattr(obj, "__dict__", {})) | set(_class_functions(obj))
+        return [(n, getattr(obj, n)) for n in sorted(names) if _saved_name(n)]
+
+    def _worth(self, v, levels):
+        """Whether v holds variables or functions, looking `levels` containers/attributes deep."""
+        if is_variable(v) or isinstance(v, (PolymorphicFunction, ConcreteFunction)) or _is_module(v):
+            return True
+        if levels == 0:
+            return False
+        if isinstance(v, (list, tuple)):
+            return any(self._worth(x, levels - 1) for x in v)
+        if isinstance(v, dict):
+            return any(self._worth(x, levels - 1) for x in v.values())
+        if isinstance(v, (type, Tensor)) or inspect.ismodule(v) or callable(v) and not hasattr(v, "__dict__"):
+            return False
+        return bool(_class_functions(v)) or any(self._worth(x, 0) for x in getattr(v, "__dict__", {}).values())
+
+    def variable(self, v):
+        def make():
+            self.variables.append({"name": v.name[:-2] if v.name.endswith(":0") else v.name,
+                                   "trainable": bool(v.trainable), "value": self.values.put(v.numpy())})
+            return len(self.variables) - 1
+        return self._memo("variable", v, make)
+
+    # -- functions -------------------------------------------------------------------------------------
+    def function(self, f):
+        def make():
+            if isinstance(f, ConcreteFunction):
+                entry = {"name": f.name, "parameters": None, "concrete": [self.concrete(f)]}
+            else:
+                cfs = f._list_all_concrete_functions()
+                if not cfs and f.input_signature is not None:
+                    cfs = [f.get_concrete_function()]
+                entry = {"name": f.__name__, "parameters": _parameters(f.function_spec),
+                         "concrete": [self.concrete(cf) for cf in cfs]}
+            self.functions.append(entry)
+            return len(self.functions) - 1
+        return self._memo("function", f, make)
+
+    def concrete(self, cf, signature_keys=None):
+        def make():
+            g = cf.graph
+            index = {id(t): i for i, t in enumerate(g.outputs)}
+            for (name, _), t in zip(cf._params, cf._arg_types):
+                for x in nest.flatten(t):
+                    if isinstance(x, ObjectRef):
+                        raise ValueError(f"Cannot save function '{cf.name}': its argument '{name}' was traced for "
+                                         f"a Python object ({x!r}); only tensors and Python scalars can be "
+                                         f"saved.")
+
+            def out_leaf(v):
+                return {"out": index[id(v)]} if isinstance(v, Tensor) else None
+            entry = {"name": cf.name, "graph": self.graph(g),
+                     "params": [[n, k.name] for n, k in cf._params],
+                     "arg_types": self._encode(tuple(cf._arg_types), cf.name),
+                     "structured_outputs": self._encode(g.structured_outputs, cf.name, out_leaf)}
+            self.concretes.append(entry)
+            return len(self.concretes) - 1
+        return self._memo("concrete", cf, make)
+
+    def _encode(self, v, where, leaf=None):
+        try:
+            return fmt.encode(v, self.constants, leaf)
+        except ValueError as e:
+            raise ValueError(f"Cannot save '{where}': {e}") from None
+
+    # -- graphs ----------------------------------------------------------------------------------------
+    def graph(self, g, args=None, outputs=None):
+        """Name of g's entry in the graph library (written once however often it is used)."""
+        def make():
+            name = f"g{len(self.graphs)}"
+            self.graphs[name] = None  # reserved: sub-graphs encoded below take the next names
+            ops = g.get_operations()
+            nodes = [{"name": op.name, "op": op.type,
+                      "inputs": [_ref(t) for t in op.inputs] + ["^" + c.name for c in op.control_inputs],
+                      "attrs": {k: self._encode(v, f"{g.name}/{op.name}", self._attr_leaf)
+                                for k, v in op.attrs.items()}} for op in ops]
+            self.graphs[name] = {
+                "name": g.name, "nodes": nodes,
+                "args": [t.op.name for t in (args if args is not None else g.arg_placeholders)],
+                "captures": [[ph.op.name, self._capture(v, g)] for v, ph in g.captures],
+                "outputs": [_ref(t) for t in (outputs if outputs is not None else g.outputs)]}
+            return name
+        return self._memo("graph", g, make)
+
+    def _capture(self, v, g):
+        if is_variable(v):
+            return {"variable": self.variable(v)}
+        if isinstance(v, EagerTensor):
+            return {"constant": fmt.encode(v._v, self.constants)}
+        if isinstance(v, SymbolicTensor):
+            return {"outer": _ref(v)}
+        raise ValueError(f"Cannot save graph '{g.name}': it captures {v!r}, which is neither a tensor nor a "
+                         f"tf.Variable.")
+
+    def _attr_leaf(self, v):
+        """Attr values holding sub-graphs (control-flow ops); see format.ATTR_CLASSES."""
+        cls = type(v)
+        key = f"{cls.__module__}:{cls.__qualname__}"
+        if key not in fmt.ATTR_CLASSES:
+            return None
+        if fmt.ATTR_CLASSES[key] == "subgraph":
+            return {"subgraph": self.graph(v.graph, v.params, v.outputs)}
+        fields = {k: fmt.encode(x, self.constants, self._attr_leaf) for k, x in vars(v).items()}
+        return {"object": [key, fields]}
+
+    # -- signatures ------------------------------------------------------------------------------------
+    def signatures(self, obj, signatures):
+        if signatures is None:
+            found = [f for _, f in self._attributes(obj)
+                     if isinstance(f, PolymorphicFunction) and f.input_signature is not None]
+            signatures = {DEFAULT_SIGNATURE: found[0]} if len(found) == 1 else {}
+        elif not isinstance(signatures, dict):
+            signatures = {DEFAULT_SIGNATURE: signatures}
+        return {key: self._signature(key, f) for key, f in signatures.items()}
+
+    def _signature(self, key, f):
+        if isinstance(f, PolymorphicFunction):
+            if f.input_signature is None:
+                raise ValueError(f"Function '{f.__name__}' used for signature '{key}' has no input_signature: pass "
+                                 f"a ConcreteFunction (f.get_concrete_function(...)) or give it one.")
+            f = f.get_concrete_function()
+        if not isinstance(f, ConcreteFunction):
+            raise ValueError(f"Signature '{key}' must be a tf.function with an input_signature or a "
+                             f"ConcreteFunction, got {f!r}.")
+        g = f.graph
+        names = [ph.op.name for ph in g.arg_placeholders]
+        outputs = _signature_outputs(f, key)
+        entry = {"name": key, "graph": self.graph(g),
+                 "params": [[n, inspect.Parameter.KEYWORD_ONLY.name] for n in names],
+                 "arg_types": self._encode(tuple(TensorSpec(ph.shape, ph.dtype, n)
+                                                 for n, ph in zip(names, g.arg_placeholders)), key),
+                 "structured_outputs": {"dict": [[k, {"out": i}] for k, i in outputs]}}
+        self.concretes.append(entry)
+        return len(self.concretes) - 1
+
+
+def _signature_outputs(cf, key):
+    """[(output key, index in graph.outputs)]: a dict's keys, else output_0, output_1 ..."""
+    g = cf.graph
+    index = {id(t): i for i, t in enumerate(g.outputs)}
+    so = g.structured_outputs
+    if isinstance(so, dict) and all(isinstance(k, str) for k in so) and all(isinstance(v, Tensor)
+                                                                          for v in so.values()):
+        return [(k, index[id(so[k])]) for k in sorted(so)]
+    leaves = [v for v in nest.flatten(so) if isinstance(v, Tensor)]
+    if not leaves:
+        raise ValueError(f"Signature '{key}' returns no tensors.")
+    return [(f"output_{i}", index[id(t)]) for i, t in enumerate(leaves)]
+
+
+def _parameters(sig):
+    """The Python signature: [name, kind, default?] per parameter (defaults only when they can be saved)."""
+    if sig is None:
+        return None
+    out = []
+    for p in sig.parameters.values():
+        item = [p.name, p.kind.name]
+        if p.default is not inspect.Parameter.empty and isinstance(p.default, (type(None), bool, int, float, str)):
+            item.append(fmt.encode(p.default, None))
+        out.append(item)
+    return out
+
+
+def _ref(t):
+    return t.op.name if t.value_index == 0 else f"{t.op.name}:{t.value_index}"
