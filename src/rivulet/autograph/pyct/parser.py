@@ -1,0 +1,55 @@
+"""Source of a live function as an AST whose line numbers are those of its file."""
+import ast
+import inspect
+import textwrap
+
+
+class SourceUnavailable(Exception):
+    pass
+
+
+def parse_function(fn):
+    """(ast.FunctionDef, filename) for `fn`; a lambda becomes `def <name>(args): return <body>`."""
+    try:
+        lines, first = inspect.getsourcelines(fn)
+        filename = inspect.getsourcefile(fn) or inspect.getfile(fn)
+    except (OSError, TypeError) as e:
+        raise SourceUnavailable(str(e)) from None
+    source = textwrap.dedent("".join(lines))
+    code = fn.__code__
+    if code.co_name == "<lambda>":
+        node = _lambda_def(source, code)
+    else:
+        try:
+            tree = ast.parse(source)
+        except SyntaxError as e:
+            raise SourceUnavailable(f"could not parse the source: {e}") from None
+        node = tree.body[0] if tree.body else None
+        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            raise SourceUnavailable("the source does not start with a function definition")
+    ast.increment_lineno(node, first - 1)
+    return node, filename
+
+
+def _lambda_def(source, code):
+    """Finds the one lambda in the source lines whose parameters are the function's."""
+    tree = None
+    text = source.strip()
+    while text:
+        try:
+            tree = ast.parse(text)
+            break
+        except SyntaxError:
+            text = text[:-1]  # a lambda inside a call spanning more lines than getsource returned
+    if tree is None:
+        raise SourceUnavailable("could not parse the lambda's source")
+    params = list(code.co_varnames[:code.co_argcount + code.co_kwonlyargcount])
+    found = [n for n in ast.walk(tree) if isinstance(n, ast.Lambda)
+             and [a.arg for a in n.args.posonlyargs + n.args.args + n.args.kwonlyargs] == params]
+    if len(found) != 1:
+        raise SourceUnavailable("the lambda cannot be told apart from others on its line")
+    lam = found[0]
+    ret = ast.Return(value=lam.body)
+    node = ast.FunctionDef(name="lam", args=lam.args, body=[ast.copy_location(ret, lam.body)], decorator_list=[],
+                           returns=None, type_comment=None, type_params=[])
+    return ast.fix_missing_locations(ast.copy_location(node, lam))
