@@ -143,3 +143,13 @@ def test_frozen_sublayer_counts_as_non_trainable_in_the_model():
     assert len(model.trainable_weights) == 4  # bn gamma/beta + last dense
     assert len(model.non_trainable_weights) == 4  # frozen dense + bn moving stats
     assert len(model.get_weights()) == 8
+
+
+def test_sequential_with_a_layer_that_only_runs_eagerly_still_works():
+    class NumpyLayer(layers.Layer):
+        def call(self, x):
+            return tf.constant(x.numpy() * 2)  # needs a value: fails on placeholders
+
+    model = tf.keras.Sequential([layers.Dense(2, kernel_initializer="ones"), NumpyLayer()])
+    np.testing.assert_allclose(model(tf.ones([1, 3])).numpy(), [[6.0, 6.0]])
+    assert model.built and len(model.weights) == 2

@@ -210,9 +210,17 @@ class Sequential(Model):
 
     def _maybe_build(self, inputs):
         if self._graph_input is None and not nest.is_nested(inputs) and inputs.shape.rank is not None:
-            # Build with the batch dimension left open, so summary() can show output shapes.
+            # Build with the batch dimension left open, so summary() can show output shapes. Layers that
+            # cannot run symbolically leave the model as a plain stack, built by this eager call.
+            seen = [len(layer._inbound) for layer in self._stack]
             self._graph_input = Input(batch_shape=(None,) + tuple(inputs.shape.as_list()[1:]), dtype=inputs.dtype)
-            self._rebuild_graph()
+            try:
+                self._rebuild_graph()
+            except Exception:  # noqa: BLE001  (any failure of user code on placeholders)
+                self._graph_input = None
+                for layer, n in zip(self._stack, seen):
+                    del layer._inbound[n:]
+                    layer._out_shape = None
         self.built = True
 
     def call(self, inputs, training=None, mask=None):
