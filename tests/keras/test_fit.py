@@ -1,4 +1,6 @@
+import io
 import re
+import sys
 
 import numpy as np
 import pytest
@@ -84,18 +86,33 @@ def test_traced_fit_runs_python_once_per_batch_shape_and_eager_fit_every_step():
     assert EagerLayer.runs == 2  # two steps, each running the Python
 
 
-def test_progress_bar_format(capsys):
+FINAL_LINE = r"2/2 \[={30}\] - \d+s \d+(s|ms|us)/step - loss: \d\.\d{4}"
+
+
+def test_progress_bar_prints_final_lines_when_not_on_a_terminal(capsys):
     x, y = tf.random.uniform([60, 28, 28]), tf.random.uniform([60])
     model = SeedModel()
     model.compile(loss=tf.keras.losses.SparseCategoricalCrossentropy(from_logits=True))
     model.fit(x, y, epochs=2)
-    out = capsys.readouterr().out
-    epochs = out.split("Epoch 2/2\n")
-    assert epochs[0].startswith("Epoch 1/2\n")
-    step = r"\d+(s|ms|us)/step"
-    final = re.compile(r"2/2 \[={30}\] - \d+s " + step + r" - loss: \d\.\d{4}\n$")
-    assert final.search(epochs[1])
-    assert re.search(r"1/2 \[={14}>\.{15}\] - ETA: 0s - loss: \d\.\d{4}", epochs[1])
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0] == "Epoch 1/2" and lines[2] == "Epoch 2/2" and len(lines) == 4
+    assert re.fullmatch(FINAL_LINE, lines[1]) and re.fullmatch(FINAL_LINE, lines[3])
+
+
+class _Terminal(io.StringIO):
+    def isatty(self):
+        return True
+
+
+def test_progress_bar_redraws_in_place_on_a_terminal(monkeypatch):
+    x, y = tf.random.uniform([60, 28, 28]), tf.random.uniform([60])
+    model = SeedModel()
+    model.compile(loss=tf.keras.losses.SparseCategoricalCrossentropy(from_logits=True))
+    terminal = _Terminal()
+    monkeypatch.setattr(sys, "stdout", terminal)
+    model.fit(x, y, epochs=1)
+    out = terminal.getvalue()
+    assert re.fullmatch(r"1/2 \[={14}>\.{15}\] - ETA: 0s - loss: \d\.\d{4}\r" + FINAL_LINE + r" *\n", out), out
 
 
 def test_single_epoch_prints_no_epoch_header_and_verbose_2_prints_one_line(capsys):

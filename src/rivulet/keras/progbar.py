@@ -28,8 +28,13 @@ def _eta(seconds):
     return f"{int(seconds)}s"
 
 
+def _dynamic(stream):
+    """A terminal or a notebook can redraw a line in place; a pipe or a file gets only final lines."""
+    return (hasattr(stream, "isatty") and stream.isatty()) or "ipykernel" in sys.modules
+
+
 class Progbar:
-    """verbose=1: a bar redrawn in place (at most every `interval` seconds, and always at the end);
+    """verbose=1: a bar redrawn in place on terminals (at most every `interval` seconds), and a final line;
     verbose=2: one line at the end."""
 
     def __init__(self, target, width=30, verbose=1, interval=0.05, stream=None):
@@ -49,7 +54,8 @@ class Progbar:
         """`values`: (name, float) pairs, already averaged (Keras's metrics are stateful)."""
         now = time.time()
         if self.verbose == 1:
-            if not finalize and now - self._last_update < self.interval:
+            if not finalize and (now - self._last_update < self.interval or
+                                 not _dynamic(self._stream or sys.stdout)):
                 return
             line = self._bar(current)
             per = (now - self._start) / current if current else 0.0
