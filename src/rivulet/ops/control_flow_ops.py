@@ -495,6 +495,7 @@ def build_while(cond_fn, body_fn, init, template, shapes, names=None, must_itera
     """Stages one While op. init: flat loop-variable tensors; template: the structure they pack into (the
     arguments of cond_fn/body_fn); shapes: the shape invariant of each. body_fn returns the structure anew.
     names (AutoGraph's variable names) switch error messages to AutoGraph's wording."""
+    init = [_flow_of(x) for x in init]
     params = [(s, t.dtype) for s, t in zip(shapes, init)]
     cg, cph, c = trace(cond_fn, f"{name}_cond", params, template)
     with cg.as_default():

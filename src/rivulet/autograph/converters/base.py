@@ -36,7 +36,7 @@ def guard_block(stmts, flag, rewrite_stmt):
         out.extend(new)
         rest = stmts[i + 1:]
         if jumps and rest:
-            guarded = guard_block(rest, flag, rewrite_stmt)
+            guarded, _ = guard_block(rest, flag, rewrite_stmt)
             out.extend(located(templates.replace("if ag__.not_(flag):\n    body", flag=flag, body=guarded), s))
             return out, True
         if jumps:

@@ -40,13 +40,42 @@ class _Return(base.FunctionVisitor):
         def block(stmts):
             return base.guard_block(stmts, flag, rewrite)
 
-        body, _ = block(node.body)
+        body, _ = block(_fold_into_branches(node.body))
         head = base.located(templates.replace("do_return = False\nretval_ = ag__.UndefinedReturnValue()",
                                               do_return=flag, retval_=value), node.body[0])
         tail = base.located(templates.replace("return fscope.ret(retval_, do_return)", do_return=flag,
                                               retval_=value), node.body[-1])
         node.body = head + body + tail
         return node
+
+
+def _returns(stmts):
+    """Whether a block certainly ends by returning."""
+    if not stmts:
+        return False
+    last = stmts[-1]
+    if isinstance(last, ast.Return):
+        return True
+    return isinstance(last, ast.If) and _returns(last.body) and _returns(last.orelse)
+
+
+def _fold_into_branches(stmts):
+    """`if c: ...return` followed by more code -> the code moves into the else branch (and symmetrically):
+    then each staged branch sets the return value, as `if c: return a` + `return b` means."""
+    out = []
+    for i, s in enumerate(stmts):
+        if isinstance(s, ast.If):
+            s.body, s.orelse = _fold_into_branches(s.body), _fold_into_branches(s.orelse)
+            rest = stmts[i + 1:]
+            if rest and _returns(s.body) != _returns(s.orelse):
+                if _returns(s.body):
+                    s.orelse = _fold_into_branches(s.orelse + rest)
+                else:
+                    s.body = _fold_into_branches(s.body + rest)
+                out.append(s)
+                return out
+        out.append(s)
+    return out
 
 
 def _own_nodes(fn):

@@ -148,6 +148,10 @@ def _tf_loop(test, body, get_state, set_state, names, opts, index=None):
     init = list(get_state())
     names = list(names)
     undefined = [i for i, v in enumerate(init) if _undefined(v)]
+    if any(isinstance(init[i], UndefinedReturnValue) for i in undefined):
+        raise NotImplementedError("a return statement cannot be placed inside this TensorFlow loop; this may "
+                                  "happen if a return statement depends on a static Python condition such as a "
+                                  "hyperparameter")
     known_shapes = {}
     if undefined:
         init = _first_iteration_values(init, undefined, names, test, body, get_state, set_state, index,
