@@ -46,3 +46,37 @@ def test_small_and_scalar_values_are_not_reused_or_freed():
     a, _ = f(tf.constant(3.0))
     assert a.numpy() == pytest.approx(-42.0)
     assert "out=" not in f.get_concrete_function(tf.constant(3.0))._compiled.source
+
+
+def wide(a, b, c, d):
+    return [tf.tanh(tf.exp(x * 0.5) + tf.sqrt(tf.abs(x))) for x in (a, b, c, d)]
+
+
+def test_parallel_executor_runs_heavy_independent_branches_together():
+    xs = [tf.constant(np.random.rand(400, 400).astype(np.float32)) for _ in range(4)]
+    f = tf.function(wide)
+    par = f(*xs)
+    src = f.get_concrete_function(*xs)._compiled.source
+    assert "_par(" in src
+    tf.config.optimizer.set_experimental_options({"parallel_execution": False})
+    g = tf.function(wide)
+    seq = g(*xs)
+    assert "_par(" not in g.get_concrete_function(*xs)._compiled.source
+    for p, q in zip(par, seq):
+        np.testing.assert_array_equal(p.numpy(), q.numpy())
+
+
+def test_small_graphs_keep_the_sequential_path():
+    xs = [tf.constant(np.random.rand(10, 10).astype(np.float32)) for _ in range(4)]
+    f = tf.function(wide)
+    f(*xs)
+    assert "_par(" not in f.get_concrete_function(*xs)._compiled.source
+
+
+def test_errors_inside_parallel_groups_still_name_the_node():
+    @tf.function
+    def f(a, b):
+        return tf.gather(tf.exp(a), [300000]), tf.exp(b) * 2.0
+    x = tf.constant(np.random.rand(200000).astype(np.float32))
+    with pytest.raises(tf.errors.InvalidArgumentError, match="not in"):
+        f(x, x)

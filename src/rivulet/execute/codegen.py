@@ -11,6 +11,7 @@ import linecache
 import numpy as np
 
 from ..errors import InvalidArgumentError, OpError
+from . import parallel
 from .plan import needed_ops
 
 _ids = itertools.count()
@@ -58,8 +59,46 @@ def compile_graph(graph, inputs, outputs, name="fn", wrap=None):
     fresh = set()  # tensors whose buffers this function allocated (safe to overwrite once dead)
     from ..optimize import options
     reuse = options.enabled("buffer_reuse")
+    groups, grouped = {}, set()
+    if options.enabled("parallel_execution"):
+        ops, groups = parallel.schedule(ops)
+        grouped = {m._id for g in groups.values() for m in g}
+        glob["_par"] = parallel.run_together
+
+    def release(op):
+        """Memory planning: drop big intermediates once their last consumer has run."""
+        for t in op.inputs:
+            r = remaining.get(id(t))
+            if r is None:
+                continue
+            remaining[id(t)] = r - 1
+            n = t.shape.num_elements()
+            expr = names[id(t)]
+            if r == 1 and n is not None and n > _FREE_ABOVE and expr.startswith("v") and "[" not in expr:
+                lines.append(f"    del {expr}")
+
     for op in ops:
         typ = op.type
+        if op._id in grouped:
+            group = groups.get(op._id)
+            if group is None:
+                continue  # emitted with its group
+            calls = []
+            for m in group:
+                glob[f"k{m._id}"] = m.opdef.kernel
+                margs = "".join(names[id(t)] + ", " for t in m.inputs)
+                kw = []
+                for key, val in m.attrs.items():
+                    glob[f"t{m._id}_{key}"] = val
+                    kw.append(f"{key!r}: t{m._id}_{key}")
+                calls.append(f"(k{m._id}, ({margs}), {{{', '.join(kw)}}})")
+            lines.append(f"    {', '.join(f'v{m._id}' for m in group)}, = _par({', '.join(calls)})")
+            for m in group:
+                line_ops[len(lines)] = m if m is group[0] else line_ops.get(len(lines), m)
+                names[id(m.outputs[0])] = f"v{m._id}"
+            for m in group:
+                release(m)
+            continue
         if typ == "Placeholder":
             if id(op.outputs[0]) not in names:
                 raise ValueError(f"Placeholder '{op.name}' is needed but not fed: the graph's inputs are "
@@ -108,16 +147,7 @@ def compile_graph(graph, inputs, outputs, name="fn", wrap=None):
         else:
             for j, t in enumerate(op.outputs):
                 names[id(t)] = f"{v}[{j}]"
-        # Memory planning: drop big intermediates once their last consumer has run.
-        for t in op.inputs:
-            r = remaining.get(id(t))
-            if r is None:
-                continue
-            remaining[id(t)] = r - 1
-            n = t.shape.num_elements()
-            expr = names[id(t)]
-            if r == 1 and n is not None and n > _FREE_ABOVE and expr.startswith("v") and "[" not in expr:
-                lines.append(f"    del {expr}")
+        release(op)
     if wrap is not None:
         glob["_W"] = wrap
         glob["_Ws"] = lambda v: wrap(v if hasattr(v, "dtype") else np.array(v, dtype=object))

@@ -1,0 +1,55 @@
+"""Inter-op parallelism: independent heavy ops of one dependency level run together on a thread pool.
+
+NumPy releases the GIL inside ufuncs and reductions on large arrays, which are otherwise single-threaded;
+BLAS ops (matmul, conv) already use every core, so they are not worth spreading (on a 2-core machine
+two parallel matmuls just share the cores). The schedule is decided at compile time from static shapes:
+graphs without two heavy independent ops compile to the plain sequential code.
+"""
+import os
+from concurrent.futures import ThreadPoolExecutor
+
+# Ops whose kernels are BLAS-backed (multi-threaded inside) or cheap views: never worth a thread hop.
+_BLAS = {"MatMul", "BatchMatMulV2", "_FusedMatMul", "_MatrixPowerMatMul", "Conv2D", "Conv2DBackpropInput",
+         "Conv2DBackpropFilter", "Einsum"}
+HEAVY_ELEMENTS = 1 << 17  # below this a thread hand-off (tens of microseconds) costs more than it saves
+_pool = None
+
+
+def _heavy(op):
+    if op.opdef.stateful or op.type in _BLAS or op.opdef.is_view or len(op.outputs) != 1:
+        return False
+    if op.type in ("Placeholder", "Const", "Identity", "ReadVariableOp"):
+        return False
+    sizes = [t.shape.num_elements() for t in list(op.inputs) + op.outputs]
+    return all(n is not None for n in sizes) and max(sizes, default=0) >= HEAVY_ELEMENTS
+
+
+def schedule(ops):
+    """Returns (ops in emission order, {id of a group's first op: [ops run together]}). Levels are
+    longest-path depths, so ops of one level never depend on each other."""
+    level = {}
+    for op in ops:
+        deps = [t.op._id for t in op.inputs] + [c._id for c in op.control_inputs]
+        level[op._id] = 1 + max((level.get(d, 0) for d in deps), default=0)
+    by_level = {}
+    for op in ops:
+        by_level.setdefault(level[op._id], []).append(op)
+    groups = {}
+    for members in by_level.values():
+        heavy = [op for op in members if _heavy(op)]
+        if len(heavy) >= 2:
+            groups[heavy[0]._id] = heavy
+    if not groups:
+        return ops, {}
+    order = [op for lv in sorted(by_level) for op in by_level[lv]]
+    return order, groups
+
+
+def run_together(*calls):
+    """Runs (kernel, args, kwargs) calls concurrently: all but the first on the pool, the first here."""
+    global _pool
+    if _pool is None:
+        _pool = ThreadPoolExecutor(max_workers=max(2, os.cpu_count() or 2), thread_name_prefix="rivulet")
+    futures = [_pool.submit(fn, *a, **k) for fn, a, k in calls[1:]]
+    first = calls[0][0](*calls[0][1], **calls[0][2])
+    return (first, *[f.result() for f in futures])
