@@ -304,3 +304,18 @@ def test_activation_gradients_trace_inside_functions():
         return tape.gradient(y, x)
     g = step(tf.constant([-1.0, 2.0]))
     np.testing.assert_allclose(g.numpy(), [np.exp(-1.0), 2.0], rtol=1e-6)
+
+
+def test_tracing_errors_point_at_the_users_line():
+    import traceback
+
+    @tf.function
+    def bad(x):
+        return x + tf.ones([3])  # the failing line
+    with pytest.raises(ValueError, match=r"Incompatible shapes: \[2\] vs. \[3\]") as e:
+        bad(tf.ones([2]))
+    frames = traceback.extract_tb(e.value.__traceback__)
+    inner = [f for f in frames if "rivulet" not in f.filename]
+    assert inner[-1].line.strip() == "return x + tf.ones([3])  # the failing line"
+    assert sum("rivulet" in f.filename for f in frames) <= 1
+    assert any("raised while tracing tf.function 'bad'" in n for n in e.value.__notes__)

@@ -139,7 +139,12 @@ class PolymorphicFunction:
                 if cf is not None:
                     self._recent.append(False)
                     return cf._build_output(cf._fast_call(args))
-        return self._call_slow(args, kwargs)
+        try:
+            return self._call_slow(args, kwargs)
+        except Exception as e:
+            if getattr(e, "_rivulet_noted", False):  # a tracing error: show the user's frames only
+                raise _user_facing(e, self._name) from e.__cause__
+            raise
 
     def _call_slow(self, args, kwargs):
         g = context.current_graph()
@@ -307,7 +312,10 @@ class PolymorphicFunction:
                 else:
                     args.append(v)
             with function_variable_scope(self):
-                result = fn(*args, **kwargs)
+                try:
+                    result = fn(*args, **kwargs)
+                except Exception as e:
+                    raise _user_facing(e, self._name) from e.__cause__
         finalize_outputs(g, result)
         self._trace_count += 1
         cf = ConcreteFunction(g, params, types, self._name, self._python_function)
@@ -391,6 +399,28 @@ def _fast_key_matches(cf, args):
     """The fast path passes positional args straight through: only when each maps to one parameter."""
     return len(args) == len(cf._params) and all(
         k in (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD) for _, k in cf._params)
+
+
+def _user_facing(exc, fname):
+    """Drops rivulet's own frames from a tracing error's traceback and notes the user's line, so the error
+    reads as coming from the user's code (TensorFlow filters its tracebacks the same way)."""
+    tb, kept = exc.__traceback__, []
+    while tb is not None:
+        if not tb.tb_frame.f_code.co_filename.startswith(_PKG):
+            kept.append(tb)
+        tb = tb.tb_next
+    for a, b in zip(kept, kept[1:]):
+        a.tb_next = b
+    if kept:
+        kept[-1].tb_next = None
+        last = kept[-1]
+        code = last.tb_frame.f_code
+        if not getattr(exc, "_rivulet_noted", False):
+            exc.add_note(f"(raised while tracing tf.function '{fname}', in user code:\n"
+                         f'  File "{code.co_filename}", line {last.tb_lineno}, in {code.co_name})')
+            exc._rivulet_noted = True
+        return exc.with_traceback(kept[0])
+    return exc
 
 
 def _check_spec(s):
