@@ -343,8 +343,10 @@ class PolymorphicFunction:
             reasons.append(f"number of arguments {len(old)} -> {len(types)}")
         frame = _caller_frame()
         where = f" (called from {frame[0]}:{frame[1]})" if frame else ""
-        logger.warning("tf.function '%s' is retracing (trace #%d)%s because %s.", self._name,
-                       self._trace_count + 1, where, "; ".join(reasons) or "no cached graph accepts the inputs")
+        # With reduce_retracing the retrace is the widening the user asked for: say so quietly.
+        level = logging.INFO if self._reduce_retracing else logging.WARNING
+        logger.log(level, "tf.function '%s' is retracing (trace #%d)%s because %s.", self._name,
+                   self._trace_count + 1, where, "; ".join(reasons) or "no cached graph accepts the inputs")
 
     def _warn_if_frequent(self):
         traces = sum(self._recent)
