@@ -277,11 +277,13 @@ def read_npz(path):
                     raise Invalid(f"unexpected member {_short(info.filename)}")
                 if info.compress_type != zipfile.ZIP_STORED or info.file_size != info.compress_size:
                     raise Invalid(f"member {key}.npy is compressed")
+                if info.flag_bits & 0x1:
+                    raise Invalid(f"member {key}.npy is encrypted")
                 with z.open(info) as f:
                     arrays[key] = _read_member(f, key, info.file_size)
     except Invalid:
         raise
-    except (zipfile.BadZipFile, zipfile.LargeZipFile, EOFError, ValueError, NotImplementedError) as e:
+    except (zipfile.BadZipFile, zipfile.LargeZipFile, EOFError, ValueError, NotImplementedError, OSError) as e:
         raise Invalid(f"not a valid .npz file ({e})") from None
     return arrays
 

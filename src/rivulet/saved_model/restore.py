@@ -73,6 +73,11 @@ def _get(d, key, *types, where="saved model"):
     return v
 
 
+def _str(v):
+    """v if it is a string, else None (JSON lists and dicts are unhashable: never use them as keys)."""
+    return v if isinstance(v, str) else None
+
+
 def _index(v, table, what):
     if not isinstance(v, int) or isinstance(v, bool) or not 0 <= v < len(table):
         raise Invalid(f"bad {what} reference {_short(v)}")
@@ -108,7 +113,7 @@ def _check_type(t, depth=0):
 
 
 def _attr_class(key, kind):
-    if fmt.ATTR_CLASSES.get(key) != kind:
+    if not isinstance(key, str) or fmt.ATTR_CLASSES.get(key) != kind:
         raise Invalid(f"attr values of class {_short(key)} cannot be loaded")
     module, _, qualname = key.partition(":")
     return getattr(importlib.import_module(module), qualname)
@@ -152,7 +157,7 @@ class _Loader:
         where = f"function '{name}'"
         params = []
         for p in _get(e, "params", list, where=where):
-            if not isinstance(p, list) or len(p) != 2 or p[1] not in _KINDS:
+            if not isinstance(p, list) or len(p) != 2 or _KINDS.get(_str(p[1])) is None:
                 raise Invalid(f"{where}: bad parameter {_short(p)}")
             params.append((_name(p[0], "parameter"), _KINDS[p[1]]))
         types = fmt.Decoder(self.tensors)(_get(e, "arg_types", dict, where=where))
@@ -189,9 +194,9 @@ class _Loader:
     def _graph(self, key, outer, outer_tensor, stack):
         """Rebuilds library graph `key` (nested in `outer` for a sub-graph); returns (graph, args, outputs)."""
         if key in stack or len(stack) > 32:
-            raise Invalid(f"graph '{_short(key)}' refers to itself")
-        entry = self.library.get(key)
-        where = f"graph '{_short(key)}'"
+            raise Invalid(f"graph {_short(key)} refers to itself")
+        entry = self.library.get(_str(key))
+        where = f"graph {_short(key)}"
         if not isinstance(entry, dict):
             raise Invalid(f"{where} is missing")
         g = FuncGraph(_name(_get(entry, "name", str, where=where), "graph"), outer_graph=outer)
@@ -210,7 +215,7 @@ class _Loader:
 
         def placeholder(node):
             if node.name in captures:
-                return g.capture(self._capture_value(captures[node.name], outer_tensor, where), name=node.name)
+                return g.capture(self._capture_value(captures[node.name], outer_tensor), name=node.name)
             return None
 
         def attrs_of(node, tensor):
@@ -230,7 +235,7 @@ class _Loader:
             decode = fmt.Decoder(self.tensors, leaf)
             attrs = {_name(k, "attr"): decode(v) for k, v in node.op_attrs.items()}
             if node.op == "Const" and not _const_ok(attrs):
-                raise Invalid(f"{where}: Const node '{node.name}' does not match its dtype")
+                raise Invalid(f"Const node '{node.name}' does not match its dtype")
             return attrs
         try:
             built = build_nodes(g, nodes, attrs_of=attrs_of, placeholder=placeholder)
@@ -252,7 +257,7 @@ class _Loader:
         g.arg_placeholders = arg_tensors
         return g, arg_tensors, [tensor(_name(r, "output")) for r in _get(entry, "outputs", list, where=where)]
 
-    def _capture_value(self, ref, outer_tensor, where):
+    def _capture_value(self, ref, outer_tensor):
         if isinstance(ref, dict) and len(ref) == 1:
             (kind, v), = ref.items()
             if kind == "variable":
@@ -264,7 +269,7 @@ class _Loader:
                     return EagerTensor(value)
             if kind == "outer" and outer_tensor is not None:
                 return outer_tensor(_name(v, "tensor"))
-        raise Invalid(f"{where}: bad capture {_short(ref)}")
+        raise Invalid(f"bad capture {_short(ref)}")
 
     # -- objects ---------------------------------------------------------------------------------------
     def _object(self, i):
@@ -314,7 +319,7 @@ def _const_ok(attrs):
 
 
 def _parameter(p, decode):
-    if not isinstance(p, list) or len(p) not in (2, 3) or p[1] not in _KINDS:
+    if not isinstance(p, list) or len(p) not in (2, 3) or _KINDS.get(_str(p[1])) is None:
         raise Invalid(f"bad parameter {_short(p)}")
     kw = {"default": decode(p[2])} if len(p) == 3 else {}
     return inspect.Parameter(_name(p[0], "parameter"), _KINDS[p[1]], **kw)
