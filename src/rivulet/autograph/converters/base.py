@@ -16,9 +16,9 @@ def located(nodes, origin):
     generated code then point at the user's line."""
     for n in nodes:
         for sub in ast.walk(n):
-            if getattr(sub, "_ag_new", False):
-                for attr in ("lineno", "col_offset", "end_lineno", "end_col_offset"):
-                    setattr(sub, attr, getattr(origin, attr, 1) or 1)
+            if getattr(sub, "_ag_new", False):  # the first line of the statement (where tracebacks point)
+                sub.lineno = sub.end_lineno = getattr(origin, "lineno", 1)
+                sub.col_offset = sub.end_col_offset = getattr(origin, "col_offset", 0)
                 del sub._ag_new
     return nodes
 

@@ -12,6 +12,11 @@ class _Loads(ast.NodeTransformer):
             return base.located([templates.replace_expr("ag__.ld(x)", x=node)], node)[0]
         return node
 
+    def visit_Attribute(self, node):
+        if isinstance(node.ctx, (ast.Store, ast.Del)):
+            return node  # `a.b = v` assigns an attribute; reading `a` there needs no check
+        return self.generic_visit(node)
+
 
 def transform(node, ctx):
     return _Loads().visit(node)

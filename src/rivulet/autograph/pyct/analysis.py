@@ -15,15 +15,22 @@ _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ListComp, ast.
 
 
 def qualified(node):
-    """'a.b.c' for a Name/Attribute chain rooted at a Name, else None."""
+    """'a.b.c' for a Name/Attribute chain rooted at a Name (or at ag__.ld(name)), else None."""
     parts = []
     while isinstance(node, ast.Attribute):
         parts.append(node.attr)
         node = node.value
+    if _is_ld(node):
+        node = node.args[0]
     if isinstance(node, ast.Name):
         parts.append(node.id)
         return ".".join(reversed(parts))
     return None
+
+
+def _is_ld(node):
+    return isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "ld" and \
+        isinstance(node.func.value, ast.Name) and node.func.value.id == "ag__" and len(node.args) == 1
 
 
 class _Activity(ast.NodeVisitor):

@@ -48,7 +48,7 @@ class _Replacer(ast.NodeTransformer):
             v = self.repl.get(n, n)
             names.extend(v if isinstance(v, (list, tuple)) else [v])
         if not names:
-            return ast.Pass()
+            return None  # nothing to declare: drop the statement
         node.names = names
         return node
 
