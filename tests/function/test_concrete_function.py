@@ -125,3 +125,20 @@ def test_multiline_tensors_print_like_tensorflow():
     assert str(tf.constant([[1, 2], [3, 4]])) == "tf.Tensor(\n[[1 2]\n [3 4]], shape=(2, 2), dtype=int32)"
     assert str(tf.constant([1, 2])) == "tf.Tensor([1 2], shape=(2,), dtype=int32)"
     assert repr(1 + tf.Variable(2.0)) == "<tf.Tensor: shape=(), dtype=float32, numpy=3.0>"
+
+
+def test_graph_def_shows_control_flow_like_tensorflow():
+    @tf.function
+    def f(x):
+        a = tf.cond(x > 0, lambda: x, lambda: -x)
+        b = tf.cond(x > 1, lambda: x * 2, lambda: x)
+        return a + b
+    gd = f.get_concrete_function(tf.constant(1)).graph.as_graph_def()
+    ifs = [n for n in gd.node if n.op in ("If", "StatelessIf")]
+    assert len(ifs) == 2
+    names = {ifs[0].attr["then_branch"][1], ifs[0].attr["else_branch"][1], ifs[1].attr["then_branch"][1]}
+    assert len(names) == 3  # every branch function has its own library name
+    assert {name for name, _ in gd.library} >= names
+    text = str(gd)
+    assert 'key: "Tcond"' in text and "library {" in text and "node_def {" in text
+    assert f(tf.constant(2)).numpy() == 6 and f(tf.constant(-3)).numpy() == 0

@@ -4,6 +4,9 @@ Attribute values are kept as tagged Python values (`("type", DType)`, `("shape",
 `("tensor", ndarray)`, `("b", bool)`, `("i", int)`, `("f", float)`, `("s", bytes)`, `("list", [...])`,
 `("func", name)`), which is also what the saved-model format serialises.
 """
+import itertools
+import weakref
+
 import numpy as np
 
 from .. import dtypes as _dt
@@ -75,10 +78,15 @@ def node_def_of(op):
         if op.type == "Cast":
             attrs["SrcT"] = ("type", op.inputs[0].dtype)
             attrs["Truncate"] = ("b", False)
-        elif op.type not in _NO_T and op.inputs and (op.opdef.same or op.opdef.allowed is not None):
+        elif op.type not in _NO_T and op.inputs and (op.opdef.same or op.opdef.allowed is not None or
+                                                     op.type == "Identity"):
             attrs["T"] = ("type", op.inputs[0].dtype)
-        for k, v in op.attrs.items():
-            attrs[k] = attr_value(v)
+        flow = _control_flow_attrs(op)
+        if flow is not None:
+            attrs.update(flow)
+        else:
+            for k, v in op.attrs.items():
+                attrs[k] = attr_value(v)
     inputs = [_tensor_name(t) for t in op.inputs] + ["^" + c.name for c in op.control_inputs]
     return NodeDef(op.name, op.type, inputs, attrs, op_attrs=dict(op.attrs))
 
@@ -108,12 +116,63 @@ def attr_value(v):
     return ("func", str(name) if name else type(v).__name__)
 
 
+def _subgraphs(op):
+    """The sub-graphs of a control-flow op (branches of If/Case, cond and body of While), in order."""
+    b = op.attrs.get("branches")
+    if b is not None and hasattr(b, "subs"):
+        return [s.graph for s in b.subs]
+    body = op.attrs.get("body")
+    if body is not None and hasattr(body, "cond") and hasattr(body, "body"):
+        return [body.cond.graph, body.body.graph]
+    return []
+
+
+_FUNC_NAMES = weakref.WeakKeyDictionary()
+_func_ids = itertools.count(1)
+
+
+def func_name(g):
+    """A sub-graph's name in a function library, unique per process like TensorFlow's cond_true_30."""
+    name = _FUNC_NAMES.get(g)
+    if name is None:
+        name = _FUNC_NAMES[g] = f"{g.name}_{next(_func_ids)}"
+    return name
+
+
+def _control_flow_attrs(op):
+    """TensorFlow's attrs for If/Case/While: input/output types, the branch functions by name, shapes."""
+    subs = _subgraphs(op)
+    if not subs:
+        return None
+    types = lambda ts: ("list", [("type", t.dtype) for t in ts])  # noqa: E731
+    shapes = ("list", [("shape", t.shape) for t in op.outputs])
+    if op.type in ("If", "StatelessIf"):
+        return {"Tcond": ("type", op.inputs[0].dtype), "Tin": types(op.inputs[1:]), "Tout": types(op.outputs),
+                "then_branch": ("func", func_name(subs[0])), "else_branch": ("func", func_name(subs[1])),
+                "output_shapes": shapes}
+    if op.type in ("Case", "StatelessCase"):
+        return {"Tin": types(op.inputs[1:]), "Tout": types(op.outputs), "output_shapes": shapes,
+                "branches": ("list", [("func", func_name(g)) for g in subs])}
+    return {"T": types(op.inputs), "cond": ("func", func_name(subs[0])), "body": ("func", func_name(subs[1])),
+            "output_shapes": shapes, "parallel_iterations": ("i", 10)}
+
+
 def graph_to_graph_def(graph, add_shapes=False):
     nodes = [node_def_of(op) for op in graph.get_operations()]
     if add_shapes:
         for n, op in zip(nodes, graph.get_operations()):
             n.attr["_output_shapes"] = ("list", [("shape", t.shape) for t in op.outputs])
-    return GraphDef(nodes)
+    library, seen = [], set()
+
+    def collect(g):
+        for op in g.get_operations():
+            for sub in _subgraphs(op):
+                if id(sub) not in seen:
+                    seen.add(id(sub))
+                    library.append((func_name(sub), [node_def_of(o) for o in sub.get_operations()]))
+                    collect(sub)
+    collect(graph)
+    return GraphDef(nodes, library=library)
 
 
 # ------------------------------------------------------------------------------- text format
