@@ -135,7 +135,20 @@ class Branches:
         self.subs, self.feeds, self.out_specs = subs, feeds, out_specs
 
     def run(self, k, args):
-        return self.subs[k].run(*[args[i] for i in self.feeds[k]])
+        vals = [args[i] for i in self.feeds[k]]
+        if _state.tapes:
+            _watch_variables(vals)
+        return self.subs[k].run(*vals)
+
+
+def _watch_variables(values):
+    """Reading a variable watches it on tapes that watch accessed variables; reads inside a sub-graph are
+    not seen by tapes, so the control-flow op does it for them."""
+    for v in values:
+        if getattr(v, "_is_resource", False) and getattr(v, "trainable", False):
+            for tape in _state.tapes:
+                if tape._watch_accessed_variables:
+                    tape._watch_variable(v._res)
 
 
 def _if_kernel(pred, *args, branches):
@@ -366,6 +379,8 @@ class LoopBody:
     def run(self, values, history=None):
         """Runs the loop on the op's input values; returns (final loop variables, iteration count).
         `history`, a list, receives the loop variables each iteration starts from."""
+        if _state.tapes:
+            _watch_variables(values)
         lv = tuple(values[:self.n_vars])
         cc = [values[i] for i in self.cond_feed]
         bc = [values[i] for i in self.body_feed]
@@ -528,8 +543,8 @@ def _check_iteration(t0, t1, shape, name):
             raise TypeError(f"'{name}' has dtype {t0.dtype.name} before the loop, but dtype {t1.dtype.name} "
                             f"after one iteration")
         tn = _tensor_name(t0)
-        raise TypeError(f"Loop var {tn} enters the loop with type {t0.dtype!r} but has type {t1.dtype!r} after "
-                        f"1 iteration. {tn} type should remain constant.")
+        raise TypeError(f"Loop var {tn} enters the loop with type <dtype: '{t0.dtype.name}'> but has type "
+                        f"<dtype: '{t1.dtype.name}'> after 1 iteration. {tn} type should remain constant.")
     if not t1.shape.is_subtype_of(shape):
         if name is not None:
             raise ValueError(f"'{name}' has shape {_pyshape(t0.shape)} before the loop, but shape "
