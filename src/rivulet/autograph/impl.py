@@ -150,7 +150,7 @@ def to_graph(entity, recursive=True, experimental_optional_features=None):
     """tf.autograph.to_graph: the converted function (it builds graph ops when called inside a graph)."""
     conv = convert(entity)
     if conv is entity and not getattr(entity, _DO_NOT_CONVERT, False):
-        node, _ = _transform(_function_of(entity), True)  # raises the reason it cannot be converted
+        _transform(_function_of(entity), True)  # raises the reason it cannot be converted
     return conv
 
 

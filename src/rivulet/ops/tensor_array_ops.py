@@ -10,7 +10,7 @@ from .. import dtypes as _dt
 from ..core import context
 from ..core.dispatch import bind
 from ..core.op import defop
-from ..core.tensor import EagerTensor, Tensor, convert_to_tensor
+from ..core.tensor import EagerTensor, convert_to_tensor
 from ..errors import InvalidArgumentError, OutOfRangeError
 from ..shape import TensorShape
 

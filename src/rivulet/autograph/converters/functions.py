@@ -1,5 +1,4 @@
 """The converted function: named tf__<name>, undecorated, its body inside ag__.FunctionScope(...)."""
-import ast
 
 from ..pyct import templates
 from . import base
