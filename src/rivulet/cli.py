@@ -20,6 +20,7 @@ def _tour(args):
 
 
 def main(argv=None):
+    from .saved_model import commands  # noqa: F401  (registers show, run, graph)
     ap = argparse.ArgumentParser(prog="python -m rivulet", description="rivulet: tf.function graphs on NumPy")
     sub = ap.add_subparsers(dest="cmd")
     for name, (h, add, _) in COMMANDS.items():
