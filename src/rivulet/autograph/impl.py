@@ -44,6 +44,8 @@ def do_not_convert(func=None):
 def is_library_code(fn):
     """Functions AutoGraph leaves alone: rivulet's own, NumPy's, the standard library's, builtins."""
     module = getattr(fn, "__module__", None) or ""
+    if getattr(sys.modules.get(module), "__autograph_user_code__", False):
+        return False  # a module of ours written as user code (the tour)
     top = module.split(".")[0]
     return top in _LIBRARY or top in _STDLIB or (top.startswith("_") and top != "__main__")
 
