@@ -27,7 +27,8 @@ def main(argv=None):
         p = sub.add_parser(name, help=h)
         if add:
             add(p)
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if not argv or (argv[0].startswith("-") and argv[0] not in ("-h", "--help")):
+        argv = ["tour"] + argv  # no command: the tour (with its options)
     args = ap.parse_args(argv)
-    if args.cmd is None:
-        args = ap.parse_args(["tour"] + list(argv if argv is not None else sys.argv[1:]))
     COMMANDS[args.cmd][2](args)
