@@ -197,3 +197,18 @@ def test_get_and_set_weights():
         np.testing.assert_array_equal(wa, wb)
     with pytest.raises(ValueError, match="expecting 2 weights"):
         b.set_weights(a.get_weights()[:1])
+
+
+def test_user_layer_call_is_converted_by_autograph_inside_functions():
+    class Clip(tf.keras.layers.Layer):
+        def call(self, x):
+            if tf.reduce_sum(x) > 0:  # a tensor condition: needs AutoGraph when traced
+                return x
+            return -x
+    layer = Clip()
+    assert layer(tf.constant([-1.0, -2.0])).numpy().tolist() == [1.0, 2.0]  # eager: plain Python
+    f = tf.function(lambda x: layer(x))
+    assert f(tf.constant([-1.0, -2.0])).numpy().tolist() == [1.0, 2.0]
+    assert f(tf.constant([3.0, -1.0])).numpy().tolist() == [3.0, -1.0]
+    ops = [op.type for op in f.get_concrete_function(tf.constant([1.0, 2.0])).graph.get_operations()]
+    assert any(t in ("If", "StatelessIf") for t in ops)

@@ -7,6 +7,7 @@ import inspect
 
 import rivulet as tf
 from rivulet import nest
+from rivulet.core.context import SLOW as _SLOW, current_graph
 from rivulet.core.tensor import Tensor
 
 from .. import backend, initializers, regularizers
@@ -125,8 +126,22 @@ class Layer:
         if self._plain and not kwargs:
             x = args[0]
             if isinstance(x, Tensor) and x.dtype is self._dtype:
+                if _SLOW[0] and current_graph() is not None:
+                    return self._graph_call()(*args)
                 return self.call(*args)
         return self._call_general(args, kwargs)
+
+    def _graph_call(self):
+        """`call` as graphs need it: converted by AutoGraph (TensorFlow converts a layer's call too), so a
+        tensor `if` in a user's layer becomes graph control flow. Library layers come back unchanged."""
+        call = self.call
+        cached = self.__dict__.get("_autograph_call")
+        if cached is not None and cached[0] == call:
+            return cached[1]
+        from ...autograph.impl import convert
+        converted = convert(call)
+        self.__dict__["_autograph_call"] = (call, converted)
+        return converted
 
     def _call_general(self, args, kwargs):
         if args:
@@ -143,6 +158,8 @@ class Layer:
             self._maybe_build(inputs)
         call = self.call
         spec = call_spec(call)
+        if _SLOW[0] and current_graph() is not None:
+            call = self._graph_call()
         training = kwargs.pop("training", _MISSING) if "training" in kwargs else _MISSING
         positional = spec.training_pos is not None and len(args) >= spec.training_pos
         if positional:
