@@ -259,3 +259,23 @@ def test_autograph_loop_gradient():
         y = f(x)
     assert y.numpy() == 24.0
     assert t.gradient(y, x).numpy() == 2 * 6.0 + 2
+
+
+def test_variable_gradients_through_control_flow_inside_functions():
+    v, w = tf.Variable(3.0), tf.Variable(5.0)
+
+    @tf.function
+    def through_cond(x):
+        with tf.GradientTape() as tape:
+            y = tf.cond(x > 0, lambda: v * v, lambda: w * x)
+        return tape.gradient(y, [v, w])
+
+    @tf.function
+    def through_while(x):
+        with tf.GradientTape() as tape:
+            y = tf.while_loop(lambda i, a: i < 3, lambda i, a: (i + 1, a * v), (0, x))[1]
+        return tape.gradient(y, v)
+    # As TensorFlow: the branch not taken contributes zeros (not None) inside a graph.
+    assert [g.numpy() for g in through_cond(tf.constant(1.0))] == [6.0, 0.0]
+    assert [g.numpy() for g in through_cond(tf.constant(-2.0))] == [0.0, -2.0]
+    assert through_while(tf.constant(2.0)).numpy() == 54.0  # d(x v^3)/dv = 3 x v^2

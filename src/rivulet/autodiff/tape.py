@@ -124,10 +124,13 @@ class GradientTape:
     def _record(self, op, inputs, attrs, outs, graph):
         if graph is not self._graph or not outs:
             return
-        if op is READ and self._watch_accessed_variables:
-            var = inputs[0]
-            if getattr(var, "trainable", False) and id(var) not in self._variables:
-                self._watch_variable(var)
+        if self._watch_accessed_variables:
+            # Any op given a trainable variable's resource accesses it: a read, and also a control-flow
+            # op whose branches or body read it inside their sub-graphs.
+            for var in inputs:
+                if getattr(var, "_is_resource", False) and getattr(var, "trainable", False) and \
+                        id(var) not in self._variables:
+                    self._watch_variable(var)
         w = self._watched
         ins = inputs if graph is None else outs[0].op.inputs
         for t in ins:

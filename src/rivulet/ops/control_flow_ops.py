@@ -193,7 +193,7 @@ def _branches_grad(op, *dys):
             by_input = {i: g for i, g in zip(feed, grads) if g is not None}
             if eager:
                 return [by_input.get(i) for i in wrt]
-            return [by_input[i] if i in by_input else zeros_like(inputs[i]) for i in wrt]
+            return [by_input[i] if i in by_input else _zero_grad(inputs[i]) for i in wrt]
         return fn
 
     if eager:
@@ -210,12 +210,31 @@ def _branches_grad(op, *dys):
 
 
 def _differentiable(t, eager):
-    """Floating tensors; and, eagerly, variables (graph-mode gradients w.r.t. variables used inside control
-    flow are not supported)."""
+    """Floating tensors and variables (eagerly the Variable itself, in graphs its resource placeholder)."""
     if getattr(t, "_is_resource", False):
-        return eager
+        return True
     dt = t.dtype
-    return dt.is_floating or dt.is_complex
+    return dt.is_floating or dt.is_complex or dt.name == "resource"
+
+
+def _zero_grad(t):
+    """The gradient a branch that does not use input `t` contributes: zeros of t's value (for a variable's
+    resource placeholder, zeros of the variable)."""
+    from .array_ops import zeros, zeros_like
+    if t.dtype.name != "resource":
+        return zeros_like(t)
+    g = t.op.graph
+    while g is not None:
+        for value, ph in g.captures:
+            if ph is t:
+                if getattr(value, "_is_resource", False):
+                    return zeros(value.shape, value.dtype)
+                t = value  # captured from an enclosing graph: look there
+                break
+        else:
+            break
+        g = g.outer_graph
+    raise ValueError(f"Cannot find the variable behind resource tensor {t.name}")
 
 
 IF = defop("If", _if_kernel, _branches_infer, grad=_branches_grad, num_outputs=_n_out("branches"),
