@@ -32,24 +32,24 @@ def _indices(v):
     return convert_to_tensor(v, dtype_hint=_dt.int32)
 
 
-def _static_int(v, what):
-    """An int attr given as a Python int or a tensor whose value is known when the graph is built."""
+def _build_time(v, what):
+    """A Python value, or the value of a tensor known when the graph is built."""
     if isinstance(v, Tensor):
         sv = static_value(v)
         if sv is None:
             raise NotImplementedError(f"`{what}` must be known when the graph is built")
-        v = sv
-    return int(v)
+        return sv
+    return v
+
+
+def _static_int(v, what):
+    """An int attr given as a Python int or a tensor known at build time."""
+    return int(_build_time(v, what))
 
 
 def _ints(v, what):
     """A static int list (axis lists, paddings) given as Python values or a tensor known at build time."""
-    if isinstance(v, Tensor):
-        sv = static_value(v)
-        if sv is None:
-            raise NotImplementedError(f"`{what}` must be known when the graph is built")
-        v = sv
-    return np.asarray(v).astype(np.int64).tolist()
+    return np.asarray(_build_time(v, what)).astype(np.int64).tolist()
 
 
 def _check_index_dtype(t, op_name, attr="Tindices", allowed=_INDEX):
