@@ -34,3 +34,6 @@ a_function = tf.function(my_function)
 
 print("First branch, with graph:", a_function(tf.constant(1.0)).numpy())
 print("Second branch, with graph:", a_function(tf.constant([5.0, 5.0])).numpy())
+
+# Don't read the output too carefully.
+print(tf.autograph.to_code(my_function))
