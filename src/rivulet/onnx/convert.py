@@ -1,0 +1,92 @@
+"""Walks a rivulet graph, emitting each needed op's ONNX nodes into a Scope; sub-graphs (If branches, Loop
+bodies) are built the same way, recursively.
+
+Every unconvertible op is reported, not just the first: an op that fails marks its outputs MISSING and its
+consumers are skipped quietly (their problem is the one already reported).
+"""
+from onnx import helper
+
+from .builder import CONVERTERS, MISSING, Ctx, Scope, Unsupported, VarRef, value_info
+
+# Stateful ops whose only effect is outside the computation: an ONNX model drops them.
+_DROPPED = {"PrintV2": "printing", "Assert": "an assertion", "CheckNumerics": "a numerics check"}
+
+
+def needed(graph, outputs):
+    """Ops the outputs depend on through data edges, in graph (topological) order."""
+    want, stack = set(), [t.op for t in outputs]
+    while stack:
+        op = stack.pop()
+        if op._id not in want:
+            want.add(op._id)
+            stack.extend(t.op for t in op.inputs)
+    return [op for op in graph.get_operations() if op._id in want]
+
+
+def convert_ops(scope, graph, feeds, outputs):
+    """Emits the ops `outputs` need; feeds: {id(placeholder): value}. Returns the outputs' values."""
+    report = scope.model.report
+    values = dict(feeds)
+    ops = needed(graph, outputs)
+    _check_effects(graph, {op._id for op in ops}, report)
+    for op in ops:
+        if op.type == "Placeholder" and id(op.outputs[0]) in values:
+            continue
+        ins = [values[id(t)] for t in op.inputs]
+        res = MISSING
+        if not any(v is MISSING for v in ins):
+            fn = CONVERTERS.get(op.type)
+            if fn is None:
+                report.add(op, f"no ONNX conversion for {op.type}")
+            else:
+                try:
+                    res = fn(Ctx(scope, op), op, *ins)
+                except Unsupported as e:
+                    report.add(op, str(e))
+        if res is MISSING:
+            res = [MISSING] * len(op.outputs)
+        elif isinstance(res, (str, VarRef)):
+            res = [res]
+        for t, v in zip(op.outputs, res):
+            values[id(t)] = v
+    return [values[id(t)] for t in outputs]
+
+
+def _check_effects(graph, kept, report):
+    for op in graph.control_outputs:
+        if op._id in kept or op.type == "ReadVariableOp":
+            continue
+        what = _DROPPED.get(op.type)
+        if what is not None:
+            f = op.user_frame
+            where = f" at {f[0]}:{f[1]}" if f else ""
+            report.notes.append(f"{op.type} '{op.name}'{where} dropped: an ONNX model cannot run {what}")
+        else:
+            report.add(op, "runs only for its side effects (it changes state), which an ONNX model cannot have")
+
+
+def subgraph(ctx, sub, feeds, name, inputs=(), extra=()):
+    """An ONNX GraphProto computing SubGraph `sub` (an If branch or a loop body).
+
+    feeds: the values of sub.inputs (params, then captures: outer names are read from the enclosing scope).
+    inputs: [(ONNX name, rivulet tensor)] the GraphProto declares as its own inputs (Loop bodies).
+    extra(scope, outs) may append nodes after the sub-graph's and returns values to output first.
+    Returns None when something inside could not be converted (already reported).
+    """
+    scope = Scope(ctx.model, prefix=f"{ctx.scope.prefix}{ctx.op.name}/{name}/")
+    outs = convert_ops(scope, sub.graph, {id(ph): v for ph, v in zip(sub.inputs, feeds)}, sub.outputs)
+    typed = list(zip(outs, sub.outputs))
+    if extra:
+        typed = extra(scope, outs) + typed
+    if any(v is MISSING for v, _ in typed):
+        return None
+    out_infos = []
+    for i, (v, t) in enumerate(typed):
+        if not isinstance(v, str):
+            raise Unsupported(f"its {name} returns a resource (a variable), which ONNX cannot pass around")
+        # A fresh Identity gives every output a name of this graph (it may be an outer or input name).
+        o = ctx.model.fresh(f"{scope.prefix}output_{i}")
+        scope.nodes.append(helper.make_node("Identity", [v], [o], name=ctx.model.fresh(o + "/Identity")))
+        out_infos.append(value_info(o, t))
+    in_infos = [value_info(n, t) for n, t in inputs]
+    return helper.make_graph(scope.nodes, ctx.model.fresh(scope.prefix.rstrip("/")), in_infos, out_infos)

@@ -1,0 +1,126 @@
+"""rivulet.onnx.export: a traced function (or a saved model's signature) as an ONNX model file.
+
+The graph exported is the one rivulet runs: the optimiser's output (constants folded, arithmetic simplified,
+common subexpressions merged, MatMul+BiasAdd+Relu fused), so what onnxruntime computes is what rivulet
+computes. Control-flow sub-graphs are exported as traced. Variables become initializers holding their
+current values; captured eager tensors become constants.
+"""
+import os
+
+import numpy as np
+
+from .. import nest
+from ..core.tensor import EagerTensor, Tensor
+from .builder import Model, Scope, VarRef, value_info
+from .convert import convert_ops
+from .report import ExportError, ExportReport, Problem
+
+DEFAULT_OPSET = 17
+OPSETS = range(13, 22)
+SERVING = "serving_default"
+
+
+def export(source, path=None, opset=DEFAULT_OPSET, signature=None, strict=True):
+    """Writes `source` as an ONNX model to `path` (if given) and returns the ExportReport (`.model` holds
+    the ModelProto).
+
+    source: a ConcreteFunction; a tf.function with an input_signature or exactly one traced signature; or a
+    saved model directory (its `signature`, by default "serving_default").
+    Raises ExportError listing every op that cannot be exported (with its source line), unless
+    strict=False: then the report is returned and nothing is written.
+    """
+    if opset not in OPSETS:
+        raise ValueError(f"opset must be between {OPSETS[0]} and {OPSETS[-1]}, got {opset}")
+    cf = concrete_function(source, signature)
+    report = build(cf, opset)
+    if not report.ok:
+        if strict:
+            raise ExportError(report)
+        return report
+    if path is not None:
+        import onnx
+        onnx.save_model(report.model, os.fspath(path))
+        report.path = os.fspath(path)
+    return report
+
+
+def concrete_function(source, signature=None):
+    """The ConcreteFunction to export from whatever `source` is (see export)."""
+    from ..function.concrete import ConcreteFunction
+    if isinstance(source, (str, os.PathLike)):
+        from ..saved_model import load
+        sigs = load(os.fspath(source)).signatures
+        key = signature or SERVING
+        if key not in sigs:
+            have = ", ".join(sorted(sigs)) or "none"
+            raise ValueError(f"The saved model at {os.fspath(source)} has no signature '{key}' (it has: {have})")
+        return sigs[key]
+    if signature is not None:
+        raise ValueError("signature= selects a saved model's signature; pass a directory")
+    if isinstance(source, ConcreteFunction):
+        return source
+    if getattr(source, "input_signature", None) is not None:
+        return source.get_concrete_function()
+    traced = getattr(source, "_list_all_concrete_functions", lambda: None)()
+    if traced is None:
+        raise TypeError(f"Cannot export {source!r}: pass a ConcreteFunction, a tf.function or a saved model "
+                        f"directory")
+    if len(traced) != 1:
+        raise ValueError(f"{getattr(source, '__name__', source)!r} has {len(traced)} traced signatures; export one "
+                         f"of them with f.get_concrete_function(...), or give the tf.function an input_signature")
+    return traced[0]
+
+
+def build(cf, opset):
+    """Converts the ConcreteFunction's optimised graph; returns the report (with .model when it is ok)."""
+    from onnx import checker, helper
+    from ..optimize.pipeline import optimize
+    report = ExportReport()
+    model = Model(opset, report)
+    g = cf.graph
+    consts = {id(ph): v._v for v, ph in g.captures if isinstance(v, EagerTensor)}
+    graph, inputs, outputs = optimize(g, g.arg_placeholders + g.internal_captures, g.outputs, consts)
+    n_args = len(g.arg_placeholders)
+    scope = Scope(model)
+    feeds, in_infos, unknown = {}, [], iter(range(1 << 30))
+    for ph in inputs[:n_args]:
+        name = model.fresh(ph.op.name)
+        feeds[id(ph)] = name
+        in_infos.append(value_info(name, ph, symbolic=lambda: f"unk__{next(unknown)}"))
+        report.input_names.append(name)
+    for (value, _), ph in zip(g.captures, inputs[n_args:]):
+        if getattr(value, "_is_resource", False):
+            feeds[id(ph)] = VarRef(value)
+        else:  # not folded away (for example fed to a stateful op)
+            feeds[id(ph)] = model.initializer(np.asarray(value._v), ph.op.name)
+    out_names = [model.fresh(n) for n in _output_names(g)]  # claimed first: they are the user's names
+    values = convert_ops(scope, graph, feeds, outputs)
+    if not report.ok:
+        return report
+    out_infos = []
+    for name, value, t in zip(out_names, values, outputs):
+        if not isinstance(value, str):
+            report.problems.append(Problem("Output", name, "is not a tensor (a variable handle?)", None))
+            return report
+        scope.nodes.append(helper.make_node("Identity", [value], [name], name=model.fresh(name + "/Identity")))
+        out_infos.append(value_info(name, t))
+        report.output_names.append(name)
+    onnx_graph = helper.make_graph(scope.nodes, cf.name, in_infos, out_infos, initializer=model.initializers)
+    opsets = [helper.make_opsetid("", opset)]
+    m = helper.make_model(onnx_graph, opset_imports=opsets, producer_name="rivulet",
+                          ir_version=helper.find_min_ir_version_for(opsets))
+    checker.check_model(m)
+    report.model = m
+    return report
+
+
+def _output_names(g):
+    """A dict of tensors: its keys (sorted, as saved model signatures); else output_0, output_1 ..."""
+    so = g.structured_outputs
+    if isinstance(so, dict) and all(isinstance(k, str) for k in so) and all(isinstance(v, Tensor) for v in so.values()):
+        index = {id(t): i for i, t in enumerate(g.outputs)}
+        names = [None] * len(g.outputs)
+        for k in sorted(so):
+            names[index[id(so[k])]] = k
+        return names
+    return [f"output_{i}" for i in range(len([x for x in nest.flatten(so) if isinstance(x, Tensor)]))]

@@ -1,0 +1,203 @@
+"""Converters: elementwise math, comparisons, casts, matrix products and reductions."""
+import numpy as np
+
+from .. import dtypes as _dt
+from .builder import Unsupported, converter
+
+# Same inputs, same meaning: one ONNX node each.
+_SAME = {
+    "AddV2": "Add", "Sub": "Sub", "Mul": "Mul", "RealDiv": "Div", "Neg": "Neg", "Maximum": "Max",
+    "Minimum": "Min", "Pow": "Pow", "Less": "Less", "LessEqual": "LessOrEqual", "Greater": "Greater",
+    "GreaterEqual": "GreaterOrEqual", "Equal": "Equal", "LogicalAnd": "And", "LogicalOr": "Or",
+    "LogicalNot": "Not", "Abs": "Abs", "Exp": "Exp", "Log": "Log", "Sqrt": "Sqrt", "Tanh": "Tanh",
+    "Sigmoid": "Sigmoid", "Floor": "Floor", "Ceil": "Ceil", "Round": "Round", "Sign": "Sign", "Sin": "Sin",
+    "Cos": "Cos", "Tan": "Tan", "Erf": "Erf", "Reciprocal": "Reciprocal", "IsNan": "IsNaN", "IsInf": "IsInf",
+    "AddN": "Sum", "Identity": "Identity", "StopGradient": "Identity", "Einsum": "Einsum",
+}
+
+
+def _same(onnx_type):
+    def conv(ctx, op, *ins):
+        attrs = {"equation": op.attrs["equation"]} if onnx_type == "Einsum" else {}
+        return ctx.node(onnx_type, ins, **attrs)
+    return conv
+
+
+for _t, _o in _SAME.items():
+    converter(_t)(_same(_o))
+
+
+@converter("NotEqual")
+def _not_equal(ctx, op, x, y):
+    return ctx.node("Not", [ctx.node("Equal", [x, y])])
+
+
+@converter("Square")
+def _square(ctx, op, x):
+    return ctx.node("Mul", [x, x])
+
+
+@converter("SquaredDifference")
+def _squared_difference(ctx, op, x, y):
+    d = ctx.node("Sub", [x, y])
+    return ctx.node("Mul", [d, d])
+
+
+@converter("Rsqrt")
+def _rsqrt(ctx, op, x):
+    return ctx.node("Reciprocal", [ctx.node("Sqrt", [x])])
+
+
+def _scalar(ctx, t, v):
+    return ctx.const(np.asarray(v, dtype=t.dtype._np))
+
+
+@converter("Log1p")
+def _log1p(ctx, op, x):
+    return ctx.node("Log", [ctx.node("Add", [x, _scalar(ctx, op.inputs[0], 1)])])
+
+
+@converter("Expm1")
+def _expm1(ctx, op, x):
+    return ctx.node("Sub", [ctx.node("Exp", [x]), _scalar(ctx, op.inputs[0], 1)])
+
+
+@converter("IsFinite")
+def _is_finite(ctx, op, x):
+    return ctx.node("Not", [ctx.node("Or", [ctx.node("IsNaN", [x]), ctx.node("IsInf", [x])])])
+
+
+def _where_zero(ctx, t, mask_of, value):
+    """0 where `mask_of` == 0, else value (TensorFlow's *_no_nan / xlogy conventions)."""
+    zero = _scalar(ctx, t, 0)
+    return ctx.node("Where", [ctx.node("Equal", [mask_of, zero]), zero, value])
+
+
+@converter("DivNoNan")
+def _div_no_nan(ctx, op, x, y):
+    return _where_zero(ctx, op.inputs[0], y, ctx.node("Div", [x, y]))
+
+
+@converter("Xlogy")
+def _xlogy(ctx, op, x, y):
+    return _where_zero(ctx, op.inputs[0], x, ctx.node("Mul", [x, ctx.node("Log", [y])]))
+
+
+@converter("Xdivy")
+def _xdivy(ctx, op, x, y):
+    return _where_zero(ctx, op.inputs[0], x, ctx.node("Div", [x, y]))
+
+
+@converter("FloorDiv")
+def _floor_div(ctx, op, x, y):
+    if op.inputs[0].dtype.is_floating:
+        return ctx.node("Floor", [ctx.node("Div", [x, y])])
+    # Integer Div truncates; (x - floormod(x, y)) / y is exact and rounds toward -inf.
+    return ctx.node("Div", [ctx.node("Sub", [x, ctx.node("Mod", [x, y], fmod=0)]), y])
+
+
+@converter("FloorMod")
+def _floor_mod(ctx, op, x, y):
+    if not op.inputs[0].dtype.is_floating:
+        return ctx.node("Mod", [x, y], fmod=0)  # integer Mod with fmod=0 takes the divisor's sign
+    # Float Mod must be C fmod (dividend's sign); move a nonzero remainder to the divisor's sign.
+    r = ctx.node("Mod", [x, y], fmod=1)
+    zero = _scalar(ctx, op.inputs[0], 0)
+    differ = ctx.node("Xor", [ctx.node("Less", [r, zero]), ctx.node("Less", [y, zero])])
+    fix = ctx.node("And", [differ, ctx.node("Not", [ctx.node("Equal", [r, zero])])])
+    return ctx.node("Where", [fix, ctx.node("Add", [r, y]), r])
+
+
+@converter("ClipByValue")
+def _clip(ctx, op, x, lo, hi):
+    return ctx.node("Min", [ctx.node("Max", [x, lo]), hi])
+
+
+@converter("Cast")
+def _cast(ctx, op, x):
+    dst = op.attrs["DstT"]
+    if dst is op.inputs[0].dtype:
+        return ctx.node("Identity", [x])
+    return ctx.cast(x, dst)
+
+
+# -------------------------------------------------------------------------------- matrix products
+def _matrix_t(ctx, x, t, flag):
+    if not flag:
+        return x
+    if t.dtype.is_complex:
+        raise Unsupported("complex matrices have no ONNX form")
+    r = ctx.rank(t, "to transpose its last two dims")
+    return ctx.node("Transpose", [x], perm=list(range(r - 2)) + [r - 1, r - 2])
+
+
+@converter("MatMul", "BatchMatMulV2")
+def _matmul(ctx, op, a, b):
+    at = op.attrs
+    a = _matrix_t(ctx, a, op.inputs[0], at.get("transpose_a") or at.get("adjoint_a"))
+    b = _matrix_t(ctx, b, op.inputs[1], at.get("transpose_b") or at.get("adjoint_b"))
+    return ctx.node("MatMul", [a, b])
+
+
+@converter("_FusedMatMul")
+def _fused_matmul(ctx, op, a, b, *bias):
+    # The optimiser's MatMul [+ bias] [+ Relu] (2-D, untransposed): Gemm, or MatMul + Add.
+    y = ctx.node("Gemm", [a, b, bias[0]]) if bias else ctx.node("MatMul", [a, b])
+    return ctx.node("Relu", [y]) if op.attrs.get("activation") == "relu" else y
+
+
+@converter("_MatrixPowerMatMul")
+def _matrix_power(ctx, op, a, *base):
+    # a**k [@ base] by repeated squaring, as the optimiser's kernel computes it.
+    k, result, sq = op.attrs["k"], None, a
+    while True:
+        if k & 1:
+            result = sq if result is None else ctx.node("MatMul", [result, sq])
+        k >>= 1
+        if not k:
+            break
+        sq = ctx.node("MatMul", [sq, sq])
+    return ctx.node("MatMul", [result, base[0]]) if base else result
+
+
+# -------------------------------------------------------------------------------- reductions
+_REDUCE = {"Sum": "ReduceSum", "Mean": "ReduceMean", "Max": "ReduceMax", "Min": "ReduceMin",
+           "Prod": "ReduceProd", "ReduceLogSumExp": "ReduceLogSumExp"}
+
+
+def _reduction(onnx_type):
+    def conv(ctx, op, x):
+        return ctx.reduce(onnx_type, x, op.attrs.get("axis"), op.attrs.get("keepdims"))
+    return conv
+
+
+for _t, _o in _REDUCE.items():
+    converter(_t)(_reduction(_o))
+
+
+@converter("All", "Any")
+def _all_any(ctx, op, x):
+    # ONNX reductions take no bools: min/max over 0/1.
+    r = ctx.reduce("ReduceMin" if op.type == "All" else "ReduceMax", ctx.cast(x, np.int32),
+                   op.attrs.get("axis"), op.attrs.get("keepdims"))
+    return ctx.cast(r, np.bool_)
+
+
+@converter("ArgMax", "ArgMin")
+def _arg(ctx, op, x):
+    y = ctx.node(op.type, [x], axis=op.attrs["axis"], keepdims=0)
+    return y if op.attrs["output_type"] is _dt.int64 else ctx.cast(y, op.attrs["output_type"])
+
+
+@converter("Cumsum")
+def _cumsum(ctx, op, x):
+    at = op.attrs
+    return ctx.node("CumSum", [x, ctx.i64(at["axis"])], exclusive=int(bool(at.get("exclusive"))),
+                    reverse=int(bool(at.get("reverse"))))
+
+
+@converter("BitwiseAnd", "BitwiseOr", "BitwiseXor", "Invert")
+def _bitwise(ctx, op, *ins):
+    if ctx.opset < 18:
+        raise Unsupported(f"bitwise ops need opset 18 or later (exporting opset {ctx.opset})")
+    return ctx.node("BitwiseNot" if op.type == "Invert" else op.type, ins)

@@ -1,0 +1,162 @@
+"""Converters: activations, softmax and losses, bias, convolution and pooling.
+
+rivulet's convolutions and pools are NHWC (filters HWIO) while ONNX's are NCHW (filters OIHW): each becomes
+Transpose -> Conv/Pool -> Transpose; ONNX runtimes cancel the transposes between consecutive layers.
+"""
+import numpy as np
+
+from .builder import Unsupported, converter
+
+_SIMPLE = {"Relu": "Relu", "Elu": "Elu", "Selu": "Selu", "Softplus": "Softplus", "Softsign": "Softsign"}
+
+
+def _simple(onnx_type):
+    return lambda ctx, op, x: ctx.node(onnx_type, [x])
+
+
+for _t, _o in _SIMPLE.items():
+    converter(_t)(_simple(_o))
+
+
+def _scalar(ctx, t, v):
+    return ctx.const(np.asarray(v, dtype=t.dtype._np))
+
+
+@converter("Relu6")
+def _relu6(ctx, op, x):
+    t = op.inputs[0]
+    return ctx.node("Clip", [x, _scalar(ctx, t, 0), _scalar(ctx, t, 6)])
+
+
+@converter("LeakyRelu")
+def _leaky_relu(ctx, op, x):
+    return ctx.node("LeakyRelu", [x], alpha=float(op.attrs.get("alpha", 0.2)))
+
+
+@converter("Silu")
+def _silu(ctx, op, x):
+    beta = op.attrs.get("beta", 1.0)
+    z = x if beta == 1.0 else ctx.node("Mul", [x, _scalar(ctx, op.inputs[0], beta)])
+    return ctx.node("Mul", [x, ctx.node("Sigmoid", [z])])
+
+
+@converter("Gelu")
+def _gelu(ctx, op, x):
+    t, approx = op.inputs[0], bool(op.attrs.get("approximate"))
+    if ctx.opset >= 20:
+        return ctx.node("Gelu", [x], approximate="tanh" if approx else "none")
+    c = lambda v: _scalar(ctx, t, v)  # noqa: E731
+    if approx:  # 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))
+        cube = ctx.node("Mul", [ctx.node("Mul", [x, x]), x])
+        inner = ctx.node("Mul", [ctx.node("Add", [x, ctx.node("Mul", [cube, c(0.044715)])]), c(np.sqrt(2 / np.pi))])
+        s = ctx.node("Tanh", [inner])
+    else:  # 0.5 x (1 + erf(x / sqrt(2)))
+        s = ctx.node("Erf", [ctx.node("Mul", [x, c(1 / np.sqrt(2))])])
+    return ctx.node("Mul", [ctx.node("Mul", [x, c(0.5)]), ctx.node("Add", [s, c(1)])])
+
+
+@converter("Softmax", "LogSoftmax")
+def _softmax(ctx, op, x):
+    return ctx.node(op.type, [x], axis=op.attrs.get("axis", -1))
+
+
+@converter("BiasAdd")
+def _bias_add(ctx, op, x, b):
+    if op.attrs.get("data_format", "NHWC") == "NCHW":
+        r = ctx.rank(op.inputs[0], "to broadcast an NCHW bias")
+        b = ctx.node("Reshape", [b, ctx.i64([-1] + [1] * (r - 2))])
+    return ctx.node("Add", [x, b])
+
+
+@converter("L2Normalize")
+def _l2_normalize(ctx, op, x):
+    t = op.inputs[0]
+    ss = ctx.reduce("ReduceSum", ctx.node("Mul", [x, x]), op.attrs["axis"], True)
+    norm = ctx.node("Sqrt", [ctx.node("Max", [ss, _scalar(ctx, t, op.attrs["epsilon"])])])
+    return ctx.node("Div", [x, norm])
+
+
+@converter("L2Loss")
+def _l2_loss(ctx, op, x):
+    return ctx.node("Div", [ctx.reduce("ReduceSum", ctx.node("Mul", [x, x]), None, False),
+                            _scalar(ctx, op.inputs[0], 2)])
+
+
+@converter("SoftmaxCrossEntropyWithLogits")
+def _softmax_xent(ctx, op, logits, labels):
+    axis = op.attrs.get("axis", -1)
+    loss = ctx.node("Neg", [ctx.reduce("ReduceSum", ctx.node("Mul", [labels, ctx.node(
+        "LogSoftmax", [logits], axis=axis)]), [axis], False)])
+    return [loss, ctx.node("Sub", [ctx.node("Softmax", [logits], axis=axis), labels])]
+
+
+@converter("SparseSoftmaxCrossEntropyWithLogits")
+def _sparse_xent(ctx, op, logits, labels):
+    picked = ctx.node("GatherElements", [ctx.node("LogSoftmax", [logits], axis=-1),
+                                         ctx.unsqueeze(ctx.as_i64(labels, op.inputs[1]), [-1])], axis=-1)
+    loss = ctx.node("Neg", [ctx.squeeze(picked, [-1])])
+    depth = ctx.node("Slice", [ctx.node("Shape", [logits]), ctx.i64([-1]), ctx.i64([np.iinfo(np.int64).max])])
+    eq = ctx.node("Equal", [ctx.unsqueeze(ctx.as_i64(labels, op.inputs[1]), [-1]),
+                            ctx.node("Range", [ctx.const(np.int64(0)), ctx.squeeze(depth, [0]), ctx.const(np.int64(1))])])
+    onehot = ctx.cast(eq, op.inputs[0].dtype)
+    return [loss, ctx.node("Sub", [ctx.node("Softmax", [logits], axis=-1), onehot])]
+
+
+@converter("SigmoidCrossEntropyWithLogits")
+def _sigmoid_xent(ctx, op, x, z):
+    # max(x, 0) - x z + log(1 + exp(-|x|)): TensorFlow's overflow-free form.
+    t = op.inputs[0]
+    pos = ctx.node("Max", [x, _scalar(ctx, t, 0)])
+    soft = ctx.node("Log", [ctx.node("Add", [_scalar(ctx, t, 1), ctx.node("Exp", [ctx.node("Neg", [
+        ctx.node("Abs", [x])])])])])
+    return ctx.node("Add", [ctx.node("Sub", [pos, ctx.node("Mul", [x, z])]), soft])
+
+
+# -------------------------------------------------------------------------------- conv and pool
+_TO_NCHW, _TO_NHWC = [0, 3, 1, 2], [0, 2, 3, 1]
+
+
+def _pads(ctx, op, x, kernel, strides, dilations):
+    """ONNX pads [top, left, bottom, right] (or auto_pad) for TensorFlow's padding attr on NHWC input x."""
+    padding = op.attrs["padding"]
+    if padding == "VALID":
+        return {"pads": [0, 0, 0, 0]}
+    if padding == "EXPLICIT":
+        (t, b), (le, r) = op.attrs["explicit"]
+        return {"pads": [t, le, b, r]}
+    # SAME: TensorFlow puts the odd extra pixel at the end, as ONNX's SAME_UPPER does.
+    hw = x.shape[1:3] if x.shape.rank == 4 else [None, None]
+    if None in hw:
+        return {"auto_pad": "SAME_UPPER"}
+    before, after = [], []
+    for n, k, s, d in zip(hw, kernel, strides, dilations):
+        out = -(-n // s)
+        total = max((out - 1) * s + (k - 1) * d + 1 - n, 0)
+        before.append(total // 2)
+        after.append(total - total // 2)
+    return {"pads": before + after}
+
+
+@converter("Conv2D")
+def _conv2d(ctx, op, x, w):
+    ws = op.inputs[1].shape
+    if ws.rank != 4 or None in ws.as_list()[:2]:
+        raise Unsupported("needs a filter of static spatial size")
+    at = op.attrs
+    strides, dilations = list(at["strides"]), list(at["dilations"])
+    kernel = ws.as_list()[:2]
+    y = ctx.node("Conv", [ctx.node("Transpose", [x], perm=_TO_NCHW), ctx.node("Transpose", [w], perm=[3, 2, 0, 1])],
+                 kernel_shape=kernel, strides=strides, dilations=dilations,
+                 **_pads(ctx, op, op.inputs[0], kernel, strides, dilations))
+    return ctx.node("Transpose", [y], perm=_TO_NHWC)
+
+
+@converter("MaxPool", "AvgPool")
+def _pool(ctx, op, x):
+    at = op.attrs
+    kernel, strides = list(at["ksize"]), list(at["strides"])
+    pads = _pads(ctx, op, op.inputs[0], kernel, strides, [1, 1])
+    # AvgPool: TensorFlow averages over the real pixels of a padded window (count_include_pad=0, the default).
+    y = ctx.node("MaxPool" if op.type == "MaxPool" else "AveragePool", [ctx.node("Transpose", [x], perm=_TO_NCHW)],
+                 kernel_shape=kernel, strides=strides, **pads)
+    return ctx.node("Transpose", [y], perm=_TO_NHWC)

@@ -1,0 +1,64 @@
+"""What an export could not carry over, with the user's source line for each op."""
+import os
+
+
+class Problem:
+    """One op (or construct) that has no ONNX form. `frame` is the op's user_frame (file, line, function)."""
+    __slots__ = ("op_type", "op_name", "reason", "frame")
+
+    def __init__(self, op_type, op_name, reason, frame):
+        self.op_type, self.op_name, self.reason, self.frame = op_type, op_name, reason, frame
+
+    @property
+    def location(self):
+        if not self.frame:
+            return "<unknown>"
+        return f"{self.frame[0]}:{self.frame[1]}"
+
+    def __str__(self):
+        where = self.location if not self.frame else f"{os.path.relpath(self.frame[0])}:{self.frame[1]} " \
+            f"(in {self.frame[2]})"
+        return f"{where}: {self.op_type} '{self.op_name}': {self.reason}"
+
+    def __repr__(self):
+        return f"<Problem {self}>"
+
+
+class ExportReport:
+    """The outcome of rivulet.onnx.export: `problems` (why the model could not be written; empty when it was),
+    `notes` (ops dropped because an ONNX model cannot carry them: prints, assertions), the ModelProto and the
+    graph's input and output names."""
+
+    def __init__(self):
+        self.problems = []
+        self.notes = []
+        self.model = None
+        self.path = None
+        self.input_names = []
+        self.output_names = []
+
+    @property
+    def ok(self):
+        return not self.problems
+
+    def add(self, op, reason):
+        self.problems.append(Problem(op.type, op.name, reason, op.user_frame))
+
+    def __str__(self):
+        if self.ok:
+            head = f"Exported to {self.path}" if self.path else "Exportable"
+            lines = [f"{head}: inputs {', '.join(self.input_names)} -> outputs {', '.join(self.output_names)}"]
+        else:
+            n = len(self.problems)
+            lines = [f"Cannot export to ONNX: {n} unsupported op{'s' if n > 1 else ''}:"]
+            lines += [f"  {p}" for p in self.problems]
+        lines += [f"  note: {n}" for n in self.notes]
+        return "\n".join(lines)
+
+
+class ExportError(ValueError):
+    """Raised by export (strict=True) when some ops cannot be exported; `.report` lists every one of them."""
+
+    def __init__(self, report):
+        super().__init__(str(report))
+        self.report = report
