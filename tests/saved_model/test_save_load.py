@@ -243,3 +243,28 @@ def test_plain_object_with_functions(tmp_path):
     loaded = tf.saved_model.load(str(tmp_path / "p"))
     assert loaded.double(tf.constant(5)).numpy() == 10
     assert loaded.variables == ()
+
+
+def test_keras_layers_inside_a_module(tmp_path):
+    model = tf.keras.Sequential([tf.keras.layers.Dense(4, activation="relu"), tf.keras.layers.Dense(1)])
+
+    class Wrap(tf.Module):
+        def __init__(self):
+            super().__init__()
+            self.model = model
+
+        @tf.function(input_signature=[tf.TensorSpec([None, 3], tf.float32)])
+        def predict(self, x):
+            return self.model(x)
+
+    w = Wrap()
+    x = np.arange(6, dtype=np.float32).reshape(2, 3)
+    want = w.predict(x).numpy()
+    tf.saved_model.save(w, str(tmp_path / "k"))
+    got = run_fresh(PLAIN + """
+m = tf.saved_model.load("k")
+x = np.arange(6, dtype=np.float32).reshape(2, 3)
+print(json.dumps([plain(m.predict(x)), sorted(v.name for v in m.trainable_variables)]))
+""", tmp_path)
+    np.testing.assert_allclose(got[0][1], want, rtol=1e-6)
+    assert got[1] == sorted(v.name for v in model.trainable_variables)

@@ -62,6 +62,16 @@ def _is_module(v):
     return isinstance(v, Module)
 
 
+def _trackable(v):
+    """Objects whose attributes are searched for variables and functions: containers, tf.Modules, Keras-style
+    objects (they have trainable_variables) and objects with @tf.function methods."""
+    if isinstance(v, (list, tuple, dict)) or _is_module(v):
+        return True
+    if isinstance(v, type) or inspect.ismodule(v) or inspect.isroutine(v) or not hasattr(v, "__dict__"):
+        return False
+    return hasattr(type(v), "trainable_variables") or bool(_class_functions(v))
+
+
 def _class_functions(obj):
     """Names of tf.functions defined on the object's class (methods decorated with @tf.function)."""
     return [n for n in dir(type(obj)) if _saved_name(n)
@@ -98,18 +108,23 @@ class _Saver:
             return self._node(obj, {"kind": "variable", "variable": self.variable(obj)})
         if isinstance(obj, (PolymorphicFunction, ConcreteFunction)):
             return self._node(obj, {"kind": "function", "function": self.function(obj)})
-        if depth > fmt.MAX_DEPTH // 2 or not self._worth(obj, 2):
+        if depth > fmt.MAX_DEPTH // 2 or depth and not _trackable(obj):
             return None
         node = {"kind": "list" if isinstance(obj, list) else "tuple" if isinstance(obj, tuple) else
                 "dict" if isinstance(obj, dict) else "object"}
         index = self._node(obj, node)
         if isinstance(obj, (list, tuple)):
-            node["items"] = [i for i in (self.object(x, depth + 1) for x in obj) if i is not None]
+            node["items"] = children = [i for i in (self.object(x, depth + 1) for x in obj) if i is not None]
         else:
             items = obj.items() if isinstance(obj, dict) else self._attributes(obj)
-            node["items" if isinstance(obj, dict) else "children"] = [
-                [k, i] for k, i in ((k, self.object(v, depth + 1)) for k, v in items if isinstance(k, str))
-                if i is not None]
+            children = [[k, i] for k, i in ((k, self.object(v, depth + 1)) for k, v in items if isinstance(k, str))
+                        if i is not None]
+            node["items" if isinstance(obj, dict) else "children"] = children
+        if not children and not _is_module(obj):
+            # Nothing saved below: forget the node (children found nothing either, so it is the last one).
+            self.objects.pop()
+            del self._ids[("object", id(obj))]
+            return None
         return index
 
     def _node(self, obj, node):
@@ -121,20 +136,6 @@ class _Saver:
     def _attributes(self, obj):
         names = set(getattr(obj, "__dict__", {})) | set(_class_functions(obj))
         return [(n, getattr(obj, n)) for n in sorted(names) if _saved_name(n)]
-
-    def _worth(self, v, levels):
-        """Whether v holds variables or functions, looking `levels` containers/attributes deep."""
-        if is_variable(v) or isinstance(v, (PolymorphicFunction, ConcreteFunction)) or _is_module(v):
-            return True
-        if levels == 0:
-            return False
-        if isinstance(v, (list, tuple)):
-            return any(self._worth(x, levels - 1) for x in v)
-        if isinstance(v, dict):
-            return any(self._worth(x, levels - 1) for x in v.values())
-        if isinstance(v, (type, Tensor)) or inspect.ismodule(v) or callable(v) and not hasattr(v, "__dict__"):
-            return False
-        return bool(_class_functions(v)) or any(self._worth(x, 0) for x in getattr(v, "__dict__", {}).values())
 
     def variable(self, v):
         def make():
