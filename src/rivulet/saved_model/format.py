@@ -131,7 +131,7 @@ class Decoder:
         if isinstance(v, float):
             return v
         if not isinstance(v, dict) or len(v) != 1 and set(v) != {"tensor", "scalar"}:
-            raise Invalid(f"expected a tagged value, got {_short(v)}")
+            raise Invalid(f"expected a tagged value, got {short(v)}")
         tag = "tensor" if "tensor" in v else next(iter(v))
         body = v[tag]
         if self.leaf is not None:
@@ -140,24 +140,24 @@ class Decoder:
                 return out
         d = depth + 1
         if tag == "tuple":
-            return tuple(self(x, d) for x in _list(body, tag))
+            return tuple(self(x, d) for x in expect_list(body, tag))
         if tag == "list":
-            return [self(x, d) for x in _list(body, tag)]
+            return [self(x, d) for x in expect_list(body, tag)]
         if tag == "dict":
             out = {}
-            for item in _list(body, tag):
+            for item in expect_list(body, tag):
                 k, x = _pair(item, tag)
                 k = self(k, d)
                 if not isinstance(k, (str, int, bool, type(None), float, bytes)):
-                    raise Invalid(f"dict key must be a plain value, got {_short(k)}")
+                    raise Invalid(f"dict key must be a plain value, got {short(k)}")
                 out[k] = self(x, d)
             return out
         if tag == "namedtuple":
-            name, fields, values = _list(body, tag, 3)
-            return namedtuple_type(name, fields)(*[self(x, d) for x in _list(values, tag, len(fields))])
+            name, fields, values = expect_list(body, tag, 3)
+            return namedtuple_type(name, fields)(*[self(x, d) for x in expect_list(values, tag, len(fields))])
         if tag == "float":
             if body not in ("nan", "inf", "-inf"):
-                raise Invalid(f"bad float {_short(body)}")
+                raise Invalid(f"bad float {short(body)}")
             return float(body)
         if tag == "bytes":
             return b64(body)
@@ -166,66 +166,66 @@ class Decoder:
         if tag == "shape":
             return shape(body)
         if tag == "spec":
-            s, dt, name = _list(body, tag, 3)
+            s, dt, name = expect_list(body, tag, 3)
             if name is not None and not isinstance(name, str):
-                raise Invalid(f"bad TensorSpec name {_short(name)}")
+                raise Invalid(f"bad TensorSpec name {short(name)}")
             return TensorSpec(shape(s), dtype(dt), name)
         if tag == "literal":
             from ..function.trace_type import Literal
             value = self(body, d)
             if not isinstance(value, (type(None), bool, int, float, str, bytes)):
-                raise Invalid(f"a Literal must be a Python scalar, got {_short(value)}")
+                raise Invalid(f"a Literal must be a Python scalar, got {short(value)}")
             return Literal(value)
         if tag == "varspec":
             from ..function.trace_type import VariableSpec
-            s, dt, trainable = _list(body, tag, 3)
+            s, dt, trainable = expect_list(body, tag, 3)
             return VariableSpec(shape(s), dtype(dt), bool(trainable))
         if tag == "tensor":
             a = self.tensors.get(body) if isinstance(body, str) else None
             if a is None:
-                raise Invalid(f"no tensor named {_short(body)}")
+                raise Invalid(f"no tensor named {short(body)}")
             return a.reshape(-1)[0] if v.get("scalar") is True and a.ndim == 0 else a
         if tag == "strings":
             if not isinstance(body, dict) or set(body) != {"shape", "items"}:
                 raise Invalid("bad string tensor")
-            dims = [_dim(x) for x in _list(body["shape"], "shape")]
-            items = [b64(x) for x in _list(body["items"], "items")]
+            dims = [_dim(x) for x in expect_list(body["shape"], "shape")]
+            items = [b64(x) for x in expect_list(body["items"], "items")]
             if len(items) != math.prod(dims):
                 raise Invalid(f"string tensor of shape {dims} has {len(items)} items")
             a = np.empty(len(items), dtype=object)
             a[:] = items
             return a.reshape(dims)
-        raise Invalid(f"unknown tag {_short(tag)}")
+        raise Invalid(f"unknown tag {short(tag)}")
 
 
-def _short(v):
+def short(v):
     s = repr(v)
     return s if len(s) <= 60 else s[:57] + "..."
 
 
-def _list(v, what, n=None):
+def expect_list(v, what, n=None):
     if not isinstance(v, list) or (n is not None and len(v) != n):
-        raise Invalid(f"bad {what}: expected a list{'' if n is None else f' of {n}'}, got {_short(v)}")
+        raise Invalid(f"bad {what}: expected a list{'' if n is None else f' of {n}'}, got {short(v)}")
     return v
 
 
 def _pair(v, what):
-    return _list(v, what, 2)
+    return expect_list(v, what, 2)
 
 
 def b64(s):
     if not isinstance(s, str):
-        raise Invalid(f"expected base64 text, got {_short(s)}")
+        raise Invalid(f"expected base64 text, got {short(s)}")
     try:
         return base64.b64decode(s.encode("ascii"), validate=True)
     except (ValueError, UnicodeEncodeError):
-        raise Invalid(f"bad base64 {_short(s)}") from None
+        raise Invalid(f"bad base64 {short(s)}") from None
 
 
 def dtype(name):
     dt = _dt._BY_NAME.get(name) if isinstance(name, str) else None
     if dt is None:
-        raise Invalid(f"unknown dtype {_short(name)}")
+        raise Invalid(f"unknown dtype {short(name)}")
     return dt
 
 
@@ -233,14 +233,14 @@ def _dim(d):
     if d is None:
         return None
     if not isinstance(d, int) or isinstance(d, bool) or not 0 <= d < 2 ** 62:
-        raise Invalid(f"bad dimension {_short(d)}")
+        raise Invalid(f"bad dimension {short(d)}")
     return d
 
 
 def shape(v):
     if v is None:
         return TensorShape(None)
-    dims = [_dim(d) for d in _list(v, "shape")]
+    dims = [_dim(d) for d in expect_list(v, "shape")]
     if len(dims) > 254:
         raise Invalid(f"shape of rank {len(dims)}")
     return TensorShape(dims)
@@ -255,7 +255,7 @@ def namedtuple_type(name, fields):
     if not isinstance(name, str) or not name.isidentifier() or not isinstance(fields, list) or not all(
             isinstance(f, str) and f.isidentifier() and not f.startswith("_") for f in fields) or \
             len(set(fields)) != len(fields) or len(fields) > 255:
-        raise Invalid(f"bad namedtuple {_short(name)} {_short(fields)}")
+        raise Invalid(f"bad namedtuple {short(name)} {short(fields)}")
     key = (name, tuple(fields))
     cls = _NAMEDTUPLES.get(key)
     if cls is None:
@@ -274,7 +274,7 @@ def read_npz(path):
             for info in z.infolist():
                 key = info.filename[:-4] if info.filename.endswith(".npy") else ""
                 if not _KEY.match(key) or key in arrays:
-                    raise Invalid(f"unexpected member {_short(info.filename)}")
+                    raise Invalid(f"unexpected member {short(info.filename)}")
                 if info.compress_type != zipfile.ZIP_STORED or info.file_size != info.compress_size:
                     raise Invalid(f"member {key}.npy is compressed")
                 if info.flag_bits & 0x1:

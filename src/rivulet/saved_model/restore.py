@@ -22,7 +22,7 @@ from ..graph.graph_def import NodeDef
 from ..graph.graph_util import build_nodes
 from ..shape import TensorSpec
 from . import format as fmt
-from .format import Invalid, SavedModelError, _short
+from .format import Invalid, SavedModelError, short
 
 _P = inspect.Parameter
 _KINDS = {k.name: k for k in (_P.POSITIONAL_ONLY, _P.POSITIONAL_OR_KEYWORD, _P.VAR_POSITIONAL, _P.KEYWORD_ONLY,
@@ -69,7 +69,7 @@ def _get(d, key, *types, where="saved model"):
         raise Invalid(f"{where}: missing '{key}'")
     v = d[key]
     if types and not isinstance(v, types) or isinstance(v, bool) and bool not in types:
-        raise Invalid(f"{where}: '{key}' should be {' or '.join(t.__name__ for t in types)}, got {_short(v)}")
+        raise Invalid(f"{where}: '{key}' should be {' or '.join(t.__name__ for t in types)}, got {short(v)}")
     return v
 
 
@@ -80,13 +80,13 @@ def _str(v):
 
 def _index(v, table, what):
     if not isinstance(v, int) or isinstance(v, bool) or not 0 <= v < len(table):
-        raise Invalid(f"bad {what} reference {_short(v)}")
+        raise Invalid(f"bad {what} reference {short(v)}")
     return v
 
 
 def _name(v, what):
     if not isinstance(v, str) or not v or len(v) > _MAX_NAME:
-        raise Invalid(f"bad {what} name {_short(v)}")
+        raise Invalid(f"bad {what} name {short(v)}")
     return v
 
 
@@ -107,14 +107,14 @@ def _check_type(t, depth=0):
         fmt.namedtuple_type(t[1], list(t[2]))
         items = t[3]
     else:
-        raise Invalid(f"bad argument type {_short(t)}")
+        raise Invalid(f"bad argument type {short(t)}")
     for x in items:
         _check_type(x, depth + 1)
 
 
 def _attr_class(key, kind):
     if not isinstance(key, str) or fmt.ATTR_CLASSES.get(key) != kind:
-        raise Invalid(f"attr values of class {_short(key)} cannot be loaded")
+        raise Invalid(f"attr values of class {short(key)} cannot be loaded")
     module, _, qualname = key.partition(":")
     return getattr(importlib.import_module(module), qualname)
 
@@ -123,7 +123,7 @@ def _attr_class(key, kind):
 class _Loader:
     def __init__(self, meta, tensors, values):
         if not isinstance(meta, dict) or meta.get("format") != fmt.FORMAT:
-            raise Invalid(f"not a rivulet saved model (format {_short(meta.get('format') if isinstance(meta, dict) else meta)})")
+            raise Invalid(f"not a rivulet saved model (format {short(meta.get('format') if isinstance(meta, dict) else meta)})")
         version = _get(meta, "version", int)
         if not 1 <= version <= fmt.VERSION:
             raise Invalid(f"format version {version} is not supported (this rivulet reads 1 to {fmt.VERSION})")
@@ -141,7 +141,7 @@ class _Loader:
             raise Invalid("the root of the saved object tree must be an object")
         self.root = self._object(0)
         if "signatures" not in vars(self.root):
-            object.__setattr__(self.root, "signatures", self.signatures)
+            self.root.signatures = self.signatures
 
     def _variable(self, e, decode):
         from ..state.variables import Variable
@@ -158,11 +158,11 @@ class _Loader:
         params = []
         for p in _get(e, "params", list, where=where):
             if not isinstance(p, list) or len(p) != 2 or _KINDS.get(_str(p[1])) is None:
-                raise Invalid(f"{where}: bad parameter {_short(p)}")
+                raise Invalid(f"{where}: bad parameter {short(p)}")
             params.append((_name(p[0], "parameter"), _KINDS[p[1]]))
         types = fmt.Decoder(self.tensors)(_get(e, "arg_types", dict, where=where))
         if not isinstance(types, tuple) or len(types) != len(params):
-            raise Invalid(f"{where}: {len(params)} parameters but argument types {_short(types)}")
+            raise Invalid(f"{where}: {len(params)} parameters but argument types {short(types)}")
         for t in types:
             _check_type(t)
         g, _, outputs = self._graph(_get(e, "graph", str, where=where), None, None, ())
@@ -194,9 +194,9 @@ class _Loader:
     def _graph(self, key, outer, outer_tensor, stack):
         """Rebuilds library graph `key` (nested in `outer` for a sub-graph); returns (graph, args, outputs)."""
         if key in stack or len(stack) > 32:
-            raise Invalid(f"graph {_short(key)} refers to itself")
+            raise Invalid(f"graph {short(key)} refers to itself")
         entry = self.library.get(_str(key))
-        where = f"graph {_short(key)}"
+        where = f"graph {short(key)}"
         if not isinstance(entry, dict):
             raise Invalid(f"{where} is missing")
         g = FuncGraph(_name(_get(entry, "name", str, where=where), "graph"), outer_graph=outer)
@@ -204,7 +204,7 @@ class _Loader:
         captures = {}
         for c in _get(entry, "captures", list, where=where):
             if not isinstance(c, list) or len(c) != 2:
-                raise Invalid(f"{where}: bad capture {_short(c)}")
+                raise Invalid(f"{where}: bad capture {short(c)}")
             captures[_name(c[0], "capture")] = c[1]
         nodes = []
         for n in _get(entry, "nodes", list, where=where):
@@ -224,11 +224,12 @@ class _Loader:
                     sub, sub_args, sub_outputs = self._graph(body, g, tensor, stack)
                     return _attr_class(_SUBGRAPH, "subgraph")(sub, sub_args, sub_outputs)
                 if tag == "object":
-                    key, fields = fmt._list(body, "object", 2)
-                    obj = _attr_class(key, "object").__new__(_attr_class(key, "object"))
+                    key, fields = fmt.expect_list(body, "object", 2)
+                    cls = _attr_class(key, "object")
+                    obj = cls.__new__(cls)  # plain data holders: fields are set, no __init__ runs
                     if not isinstance(fields, dict) or not all(f.isidentifier() and not f.startswith("__")
                                                                for f in fields):
-                        raise Invalid(f"bad fields for {_short(key)}")
+                        raise Invalid(f"bad fields for {short(key)}")
                     obj.__dict__.update({f: decode(v, depth + 1) for f, v in fields.items()})
                     return obj
                 return NotImplemented
@@ -245,12 +246,13 @@ class _Loader:
             raise Invalid(f"{where}: {type(e).__name__}: {e}") from None
 
         def tensor(ref):
-            m = ref.rpartition(":")
-            op = built.get(ref if not m[2].isdigit() else m[0])
-            i = int(m[2]) if m[2].isdigit() and m[0] else 0
-            if op is None or i >= len(op.outputs):
-                raise Invalid(f"{where}: no tensor {_short(ref)}")
-            return op.outputs[i]
+            name, _, index = ref.rpartition(":")
+            if not (name and index.isdigit()):
+                name, index = ref, "0"
+            op = built.get(name)
+            if op is None or int(index) >= len(op.outputs):
+                raise Invalid(f"{where}: no tensor {short(ref)}")
+            return op.outputs[int(index)]
         arg_tensors = [tensor(a) for a in args]
         if any(t.op.type != "Placeholder" for t in arg_tensors):
             raise Invalid(f"{where}: an argument is not a Placeholder")
@@ -269,7 +271,7 @@ class _Loader:
                     return EagerTensor(value)
             if kind == "outer" and outer_tensor is not None:
                 return outer_tensor(_name(v, "tensor"))
-        raise Invalid(f"bad capture {_short(ref)}")
+        raise Invalid(f"bad capture {short(ref)}")
 
     # -- objects ---------------------------------------------------------------------------------------
     def _object(self, i):
@@ -294,14 +296,14 @@ class _Loader:
             for item in _get(node, "items" if kind == "dict" else "children", list, where="object"):
                 if not isinstance(item, list) or len(item) != 2 or not isinstance(item[0], str) or \
                         item[0].startswith("__") and item[0] != "__call__" or len(item[0]) > _MAX_NAME:
-                    raise Invalid(f"bad object child {_short(item)}")
+                    raise Invalid(f"bad object child {short(item)}")
                 child = self._object(item[1])
                 if kind == "dict":
                     obj[item[0]] = child
                 else:
-                    object.__setattr__(obj, item[0], child)
+                    setattr(obj, item[0], child)
         else:
-            raise Invalid(f"unknown object kind {_short(kind)}")
+            raise Invalid(f"unknown object kind {short(kind)}")
         self._building.discard(i)
         self._objects[i] = obj
         return obj
@@ -320,7 +322,7 @@ def _const_ok(attrs):
 
 def _parameter(p, decode):
     if not isinstance(p, list) or len(p) not in (2, 3) or _KINDS.get(_str(p[1])) is None:
-        raise Invalid(f"bad parameter {_short(p)}")
+        raise Invalid(f"bad parameter {short(p)}")
     kw = {"default": decode(p[2])} if len(p) == 3 else {}
     return inspect.Parameter(_name(p[0], "parameter"), _KINDS[p[1]], **kw)
 
