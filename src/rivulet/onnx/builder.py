@@ -102,10 +102,10 @@ class Ctx:
         self._base = scope.prefix + op.name
 
     def node(self, op_type, inputs, n_out=1, **attrs):
-        """Appends a node; returns its output name (a list of them when n_out != 1)."""
+        """Appends a node (named after its first output); returns its output name (a list when n_out != 1)."""
         fresh = self.model.fresh
         outs = [fresh(f"{self._base}/{op_type}" + (f":{i}" if i else "")) for i in range(n_out)]
-        self.scope.nodes.append(helper.make_node(op_type, list(inputs), outs, name=fresh(f"{self._base}/{op_type}"),
+        self.scope.nodes.append(helper.make_node(op_type, list(inputs), outs, name=outs[0],
                                                  **{k: v for k, v in attrs.items() if v is not None}))
         return outs[0] if n_out == 1 else outs
 
@@ -117,8 +117,7 @@ class Ctx:
         if v.size > 64:
             return self.model.initializer(v, f"{self._base}/const")
         out = self.model.fresh(f"{self._base}/Const")
-        self.scope.nodes.append(helper.make_node("Constant", [], [out], name=self.model.fresh(f"{self._base}/Const"),
-                                                 value=numpy_helper.from_array(v, out)))
+        self.scope.nodes.append(helper.make_node("Constant", [], [out], name=out, value=numpy_helper.from_array(v, out)))
         return out
 
     def i64(self, values):

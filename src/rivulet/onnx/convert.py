@@ -86,7 +86,7 @@ def subgraph(ctx, sub, feeds, name, inputs=(), extra=()):
             raise Unsupported(f"its {name} returns a resource (a variable), which ONNX cannot pass around")
         # A fresh Identity gives every output a name of this graph (it may be an outer or input name).
         o = ctx.model.fresh(f"{scope.prefix}output_{i}")
-        scope.nodes.append(helper.make_node("Identity", [v], [o], name=ctx.model.fresh(o + "/Identity")))
+        scope.nodes.append(helper.make_node("Identity", [v], [o], name=o))
         out_infos.append(value_info(o, t))
     in_infos = [value_info(n, t) for n, t in inputs]
     return helper.make_graph(scope.nodes, ctx.model.fresh(scope.prefix.rstrip("/")), in_infos, out_infos)

@@ -13,6 +13,7 @@ from .. import nest
 from ..core.tensor import EagerTensor, Tensor
 from .builder import Model, Scope, VarRef, value_info
 from .convert import convert_ops
+from .prune import prune
 from .report import ExportError, ExportReport, Problem
 
 DEFAULT_OPSET = 17
@@ -102,10 +103,12 @@ def build(cf, opset):
         if not isinstance(value, str):
             report.problems.append(Problem("Output", name, "is not a tensor (a variable handle?)", None))
             return report
-        scope.nodes.append(helper.make_node("Identity", [value], [name], name=model.fresh(name + "/Identity")))
+        scope.nodes.append(helper.make_node("Identity", [value], [name], name=name))
         out_infos.append(value_info(name, t))
         report.output_names.append(name)
-    onnx_graph = helper.make_graph(scope.nodes, cf.name, in_infos, out_infos, initializer=model.initializers)
+    onnx_graph = helper.make_graph(scope.nodes, cf.name, in_infos, out_infos)
+    live = prune(onnx_graph)
+    onnx_graph.initializer.extend(t for t in model.initializers if t.name in live)
     opsets = [helper.make_opsetid("", opset)]
     m = helper.make_model(onnx_graph, opset_imports=opsets, producer_name="rivulet",
                           ir_version=helper.find_min_ir_version_for(opsets))
