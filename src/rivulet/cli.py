@@ -21,6 +21,7 @@ def _tour(args):
 
 def main(argv=None):
     from .saved_model import commands  # noqa: F401  (registers show, run, graph)
+    from .onnx import commands as _onnx_commands  # noqa: F401  (registers export-onnx)
     ap = argparse.ArgumentParser(prog="python -m rivulet", description="rivulet: tf.function graphs on NumPy")
     sub = ap.add_subparsers(dest="cmd")
     for name, (h, add, _) in COMMANDS.items():

@@ -1,7 +1,11 @@
 """tf.cond / tf.switch_case as ONNX If, tf.while_loop as ONNX Loop."""
 import numpy as np
+import pytest
 
 import rivulet as tf
+
+pytest.importorskip("onnx")
+pytest.importorskip("onnxruntime")
 
 F32 = tf.TensorSpec([], tf.float32)
 

@@ -4,6 +4,9 @@ import pytest
 
 import rivulet as tf
 
+pytest.importorskip("onnx")
+pytest.importorskip("onnxruntime")
+
 rng = np.random.default_rng(0)
 X = tf.constant(rng.normal(size=(3, 4)).astype(np.float32))
 P = tf.constant(rng.uniform(0.5, 2.0, size=(3, 4)).astype(np.float32))  # positive

@@ -1,7 +1,11 @@
 """The guides' (seeds') models, exported and run in onnxruntime."""
 import numpy as np
+import pytest
 
 import rivulet as tf
+
+pytest.importorskip("onnx")
+pytest.importorskip("onnxruntime")
 
 
 def function_to_get_faster(x, y, b):

@@ -58,9 +58,7 @@ def _check_effects(graph, kept, report):
             continue
         what = _DROPPED.get(op.type)
         if what is not None:
-            f = op.user_frame
-            where = f" at {f[0]}:{f[1]}" if f else ""
-            report.notes.append(f"{op.type} '{op.name}'{where} dropped: an ONNX model cannot run {what}")
+            report.note(op, f"dropped: an ONNX model cannot run {what}")
         else:
             report.add(op, "runs only for its side effects (it changes state), which an ONNX model cannot have")
 

@@ -11,9 +11,6 @@ import numpy as np
 
 from .. import nest
 from ..core.tensor import EagerTensor, Tensor
-from .builder import Model, Scope, VarRef, value_info
-from .convert import convert_ops
-from .prune import prune
 from .report import ExportError, ExportReport, Problem
 
 DEFAULT_OPSET = 17
@@ -39,8 +36,8 @@ def export(source, path=None, opset=DEFAULT_OPSET, signature=None, strict=True):
             raise ExportError(report)
         return report
     if path is not None:
-        import onnx
-        onnx.save_model(report.model, os.fspath(path))
+        from onnx import save_model
+        save_model(report.model, os.fspath(path))
         report.path = os.fspath(path)
     return report
 
@@ -74,8 +71,15 @@ def concrete_function(source, signature=None):
 
 def build(cf, opset):
     """Converts the ConcreteFunction's optimised graph; returns the report (with .model when it is ok)."""
-    from onnx import checker, helper
+    try:
+        from onnx import checker, helper
+    except ImportError:
+        raise ImportError("Exporting to ONNX needs the onnx package: pip install 'rivulet[onnx]'") from None
     from ..optimize.pipeline import optimize
+    from . import ops_array, ops_control, ops_math, ops_nn  # noqa: F401  (register the converters)
+    from .builder import Model, Scope, VarRef, value_info
+    from .convert import convert_ops
+    from .prune import prune
     report = ExportReport()
     model = Model(opset, report)
     g = cf.graph
@@ -97,6 +101,7 @@ def build(cf, opset):
     out_names = [model.fresh(n) for n in _output_names(g)]  # claimed first: they are the user's names
     values = convert_ops(scope, graph, feeds, outputs)
     if not report.ok:
+        report.problems.sort(key=lambda p: p.frame[:2] if p.frame else ("", 0))
         return report
     out_infos = []
     for name, value, t in zip(out_names, values, outputs):

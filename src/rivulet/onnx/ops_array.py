@@ -259,8 +259,6 @@ def _strided_slice(ctx, op, x, *dyn):
 
 @converter("CheckNumerics")
 def _check_numerics(ctx, op, x):
-    f = op.user_frame
-    ctx.model.report.notes.append(f"CheckNumerics '{op.name}'{f' at {f[0]}:{f[1]}' if f else ''} exported as "
-                                  f"Identity: the check is dropped")
+    ctx.model.report.note(op, "exported as Identity: the check is dropped")
     return ctx.node("Identity", [x])
 

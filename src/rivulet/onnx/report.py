@@ -2,6 +2,13 @@
 import os
 
 
+def where(frame):
+    """'file:line (in function)' for a user frame, the file relative to the working directory."""
+    if not frame:
+        return "<unknown location>"
+    return f"{os.path.relpath(frame[0])}:{frame[1]} (in {frame[2]})"
+
+
 class Problem:
     """One op (or construct) that has no ONNX form. `frame` is the op's user_frame (file, line, function)."""
     __slots__ = ("op_type", "op_name", "reason", "frame")
@@ -16,9 +23,7 @@ class Problem:
         return f"{self.frame[0]}:{self.frame[1]}"
 
     def __str__(self):
-        where = self.location if not self.frame else f"{os.path.relpath(self.frame[0])}:{self.frame[1]} " \
-            f"(in {self.frame[2]})"
-        return f"{where}: {self.op_type} '{self.op_name}': {self.reason}"
+        return f"{where(self.frame)}: {self.op_type} '{self.op_name}': {self.reason}"
 
     def __repr__(self):
         return f"<Problem {self}>"
@@ -43,6 +48,9 @@ class ExportReport:
 
     def add(self, op, reason):
         self.problems.append(Problem(op.type, op.name, reason, op.user_frame))
+
+    def note(self, op, what):
+        self.notes.append(f"{where(op.user_frame)}: {op.type} '{op.name}' {what}")
 
     def __str__(self):
         if self.ok:
