@@ -77,3 +77,17 @@ def test_autograph_while_loop(rt):
     sess, _ = rt.export(collatz.get_concrete_function(tf.constant(6)))
     for n in (1, 6, 27):
         assert rt.run(sess, np.int32(n))[0] == collatz(tf.constant(n)).numpy()
+
+
+def test_branches_and_loop_variables_of_varying_shape(rt):
+    @tf.function(input_signature=[F32])
+    def f(x):
+        a = tf.cond(x > 0, lambda: tf.ones([2]), lambda: tf.zeros([3]))
+        grow = tf.while_loop(lambda v: tf.size(v) < 5, lambda v: tf.concat([v, tf.reshape(x, [1])], 0),
+                             [tf.zeros([1])], shape_invariants=[tf.TensorShape([None])])
+        return a, grow
+    sess, _ = rt.export(f)
+    for x in (1.0, -1.0):
+        got, want = rt.run(sess, np.float32(x)), tf.nest.flatten(f(tf.constant(x)))
+        for g, w in zip(got, want):
+            np.testing.assert_array_equal(g, w.numpy())

@@ -105,3 +105,12 @@ def test_model_with_variables(rt):
     m.w.assign([[0.0, 0.0], [0.0, 0.0]])  # the export holds the values at export time
     np.testing.assert_allclose(rt.run(sess, x)[0], before, rtol=1e-5)
     assert not np.allclose(m(x).numpy(), before)
+
+
+def test_a_tf_function_traced_once_exports_that_trace(rt):
+    f = tf.function(function_to_get_faster)
+    args = [tf.constant([[1.0, 2.0]]), tf.constant([[2.0], [3.0]]), tf.constant(4.0)]
+    f(*args)
+    sess, report = rt.export(f)
+    assert report.input_names == ["x", "y", "b"]
+    np.testing.assert_array_equal(rt.run(sess, *args)[0], f(*args).numpy())
