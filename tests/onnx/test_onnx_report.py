@@ -52,13 +52,14 @@ def test_non_strict_returns_the_report_and_writes_nothing(tmp_path):
     assert str(report).startswith("Cannot export to ONNX: 3 unsupported ops:")
 
 
-def test_consumers_of_an_unsupported_op_are_not_reported_again():
+def test_ops_after_an_unsupported_op_are_checked_too():
     @tf.function(input_signature=[tf.TensorSpec([2], tf.string)])
     def f(s):
         joined = tf.strings.join([s, s])
         return tf.strings.length(joined) + 1, tf.strings.upper(s)
     report = tf.onnx.export(f, None, strict=False)
-    assert sorted(p.op_type for p in report.problems) == ["StringJoin", "StringUpper"]
+    # The AddV2 after them converts (so it is not listed); StringLength, fed by StringJoin, does not.
+    assert sorted(p.op_type for p in report.problems) == ["StringJoin", "StringLength", "StringUpper"]
     assert all("no ONNX conversion" in p.reason for p in report.problems)
 
 
@@ -90,3 +91,16 @@ def test_numerics_checks_are_exported_as_identity_with_a_note(rt):
     f = tf.function(lambda x: tf.debugging.check_numerics(x, "bad") * 2.0)
     report = rt.check(f, tf.constant([1.0, 2.0]))
     assert len(report.notes) == 1 and "CheckNumerics" in report.notes[0] and "check is dropped" in report.notes[0]
+
+
+def test_problems_inside_every_branch_and_loop_part_are_each_listed_once():
+    @tf.function(input_signature=[tf.TensorSpec([], tf.float32)])
+    def f(x):
+        y = tf.cond(x > 0, lambda: x + tf.random.uniform([]),  # @then
+                    lambda: x - tf.random.normal([]))  # @else
+        return tf.while_loop(lambda v: v < tf.random.uniform([], 5.0, 6.0),  # @cond
+                             lambda v: v + tf.random.truncated_normal([]), [y])  # @body
+    report = tf.onnx.export(f, None, strict=False)
+    assert [(p.op_type, p.frame[1]) for p in report.problems] == [
+        ("RandomUniform", _line("# @then")), ("RandomStandardNormal", _line("# @else")),
+        ("RandomUniform", _line("# @cond")), ("TruncatedNormal", _line("# @body"))]

@@ -26,9 +26,6 @@ class VarRef:
         self.var = var
 
 
-MISSING = object()  # the outputs of an op that could not be converted (its consumers are skipped)
-
-
 def converter(*op_types):
     def deco(fn):
         for t in op_types:

@@ -1,12 +1,13 @@
 """Walks a rivulet graph, emitting each needed op's ONNX nodes into a Scope; sub-graphs (If branches, Loop
 bodies) are built the same way, recursively.
 
-Every unconvertible op is reported, not just the first: an op that fails marks its outputs MISSING and its
-consumers are skipped quietly (their problem is the one already reported).
+Every unconvertible op is reported, not just the first: an op that fails gets placeholder output names and
+the walk goes on, so the ops after it (and inside later sub-graphs) are checked too. A model with problems
+is never written, so those names are never resolved.
 """
 from onnx import helper
 
-from .builder import CONVERTERS, MISSING, Ctx, Scope, Unsupported, VarRef, value_info
+from .builder import CONVERTERS, Ctx, Scope, Unsupported, VarRef, value_info
 
 # Stateful ops whose only effect is outside the computation: an ONNX model drops them.
 _DROPPED = {"PrintV2": "printing", "Assert": "an assertion", "CheckNumerics": "a numerics check"}
@@ -33,18 +34,17 @@ def convert_ops(scope, graph, feeds, outputs):
         if op.type == "Placeholder" and id(op.outputs[0]) in values:
             continue
         ins = [values[id(t)] for t in op.inputs]
-        res = MISSING
-        if not any(v is MISSING for v in ins):
-            fn = CONVERTERS.get(op.type)
-            if fn is None:
-                report.add(op, f"no ONNX conversion for {op.type}")
-            else:
-                try:
-                    res = fn(Ctx(scope, op), op, *ins)
-                except Unsupported as e:
-                    report.add(op, str(e))
-        if res is MISSING:
-            res = [MISSING] * len(op.outputs)
+        res = None
+        fn = CONVERTERS.get(op.type)
+        if fn is None:
+            report.add(op, f"no ONNX conversion for {op.type}")
+        else:
+            try:
+                res = fn(Ctx(scope, op), op, *ins)
+            except Unsupported as e:
+                report.add(op, str(e))
+        if res is None:
+            res = [scope.model.fresh(f"{scope.prefix}{op.name}:unconverted") for _ in op.outputs]
         elif isinstance(res, (str, VarRef)):
             res = [res]
         for t, v in zip(op.outputs, res):
@@ -69,15 +69,12 @@ def subgraph(ctx, sub, feeds, name, inputs=(), extra=()):
     feeds: the values of sub.inputs (params, then captures: outer names are read from the enclosing scope).
     inputs: [(ONNX name, rivulet tensor)] the GraphProto declares as its own inputs (Loop bodies).
     extra(scope, outs) may append nodes after the sub-graph's and returns values to output first.
-    Returns None when something inside could not be converted (already reported).
     """
     scope = Scope(ctx.model, prefix=f"{ctx.scope.prefix}{ctx.op.name}/{name}/")
     outs = convert_ops(scope, sub.graph, {id(ph): v for ph, v in zip(sub.inputs, feeds)}, sub.outputs)
     typed = list(zip(outs, sub.outputs))
     if extra:
         typed = extra(scope, outs) + typed
-    if any(v is MISSING for v, _ in typed):
-        return None
     out_infos = []
     for i, (v, t) in enumerate(typed):
         if not isinstance(v, str):

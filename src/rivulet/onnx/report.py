@@ -47,10 +47,15 @@ class ExportReport:
         return not self.problems
 
     def add(self, op, reason):
-        self.problems.append(Problem(op.type, op.name, reason, op.user_frame))
+        # A while loop's condition is converted twice (before the loop and in its body): report once.
+        key = (op.type, op.name, reason, op.user_frame)
+        if all((p.op_type, p.op_name, p.reason, p.frame) != key for p in self.problems):
+            self.problems.append(Problem(op.type, op.name, reason, op.user_frame))
 
     def note(self, op, what):
-        self.notes.append(f"{where(op.user_frame)}: {op.type} '{op.name}' {what}")
+        text = f"{where(op.user_frame)}: {op.type} '{op.name}' {what}"
+        if text not in self.notes:
+            self.notes.append(text)
 
     def __str__(self):
         if self.ok:
