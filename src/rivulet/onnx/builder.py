@@ -114,8 +114,13 @@ class Ctx:
         if v.size > 64:
             return self.model.initializer(v, f"{self._base}/const")
         out = self.model.fresh(f"{self._base}/Const")
-        self.scope.nodes.append(helper.make_node("Constant", [], [out], name=out, value=numpy_helper.from_array(v, out)))
+        self.scope.nodes.append(helper.make_node("Constant", [], [out], name=out,
+                                                 value=numpy_helper.from_array(v, out)))
         return out
+
+    def scalar(self, t, v):
+        """A constant of rivulet tensor t's dtype (the other operand of an elementwise op on t)."""
+        return self.const(np.asarray(v, dtype=t.dtype._np))
 
     def i64(self, values):
         return self.const(np.asarray(values, dtype=np.int64))

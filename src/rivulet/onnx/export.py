@@ -5,6 +5,7 @@ common subexpressions merged, MatMul+BiasAdd+Relu fused), so what onnxruntime co
 computes. Control-flow sub-graphs are exported as traced. Variables become initializers holding their
 current values; captured eager tensors become constants.
 """
+import itertools
 import os
 
 import numpy as np
@@ -87,7 +88,7 @@ def build(cf, opset):
     graph, inputs, outputs = optimize(g, g.arg_placeholders + g.internal_captures, g.outputs, consts)
     n_args = len(g.arg_placeholders)
     scope = Scope(model)
-    feeds, in_infos, unknown = {}, [], iter(range(1 << 30))
+    feeds, in_infos, unknown = {}, [], itertools.count()
     for ph in inputs[:n_args]:
         name = model.fresh(ph.op.name)
         feeds[id(ph)] = name

@@ -74,6 +74,8 @@ def _expand_dims(ctx, op, x):
 @converter("Squeeze")
 def _squeeze(ctx, op, x):
     axis = op.attrs.get("axis")
+    if axis is not None and not len(axis):
+        return ctx.node("Identity", [x])
     return ctx.squeeze(x, None if axis is None else list(axis))
 
 
@@ -262,3 +264,8 @@ def _check_numerics(ctx, op, x):
     ctx.model.report.note(op, "exported as Identity: the check is dropped")
     return ctx.node("Identity", [x])
 
+
+
+@converter("BroadcastLike")
+def _broadcast_like(ctx, op, x, ref):
+    return ctx.node("Expand", [x, ctx.node("Shape", [ref])])

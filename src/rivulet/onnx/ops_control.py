@@ -46,7 +46,7 @@ def _case(ctx, op, index, graphs):
 def _while(ctx, op, *ins):
     lb = op.attrs["body"]
     n = lb.n_vars
-    lv, lv_t = ins[:n], op.inputs[:n]
+    lv = ins[:n]
     if any(not isinstance(v, str) for v in lv):
         raise Unsupported("a loop variable is a resource (a variable); ONNX loops carry tensors only")
     cond_caps = [ins[i] for i in lb.cond_feed]

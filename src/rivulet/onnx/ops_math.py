@@ -12,19 +12,21 @@ _SAME = {
     "LogicalNot": "Not", "Abs": "Abs", "Exp": "Exp", "Log": "Log", "Sqrt": "Sqrt", "Tanh": "Tanh",
     "Sigmoid": "Sigmoid", "Floor": "Floor", "Ceil": "Ceil", "Round": "Round", "Sign": "Sign", "Sin": "Sin",
     "Cos": "Cos", "Tan": "Tan", "Erf": "Erf", "Reciprocal": "Reciprocal", "IsNan": "IsNaN", "IsInf": "IsInf",
-    "AddN": "Sum", "Identity": "Identity", "StopGradient": "Identity", "Einsum": "Einsum",
+    "AddN": "Sum", "Identity": "Identity", "StopGradient": "Identity",
 }
 
 
 def _same(onnx_type):
-    def conv(ctx, op, *ins):
-        attrs = {"equation": op.attrs["equation"]} if onnx_type == "Einsum" else {}
-        return ctx.node(onnx_type, ins, **attrs)
-    return conv
+    return lambda ctx, op, *ins: ctx.node(onnx_type, ins)
 
 
 for _t, _o in _SAME.items():
     converter(_t)(_same(_o))
+
+
+@converter("Einsum")
+def _einsum(ctx, op, *xs):
+    return ctx.node("Einsum", xs, equation=op.attrs["equation"])
 
 
 @converter("NotEqual")
@@ -48,18 +50,14 @@ def _rsqrt(ctx, op, x):
     return ctx.node("Reciprocal", [ctx.node("Sqrt", [x])])
 
 
-def _scalar(ctx, t, v):
-    return ctx.const(np.asarray(v, dtype=t.dtype._np))
-
-
 @converter("Log1p")
 def _log1p(ctx, op, x):
-    return ctx.node("Log", [ctx.node("Add", [x, _scalar(ctx, op.inputs[0], 1)])])
+    return ctx.node("Log", [ctx.node("Add", [x, ctx.scalar(op.inputs[0], 1)])])
 
 
 @converter("Expm1")
 def _expm1(ctx, op, x):
-    return ctx.node("Sub", [ctx.node("Exp", [x]), _scalar(ctx, op.inputs[0], 1)])
+    return ctx.node("Sub", [ctx.node("Exp", [x]), ctx.scalar(op.inputs[0], 1)])
 
 
 @converter("IsFinite")
@@ -69,7 +67,7 @@ def _is_finite(ctx, op, x):
 
 def _where_zero(ctx, t, mask_of, value):
     """0 where `mask_of` == 0, else value (TensorFlow's *_no_nan / xlogy conventions)."""
-    zero = _scalar(ctx, t, 0)
+    zero = ctx.scalar(t, 0)
     return ctx.node("Where", [ctx.node("Equal", [mask_of, zero]), zero, value])
 
 
@@ -102,7 +100,7 @@ def _floor_mod(ctx, op, x, y):
         return ctx.node("Mod", [x, y], fmod=0)  # integer Mod with fmod=0 takes the divisor's sign
     # Float Mod must be C fmod (dividend's sign); move a nonzero remainder to the divisor's sign.
     r = ctx.node("Mod", [x, y], fmod=1)
-    zero = _scalar(ctx, op.inputs[0], 0)
+    zero = ctx.scalar(op.inputs[0], 0)
     differ = ctx.node("Xor", [ctx.node("Less", [r, zero]), ctx.node("Less", [y, zero])])
     fix = ctx.node("And", [differ, ctx.node("Not", [ctx.node("Equal", [r, zero])])])
     return ctx.node("Where", [fix, ctx.node("Add", [r, y]), r])
@@ -201,3 +199,26 @@ def _bitwise(ctx, op, *ins):
     if ctx.opset < 18:
         raise Unsupported(f"bitwise ops need opset 18 or later (exporting opset {ctx.opset})")
     return ctx.node("BitwiseNot" if op.type == "Invert" else op.type, ins)
+
+
+# -------------------------------------------------------------------------------- gradient helpers
+@converter("SumToShapeOf")
+def _sum_to(ctx, op, g, ref):
+    """Sums a broadcast gradient back to ref's shape: over g's extra leading axes, then over the axes where
+    ref has size 1 and g does not (chosen at run time when the sizes are not static)."""
+    lead = ctx.rank(op.inputs[0], "to sum a gradient") - ctx.rank(op.inputs[1], "to sum a gradient")
+    if lead:
+        g = ctx.reduce("ReduceSum", g, list(range(lead)), False)
+    if all(d is not None and d != 1 for d in op.inputs[1].shape.as_list()):
+        return g
+    ones = ctx.node("Equal", [ctx.node("Shape", [ref]), ctx.i64(1)])
+    axes = ctx.node("And", [ones, ctx.node("Not", [ctx.node("Equal", [ctx.node("Shape", [g]), ctx.i64(1)])])])
+    axes = ctx.squeeze(ctx.node("NonZero", [axes]), [0])
+    return ctx.node("ReduceSum", [g, axes], keepdims=1, noop_with_empty_axes=1)
+
+
+@converter("ReducedCount")
+def _reduced_count(ctx, op, x, y):
+    one = ctx.i64(1)
+    n = [ctx.node("Max", [ctx.node("Size", [v]), one]) for v in (x, y)]
+    return ctx.cast(ctx.node("Div", n), np.int32)

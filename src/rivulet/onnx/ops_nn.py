@@ -5,7 +5,7 @@ Transpose -> Conv/Pool -> Transpose; ONNX runtimes cancel the transposes between
 """
 import numpy as np
 
-from .builder import Unsupported, converter
+from .builder import INT64_MAX, Unsupported, converter
 
 _SIMPLE = {"Relu": "Relu", "Elu": "Elu", "Selu": "Selu", "Softplus": "Softplus", "Softsign": "Softsign"}
 
@@ -18,14 +18,10 @@ for _t, _o in _SIMPLE.items():
     converter(_t)(_simple(_o))
 
 
-def _scalar(ctx, t, v):
-    return ctx.const(np.asarray(v, dtype=t.dtype._np))
-
-
 @converter("Relu6")
 def _relu6(ctx, op, x):
     t = op.inputs[0]
-    return ctx.node("Clip", [x, _scalar(ctx, t, 0), _scalar(ctx, t, 6)])
+    return ctx.node("Clip", [x, ctx.scalar(t, 0), ctx.scalar(t, 6)])
 
 
 @converter("LeakyRelu")
@@ -36,7 +32,7 @@ def _leaky_relu(ctx, op, x):
 @converter("Silu")
 def _silu(ctx, op, x):
     beta = op.attrs.get("beta", 1.0)
-    z = x if beta == 1.0 else ctx.node("Mul", [x, _scalar(ctx, op.inputs[0], beta)])
+    z = x if beta == 1.0 else ctx.node("Mul", [x, ctx.scalar(op.inputs[0], beta)])
     return ctx.node("Mul", [x, ctx.node("Sigmoid", [z])])
 
 
@@ -45,7 +41,7 @@ def _gelu(ctx, op, x):
     t, approx = op.inputs[0], bool(op.attrs.get("approximate"))
     if ctx.opset >= 20:
         return ctx.node("Gelu", [x], approximate="tanh" if approx else "none")
-    c = lambda v: _scalar(ctx, t, v)  # noqa: E731
+    c = lambda v: ctx.scalar(t, v)  # noqa: E731
     if approx:  # 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))
         cube = ctx.node("Mul", [ctx.node("Mul", [x, x]), x])
         inner = ctx.node("Mul", [ctx.node("Add", [x, ctx.node("Mul", [cube, c(0.044715)])]), c(np.sqrt(2 / np.pi))])
@@ -72,14 +68,14 @@ def _bias_add(ctx, op, x, b):
 def _l2_normalize(ctx, op, x):
     t = op.inputs[0]
     ss = ctx.reduce("ReduceSum", ctx.node("Mul", [x, x]), op.attrs["axis"], True)
-    norm = ctx.node("Sqrt", [ctx.node("Max", [ss, _scalar(ctx, t, op.attrs["epsilon"])])])
+    norm = ctx.node("Sqrt", [ctx.node("Max", [ss, ctx.scalar(t, op.attrs["epsilon"])])])
     return ctx.node("Div", [x, norm])
 
 
 @converter("L2Loss")
 def _l2_loss(ctx, op, x):
     return ctx.node("Div", [ctx.reduce("ReduceSum", ctx.node("Mul", [x, x]), None, False),
-                            _scalar(ctx, op.inputs[0], 2)])
+                            ctx.scalar(op.inputs[0], 2)])
 
 
 @converter("SoftmaxCrossEntropyWithLogits")
@@ -92,13 +88,13 @@ def _softmax_xent(ctx, op, logits, labels):
 
 @converter("SparseSoftmaxCrossEntropyWithLogits")
 def _sparse_xent(ctx, op, logits, labels):
-    picked = ctx.node("GatherElements", [ctx.node("LogSoftmax", [logits], axis=-1),
-                                         ctx.unsqueeze(ctx.as_i64(labels, op.inputs[1]), [-1])], axis=-1)
+    column = ctx.unsqueeze(ctx.as_i64(labels, op.inputs[1]), [-1])
+    picked = ctx.node("GatherElements", [ctx.node("LogSoftmax", [logits], axis=-1), column], axis=-1)
     loss = ctx.node("Neg", [ctx.squeeze(picked, [-1])])
-    depth = ctx.node("Slice", [ctx.node("Shape", [logits]), ctx.i64([-1]), ctx.i64([np.iinfo(np.int64).max])])
-    eq = ctx.node("Equal", [ctx.unsqueeze(ctx.as_i64(labels, op.inputs[1]), [-1]),
-                            ctx.node("Range", [ctx.const(np.int64(0)), ctx.squeeze(depth, [0]), ctx.const(np.int64(1))])])
-    onehot = ctx.cast(eq, op.inputs[0].dtype)
+    # backprop = softmax - one_hot(labels, depth = the logits' last dim)
+    depth = ctx.squeeze(ctx.node("Slice", [ctx.node("Shape", [logits]), ctx.i64([-1]), ctx.i64([INT64_MAX])]), [0])
+    classes = ctx.node("Range", [ctx.const(np.int64(0)), depth, ctx.const(np.int64(1))])
+    onehot = ctx.cast(ctx.node("Equal", [column, classes]), op.inputs[0].dtype)
     return [loss, ctx.node("Sub", [ctx.node("Softmax", [logits], axis=-1), onehot])]
 
 
@@ -106,8 +102,8 @@ def _sparse_xent(ctx, op, logits, labels):
 def _sigmoid_xent(ctx, op, x, z):
     # max(x, 0) - x z + log(1 + exp(-|x|)): TensorFlow's overflow-free form.
     t = op.inputs[0]
-    pos = ctx.node("Max", [x, _scalar(ctx, t, 0)])
-    soft = ctx.node("Log", [ctx.node("Add", [_scalar(ctx, t, 1), ctx.node("Exp", [ctx.node("Neg", [
+    pos = ctx.node("Max", [x, ctx.scalar(t, 0)])
+    soft = ctx.node("Log", [ctx.node("Add", [ctx.scalar(t, 1), ctx.node("Exp", [ctx.node("Neg", [
         ctx.node("Abs", [x])])])])])
     return ctx.node("Add", [ctx.node("Sub", [pos, ctx.node("Mul", [x, z])]), soft])
 
@@ -160,3 +156,15 @@ def _pool(ctx, op, x):
     y = ctx.node("MaxPool" if op.type == "MaxPool" else "AveragePool", [ctx.node("Transpose", [x], perm=_TO_NCHW)],
                  kernel_shape=kernel, strides=strides, **pads)
     return ctx.node("Transpose", [y], perm=_TO_NHWC)
+
+
+# -------------------------------------------------------------------------------- gradient helpers
+# A few ops gradients of inference models use (saliency maps, input gradients) are cheap to express.
+@converter("ExpandDimsMul")
+def _expand_mul(ctx, op, d, b):
+    return ctx.node("Mul", [ctx.unsqueeze(d, [op.attrs.get("axis", -1)]), b])
+
+
+@converter("ReluGrad")
+def _relu_grad(ctx, op, dy, x):
+    return ctx.node("Where", [ctx.node("Greater", [x, ctx.scalar(op.inputs[1], 0)]), dy, ctx.scalar(op.inputs[0], 0)])
