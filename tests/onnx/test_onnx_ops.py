@@ -24,10 +24,11 @@ CASES = {
     "unary": (lambda x, p: [tf.abs(x), tf.exp(x), tf.math.log(p), tf.sqrt(p), tf.math.rsqrt(p), tf.square(x),
                             tf.floor(x), tf.math.ceil(x), tf.round(x * 3), tf.sign(x), tf.sin(x), tf.cos(x),
                             tf.math.reciprocal(p), tf.math.log1p(p), tf.math.expm1(x), tf.math.erf(x),
-                            tf.math.is_finite(x / (x - x))], X, P),
+                            tf.math.is_finite(x / (x - x)), tf.math.is_nan(x / (x - x)),
+                            tf.math.is_inf(x / (x - x))], X, P),
     "int_division": (lambda i, j: [i // j, i % j, i * j, tf.abs(i)], I, J),
     "float_division": (lambda x, p: [x // (p - 1.2), tf.math.floormod(x * 5, p - 1.2),
-                                     tf.math.divide_no_nan(x, p * 0), tf.math.xlogy(x * 0, p)], X, P),
+                                     tf.math.divide_no_nan(x, p * 0), tf.math.xlogy(x * 0, p), tf.math.xdivy(x, p)], X, P),
     "activations": (lambda x: [tf.nn.relu(x), tf.nn.relu6(x * 8), tf.nn.elu(x), tf.nn.selu(x), tf.nn.sigmoid(x),
                                tf.tanh(x), tf.nn.softplus(x), tf.nn.softsign(x), tf.nn.leaky_relu(x, 0.1),
                                tf.nn.silu(x), tf.nn.gelu(x), tf.nn.gelu(x, approximate=True),
@@ -91,6 +92,14 @@ def test_opsets_that_changed_reductions_splits_and_gelu(rt, opset):
     f = tf.function(lambda x: [tf.reduce_mean(x, 1), tf.reduce_max(x), *tf.split(x, 2, 1), tf.nn.gelu(x)])
     rt.check(f, X, opset=opset, rtol=1e-5, atol=1e-5)
     assert rt.export(f.get_concrete_function(X), opset=opset)[1].model.opset_import[0].version == opset
+
+
+def test_bitwise_ops_need_opset_18(rt):
+    f = tf.function(lambda i, j: [tf.bitwise.bitwise_and(i, j), tf.bitwise.bitwise_or(i, j),
+                                  tf.bitwise.bitwise_xor(i, j), tf.bitwise.invert(i)])
+    rt.check(f, I, J, opset=18)
+    report = tf.onnx.export(f.get_concrete_function(I, J), None, strict=False)
+    assert len(report.problems) == 4 and "need opset 18 or later (exporting opset 17)" in str(report)
 
 
 def test_unsupported_opset():
