@@ -105,3 +105,12 @@ def test_bitwise_ops_need_opset_18(rt):
 def test_unsupported_opset():
     with pytest.raises(ValueError, match="opset must be between 13 and 21"):
         tf.onnx.export(tf.function(lambda x: x).get_concrete_function(X), None, opset=12)
+
+
+def test_string_tensors_pass_through(rt):
+    @tf.function(input_signature=[tf.TensorSpec([None], tf.string)])
+    def f(s):
+        return tf.concat([s, tf.constant(["x", "yy"])], 0)[::-1], tf.constant("z")
+    sess, _ = rt.export(f)
+    joined, z = rt.run(sess, np.array(["a", "b"], dtype=object))
+    assert joined.tolist() == ["yy", "x", "b", "a"] and z.item() == "z"

@@ -108,9 +108,7 @@ class Ctx:
 
     def const(self, value, dtype=None):
         """A constant: a Constant node when small, else an initializer of the main graph."""
-        v = np.asarray(value, dtype=None if dtype is None else np.dtype(dtype))
-        if v.dtype == object:
-            v = v.astype(bytes) if v.size else np.asarray(v, dtype=bytes)
+        v = np.asarray(value, dtype=None if dtype is None else np.dtype(dtype))  # strings: object arrays
         if v.size > 64:
             return self.model.initializer(v, f"{self._base}/const")
         out = self.model.fresh(f"{self._base}/Const")

@@ -12,7 +12,8 @@ from .builder import INT64_MAX, INT64_MIN, Unsupported, converter
 
 @converter("Const")
 def _const(ctx, op):
-    return ctx.const(op.attrs["value"], None if op.attrs["dtype"] is _dt.string else op.attrs["dtype"]._np)
+    dt = op.attrs["dtype"]
+    return ctx.const(op.attrs["value"], object if dt is _dt.string else dt._np)
 
 
 @converter("ReadVariableOp")
