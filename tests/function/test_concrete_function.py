@@ -142,3 +142,12 @@ def test_graph_def_shows_control_flow_like_tensorflow():
     text = str(gd)
     assert 'key: "Tcond"' in text and "library {" in text and "node_def {" in text
     assert f(tf.constant(2)).numpy() == 6 and f(tf.constant(-3)).numpy() == 0
+
+
+def test_lists_holding_tensors_are_packed_like_tensorflow():
+    @tf.function
+    def f(v, x):
+        return tf.concat([v, [x]], 0), tf.convert_to_tensor([[x, 1.0], [2.0, x]])
+    a, b = f(tf.constant([1.0]), tf.constant(5.0))
+    assert a.numpy().tolist() == [1.0, 5.0] and b.numpy().tolist() == [[5.0, 1.0], [2.0, 5.0]]
+    assert tf.convert_to_tensor([tf.Variable(1.0), 2.0]).numpy().tolist() == [1.0, 2.0]

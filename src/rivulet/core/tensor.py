@@ -355,6 +355,8 @@ def convert_to_tensor(value, dtype=None, name=None, dtype_hint=None):
                 raise ValueError(f"Tensor conversion requested dtype {dtype.name} for Tensor with dtype "
                                  f"{value.dtype.name}: {value!r}")
         return value
+    if isinstance(value, (list, tuple)) and _holds_tensor(value):
+        return _autopack(value, dtype, name)
     conv = getattr(value, "_as_tensor", None)
     if conv is not None:
         t = conv()
@@ -376,6 +378,32 @@ def convert_to_tensor(value, dtype=None, name=None, dtype_hint=None):
     if g is not None:
         return g.constant(v, name=name)
     return EagerTensor(v)
+
+
+def _holds_tensor(value):
+    return any(isinstance(v, Tensor) or hasattr(v, "_as_tensor") or
+               (isinstance(v, (list, tuple)) and _holds_tensor(v)) for v in value)
+
+
+def _autopack(value, dtype, name):
+    """A (nested) list mixing tensors and Python numbers becomes tf.stack of its rows, as TensorFlow packs
+    it; the Python numbers take the tensors' dtype."""
+    from ..ops.array_ops import stack
+    if dtype is None:
+        dtype = next(_tensor_dtypes(value))
+    rows = [_autopack(v, dtype, None) if isinstance(v, (list, tuple)) else convert_to_tensor(v, dtype=dtype)
+            for v in value]
+    return stack(rows, axis=0, name=name or "packed")
+
+
+def _tensor_dtypes(value):
+    for v in value:
+        if isinstance(v, (list, tuple)):
+            yield from _tensor_dtypes(v)
+        elif isinstance(v, Tensor):
+            yield v.dtype
+        elif hasattr(v, "_as_tensor"):
+            yield v.dtype
 
 
 def spec_of(t):
