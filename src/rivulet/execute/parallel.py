@@ -15,18 +15,24 @@ HEAVY_ELEMENTS = 1 << 17  # below this a thread hand-off (tens of microseconds) 
 _pool = None
 
 
+_LIGHT = _BLAS | {"Placeholder", "Const", "Identity", "ReadVariableOp"}
+
+
 def _heavy(op):
-    if op.opdef.stateful or op.type in _BLAS or op.opdef.is_view or len(op.outputs) != 1:
+    if len(op.outputs) != 1 or op.type in _LIGHT or op.opdef.stateful or op.opdef.is_view:
         return False
-    if op.type in ("Placeholder", "Const", "Identity", "ReadVariableOp"):
-        return False
-    sizes = [t.shape.num_elements() for t in list(op.inputs) + op.outputs]
-    return all(n is not None for n in sizes) and max(sizes, default=0) >= HEAVY_ELEMENTS
+    for t in (op.outputs[0], *op.inputs):  # big output (elementwise) or big input (reductions)
+        n = t.shape.num_elements()
+        if n is not None and n >= HEAVY_ELEMENTS:
+            return True
+    return False
 
 
 def schedule(ops):
     """Returns (ops in emission order, {id of a group's first op: [ops run together]}). Levels are
     longest-path depths, so ops of one level never depend on each other."""
+    if sum(1 for op in ops if _heavy(op)) < 2:
+        return ops, {}
     level = {}
     for op in ops:
         deps = [t.op._id for t in op.inputs] + [c._id for c in op.control_inputs]

@@ -192,7 +192,7 @@ class Graph:
         if isinstance(res, tuple) and len(res) == 2 and isinstance(res[1], _dt.DType):
             res = [res]
         name = self.unique_name(name or opdef.name)
-        ctrl = [c for group in self._control_stack for c in group]
+        ctrl = [c for group in self._control_stack for c in group] if self._control_stack else ()
         op = Operation(self, opdef, name, inputs, attrs, ctrl)
         op.outputs = [SymbolicTensor(op, i, shape if isinstance(shape, TensorShape) else TensorShape(shape), dt)
                       for i, (shape, dt) in enumerate(res)]
@@ -225,9 +225,17 @@ class Graph:
         return new
 
     def constant(self, value, name=None):
+        """A Const op. Built directly: its shape and dtype are the value's own, there is nothing to infer."""
         from ..ops.constant_op import CONST
         dt = _dt.from_numpy(value.dtype if hasattr(value, "dtype") else np.asarray(value).dtype)
-        return self.create_op(CONST, (), {"value": value, "dtype": dt}, name or "Const").outputs[0]
+        name = self.unique_name(name or "Const")
+        ctrl = [c for group in self._control_stack for c in group] if self._control_stack else ()
+        op = Operation(self, CONST, name, (), {"value": value, "dtype": dt}, ctrl)
+        op.outputs = [SymbolicTensor(op, 0, TensorShape._known(np.shape(value)), dt)]
+        op.user_frame = _user_frame()
+        self._ops.append(op)
+        self._by_name[name] = op
+        return op.outputs[0]
 
     def placeholder(self, dtype, shape, name=None):
         from ..ops.constant_op import PLACEHOLDER

@@ -85,6 +85,8 @@ def _freeze(v):
 def _cse_key(opdef, inputs, attrs):
     if opdef.name == "Const":
         v = attrs["value"]
+        if isinstance(v, np.generic) and v.dtype.kind != "O":  # the common Python-scalar constant
+            return ("Const", v.dtype.str, v.tobytes())  # bytes: -0.0 and 0.0 stay distinct
         frozen = _freeze(np.asarray(v))
         return None if frozen is None else ("Const", type(v).__name__, frozen)
     items = []
