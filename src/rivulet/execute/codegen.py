@@ -72,9 +72,11 @@ def compile_graph(graph, inputs, outputs, name="fn", wrap=None):
             if r is None:
                 continue
             remaining[id(t)] = r - 1
+            if r != 1:
+                continue
             n = t.shape.num_elements()
             expr = names[id(t)]
-            if r == 1 and n is not None and n > _FREE_ABOVE and expr.startswith("v") and "[" not in expr:
+            if n is not None and n > _FREE_ABOVE and expr.startswith("v") and "[" not in expr:
                 lines.append(f"    del {expr}")
 
     for op in ops:
