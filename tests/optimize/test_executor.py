@@ -80,3 +80,15 @@ def test_errors_inside_parallel_groups_still_name_the_node():
     x = tf.constant(np.random.rand(200000).astype(np.float32))
     with pytest.raises(tf.errors.InvalidArgumentError, match="not in"):
         f(x, x)
+
+
+def test_independent_branches_with_parallel_levels_inside_do_not_deadlock():
+    # Each branch has two heavy ops on one level, so it would itself ask the pool for help: more
+    # branches than workers must still finish (nested waits run in the calling thread).
+    def f(*xs):
+        return [tf.exp(x) + tf.sqrt(tf.abs(x)) for x in xs]
+    xs = [tf.constant(np.random.rand(400, 400).astype(np.float32)) for _ in range(6)]
+    out = tf.function(f)(*xs)
+    for x, o in zip(xs, out):
+        v = x.numpy()
+        np.testing.assert_allclose(o.numpy(), np.exp(v) + np.sqrt(np.abs(v)), rtol=1e-6)

@@ -36,9 +36,14 @@ class CompiledGraph:
         return self.fn(*values)
 
 
-def compile_graph(graph, inputs, outputs, name="fn", wrap=None):
+def compile_graph(graph, inputs, outputs, name="fn", wrap=None, split=True):
     """inputs: placeholders fed in order; outputs: tensors returned. `wrap` (optional) is applied to each
     output inside the generated code (e.g. EagerTensor), saving a Python-level loop per call."""
+    from ..optimize import options
+    if split and options.enabled("parallel_execution"):
+        groups = parallel.components(graph, outputs)
+        if groups:
+            return _compile_branches(graph, inputs, outputs, name, wrap, groups)
     ops = needed_ops(graph, outputs)
     names = {}  # id(tensor) -> expression
     glob = {"_np": np}
@@ -57,7 +62,6 @@ def compile_graph(graph, inputs, outputs, name="fn", wrap=None):
         uses[id(t)] = uses.get(id(t), 0) + 1 << 20  # never freed
     remaining = dict(uses)
     fresh = set()  # tensors whose buffers this function allocated (safe to overwrite once dead)
-    from ..optimize import options
     reuse = options.enabled("buffer_reuse")
     groups, grouped = {}, set()
     if options.enabled("parallel_execution"):
@@ -218,6 +222,32 @@ def _reusable(op, fresh, remaining, names):
         if id(t) in fresh and remaining.get(id(t)) == 1 and t.shape == out.shape and t.dtype is out.dtype:
             return names[id(t)]
     return None
+
+
+def _compile_branches(graph, inputs, outputs, name, wrap, groups):
+    """Independent branches of the graph, each compiled on its own and run concurrently: no
+    synchronisation between their ops, one hand-off per branch."""
+    branches = [compile_graph(graph, inputs, [outputs[i] for i in g], f"{name}_branch{k}", wrap, split=False)
+                for k, g in enumerate(groups)]
+    where = {}
+    for k, g in enumerate(groups):
+        for j, i in enumerate(g):
+            where[i] = (k, j)
+    glob = {"_par": parallel.run_together}
+    params = ", ".join(f"a{i}" for i in range(len(inputs)))
+    calls = []
+    for k, b in enumerate(branches):
+        glob[f"b{k}"] = b.fn
+        calls.append(f"(b{k}, ({params}{',' if len(inputs) == 1 else ''}), {{}})")
+    rets = "".join(f"r[{where[i][0]}][{where[i][1]}], " for i in range(len(outputs)))
+    src = f"def {_ident(name)}({params}):\n    r = _par({', '.join(calls)})\n    return ({rets})\n"
+    fname = f"<rivulet-graph {name}#{next(_ids)}>"
+    exec(compile(src, fname, "exec"), glob)
+    linecache.cache[fname] = (len(src), None, src.splitlines(True), fname)
+    cg = CompiledGraph()
+    cg.fn, cg.source, cg.filename, cg.line_ops = glob[_ident(name)], src, fname, {}
+    cg.ops = [op for b in branches for op in b.ops]
+    return cg
 
 
 def _ident(name):

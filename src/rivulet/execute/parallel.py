@@ -6,6 +6,7 @@ two parallel matmuls just share the cores). The schedule is decided at compile t
 graphs without two heavy independent ops compile to the plain sequential code.
 """
 import os
+import threading
 from concurrent.futures import ThreadPoolExecutor
 
 # Ops whose kernels are BLAS-backed (multi-threaded inside) or cheap views: never worth a thread hop.
@@ -51,9 +52,48 @@ def schedule(ops):
     return order, groups
 
 
+_FREE = {"Placeholder", "Const"}  # shared by several branches at no cost
+
+
+def components(graph, outputs):
+    """Groups output indices into independent branches: outputs whose cones share no op (inputs and
+    constants aside). Returns the groups when at least two of them carry heavy work, else None. Graphs
+    with stateful ops keep one program order, so they are never split."""
+    from .plan import needed_ops
+    if graph.control_outputs or len(outputs) < 2:
+        return None
+    owner, parent = {}, list(range(len(outputs)))
+
+    def find(i):
+        while parent[i] != i:
+            parent[i] = parent[parent[i]]
+            i = parent[i]
+        return i
+    heavy = [False] * len(outputs)
+    for i, t in enumerate(outputs):
+        for op in needed_ops(graph, [t], keep_stateful=False):
+            if op.type in _FREE:
+                continue
+            heavy[i] = heavy[i] or _heavy(op)
+            j = owner.setdefault(op._id, i)
+            if j != i:
+                parent[find(i)] = find(j)
+    groups = {}
+    for i in range(len(outputs)):
+        groups.setdefault(find(i), []).append(i)
+    groups = list(groups.values())
+    if sum(any(heavy[i] for i in g) for g in groups) < 2:
+        return None
+    return groups
+
+
 def run_together(*calls):
-    """Runs (kernel, args, kwargs) calls concurrently: all but the first on the pool, the first here."""
+    """Runs (kernel, args, kwargs) calls concurrently: all but the first on the pool, the first here.
+    Called from a pool thread (a branch that itself has parallel levels) it runs them in turn: waiting
+    on the pool from inside it could leave every worker waiting on work that no worker is free to run."""
     global _pool
+    if threading.current_thread().name.startswith("rivulet"):
+        return tuple(fn(*a, **k) for fn, a, k in calls)
     if _pool is None:
         _pool = ThreadPoolExecutor(max_workers=max(2, os.cpu_count() or 2), thread_name_prefix="rivulet")
     futures = [_pool.submit(fn, *a, **k) for fn, a, k in calls[1:]]
