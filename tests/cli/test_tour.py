@@ -20,3 +20,16 @@ def test_quick_tour_runs_and_explains():
     assert "MatMul       MatMul     float32(None, 1)   <- x, w" in out
     assert "4 calls, 3 traces" in out
     assert "- x: shape (1,) -> (2,)" in out and "- factor: Python value 2 -> 3" in out
+
+
+def test_tour_training_generalises(capsys, monkeypatch):
+    # The synthetic fallback (no scikit-learn) must be a problem the demo's model really learns.
+    import re
+
+    from rivulet import tour
+    monkeypatch.setattr(tour, "_digits_file", lambda: None)
+    tour._train()
+    out = capsys.readouterr().out
+    assert "synthetic 10-class problem" in out
+    acc = float(re.search(r"test accuracy ([\d.]+)%", out).group(1))
+    assert acc >= 90.0, out
