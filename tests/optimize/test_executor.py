@@ -92,3 +92,17 @@ def test_independent_branches_with_parallel_levels_inside_do_not_deadlock():
     for x, o in zip(xs, out):
         v = x.numpy()
         np.testing.assert_allclose(o.numpy(), np.exp(v) + np.sqrt(np.abs(v)), rtol=1e-6)
+
+
+def test_bias_add_after_conv_reuses_the_conv_output():
+    x = tf.constant(np.random.rand(1, 12, 12, 3).astype(np.float32))
+    w = tf.constant(np.random.rand(3, 3, 3, 4).astype(np.float32))
+    b = tf.constant(np.random.rand(4).astype(np.float32))
+    b0 = b.numpy().copy()
+    f = tf.function(lambda x: tf.nn.bias_add(tf.nn.conv2d(x, w, 1, "VALID"), b))
+    got = f(x).numpy()
+    assert "out=" in f.get_concrete_function(x)._compiled.source
+    tf.config.optimizer.set_experimental_options({"buffer_reuse": False})
+    want = tf.function(lambda x: tf.nn.bias_add(tf.nn.conv2d(x, w, 1, "VALID"), b))(x).numpy()
+    np.testing.assert_array_equal(got, want)
+    np.testing.assert_array_equal(b.numpy(), b0)

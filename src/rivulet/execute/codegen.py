@@ -202,9 +202,10 @@ def _inline_fused_matmul(op, glob):
 # load (same place in program order, so the automatic control dependencies still hold).
 _INLINE = {"ReadVariableOp": lambda op, glob: "{0}._value", "_FusedMatMul": _inline_fused_matmul}
 # Elementwise ops computed in place (ufunc with out=), and ops whose kernels always return a new array.
+# BiasAdd without attrs is NHWC: the bias broadcasts on the last axis, as np.add does.
 _INPLACE = {"AddV2": np.add, "Sub": np.subtract, "Mul": np.multiply, "Maximum": np.maximum,
-            "Minimum": np.minimum, "Neg": np.negative}
-_FRESH = set(_INPLACE) | {"MatMul", "_FusedMatMul", "BatchMatMulV2"}
+            "Minimum": np.minimum, "Neg": np.negative, "BiasAdd": np.add}
+_FRESH = set(_INPLACE) | {"MatMul", "_FusedMatMul", "BatchMatMulV2", "Conv2D"}
 
 
 def _plain_array(t):
