@@ -212,3 +212,54 @@ def test_user_layer_call_is_converted_by_autograph_inside_functions():
     assert f(tf.constant([3.0, -1.0])).numpy().tolist() == [3.0, -1.0]
     ops = [op.type for op in f.get_concrete_function(tf.constant([1.0, 2.0])).graph.get_operations()]
     assert any(t in ("If", "StatelessIf") for t in ops)
+
+
+@pytest.mark.parametrize("make, first, second, message", [
+    (lambda: layers.Dense(2), (2, 3), (2, 4), "expected axis -1 of input shape to have value 3, but received "
+                                              "input with shape (2, 4)"),
+    (lambda: layers.Dense(2), None, (3,), "expected min_ndim=2, found ndim=1. Full shape received: (3,)"),
+    (lambda: layers.Conv2D(2, 3), (1, 5, 5, 3), (1, 5, 5, 4), "expected axis -1 of input shape to have value 3"),
+    (lambda: layers.Conv2D(2, 3), None, (5, 5, 3), "expected ndim=4, found ndim=3"),
+    (lambda: layers.MaxPooling2D(), None, (5, 5, 3), "expected ndim=4, found ndim=3"),
+    (lambda: layers.GlobalAveragePooling2D(), None, (5, 5, 3), "expected ndim=4, found ndim=3"),
+    (lambda: layers.GlobalMaxPooling2D(), None, (2, 5, 5), "expected ndim=4, found ndim=3"),
+])
+def test_inputs_of_the_wrong_shape_raise_value_error_naming_the_layer(make, first, second, message):
+    layer = make()
+    if first is not None:
+        layer(tf.zeros(first))
+    with pytest.raises(ValueError, match=f'Input 0 of layer "{layer.name}" is incompatible') as info:
+        layer(np.zeros(second, "float32"))
+    assert message in str(info.value)
+    if first is not None:
+        assert layer(tf.zeros(first)).shape[0] == first[0]  # still usable with the right shape
+
+
+def test_wrong_input_shape_inside_a_model_and_a_traced_function_names_the_dense_layer():
+    model = tf.keras.Sequential([tf.keras.Input((3,)), layers.Dense(2, name="head")])
+    with pytest.raises(ValueError, match='layer "head".*value 3, but received input with shape \\(2, 4\\)'):
+        model(np.zeros((2, 4), "float32"))
+    model.compile("sgd", "mse")
+    with pytest.raises(ValueError, match='layer "head".*expected axis -1 of input shape to have value 3'):
+        model.fit(np.zeros((4, 4)), np.zeros((4, 2)), verbose=0)
+
+
+def test_dense_casts_integer_inputs_to_its_dtype():
+    layer = layers.Dense(2, kernel_initializer="ones")
+    y = layer(tf.constant([[1, 2]]))
+    assert y.dtype == tf.float32
+    np.testing.assert_allclose(y.numpy(), [[3.0, 3.0]])
+
+
+def test_reshape_to_a_different_size_is_a_value_error():
+    with pytest.raises(ValueError, match=r"total size of the tensor must be unchanged.*input_shape=\(4, 3\), "
+                                         r"target_shape=\(5,\)"):
+        layers.Reshape((5,))(tf.zeros([3, 4, 3]))
+    with pytest.raises(ValueError, match="total size"):
+        layers.Reshape((5, -1))(tf.zeros([3, 4, 3]))
+    with pytest.raises(ValueError, match="at most one unknown dimension"):
+        layers.Reshape((-1, -1))(tf.zeros([3, 4, 3]))
+    assert layers.Reshape((-1, 2))(tf.zeros([3, 4, 3])).shape == (3, 6, 2)
+    i = tf.keras.Input((3,))
+    with pytest.raises(ValueError, match="total size"):
+        layers.Reshape((4,))(layers.Dense(2)(i))

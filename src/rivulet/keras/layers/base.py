@@ -6,7 +6,7 @@ no name scopes and no bookkeeping, so a Dense layer costs about its matmul, bias
 import inspect
 
 import rivulet as tf
-from rivulet import nest
+from rivulet import errors, nest
 from rivulet.core.context import SLOW as _SLOW, current_graph
 from rivulet.core.tensor import Tensor
 
@@ -54,6 +54,43 @@ def call_spec(fn):
 def _is_variable(v):
     var = getattr(tf, "Variable", None)
     return var is not None and isinstance(v, var)
+
+
+class InputSpec:
+    """What a layer accepts: `ndim`, `min_ndim`, `max_ndim`, and `axes` ({axis: size})."""
+
+    def __init__(self, dtype=None, shape=None, ndim=None, max_ndim=None, min_ndim=None, axes=None,
+                 allow_last_axis_squeeze=False, name=None):
+        self.dtype, self.name = dtype, name
+        self.shape = tuple(shape) if shape is not None else None
+        self.ndim = len(self.shape) if self.shape is not None else ndim
+        self.max_ndim, self.min_ndim = max_ndim, min_ndim
+        self.axes = dict(axes or {})
+
+    def incompatibility(self, shape):
+        """Why `shape` does not fit (Keras's wording), or None."""
+        rank = shape.rank
+        if rank is None:
+            return None
+        full = tuple(shape.as_list())
+        if self.ndim is not None and rank != self.ndim:
+            return f"expected ndim={self.ndim}, found ndim={rank}. Full shape received: {full}"
+        if self.max_ndim is not None and rank > self.max_ndim:
+            return f"expected max_ndim={self.max_ndim}, found ndim={rank}"
+        if self.min_ndim is not None and rank < self.min_ndim:
+            return f"expected min_ndim={self.min_ndim}, found ndim={rank}. Full shape received: {full}"
+        for axis, size in self.axes.items():
+            if -rank <= axis < rank and size is not None and full[axis] not in (None, size):
+                return (f"expected axis {axis} of input shape to have value {size}, but received input with "
+                        f"shape {full}")
+        if self.shape is not None:
+            for want, got in zip(self.shape, full):
+                if want is not None and got is not None and want != got:
+                    return f"expected shape={self.shape}, found shape={full}"
+        return None
+
+    def __repr__(self):
+        return f"InputSpec(ndim={self.ndim}, min_ndim={self.min_ndim}, axes={self.axes})"
 
 
 class Layer:
@@ -126,10 +163,36 @@ class Layer:
         if self._plain and not kwargs:
             x = args[0]
             if isinstance(x, Tensor) and x.dtype is self._dtype:
-                if _SLOW[0] and current_graph() is not None:
-                    return self._graph_call()(*args)
-                return self.call(*args)
-        return self._call_general(args, kwargs)
+                try:
+                    if _SLOW[0] and current_graph() is not None:
+                        return self._graph_call()(*args)
+                    return self.call(*args)
+                except (ValueError, errors.InvalidArgumentError):
+                    self._check_input_spec(x)
+                    raise
+        try:
+            return self._call_general(args, kwargs)
+        except (ValueError, errors.InvalidArgumentError):
+            if args:
+                self._check_input_spec(args[0])
+            raise
+
+    def _check_input_spec(self, inputs):
+        """After `call` failed: a ValueError naming the layer if the inputs do not fit its `input_spec`.
+        (Checked only on failure, so the eager hot path pays nothing.)"""
+        spec = self.input_spec
+        if spec is None or nest.is_nested(inputs):
+            return
+        shape = getattr(inputs, "shape", None)
+        if shape is None:
+            return
+        try:
+            shape = tf.TensorShape(shape)
+        except (TypeError, ValueError):
+            return
+        message = spec.incompatibility(shape)
+        if message:
+            raise ValueError(f"Input 0 of layer \"{self.name}\" is incompatible with the layer: {message}")
 
     def _graph_call(self):
         """`call` as graphs need it: converted by AutoGraph (TensorFlow converts a layer's call too), so a
@@ -142,6 +205,8 @@ class Layer:
         converted = convert(call)
         self.__dict__["_autograph_call"] = (call, converted)
         return converted
+
+    input_spec = None
 
     def _call_general(self, args, kwargs):
         if args:

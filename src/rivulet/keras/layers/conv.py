@@ -2,7 +2,7 @@
 import rivulet as tf
 
 from .. import activations, initializers, regularizers
-from .base import Layer
+from .base import InputSpec, Layer
 
 
 def _pair(value, what):
@@ -66,6 +66,7 @@ class Conv2D(Layer):
                                       initializer=self.kernel_initializer, regularizer=self.kernel_regularizer)
         self.bias = self.add_weight("bias", (self.filters,), initializer=self.bias_initializer,
                                     regularizer=self.bias_regularizer) if self.use_bias else None
+        self.input_spec = InputSpec(ndim=4, axes={-1: channels})
         self.built = True
 
     def call(self, inputs):
@@ -93,6 +94,7 @@ class _Pooling2D(Layer):
         self.strides = _pair(strides, "strides") if strides is not None else self.pool_size
         self.padding = padding
         self._pad = _padding(padding)
+        self.input_spec = InputSpec(ndim=4)
 
     def call(self, inputs):
         return type(self)._pool(inputs, ksize=self.pool_size, strides=self.strides, padding=self._pad)
@@ -115,13 +117,16 @@ class GlobalAveragePooling2D(Layer):
         super().__init__(**kwargs)
         _check_format(data_format)
         self.keepdims = keepdims
+        self.input_spec = InputSpec(ndim=4)
 
     def call(self, inputs):
+        self._check_input_spec(inputs)  # a reduction over axes 1 and 2 would run on any rank >= 3
         return tf.reduce_mean(inputs, axis=[1, 2], keepdims=self.keepdims)
 
 
 class GlobalMaxPooling2D(GlobalAveragePooling2D):
     def call(self, inputs):
+        self._check_input_spec(inputs)
         return tf.reduce_max(inputs, axis=[1, 2], keepdims=self.keepdims)
 
 

@@ -4,7 +4,7 @@ import math
 import rivulet as tf
 
 from .. import activations, initializers, regularizers
-from .base import Layer
+from .base import InputSpec, Layer
 
 
 class Dense(Layer):
@@ -27,9 +27,14 @@ class Dense(Layer):
         self.kernel_regularizer = regularizers.get(kernel_regularizer)
         self.bias_regularizer = regularizers.get(bias_regularizer)
         self.kernel_constraint, self.bias_constraint = kernel_constraint, bias_constraint
+        self.input_spec = InputSpec(min_ndim=2)
 
     def build(self, input_shape):
-        last = tf.TensorShape(input_shape)[-1]
+        input_shape = tf.TensorShape(input_shape)
+        if input_shape.rank is not None and input_shape.rank < 2:
+            raise ValueError(f"Input 0 of layer \"{self.name}\" is incompatible with the layer: "
+                             f"{self.input_spec.incompatibility(input_shape)}")
+        last = input_shape[-1]
         if last is None:
             raise ValueError("The last dimension of the inputs to a Dense layer should be defined. Found None. "
                              f"Full input shape received: {tf.TensorShape(input_shape)}")
@@ -38,9 +43,12 @@ class Dense(Layer):
         self.bias = self.add_weight("bias", [self.units], initializer=self.bias_initializer,
                                     regularizer=self.bias_regularizer, constraint=self.bias_constraint) \
             if self.use_bias else None
+        self.input_spec = InputSpec(min_ndim=2, axes={-1: last})
         self.built = True
 
     def call(self, inputs):
+        if inputs.dtype is not self.kernel.dtype:
+            inputs = tf.cast(inputs, self.kernel.dtype)  # integer inputs too, as Keras's Dense does
         if inputs.ndim == 2:
             out = tf.matmul(inputs, self.kernel)
         else:
@@ -134,7 +142,23 @@ class Reshape(Layer):
         super().__init__(**kwargs)
         self.target_shape = tuple(target_shape)
 
+    def _check_size(self, shape):
+        """A ValueError when the known input size cannot fill `target_shape`."""
+        rest = shape[1:]
+        if shape.rank is None or not rest.is_fully_defined():
+            return
+        size, target = math.prod(rest.as_list()), self.target_shape
+        unknown = [i for i, d in enumerate(target) if d == -1]
+        known = math.prod(d for d in target if d != -1)
+        if len(unknown) > 1:
+            raise ValueError(f"There must be at most one unknown dimension in output_shape. Received: "
+                             f"output_shape={target}.")
+        if (not unknown and size != known) or (unknown and (known == 0 or size % known)):
+            raise ValueError(f"The total size of the tensor must be unchanged. Received: "
+                             f"input_shape={tuple(rest.as_list())}, target_shape={target}")
+
     def call(self, inputs):
+        self._check_size(inputs.shape)
         batch = inputs.shape[0]
         if batch is None:
             batch = tf.shape(inputs)[0]
