@@ -115,3 +115,34 @@ def test_verbosity_and_trace(capsys):
     tf.autograph.set_verbosity(0)
     tf.autograph.trace("hello", 1)
     assert capsys.readouterr().out == "hello 1\n"
+
+
+def _doubled(f):
+    import functools
+
+    @functools.wraps(f)
+    def wrapper(*args):
+        if args[0] > 0:  # converted too: this is the wrapper's own code
+            return f(*args) * 2
+        return f(*args)
+    return wrapper
+
+
+@_doubled
+def _plus_one(x):
+    return x + 1
+
+
+def test_functools_wraps_decorators_convert_their_own_code():
+    # The wrapper's source is converted, not the wrapped function's that functools.wraps points to.
+    assert float(tf.function(_plus_one)(tf.constant(2.0))) == 6.0
+    assert float(tf.function(_plus_one)(tf.constant(-2.0))) == -1.0
+    assert float(tf.function(lambda x: _plus_one(x) + 0)(tf.constant(2.0))) == 6.0
+
+
+def test_library_wrappers_are_not_converted_with_the_user_module_globals():
+    @tf.custom_gradient  # functools.wraps gives the library wrapper this module's name
+    def triple_grad(x):
+        return tf.identity(x), lambda dy: dy * 3.0
+    assert impl.is_library_code(triple_grad)
+    assert float(tf.function(lambda x: triple_grad(x) * x)(tf.constant(2.0))) == 4.0

@@ -43,7 +43,10 @@ def do_not_convert(func=None):
 
 def is_library_code(fn):
     """Functions AutoGraph leaves alone: rivulet's own, NumPy's, the standard library's, builtins."""
-    module = getattr(fn, "__module__", None) or ""
+    # The module that defined it: a function's globals name it even when functools.wraps copied the
+    # wrapped function's __module__ onto a library wrapper (tf.custom_gradient's).
+    glob = getattr(fn, "__globals__", None)
+    module = (glob.get("__name__") if isinstance(glob, dict) else None) or getattr(fn, "__module__", None) or ""
     if getattr(sys.modules.get(module), "__autograph_user_code__", False):
         return False  # a module of ours written as user code (the tour)
     top = module.split(".")[0]

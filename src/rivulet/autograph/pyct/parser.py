@@ -10,13 +10,15 @@ class SourceUnavailable(Exception):
 
 def parse_function(fn):
     """(ast.FunctionDef, filename) for `fn`; a lambda becomes `def <name>(args): return <body>`."""
+    code = getattr(fn, "__code__", None)
     try:
-        lines, first = inspect.getsourcelines(fn)
-        filename = inspect.getsourcefile(fn) or inspect.getfile(fn)
+        # The code object's own source: inspect would follow a functools.wraps `__wrapped__` to the
+        # decorated function, whose source is not the wrapper's.
+        lines, first = inspect.getsourcelines(code if code is not None else fn)
+        filename = inspect.getsourcefile(code if code is not None else fn) or inspect.getfile(fn)
     except (OSError, TypeError) as e:
         raise SourceUnavailable(str(e)) from None
     source = textwrap.dedent("".join(lines))
-    code = fn.__code__
     if code.co_name == "<lambda>":
         node = _lambda_def(source, code)
     else:
