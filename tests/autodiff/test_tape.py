@@ -306,6 +306,60 @@ def test_custom_gradient_with_variables():
         t.gradient(z, x)
 
 
+def test_custom_gradient_inside_a_function_differentiated_outside():
+    # The function's ops replay on the tape; the gradient function, traced against the function's own
+    # tensors, runs on the replayed values.
+    @tf.custom_gradient
+    def log1pexp(x):
+        e = tf.exp(x)
+        return tf.math.log(1 + e), lambda dy: dy * (1 - 1 / (1 + e))
+
+    v = tf.Variable(2.0)
+
+    @tf.custom_gradient
+    def times_v(x):
+        unused_by_forward = x * 7.0
+
+        def grad(dy, variables):
+            return dy * v * 10.0 + unused_by_forward, [tf.reduce_sum(dy * x) * 100.0]
+        return x * v, grad
+
+    @tf.function
+    def f(x):
+        return log1pexp(x) + times_v(x)
+
+    x = tf.constant([0.0, 100.0])
+    with tf.GradientTape() as t:
+        t.watch(x)
+        y = f(x)
+    gx, gv = t.gradient(y, [x, v])
+    np.testing.assert_allclose(gx.numpy(), [0.5 + 20.0, 1.0 + 20.0 + 700.0])
+    assert float(gv) == 10000.0
+
+    @tf.function
+    def outer(x):  # f is inlined here; the tape is in this graph
+        with tf.GradientTape() as t:
+            t.watch(x)
+            y = f(x) * 2.0
+        return t.gradient(y, x)
+    np.testing.assert_allclose(outer(x).numpy(), [1.0 + 40.0, 2.0 + 40.0 + 700.0])
+
+    @tf.function
+    def square(x):
+        @tf.custom_gradient
+        def sq(x):
+            return x * x, lambda dy: dy * 2.0 * x
+        return sq(x)
+    with tf.GradientTape() as t2:  # second order: the replayed gradient is recorded too
+        t2.watch(x)
+        with tf.GradientTape() as t1:
+            t1.watch(x)
+            y = square(x)
+        g = t1.gradient(y, x)
+    np.testing.assert_allclose(g.numpy(), [0.0, 200.0])
+    np.testing.assert_allclose(t2.gradient(g, x).numpy(), [2.0, 2.0])
+
+
 def test_tf_gradients_in_a_graph():
     with pytest.raises(RuntimeError, match="^tf.gradients is not supported when eager execution is enabled"):
         tf.gradients(tf.constant(1.0), tf.constant(1.0))
