@@ -73,3 +73,56 @@ def test_function_forms_return_one_loss_per_sample():
     assert losses.mean_squared_error(Y1H, P).shape == (4,)
     assert losses.get("mse") is losses.mean_squared_error
     assert isinstance(losses.get("BinaryCrossentropy"), losses.BinaryCrossentropy)
+
+
+_YT = (rng.random((5, 4)) > 0.5).astype("float32")
+_YP = rng.random((5, 4)).astype("float32") + 0.05
+
+
+def _np_refs():
+    t, p = _YT, _YP
+    signed = 2 * t - 1
+    tc, pc = np.clip(t, EPS, 1), np.clip(p, EPS, 1)
+    unit = lambda a: a / np.sqrt(np.maximum((a * a).sum(-1, keepdims=True), 1e-12))  # noqa: E731
+    d = p - t
+    return {
+        "msle": ((np.log1p(np.maximum(p, EPS)) - np.log1p(np.maximum(t, EPS))) ** 2).mean(-1),
+        "kld": (tc * np.log(tc / pc)).sum(-1),
+        "hinge": np.maximum(1 - signed * p, 0).mean(-1),
+        "squared_hinge": (np.maximum(1 - signed * p, 0) ** 2).mean(-1),
+        "categorical_hinge": np.maximum(((1 - t) * p).max(-1) - (t * p).sum(-1) + 1, 0),
+        "poisson": (p - t * np.log(p + EPS)).mean(-1),
+        "cosine_similarity": -(unit(t) * unit(p)).sum(-1),
+        "logcosh": np.log(np.cosh(d)).mean(-1),
+    }
+
+
+@pytest.mark.parametrize("name, cls", [("msle", "MeanSquaredLogarithmicError"), ("kld", "KLDivergence"),
+                                       ("hinge", "Hinge"), ("squared_hinge", "SquaredHinge"),
+                                       ("categorical_hinge", "CategoricalHinge"), ("poisson", "Poisson"),
+                                       ("cosine_similarity", "CosineSimilarity"), ("logcosh", "LogCosh")])
+def test_more_losses_by_name_and_class_match_their_formulas(name, cls):
+    ref = _np_refs()[name]
+    fn = losses.get(name)
+    np.testing.assert_allclose(fn(_YT, _YP).numpy(), ref, rtol=1e-5, atol=1e-6)
+    traced = tf.function(lambda a, b: fn(a, b))
+    np.testing.assert_allclose(traced(tf.constant(_YT), tf.constant(_YP)).numpy(), ref, rtol=1e-5, atol=1e-6)
+    obj = losses.get(cls)
+    assert isinstance(obj, losses.Loss)
+    w = np.array([1.0, 0.0, 2.0, 1.0, 0.5], "float32")
+    assert float(obj(_YT, _YP, sample_weight=w)) == pytest.approx((ref * w).sum() / 5, rel=1e-5)
+    assert float(getattr(losses, cls)(reduction="sum")(_YT, _YP)) == pytest.approx(ref.sum(), rel=1e-5)
+
+
+def test_hinge_keeps_labels_that_are_already_signed():
+    t = np.array([[-1.0, 1.0]], "float32")
+    p = np.array([[0.3, 0.4]], "float32")
+    assert float(losses.hinge(t, p)[0]) == pytest.approx((1.3 + 0.6) / 2)
+
+
+def test_a_model_compiles_with_the_new_loss_names():
+    model = tf.keras.Sequential([tf.keras.Input((4,)), tf.keras.layers.Dense(4, activation="softplus")])
+    model.compile("sgd", loss="poisson", metrics=["msle", "kld"])
+    hist = model.fit(_YT, _YP, epochs=2, verbose=0)
+    assert sorted(hist.history) == ["kld", "loss", "msle"]
+    assert all(np.isfinite(v).all() for v in hist.history.values())

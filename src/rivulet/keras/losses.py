@@ -92,9 +92,66 @@ def binary_crossentropy(y_true, y_pred, from_logits=False, label_smoothing=0.0, 
     return tf.reduce_mean(per, axis=axis)
 
 
+def mean_squared_logarithmic_error(y_true, y_pred):
+    y_true, y_pred = _pred_true(y_true, y_pred)
+    eps = backend.epsilon()
+    first = tf.math.log1p(tf.maximum(y_pred, eps))
+    second = tf.math.log1p(tf.maximum(y_true, eps))
+    return tf.reduce_mean(tf.square(first - second), axis=-1)
+
+
+def kl_divergence(y_true, y_pred):
+    y_true, y_pred = _pred_true(y_true, y_pred)
+    y_true = tf.clip_by_value(y_true, backend.epsilon(), 1.0)
+    y_pred = tf.clip_by_value(y_pred, backend.epsilon(), 1.0)
+    return tf.reduce_sum(y_true * tf.math.log(y_true / y_pred), axis=-1)
+
+
+def _signed_labels(y_true):
+    """Labels given as 0/1 become -1/1 (hinge losses want signed labels); other labels are kept."""
+    binary = tf.reduce_all(tf.logical_or(tf.equal(y_true, 0.0), tf.equal(y_true, 1.0)))
+    return tf.where(binary, 2.0 * y_true - 1.0, y_true)
+
+
+def hinge(y_true, y_pred):
+    y_true, y_pred = _pred_true(y_true, y_pred)
+    return tf.reduce_mean(tf.maximum(1.0 - _signed_labels(y_true) * y_pred, 0.0), axis=-1)
+
+
+def squared_hinge(y_true, y_pred):
+    y_true, y_pred = _pred_true(y_true, y_pred)
+    return tf.reduce_mean(tf.square(tf.maximum(1.0 - _signed_labels(y_true) * y_pred, 0.0)), axis=-1)
+
+
+def categorical_hinge(y_true, y_pred):
+    y_true, y_pred = _pred_true(y_true, y_pred)
+    pos = tf.reduce_sum(y_true * y_pred, axis=-1)
+    neg = tf.reduce_max((1.0 - y_true) * y_pred, axis=-1)
+    return tf.maximum(neg - pos + 1.0, 0.0)
+
+
+def poisson(y_true, y_pred):
+    y_true, y_pred = _pred_true(y_true, y_pred)
+    return tf.reduce_mean(y_pred - y_true * tf.math.log(y_pred + backend.epsilon()), axis=-1)
+
+
+def cosine_similarity(y_true, y_pred, axis=-1):
+    y_true, y_pred = _pred_true(y_true, y_pred)
+    return -tf.reduce_sum(tf.nn.l2_normalize(y_true, axis=axis) * tf.nn.l2_normalize(y_pred, axis=axis), axis=axis)
+
+
+def log_cosh(y_true, y_pred):
+    y_true, y_pred = _pred_true(y_true, y_pred)
+    x = y_pred - y_true
+    return tf.reduce_mean(x + tf.nn.softplus(-2.0 * x) - tf.cast(tf.math.log(2.0), x.dtype), axis=-1)
+
+
 mse = MSE = mean_squared_error
 mae = MAE = mean_absolute_error
 mape = MAPE = mean_absolute_percentage_error
+msle = MSLE = mean_squared_logarithmic_error
+kld = KLD = kullback_leibler_divergence = kl_divergence
+logcosh = log_cosh
 
 
 # -- weighting and reduction -----------------------------------------------------------------------------
@@ -175,6 +232,27 @@ class Huber(LossFunctionWrapper):
         super().__init__(huber, reduction=reduction, name=name, delta=delta)
 
 
+def _simple(cls_name, fn, default_name):
+    def __init__(self, reduction=Reduction.AUTO, name=default_name):
+        LossFunctionWrapper.__init__(self, fn, reduction=reduction, name=name)
+    return type(cls_name, (LossFunctionWrapper,), {"__init__": __init__, "__doc__": f"The mean of `{fn.__name__}`."})
+
+
+MeanSquaredLogarithmicError = _simple("MeanSquaredLogarithmicError", mean_squared_logarithmic_error,
+                                      "mean_squared_logarithmic_error")
+KLDivergence = _simple("KLDivergence", kl_divergence, "kl_divergence")
+Hinge = _simple("Hinge", hinge, "hinge")
+SquaredHinge = _simple("SquaredHinge", squared_hinge, "squared_hinge")
+CategoricalHinge = _simple("CategoricalHinge", categorical_hinge, "categorical_hinge")
+Poisson = _simple("Poisson", poisson, "poisson")
+LogCosh = _simple("LogCosh", log_cosh, "log_cosh")
+
+
+class CosineSimilarity(LossFunctionWrapper):
+    def __init__(self, axis=-1, reduction=Reduction.AUTO, name="cosine_similarity"):
+        super().__init__(cosine_similarity, reduction=reduction, name=name, axis=axis)
+
+
 class SparseCategoricalCrossentropy(LossFunctionWrapper):
     def __init__(self, from_logits=False, reduction=Reduction.AUTO, name="sparse_categorical_crossentropy",
                  ignore_class=None):
@@ -205,9 +283,15 @@ _BY_NAME = {
     "huber": huber, "huber_loss": huber,
     "sparse_categorical_crossentropy": sparse_categorical_crossentropy,
     "categorical_crossentropy": categorical_crossentropy, "binary_crossentropy": binary_crossentropy,
+    "mean_squared_logarithmic_error": msle, "msle": msle, "MSLE": msle,
+    "kl_divergence": kld, "kld": kld, "KLD": kld, "kullback_leibler_divergence": kld,
+    "hinge": hinge, "squared_hinge": squared_hinge, "categorical_hinge": categorical_hinge, "poisson": poisson,
+    "cosine_similarity": cosine_similarity, "log_cosh": log_cosh, "logcosh": log_cosh,
 }
 _CLASSES = {c.__name__: c for c in (MeanSquaredError, MeanAbsoluteError, MeanAbsolutePercentageError, Huber,
-                                    SparseCategoricalCrossentropy, CategoricalCrossentropy, BinaryCrossentropy)}
+                                    SparseCategoricalCrossentropy, CategoricalCrossentropy, BinaryCrossentropy,
+                                    MeanSquaredLogarithmicError, KLDivergence, Hinge, SquaredHinge,
+                                    CategoricalHinge, Poisson, LogCosh, CosineSimilarity)}
 
 
 def get(identifier):

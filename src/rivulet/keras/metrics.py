@@ -35,6 +35,32 @@ def sparse_categorical_accuracy(y_true, y_pred):
     return tf.cast(hit, backend.floatx())
 
 
+def _in_top_k(y_pred, label, k):
+    """1.0 where the label's score is among the k highest (ties counted in, as tf.math.in_top_k does)."""
+    label = tf.cast(label, tf.int32)
+    depth = y_pred.shape[-1] if y_pred.shape.rank is not None else None
+    if depth is not None:
+        target = tf.reduce_sum(y_pred * tf.one_hot(label, depth, dtype=y_pred.dtype), axis=-1)
+    else:
+        target = tf.gather(y_pred, label, batch_dims=1)
+    above = tf.reduce_sum(tf.cast(y_pred > tf.expand_dims(target, -1), tf.int32), axis=-1)
+    return tf.cast(above < k, backend.floatx())
+
+
+def top_k_categorical_accuracy(y_true, y_pred, k=5):
+    y_pred = tf.convert_to_tensor(y_pred)
+    return _in_top_k(y_pred, tf.argmax(y_true, axis=-1), k)
+
+
+def sparse_top_k_categorical_accuracy(y_true, y_pred, k=5):
+    y_pred = tf.convert_to_tensor(y_pred)
+    y_true = tf.convert_to_tensor(y_true)
+    if y_true.shape.rank is not None and y_pred.shape.rank is not None and \
+            y_true.shape.rank == y_pred.shape.rank and y_true.shape[-1] == 1:
+        y_true = tf.squeeze(y_true, axis=-1)
+    return _in_top_k(y_pred, y_true, k)
+
+
 # -- stateful metrics -------------------------------------------------------------------------------------
 class Metric:
     """`update_state(...)` accumulates, `result()` reads, `reset_state()` zeroes; calling does update + result."""
@@ -164,17 +190,143 @@ CategoricalCrossentropy = _wrapper("CategoricalCrossentropy", _losses.categorica
 BinaryCrossentropy = _wrapper("BinaryCrossentropy", _losses.binary_crossentropy, "binary_crossentropy",
                               from_logits=False)
 
+MeanAbsolutePercentageError = _wrapper("MeanAbsolutePercentageError", _losses.mean_absolute_percentage_error,
+                                       "mean_absolute_percentage_error")
+MeanSquaredLogarithmicError = _wrapper("MeanSquaredLogarithmicError", _losses.mean_squared_logarithmic_error,
+                                       "mean_squared_logarithmic_error")
+KLDivergence = _wrapper("KLDivergence", _losses.kl_divergence, "kullback_leibler_divergence")
+Hinge = _wrapper("Hinge", _losses.hinge, "hinge")
+SquaredHinge = _wrapper("SquaredHinge", _losses.squared_hinge, "squared_hinge")
+CategoricalHinge = _wrapper("CategoricalHinge", _losses.categorical_hinge, "categorical_hinge")
+Poisson = _wrapper("Poisson", _losses.poisson, "poisson")
+LogCoshError = _wrapper("LogCoshError", _losses.log_cosh, "logcosh")
+
+
+class TopKCategoricalAccuracy(MeanMetricWrapper):
+    """How often the one-hot target is among the `k` highest predictions."""
+
+    def __init__(self, k=5, name="top_k_categorical_accuracy", dtype=None):
+        super().__init__(top_k_categorical_accuracy, name=name, dtype=dtype, k=k)
+
+
+class SparseTopKCategoricalAccuracy(MeanMetricWrapper):
+    """How often the integer target is among the `k` highest predictions."""
+
+    def __init__(self, k=5, name="sparse_top_k_categorical_accuracy", dtype=None):
+        super().__init__(sparse_top_k_categorical_accuracy, name=name, dtype=dtype, k=k)
+
+
+class CosineSimilarity(MeanMetricWrapper):
+    """The mean cosine similarity of y_true and y_pred along `axis` (positive: 1 means the same direction)."""
+
+    def __init__(self, name="cosine_similarity", dtype=None, axis=-1):
+        super().__init__(lambda t, p, axis: -_losses.cosine_similarity(t, p, axis=axis), name=name, dtype=dtype,
+                         axis=axis)
+
+
+class RootMeanSquaredError(Mean):
+    """sqrt of the (weighted) mean of squared errors over everything seen."""
+
+    def __init__(self, name="root_mean_squared_error", dtype=None):
+        super().__init__(name=name, dtype=dtype)
+
+    def update_state(self, y_true, y_pred, sample_weight=None):
+        y_true, y_pred = _losses._pred_true(y_true, y_pred)
+        super().update_state(tf.square(y_pred - y_true), sample_weight)
+
+    def result(self):
+        return tf.sqrt(tf.math.divide_no_nan(self.total, self.count))
+
+
+class _ConfusionCounts(Metric):
+    """Precision and Recall: true positives and one kind of error, counted at `thresholds` (default 0.5)."""
+    _ERROR = None
+
+    def __init__(self, thresholds=None, top_k=None, class_id=None, name=None, dtype=None):
+        super().__init__(name=name, dtype=dtype)
+        if top_k is not None:
+            raise NotImplementedError(f"rivulet's {type(self).__name__} does not support `top_k`.")
+        self.init_thresholds = thresholds
+        self._single = thresholds is None or isinstance(thresholds, (int, float))
+        values = [0.5 if thresholds is None else thresholds] if self._single else list(thresholds)
+        for t in values:
+            if not 0.0 <= t <= 1.0:
+                raise ValueError(f"Threshold values must be in [0, 1]. Received: {values}")
+        self.thresholds = values
+        self.class_id = class_id
+        self.true_positives = self.add_weight("true_positives", shape=(len(values),))
+        self._errors = self.add_weight(self._ERROR, shape=(len(values),))
+        setattr(self, self._ERROR, self._errors)
+
+    def update_state(self, y_true, y_pred, sample_weight=None):
+        y_pred = tf.convert_to_tensor(y_pred)
+        y_true = tf.convert_to_tensor(y_true)
+        if self.class_id is not None:
+            y_true, y_pred = y_true[..., self.class_id], y_pred[..., self.class_id]
+        weight = tf.ones_like(tf.cast(y_true, self._dtype))
+        if sample_weight is not None:
+            sw = tf.cast(sample_weight, self._dtype)
+            while sw.shape.rank is not None and weight.shape.rank is not None and sw.shape.rank < weight.shape.rank:
+                sw = tf.expand_dims(sw, -1)
+            weight = weight * sw
+        weight = tf.reshape(weight, [1, -1])
+        y_true = tf.reshape(tf.cast(y_true, tf.bool), [1, -1])
+        y_pred = tf.reshape(tf.cast(y_pred, self._dtype), [1, -1])
+        predicted = y_pred > tf.reshape(tf.constant(self.thresholds, dtype=self._dtype), [-1, 1])
+        tp = tf.logical_and(predicted, y_true)
+        err = tf.logical_and(predicted, tf.logical_not(y_true)) if self._ERROR == "false_positives" else \
+            tf.logical_and(tf.logical_not(predicted), y_true)
+        self.true_positives.assign_add(tf.reduce_sum(tf.cast(tp, self._dtype) * weight, axis=1))
+        self._errors.assign_add(tf.reduce_sum(tf.cast(err, self._dtype) * weight, axis=1))
+
+    def result(self):
+        r = tf.math.divide_no_nan(self.true_positives, self.true_positives + self._errors)
+        return r[0] if self._single else r
+
+    def get_config(self):
+        return {**super().get_config(), "thresholds": self.init_thresholds, "class_id": self.class_id}
+
+
+class Precision(_ConfusionCounts):
+    """true positives / predicted positives (predictions above the threshold count as positive)."""
+    _ERROR = "false_positives"
+
+    def __init__(self, thresholds=None, top_k=None, class_id=None, name="precision", dtype=None):
+        super().__init__(thresholds, top_k, class_id, name, dtype)
+
+
+class Recall(_ConfusionCounts):
+    """true positives / actual positives."""
+    _ERROR = "false_negatives"
+
+    def __init__(self, thresholds=None, top_k=None, class_id=None, name="recall", dtype=None):
+        super().__init__(thresholds, top_k, class_id, name, dtype)
+
+
 mse = MSE = _losses.mean_squared_error
 mae = MAE = _losses.mean_absolute_error
+mape = MAPE = _losses.mean_absolute_percentage_error
+msle = MSLE = _losses.mean_squared_logarithmic_error
 _FUNCTIONS = {"accuracy": accuracy, "binary_accuracy": binary_accuracy, "categorical_accuracy": categorical_accuracy,
               "sparse_categorical_accuracy": sparse_categorical_accuracy, "mse": mse, "mean_squared_error": mse,
               "mae": mae, "mean_absolute_error": mae,
               "sparse_categorical_crossentropy": _losses.sparse_categorical_crossentropy,
               "categorical_crossentropy": _losses.categorical_crossentropy,
-              "binary_crossentropy": _losses.binary_crossentropy}
+              "binary_crossentropy": _losses.binary_crossentropy,
+              "mape": mape, "mean_absolute_percentage_error": mape, "msle": msle,
+              "mean_squared_logarithmic_error": msle, "kld": _losses.kld, "kl_divergence": _losses.kld,
+              "hinge": _losses.hinge, "squared_hinge": _losses.squared_hinge,
+              "categorical_hinge": _losses.categorical_hinge, "poisson": _losses.poisson,
+              "logcosh": _losses.log_cosh, "log_cosh": _losses.log_cosh,
+              "top_k_categorical_accuracy": top_k_categorical_accuracy,
+              "sparse_top_k_categorical_accuracy": sparse_top_k_categorical_accuracy}
 _CLASSES = {c.__name__: c for c in (Accuracy, BinaryAccuracy, CategoricalAccuracy, SparseCategoricalAccuracy,
                                     MeanSquaredError, MeanAbsoluteError, SparseCategoricalCrossentropy,
-                                    CategoricalCrossentropy, BinaryCrossentropy, Mean, Sum)}
+                                    CategoricalCrossentropy, BinaryCrossentropy, Mean, Sum,
+                                    MeanAbsolutePercentageError, MeanSquaredLogarithmicError, KLDivergence, Hinge,
+                                    SquaredHinge, CategoricalHinge, Poisson, LogCoshError,
+                                    TopKCategoricalAccuracy, SparseTopKCategoricalAccuracy, CosineSimilarity,
+                                    RootMeanSquaredError, Precision, Recall)}
 
 
 def get(identifier):
