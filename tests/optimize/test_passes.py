@@ -127,6 +127,28 @@ def test_fusion_matmul_bias_relu():
     same_values(g, ins, outs, g2, i2, o2, feeds)
 
 
+@pytest.mark.parametrize("kh, strides, padding", [(3, 1, "VALID"), (3, 2, "SAME"), (1, 1, "VALID")])
+def test_fusion_conv_bias_relu(kh, strides, padding):
+    # Conv2D + BiasAdd + Relu -> one _FusedConv2D; a conv whose output has another consumer is left alone.
+    def f(x, w, b):
+        y = tf.nn.bias_add(tf.nn.conv2d(x, w, strides, padding), b)
+        z = tf.nn.conv2d(x, w * 2.0, strides, padding)
+        return tf.nn.relu(y), z + b, z
+    specs = (tf.TensorSpec([2, 9, 9, 3], tf.float32), tf.TensorSpec([kh, kh, 3, 4], tf.float32),
+             tf.TensorSpec([4], tf.float32))
+    cf, g, ins, outs = traced(f, *specs)
+    g2, i2, o2 = optimize(g, ins, outs)
+    after = types(g2, o2)
+    assert after.count("_FusedConv2D") == 1 and after.count("Conv2D") == 1
+    assert "Relu" not in after and "BiasAdd" not in after
+    from rivulet.execute.plan import needed_ops
+    fused = next(op for op in needed_ops(g2, o2) if op.type == "_FusedConv2D")
+    assert fused.attrs["activation"] == "relu"
+    feeds = [np.random.rand(2, 9, 9, 3).astype(np.float32) - 0.5,
+             np.random.rand(kh, kh, 3, 4).astype(np.float32) - 0.5, np.random.rand(4).astype(np.float32) - 0.5]
+    same_values(g, ins, outs, g2, i2, o2, feeds)
+
+
 def test_stateful_ops_are_kept_and_not_merged():
     calls = []
     from rivulet.core.op import defop

@@ -205,7 +205,7 @@ _INLINE = {"ReadVariableOp": lambda op, glob: "{0}._value", "_FusedMatMul": _inl
 # BiasAdd without attrs is NHWC: the bias broadcasts on the last axis, as np.add does.
 _INPLACE = {"AddV2": np.add, "Sub": np.subtract, "Mul": np.multiply, "Maximum": np.maximum,
             "Minimum": np.minimum, "Neg": np.negative, "BiasAdd": np.add}
-_FRESH = set(_INPLACE) | {"MatMul", "_FusedMatMul", "BatchMatMulV2", "Conv2D"}
+_FRESH = set(_INPLACE) | {"MatMul", "_FusedMatMul", "BatchMatMulV2", "Conv2D", "_FusedConv2D"}
 
 
 def _plain_array(t):

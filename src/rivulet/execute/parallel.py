@@ -10,7 +10,7 @@ import threading
 from concurrent.futures import ThreadPoolExecutor
 
 # Ops whose kernels are BLAS-backed (multi-threaded inside) or cheap views: never worth a thread hop.
-_BLAS = {"MatMul", "BatchMatMulV2", "_FusedMatMul", "_MatrixPowerMatMul", "Conv2D", "Conv2DBackpropInput",
+_BLAS = {"MatMul", "BatchMatMulV2", "_FusedMatMul", "_MatrixPowerMatMul", "Conv2D", "_FusedConv2D", "Conv2DBackpropInput",
          "Conv2DBackpropFilter", "Einsum"}
 HEAVY_ELEMENTS = 1 << 17  # below this a thread hand-off (tens of microseconds) costs more than it saves
 _pool = None

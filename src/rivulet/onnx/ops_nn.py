@@ -133,17 +133,21 @@ def _pads(ctx, op, x, kernel, strides, dilations):
     return {"pads": before + after}
 
 
-@converter("Conv2D")
-def _conv2d(ctx, op, x, w):
+@converter("Conv2D", "_FusedConv2D")
+def _conv2d(ctx, op, x, w, *bias):
+    # _FusedConv2D is the optimiser's Conv2D + bias [+ Relu]: ONNX's Conv takes the bias itself.
     ws = op.inputs[1].shape
     if ws.rank != 4 or None in ws.as_list()[:2]:
         raise Unsupported("needs a filter of static spatial size")
     at = op.attrs
     strides, dilations = list(at["strides"]), list(at["dilations"])
     kernel = ws.as_list()[:2]
-    y = ctx.node("Conv", [ctx.node("Transpose", [x], perm=_TO_NCHW), ctx.node("Transpose", [w], perm=[3, 2, 0, 1])],
+    y = ctx.node("Conv", [ctx.node("Transpose", [x], perm=_TO_NCHW), ctx.node("Transpose", [w], perm=[3, 2, 0, 1]),
+                          *bias],
                  kernel_shape=kernel, strides=strides, dilations=dilations,
                  **_pads(ctx, op, op.inputs[0], kernel, strides, dilations))
+    if at.get("activation") == "relu":
+        y = ctx.node("Relu", [y])
     return ctx.node("Transpose", [y], perm=_TO_NHWC)
 
 

@@ -650,21 +650,29 @@ def _im2col_blocks(cols, blocks, fn):
         fn(b, c)
 
 
-def _conv_kernel(x, w, strides, padding, dilations, explicit=None):
+def _conv_kernel(x, w, strides, padding, dilations, explicit=None, epilogue=None):
+    """`epilogue(block)` (the optimiser's fused bias/activation) runs in place on each output block while
+    it is still in cache."""
     kh, kw, c, o = w.shape
     if x.shape[3] != c:
         raise ValueError(f"input depth must be evenly divisible by filter depth: {x.shape[3]} vs {c}")
     oh, ow, ph, pw = _conv_geometry(x.shape, kh, kw, strides, padding, explicit, dilations)
     n = x.shape[0]
     if kh == kw == 1 and strides == (1, 1) and padding != "EXPLICIT":
-        return np.matmul(x.reshape(-1, c), w.reshape(c, o)).reshape(n, oh, ow, o)
+        out = np.matmul(x.reshape(-1, c), w.reshape(c, o)).reshape(n, oh, ow, o)
+        if epilogue is not None:
+            epilogue(out)
+        return out
     cols = _windows(_pad_input(x, ph, pw), oh, ow, kh, kw, strides, dilations)
     w2 = w.reshape(-1, o)
     out = np.empty((n, oh, ow, o), dtype=np.result_type(x, w))
 
     def gemm(b, c2):
         n0, n1, r0, r1 = b
-        np.matmul(c2, w2, out=out[n0:n1, r0:r1].reshape(-1, o))
+        block = out[n0:n1, r0:r1].reshape(-1, o)
+        np.matmul(c2, w2, out=block)
+        if epilogue is not None:
+            epilogue(block)
 
     _im2col_blocks(cols, _blocks(n, oh, ow * kh * kw * c * x.itemsize), gemm)
     return out

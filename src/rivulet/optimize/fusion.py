@@ -1,9 +1,11 @@
 """Op fusion for the executor (Grappler calls this "remapping"): MatMul [+ bias] [+ Relu] becomes one
 _FusedMatMul whose kernel adds the bias and applies the activation in place on the product's buffer, so a
-Dense layer costs one allocation instead of three. Fused ops exist only in compiled copies of graphs."""
+Dense layer costs one allocation instead of three; Conv2D + bias [+ Relu] becomes _FusedConv2D, which adds
+them to each output block while it is in cache. Fused ops exist only in compiled copies of graphs."""
 import numpy as np
 
 from ..core.op import defop
+from ..ops import nn_ops
 
 
 def _fused_kernel(a, b, *bias, activation=None):
@@ -20,6 +22,21 @@ def _fused_infer(a, b, *bias, activation=None):
 
 
 FUSED_MATMUL = defop("_FusedMatMul", _fused_kernel, _fused_infer)
+
+
+def _fused_conv_kernel(x, w, bias, strides, padding, dilations, explicit=None, activation=None):
+    def epilogue(block):
+        np.add(block, bias, out=block)
+        if activation == "relu":
+            np.maximum(block, 0, out=block)
+    return nn_ops._conv_kernel(x, w, strides, padding, dilations, explicit, epilogue)
+
+
+def _fused_conv_infer(x, w, bias, strides, padding, dilations, explicit=None, activation=None):
+    return nn_ops._conv_infer(x, w, strides, padding, dilations, explicit)
+
+
+FUSED_CONV2D = defop("_FusedConv2D", _fused_conv_kernel, _fused_conv_infer)
 
 
 def make_fuser(graph, outputs):
@@ -39,20 +56,31 @@ def make_fuser(graph, outputs):
         return (op.type == "MatMul" and not any(op.attrs.values()) and t.shape.rank == 2
                 and op.inputs[0].dtype.is_floating)
 
+    def rank1_bias(bias, y):
+        return (bias.shape.rank == 1 and bias.dtype is y.dtype and bias.shape[0] is not None
+                and bias.shape[0] == y.shape[-1])
+
     def fuse(ctx, op, ins):
+        if op.type in ("BiasAdd", "AddV2") and sole(op.inputs[0]) and ins[0].op.type == "Conv2D":
+            conv, bias = ins
+            if op.type == "BiasAdd" and op.attrs.get("data_format", "NHWC") != "NHWC":
+                return None
+            if not conv.dtype.is_floating or not rank1_bias(bias, conv):
+                return None
+            return ctx.emit(FUSED_CONV2D, [*conv.op.inputs, bias], {**conv.op.attrs, "activation": None},
+                            op.name)
         if op.type in ("BiasAdd", "AddV2") and sole(op.inputs[0]) and plain_matmul(ins[0]):
             mm, bias = ins
             if op.type == "BiasAdd" and op.attrs.get("data_format", "NHWC") != "NHWC":
                 return None
-            if bias.shape.rank != 1 or bias.dtype is not mm.dtype or bias.shape[0] != mm.shape[-1] or \
-                    bias.shape[0] is None:
+            if not rank1_bias(bias, mm):
                 return None
             a, b = mm.op.inputs
             return ctx.emit(FUSED_MATMUL, [a, b, bias], {"activation": None}, op.name)
         if op.type == "Relu" and sole(op.inputs[0]):
             x = ins[0]
-            if x.op.type == "_FusedMatMul" and x.op.attrs["activation"] is None:
-                return ctx.emit(FUSED_MATMUL, list(x.op.inputs), {"activation": "relu"}, op.name)
+            if x.op.type in ("_FusedMatMul", "_FusedConv2D") and x.op.attrs["activation"] is None:
+                return ctx.emit(x.op.opdef, list(x.op.inputs), {**x.op.attrs, "activation": "relu"}, op.name)
             if plain_matmul(x):
                 return ctx.emit(FUSED_MATMUL, list(x.op.inputs), {"activation": "relu"}, op.name)
         return None

@@ -13,6 +13,8 @@ from .fusion import make_fuser
 from .rewrite import rebuild
 from .verify import verify
 
+_FUSIBLE = {"MatMul", "Conv2D"}  # what the fuser starts from
+
 
 def optimize(graph, inputs, outputs, consts=None):
     """Returns (graph, inputs, outputs) for the compiler; `consts` maps id(input placeholder) of inputs
@@ -30,7 +32,7 @@ def optimize(graph, inputs, outputs, consts=None):
                                   cse=options.enabled("common_subexpression_elimination"), prune=prune)
         if check:
             verify(g, outs)
-    if options.enabled("remapping") and any(op.type == "MatMul" for op in g.get_operations()):
+    if options.enabled("remapping") and any(op.type in _FUSIBLE for op in g.get_operations()):
         g, ins, outs, _ = rebuild(g, ins, outs, [make_fuser(g, outs)], cse=False, prune=prune)
         if check:
             verify(g, outs)
