@@ -87,3 +87,32 @@ def test_composite_attribute_is_a_branch_variable():
         return box.value
     assert tf.function(f)(tf.constant(2)).numpy() == 20
     assert tf.function(f)(tf.constant(-2)).numpy() == -2
+
+
+_created = None
+
+
+def test_global_and_nonlocal_names_assigned_in_converted_statements():
+    # Declared names are state like any other: the generated functions declare them global / nonlocal.
+    def make():
+        total = tf.constant(0.0)
+
+        @tf.function
+        def step(x):
+            nonlocal total
+            global _created
+            if _created is None:  # a Python condition: runs as written, once
+                _created = tf.Variable(1.0)
+            if x > 0:  # a tensor condition: staged, both branches set both names
+                total = total + x
+                scale = 2.0
+            else:
+                total = total - x
+                scale = 3.0
+            for i in tf.range(3):
+                total += tf.cast(i, tf.float32) * _created
+            return total * scale
+        return step
+    step = make()
+    assert float(step(tf.constant(2.0))) == 10.0 and float(step(tf.constant(-1.0))) == 12.0
+    assert isinstance(_created, tf.Variable)

@@ -15,6 +15,7 @@ _STATE = """
 def get_state():
     return state
 def set_state(vars_):
+    global globals_
     nonlocal names
     target = vars_
 """
@@ -42,32 +43,40 @@ class _ControlFlow(ast.NodeTransformer):
 
     def _block_vars(self, node, modified):
         helpers, declared = self.ctx.namer.helpers, self.declared[-1]
-        modified = {s for s in modified if s.split(".")[0] not in helpers and s not in declared}
+        modified = {s for s in modified if s.split(".")[0] not in helpers}
         live_in, live_out = node._ag_live_in, node._ag_live_out
         live = live_in | live_out
         state = {s for s in modified if s in live and ("." not in s or s.split(".")[0] not in modified)}
-        undefined = sorted(s for s in modified if "." not in s and s not in node._ag_defined_in)
+        undefined = sorted(s for s in modified if "." not in s and s not in node._ag_defined_in and s not in declared)
         input_only = {s for s in state if s in live_in and s not in live_out}
         state = sorted(state, key=lambda s: (s in input_only, s))
         return state, undefined, len(state) - len(input_only)
 
     def _state_functions(self, state, node):
         get, set_ = self.ctx.namer.new("get_state", True), self.ctx.namer.new("set_state", True)
-        basic = [s for s in state if "." not in s]
+        basic, globals_ = self._scopes(state)
         if state:
             fns = templates.replace(_STATE, get_state=get, set_state=set_, state=templates.names_tuple(state),
-                                    names=basic, target=templates.names_tuple(state, store=True))
+                                    names=basic, globals_=globals_, target=templates.names_tuple(state, store=True))
         else:
             fns = templates.replace(_EMPTY_STATE, get_state=get, set_state=set_)
         return fns, get, set_
 
     def _def(self, base_name, body, state, params=()):
         name = self.ctx.namer.new(base_name, True)
-        basic = [s for s in state if "." not in s]
+        basic, globals_ = self._scopes(state)
         args = ", ".join(params)
-        fn = templates.replace(f"def fn({args}):\n    nonlocal names\n    body", fn=name, names=basic,
-                               body=body or [ast.Pass()])
+        fn = templates.replace(f"def fn({args}):\n    global globals_\n    nonlocal names\n    body", fn=name,
+                               names=basic, globals_=globals_, body=body or [ast.Pass()])
         return fn, name
+
+    def _scopes(self, state):
+        """The state's plain names as the generated functions declare them: (nonlocal, global). A name the
+        user's function declares global stays global in them (a nonlocal of it would not compile)."""
+        declared = self.declared[-1]
+        basic = [s for s in state if "." not in s]
+        return ([s for s in basic if declared.get(s) is not ast.Global],
+                [s for s in basic if declared.get(s) is ast.Global])
 
     @staticmethod
     def _undefined(names):

@@ -242,13 +242,13 @@ def annotate(fn):
 
 
 def scope_declarations(fn):
-    """Names the function's own body declares global or nonlocal (never loop or branch variables)."""
-    out = set()
+    """Names the function's own body declares global or nonlocal: {name: ast.Global or ast.Nonlocal}."""
+    out = {}
     todo = list(fn.body)
     while todo:
         n = todo.pop()
         if isinstance(n, (ast.Global, ast.Nonlocal)):
-            out.update(n.names)
+            out.update((name, type(n)) for name in n.names)
         if not isinstance(n, _SCOPES):
             todo.extend(ast.iter_child_nodes(n))
     return out

@@ -52,6 +52,8 @@ class _Replacer(ast.NodeTransformer):
         node.names = names
         return node
 
+    visit_Global = visit_Nonlocal
+
 
 def _set_ctx(node, ctx):
     if isinstance(node, (ast.Name, ast.Attribute, ast.Subscript, ast.Starred)):
