@@ -174,6 +174,51 @@ def test_function_creates_variables_only_on_first_call():
         g(2.0)
 
 
+def test_initial_value_computed_inside_a_function_is_lifted():
+    # As tf.init_scope does: the initial value is computed once, from the first call's arguments and
+    # captures; the graph's own ops keep running on every call (here: c.assign_add, once per call).
+    c = tf.Variable(3.0)
+
+    class Model(tf.Module):
+        v = None
+
+        @tf.function
+        def __call__(self, x):
+            if self.v is None:
+                self.v = tf.Variable(tf.ones([3]) * c + tf.range(3, dtype=tf.float32) * x)
+            c.assign_add(1.0)
+            return self.v * 2.0
+
+    m = Model()
+    np.testing.assert_allclose(m(tf.constant(10.0)).numpy(), [6.0, 26.0, 46.0])
+    np.testing.assert_allclose(m(tf.constant(5.0)).numpy(), [6.0, 26.0, 46.0])  # not initialised again
+    assert float(c) == 5.0 and m.v.shape == [3] and m.v.dtype == tf.float32
+
+    holder = []
+
+    @tf.function
+    def inner(x):
+        if not holder:
+            holder.append(tf.Variable(x + 1.0))
+        return holder[0] * x
+
+    @tf.function
+    def outer(y):  # inner traced inside outer: its argument is a tensor of outer's graph
+        return inner(y * 2.0)
+    assert float(outer(tf.constant(5.0))) == 110.0 and float(holder[0]) == 11.0
+
+    class Late(tf.Module):
+        v = None
+
+        @tf.function
+        def __call__(self, x):
+            if self.v is None:
+                self.v = tf.Variable(x * 2.0)
+            return self.v + x
+    with pytest.raises(ValueError, match="^Unable to lift tensor .* depends on the function's arguments"):
+        Late().__call__.get_concrete_function(tf.TensorSpec([], tf.float32))
+
+
 def test_variable_creator_scope_sees_every_creation():
     seen = []
 

@@ -6,13 +6,17 @@ from ..core.tensor import EagerTensor
 from .plan import needed_ops
 
 
-def replay(graph, inputs, outputs, values, env=None):
+def replay(graph, inputs, outputs, values, env=None, keep_stateful=None):
     """The values of `outputs` (tensors of `graph`) given `values` for the placeholders `inputs`. `env`
-    (id of a graph tensor -> its value here) holds values already known; it is filled in as ops run."""
+    (id of a graph tensor -> its value here) holds values already known; it is filled in as ops run.
+    Stateful ops run too (as in a call) unless `keep_stateful` is False; by default only when no `env`
+    was given: computing a forgotten value from a replay's `env` must not run its side effects again."""
+    if keep_stateful is None:
+        keep_stateful = env is None
     env = {} if env is None else env
     env.update((id(ph), v) for ph, v in zip(inputs, values))
     target = context.current_graph()
-    for op in needed_ops(graph, outputs, keep_stateful=not env.keys() - {id(ph) for ph in inputs}):
+    for op in needed_ops(graph, outputs, keep_stateful=keep_stateful):
         if op.type == "Placeholder":
             if id(op.outputs[0]) not in env:
                 raise ValueError(f"Placeholder '{op.name}' is needed but was not given a value")
@@ -62,7 +66,7 @@ class _ReplayedGradient:
             else:
                 values.append(v)  # an eager tensor or a variable, as captured
         wanted = [t for t in grads if t is not None]
-        out = iter(replay(g, dy_phs + g.internal_captures, wanted, list(dys) + values, {}))
+        out = iter(replay(g, dy_phs + g.internal_captures, wanted, list(dys) + values))
         return [None if t is None else next(out) for t in grads]
 
 

@@ -316,6 +316,8 @@ class PolymorphicFunction:
                     result = fn(*args, **kwargs)
                 except Exception as e:
                     raise _user_facing(e, self._name) from e.__cause__
+                finally:
+                    g.arg_values = {}  # the first call's values are not kept alive by its graph
         finalize_outputs(g, result)
         self._trace_count += 1
         cf = ConcreteFunction(g, params, types, self._name, self._python_function)

@@ -14,6 +14,43 @@ class FuncGraph(Graph):
     def __init__(self, name, outer_graph=None):
         super().__init__(name, outer_graph)
         self.arg_placeholders = []
+        self.arg_values = {}  # id(argument placeholder) -> the value it stands for in the call being traced
+
+
+def eager_value(t):
+    """The value a tensor of a graph being traced has in the call being traced, computed eagerly now: the
+    trace's arguments and captures give its inputs (tf.init_scope lifting a variable's initial value out of
+    the function). None when it depends on something with no value yet (a get_concrete_function spec)."""
+    from ..core import context
+    from ..execute.plan import needed_ops
+    from ..execute.replay import replay
+    g = t.op.graph
+    values = {}
+    captured = {id(ph): v for v, ph in g.captures}
+    for op in needed_ops(g, [t], keep_stateful=False):
+        if op.type != "Placeholder":
+            continue
+        ph = op.outputs[0]
+        if id(ph) in captured:
+            v = captured[id(ph)]
+            if isinstance(v, SymbolicTensor):  # a tensor of an enclosing graph being traced
+                v = eager_value(v)
+        else:
+            v = getattr(g, "arg_values", {}).get(id(ph))
+            if isinstance(v, SymbolicTensor):  # a nested function's argument: a tensor of its caller
+                v = eager_value(v)
+            elif v is not None and not isinstance(v, EagerTensor):
+                from ..core.tensor import convert_to_tensor
+                try:
+                    v = convert_to_tensor(v, dtype=ph.dtype)
+                except (TypeError, ValueError):
+                    v = None
+        if v is None:
+            return None
+        values[id(ph)] = v
+    with context.init_scope():
+        phs = [op.outputs[0] for op in g._ops if id(op.outputs[0]) in values] if values else []
+        return replay(g, phs, [t], [values[id(p)] for p in phs], keep_stateful=False)[0]
 
 
 def placeholders_for(g, value, spec, name):
@@ -21,6 +58,8 @@ def placeholders_for(g, value, spec, name):
     if isinstance(spec, TensorSpec):
         ph = g.placeholder(spec.dtype, spec.shape, name=spec.name or name)
         g.arg_placeholders.append(ph)
+        if not isinstance(value, TensorSpec) and value is not None:
+            g.arg_values[id(ph)] = value
         return ph
     if isinstance(spec, VariableSpec) or getattr(value, "_is_resource", False):
         return value  # variables are captured by reference where they are used

@@ -257,11 +257,19 @@ def _initial_value(init, dtype):
     if isinstance(t, SymbolicTensor):
         from ..ops._rules import static_value
         v = static_value(t)
+        if v is not None:
+            return v
+        # Computed in the function being traced: lifted out of it (tf.init_scope), it is computed now,
+        # from the values of this call's arguments and captures.
+        from ..function.tracing import eager_value
+        v = eager_value(t)
         if v is None:
-            raise NotImplementedError(
-                "A tf.Variable created inside a tf.function needs an initial value computable outside it: pass "
-                "a constant or a callable (`tf.Variable(lambda: ...)`), or create the variable outside.")
-        return v
+            raise ValueError(
+                f"Unable to lift tensor {t!r}: the initial value of a tf.Variable created inside a tf.function "
+                "depends on the function's arguments, which have no values while tracing for a signature: pass "
+                "a constant or a callable "
+                "(`tf.Variable(lambda: ...)`), or create the variable outside the function.")
+        return v._v
     v = t._v
     if v is init or (isinstance(init, np.ndarray) and isinstance(v, np.ndarray) and np.shares_memory(v, init)):
         v = np.copy(v)  # the caller's array stays theirs
