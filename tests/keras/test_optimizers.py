@@ -83,3 +83,60 @@ def test_get_by_name():
     assert isinstance(opt_mod.get("adam"), opt_mod.Adam)
     with pytest.raises(ValueError):
         opt_mod.get("adagradx")
+
+
+def test_adagrad_starts_its_accumulator_at_initial_accumulator_value():
+    w, acc = W0.copy(), np.full(2, 0.1)
+    for g in GRADS:
+        acc = acc + g * g
+        w = w - 0.1 * g / (np.sqrt(acc) + 1e-7)
+    opt = opt_mod.Adagrad(0.1)
+    np.testing.assert_allclose(_run(opt), w, rtol=1e-5)
+    assert [s.numpy().tolist() for s in opt.variables[1:]] == [pytest.approx(0.1 + sum(g * g for g in GRADS))]
+    with pytest.raises(ValueError, match="initial_accumulator_value"):
+        opt_mod.Adagrad(initial_accumulator_value=-1.0)
+
+
+def test_adadelta_and_adamax():
+    w, eg, ed = W0.copy(), np.zeros(2), np.zeros(2)
+    for g in GRADS:
+        eg = 0.95 * eg + 0.05 * g * g
+        delta = np.sqrt(ed + 1e-7) / np.sqrt(eg + 1e-7) * g
+        ed = 0.95 * ed + 0.05 * delta * delta
+        w = w - 0.5 * delta
+    np.testing.assert_allclose(_run(opt_mod.Adadelta(0.5)), w, rtol=1e-5)
+    w, m, u = W0.copy(), np.zeros(2), np.zeros(2)
+    for t, g in enumerate(GRADS, 1):
+        m = 0.9 * m + 0.1 * g
+        u = np.maximum(0.999 * u, np.abs(g))
+        w = w - 0.1 / (1 - 0.9 ** t) * m / (u + 1e-7)
+    np.testing.assert_allclose(_run(opt_mod.Adamax(0.1)), w, rtol=1e-5)
+
+
+def test_nadam_momentum_schedule_is_shared_by_all_variables():
+    def reference():
+        w, m, v, prod = W0.copy(), np.zeros(2), np.zeros(2), 1.0
+        for t, g in enumerate(GRADS, 1):
+            u_t, u_next = 0.9 * (1 - 0.5 * 0.96 ** t), 0.9 * (1 - 0.5 * 0.96 ** (t + 1))
+            prod *= u_t
+            m = 0.9 * m + 0.1 * g
+            v = 0.999 * v + 0.001 * g * g
+            m_hat = u_next * m / (1 - prod * u_next) + (1 - u_t) * g / (1 - prod)
+            w = w - 0.1 * m_hat / (np.sqrt(v / (1 - 0.999 ** t)) + 1e-7)
+        return w
+    np.testing.assert_allclose(_run(opt_mod.Nadam(0.1)), reference(), rtol=1e-5)
+    # Two variables updated in one step see the same schedule (it advances once per step, not per variable).
+    opt, a, b = opt_mod.Nadam(0.1), tf.Variable(W0), tf.Variable(W0)
+    step = tf.function(lambda g: opt.apply_gradients([(g, a), (g, b)]))
+    for g in GRADS:
+        step(tf.constant(g))
+    np.testing.assert_allclose(a.numpy(), reference(), rtol=1e-5)
+    np.testing.assert_allclose(b.numpy(), reference(), rtol=1e-5)
+
+
+@pytest.mark.parametrize("name, cls, lr", [("adagrad", "Adagrad", 0.001), ("adadelta", "Adadelta", 0.001),
+                                           ("adamax", "Adamax", 0.001), ("Nadam", "Nadam", 0.001)])
+def test_more_optimizers_by_name_with_their_default_learning_rates(name, cls, lr):
+    opt = opt_mod.get(name)
+    assert type(opt) is getattr(opt_mod, cls) and opt.name == cls
+    assert float(opt.learning_rate) == pytest.approx(lr)

@@ -1,4 +1,4 @@
-"""tf.keras.optimizers: SGD (momentum, Nesterov), Adam, RMSprop.
+"""tf.keras.optimizers: SGD (momentum, Nesterov), Adam, RMSprop, Adagrad, Adadelta, Adamax, Nadam.
 
 Hyperparameters live in variables and slots are created on the first `apply_gradients` (lifted out of any
 trace with init_scope), so a traced train step reads the current learning rate and keeps its state.
@@ -67,9 +67,16 @@ class Optimizer:
         with tf.init_scope():
             for v in new:
                 base = getattr(v, "name", "var").split(":")[0]
-                self._slots[id(v)] = {s: tf.Variable(tf.zeros(v.shape, dtype=v.dtype), trainable=False,
-                                                     name=f"{base}/{s}") for s in self._SLOTS}
+                self._slots[id(v)] = {
+                    s: tf.Variable(tf.fill(v.shape, tf.cast(self._slot_initial(s), v.dtype)), trainable=False,
+                                   name=f"{base}/{s}") for s in self._SLOTS}
                 self._slot_order.append(id(v))
+
+    def _slot_initial(self, slot):
+        return 0.0
+
+    def _prepare(self, step):
+        """Once per apply_gradients, before the per-variable updates (Nadam's shared momentum schedule)."""
 
     def _clip(self, grads):
         if self.clipvalue is not None:
@@ -92,11 +99,13 @@ class Optimizer:
         self._iterations.assign_add(1)
         step = tf.cast(self._iterations, tf.float32)
         lr = tf.identity(self._lr)
+        self._step_state = self._prepare(step)
         for g, v in zip(grads, var_list):
             if v.dtype is not tf.float32:
                 self._update(tf.cast(g, v.dtype), v, tf.cast(lr, v.dtype), tf.cast(step, v.dtype))
             else:
                 self._update(g, v, lr, step)
+        self._step_state = None
         return self._iterations
 
     def minimize(self, loss, var_list, grad_loss=None, name=None, tape=None):
@@ -202,7 +211,102 @@ class RMSprop(Optimizer):
                 "centered": self.centered}
 
 
-_BY_NAME = {"sgd": SGD, "adam": Adam, "rmsprop": RMSprop}
+class Adagrad(Optimizer):
+    """acc += g*g; w -= lr * g / (sqrt(acc) + epsilon), the accumulator starting at initial_accumulator_value."""
+
+    def __init__(self, learning_rate=0.001, initial_accumulator_value=0.1, epsilon=1e-7, name="Adagrad", **kwargs):
+        if initial_accumulator_value < 0.0:
+            raise ValueError(f"`initial_accumulator_value` must be non-negative. Received: "
+                             f"initial_accumulator_value={initial_accumulator_value}")
+        super().__init__(name, learning_rate, **kwargs)
+        self.initial_accumulator_value, self.epsilon = initial_accumulator_value, epsilon
+        self._SLOTS = ("accumulator",)
+
+    def _slot_initial(self, slot):
+        return float(self.initial_accumulator_value)
+
+    def _update(self, grad, var, lr, step):
+        acc = self._slots[id(var)]["accumulator"]
+        acc = acc.assign_add(tf.square(grad))
+        var.assign_sub(lr * grad / (tf.sqrt(acc) + self.epsilon))
+
+    def get_config(self):
+        return {**super().get_config(), "initial_accumulator_value": self.initial_accumulator_value,
+                "epsilon": self.epsilon}
+
+
+class Adadelta(Optimizer):
+    """Running means of g*g and of the squared updates set each step's size: delta = sqrt(E[dx^2] + eps) /
+    sqrt(E[g^2] + eps) * g; w -= lr * delta."""
+
+    def __init__(self, learning_rate=0.001, rho=0.95, epsilon=1e-7, name="Adadelta", **kwargs):
+        super().__init__(name, learning_rate, **kwargs)
+        self.rho, self.epsilon = rho, epsilon
+        self._SLOTS = ("accumulated_grad", "accumulated_delta_var")
+
+    def _update(self, grad, var, lr, step):
+        s = self._slots[id(var)]
+        rho, eps = self.rho, self.epsilon
+        acc_g = s["accumulated_grad"].assign(rho * s["accumulated_grad"] + (1.0 - rho) * tf.square(grad))
+        delta = tf.sqrt(s["accumulated_delta_var"] + eps) / tf.sqrt(acc_g + eps) * grad
+        s["accumulated_delta_var"].assign(rho * s["accumulated_delta_var"] + (1.0 - rho) * tf.square(delta))
+        var.assign_sub(lr * delta)
+
+    def get_config(self):
+        return {**super().get_config(), "rho": self.rho, "epsilon": self.epsilon}
+
+
+class Adamax(Optimizer):
+    """Adam with the infinity norm: u = max(b2 * u, |g|); w -= lr / (1 - b1^t) * m / (u + epsilon)."""
+
+    def __init__(self, learning_rate=0.001, beta_1=0.9, beta_2=0.999, epsilon=1e-7, name="Adamax", **kwargs):
+        super().__init__(name, learning_rate, **kwargs)
+        self.beta_1, self.beta_2, self.epsilon = beta_1, beta_2, epsilon
+        self._SLOTS = ("m", "u")
+
+    def _update(self, grad, var, lr, step):
+        s = self._slots[id(var)]
+        b1 = self.beta_1
+        m = s["m"].assign(b1 * s["m"] + (1.0 - b1) * grad)
+        u = s["u"].assign(tf.maximum(self.beta_2 * s["u"], tf.abs(grad)))
+        var.assign_sub(lr / (1.0 - tf.pow(b1, step)) * m / (u + self.epsilon))
+
+    def get_config(self):
+        return {**super().get_config(), "beta_1": self.beta_1, "beta_2": self.beta_2, "epsilon": self.epsilon}
+
+
+class Nadam(Optimizer):
+    """Adam with Nesterov momentum and the momentum schedule b1 * (1 - 0.5 * 0.96^t)."""
+
+    def __init__(self, learning_rate=0.001, beta_1=0.9, beta_2=0.999, epsilon=1e-7, name="Nadam", **kwargs):
+        super().__init__(name, learning_rate, **kwargs)
+        self.beta_1, self.beta_2, self.epsilon = beta_1, beta_2, epsilon
+        self._SLOTS = ("m", "v")
+        with tf.init_scope():
+            self._u_product = tf.Variable(1.0, dtype=tf.float32, trainable=False, name="u_product")
+
+    def _prepare(self, step):
+        b1 = self.beta_1
+        u_t = b1 * (1.0 - 0.5 * tf.pow(0.96, step))
+        u_t1 = b1 * (1.0 - 0.5 * tf.pow(0.96, step + 1.0))
+        product = self._u_product.assign(self._u_product * u_t)
+        return u_t, u_t1, product, product * u_t1
+
+    def _update(self, grad, var, lr, step):
+        s = self._slots[id(var)]
+        u_t, u_t1, product, product_next = (tf.cast(x, var.dtype) for x in self._step_state)
+        m = s["m"].assign(s["m"] + (grad - s["m"]) * (1.0 - self.beta_1))
+        v = s["v"].assign(s["v"] + (tf.square(grad) - s["v"]) * (1.0 - self.beta_2))
+        m_hat = u_t1 * m / (1.0 - product_next) + (1.0 - u_t) * grad / (1.0 - product)
+        v_hat = v / (1.0 - tf.pow(self.beta_2, step))
+        var.assign_sub(lr * m_hat / (tf.sqrt(v_hat) + self.epsilon))
+
+    def get_config(self):
+        return {**super().get_config(), "beta_1": self.beta_1, "beta_2": self.beta_2, "epsilon": self.epsilon}
+
+
+_BY_NAME = {"sgd": SGD, "adam": Adam, "rmsprop": RMSprop, "adagrad": Adagrad, "adadelta": Adadelta,
+            "adamax": Adamax, "nadam": Nadam}
 
 
 def get(identifier):
