@@ -101,6 +101,34 @@ def test_special_values_follow_tensorflow():
     np.testing.assert_array_equal(tf.abs(tf.constant([-128], tf.int8)).numpy(), [-128])
 
 
+def _nan_inf_arithmetic():
+    inf = tf.constant(float("inf"))
+    return [inf - inf, inf * 0.0, tf.subtract(inf, inf), tf.constant([1.0, 0.0]) / 0.0,
+            tf.math.log(tf.constant([0.0, -1.0])), tf.constant([3e38]) * 10.0, tf.add(inf, -inf)]
+
+
+def _values(ts):
+    return [np.asarray(t.numpy(), np.float64) for t in ts]
+
+
+def test_nan_inf_arithmetic_is_silent_as_in_tensorflow():
+    import warnings
+    with np.errstate(all="ignore"):
+        inf = np.float32(np.inf)
+        expected = [inf - inf, inf * 0, inf - inf, np.float32([1, 0]) / 0, np.log(np.float32([0, -1])),
+                    np.float32([3e38]) * 10, inf + -inf]
+    with warnings.catch_warnings(record=True) as seen:
+        got = _values(_nan_inf_arithmetic())
+        np.float64(np.inf) - np.float64(np.inf)  # the user's own NumPy code still warns
+    assert [str(w.message) for w in seen] == ["invalid value encountered in scalar subtract"]
+    for g, e in zip(got, expected):
+        np.testing.assert_array_equal(g, np.asarray(e, np.float64))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # `python -W error`: the kernels still compute, silently
+        for g, e in zip(_values(_nan_inf_arithmetic()), got):
+            np.testing.assert_array_equal(g, e)
+
+
 def test_round_is_bankers_rounding():
     for dt in (tf.float16, tf.float32, tf.float64):
         r = tf.round(tf.constant([0.5, 1.5, 2.5, -0.5, -2.5], dt))

@@ -3,7 +3,10 @@
 `SLOW[0]` counts, across all threads, graphs being built and tapes recording. While it is zero the
 tensor operators may take their eager fast path without asking anything else.
 """
+import contextvars
 import threading
+
+import numpy as np
 
 SLOW = [0]
 _lock = threading.Lock()
@@ -15,6 +18,35 @@ class _State(threading.local):
         self.tapes = []  # GradientTapes recording, innermost last
         self.init_scope = 0  # >0 inside tf.init_scope: ops run eagerly even while tracing
         self.stop_recording = 0
+        self.quiet = _quiet_runner()  # quiet(fn, *args): fn run with NumPy's floating-point warnings off
+
+
+def _quiet_runner():
+    """`run` of a private context in which NumPy ignores floating-point errors. TensorFlow computes with
+    NaN, inf and 0 silently; NumPy would warn. Entering it costs about 0.05 us, np.errstate about 1 us.
+    Only for pure-NumPy functions: the context is entered once at a time (one per thread, not nested)."""
+    with np.errstate(all="ignore"):
+        return contextvars.copy_context().run
+
+
+# One shared runner for the operators' eager fast path (a thread-local lookup would cost 0.1 us there). When
+# another thread is inside it (NumPy released the GIL), entering raises RuntimeError and the operator takes
+# its ordinary op path instead.
+shared_quiet = _quiet_runner()
+
+
+def quiet(fn):
+    """Decorates a pure-NumPy kernel so that NaN/inf/0 arithmetic raises no RuntimeWarning."""
+    def k(*args, **kw):
+        try:
+            return state.quiet(fn, *args, **kw)
+        except RuntimeError as e:  # already inside the quiet context (a quiet kernel calling another)
+            if "already entered" not in str(e):
+                raise
+            return fn(*args, **kw)
+    k.__name__ = k.__qualname__ = getattr(fn, "__name__", "kernel")
+    k.__wrapped__ = fn
+    return k
 
 
 state = _State()

@@ -10,6 +10,7 @@ from ..core.tensor import EagerTensor, Tensor
 from . import math_ops as m
 
 _SLOW = context.SLOW
+_QUIET = context.shared_quiet
 _E = EagerTensor
 _FAST_KINDS = frozenset("fiuc")
 
@@ -21,7 +22,7 @@ def _fast_binary(np_fn, slow_fn, name):
             b = other._v
             if a.dtype is b.dtype and a.dtype.kind in _FAST_KINDS:
                 try:
-                    return _E(np_fn(a, b))
+                    return _E(_QUIET(np_fn, a, b))  # no RuntimeWarning for inf - inf, as in TF
                 except Exception:
                     pass  # let the op path raise TensorFlow's error
         return slow_fn(self, other, name=name)
