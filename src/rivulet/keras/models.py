@@ -1,4 +1,7 @@
 """tf.keras.Model (subclassed or functional) and tf.keras.Sequential."""
+import os
+
+import rivulet as tf
 from rivulet import nest
 
 from .layers.base import Layer
@@ -87,6 +90,9 @@ class Model(Trainer, Layer):
 
     # -- building -----------------------------------------------------------------------------------------
     def _maybe_build(self, inputs):
+        # What the first call took, batch dimension left open: saving traces the call for it.
+        if "_call_input_spec" not in self.__dict__:
+            self._call_input_spec = _spec_of(inputs)
         # Keras calls build() from __call__ only when a subclass defines its own build; the default
         # Model.build would run `call` once more on placeholders (and repeat its side effects).
         if type(self).build is not Model.build and not self.built:
@@ -129,12 +135,53 @@ class Model(Trainer, Layer):
                              "layer(s) for automatic build.")
         print_summary(self, line_length, positions, print_fn)
 
-    def save(self, *args, **kwargs):
-        raise NotImplementedError("Model.save is not available yet in rivulet (the saved-model format comes "
-                                  "with tf.saved_model).")
+    def _input_spec_for_saving(self):
+        if self._is_graph_network:
+            return _spec_of(self._input_tensors)
+        return self.__dict__.get("_call_input_spec")
+
+    def _default_save_signature(self):
+        """`self(inputs, training=False)` as a tf.function over the model's known inputs, or None when the
+        model has neither an input shape nor been called."""
+        spec = self._input_spec_for_saving()
+        if spec is None:
+            return None
+        model = self
+
+        def serve(inputs):
+            return model(inputs, training=False)
+        serve.__name__ = "__call__"
+        return tf.function(serve, input_signature=[spec])
+
+    def save(self, filepath, overwrite=True, save_format=None, **kwargs):
+        """Saves in the saved-model format (a directory), as `tf.saved_model.save(model, filepath)` does:
+        loading it back gives an object callable on the model's inputs."""
+        filepath = os.fspath(filepath)
+        if save_format in ("h5", "keras") or filepath.endswith((".h5", ".hdf5", ".keras")):
+            raise NotImplementedError(f"rivulet saves models in the saved-model format only (a directory); "
+                                      f"got filepath={filepath!r}, save_format={save_format!r}.")
+        if not overwrite and os.path.exists(filepath):
+            raise FileExistsError(f"{filepath} exists and overwrite=False.")
+        tf.saved_model.save(self, filepath)
 
     def get_config(self):
         return {"name": self.name}
+
+
+def _spec_of(inputs):
+    """TensorSpecs (batch dimension None) for a structure of tensors / KerasTensors; None if any is not one."""
+    leaves = nest.flatten(inputs)
+    if not leaves or not all(hasattr(t, "shape") and hasattr(t, "dtype") for t in leaves):
+        return None
+    if any(tf.TensorShape(t.shape).rank in (None, 0) for t in leaves):
+        return None
+    single = not nest.is_nested(inputs)
+
+    def spec(t):
+        shape = tf.TensorShape(t.shape).as_list()
+        name = "inputs" if single else (getattr(t, "name", None) or getattr(t, "_creator", None))
+        return tf.TensorSpec([None] + shape[1:], tf.as_dtype(t.dtype), name=name if isinstance(name, str) else None)
+    return nest.map_structure(spec, inputs)
 
 
 class Sequential(Model):
@@ -199,6 +246,11 @@ class Sequential(Model):
     def input_shape(self):
         return tuple(self._graph_input.shape.as_list()) if self._graph_input is not None else None
 
+    def _input_spec_for_saving(self):
+        if self._graph_input is not None:
+            return _spec_of(self._graph_input)
+        return self.__dict__.get("_call_input_spec")
+
     def build(self, input_shape=None):
         if input_shape is None:
             if self._graph_input is None:
@@ -209,6 +261,8 @@ class Sequential(Model):
         self.built = True
 
     def _maybe_build(self, inputs):
+        if "_call_input_spec" not in self.__dict__:
+            self._call_input_spec = _spec_of(inputs)
         if self._graph_input is None and not nest.is_nested(inputs) and inputs.shape.rank is not None:
             # Build with the batch dimension left open, so summary() can show output shapes. Layers that
             # cannot run symbolically leave the model as a plain stack, built by this eager call.

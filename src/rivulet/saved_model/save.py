@@ -135,7 +135,22 @@ class _Saver:
 
     def _attributes(self, obj):
         names = set(getattr(obj, "__dict__", {})) | set(_class_functions(obj))
-        return [(n, getattr(obj, n)) for n in sorted(names) if _saved_name(n)]
+        out = [(n, getattr(obj, n)) for n in sorted(names) if _saved_name(n)]
+        call = self._model_call(obj)
+        if call is not None and "__call__" not in names:
+            out.append(("__call__", call))
+        return out
+
+    def _model_call(self, obj):
+        """A Keras model's call as a tf.function over its known inputs (saved as `__call__`), or None."""
+        make = getattr(type(obj), "_default_save_signature", None)
+        if make is None or isinstance(obj, type):
+            return None
+        key = ("model_call", id(obj))
+        if key not in self._ids:
+            self._keep.append(obj)
+            self._ids[key] = make(obj)
+        return self._ids[key]
 
     def variable(self, v):
         def make():
@@ -229,8 +244,11 @@ class _Saver:
     # -- signatures ------------------------------------------------------------------------------------
     def signatures(self, obj, signatures):
         if signatures is None:
+            call = self._model_call(obj)
             found = [f for _, f in self._attributes(obj)
-                     if isinstance(f, PolymorphicFunction) and f.input_signature is not None]
+                     if isinstance(f, PolymorphicFunction) and f.input_signature is not None and f is not call]
+            if not found and call is not None:
+                found = [call]  # a Keras model serves its own call by default
             signatures = {DEFAULT_SIGNATURE: found[0]} if len(found) == 1 else {}
         elif not isinstance(signatures, dict):
             signatures = {DEFAULT_SIGNATURE: signatures}
