@@ -137,7 +137,9 @@ def _step(step):
 
 
 # ------------------------------------------------------------------------------------------ writing
-def _write_kernel(step, value, writer, tag, plugin, content, description):
+def _write_kernel(step, value, writer, tag, plugin, content, description, encode=None):
+    if encode is not None:
+        value = encode(value)  # histogram buckets, PNG images: computed from the value when it is written
     writer.write_event(proto.event(time.time(), int(step), [proto.summary_value(tag, value, plugin, content,
                                                                                description)]))
     return ()
@@ -152,7 +154,7 @@ def write(tag, tensor, step=None, metadata=None, name=None):
     return _write(tag, tensor, step, "")
 
 
-def _write(tag, tensor, step, plugin, content=b"", description=None):
+def _write(tag, tensor, step, plugin, content=b"", description=None, encode=None):
     """Writes `tensor` under `tag` for TensorBoard's `plugin`; False (a bool tensor) without a default
     writer. Inside a tf.function this adds a WriteSummary op that writes on every call."""
     writer = _defaults.writer
@@ -161,6 +163,8 @@ def _write(tag, tensor, step, plugin, content=b"", description=None):
     step = convert_to_tensor(_step(step), dtype=_dt.int64)
     value = convert_to_tensor(tensor)
     attrs = {"writer": writer, "tag": tag, "plugin": plugin, "content": content, "description": description}
+    if encode is not None:
+        attrs["encode"] = encode
     if context.current_graph() is None:
         _write_kernel(step._v, value._v, **attrs)
     else:
@@ -182,6 +186,104 @@ def scalar(name, data, step=None, description=None):
 def text(name, data, step=None, description=None):
     """tf.summary.text: a string tensor for TensorBoard's text dashboard."""
     return _write(_tag(name), data, step, "text", description=description)
+
+
+class _Buckets:
+    """`bucket_count` equal-width buckets over [min, max] as TensorBoard's histogram plugin stores them:
+    float64 rows [left edge, right edge, count]; a single repeated value fills the last bucket."""
+
+    def __init__(self, count):
+        self.count = count
+
+    def __call__(self, value):
+        data = np.asarray(value, dtype=np.float64).reshape(-1)
+        k = max(0, self.count)
+        if data.size == 0 or k == 0:
+            return np.zeros((k, 3), np.float64)
+        lo, hi = data.min(), data.max()
+        if lo == hi:
+            counts = np.zeros(k, np.float64)
+            counts[-1] = data.size
+            return np.stack([np.full(k, hi), np.full(k, hi), counts], axis=1)
+        index = np.minimum(np.floor((data - lo) / ((hi - lo) / k)).astype(np.int64), k - 1)
+        counts = np.bincount(index, minlength=k).astype(np.float64)
+        edges = np.linspace(lo, hi, k + 1)
+        edges[-1] = hi
+        return np.stack([edges[:-1], edges[1:], counts], axis=1)
+
+    def __eq__(self, other):
+        return type(other) is _Buckets and other.count == self.count
+
+    def __hash__(self):
+        return hash(("buckets", self.count))
+
+
+def histogram(name, data, step=None, buckets=None, description=None):
+    """tf.summary.histogram: `data` (any shape) bucketed for TensorBoard's histograms dashboard (30 buckets
+    unless told)."""
+    if buckets is not None and (isinstance(buckets, bool) or not isinstance(buckets, (int, np.integer))):
+        raise TypeError(f"`buckets` must be an int, got {buckets!r}")
+    value = convert_to_tensor(data)
+    if not (value.dtype.is_floating or value.dtype.is_integer or value.dtype is _dt.bool):
+        raise TypeError(f"tf.summary.histogram needs numeric data, got dtype {value.dtype.name}")
+    return _write(_tag(name), value, step, "histograms", description=description,
+                  encode=_Buckets(30 if buckets is None else int(buckets)))
+
+
+class _Images:
+    """[k, h, w, c] images -> TensorBoard's image summary: [width, height, PNG of each of the first
+    `max_outputs` images] as strings."""
+
+    def __init__(self, max_outputs):
+        self.max_outputs = max_outputs
+
+    def __call__(self, value):
+        a = np.asarray(value)
+        if a.dtype.kind == "f":
+            a = np.clip(a.astype(np.float64) * 255.5, 0, 255).astype(np.uint8)  # convert_image_dtype, saturating
+        elif a.dtype.kind in "iu" and a.dtype != np.uint8:
+            a = np.clip(a.astype(np.int64) // ((int(np.iinfo(a.dtype).max) + 1) // 256), 0, 255).astype(np.uint8)
+        elif a.dtype == np.bool_:
+            a = a.astype(np.uint8) * 255
+        dims = [str(a.shape[2]).encode(), str(a.shape[1]).encode()]
+        return np.array(dims + [_png(img) for img in a[:self.max_outputs]], dtype=object)
+
+    def __eq__(self, other):
+        return type(other) is _Images and other.max_outputs == self.max_outputs
+
+    def __hash__(self):
+        return hash(("images", self.max_outputs))
+
+
+def _png(img):
+    """One [h, w, c] uint8 image (c: 1 grey, 2 grey+alpha, 3 RGB, 4 RGBA) as PNG bytes."""
+    import struct
+    import zlib
+    h, w, c = img.shape
+    color = {1: 0, 2: 4, 3: 2, 4: 6}[c]
+    rows = np.concatenate([np.zeros((h, 1), np.uint8), img.reshape(h, w * c)], axis=1)  # filter 0 per row
+
+    def chunk(kind, body):
+        return struct.pack(">I", len(body)) + kind + body + struct.pack(">I", zlib.crc32(kind + body) & 0xFFFFFFFF)
+    header = struct.pack(">IIBBBBB", w, h, 8, color, 0, 0, 0)
+    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", zlib.compress(rows.tobytes()))
+            + chunk(b"IEND", b""))
+
+
+def image(name, data, step=None, max_outputs=3, description=None):
+    """tf.summary.image: a batch of [k, height, width, channels] images (channels 1, 3 or 4; floats in [0, 1]
+    or uint8) for TensorBoard's images dashboard, the first `max_outputs` of them as PNG."""
+    value = convert_to_tensor(data)
+    shape = value.shape
+    if shape.rank is not None and shape.rank != 4:
+        raise ValueError(f"tf.summary.image needs a rank-4 tensor [k, height, width, channels], got shape {shape}")
+    if shape.rank is not None and shape[-1] is not None and shape[-1] not in (1, 2, 3, 4):
+        raise ValueError(f"tf.summary.image needs 1, 2, 3 or 4 channels, got shape {shape}")
+    if not (value.dtype.is_floating or value.dtype.is_integer or value.dtype is _dt.bool):
+        raise TypeError(f"tf.summary.image needs numeric images, got dtype {value.dtype.name}")
+    if isinstance(max_outputs, bool) or not isinstance(max_outputs, (int, np.integer)) or max_outputs < 0:
+        raise ValueError(f"`max_outputs` must be a non-negative int, got {max_outputs!r}")
+    return _write(_tag(name), value, step, "images", description=description, encode=_Images(int(max_outputs)))
 
 
 def graph(graph_data):
