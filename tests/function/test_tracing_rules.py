@@ -276,6 +276,43 @@ def test_frequent_retracing_warning(caplog):
     assert any("5 out of the last 5 calls" in r.getMessage() for r in caplog.records)
 
 
+def test_frequent_retracing_warning_counts_calls_as_tensorflow_and_stops_after_two(caplog):
+    f = tf.function(lambda x: x)
+    with caplog.at_level("WARNING", logger="rivulet"):
+        for n in [1, 1, 2, 3, 4, 5, 5, 6, 7, 7, 8, 9]:  # cached calls join the previous trace's group
+            f(tf.constant([0.0] * n))
+    msgs = [r.getMessage().split(" calls")[0] for r in caplog.records if "out of the last" in r.getMessage()]
+    assert msgs == ["5 out of the last 6", "6 out of the last 8"]
+
+
+def test_kwargs_names_select_the_graph_and_their_order_does_not():
+    f = counting(lambda x, **kw: x * kw.get("a", 0) + kw.get("b", 0) * 10)
+    c = tf.constant(2)
+    assert int(f(c, a=1)) == 2 and int(f(c, b=1)) == 10 and f.experimental_get_tracing_count() == 2
+    assert int(f(c, a=1, b=2)) == 22 and int(f(c, b=2, a=1)) == 22 and f.experimental_get_tracing_count() == 3
+    assert int(f(c, b=c, a=c)) == 24 and int(f(c, a=c, b=c)) == 24 and f.experimental_get_tracing_count() == 4
+    assert [n for n, _ in f.get_concrete_function(c, b=c, a=c)._params] == ["x", "a", "b"]
+
+
+def test_python_results_come_back_as_tensors():
+    f = tf.function(lambda: (1, 2.5, True, "s", None, [tf.constant(3)]))
+    got = f()
+    assert [(t.dtype, t.numpy()) for t in got[:4]] == [(tf.int32, 1), (tf.float32, 2.5), (tf.bool, True),
+                                                               (tf.string, b"s")]
+    assert got[4] is None and int(got[5][0]) == 3
+    with pytest.raises(TypeError, match="must return zero or more Tensors or None values.*found return value of "
+                                        "type object"):
+        tf.function(lambda: object())()
+
+
+def test_input_signature_binding_names_a_missing_argument_first():
+    g = tf.function(lambda x: x, input_signature=[tf.TensorSpec([None], tf.float32)])
+    with pytest.raises(TypeError, match="missing a required argument: 'x'"):
+        g(y=tf.constant([1.0]))
+    with pytest.raises(TypeError, match="got an unexpected keyword argument 'y'"):
+        g(x=tf.constant([1.0]), y=tf.constant([1.0]))
+
+
 def test_concurrent_calls_of_cached_and_tracing_function():
     f = counting(lambda x: x * 2)
     errors, results = [], []

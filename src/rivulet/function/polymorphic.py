@@ -59,7 +59,7 @@ class PolymorphicFunction:
         self.cache_size = cache_size or DEFAULT_CACHE_SIZE
         self._lock = threading.RLock()
         self._trace_count = 0
-        self._recent = collections.deque(maxlen=2 * _FREQUENT)
+        self._recent = _TraceHistory()
         self._bound = weakref.WeakKeyDictionary()
         self._created_variables = False
         functools.update_wrapper(self, python_function, updated=())
@@ -137,7 +137,7 @@ class PolymorphicFunction:
             else:
                 cf = self._fast.get(tuple(key))
                 if cf is not None:
-                    self._recent.append(False)
+                    self._recent.hit()
                     return cf._build_output(cf._fast_call(args))
         try:
             return self._call_slow(args, kwargs)
@@ -157,9 +157,11 @@ class PolymorphicFunction:
             traced = cf is None
             if traced:
                 cf = self._trace(params, types, values)
-            self._recent.append(traced)
             if traced:
+                self._recent.traced()
                 self._warn_if_frequent()
+            else:
+                self._recent.hit()
             fast_key = _fast_key(args) if not kwargs and self._input_signature is None else None
             if fast_key is not None and _fast_key_matches(cf, args):
                 self._fast[fast_key] = cf
@@ -192,6 +194,7 @@ class PolymorphicFunction:
                             f"kwargs: {kwargs!r} for signature: {self._sig}.") from None
         bound.apply_defaults()
         params, types, values = [], [], {}
+        extra_names = None
         for name, value in bound.arguments.items():
             kind = self._sig.parameters[name].kind
             if kind == inspect.Parameter.VAR_POSITIONAL:
@@ -202,14 +205,19 @@ class PolymorphicFunction:
                     values[n] = v
                 continue
             if kind == inspect.Parameter.VAR_KEYWORD:
-                for k, v in value.items():
+                for k in sorted(value):  # keyword order does not matter, as in TensorFlow
                     params.append((k, inspect.Parameter.KEYWORD_ONLY))
-                    types.append(type_of(v))
-                    values[k] = v
+                    types.append(type_of(value[k]))
+                    values[k] = value[k]
+                extra_names = _KeywordNames(tuple(sorted(value)))
                 continue
             params.append((name, kind))
             types.append(type_of(value))
             values[name] = value
+        if extra_names is not None:
+            # **kwargs' names select a graph too: f(x, a=1) and f(x, b=1) are different calls. The extra
+            # entry has no parameter of its own (zips over the parameters stop before it).
+            types.append(extra_names)
         types = tuple(types)
         if self._reduce_retracing and not for_specs:
             types = self._relaxed(types)
@@ -227,18 +235,19 @@ class PolymorphicFunction:
             raise TypeError(f"Binding inputs to tf.function failed due to `too many positional arguments`. "
                             f"Received args: {args!r} and kwargs: {kwargs!r} for signature: {sig_text}.")
         values = dict(zip(names, args))
-        for k, v in kwargs.items():
-            if k not in names[:len(specs)]:
-                raise TypeError(f"Binding inputs to tf.function failed due to `got an unexpected keyword "
-                                f"argument '{k}'`. Received args: {args!r} and kwargs: {kwargs!r} for "
-                                f"signature: {sig_text}.")
-            values[k] = v
-        params, types = [], []
-        for n, spec in zip(names, specs):
+        unexpected = [k for k in kwargs if k not in names[:len(specs)]]
+        values.update((k, v) for k, v in kwargs.items() if k not in unexpected)
+        for n in names[:len(specs)]:  # as Python binds: a missing argument is named first
             if n not in values:
                 raise TypeError(f"Binding inputs to tf.function failed due to `missing a required argument: "
                                 f"'{n}'`. Received args: {args!r} and kwargs: {kwargs!r} for signature: "
                                 f"{sig_text}.")
+        if unexpected:
+            raise TypeError(f"Binding inputs to tf.function failed due to `got an unexpected keyword "
+                            f"argument '{unexpected[0]}'`. Received args: {args!r} and kwargs: {kwargs!r} for "
+                            f"signature: {sig_text}.")
+        params, types = [], []
+        for n, spec in zip(names, specs):
             v = values[n]
             if isinstance(v, TensorSpec):
                 t = v
@@ -320,7 +329,8 @@ class PolymorphicFunction:
                     g.arg_values = {}  # the first call's values are not kept alive by its graph
         finalize_outputs(g, result)
         self._trace_count += 1
-        cf = ConcreteFunction(g, params, types, self._name, self._python_function)
+        # The cache key may end in the **kwargs names; the function's own types are its parameters'.
+        cf = ConcreteFunction(g, params, types[:len(params)], self._name, self._python_function)
         cf._compile()  # optimise and compile while the collector is paused
         self._cache[types] = cf
         self._evict()
@@ -336,10 +346,13 @@ class PolymorphicFunction:
 
     def _explain_retrace(self, types):
         old = next(reversed(self._cache))
-        names = [n for n in self._sig.parameters] if self._sig else []
+        names = [n for n, _ in self._cache[old]._params]
         reasons = []
         for i, (o, n) in enumerate(zip(old, types)):
-            if o != n and not is_subtype(n, o):
+            if isinstance(o, _KeywordNames) or isinstance(n, _KeywordNames):
+                if o != n and isinstance(o, _KeywordNames) and isinstance(n, _KeywordNames):
+                    reasons.append(f"keyword arguments {o!r} -> {n!r}")
+            elif o != n and not is_subtype(n, o):
                 reasons.append(explain_change(o, n, names[i] if i < len(names) else f"arg {i}"))
         if len(old) != len(types):
             reasons.append(f"number of arguments {len(old)} -> {len(types)}")
@@ -351,9 +364,11 @@ class PolymorphicFunction:
                    self._trace_count + 1, where, "; ".join(reasons) or "no cached graph accepts the inputs")
 
     def _warn_if_frequent(self):
-        traces = sum(self._recent)
-        if traces >= _FREQUENT:
-            calls = len(self._recent)
+        h = self._recent
+        traces = len(h.groups)
+        if traces >= _FREQUENT and h.warnings < _MAX_WARNINGS:
+            h.warnings += 1
+            calls = h.calls
             logger.warning(
                 "%d out of the last %d calls to %r triggered tf.function retracing. Tracing is expensive and the "
                 "excessive number of tracings could be due to (1) creating @tf.function repeatedly in a loop, "
@@ -361,6 +376,42 @@ class PolymorphicFunction:
                 "(1), please define your @tf.function outside of the loop. For (2), @tf.function has "
                 "reduce_retracing=True option that can avoid unnecessary retracing. For (3), please refer to "
                 "the tf.function guide's section on controlling retracing.", traces, calls, self._python_function)
+
+
+_MAX_WARNINGS = 2  # frequent-retracing warnings per function, as in TensorFlow
+_HISTORY = 10  # calls the frequent-retracing warning looks back over
+
+
+class _TraceHistory:
+    """The recent calls, grouped: each trace starts a group, calls served from the cache join the latest
+    one. Whole groups are forgotten from the oldest while the rest still spans more than _HISTORY calls
+    (TensorFlow's accounting, so "N out of the last M calls" reads the same)."""
+    __slots__ = ("groups", "calls", "warnings")
+
+    def __init__(self):
+        self.groups = collections.deque()
+        self.calls = 0
+        self.warnings = 0
+
+    def hit(self):
+        if not self.groups:
+            self.groups.append(0)
+        self.groups[-1] += 1
+        self.calls += 1
+
+    def traced(self):
+        self.groups.append(1)
+        self.calls += 1
+        while self.groups and self.calls - self.groups[0] > _HISTORY:
+            self.calls -= self.groups.popleft()
+
+
+class _KeywordNames(Literal):
+    """The names a **kwargs parameter received (sorted): part of the trace key."""
+    __slots__ = ()
+
+    def __repr__(self):
+        return "(" + ", ".join(self.value) + ")"
 
 
 class _no_scope:
