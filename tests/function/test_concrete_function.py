@@ -44,9 +44,9 @@ def test_concrete_function_inspection():
     args, kwargs = cf.structured_input_signature
     assert args == (tf.TensorSpec([None], tf.float32, "x"), tf.TensorSpec([None], tf.float32, "y")) and kwargs == {}
     assert [t.name for t in cf.inputs] == ["x:0", "y:0"]
-    assert [t.name for t in cf.outputs] == ["Identity:0"]
-    assert str(cf.structured_outputs["sum"]) == 'Tensor("Identity:0", shape=(None,), dtype=float32)'
-    assert cf.structured_outputs["k"] == 1
+    assert [t.name for t in cf.outputs] == ["Identity:0", "Identity_1:0"]  # dict leaves in sorted key order
+    assert str(cf.structured_outputs["sum"]) == 'Tensor("Identity_1:0", shape=(None,), dtype=float32)'
+    assert str(cf.structured_outputs["k"]) == 'Tensor("Identity:0", shape=(), dtype=int32)'  # Python 1: a tensor
     assert str(cf.function_type).startswith("(x: TensorSpec(shape=(None,), dtype=tf.float32, name=None), y:")
     assert cf.pretty_printed_signature().startswith("Input Parameters:\n  x (POSITIONAL_OR_KEYWORD)")
     assert str(cf).startswith("ConcreteFunction Input Parameters:")

@@ -29,16 +29,16 @@ def plain(x):
     if isinstance(x, (list, tuple)):
         return [plain(v) for v in x]
     if isinstance(x, tf.Tensor):
-        return [x.dtype.name, np.asarray(x).tolist()]
-    return x
+        return [x.dtype.name, plain(np.asarray(x).tolist())]
+    return x.decode() if isinstance(x, bytes) else x
 
 
 PLAIN = "import json, numpy as np, rivulet as tf\n" + \
     "def plain(x):\n" \
     "    if isinstance(x, dict): return {k: plain(v) for k, v in x.items()}\n" \
     "    if isinstance(x, (list, tuple)): return [plain(v) for v in x]\n" \
-    "    if isinstance(x, tf.Tensor): return [x.dtype.name, np.asarray(x).tolist()]\n" \
-    "    return x\n"
+    "    if isinstance(x, tf.Tensor): return [x.dtype.name, plain(np.asarray(x).tolist())]\n" \
+    "    return x.decode() if isinstance(x, bytes) else x\n"
 
 
 class Model(tf.Module):

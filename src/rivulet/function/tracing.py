@@ -76,6 +76,14 @@ def placeholders_for(g, value, spec, name):
     return value
 
 
+_CONSTANTS = (bool, int, float, complex, str, bytes, np.ndarray, np.generic)
+
+
+def _is_tensor_array(x):
+    from ..ops.tensor_array_ops import TensorArray
+    return isinstance(x, TensorArray)
+
+
 def finalize_outputs(g, result):
     """Flattens the Python result; each tensor leaf goes through an Identity (TensorFlow's output nodes)."""
     from ..ops.array_ops import identity
@@ -91,13 +99,18 @@ def finalize_outputs(g, result):
                 t = identity(leaf)
                 outs.append(t)
                 structured.append(t)
-            elif isinstance(leaf, np.ndarray):
+            elif isinstance(leaf, _CONSTANTS):
+                # Python scalars, strings and arrays come back as tensors, as in TensorFlow.
                 from ..ops.constant_op import constant
                 t = identity(constant(leaf))
                 outs.append(t)
                 structured.append(t)
-            else:
+            elif leaf is None or _is_tensor_array(leaf):
                 structured.append(leaf)
+            else:
+                raise TypeError("To be compatible with tf.function, Python functions must return zero or more "
+                                f"Tensors or None values; in compilation of {g.name}, found return value of "
+                                f"type {type(leaf).__name__}, which is not a Tensor.")
     g.outputs = outs
     g.structured_outputs = nest.pack_sequence_as(result, structured) if nest.is_nested(result) else structured[0]
     return g
