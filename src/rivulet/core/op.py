@@ -61,6 +61,14 @@ class Op:
                     raise TypeError(f"Input {i} of '{self.name}' Op has type {dts[i].name} that does not match "
                                     f"type {d0.name} of argument 0.")
         if self.allowed is not None and dts and dts[0] not in self.allowed:
+            if len(self.allowed) == 1:  # not type-polymorphic (LogicalAnd): TensorFlow names the one dtype
+                (want,) = self.allowed
+                if eager:
+                    raise InvalidArgumentError(
+                        f"cannot compute {self.name} as input #0(zero-based) was expected to be a {_short(want)} "
+                        f"tensor but is a {_short(dts[0])} tensor [Op:{self.name}]")
+                raise TypeError(f"Input 'x' of '{self.name}' Op has type {dts[0].name} that does not match expected "
+                                f"type of {want.name}.")
             names = ", ".join(d.name for d in sorted(self.allowed, key=lambda d: d.as_datatype_enum))
             msg = (f"Value for attr 'T' of {dts[0].name} is not in the list of allowed values: {names}\n"
                    f"\t; NodeDef: {{{{node {self.name}}}}}; Op<name={self.name}>")

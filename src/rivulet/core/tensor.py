@@ -140,9 +140,11 @@ class EagerTensor(Tensor):
         return (EagerTensor(x) for x in self._v)
 
     def __format__(self, spec):
-        if self._v.ndim == 0 and spec:
-            return format(self._v[()] if isinstance(self._v, np.ndarray) else self._v, spec)
-        return str(self) if not spec else format(str(self), spec)
+        # As TensorFlow: the NumPy value's format (f"{t}" of a scalar is "1.5", of a vector "[1. 2.]").
+        v = self._v
+        if v.ndim == 0:
+            return format(v[()] if isinstance(v, np.ndarray) else v, spec)
+        return format(v, spec)
 
     def __str__(self):
         return f"tf.Tensor({_numpy_text(self._v, False)}, shape={self.shape}, dtype={self.dtype.name})"
@@ -240,6 +242,11 @@ class SymbolicTensor(Tensor):
 _INT32_MIN, _INT32_MAX = -(2 ** 31), 2 ** 31 - 1
 
 
+def _cpp(dtype):
+    """TensorFlow names dtypes by their C++ spelling in conversion errors: float, double, half."""
+    return {"float32": "float", "float64": "double", "float16": "half"}.get(dtype.name, dtype.name)
+
+
 def _strings_to_object(a):
     out = np.empty(a.shape, dtype=object)
     flat = out.reshape(-1)
@@ -250,7 +257,15 @@ def _strings_to_object(a):
 
 def _python_default(value):
     """TensorFlow's default dtype rules for Python values: float->float32, int->int32 (int64 if it must)."""
-    a = np.asarray(value)
+    if value is None:
+        raise ValueError("Attempt to convert a value (None) with an unsupported type (<class 'NoneType'>) to a "
+                         "Tensor.")
+    try:
+        a = np.asarray(value)
+    except ValueError as e:
+        if "inhomogeneous" in str(e):
+            raise ValueError("Can't convert non-rectangular Python sequence to Tensor.") from None
+        raise
     k = a.dtype.kind
     if k == "f":
         return a.astype(np.float32)
@@ -314,7 +329,7 @@ def to_numpy_value(value, dtype=None):
         try:
             return np_t.type(value)
         except OverflowError:
-            raise TypeError(f"Cannot convert {value!r} to EagerTensor of dtype {dtype.name}") from None
+            raise TypeError(f"Cannot convert {value!r} to EagerTensor of dtype {_cpp(dtype)}") from None
     if np_t is None:  # string
         if isinstance(value, (str, bytes)):
             return np.array(value.encode("utf-8") if isinstance(value, str) else value, dtype=object)
@@ -326,21 +341,21 @@ def to_numpy_value(value, dtype=None):
         if value.dtype == np_t:
             return value
         if value.dtype.kind in "USO":
-            raise TypeError(f"Cannot convert {value!r} to EagerTensor of dtype {dtype.name}")
+            raise TypeError(f"Cannot convert {value!r} to EagerTensor of dtype {_cpp(dtype)}")
         return value.astype(np_t)
     a = np.asarray(value)
     k = a.dtype.kind
     if k in "USO":
         if k == "O":
             return _object_list(value, a).astype(np_t)
-        raise TypeError(f"Cannot convert {value!r} to EagerTensor of dtype {dtype.name}")
+        raise TypeError(f"Cannot convert {value!r} to EagerTensor of dtype {_cpp(dtype)}")
     if a.size and ((k == "f" and np_t.kind in "iub") or (k == "c" and np_t.kind != "c") or
                    (k in "iu" and np_t.kind == "b")):
-        raise TypeError(f"Cannot convert {value!r} to EagerTensor of dtype {dtype.name}")
+        raise TypeError(f"Cannot convert {value!r} to EagerTensor of dtype {_cpp(dtype)}")
     if k in "iu" and np_t.kind in "iu":
         info = np.iinfo(np_t)
         if a.size and (a.min() < info.min or a.max() > info.max):
-            raise TypeError(f"Cannot convert {value!r} to EagerTensor of dtype {dtype.name}")
+            raise TypeError(f"Cannot convert {value!r} to EagerTensor of dtype {_cpp(dtype)}")
     out = a.astype(np_t)
     return out[()] if out.ndim == 0 else out
 

@@ -273,6 +273,12 @@ def where(condition, x=None, y=None, name=None):
     if x is None or y is None:
         raise ValueError("x and y must both be non-None or both be None.")
     x, y = binary_args(x, y)
+    if x.dtype is not y.dtype:  # no promotion: NumPy's where would promote
+        if context.executing_eagerly():
+            raise InvalidArgumentError(f"cannot compute SelectV2 as input #2(zero-based) was expected to be a "
+                                       f"{_short(x.dtype)} tensor but is a {_short(y.dtype)} tensor [Op:SelectV2]")
+        raise TypeError(f"Input 'e' of 'SelectV2' Op has type {y.dtype.name} that does not match type "
+                        f"{x.dtype.name} of argument 't'.")
     return bind(SELECT, (c, x, y), name=name or "SelectV2")
 
 

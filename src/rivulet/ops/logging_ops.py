@@ -256,7 +256,7 @@ def Assert(condition, data, summarize=None, name=None):  # noqa: N802  (TensorFl
         c = condition.numpy() if isinstance(condition, Tensor) else condition
         if not np.all(c):
             n = summarize if summarize >= 0 else max([int(np.size(d.numpy())) for d in data] + [0])
-            raise InvalidArgumentError(f"Expected '{condition}' to be true. Summarized data: " +
+            raise InvalidArgumentError(f"Expected '{condition!s}' to be true. Summarized data: " +
                                        "\n".join(_summarize_eager(d, n) for d in data))
         return None
     with context.current_graph().name_scope(name or "Assert"):
@@ -394,7 +394,7 @@ def assert_near(x, y, rtol=None, atol=None, message=None, summarize=None, name=N
     diff = m.abs(m.subtract(x, y))
     test = m.less_equal(diff, m.add(atol, m.multiply(rtol, m.abs(y))))
     eager = context.current_graph() is None
-    data = [message or "", f"x and y not equal to tolerance rtol = {rtol}, atol = {atol}",
+    data = [message or "", f"x and y not equal to tolerance rtol = {rtol!s}, atol = {atol!s}",
             f"x ({_where(x, eager)}) = ", x, f"y ({_where(y, eager)}) = ", y]
     return Assert(test if not eager else convert_to_tensor(bool(np.all(test.numpy()))), data,
                   summarize=summarize, name=name)

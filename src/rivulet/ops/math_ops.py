@@ -7,7 +7,7 @@ from ..core.dispatch import bind
 from ..core.op import COMPLEX, FLOATS, INTS, NUMERIC, REAL, defop
 from ..core.op import _short as _cpp_name
 from ..core.tensor import Tensor, to_numpy_value
-from ..errors import InternalError, InvalidArgumentError, NotFoundError
+from ..errors import InternalError, InvalidArgumentError, NotFoundError, UnimplementedError
 from ..shape import TensorShape
 from ._rules import UNKNOWN, binary, binary_args, binary_bool, broadcast_shape, same_shape, static_value, to_tensor
 
@@ -100,7 +100,8 @@ def _int_checked(fn, name, error=InvalidArgumentError, msg="Integer division by 
 ADD = _binop("AddV2", _quiet(np.add), lambda op, dy: _unbroadcast2(op, dy, dy), NUMERIC | _STR)
 SUB = _binop("Sub", _quiet(np.subtract), lambda op, dy: _unbroadcast2(op, dy, negative(dy)))
 MUL = _binop("Mul", _quiet(np.multiply),
-             lambda op, dy: _unbroadcast2(op, multiply(dy, conj(op.inputs[1])), multiply(conj(op.inputs[0]), dy)))
+             lambda op, dy: _unbroadcast2(op, multiply(dy, conj(op.inputs[1])), multiply(conj(op.inputs[0]), dy)),
+             NUMERIC | _BOOL)  # bool * bool is logical and in TensorFlow
 REALDIV = _binop("RealDiv", _quiet(np.true_divide),
                  lambda op, dy: _unbroadcast2(op, divide_(dy, op.inputs[1]),
                                               negative(multiply(dy, divide_(divide_(op.inputs[0], op.inputs[1]),
@@ -264,7 +265,7 @@ def logical_xor(x, y, name=None):
 
 
 # ---------------------------------------------------------------- unary ops used by the core
-NEG = defop("Neg", np.negative, same_shape, grad=lambda op, dy: (negative(dy),), allowed=NUMERIC)
+NEG = defop("Neg", np.negative, same_shape, grad=lambda op, dy: (negative(dy),), allowed=FLOATS | _SIGNED | COMPLEX)
 FLOOR = defop("Floor", np.floor, same_shape, grad=_none_grad, allowed=FLOATS)
 CONJ = defop("Conj", np.conj, same_shape, grad=lambda op, dy: (conj(dy),), allowed=NUMERIC)
 
@@ -287,7 +288,9 @@ def _cast_kernel(x, DstT):
     if DstT._np is None:
         raise InvalidArgumentError("Cast to string is not supported")
     if x.dtype == object:
-        raise InvalidArgumentError(f"Cast string to {DstT.name} is not supported")
+        raise UnimplementedError(f"Cast string to {DstT.name} is not supported")
+    if x.dtype.kind == "c" and DstT._np.kind != "c":
+        x = x.real  # TensorFlow keeps the real part; NumPy would warn that it discards the imaginary one
     with np.errstate(all="ignore"):
         return x.astype(DstT._np)
 
@@ -379,7 +382,14 @@ def matmul(a, b, transpose_a=False, transpose_b=False, adjoint_a=False, adjoint_
         attrs["adjoint_a"] = True
     if adjoint_b:
         attrs["adjoint_b"] = True
-    op = MATMUL if a.ndim == 2 and b.ndim == 2 else BATCH_MATMUL
+    ra, rb = a.shape.rank, b.shape.rank
+    if (ra is not None and ra < 2) or (rb is not None and rb < 2):
+        bad = ra if ra is not None and ra < 2 else rb
+        if context.executing_eagerly():
+            raise InvalidArgumentError(f"In[0] and In[1] ndims must be == 2: {bad} [Op:MatMul]")
+        raise ValueError(f"Shape must be rank 2 but is rank {bad} for 'MatMul' with input shapes: {a.shape}, "
+                         f"{b.shape}.")
+    op = MATMUL if ra == 2 and rb == 2 else BATCH_MATMUL
     return bind(op, (a, b), attrs, name=name or "MatMul")
 
 
@@ -426,6 +436,8 @@ def _mean_kernel(x, axis=None, keepdims=False):
         s = np.sum(x, axis=axis, dtype=np.int64, keepdims=keepdims)
         n = x.size // max(np.size(s), 1) if x.size else 1
         return (np.sign(s) * (np.abs(s) // max(n, 1))).astype(x.dtype)
+    if x.size == 0:  # 0/0: NaN, where NumPy would also warn "Mean of empty slice"
+        return np.full(np.shape(np.sum(x, axis=axis, keepdims=keepdims)), np.nan, x.dtype)
     return np.mean(x, axis=axis, dtype=x.dtype, keepdims=keepdims)
 
 

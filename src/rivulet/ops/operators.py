@@ -7,6 +7,7 @@ import numpy as np
 
 from ..core import context
 from ..core.tensor import EagerTensor, Tensor
+from ..errors import InvalidArgumentError
 from . import math_ops as m
 
 _SLOW = context.SLOW
@@ -50,6 +51,10 @@ def _eq(self, other):
         return m.equal(self, other)
     except (TypeError, ValueError):
         return False
+    except InvalidArgumentError as e:  # TensorFlow's == is False (a tensor) for shapes that cannot broadcast
+        if "Incompatible shapes" not in e.message:
+            raise
+        return EagerTensor(np.bool_(False))
 
 
 def _ne(self, other):
@@ -59,6 +64,10 @@ def _ne(self, other):
         return m.not_equal(self, other)
     except (TypeError, ValueError):
         return True
+    except InvalidArgumentError as e:
+        if "Incompatible shapes" not in e.message:
+            raise
+        return EagerTensor(np.bool_(True))
 
 
 def _invert(self):
