@@ -38,8 +38,16 @@ def test_cond_shape_is_most_specific_compatible():
 
 
 def test_cond_errors():
+    assert tf.cond(True, lambda: 1, lambda: 2) == 1  # eagerly a Python bool is accepted, as in TensorFlow
     with pytest.raises(TypeError, match="pred must not be a Python bool"):
-        tf.cond(True, lambda: 1, lambda: 2)
+        tf.function(lambda: tf.cond(True, lambda: 1, lambda: 2))()
+    with pytest.raises(TypeError, match="^'branch_index' must be a Tensor, got <class 'int'>$"):
+        tf.switch_case(1, [lambda: 1, lambda: 2])
+    with pytest.raises(TypeError, match="^'branch_index' must be an integer Tensor, got <dtype: 'float32'>$"):
+        tf.switch_case(tf.constant(1.0), [lambda: 1, lambda: 2])
+    f = tf.function(lambda i: tf.switch_case(i, [lambda: tf.constant(10), lambda: tf.constant(20)]))
+    assert int(f(tf.constant(1, tf.int64))) == 20 and int(f(tf.constant(7, tf.int64))) == 20
+    assert int(f(tf.constant(0, tf.int64))) == 10
     with pytest.raises(TypeError, match="have different types"):
         tf.function(lambda x: tf.cond(x > 0, lambda: x, lambda: 1.0))(tf.constant(1))
     with pytest.raises(TypeError, match="same number, type, and overall structure"):

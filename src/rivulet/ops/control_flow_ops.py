@@ -318,7 +318,7 @@ def _unpack_singleton(x):
 
 def cond(pred, true_fn=None, false_fn=None, name=None):
     """tf.cond: true_fn() if pred else false_fn(); in a graph both are traced and an If op chooses."""
-    if isinstance(pred, bool):
+    if isinstance(pred, bool) and context.current_graph() is not None:  # eagerly TensorFlow takes it
         raise TypeError("pred must not be a Python bool")
     if not callable(true_fn):
         raise TypeError("true_fn must be callable.")
@@ -338,12 +338,17 @@ def switch_case(branch_index, branch_fns, default=None, name="switch_case"):
     fns = _indexed_branches(branch_fns)
     if default is None:
         default = fns[-1]
-    if context.current_graph() is None:
-        i = int(convert_to_tensor(branch_index))
-        return _unpack_singleton((fns[i] if 0 <= i < len(fns) else default)())
+    if not isinstance(branch_index, Tensor) and not getattr(branch_index, "_is_resource", False):
+        raise TypeError(f"'branch_index' must be a Tensor, got {type(branch_index)}")
     idx = convert_to_tensor(branch_index)
+    if not idx.dtype.is_integer:
+        raise TypeError(f"'branch_index' must be an integer Tensor, got {idx.dtype}")
+    if context.current_graph() is None:
+        i = int(idx)
+        return _unpack_singleton((fns[i] if 0 <= i < len(fns) else default)())
     if idx.dtype is not _dt.int32:
-        raise TypeError(f"branch_index must be an int32 scalar, got {idx.dtype.name}")
+        from .math_ops import cast
+        idx = cast(idx, _dt.int32)
     return _unpack_singleton(build_branches(idx, fns + [default], case=True, name=name))
 
 
