@@ -6,7 +6,8 @@ from .ops.math_ops import (add, subtract, multiply, divide, truediv, realdiv, fl
                            sigmoid, reciprocal, round, ceil, is_nan, is_inf, is_finite, erf, erfc, squared_difference,
                            truncatediv, truncatemod, divide_no_nan, xdivy, xlogy, add_n, clip_by_value, reduce_max,
                            reduce_min, reduce_prod, reduce_all, reduce_any, reduce_logsumexp, reduce_std,
-                           reduce_variance, argmax, argmin, cumsum, cumprod, real, imag)
+                           reduce_variance, argmax, argmin, cumsum, cumprod, real, imag, asin, acos, atan,
+                           atan2, sinh, cosh, asinh, acosh, atanh, rint)
 
 mod = floormod
 # tf.truncatediv, tf.truncatemod, tf.clip_by_value and tf.realdiv are top-level only in TensorFlow; they live
@@ -16,4 +17,5 @@ TOPLEVEL = ["add", "subtract", "multiply", "divide", "truediv", "realdiv", "floo
             "logical_or", "logical_not", "negative", "floor", "cast", "matmul", "reduce_sum", "reduce_mean", "abs",
             "sign", "square", "sqrt", "exp", "sin", "cos", "tan", "tanh", "sigmoid", "round", "truncatediv",
             "truncatemod", "add_n", "clip_by_value", "reduce_max", "reduce_min", "reduce_prod", "reduce_all",
-            "reduce_any", "reduce_logsumexp", "argmax", "argmin", "cumsum"]
+            "reduce_any", "reduce_logsumexp", "argmax", "argmin", "cumsum", "asin", "acos", "atan", "atan2",
+            "sinh", "cosh", "asinh", "acosh", "atanh"]

@@ -36,6 +36,7 @@ def _tol(dtype):
 
 
 ANY, POS, NEAR = (-3, 3), (0.2, 3), (-1.2, 1.2)
+UNIT, ABOVE1 = (-0.9, 0.9), (1.2, 3)  # inside the domains of asin/acos/atanh and of acosh
 # name: (public fn, op, NumPy reference, dtypes, sampling domain, differentiable)
 UNARY = {
     "abs": (tf.abs, M.ABS, np.abs, FLOATS + SIGNED, ANY, True),
@@ -61,6 +62,15 @@ UNARY = {
     "is_nan": (tf.math.is_nan, M.IS_NAN, np.isnan, FLOATS, ANY, False),
     "is_inf": (tf.math.is_inf, M.IS_INF, np.isinf, FLOATS, ANY, False),
     "is_finite": (tf.math.is_finite, M.IS_FINITE, np.isfinite, FLOATS, ANY, False),
+    "asin": (tf.math.asin, M.ASIN, np.arcsin, FLOATS + COMPLEX, UNIT, True),
+    "acos": (tf.math.acos, M.ACOS, np.arccos, FLOATS + COMPLEX, UNIT, True),
+    "atan": (tf.math.atan, M.ATAN, np.arctan, FLOATS + COMPLEX, ANY, True),
+    "sinh": (tf.math.sinh, M.SINH, np.sinh, FLOATS + COMPLEX, ANY, True),
+    "cosh": (tf.math.cosh, M.COSH, np.cosh, FLOATS + COMPLEX, ANY, True),
+    "asinh": (tf.math.asinh, M.ASINH, np.arcsinh, FLOATS + COMPLEX, ANY, True),
+    "acosh": (tf.math.acosh, M.ACOSH, np.arccosh, FLOATS + COMPLEX, ABOVE1, True),
+    "atanh": (tf.math.atanh, M.ATANH, np.arctanh, FLOATS + COMPLEX, UNIT, True),
+    "rint": (tf.math.rint, M.RINT, np.rint, [np.float32, np.float64], ANY, False),
 }
 # A dtype each op must reject (TensorFlow's op definition does not list it).
 REJECTS = {"abs": np.uint8, "sign": np.uint8, "square": np.bool_, "round": np.uint8, "reciprocal": np.bool_}
@@ -233,6 +243,7 @@ BINARY = {
                       [np.float16, np.float32, np.float64, np.complex128], True),
     "xdivy": (tf.math.xdivy, M.XDIVY, lambda x, y: np.where(x == 0, 0, x / y), [np.float32, np.float64], True),
     "xlogy": (tf.math.xlogy, M.XLOGY, _ref_xlogy, [np.float32, np.float64, np.complex128], True),
+    "atan2": (tf.math.atan2, M.ATAN2, np.arctan2, [np.float16, np.float32, np.float64], True),
 }
 PAIRS = [((), ()), ((4,), (4,)), ((2, 3), (3,)), ((2, 1), (1, 3)), ((3,), ())]
 

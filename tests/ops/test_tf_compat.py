@@ -113,3 +113,26 @@ def test_format_uses_the_numpy_value():
     assert "{:.2f}".format(tf.constant(1.5)) == "1.50"
     assert f"{tf.constant([1.0, 2.0])}" == str(np.array([1.0, 2.0], np.float32))
     assert str(tf.constant(1.5)) == "tf.Tensor(1.5, shape=(), dtype=float32)"  # str() is unchanged
+
+
+def test_inverse_and_hyperbolic_functions_at_special_points():
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        x = np.array([2.0, -1.0, 1.0, 0.0, np.inf, np.nan], np.float32)
+        for fn, ref in ((tf.math.acos, np.arccos), (tf.math.asin, np.arcsin), (tf.math.atanh, np.arctanh),
+                        (tf.math.acosh, np.arccosh), (tf.math.cosh, np.cosh), (tf.math.atan, np.arctan)):
+            with np.errstate(all="ignore"):
+                want = ref(x)
+            np.testing.assert_array_equal(fn(tf.constant(x)).numpy(), want)
+        y, z = np.array([1.0, -1.0, 0.0, -0.0], np.float32), np.array([0.0, -2.0, -1.0, -1.0], np.float32)
+        np.testing.assert_array_equal(tf.math.atan2(tf.constant(y), tf.constant(z)).numpy(), np.arctan2(y, z))
+    np.testing.assert_array_equal(tf.math.rint(tf.constant([0.5, 1.5, -2.5, 2.7])).numpy(), [0, 2, -2, 3])
+    assert tf.acos is tf.math.acos and tf.atan2 is tf.math.atan2
+
+
+def test_rint_of_half_has_no_kernel():
+    from rivulet.errors import NotFoundError
+    with pytest.raises(NotFoundError, match=r"Rint\[T=DT_HALF\]"):
+        tf.math.rint(tf.constant([1.5], tf.float16))
+    with pytest.raises(InvalidArgumentError, match=r"Op:Rint"):
+        tf.math.rint(tf.constant([1]))

@@ -567,11 +567,19 @@ def _binary_fn(op, default, doc):
     return f
 
 
+def _atan2_grad(op, dy):
+    y, x = op.inputs
+    g = divide_(dy, add(square(x), square(y)))
+    return _unbroadcast2(op, multiply(x, g), negative(multiply(y, g)))
+
+
+ATAN2 = _binop("Atan2", _quiet(np.arctan2), _atan2_grad, FLOATS)
 squared_difference = _binary_fn(SQUARED_DIFFERENCE, "SquaredDifference", "squared_difference")
 truncatediv = _binary_fn(TRUNCATEDIV, "TruncateDiv", "truncatediv")
 truncatemod = _binary_fn(TRUNCATEMOD, "TruncateMod", "truncatemod")
 xdivy = _binary_fn(XDIVY, "Xdivy", "xdivy")
 xlogy = _binary_fn(XLOGY, "Xlogy", "xlogy")
+atan2 = _binary_fn(ATAN2, "Atan2", "atan2")
 
 
 def divide_no_nan(x, y, name=None):
@@ -714,6 +722,32 @@ RECIPROCAL = _unary("Reciprocal", _no_kernel("Reciprocal", "iu", _quiet(np.recip
                     lambda op, dy: (negative(multiply(dy, square(_conj_out(op)))),), _FLOAT_C | _SIGNED)
 ROUND = _unary("Round", _round_kernel, _none_grad, _FLOAT_C | _SIGNED)
 CEIL = _unary("Ceil", np.ceil, _none_grad, FLOATS)
+
+
+def _rint_kernel(x):
+    if x.dtype == np.float16:  # declared for half, but TensorFlow has no CPU kernel for it
+        raise NotFoundError("Could not find device for node: {{node Rint}} = Rint[T=DT_HALF] [Op:Rint]")
+    return np.rint(x)
+
+
+def _cx(op):
+    return conj(op.inputs[0])
+
+
+def _one_minus_sq(op):
+    return subtract(1, square(_cx(op)))
+
+
+ASIN = _unary("Asin", _quiet(np.arcsin), lambda op, dy: (multiply(dy, rsqrt(_one_minus_sq(op))),), _FLOAT_C)
+ACOS = _unary("Acos", _quiet(np.arccos), lambda op, dy: (negative(multiply(dy, rsqrt(_one_minus_sq(op)))),),
+              _FLOAT_C)
+ATAN = _unary("Atan", _quiet(np.arctan), lambda op, dy: (divide_(dy, add(1, square(_cx(op)))),), _FLOAT_C)
+SINH = _unary("Sinh", _quiet(np.sinh), lambda op, dy: (multiply(dy, cosh(_cx(op))),), _FLOAT_C)
+COSH = _unary("Cosh", _quiet(np.cosh), lambda op, dy: (multiply(dy, sinh(_cx(op))),), _FLOAT_C)
+ASINH = _unary("Asinh", _quiet(np.arcsinh), lambda op, dy: (divide_(dy, cosh(_conj_out(op))),), _FLOAT_C)
+ACOSH = _unary("Acosh", _quiet(np.arccosh), lambda op, dy: (divide_(dy, sinh(_conj_out(op))),), _FLOAT_C)
+ATANH = _unary("Atanh", _quiet(np.arctanh), lambda op, dy: (divide_(dy, _one_minus_sq(op)),), _FLOAT_C)
+RINT = _unary("Rint", _rint_kernel, _none_grad, FLOATS)
 _is = lambda x: (x.shape, _dt.bool)  # noqa: E731
 IS_NAN = _unary("IsNan", np.isnan, None, FLOATS, infer=_is)
 IS_INF = _unary("IsInf", np.isinf, None, FLOATS, infer=_is)
@@ -749,6 +783,15 @@ is_nan = _unary_fn(IS_NAN, "IsNan", "is_nan")
 is_inf = _unary_fn(IS_INF, "IsInf", "is_inf")
 is_finite = _unary_fn(IS_FINITE, "IsFinite", "is_finite")
 erf = _unary_fn(ERF, "Erf", "erf")
+asin = _unary_fn(ASIN, "Asin", "asin")
+acos = _unary_fn(ACOS, "Acos", "acos")
+atan = _unary_fn(ATAN, "Atan", "atan")
+sinh = _unary_fn(SINH, "Sinh", "sinh")
+cosh = _unary_fn(COSH, "Cosh", "cosh")
+asinh = _unary_fn(ASINH, "Asinh", "asinh")
+acosh = _unary_fn(ACOSH, "Acosh", "acosh")
+atanh = _unary_fn(ATANH, "Atanh", "atanh")
+rint = _unary_fn(RINT, "Rint", "rint")
 erfc = _unary_fn(ERFC, "Erfc", "erfc")
 
 
