@@ -402,3 +402,13 @@ def test_tf_gradients_stop_gradients_and_missing_gradient():
         return tf.gradients(bind(op, (a,), name="twice"), a)
     with pytest.raises(LookupError, match=r"^No gradient defined for operation'twice' \(op type: TestNoGrad\)"):
         g(tf.constant(1.0))
+
+
+def test_sources_and_targets_that_are_not_tensors_are_rejected():
+    x = tf.constant(1.0)
+    for sources, target in (("a", None), ([x, 3], None), (x, "z")):
+        with tf.GradientTape() as t:
+            t.watch(x)
+            y = x * x
+        with pytest.raises(TypeError, match="Tensor"):
+            t.gradient(y if target is None else target, sources)

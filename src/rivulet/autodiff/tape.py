@@ -219,10 +219,16 @@ class GradientTape:
                     seeds[i] = ones_like(t)
                 t = self._key(t._res)
             elif not isinstance(t, Tensor):
+                if isinstance(t, (str, bytes)):
+                    raise TypeError(f"GradientTape.gradient: target {t!r} is a {type(t).__name__}, not a Tensor "
+                                    f"or Variable")
                 t = convert_to_tensor(t)
             tgts.append(t)
         seeds = [_ones_like(t) if s is None else convert_to_tensor(s, dtype=t.dtype) for t, s in zip(tgts, seeds)]
         for s in sources:
+            if not isinstance(s, (Tensor, Variable)):
+                raise TypeError(f"GradientTape.gradient: sources must be Tensors or Variables; got {s!r} "
+                                f"({type(s).__name__})")
             keys.append(self._key(s._res) if isinstance(s, Variable) else s)
         return backprop(records, tgts, seeds, keys, tape_no_grad_message)
 
