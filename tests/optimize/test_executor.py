@@ -107,3 +107,31 @@ def test_bias_add_after_conv_reuses_the_conv_output():
     want = tf.function(lambda x: tf.nn.bias_add(tf.nn.conv2d(x, w, 1, "VALID"), b))(x).numpy()
     np.testing.assert_array_equal(got, want)
     np.testing.assert_array_equal(b.numpy(), b0)
+
+
+def test_graphs_compute_nan_and_inf_silently_as_tensorflow_does():
+    # Compiled code calls bare kernels and infix operators inside one quiet context per call; a tensor
+    # `while` runs its body the same way; the user's own NumPy code outside still warns.
+    import warnings
+
+    @tf.function
+    def f(a, b):
+        s = tf.constant(0.0)
+        for _ in tf.range(2):
+            s += tf.math.log(b - 1.0)
+        return a - a, a * 0.0, b / (b - b), tf.exp(a) * 1e38, s
+
+    inf = tf.constant(np.inf)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        got = [t.numpy() for t in f(inf, tf.constant(1.0))]
+        wide = [tf.constant(np.full((400, 400), np.inf, np.float32)) for _ in range(4)]
+        par = tf.function(wide_fn)(*wide)  # parallel branches run on pool threads
+    assert np.isnan(got[0]) and np.isnan(got[1]) and got[2] == np.inf and got[3] == np.inf and got[4] == -np.inf
+    assert all(np.isnan(p.numpy()).all() for p in par)
+    with pytest.warns(RuntimeWarning):
+        np.float32(np.inf) - np.float32(np.inf)
+
+
+def wide_fn(*xs):
+    return [tf.exp(x) - tf.sqrt(tf.abs(x)) for x in xs]

@@ -45,8 +45,23 @@ def quiet(fn):
                 raise
             return fn(*args, **kw)
     k.__name__ = k.__qualname__ = getattr(fn, "__name__", "kernel")
-    k.__wrapped__ = fn
+    k.__wrapped__ = k.quiet_inner = fn  # compiled graphs, already quiet as a whole, call fn itself
     return k
+
+
+def unquiet(kernel):
+    """The kernel a compiled graph calls: its pure-NumPy body when `quiet` wrapped it."""
+    return getattr(kernel, "quiet_inner", kernel)
+
+
+def run_quiet(fn, *args, **kw):
+    """Calls a compiled graph inside this thread's quiet context (or inside the one it is already in)."""
+    try:
+        return state.quiet(fn, *args, **kw)
+    except RuntimeError as e:  # raised on entry, before fn ran: already inside (a graph run by a kernel)
+        if "already entered" not in str(e):
+            raise
+        return fn(*args, **kw)
 
 
 state = _State()

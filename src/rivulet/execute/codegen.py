@@ -10,6 +10,7 @@ import linecache
 
 import numpy as np
 
+from ..core.context import unquiet
 from ..errors import InvalidArgumentError, OpError
 from . import parallel
 from .plan import needed_ops
@@ -91,7 +92,7 @@ def compile_graph(graph, inputs, outputs, name="fn", wrap=None, split=True):
                 continue  # emitted with its group
             calls = []
             for m in group:
-                glob[f"k{m._id}"] = m.opdef.kernel
+                glob[f"k{m._id}"] = unquiet(m.opdef.kernel)
                 margs = "".join(names[id(t)] + ", " for t in m.inputs)
                 kw = []
                 for key, val in m.attrs.items():
@@ -122,7 +123,7 @@ def compile_graph(graph, inputs, outputs, name="fn", wrap=None, split=True):
             names[id(op.outputs[0])] = args[0]
             continue
         k = f"k{op._id}"
-        glob[k] = op.opdef.kernel
+        glob[k] = unquiet(op.opdef.kernel)
         for key, val in op.attrs.items():
             lit = _literal(val)
             if lit is None:

@@ -9,6 +9,8 @@ import os
 import threading
 from concurrent.futures import ThreadPoolExecutor
 
+from ..core.context import run_quiet
+
 # Ops whose kernels are BLAS-backed (multi-threaded inside) or cheap views: never worth a thread hop.
 _BLAS = {"MatMul", "BatchMatMulV2", "_FusedMatMul", "_MatrixPowerMatMul", "Conv2D", "_FusedConv2D", "Conv2DBackpropInput",
          "Conv2DBackpropFilter", "Einsum"}
@@ -96,6 +98,7 @@ def run_together(*calls):
         return tuple(fn(*a, **k) for fn, a, k in calls)
     if _pool is None:
         _pool = ThreadPoolExecutor(max_workers=max(2, os.cpu_count() or 2), thread_name_prefix="rivulet")
-    futures = [_pool.submit(fn, *a, **k) for fn, a, k in calls[1:]]
+    # pool threads enter their own quiet context: compiled code calls bare kernels (see core/context.py)
+    futures = [_pool.submit(run_quiet, fn, *a, **k) for fn, a, k in calls[1:]]
     first = calls[0][0](*calls[0][1], **calls[0][2])
     return (first, *[f.result() for f in futures])

@@ -96,7 +96,7 @@ class ConcreteFunction:
             g = self.graph
             return replay(g, g.arg_placeholders + g.internal_captures, g.outputs, list(tensors) +
                           g.external_captures)
-        return cg.fn(*[t._v for t in tensors], *self._capture_values)
+        return context.run_quiet(cg.fn, *[t._v for t in tensors], *self._capture_values)
 
     def _prepare_fast(self, args):
         """Generates the cached-call entry for one argument layout: tensors' arrays straight into the graph."""
@@ -104,8 +104,12 @@ class ConcreteFunction:
         tensor_pos = [i for i, a in enumerate(args) if a.__class__ is EagerTensor]
         caps = [f"c{i}" for i in range(len(self._capture_values))]
         call_args = [f"args[{i}]._v" for i in tensor_pos] + caps
-        src = f"def fast(args):\n    return fn({', '.join(call_args)})\n"
-        ns = {"fn": cg.fn}
+        # The graph runs in this thread's quiet context (NumPy's NaN/inf warnings off, as TensorFlow is silent);
+        # entering it fails, before anything ran, only when already inside it.
+        a = ", ".join(call_args)
+        src = (f"def fast(args):\n    try:\n        return _st.quiet(fn, {a})\n    except RuntimeError as e:\n"
+               f"        if 'already entered' not in str(e):\n            raise\n    return fn({a})\n")
+        ns = {"fn": cg.fn, "_st": context.state}
         ns.update(zip(caps, self._capture_values))
         exec(compile(src, f"<rivulet-call {self._name}>", "exec"), ns)
         self._fast_call = ns["fast"]

@@ -237,13 +237,16 @@ def _zero_grad(t):
     raise ValueError(f"Cannot find the variable behind resource tensor {t.name}")
 
 
-IF = defop("If", _if_kernel, _branches_infer, grad=_branches_grad, num_outputs=_n_out("branches"),
+# Branch and body graphs are compiled with bare kernels (execute/codegen.py): the control-flow kernel runs
+# them inside the quiet context, as a compiled function does.
+_quiet = context.quiet
+IF = defop("If", _quiet(_if_kernel), _branches_infer, grad=_branches_grad, num_outputs=_n_out("branches"),
            stateful=True)
-STATELESS_IF = defop("StatelessIf", _if_kernel, _branches_infer, grad=_branches_grad,
+STATELESS_IF = defop("StatelessIf", _quiet(_if_kernel), _branches_infer, grad=_branches_grad,
                      num_outputs=_n_out("branches"))
-CASE = defop("Case", _case_kernel, _branches_infer, grad=_branches_grad, num_outputs=_n_out("branches"),
+CASE = defop("Case", _quiet(_case_kernel), _branches_infer, grad=_branches_grad, num_outputs=_n_out("branches"),
              stateful=True)
-STATELESS_CASE = defop("StatelessCase", _case_kernel, _branches_infer, grad=_branches_grad,
+STATELESS_CASE = defop("StatelessCase", _quiet(_case_kernel), _branches_infer, grad=_branches_grad,
                        num_outputs=_n_out("branches"))
 
 
@@ -492,10 +495,10 @@ def _while_grad_infer(*values, body, wrt):
     return [(values[i].shape, values[i].dtype) for i in wrt]
 
 
-WHILE = defop("While", _while_kernel, _while_infer, grad=_while_grad, num_outputs=_n_out("body"), stateful=True)
-STATELESS_WHILE = defop("StatelessWhile", _while_kernel, _while_infer, grad=_while_grad,
+WHILE = defop("While", _quiet(_while_kernel), _while_infer, grad=_while_grad, num_outputs=_n_out("body"), stateful=True)
+STATELESS_WHILE = defop("StatelessWhile", _quiet(_while_kernel), _while_infer, grad=_while_grad,
                         num_outputs=_n_out("body"))
-WHILE_GRAD = defop("WhileGrad", _while_grad_kernel, _while_grad_infer,
+WHILE_GRAD = defop("WhileGrad", _quiet(_while_grad_kernel), _while_grad_infer,
                    num_outputs=lambda attrs: len(attrs["wrt"]))
 
 
