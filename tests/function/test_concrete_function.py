@@ -151,3 +151,13 @@ def test_lists_holding_tensors_are_packed_like_tensorflow():
     a, b = f(tf.constant([1.0]), tf.constant(5.0))
     assert a.numpy().tolist() == [1.0, 5.0] and b.numpy().tolist() == [[5.0, 1.0], [2.0, 5.0]]
     assert tf.convert_to_tensor([tf.Variable(1.0), 2.0]).numpy().tolist() == [1.0, 2.0]
+
+
+def test_tf_types_names_the_function_classes():
+    f = tf.function(lambda x: x * 2)
+    cf = f.get_concrete_function(tf.TensorSpec([], tf.float32))
+    assert isinstance(f, tf.types.experimental.PolymorphicFunction)
+    assert isinstance(f, tf.types.experimental.GenericFunction)
+    assert isinstance(cf, tf.types.experimental.ConcreteFunction)
+    assert not isinstance(f, tf.types.experimental.ConcreteFunction)
+    assert isinstance(cf.function_type, tf.types.experimental.FunctionType)
