@@ -107,3 +107,16 @@ def test_runtime_error_inside_converted_code_points_at_user_line():
         tf.function(f)(tf.constant(1))
     last = traceback.extract_tb(info.value.__traceback__)[-1]
     assert last.filename == __file__ and last.lineno == f.__code__.co_firstlineno + 2
+
+
+def test_traceback_frames_of_converted_code_carry_the_users_function_name():
+    def bad_reshape(x):
+        if x[0] > 0:
+            x = x + 1
+        return tf.reshape(x, [5])
+    with pytest.raises(ValueError) as info:
+        tf.function(bad_reshape)(tf.constant([1, 2, 3]))
+    frames = traceback.extract_tb(info.value.__traceback__)
+    mine = [f for f in frames if f.filename == __file__ and not f.name.startswith("test_")]
+    assert mine and all(f.name == "bad_reshape" for f in mine), frames
+    assert "tf.reshape(x, [5])" in mine[-1].line

@@ -97,6 +97,8 @@ def _instantiate(fn, inner_factory):
     new.__kwdefaults__ = fn.__kwdefaults__
     new.__wrapped__ = fn
     new.__name__, new.__qualname__ = fn.__name__, getattr(fn, "__qualname__", fn.__name__)
+    # tracebacks through converted code name the user's function, not the generated tf__ one
+    new.__code__ = new.__code__.replace(co_name=fn.__code__.co_name, co_qualname=fn.__code__.co_qualname)
     new.__doc__ = fn.__doc__
     return new
 
