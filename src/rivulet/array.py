@@ -2,12 +2,16 @@
 from .ops.array_ops import (identity, reshape, zeros_like, ones_like, where, stack, unstack, transpose,  # noqa: F401
                             concat, split, squeeze, expand_dims, tile, broadcast_to, gather, gather_nd, fill,
                             zeros, ones, eye, range, shape, size, rank, one_hot, pad, slice, reverse, boolean_mask,
-                            sequence_mask)
+                            sequence_mask, roll, repeat, linspace, meshgrid)
 from .ops.constant_op import constant  # noqa: F401
+from .ops.sort_segment_ops import (sort, argsort, unique, searchsorted, scatter_nd,  # noqa: F401
+                                   tensor_scatter_nd_update, tensor_scatter_nd_add, tensor_scatter_nd_sub)
 
 newaxis = None
 
 TOPLEVEL = ["identity", "reshape", "zeros_like", "ones_like", "where", "stack", "unstack", "constant", "transpose",
             "concat", "split", "squeeze", "expand_dims", "tile", "broadcast_to", "gather", "gather_nd", "fill",
             "zeros", "ones", "eye", "range", "shape", "size", "rank", "one_hot", "pad", "slice", "reverse",
-            "boolean_mask", "sequence_mask", "newaxis"]
+            "boolean_mask", "sequence_mask", "newaxis", "sort", "argsort", "unique", "searchsorted", "scatter_nd",
+            "tensor_scatter_nd_update", "tensor_scatter_nd_add", "tensor_scatter_nd_sub", "roll", "repeat",
+            "linspace", "meshgrid"]

@@ -7,7 +7,12 @@ from .ops.math_ops import (add, subtract, multiply, divide, truediv, realdiv, fl
                            truncatediv, truncatemod, divide_no_nan, xdivy, xlogy, add_n, clip_by_value, reduce_max,
                            reduce_min, reduce_prod, reduce_all, reduce_any, reduce_logsumexp, reduce_std,
                            reduce_variance, argmax, argmin, cumsum, cumprod, real, imag, asin, acos, atan,
-                           atan2, sinh, cosh, asinh, acosh, atanh, rint)
+                           atan2, sinh, cosh, asinh, acosh, atanh, rint, multiply_no_nan,
+                           reciprocal_no_nan, reduce_euclidean_norm, count_nonzero, clip_by_norm, lgamma, digamma)
+from .ops.sort_segment_ops import (top_k, segment_sum, segment_mean, segment_max, segment_min,  # noqa: F401
+                                   segment_prod, unsorted_segment_sum, unsorted_segment_mean, unsorted_segment_max,
+                                   unsorted_segment_min, unsorted_segment_prod)
+from .ops.nn_ops import softmax, log_softmax, softplus  # noqa: F401  (tf.math has them too)
 
 mod = floormod
 # tf.truncatediv, tf.truncatemod, tf.clip_by_value and tf.realdiv are top-level only in TensorFlow; they live
@@ -18,4 +23,4 @@ TOPLEVEL = ["add", "subtract", "multiply", "divide", "truediv", "realdiv", "floo
             "sign", "square", "sqrt", "exp", "sin", "cos", "tan", "tanh", "sigmoid", "round", "truncatediv",
             "truncatemod", "add_n", "clip_by_value", "reduce_max", "reduce_min", "reduce_prod", "reduce_all",
             "reduce_any", "reduce_logsumexp", "argmax", "argmin", "cumsum", "asin", "acos", "atan", "atan2",
-            "sinh", "cosh", "asinh", "acosh", "atanh"]
+            "sinh", "cosh", "asinh", "acosh", "atanh", "clip_by_norm"]

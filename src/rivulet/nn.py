@@ -4,6 +4,7 @@ from .ops.nn_ops import (relu, relu6, leaky_relu, elu, selu, gelu, softplus, sof
                          sparse_softmax_cross_entropy_with_logits, sigmoid_cross_entropy_with_logits, conv2d,
                          max_pool2d, avg_pool2d, bias_add, dropout, l2_loss, l2_normalize, moments,
                          batch_normalization)
+from .ops.sort_segment_ops import top_k  # noqa: F401
 
 TOPLEVEL = []
 

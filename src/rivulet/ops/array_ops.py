@@ -1259,3 +1259,168 @@ def sequence_mask(lengths, maxlen=None, dtype=_dt.bool, name=None):
         maxlen = _scalar_or_none(partial_value(to_tensor(maxlen)))
     return bind(SEQUENCE_MASK, (ln, *dyn), {"maxlen": maxlen, "dtype": _dt.as_dtype(dtype)},
                 name=name or "SequenceMask")
+
+
+# ---------------------------------------------------------------- roll / repeat / linspace / meshgrid
+def _roll_infer(x, shift, axis):
+    r = x.shape.rank
+    if r == 0:
+        raise ValueError("input must be 1-D or higher")
+    if len(shift) != len(axis):
+        raise ValueError("shift and axis must have the same size")
+    for a in axis:
+        if r is not None and not -r <= a < r:
+            raise ValueError(f"axis {a} is out of range")
+    return x.shape, x.dtype
+
+
+ROLL = defop("Roll", lambda x, shift, axis: np.roll(x, shift, axis), _roll_infer,
+             grad=lambda op, dy: (roll(dy, [-s for s in op.attrs["shift"]], op.attrs["axis"]),))
+
+
+def roll(input, shift, axis, name=None):  # noqa: A002
+    """Elements shifted along `axis` (wrapping around); shifts along a repeated axis add up."""
+    x = to_tensor(input)
+    shift = tuple(np.ravel(_ints(shift, "shift")).tolist())
+    axis = tuple(np.ravel(_ints(axis, "axis")).tolist())
+    _check(ROLL, (x,), shift=shift, axis=axis)
+    return bind(ROLL, (x,), {"shift": shift, "axis": axis}, name=name or "Roll")
+
+
+def _repeats(x, reps, axis):
+    n = x.shape[axis]
+    if reps.ndim == 0:
+        if reps < 0:
+            raise InvalidArgumentError(f"Expected repeats >= 0, but got {int(reps)}")
+        return np.full(n, int(reps))
+    if reps.shape[0] not in (1, n):
+        raise InvalidArgumentError(f"repeats must have {n} entries (the size of axis {axis}), got {reps.shape[0]}")
+    return np.maximum(np.broadcast_to(reps, (n,)), 0)  # a negative count repeats nothing, as TensorFlow's does
+
+
+def _repeat_grad_kernel(dy, reps, x, axis):
+    ids = np.repeat(np.arange(x.shape[axis]), _repeats(x, reps, axis))
+    out = np.zeros(np.moveaxis(x, axis, 0).shape, dy.dtype)
+    np.add.at(out, ids, np.moveaxis(dy, axis, 0))
+    return np.moveaxis(out, 0, axis)
+
+
+def _repeat_infer(x, reps, axis):
+    s = x.shape
+    if s.rank is None:
+        return UNKNOWN, x.dtype
+    if reps.shape.rank not in (None, 0, 1):
+        raise ValueError(f"repeats must be a scalar or a vector, got shape {_fmt(reps.shape)}")
+    n, pv, dims = s[axis], partial_value(reps), list(s)
+    if reps.shape.rank == 1 and None not in (n, reps.shape[0]) and reps.shape[0] not in (1, n):
+        raise ValueError(f"Dimensions {n} and {reps.shape[0]} are not compatible")
+    if isinstance(pv, int):
+        dims[axis] = None if n is None else n * max(pv, 0)
+    elif isinstance(pv, list) and None not in pv and n is not None:
+        dims[axis] = sum(max(r, 0) for r in pv) * (n if len(pv) == 1 else 1)
+    else:
+        dims[axis] = None
+    return TensorShape(dims), x.dtype
+
+
+REPEAT = defop("Repeat", lambda x, reps, axis: np.repeat(x, _repeats(x, reps, axis), axis), _repeat_infer,
+               grad=lambda op, dy: (bind(REPEAT_GRAD, (dy, op.inputs[1], op.inputs[0]), op.attrs), None))
+# Sums each run of repeated slices of dy back onto its source slice (x is used for its shape).
+REPEAT_GRAD = defop("RepeatGrad", _repeat_grad_kernel, lambda dy, reps, x, axis: (x.shape, dy.dtype),
+                    grad=lambda op, ddy: (bind(REPEAT, (ddy, op.inputs[1]), op.attrs), None, None))
+
+
+def repeat(input, repeats, axis=None, name=None):  # noqa: A002
+    """Each slice along `axis` repeated `repeats` times (a scalar, or one count per slice); axis=None
+    repeats the flattened input."""
+    x = to_tensor(input)
+    r = _indices(repeats)
+    _check_index_dtype(r, "Repeat", attr="T")
+    if axis is None or x.shape.rank == 0:
+        x, axis = reshape(x, [-1]), 0
+    axis = _static_int(axis, "axis")
+    rank = x.shape.rank
+    if rank is not None:
+        if not -rank <= axis < rank:
+            raise ValueError(f"axis={axis} out of bounds: expected {-rank}<=axis<{rank}")
+        axis %= rank
+    _check(REPEAT, (x, r), axis=axis)
+    return bind(REPEAT, (x, r), {"axis": axis}, name=name or "Repeat")
+
+
+def _linspace_kernel(start, stop, *dyn, num, axis):
+    num = int(dyn[0]) if dyn else num
+    if num < 0:
+        raise InvalidArgumentError(f"Requires num >= 0, got {num}")
+    return np.linspace(start, stop, num, axis=axis).astype(start.dtype, copy=False)
+
+
+def _linspace_infer(start, stop, *dyn, num, axis):
+    if num is not None and num < 0:
+        raise ValueError(f"Requires num >= 0, got {num}")
+    s = broadcast_shape(start.shape, stop.shape)
+    if s.rank is None:
+        return UNKNOWN, start.dtype
+    if not -(s.rank + 1) <= axis <= s.rank:
+        raise ValueError(f"axis {axis} is out of range for an output of rank {s.rank + 1}")
+    dims = list(s)
+    dims.insert(axis % (s.rank + 1), num)
+    return TensorShape(dims), start.dtype
+
+
+def _linspace_grad(op, dy):
+    start, stop = op.inputs[:2]
+    rank = op.outputs[0].shape.rank
+    if rank is None:
+        raise NotImplementedError("The gradient of linspace needs a known rank.")
+    axis = op.attrs["axis"] % rank
+    w = bind(LINSPACE, (_m.cast(0, start.dtype), _m.cast(1, start.dtype), *op.inputs[2:]),
+             {"num": op.attrs["num"], "axis": 0})
+    w = reshape(w, [-1] + [1] * (rank - axis - 1))
+    to_stop = _m.reduce_sum(_m.multiply(dy, w), axis)
+    to_start = _m.subtract(_m.reduce_sum(dy, axis), to_stop)
+    return (_m.sum_to(to_start, start), _m.sum_to(to_stop, stop)) + (None,) * (len(op.inputs) - 2)
+
+
+LINSPACE = defop("LinSpace", _linspace_kernel, _linspace_infer, grad=_linspace_grad, same=2, allowed=FLOATS)
+
+
+def linspace(start, stop, num, name=None, axis=0):
+    """`num` evenly spaced values from start to stop (both included), inserted at `axis` of the broadcast of
+    start and stop; integer ends give float64, as TensorFlow's."""
+    s, e = binary_args(start, stop)
+    if s.dtype is not e.dtype:
+        raise ValueError(f"stop: Tensor conversion requested dtype {s.dtype.name} for Tensor with dtype "
+                         f"{e.dtype.name}")
+    if s.dtype.is_integer:
+        s, e = _m.cast(s, _dt.float64), _m.cast(e, _dt.float64)
+    if isinstance(num, Tensor) and partial_value(num) is None:
+        n, dyn = None, (num,)
+    else:
+        n, dyn = int(_build_time(num, "num")), ()
+    attrs = {"num": n, "axis": _static_int(axis, "axis")}
+    _check(LINSPACE, (s, e), **attrs)
+    return bind(LINSPACE, (s, e, *dyn), attrs, name=name or "linspace")
+
+
+def meshgrid(*args, **kwargs):
+    """Coordinate grids from 1-D inputs: 'xy' (Cartesian: the first two output axes swapped) or 'ij'."""
+    indexing = kwargs.pop("indexing", "xy")
+    name = kwargs.pop("name", "meshgrid")
+    if kwargs:
+        raise TypeError(f"'{next(iter(kwargs))}' is an invalid keyword argument for this function")
+    if indexing not in ("xy", "ij"):
+        raise ValueError(f"Argument `indexing` parameter must be either 'xy' or 'ij', got '{indexing}'")
+    xs = [reshape(to_tensor(a), [-1]) for a in args]
+    n = len(xs)
+    sizes = [size(x) for x in xs]
+    pos = list(_pyrange(n))
+    if indexing == "xy" and n > 1:
+        sizes[0], sizes[1] = sizes[1], sizes[0]
+        pos[0], pos[1] = 1, 0
+    out = []
+    for x, p in zip(xs, pos):
+        shape = [1] * n
+        shape[p] = -1
+        out.append(broadcast_to(reshape(x, shape), sizes, name=name))
+    return out

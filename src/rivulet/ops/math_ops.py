@@ -1137,6 +1137,137 @@ cumsum = _scan_fn(CUMSUM, "cumsum")
 cumprod = _scan_fn(CUMPROD, "cumprod")
 
 
+# ---------------------------------------------------------------- no-NaN products, norms, count_nonzero
+@_quiet
+def _mul_no_nan_kernel(x, y):
+    r = np.multiply(x, y)
+    return np.where(y == 0, np.zeros((), r.dtype), r)
+
+
+MUL_NO_NAN = _binop("MulNoNan", _mul_no_nan_kernel,
+                    lambda op, dy: _unbroadcast2(op, multiply_no_nan(dy, op.inputs[1]),
+                                                 multiply_no_nan(op.inputs[0], dy)),
+                    FLOATS | COMPLEX)
+multiply_no_nan = _binary_fn(MUL_NO_NAN, "MulNoNan", "multiply_no_nan")
+
+
+def reciprocal_no_nan(x, name=None):
+    """1 / x, and 0 wherever x == 0 (floating and complex dtypes only, as TensorFlow's DivNoNan)."""
+    x = to_tensor(x)
+    one = to_tensor(1, dtype=x.dtype) if x.dtype in FLOATS | COMPLEX else to_tensor(1)
+    return bind(DIV_NO_NAN, (one, x), name=name or "reciprocal_no_nan")
+
+
+@_quiet
+def _euclidean_norm_kernel(x, axis=None, keepdims=False):
+    if x.dtype.kind == "c":
+        return np.sqrt(np.sum(x * np.conj(x), axis=axis, keepdims=keepdims)).astype(x.dtype)
+    if x.dtype.kind in "iu":  # the integer norm is the truncated one, as TensorFlow's kernel gives
+        s = np.sum(np.square(x.astype(np.float64)), axis=axis, keepdims=keepdims)
+        return np.floor(np.sqrt(s)).astype(x.dtype)
+    return np.sqrt(np.sum(np.square(x), axis=axis, dtype=x.dtype, keepdims=keepdims))
+
+
+def _euclidean_norm_grad(op, dy):
+    """TensorFlow's x / (norm / dy): NaN where the norm is 0."""
+    x = op.inputs[0]
+    return (divide_(x, divide_(_reduce_grad_shape(op, op.outputs[0]), _reduce_grad_shape(op, dy))),)
+
+
+EUCLIDEAN_NORM = defop("EuclideanNorm", _euclidean_norm_kernel, reduce_infer, grad=_euclidean_norm_grad,
+                       allowed=NUMERIC)
+reduce_euclidean_norm = _reduce(EUCLIDEAN_NORM, "EuclideanNorm", "reduce_euclidean_norm")
+
+
+def count_nonzero(input, axis=None, keepdims=None, dtype=_dt.int64, name=None):  # noqa: A002
+    """The number of entries that are not zero (not the empty string), as an int64 (or `dtype`) tensor."""
+    x = to_tensor(input)
+    zero = to_tensor(b"" if x.dtype is _dt.string else np.zeros((), x.dtype._np), dtype=x.dtype)
+    nz = cast(not_equal(x, zero), _dt.int64)
+    return cast(reduce_sum(nz, axis=axis, keepdims=bool(keepdims)), dtype, name=name)
+
+
+def clip_by_norm(t, clip_norm, axes=None, name=None):
+    """t * clip_norm / max(||t||_2 over axes, clip_norm): t unchanged when its norm is at most clip_norm."""
+    t = to_tensor(t)
+    c = clip_norm if isinstance(clip_norm, Tensor) else to_tensor(clip_norm, dtype=t.dtype)
+    l2sum = reduce_sum(multiply(t, t), axes, keepdims=True)
+    pred = greater(l2sum, zeros_like_(l2sum))
+    l2sum_safe = where_(pred, l2sum, _one_like(l2sum))  # no NaN gradient at a zero norm
+    l2norm = where_(pred, sqrt(l2sum_safe), l2sum)
+    return divide_(multiply(t, c), maximum(l2norm, c), name=name or "clip_by_norm")
+
+
+# ---------------------------------------------------------------- lgamma / digamma without SciPy
+_LANCZOS = (0.99999999999980993, 676.5203681218851, -1259.1392167224028, 771.32342877765313, -176.61502916214059,
+            12.507343278686905, -0.13857109526572012, 9.9843695780195716e-6, 1.5056327351493116e-7)
+
+
+def _poles(x):
+    return (x <= 0) & (np.floor(x) == x)
+
+
+def _lgamma64(x):
+    """log|Gamma(x)|: Lanczos (g = 7) for x >= 0.5, the reflection formula below; +inf at the poles."""
+    x = np.asarray(x, np.float64)
+    refl = x < 0.5
+    z = np.where(refl, 1 - x, x) - 1
+    a = np.full(z.shape, _LANCZOS[0])
+    for i in range(1, 9):
+        a = a + _LANCZOS[i] / (z + i)
+    t = z + 7.5
+    r = 0.5 * np.log(2 * np.pi) + (z + 0.5) * np.log(t) - t + np.log(a)
+    r = np.where(refl, np.log(np.pi / np.abs(np.sin(np.pi * x))) - r, r)
+    r = np.where((x == 1) | (x == 2), 0.0, r)  # exact zeros there, as log(1)
+    r = np.where(np.isinf(x) | _poles(x), np.inf, r)
+    return np.where(np.isnan(x), np.nan, r)
+
+
+def _shifted(x, order):
+    """Reflected to y >= 0.5, then shifted to y >= 10 by the recurrence; returns (y, what the shifts add)."""
+    y = np.where(x < 0.5, 1 - x, x)
+    acc = np.zeros_like(y)
+    for _ in range(10):
+        m = y < 10
+        acc = acc - np.where(m, 1 / y if order == 0 else -1 / (y * y), 0)
+        y = np.where(m, y + 1, y)
+    return y, acc
+
+
+def _digamma64(x):
+    """psi(x): the asymptotic series at y >= 10 after shifting; reflection below 0.5; NaN at the poles."""
+    x = np.asarray(x, np.float64)
+    y, acc = _shifted(x, 0)
+    y2 = 1 / (y * y)
+    r = np.log(y) - 0.5 / y - y2 * (1 / 12 - y2 * (1 / 120 - y2 * (1 / 252 - y2 * (1 / 240 - y2 * (
+        1 / 132 - y2 * (691 / 32760 - y2 / 12))))))
+    r = r + acc
+    r = np.where(x < 0.5, r - np.pi / np.tan(np.pi * x), r)
+    r = np.where(x == np.inf, np.inf, r)
+    return np.where(_poles(x) | (x == -np.inf), np.nan, r)
+
+
+def _trigamma64(x):
+    x = np.asarray(x, np.float64)
+    y, acc = _shifted(x, 1)
+    iy, y2 = 1 / y, 1 / (y * y)
+    r = iy + 0.5 * y2 + iy * y2 * (1 / 6 - y2 * (1 / 30 - y2 * (1 / 42 - y2 * (1 / 30 - y2 * 5 / 66))))
+    r = r + acc
+    r = np.where(x < 0.5, np.pi ** 2 / np.sin(np.pi * x) ** 2 - r, r)
+    r = np.where(x == np.inf, 0.0, r)
+    return np.where(_poles(x), np.inf, np.where(x == -np.inf, np.nan, r))
+
+
+LGAMMA = _unary("Lgamma", _quiet(lambda x: _lgamma64(x).astype(x.dtype, copy=False)),
+                lambda op, dy: (multiply(dy, digamma(op.inputs[0])),), FLOATS)
+DIGAMMA = _unary("Digamma", _quiet(lambda x: _digamma64(x).astype(x.dtype, copy=False)),
+                 lambda op, dy: (multiply(dy, bind(TRIGAMMA, (op.inputs[0],))),), FLOATS)
+# TensorFlow's Polygamma(1, x), used by digamma's gradient (no gradient of its own here).
+TRIGAMMA = _unary("Trigamma", _quiet(lambda x: _trigamma64(x).astype(x.dtype, copy=False)), None, FLOATS)
+lgamma = _unary_fn(LGAMMA, "Lgamma", "lgamma")
+digamma = _unary_fn(DIGAMMA, "Digamma", "digamma")
+
+
 # ---------------------------------------------------------------- small internal helpers
 def _one_like(t):
     from .array_ops import ones_like
