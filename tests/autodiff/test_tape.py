@@ -412,3 +412,35 @@ def test_sources_and_targets_that_are_not_tensors_are_rejected():
             y = x * x
         with pytest.raises(TypeError, match="Tensor"):
             t.gradient(y if target is None else target, sources)
+
+
+@pytest.mark.parametrize("flags", [{}, {"transpose_a": True}, {"adjoint_a": True}, {"transpose_b": True},
+                                   {"adjoint_b": True}, {"adjoint_a": True, "adjoint_b": True},
+                                   {"transpose_a": True, "adjoint_b": True}])
+def test_complex_matmul_gradients_are_conjugate_derivatives(flags):
+    # TensorFlow's convention for a complex source z: conj(dl/dz) + dl/d(conj z). l is linear in every
+    # entry, so finite differences along the real and imaginary parts are exact.
+    rng = np.random.default_rng(1)
+    cplx = lambda *s: rng.normal(size=s) + 1j * rng.normal(size=s)  # noqa: E731
+    a0 = cplx(3, 2) if flags.get("transpose_a") or flags.get("adjoint_a") else cplx(2, 3)
+    b0 = cplx(2, 3) if flags.get("transpose_b") or flags.get("adjoint_b") else cplx(3, 2)
+    w = cplx(2, 2)
+
+    def loss(a, b):
+        return np.sum(tf.matmul(tf.constant(a), tf.constant(b), **flags).numpy() * w)
+
+    def expected(x, f):
+        g = np.zeros_like(x)
+        for idx in np.ndindex(x.shape):
+            e = np.zeros_like(x)
+            e[idx] = 1
+            dx, dy = f(x + e) - f(x), f(x + 1j * e) - f(x)
+            g[idx] = (np.conj(dx) + 1j * np.conj(dy)) / 2 + (dx + 1j * dy) / 2
+        return g
+    a, b = tf.constant(a0), tf.constant(b0)
+    with tf.GradientTape() as tape:
+        tape.watch([a, b])
+        y = tf.reduce_sum(tf.matmul(a, b, **flags) * tf.constant(w))
+    ga, gb = tape.gradient(y, [a, b])
+    np.testing.assert_allclose(ga.numpy(), expected(a0, lambda x: loss(x, b0)), atol=1e-9)
+    np.testing.assert_allclose(gb.numpy(), expected(b0, lambda x: loss(a0, x)), atol=1e-9)

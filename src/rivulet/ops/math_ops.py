@@ -348,6 +348,8 @@ def _matmul_infer(a, b, transpose_a=False, transpose_b=False, adjoint_a=False, a
 
 def _matmul_grad(op, dy):
     a, b = op.inputs
+    if a.dtype.is_complex:
+        return _complex_matmul_grad(op, dy)
     ta = op.attrs.get("transpose_a") or op.attrs.get("adjoint_a")
     tb = op.attrs.get("transpose_b") or op.attrs.get("adjoint_b")
     if not ta and not tb:
@@ -358,6 +360,27 @@ def _matmul_grad(op, dy):
         ga, gb = matmul(b, dy, transpose_b=True), matmul(a, dy)
     else:
         ga, gb = matmul(b, dy, transpose_a=True, transpose_b=True), matmul(dy, a, transpose_a=True, transpose_b=True)
+    if a.shape.rank == 2 and b.shape.rank == 2:
+        return ga, gb
+    return sum_to(ga, a), sum_to(gb, b)
+
+
+def _complex_matmul_grad(op, dy):
+    """y = op_a(a) @ op_b(b), op one of identity, transpose, adjoint. TensorFlow's complex gradients are
+    conjugate derivatives: d(op_a(a)) = dy @ op_b(b)^H, d(op_b(b)) = op_a(a)^H @ dy, mapped back through
+    each op (a transpose's gradient is transposed, an adjoint's is adjointed)."""
+    from .linalg_ops import matrix_transpose
+    at = op.attrs
+
+    def kind(side):
+        return "h" if at.get(f"adjoint_{side}") else "t" if at.get(f"transpose_{side}") else None
+
+    def apply(x, k):
+        return x if k is None else matrix_transpose(x, conjugate=(k == "h"))
+    a, b = op.inputs
+    ka, kb = kind("a"), kind("b")
+    ga = apply(matmul(dy, apply(b, kb), adjoint_b=True), ka)
+    gb = apply(matmul(apply(a, ka), dy, adjoint_a=True), kb)
     if a.shape.rank == 2 and b.shape.rank == 2:
         return ga, gb
     return sum_to(ga, a), sum_to(gb, b)
