@@ -613,3 +613,11 @@ def test_gradient_of_dynamic_shape_ops_keeps_one_entry_per_input():
 def test_non_differentiable_ops_have_no_gradient():
     for op in (A.SHAPE, A.SIZE, A.RANK, A.RANGE, A.EYE, A.ONE_HOT, A.SEQUENCE_MASK):
         assert op.grad is None
+
+
+def test_stack_of_mixed_dtypes_is_an_error_not_a_promotion():
+    with pytest.raises(tf.errors.InvalidArgumentError, match="Pack"):
+        tf.stack([tf.constant(1), tf.constant(2.0)])
+    with pytest.raises(TypeError, match="don't all match"):
+        tf.function(lambda a, b: tf.stack([a, b]))(tf.constant(1), tf.constant(2.0))
+    assert tf.stack([tf.constant(1), 2]).dtype == tf.int32  # Python values take the tensors' dtype

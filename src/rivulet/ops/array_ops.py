@@ -322,7 +322,7 @@ def _stack_infer(*xs, axis):
     return TensorShape(dims), xs[0].dtype
 
 
-PACK = defop("Pack", lambda *xs, axis: np.stack(xs, axis=axis), _stack_infer,
+PACK = defop("Pack", lambda *xs, axis: np.stack(xs, axis=axis), _stack_infer, same=1 << 30,
              grad=lambda op, dy: tuple(unstack(dy, num=len(op.inputs), axis=op.attrs["axis"])))
 
 
