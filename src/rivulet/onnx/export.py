@@ -77,7 +77,7 @@ def build(cf, opset):
     except ImportError:
         raise ImportError("Exporting to ONNX needs the onnx package: pip install 'rivulet[onnx]'") from None
     from ..optimize.pipeline import optimize
-    from . import ops_array, ops_control, ops_math, ops_nn  # noqa: F401  (register the converters)
+    from . import ops_array, ops_control, ops_math, ops_nn, ops_sort  # noqa: F401  (register the converters)
     from .builder import Model, Scope, VarRef, value_info
     from .convert import convert_ops
     from .prune import prune

@@ -270,3 +270,84 @@ def _check_numerics(ctx, op, x):
 @converter("BroadcastLike")
 def _broadcast_like(ctx, op, x, ref):
     return ctx.node("Expand", [x, ctx.node("Shape", [ref])])
+
+
+@converter("Roll")
+def _roll(ctx, op, x):
+    """Each (axis, shift) in turn (rolls along one axis add up; along different axes they commute): the last
+    `shift mod n` entries, then the others."""
+    t = op.inputs[0]
+    total = {}
+    for a, s in zip(op.attrs["axis"], op.attrs["shift"]):
+        total[a] = total.get(a, 0) + s
+    y = x
+    for axis, shift in total.items():
+        n = None if t.shape.rank is None else t.shape[axis]
+        if n is not None:
+            if n == 0 or shift % n == 0:
+                continue
+            cut = ctx.i64([n - shift % n])
+        else:
+            n = ctx.node("Gather", [ctx.node("Shape", [x]), ctx.i64([axis])], axis=0)
+            cut = ctx.node("Sub", [n, ctx.node("Mod", [ctx.i64([shift]), ctx.node("Max", [n, ctx.i64([1])])])])
+        ax = ctx.i64([axis])
+        y = ctx.node("Concat", [ctx.node("Slice", [y, cut, ctx.i64([INT64_MAX]), ax]),
+                                ctx.node("Slice", [y, ctx.i64([0]), cut, ax])], axis=axis)
+    return y if y != x else ctx.node("Identity", [x])
+
+
+@converter("Repeat")
+def _repeat(ctx, op, x, reps):
+    """Gather along axis by the source index of each output slice: the number of running totals of the
+    (non-negative) counts that are <= the output position."""
+    axis = op.attrs["axis"]
+    t = op.inputs[0]
+    d = None if t.shape.rank is None else t.shape[axis]
+    n = ctx.i64([d]) if d is not None else ctx.node("Gather", [ctx.node("Shape", [x]), ctx.i64([axis])], axis=0)
+    counts = ctx.node("Expand", [ctx.node("Max", [ctx.as_i64(reps, op.inputs[1]), ctx.i64(0)]), n])
+    cum = ctx.node("CumSum", [counts, ctx.i64(0)])
+    pos = ctx.node("Range", [ctx.i64(0), ctx.reduce("ReduceSum", counts, None, False), ctx.i64(1)])
+    before = ctx.node("LessOrEqual", [ctx.unsqueeze(cum, [0]), ctx.unsqueeze(pos, [1])])
+    src = ctx.reduce("ReduceSum", ctx.cast(before, np.int64), [1], False)
+    return ctx.node("Gather", [x, src], axis=axis)
+
+
+@converter("LinSpace")
+def _linspace(ctx, op, start, stop, *dyn):
+    """NumPy's linspace, step for step: arange(num) * step + start (y / div * delta if any step is 0; arange
+    * delta when num < 2), the last entry set to stop; then the new axis moved into place."""
+    t, out = op.inputs[0], op.outputs[0]
+    R = ctx.rank(out, "to place the new axis")
+    c = lambda v: ctx.scalar(t, v)  # noqa: E731
+    num = op.attrs["num"]
+    n = ctx.as_i64(dyn[0], op.inputs[2]) if dyn else ctx.i64(num)
+    idx = ctx.node("Range", [ctx.i64(0), n, ctx.i64(1)])
+    y = ctx.cast(idx, t.dtype._np)
+    if R > 1:
+        y = ctx.unsqueeze(y, list(range(1, R)))
+    delta = ctx.node("Sub", [stop, start])
+    if dyn:
+        div = ctx.cast(ctx.node("Sub", [n, ctx.i64(1)]), t.dtype._np)
+    elif num > 1:
+        div = c(num - 1)
+    if dyn or num > 1:
+        step = ctx.node("Div", [delta, div])
+        any_zero = ctx.reduce("ReduceMax", ctx.cast(ctx.node("Equal", [step, c(0)]), np.int32), None, False)
+        stepped = ctx.node("Where", [ctx.cast(any_zero, np.bool_), ctx.node("Mul", [ctx.node("Div", [y, div]), delta]),
+                                     ctx.node("Mul", [y, step])])
+    if dyn:
+        y = ctx.node("Where", [ctx.node("Greater", [n, ctx.i64(1)]), stepped, ctx.node("Mul", [y, delta])])
+    else:
+        y = stepped if num > 1 else ctx.node("Mul", [y, delta])
+    y = ctx.node("Add", [y, start])
+    if dyn or num > 1:
+        last = ctx.node("Equal", [idx, ctx.node("Sub", [n, ctx.i64(1)])])
+        if dyn:
+            last = ctx.node("And", [last, ctx.node("Greater", [n, ctx.i64(1)])])
+        if R > 1:
+            last = ctx.unsqueeze(last, list(range(1, R)))
+        y = ctx.node("Where", [last, stop, y])
+    axis = op.attrs["axis"] % R
+    if axis:
+        y = ctx.node("Transpose", [y], perm=list(range(1, axis + 1)) + [0] + list(range(axis + 1, R)))
+    return y

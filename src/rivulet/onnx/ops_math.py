@@ -2,7 +2,7 @@
 import numpy as np
 
 from .. import dtypes as _dt
-from .builder import Unsupported, converter
+from .builder import INT64_MAX, Unsupported, converter
 
 # Same inputs, same meaning: one ONNX node each.
 _SAME = {
@@ -13,6 +13,8 @@ _SAME = {
     "Sigmoid": "Sigmoid", "Floor": "Floor", "Ceil": "Ceil", "Round": "Round", "Sign": "Sign", "Sin": "Sin",
     "Cos": "Cos", "Tan": "Tan", "Erf": "Erf", "Reciprocal": "Reciprocal", "IsNan": "IsNaN", "IsInf": "IsInf",
     "AddN": "Sum", "Identity": "Identity", "StopGradient": "Identity",
+    "Asin": "Asin", "Acos": "Acos", "Atan": "Atan", "Sinh": "Sinh", "Cosh": "Cosh", "Asinh": "Asinh",
+    "Acosh": "Acosh", "Atanh": "Atanh", "Rint": "Round",  # Round is half-to-even, as rint
 }
 
 
@@ -74,6 +76,49 @@ def _where_zero(ctx, t, mask_of, value):
 @converter("DivNoNan")
 def _div_no_nan(ctx, op, x, y):
     return _where_zero(ctx, op.inputs[0], y, ctx.node("Div", [x, y]))
+
+
+@converter("MulNoNan")
+def _mul_no_nan(ctx, op, x, y):
+    return _where_zero(ctx, op.inputs[0], y, ctx.node("Mul", [x, y]))
+
+
+@converter("Atan2")
+def _atan2(ctx, op, y, x):
+    """atan2(|y|, x) = atan(|y| / x), + pi where x is negative (its sign bit: -0 too), given y's sign bit by a
+    product. |y| / x is NaN only where both are zero or both infinite: those get atan2's own 0 or pi, pi/4 or
+    3pi/4. (The sign goes on last because onnxruntime's Where loses the sign of a -0 it selects.)"""
+    t = op.inputs[0]
+    c = lambda v: ctx.scalar(t, v)  # noqa: E731
+    zero = c(0)
+
+    def sign_bit(v):  # v < 0, or v is -0 (1 / -0 is -inf)
+        return ctx.node("Or", [ctx.node("Less", [v, zero]), ctx.node("Less", [ctx.node("Div", [c(1), v]), zero])])
+
+    x_neg = sign_bit(x)
+    ay = ctx.node("Abs", [y])
+    r = ctx.node("Atan", [ctx.node("Div", [ay, x])])
+    r = ctx.node("Where", [x_neg, ctx.node("Add", [r, c(np.pi)]), r])
+    both_zero = ctx.node("And", [ctx.node("Equal", [x, zero]), ctx.node("Equal", [y, zero])])
+    both_inf = ctx.node("And", [ctx.node("IsInf", [x]), ctx.node("IsInf", [y])])
+    special = ctx.node("Where", [both_zero, ctx.node("Where", [x_neg, c(np.pi), zero]),
+                                 ctx.node("Where", [x_neg, c(3 * np.pi / 4), c(np.pi / 4)])])
+    r = ctx.node("Abs", [ctx.node("Where", [ctx.node("Or", [both_zero, both_inf]), special, r])])
+    return ctx.node("Mul", [r, ctx.node("Where", [sign_bit(y), c(-1), c(1)])])
+
+
+@converter("TruncateDiv")
+def _truncate_div(ctx, op, x, y):
+    q = ctx.node("Div", [x, y])  # integer Div truncates toward zero
+    if not op.inputs[0].dtype.is_floating:
+        return q
+    return ctx.node("Where", [ctx.node("Less", [q, ctx.scalar(op.inputs[0], 0)]), ctx.node("Ceil", [q]),
+                              ctx.node("Floor", [q])])
+
+
+@converter("TruncateMod")
+def _truncate_mod(ctx, op, x, y):
+    return ctx.node("Mod", [x, y], fmod=1)  # C fmod: the dividend's sign, for integers and floats
 
 
 @converter("Xlogy")
@@ -156,6 +201,40 @@ def _matrix_power(ctx, op, a, *base):
             break
         sq = ctx.node("MatMul", [sq, sq])
     return ctx.node("MatMul", [result, base[0]]) if base else result
+
+
+@converter("MatrixDeterminant")
+def _det(ctx, op, x):
+    if op.inputs[0].dtype.is_complex:
+        raise Unsupported("complex matrices have no ONNX form")
+    return ctx.node("Det", [x])
+
+
+@converter("MatrixBandPart")
+def _band_part(ctx, op, x, lo, up):
+    """Keeps column - row in [-lo, up] (a negative bound: no limit). Static bounds at opset 14+: two Trilus;
+    otherwise a mask built from the row and column numbers."""
+    from ..ops.array_ops import partial_value
+    bounds = [partial_value(t) for t in op.inputs[1:]]
+    if ctx.opset >= 14 and all(isinstance(b, int) for b in bounds):
+        b_lo, b_up = bounds
+        if b_lo >= 0:
+            x = ctx.node("Trilu", [x, ctx.i64(-b_lo)], upper=1)
+        if b_up >= 0:
+            x = ctx.node("Trilu", [x, ctx.i64(b_up)], upper=0)
+        return x if b_lo >= 0 or b_up >= 0 else ctx.node("Identity", [x])
+    shape = ctx.node("Shape", [x])
+    one = ctx.i64(1)
+    rows = ctx.node("Range", [ctx.i64(0), ctx.squeeze(ctx.node("Slice", [shape, ctx.i64([-2]), ctx.i64([-1])]), [0]),
+                              one])
+    cols = ctx.node("Range", [ctx.i64(0), ctx.squeeze(ctx.node("Slice", [shape, ctx.i64([-1]), ctx.i64([INT64_MAX])]),
+                                                      [0]), one])
+    d = ctx.node("Sub", [ctx.unsqueeze(cols, [0]), ctx.unsqueeze(rows, [1])])  # column - row
+    zero = ctx.i64(0)
+    lo, up = (ctx.as_i64(v, t) for v, t in zip((lo, up), op.inputs[1:]))
+    keep_lo = ctx.node("Or", [ctx.node("Less", [lo, zero]), ctx.node("LessOrEqual", [ctx.node("Neg", [d]), lo])])
+    keep_up = ctx.node("Or", [ctx.node("Less", [up, zero]), ctx.node("LessOrEqual", [d, up])])
+    return ctx.node("Where", [ctx.node("And", [keep_lo, keep_up]), x, ctx.scalar(op.inputs[0], 0)])
 
 
 # -------------------------------------------------------------------------------- reductions
