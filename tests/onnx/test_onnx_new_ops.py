@@ -29,6 +29,9 @@ CASES = {
     "inverse_trig_hyperbolic": (lambda u, g, x: [tf.math.asin(u), tf.math.acos(u), tf.math.atan(x),
                                                  tf.math.sinh(x), tf.math.cosh(x), tf.math.asinh(x),
                                                  tf.math.acosh(g), tf.math.atanh(u)], U, G, X),
+    "euclidean_norm": (lambda x, i: [tf.math.reduce_euclidean_norm(x), tf.math.reduce_euclidean_norm(x, 1),
+                                     tf.math.reduce_euclidean_norm(x, [0], keepdims=True),
+                                     tf.math.reduce_euclidean_norm(i, 0)], X, TI),
     "rint_mul_no_nan": (lambda x, t: [tf.math.rint(x * 2.5), tf.math.rint(tf.constant([0.5, 1.5, 2.5, -0.5])),
                                       tf.math.multiply_no_nan(t, tf.constant(0.0)),
                                       tf.math.multiply_no_nan(x, x), tf.math.reciprocal_no_nan(x * 0)], X, T),
@@ -65,7 +68,7 @@ CASES = {
                                            tf.math.segment_min(i, ids), tf.math.segment_prod(d, ids)],
                         D6, I6, SORTED_IDS),
     "unique": (lambda i: [*tf.unique(i), *tf.unique(tf.cast(i, tf.int64), out_idx=tf.int64),
-                          *tf.unique(tf.cast(i, tf.uint8))], tf.constant([3, 1, 3, -2, 1, 0, 0, 7])),
+                          *tf.unique(tf.cast(i, tf.uint8)), *tf.unique(i > 0)], tf.constant([3, 1, 3, -2, 1, 0, 0, 7])),
     "roll_repeat": (lambda x, r: [tf.roll(x, 2, 1), tf.roll(x, [-1, 7, 1], [0, 1, 1]), tf.roll(x, 0, 0),
                                   tf.repeat(x, 2, axis=0), tf.repeat(x, tf.constant([1, 0, 3, -1, 2]), axis=1),
                                   tf.repeat(x, r, axis=0), tf.repeat(x[0], 3)], X, tf.constant([2, 0, 1])),
@@ -138,6 +141,13 @@ def test_float64_exports_to_the_onnx_types(rt):
     f = tf.function(lambda x: [tf.math.asinh(x), tf.linalg.det(tf.reshape(x[:4], [2, 2]))])
     report = tf.onnx.export(f.get_concrete_function(tf.constant(np.arange(5.0))), None)
     onnx.checker.check_model(report.model, full_check=True)
+
+
+def test_unique_strings(rt):
+    f = tf.function(lambda s: list(tf.unique(s)))
+    sess, _ = rt.export(f.get_concrete_function(tf.constant(["b", "a", "b", "c", "a"])))
+    y, idx = rt.run(sess, np.array(["b", "a", "b", "c", "a"], dtype=object))
+    assert y.tolist() == ["b", "a", "c"] and idx.tolist() == [0, 1, 0, 2, 1]
 
 
 def test_atan2_signs_of_zero(rt):

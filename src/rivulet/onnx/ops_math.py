@@ -252,6 +252,19 @@ for _t, _o in _REDUCE.items():
     converter(_t)(_reduction(_o))
 
 
+@converter("EuclideanNorm")
+def _euclidean_norm(ctx, op, x):
+    t = op.inputs[0]
+    axes, keep = op.attrs.get("axis"), op.attrs.get("keepdims")
+    if t.dtype.is_complex:
+        raise Unsupported("complex numbers have no ONNX form")
+    if t.dtype.is_floating:
+        return ctx.reduce("ReduceL2", x, axes, keep)
+    # Integers: the truncated norm of the float64 sum of squares, as rivulet's kernel computes it.
+    r = ctx.reduce("ReduceSumSquare", ctx.cast(x, np.float64), axes, keep)
+    return ctx.cast(ctx.node("Floor", [ctx.node("Sqrt", [r])]), t.dtype._np)
+
+
 @converter("All", "Any")
 def _all_any(ctx, op, x):
     # ONNX reductions take no bools: min/max over 0/1.
