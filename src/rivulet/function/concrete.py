@@ -9,6 +9,20 @@ from ..shape import TensorSpec
 from .trace_type import Literal, VariableSpec, describe, type_of, is_subtype
 
 
+# Callables told of every ConcreteFunction call (tf.summary.trace_on records the graphs that ran).
+_call_observers = []
+
+
+def add_call_observer(fn):
+    """fn(concrete_function) runs on every call of any ConcreteFunction, cached fast path included."""
+    _call_observers.append(fn)
+
+
+def remove_call_observer(fn):
+    if fn in _call_observers:
+        _call_observers.remove(fn)
+
+
 class ConcreteFunction:
     def __init__(self, graph, params, arg_types, name, python_function=None):
         self.graph = graph
@@ -115,6 +129,10 @@ class ConcreteFunction:
         self._fast_call = ns["fast"]
 
     def _build_output(self, flat):
+        # Every way of calling a ConcreteFunction ends here: the observers' one hook.
+        if _call_observers:
+            for observe in list(_call_observers):
+                observe(self)
         so = self.graph.structured_outputs
         outs = self.graph.outputs
         if len(outs) == 1 and so is outs[0]:

@@ -305,35 +305,31 @@ def flush(writer=None, name=None):
 
 
 # ------------------------------------------------------------------------------------------ tracing
-_trace = {"on": False, "functions": [], "original": None}
+_trace = {"on": False, "functions": [], "observer": None}
 _trace_lock = threading.Lock()
 
 
 def trace_on(graph=True, profiler=False, profiler_outdir=None):
     """Records the graph of every tf.function call until trace_export / trace_off."""
-    from ..function.concrete import ConcreteFunction
+    from ..function.concrete import add_call_observer
     with _trace_lock:
         if _trace["on"]:
             return
-        original = ConcreteFunction._build_output
         recorded = _trace["functions"]
 
-        # Every way of calling a ConcreteFunction (cached fast path included) ends in _build_output.
-        # TODO(function owners): replace this temporary wrapper with a call-observer hook in function/.
-        def recording(self, flat):
-            if not any(cf is self for cf in recorded):
-                recorded.append(self)
-            return original(self, flat)
-        ConcreteFunction._build_output = recording
-        _trace.update(on=True, original=original)
+        def observe(cf):
+            if not any(f is cf for f in recorded):
+                recorded.append(cf)
+        add_call_observer(observe)
+        _trace.update(on=True, observer=observe)
 
 
 def trace_off():
-    from ..function.concrete import ConcreteFunction
+    from ..function.concrete import remove_call_observer
     with _trace_lock:
         if _trace["on"]:
-            ConcreteFunction._build_output = _trace["original"]
-        _trace.update(on=False, functions=[], original=None)
+            remove_call_observer(_trace["observer"])
+        _trace.update(on=False, functions=[], observer=None)
 
 
 def trace_export(name, step=None, profiler_outdir=None):
