@@ -140,8 +140,9 @@ def as_dtype(type_value):
         dt_attr = getattr(type_value, "dtype", None)
         if isinstance(dt_attr, DType):
             return dt_attr
-    try:
-        return from_numpy(np.dtype(type_value))
-    except (TypeError, ValueError):
-        pass
+    if type_value is not None:  # np.dtype(None) is float64; TensorFlow refuses None
+        try:
+            return from_numpy(np.dtype(type_value))
+        except (TypeError, ValueError):
+            pass
     raise TypeError(f"Cannot convert the argument `type_value`: {type_value!r} to a TensorFlow DType.")

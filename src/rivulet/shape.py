@@ -208,6 +208,8 @@ class TensorSpec:
 
     @classmethod
     def from_tensor(cls, tensor, name=None):
+        if not (hasattr(tensor, "shape") and hasattr(tensor, "dtype")):
+            raise ValueError(f"`tensor` should be a tf.Tensor, but got type {type(tensor)}.")
         if name is None:
             name = getattr(tensor, "_spec_name", None)
         return cls(tensor.shape, tensor.dtype, name)
@@ -217,6 +219,8 @@ class TensorSpec:
         return cls(spec.shape, spec.dtype, spec.name if name is None else name)
 
     def is_compatible_with(self, spec_or_tensor):
+        if not (hasattr(spec_or_tensor, "dtype") and hasattr(spec_or_tensor, "shape")):
+            return False
         return (self._dtype == spec_or_tensor.dtype and
                 self._shape.is_compatible_with(spec_or_tensor.shape))
 

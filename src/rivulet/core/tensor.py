@@ -255,6 +255,19 @@ def _strings_to_object(a):
     return out
 
 
+def _numpy_strings(a):
+    """A NumPy string or object array as a tf.string value (an object array must hold only str/bytes)."""
+    if a.dtype.kind == "O":
+        flat = a.reshape(-1)
+        if all(type(x) is bytes for x in flat):
+            return a
+        for x in flat:
+            if not isinstance(x, (str, bytes)):
+                raise ValueError(f"Failed to convert a NumPy array to a Tensor (Unsupported object type "
+                                 f"{type(x).__name__}).")
+    return _strings_to_object(a)
+
+
 def _python_default(value):
     """TensorFlow's default dtype rules for Python values: float->float32, int->int32 (int64 if it must)."""
     if value is None:
@@ -278,10 +291,42 @@ def _python_default(value):
     if k == "c":
         return a.astype(np.complex128)
     if k in "US":
+        if isinstance(value, (list, tuple)) and a.size and not _all_strings(value):
+            raise ValueError("Can't convert Python sequence with mixed types to Tensor.")
         return _strings_to_object(a)
     if k == "O":
         return _object_list(value, a)
     return a
+
+
+def _all_strings(value):
+    """Whether every leaf of a nested list is a str or bytes (NumPy turns [1, 'a'] into strings silently)."""
+    return all(_all_strings(v) if isinstance(v, (list, tuple)) else isinstance(v, (str, bytes, np.str_, np.bytes_))
+               for v in value)
+
+
+def _unsupported(value):
+    """The error for a value (or an element of a nested list) that no tensor can hold."""
+    if isinstance(value, (list, tuple)):
+        bad = _first_unsupported(value)
+        if bad:
+            return ValueError(f"Can't convert Python sequence with mixed types to Tensor: element {bad[0]!r} has "
+                              f"unsupported type {type(bad[0])}.")
+        return ValueError("Can't convert Python sequence with mixed types to Tensor.")
+    return ValueError(f"Attempt to convert a value ({value!r}) with an unsupported type ({type(value)}) to a "
+                      f"Tensor.")
+
+
+def _first_unsupported(value):
+    """(element,) for the first leaf of a nested list no tensor can hold, else ()."""
+    for v in value:
+        if isinstance(v, (list, tuple)):
+            bad = _first_unsupported(v)
+            if bad:
+                return bad
+        elif not isinstance(v, (int, float, complex, bool, str, bytes, np.generic, np.ndarray, Tensor)):
+            return (v,)
+    return ()
 
 
 def _object_list(value, a):
@@ -299,15 +344,17 @@ def _object_list(value, a):
             kinds = {getattr(getattr(x, "dtype", None), "kind", None) for x in items}
             base = arr if kinds - {None} else _python_default(arr.tolist())
             return base.reshape(a.shape + arr.shape[1:])
-    raise TypeError(f"Failed to convert elements of {value!r} to Tensor. Consider casting elements to a "
-                    f"supported type.")
+    if isinstance(value, (list, tuple)) and not _first_unsupported(value):
+        raise TypeError(f"Failed to convert elements of {value!r} to Tensor. Consider casting elements to a "
+                        f"supported type.")
+    raise _unsupported(value)
 
 
 def to_numpy_value(value, dtype=None):
     """Python/NumPy value -> NumPy value of the dtype TensorFlow would give it (`dtype` requested if given)."""
     if dtype is None:
         if isinstance(value, np.ndarray):
-            return value if value.dtype.kind not in "US" else _strings_to_object(value)
+            return value if value.dtype.kind not in "USO" else _numpy_strings(value)
         if isinstance(value, np.generic):
             if value.dtype.kind in "US":
                 return np.array(_strings_to_object(np.asarray(value))[()], dtype=object)

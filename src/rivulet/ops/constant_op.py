@@ -36,7 +36,10 @@ def constant(value, dtype=None, shape=None, name="Const"):
     v = to_numpy_value(value, dtype) if dtype is None or not isinstance(value, (np.ndarray, np.generic)) \
         else np.asarray(value).astype(dtype._np if dtype._np is not None else object)
     if shape is not None:
-        shape = tuple(TensorShape(shape).as_list())
+        ts = TensorShape(shape)
+        if not ts.is_fully_defined():  # None dims, or -1 (which TensorShape reads as unknown)
+            raise ValueError(f"tf.constant needs a fully defined `shape` of dimensions >= 0, got {shape!r}")
+        shape = tuple(ts.as_list())
         a = np.asarray(v)
         if a.size == int(np.prod(shape)):
             v = a.reshape(shape)
