@@ -42,14 +42,35 @@ def _build_time(v, what):
     return v
 
 
-def _static_int(v, what):
+def _static_int(v, what, op_name=None):
     """An int attr given as a Python int or a tensor known at build time."""
-    return int(_build_time(v, what))
+    if type(v) is int:
+        return v
+    v = _build_time(v, what)
+    a = _int_array(v, what, "an integer")
+    if a.size != 1:
+        msg = f"`{what}` must be a scalar, got a value of shape {list(a.shape)}"
+        raise _m.static_error(msg, op_name) if op_name else ValueError(msg)
+    return int(a.reshape(()))
 
 
 def _ints(v, what):
     """A static int list (axis lists, paddings) given as Python values or a tensor known at build time."""
-    return np.asarray(_build_time(v, what)).astype(np.int64).tolist()
+    return _int_array(_build_time(v, what), what).astype(np.int64).tolist()
+
+
+def _int_array(v, what, kind="an integer or a list of integers"):
+    """`v` as a NumPy integer array; TensorFlow's errors for None (ValueError) and non-integers (TypeError)
+    name the argument instead of leaking int()'s message."""
+    if v is None:
+        raise ValueError(f"`{what}` must be {kind}, got None")
+    try:
+        a = np.asarray(v)
+    except ValueError:  # ragged nesting
+        raise ValueError(f"`{what}` must be {kind}, got the ragged list {v!r}") from None
+    if a.dtype.kind not in "iub" and not (a.size == 0 and a.dtype.kind == "f"):
+        raise TypeError(f"`{what}` must be {kind}, got {v!r}")
+    return a
 
 
 def _check_index_dtype(t, op_name, attr="Tindices", allowed=_INDEX):
@@ -327,7 +348,10 @@ PACK = defop("Pack", lambda *xs, axis: np.stack(xs, axis=axis), _stack_infer, sa
 
 
 def stack(values, axis=0, name="stack"):
+    if isinstance(values, (list, tuple)) and not values:  # TensorFlow: an empty float32 vector
+        return convert_to_tensor(np.zeros((0,), np.float32), name=name)
     xs = _same_dtype_list(values)
+    axis = _static_int(axis, "axis", "Pack")
     rank = xs[0].shape.rank
     if rank is not None and not -(rank + 1) <= axis < rank + 1:
         raise ValueError(f"Argument `axis` = {axis} not in range [{-(rank + 1)}, {rank + 1})")
@@ -449,8 +473,12 @@ def _same_dtype_list(values):
 
 
 def concat(values, axis, name="concat"):
+    if not isinstance(values, (list, tuple)):  # TensorFlow concatenates a lone tensor with nothing
+        values = [values]
+    if not values:
+        raise _m.static_error("tf.concat needs at least one tensor in `values`, got an empty list", "ConcatV2")
     xs = _same_dtype_list(values)
-    axis = _static_int(axis, "axis")
+    axis = _static_int(axis, "axis", "ConcatV2")
     if len(xs) == 1:
         rank = xs[0].shape.rank
         if rank is not None and not -rank <= axis < max(rank, 1):
@@ -591,7 +619,7 @@ EXPAND_DIMS = defop("ExpandDims", lambda x, axis: np.expand_dims(x, axis), _expa
 
 def expand_dims(input, axis, name=None):  # noqa: A002
     x = to_tensor(input)
-    axis = _static_int(axis, "axis")
+    axis = _static_int(axis, "axis", "ExpandDims")
     rank = x.shape.rank
     if rank is not None:
         _check(EXPAND_DIMS, (x,), axis=axis)
@@ -1005,7 +1033,7 @@ def one_hot(indices, depth, on_value=None, off_value=None, axis=None, dtype=None
         if isinstance(v, Tensor) and v.dtype is not dtype:
             raise TypeError(f"dtype {v.dtype} of {what} does not match dtype parameter {dtype}")
         vals.append(to_tensor(default if v is None else v, dtype=dtype))
-    attrs = {"depth": _static_int(depth, "depth"), "axis": -1 if axis is None else int(axis)}
+    attrs = {"depth": _static_int(depth, "depth"), "axis": -1 if axis is None else _static_int(axis, "axis")}
     _check(ONE_HOT, (i, *vals), **attrs)
     return bind(ONE_HOT, (i, *vals), attrs, name=name or "one_hot")
 

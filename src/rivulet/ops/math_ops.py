@@ -428,15 +428,26 @@ def reduction_axes(x, axis, op_name=None):
         if v is None:
             raise NotImplementedError("A reduction axis must be known when the graph is built.")
         axis = np.asarray(v).tolist()
-    axes = [axis] if np.ndim(axis) == 0 else list(axis)
+    if type(axis) is int:
+        axes = [axis]
+    else:
+        a = np.asarray(axis)
+        if a.dtype.kind not in "iu" and a.size:
+            raise TypeError(f"`axis` must be an integer or a list of integers, got {axis!r}")
+        if a.ndim > 1:
+            msg = f"`axis` must be a scalar or a vector, got a value of shape {list(a.shape)}"
+            raise InvalidArgumentError(msg) if op_name is None else static_error(msg, op_name)
+        axes = a.reshape(-1).tolist()
     out = []
     for a in axes:
-        a = int(a)
         if rank is not None and not -rank <= a < max(rank, 1):
             msg = f"Invalid reduction dimension ({a} for input with {rank} dimension(s)"
             raise InvalidArgumentError(msg) if op_name is None else static_error(msg, op_name)
         out.append(a % rank if rank else 0)
-    return tuple(sorted(set(out)))
+    if len(set(out)) != len(out):
+        msg = f"Invalid reduction arguments: Axes contains duplicate dimension: {axes}"
+        raise InvalidArgumentError(msg) if op_name is None else static_error(msg, op_name)
+    return tuple(sorted(out))
 
 
 def reduce_infer(x, axis=None, keepdims=False, **_):
@@ -1074,7 +1085,7 @@ def _arg_fn(op, default):
             raise TypeError(msg)
         if isinstance(axis, (list, tuple)):
             raise TypeError("axis must be int or Tensor with integer datatype")
-        axis = 0 if axis is None else _static_int(axis)
+        axis = 0 if axis is None else _static_int(axis, op.name)
         rank = x.shape.rank
         if rank is not None:
             if not -rank <= axis < rank or rank == 0:
@@ -1091,7 +1102,7 @@ argmax = _arg_fn(ARGMAX, "ArgMax")
 argmin = _arg_fn(ARGMIN, "ArgMin")
 
 
-def _static_int(v):
+def _static_int(v, op_name):
     """An int known when the op is built (a Python int, or an eager/constant integer tensor)."""
     if isinstance(v, Tensor):
         if not v.dtype.is_integer:
@@ -1099,8 +1110,14 @@ def _static_int(v):
         sv = static_value(v)
         if sv is None:
             raise NotImplementedError("This axis must be known when the graph is built.")
-        return int(sv)
-    return int(to_numpy_value(v, _dt.int32))
+        v = sv
+    else:
+        if v is None:
+            raise ValueError("`axis` must be an integer, got None")
+        v = to_numpy_value(v, _dt.int32)
+    if np.ndim(v) != 0:
+        raise static_error(f"`axis` must be a scalar, got a value of shape {list(np.shape(v))}", op_name)
+    return int(v)
 
 
 # ---------------------------------------------------------------- cumsum / cumprod
@@ -1142,7 +1159,7 @@ CUMPROD = defop("Cumprod", _scan_kernel(np.cumprod, 1), same_shape, grad=_cumpro
 def _scan_fn(op, doc):
     def f(x, axis=0, exclusive=False, reverse=False, name=None):
         x = to_tensor(x)
-        axis = _static_int(axis)
+        axis = _static_int(axis, op.name)
         rank = x.shape.rank
         if rank is not None:
             if not -rank <= axis < rank:
