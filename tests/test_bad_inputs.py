@@ -56,7 +56,69 @@ CASES = [
     ("cumsum-axis-None", lambda: tf.cumsum(tf.ones([3]), axis=None), ValueError, "`axis`"),
     ("argmax-vector-axis", lambda: tf.math.argmax(tf.ones([2]), axis=tf.constant([0, 0])), InvalidArgumentError,
      "must be a scalar"),
+    # --- nn
+    ("conv2d-stride-0", lambda: tf.nn.conv2d(tf.ones([1, 4, 4, 1]), tf.ones([3, 3, 1, 1]), 0, "SAME"),
+     InvalidArgumentError, "`strides` must be positive"),
+    ("conv2d-stride-0-graph", lambda: tf.function(lambda x: tf.nn.conv2d(x, tf.ones([3, 3, 1, 1]), 0, "SAME"))(
+        tf.ones([1, 4, 4, 1])), ValueError, "`strides` must be positive"),
+    ("conv2d-dilation-0", lambda: tf.nn.conv2d(tf.ones([1, 4, 4, 1]), tf.ones([3, 3, 1, 1]), 1, "SAME",
+                                               dilations=0), InvalidArgumentError, "`dilations`"),
+    ("conv2d-stride-str", lambda: tf.nn.conv2d(tf.ones([1, 4, 4, 1]), tf.ones([3, 3, 1, 1]), "a", "SAME"),
+     TypeError, "`strides`"),
+    ("max_pool-stride-0", lambda: tf.nn.max_pool2d(tf.ones([1, 4, 4, 1]), 2, 0, "VALID"), InvalidArgumentError,
+     "`strides`"),
+    ("max_pool-ksize-0", lambda: tf.nn.max_pool2d(tf.ones([1, 4, 4, 1]), 0, 1, "VALID"), InvalidArgumentError,
+     "`ksize`"),
+    ("avg_pool-ksize-negative", lambda: tf.nn.avg_pool2d(tf.ones([1, 4, 4, 1]), -1, 2, "VALID"),
+     InvalidArgumentError, "`ksize`"),
+    ("bias_add-bad-data_format", lambda: tf.nn.bias_add(tf.ones([2, 3]), tf.ones([3]), data_format="bogus"),
+     ValueError, "`data_format`"),
+    # --- array/linalg shapes that were accepted silently
+    ("boolean_mask-axis-out-of-range", lambda: tf.boolean_mask(tf.ones([3]), [True, False, True], axis=3),
+     ValueError, "`axis` 3"),
+    ("set_diag-short-diagonal", lambda: tf.linalg.set_diag(tf.ones([3, 3]), tf.ones([2])), InvalidArgumentError,
+     "diagonal must have shape [3]"),
+    ("set_diag-short-diagonal-graph", lambda: tf.function(lambda x: tf.linalg.set_diag(x, tf.ones([2])))(
+        tf.ones([3, 3])), ValueError, "diagonal must have shape [3]"),
+    ("set_diag-unbatched-diagonal", lambda: tf.linalg.set_diag(tf.ones([2, 4, 4]), tf.zeros([4])),
+     InvalidArgumentError, "diagonal must have shape [2, 4]"),
+    ("matmul-transpose-and-adjoint", lambda: tf.matmul(tf.ones([2, 2]), tf.ones([2, 2]), transpose_a=True,
+                                                      adjoint_a=True), ValueError, "`transpose_a` and `adjoint_a`"),
+    # --- control flow
+    ("while_loop-string-cond", lambda: tf.while_loop(lambda i: "a", lambda i: i + 1, [0]), TypeError,
+     "scalar bool"),
+    ("while_loop-vector-cond", lambda: tf.while_loop(lambda i: tf.constant([True, False]), lambda i: i + 1, [0]),
+     TypeError, "scalar bool"),
+    ("while_loop-no-loop_vars", lambda: tf.while_loop(lambda i: i < 3, lambda i: i + 1, []), ValueError,
+     "'loop_vars' must be provided"),
+    ("while_loop-parallel_iterations-0", lambda: tf.while_loop(lambda i: i < 3, lambda i: i + 1, [0],
+                                                               parallel_iterations=0), TypeError,
+     "'parallel_iterations'"),
+    ("switch_case-vector-index", lambda: tf.switch_case(tf.constant([0, 1]), [lambda: 1, lambda: 2]),
+     InvalidArgumentError, "'branch_index' must be a scalar"),
+    ("tensor_array-size-str", lambda: tf.TensorArray(tf.float32, size="a"), TypeError, "'a'"),
+    ("tensor_array-size-negative", lambda: tf.TensorArray(tf.float32, size=-1), ValueError, "`size` must be >= 0"),
+    ("tensor_array-float-index", lambda: tf.TensorArray(tf.float32, size=2).write(0.5, 1.0), TypeError, "0.5"),
+    ("tensor_array-unstack-scalar", lambda: tf.TensorArray(tf.float32, size=2).unstack(tf.constant(1.0)),
+     ValueError, "rank >= 1"),
+    ("tensor_array-unstack-scalar-graph", lambda: tf.function(
+        lambda x: tf.TensorArray(tf.float32, size=1).unstack(x))(tf.constant(1.0)), ValueError, "rank >= 1"),
+    ("tensor_array-unstack-too-many", lambda: tf.TensorArray(tf.float32, size=2).unstack(tf.ones([3])),
+     ValueError, "Cannot unstack 3 tensors into a TensorArray of static size 2"),
+    # --- variables and tapes
+    ("variable-name-int", lambda: tf.Variable(1.0, name=5), ValueError, "`name`"),
+    ("variable-string-assign_add", lambda: tf.Variable("a").assign_add("b"), InvalidArgumentError,
+     "string variable"),
+    ("batch_jacobian-rank-1", lambda: _batch_jacobian_of_vector(), ValueError, "rank at least 2"),
 ]
+
+
+def _batch_jacobian_of_vector():
+    x = tf.constant([1.0, 2.0])
+    with tf.GradientTape(persistent=True) as t:
+        t.watch(x)
+        y = x * 2
+    return t.batch_jacobian(y, x)
 
 
 @pytest.mark.parametrize("call,exc,fragment", [c[1:] for c in CASES], ids=[c[0] for c in CASES])
@@ -78,6 +140,16 @@ def test_lists_that_tensorflow_accepts():
     assert tf.concat(tf.ones([2]), axis=0).shape == (2,)  # a lone tensor concatenates with nothing
     assert tf.reduce_sum(tf.ones([2, 3]), axis=[0, 1]).numpy() == 6.0
     assert tf.expand_dims(tf.ones([2]), [0]).shape == (1, 2)
+
+
+def test_while_loop_python_bool_condition_still_works():
+    assert tf.while_loop(lambda i: True, lambda i: i + 1, [0], maximum_iterations=3)[0].numpy() == 3
+    assert tf.while_loop(lambda i: i < 3, lambda i: i + 1, [0])[0].numpy() == 3
+
+
+def test_tensor_array_dynamic_unstack_grows():
+    ta = tf.TensorArray(tf.float32, size=2, dynamic_size=True).unstack(tf.ones([3]))
+    assert ta.size().numpy() == 3
 
 
 def test_strings_still_convert():

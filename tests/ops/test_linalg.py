@@ -233,7 +233,7 @@ def test_linalg_graph_shapes():
         u = g.placeholder(tf.float32, None)
         cases = [(tf.linalg.det(m), [None]), (tf.linalg.inv(m), [None, 4, 4]), (tf.linalg.trace(m), [None]),
                  (tf.linalg.diag_part(m, k=1), [None, 3]), (tf.linalg.diag(r), [None, 3, 3]),
-                 (tf.linalg.diag(r, k=-1), [None, 4, 4]), (tf.linalg.set_diag(m, tf.ones([4])), [None, 4, 4]),
+                 (tf.linalg.diag(r, k=-1), [None, 4, 4]), (tf.linalg.set_diag(m, tf.linalg.diag_part(m)), [None, 4, 4]),
                  (tf.einsum("bij,bjk->bik", m, m), [None, 4, 4]), (tf.einsum("...i,i->...", r, tf.ones([3])), [None]),
                  (tf.tensordot(r, tf.ones([3, 5]), 1), [None, 5]), (tf.norm(r, axis=1), [None]),
                  (tf.norm(m, ord=1, axis=[1, 2]), [None]), (tf.linalg.matvec(m, tf.ones([4])), [None, 4]),

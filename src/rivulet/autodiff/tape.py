@@ -177,9 +177,14 @@ class GradientTape:
                        parallel_iterations=None, experimental_use_pfor=True):
         """d(target[b, i...])/d(source[b, j...]) for each batch row b: shape [B] + target.shape[1:] +
         source.shape[1:]. Rows must not depend on each other, as in TensorFlow."""
+        y = convert_to_tensor(target)
+        for what, t in (("target", y), ("source", source)):
+            rank = getattr(getattr(t, "shape", None), "rank", None)
+            if rank is not None and rank < 2:
+                raise ValueError(f"batch_jacobian: {what} shape {t.shape} must have rank at least 2 "
+                                 f"([batch, ...])")
         records = self._take()
         mode = unconnected_mode(unconnected_gradients)
-        y = convert_to_tensor(target)
         if y.shape.rank is None or y.shape.rank < 1:
             raise ValueError(f"Need first dimension of target shape ({y.shape}) and source shape to match.")
         _static_size(y, "target")

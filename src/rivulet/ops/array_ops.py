@@ -1260,8 +1260,11 @@ def boolean_mask(tensor, mask, axis=None, name="boolean_mask"):
         raise ValueError("Number of mask dimensions must be specified, even if some dimensions are None.  E.g. "
                          "shape=[None] is ok, but shape=None is not.")
     axis = 0 if axis is None else _static_int(axis, "axis")
-    if x.shape.rank is not None:
-        axis %= max(x.shape.rank, 1)
+    rank = x.shape.rank
+    if rank is not None:
+        if not -rank <= axis <= rank - k:
+            raise ValueError(f"boolean_mask: a rank-{k} mask at `axis` {axis} does not fit a tensor of rank {rank}")
+        axis %= max(rank, 1)
         x.shape[axis:axis + k].assert_is_compatible_with(m.shape)
     return bind(BOOLEAN_MASK, (x, m), {"axis": axis}, name=name)
 

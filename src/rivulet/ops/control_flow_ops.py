@@ -346,6 +346,9 @@ def switch_case(branch_index, branch_fns, default=None, name="switch_case"):
     idx = convert_to_tensor(branch_index)
     if not idx.dtype.is_integer:
         raise TypeError(f"'branch_index' must be an integer Tensor, got {idx.dtype}")
+    if idx.shape.rank not in (None, 0):
+        msg = f"'branch_index' must be a scalar, got shape {idx.shape}"
+        raise InvalidArgumentError(msg) if context.executing_eagerly() else ValueError(msg)
     if context.current_graph() is None:
         i = int(idx)
         return _unpack_singleton((fns[i] if 0 <= i < len(fns) else default)())
@@ -611,6 +614,10 @@ def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations
         raise TypeError("'cond' must be callable.")
     if not callable(body):
         raise TypeError("'body' must be callable.")
+    if loop_vars is None or (isinstance(loop_vars, (list, tuple)) and not loop_vars):
+        raise ValueError("'loop_vars' must be provided: tf.while_loop needs at least one loop variable.")
+    if not isinstance(parallel_iterations, int) or isinstance(parallel_iterations, bool) or parallel_iterations < 1:
+        raise TypeError(f"'parallel_iterations' must be a positive integer, got {parallel_iterations!r}.")
     args, kind = _loop_args(loop_vars)
     args = nest.map_structure(_leaf_tensor, args)
     if shape_invariants is not None and kind is None:
@@ -630,7 +637,7 @@ def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations
     if context.current_graph() is None:
         lv, n = args, 0
         limit = None if maximum_iterations is None else int(convert_to_tensor(maximum_iterations))
-        while (limit is None or n < limit) and bool(convert_to_tensor(cond(*lv))):
+        while (limit is None or n < limit) and _eager_pred(cond(*lv)):
             out = step(*lv)
             nest.assert_same_structure(args, out)
             lv, n = out, n + 1
@@ -656,6 +663,16 @@ def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations
         b_fn = (lambda i, *a: [add(i, 1)] + _as_list(step(*a)))
     out = build_while(c_fn, b_fn, init, template, shapes, name=name or "while")
     return result(out[1:] if maximum_iterations is not None else out)
+
+
+def _eager_pred(c):
+    """The value of an eager loop condition, which must be a scalar bool (a string would be truthy forever)."""
+    if c is True or c is False:
+        return c
+    t = convert_to_tensor(c)
+    if t.dtype is not _dt.bool or t.shape.rank != 0:
+        raise TypeError(f"The loop condition must be a scalar bool tensor, got {t!r}")
+    return bool(t)
 
 
 def _as_list(x):

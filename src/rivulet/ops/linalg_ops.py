@@ -90,7 +90,32 @@ def _diag_part_infer(x, k):
     return s[:-2].concatenate([n]), x.dtype
 
 
+def _set_diag_shape_error(xs, ds, k):
+    """TensorFlow's message when the diagonal does not fit the matrices, or None (shapes as tuples, dims may be
+    None)."""
+    if len(xs) < 2:
+        return f"input must be at least 2-dim, received shape: {list(xs)}"
+    r, c = xs[-2], xs[-1]
+    n = None if r is None or c is None else max(min(r + min(k, 0), c - max(k, 0)), 0)
+    want = tuple(xs[:-2]) + (n,)
+    if len(ds) != len(want) or any(a is not None and b is not None and a != b for a, b in zip(ds, want)):
+        return (f"diagonal must have shape {['?' if d is None else d for d in want]} to fit the input of shape "
+                f"{['?' if d is None else d for d in xs]} (k={k}), got shape {['?' if d is None else d for d in ds]}")
+    return None
+
+
+def _set_diag_infer(x, d, k):
+    if x.shape.rank is not None and d.shape.rank is not None:
+        err = _set_diag_shape_error(tuple(x.shape), tuple(d.shape), k)
+        if err:
+            raise ValueError(err)
+    return x.shape, x.dtype
+
+
 def _set_diag_kernel(x, d, k):
+    err = _set_diag_shape_error(x.shape, d.shape, k)
+    if err:
+        raise InvalidArgumentError(err)
     out = x.copy()
     n = d.shape[-1]
     i = np.arange(n)
@@ -102,7 +127,7 @@ MATRIX_DIAG = defop("MatrixDiagV3", _diag_kernel, _diag_infer,
                     grad=lambda op, dy: (diag_part(dy, k=op.attrs["k"]),))
 MATRIX_DIAG_PART = defop("MatrixDiagPartV3", lambda x, k: np.diagonal(x, k, -2, -1), _diag_part_infer, is_view=True,
                          grad=lambda op, dy: (set_diag(_m.zeros_like_(op.inputs[0]), dy, k=op.attrs["k"]),))
-MATRIX_SET_DIAG = defop("MatrixSetDiagV3", _set_diag_kernel, lambda x, d, k: (x.shape, x.dtype), same=2,
+MATRIX_SET_DIAG = defop("MatrixSetDiagV3", _set_diag_kernel, _set_diag_infer, same=2,
                         grad=lambda op, dy: (set_diag(dy, _m.zeros_like_(op.inputs[1]), k=op.attrs["k"]),
                                              diag_part(dy, k=op.attrs["k"])))
 

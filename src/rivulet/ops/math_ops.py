@@ -395,6 +395,9 @@ BATCH_MATMUL = defop("BatchMatMulV2", _matmul_kernel, _matmul_infer, grad=_matmu
 
 def matmul(a, b, transpose_a=False, transpose_b=False, adjoint_a=False, adjoint_b=False, a_is_sparse=False,
            b_is_sparse=False, output_type=None, name=None):
+    if (transpose_a and adjoint_a) or (transpose_b and adjoint_b):
+        which = "a" if transpose_a and adjoint_a else "b"
+        raise ValueError(f"Only one of `transpose_{which}` and `adjoint_{which}` can be True.")
     a, b = binary_args(a, b)
     attrs = {}
     if transpose_a:

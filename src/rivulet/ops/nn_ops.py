@@ -274,6 +274,9 @@ BIAS_ADD = defop("BiasAdd", _bias_kernel, _bias_infer, same=2, allowed=_m.NUMERI
 def bias_add(value, bias, data_format=None, name=None):
     x = to_tensor(value)
     b = to_tensor(bias, dtype=None if isinstance(bias, Tensor) else x.dtype)
+    if data_format is not None and not (isinstance(data_format, str) and data_format.startswith("N") and
+                                        (data_format.endswith("C") or data_format.startswith("NC"))):
+        raise ValueError(f"`data_format` must be of the form `N...C` or `NC...`, got data_format={data_format!r}")
     attrs = {"data_format": "NCHW"} if data_format is not None and data_format.startswith("NC") else {}
     return bind(BIAS_ADD, (x, b), attrs, name=name or "BiasAdd")
 
@@ -520,17 +523,22 @@ def _pair(v, what, n_spatial=2):
     """TensorFlow's int-or-list spatial argument (`strides`, `dilations`, `ksize`) -> (h, w)."""
     if isinstance(v, Tensor):
         v = static_value(v)
-    v = [int(v)] if np.ndim(v) == 0 else [int(a) for a in np.asarray(v).reshape(-1)]
-    if len(v) == 1:
-        return (v[0], v[0])
-    if len(v) == 2:
-        return tuple(v)
+    a = np.asarray(v) if v is not None else None
+    if a is None or a.dtype.kind not in "iu":
+        raise TypeError(f"`{what}` must be an int or a list of ints, got {v!r}")
+    v = a.reshape(-1).tolist()
     if len(v) == 4:
         if v[0] != 1 or v[3] != 1:
             raise _arg_error(f"Current implementation does not yet support {what} in the batch and depth "
                              f"dimensions.")
-        return (v[1], v[2])
-    raise ValueError(f"{what} should be of length 1, {n_spatial} or {n_spatial + 2} but was {len(v)}")
+        v = v[1:3]
+    elif len(v) == 1:
+        v = v * 2
+    elif len(v) != 2:
+        raise ValueError(f"{what} should be of length 1, {n_spatial} or {n_spatial + 2} but was {len(v)}")
+    if min(v) < 1:
+        raise _arg_error(f"`{what}` must be positive in every spatial dimension, got {v}")
+    return tuple(v)
 
 
 def _padding_attr(padding):

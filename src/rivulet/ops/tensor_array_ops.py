@@ -10,7 +10,7 @@ from .. import dtypes as _dt
 from ..core import context
 from ..core.dispatch import bind
 from ..core.op import defop
-from ..core.tensor import EagerTensor, convert_to_tensor
+from ..core.tensor import EagerTensor, Tensor, convert_to_tensor
 from ..errors import InvalidArgumentError, OutOfRangeError
 from ..shape import TensorShape
 
@@ -103,6 +103,14 @@ CONCAT = defop("TensorListConcatV2",
                    element_dtype))
 
 
+def _static_index(v, what):
+    """An eager TensorArray's int argument; floats and strings are refused (int() would truncate 0.5 to 0)."""
+    t = convert_to_tensor(v, dtype=_dt.int32) if not isinstance(v, Tensor) else v
+    if not t.dtype.is_integer or t.shape.rank != 0:
+        raise TypeError(f"TensorArray `{what}` must be a scalar integer, got {v!r}")
+    return int(t)
+
+
 class TensorArray:
     """tf.TensorArray(dtype, size=None, dynamic_size=None, ..., element_shape=None)."""
 
@@ -119,7 +127,10 @@ class TensorArray:
         if size is None:
             raise ValueError("Size must be provided if handle is not provided")
         if context.current_graph() is None:
-            self._flow, self._items = None, [None] * int(convert_to_tensor(size))
+            n = _static_index(size, "size")
+            if n < 0:
+                raise ValueError(f"TensorArray `size` must be >= 0, got {n}")
+            self._flow, self._items = None, [None] * n
         else:
             n = convert_to_tensor(size, dtype=_dt.int32)
             self._flow = bind(RESERVE, [n], {"element_dtype": self._dtype, "element_shape": self._element_shape},
@@ -172,7 +183,7 @@ class TensorArray:
         t = self._value(value)
         shape = self._element_shape.merge_with(t.shape) if self._infer_shape else self._element_shape
         if self._items is not None:
-            i = int(convert_to_tensor(index))
+            i = _static_index(index, "index")
             n = len(self._items)
             if i >= n and not self._dynamic_size:
                 raise OutOfRangeError(f"Tried to write to index {i} but array is not resizeable and size is: {n} ")
@@ -188,7 +199,7 @@ class TensorArray:
 
     def read(self, index, name=None):
         if self._items is not None:
-            i = int(convert_to_tensor(index))
+            i = _static_index(index, "index")
             if not 0 <= i < len(self._items):
                 raise InvalidArgumentError(f"Tried to read from index {i} but array size is: {len(self._items)}")
             t = self._items[i]
@@ -225,10 +236,16 @@ class TensorArray:
 
     def unstack(self, value, name=None):
         t = convert_to_tensor(value, dtype=self._dtype)
+        if t.shape.rank == 0:
+            raise ValueError(f"TensorArray.unstack needs a value of rank >= 1 (one element per row), got a "
+                             f"scalar {t!r}")
         shape = self._element_shape.merge_with(t.shape[1:]) if t.shape.rank else self._element_shape
         if self._items is not None:
             from .array_ops import unstack
-            self._items = list(unstack(t)) if t.shape[0] else []
+            n = t.shape[0]
+            if n > len(self._items) and not self._dynamic_size:
+                raise ValueError(f"Cannot unstack {n} tensors into a TensorArray of static size {len(self._items)}")
+            self._items = list(unstack(t)) if n else []
             self._element_shape = shape
             return self
         return self._with_flow(bind(FROM_TENSOR, [t], name=name or "TensorListFromTensor"), shape)

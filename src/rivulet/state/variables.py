@@ -75,6 +75,8 @@ class Variable(metaclass=_VariableMeta):
         if initial_value is None:
             raise ValueError("The `initial_value` arg to `tf.Variable` must be specified except when you are not "
                              "providing a `variable_def`. You provided neither.")
+        if name is not None and not isinstance(name, str):
+            raise ValueError(f"The `name` of a tf.Variable must be a string, got {name!r} of type {type(name)}")
         if constraint is not None and not callable(constraint):
             raise ValueError(f"The `constraint` argument must be a callable. Received: {constraint}")
         synchronization = VariableSynchronization(synchronization)
@@ -139,6 +141,9 @@ class Variable(metaclass=_VariableMeta):
 
     def _update(self, op, value, name, read_value):
         res = self._res
+        if op is not _r.ASSIGN and (self._dtype is _dt.string or self._dtype is _dt.bool):
+            raise InvalidArgumentError(f"{op.name} is not defined for a {self._dtype.name} variable "
+                                       f"('{res._name}'): only numeric variables can be added to or subtracted from")
         t = convert_to_tensor(value, dtype=self._dtype)
         if op is _r.ASSIGN:
             if not res._shape.is_compatible_with(t.shape):
