@@ -110,7 +110,46 @@ CASES = [
     ("variable-string-assign_add", lambda: tf.Variable("a").assign_add("b"), InvalidArgumentError,
      "string variable"),
     ("batch_jacobian-rank-1", lambda: _batch_jacobian_of_vector(), ValueError, "rank at least 2"),
+    # --- keras
+    ("Dense-units-None", lambda: tf.keras.layers.Dense(None), ValueError, "units=None"),
+    ("Dense-units-fraction", lambda: tf.keras.layers.Dense(2.5), ValueError, "units=2.5"),
+    ("Dense-called-on-None", lambda: tf.keras.layers.Dense(2)(None), ValueError, "should be tensors"),
+    ("Dense-called-on-str", lambda: tf.keras.layers.Dense(2)("a"), ValueError, "should be tensors"),
+    ("Conv2D-filters-negative", lambda: tf.keras.layers.Conv2D(-1, 3), ValueError, "`filters`"),
+    ("Conv2D-kernel-0", lambda: tf.keras.layers.Conv2D(2, 0), ValueError, "`kernel_size`"),
+    ("Conv2D-strides-0", lambda: tf.keras.layers.Conv2D(2, 3, strides=0), ValueError, "`strides`"),
+    ("MaxPooling2D-pool-0", lambda: tf.keras.layers.MaxPooling2D(0), ValueError, "`pool_size`"),
+    ("MaxPooling2D-strides-0", lambda: tf.keras.layers.MaxPooling2D(2, strides=0), ValueError, "`strides`"),
+    ("Embedding-input_dim-negative", lambda: tf.keras.layers.Embedding(-1, 2), ValueError, "`input_dim`"),
+    ("Embedding-output_dim-0", lambda: tf.keras.layers.Embedding(3, 0), ValueError, "`output_dim`"),
+    ("fit-x-None", lambda: _compiled().fit(None, tf.ones([4, 2]), verbose=0), ValueError, "`x` is None"),
+    ("fit-x-str", lambda: _compiled().fit("abc", tf.ones([4, 2]), verbose=0), ValueError, "batch dimension"),
+    ("fit-batch_size-negative", lambda: _compiled().fit(tf.ones([4, 3]), tf.ones([4, 2]), batch_size=-1,
+                                                        verbose=0), ValueError, "`batch_size`"),
+    ("fit-batch_size-float", lambda: _compiled().fit(tf.ones([4, 3]), tf.ones([4, 2]), batch_size=2.5,
+                                                     verbose=0), ValueError, "`batch_size`"),
+    ("fit-steps-negative", lambda: _compiled().fit(tf.ones([4, 3]), tf.ones([4, 2]), steps_per_epoch=-1,
+                                                   verbose=0), ValueError, "`steps`"),
+    ("fit-callback-not-callback", lambda: _compiled().fit(tf.ones([4, 3]), tf.ones([4, 2]), callbacks=[5],
+                                                          verbose=0), TypeError, "Callback"),
+    ("fit-callbacks-not-list", lambda: _compiled().fit(tf.ones([4, 3]), tf.ones([4, 2]), callbacks=5,
+                                                       verbose=0), TypeError, "`callbacks`"),
+    ("fit-class_weight-not-dict", lambda: _compiled().fit(tf.ones([4, 3]), tf.ones([4, 2]), class_weight=5,
+                                                          verbose=0), ValueError, "`class_weight`"),
+    ("evaluate-x-None", lambda: _compiled().evaluate(None, verbose=0), ValueError, "`x` is None"),
+    ("apply_gradients-None-variable", lambda: tf.keras.optimizers.SGD().apply_gradients([(tf.ones([2]), None)]),
+     TypeError, "tf.Variable"),
+    ("apply_gradients-tensor-variable", lambda: tf.keras.optimizers.SGD().apply_gradients(
+        [(tf.ones([2]), tf.constant([1.0, 2.0]))]), TypeError, "tf.Variable"),
+    ("apply_gradients-not-pairs", lambda: tf.keras.optimizers.SGD().apply_gradients([tf.ones([2])]), TypeError,
+     "(gradient, variable) pairs"),
 ]
+
+
+def _compiled():
+    m = tf.keras.Sequential([tf.keras.layers.Dense(2)])
+    m.compile(optimizer="sgd", loss="mse")
+    return m
 
 
 def _batch_jacobian_of_vector():
@@ -150,6 +189,12 @@ def test_while_loop_python_bool_condition_still_works():
 def test_tensor_array_dynamic_unstack_grows():
     ta = tf.TensorArray(tf.float32, size=2, dynamic_size=True).unstack(tf.ones([3]))
     assert ta.size().numpy() == 3
+
+
+def test_keras_arguments_keras_accepts():
+    assert tf.keras.layers.Dense(2.0).units == 2  # an integral float, as Keras 2 took it
+    m = _compiled()
+    assert m.fit(tf.ones([4, 3]), tf.ones([4, 2]), batch_size=0, verbose=0) is not None  # 0 means the default
 
 
 def test_strings_still_convert():

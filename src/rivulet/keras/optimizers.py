@@ -6,6 +6,17 @@ trace with init_scope), so a traced train step reads the current learning rate a
 import rivulet as tf
 
 
+def _grad_var_pair(pair):
+    """One (gradient, variable) pair of apply_gradients, checked: a tensor or None cannot be updated."""
+    if not isinstance(pair, (list, tuple)) or len(pair) != 2:
+        raise TypeError(f"apply_gradients expects (gradient, variable) pairs, got {pair!r}")
+    g, v = pair
+    if not isinstance(v, tf.Variable):
+        raise TypeError(f"apply_gradients can only update tf.Variable objects, got {v!r} (of type {type(v)}) "
+                        f"paired with a gradient")
+    return g, v
+
+
 class _VariableList(list):
     """`optimizer.variables` is a list (Keras 3) that can also be called (Keras 2's `variables()`)."""
 
@@ -89,7 +100,7 @@ class Optimizer:
 
     def apply_gradients(self, grads_and_vars, name=None, **kwargs):
         """Applies one update per (gradient, variable) pair; pairs whose gradient is None are skipped."""
-        pairs = [(g, v) for g, v in grads_and_vars]
+        pairs = [_grad_var_pair(p) for p in grads_and_vars]
         kept = [(g, v) for g, v in pairs if g is not None]
         if not kept:
             raise ValueError(f"No gradients provided for any variable: {[getattr(v, 'name', v) for _, v in pairs]}.")

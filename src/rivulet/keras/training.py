@@ -108,7 +108,7 @@ def _as_array(v):
 
 
 def _is_batch_stream(x):
-    return not isinstance(x, (np.ndarray, Tensor, list, tuple, dict)) and hasattr(x, "__iter__") and \
+    return not isinstance(x, (np.ndarray, Tensor, list, tuple, dict, str, bytes)) and hasattr(x, "__iter__") and \
         not hasattr(x, "__array__")
 
 
@@ -118,6 +118,10 @@ class DataHandler:
     def __init__(self, x, y=None, sample_weight=None, batch_size=None, shuffle=False, steps=None,
                  class_weight=None):
         self._stream = x if _is_batch_stream(x) else None
+        _check_count(batch_size, "batch_size")
+        _check_count(steps, "steps")
+        if class_weight is not None and not isinstance(class_weight, dict):
+            raise ValueError(f"`class_weight` must be a dict mapping class indices to weights, got {class_weight!r}")
         self._steps_limit = steps
         if self._stream is not None:
             try:
@@ -125,7 +129,14 @@ class DataHandler:
             except TypeError:
                 self.steps = steps
             return
+        if x is None:
+            raise ValueError("No input data: `x` is None. Pass arrays, tensors or an iterable of batches as `x`.")
         self.x, self.y, self.sw = _as_array(x), _as_array(y), _as_array(sample_weight)
+        for what, v in (("x", self.x), ("y", self.y), ("sample_weight", self.sw)):
+            for a in nest.flatten(v) if v is not None else ():
+                if np.ndim(a) == 0:
+                    raise ValueError(f"`{what}` must be arrays or tensors with a leading batch dimension, got "
+                                     f"{a!r}")
         if class_weight is not None and self.y is not None:
             labels = self.y.reshape(len(self.y), -1)
             labels = labels.argmax(-1) if labels.shape[1] > 1 else labels[:, 0]
@@ -160,6 +171,12 @@ class DataHandler:
                         for p in parts)
 
 
+def _check_count(v, what):
+    """batch_size/steps: None or an int >= 0 (0, like None, means the default, as Keras treats it)."""
+    if v is not None and (not isinstance(v, (int, np.integer)) or isinstance(v, bool) or v < 0):
+        raise ValueError(f"`{what}` must be a positive integer or None, got {v!r}")
+
+
 def _tensor(v):
     return v if isinstance(v, Tensor) or v is None else tf.constant(_as_array(v))
 
@@ -169,7 +186,13 @@ def _floats(logs):
 
 
 def _configure_callbacks(model, callbacks, verbose, epochs, steps, mode):
+    if callbacks is not None and not isinstance(callbacks, (list, tuple)):
+        raise TypeError(f"`callbacks` must be a list of tf.keras.callbacks.Callback, got {callbacks!r}")
     user = list(callbacks or [])
+    for c in user:
+        if not isinstance(c, cbks.Callback):
+            raise TypeError(f"`callbacks` must hold tf.keras.callbacks.Callback instances, got {c!r} of type "
+                            f"{type(c)}")
     history = None
     if mode == "train":
         history = cbks.History()

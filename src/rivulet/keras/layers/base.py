@@ -267,6 +267,10 @@ class Layer:
 
     def _maybe_build(self, inputs):
         if not self.built:
+            for x in nest.flatten(inputs):
+                if not hasattr(x, "shape"):
+                    raise ValueError(f"Inputs to a layer should be tensors. Got {x!r} (of type {type(x)}) as input "
+                                     f"for layer '{self.name}'.")
             shapes = nest.map_structure(lambda t: t.shape, inputs) if nest.is_nested(inputs) else inputs.shape
             # Weights are created eagerly even when the first call is being traced by tf.function.
             with tf.init_scope():

@@ -6,12 +6,11 @@ from .base import InputSpec, Layer
 
 
 def _pair(value, what):
-    if isinstance(value, int):
-        return (value, value)
-    value = tuple(value)
-    if len(value) != 2 or not all(isinstance(v, int) for v in value):
-        raise ValueError(f"The `{what}` argument must be a tuple of 2 integers. Received: {what}={value}")
-    return value
+    pair = (value, value) if isinstance(value, int) else tuple(value) if isinstance(value, (list, tuple)) else None
+    if pair is None or len(pair) != 2 or not all(isinstance(v, int) and not isinstance(v, bool) and v > 0
+                                                 for v in pair):
+        raise ValueError(f"The `{what}` argument must be a tuple of 2 positive integers. Received: {what}={value!r}")
+    return pair
 
 
 def _padding(padding):
@@ -38,7 +37,10 @@ class Conv2D(Layer):
                  **kwargs):
         super().__init__(activity_regularizer=activity_regularizer, **kwargs)
         _check_format(data_format)
-        self.filters = int(filters)
+        if isinstance(filters, bool) or not isinstance(filters, int) or filters <= 0:
+            raise ValueError(f"Invalid value for argument `filters`. Expected a strictly positive integer. Received "
+                             f"filters={filters!r}.")
+        self.filters = filters
         self.kernel_size = _pair(kernel_size, "kernel_size")
         self.strides = _pair(strides, "strides")
         self.padding = padding

@@ -1,10 +1,22 @@
 """Core layers: Dense, Flatten, Dropout, Activation, ReLU, Softmax, Reshape, Embedding, Lambda."""
 import math
 
+import numpy as np
+
 import rivulet as tf
 
 from .. import activations, initializers, regularizers
 from .base import InputSpec, Layer
+
+
+def _positive_int(v, what):
+    """A positive int argument (integral floats such as 2.0 are accepted, as Keras 2 did)."""
+    ok = isinstance(v, (int, np.integer)) and not isinstance(v, bool) or \
+        isinstance(v, (float, np.floating)) and float(v).is_integer()
+    if not ok or v <= 0:
+        raise ValueError(f"Received an invalid value for `{what}`, expected a positive integer. Received: "
+                         f"{what}={v!r}")
+    return int(v)
 
 
 class Dense(Layer):
@@ -14,7 +26,7 @@ class Dense(Layer):
                  bias_initializer="zeros", kernel_regularizer=None, bias_regularizer=None,
                  activity_regularizer=None, kernel_constraint=None, bias_constraint=None, **kwargs):
         super().__init__(activity_regularizer=activity_regularizer, **kwargs)
-        self.units = int(units)
+        self.units = _positive_int(units, "units")
         if self.units <= 0:
             raise ValueError(f"Received an invalid value for `units`, expected a positive integer. Received: "
                              f"units={units}")
@@ -174,7 +186,8 @@ class Embedding(Layer):
         if "input_shape" not in kwargs and input_length is not None:
             kwargs["input_shape"] = (input_length,)
         super().__init__(**kwargs)
-        self.input_dim, self.output_dim = int(input_dim), int(output_dim)
+        self.input_dim = _positive_int(input_dim, "input_dim")
+        self.output_dim = _positive_int(output_dim, "output_dim")
         self.embeddings_initializer = initializers.get(
             "random_uniform" if embeddings_initializer == "uniform" else embeddings_initializer)
         self.embeddings_regularizer = regularizers.get(embeddings_regularizer)
