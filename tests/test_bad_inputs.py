@@ -27,6 +27,9 @@ CASES = [
     ("as_dtype-None", lambda: tf.as_dtype(None), TypeError, "None"),
     ("cast-to-None", lambda: tf.cast(tf.ones([2]), None), TypeError, "None"),
     ("spec-from-None", lambda: tf.TensorSpec.from_tensor(None), ValueError, "should be a tf.Tensor"),
+    ("string-constant-of-None", lambda: tf.constant([None], dtype=tf.string), ValueError, "NoneType"),
+    ("strings-split-None", lambda: tf.strings.split(None), ValueError, "(None)"),
+    ("einsum-equation-None", lambda: tf.einsum(None, tf.ones([2, 3])), TypeError, "`equation`"),
     # --- lists of tensors
     ("concat-empty", lambda: tf.concat([], axis=0), InvalidArgumentError, "at least one tensor"),
     ("concat-empty-graph", lambda: tf.function(lambda: tf.concat([], 0))(), ValueError, "at least one tensor"),

@@ -380,9 +380,11 @@ def to_numpy_value(value, dtype=None):
     if np_t is None:  # string
         if isinstance(value, (str, bytes)):
             return np.array(value.encode("utf-8") if isinstance(value, str) else value, dtype=object)
+        if value is None:
+            _python_default(value)  # raises TensorFlow's "Attempt to convert a value (None)" ValueError
         a = np.asarray(value)
         if a.dtype.kind in "USO":
-            return _strings_to_object(a) if a.dtype.kind != "O" else a
+            return _numpy_strings(a)
         raise TypeError(f"Cannot convert {value!r} to EagerTensor of dtype string")
     if isinstance(value, (np.ndarray, np.generic)):
         if value.dtype == np_t:

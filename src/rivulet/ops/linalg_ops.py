@@ -308,6 +308,8 @@ EINSUM = defop("Einsum", _einsum_kernel, _einsum_infer, grad=_einsum_grad, same=
 
 def einsum(equation, *inputs, **kwargs):
     """Einstein summation (NumPy's einsum), with TensorFlow's shape checks."""
+    if not isinstance(equation, str):
+        raise TypeError(f"einsum's `equation` must be a string like 'ij,jk->ik', got {equation!r}")
     ins, out = _parse(equation)
     if len(inputs) != len(ins):
         raise ValueError(f'Got {len(inputs)} inputs for equation "{equation}", expecting {len(ins)}')
