@@ -221,3 +221,12 @@ def test_histogram_and_image_reject_bad_arguments(tmp_path):
         with pytest.raises(TypeError, match="buckets"):
             tf.summary.histogram("bad", [1.0], step=0, buckets=2.5)
     assert not bool(tf.summary.histogram("nowriter", [1.0], step=0))
+
+
+def test_bad_arguments_raise_value_error(tmp_path):
+    with pytest.raises(ValueError, match="logdir"):
+        tf.summary.create_file_writer(None)
+    with tf.summary.create_file_writer(str(tmp_path)).as_default():
+        with pytest.raises(ValueError, match="scalar shape"):
+            tf.summary.scalar("x", [1.0, 2.0], step=0)
+        assert tf.summary.scalar("x", 1.0, step=0)

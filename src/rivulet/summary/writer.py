@@ -109,6 +109,8 @@ def _flush_all():
 
 def create_file_writer(logdir, max_queue=None, flush_millis=None, filename_suffix=None, name=None,
                        experimental_trackable=False, experimental_mesh=None):
+    if logdir is None:
+        raise ValueError("Argument `logdir` cannot be None")
     return SummaryWriter(logdir, 10 if max_queue is None else max_queue,
                          120000 if flush_millis is None else flush_millis,
                          ".v2" if filename_suffix is None else filename_suffix)
@@ -180,7 +182,10 @@ def _tag(name):
 def scalar(name, data, step=None, description=None):
     """tf.summary.scalar: a float32 scalar for TensorBoard's scalars dashboard."""
     from ..ops.math_ops import cast
-    return _write(_tag(name), cast(convert_to_tensor(data), _dt.float32), step, "scalars", description=description)
+    t = convert_to_tensor(data)
+    if t.shape.rank not in (0, None):
+        raise ValueError(f"tf.summary.scalar '{name}': expected scalar shape, saw shape: {t.shape}.")
+    return _write(_tag(name), cast(t, _dt.float32), step, "scalars", description=description)
 
 
 def text(name, data, step=None, description=None):
