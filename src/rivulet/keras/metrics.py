@@ -303,6 +303,118 @@ class Recall(_ConfusionCounts):
         super().__init__(thresholds, top_k, class_id, name, dtype)
 
 
+class AUC(Metric):
+    """Area under the ROC (or PR) curve, approximated from confusion counts at `num_thresholds` thresholds.
+
+    Thresholds (by default) are i / (num_thresholds - 1) for i = 1 .. num_thresholds - 2, with -1e-7 and
+    1 + 1e-7 at the ends; a prediction above a threshold counts as positive. ROC: the trapezoidal sum of
+    recall over the false-positive rate ('interpolation'), or of the smaller ('minoring') / larger
+    ('majoring') recall of each interval. PR with 'interpolation' integrates precision over recall with
+    Davis & Goadrich's interpolation between thresholds. Labels and predictions are flattened
+    (multi_label=False); `from_logits` applies a sigmoid first.
+    """
+    _EPSILON = 1e-7
+
+    def __init__(self, num_thresholds=200, curve="ROC", summation_method="interpolation", name=None, dtype=None,
+                 thresholds=None, multi_label=False, num_labels=None, label_weights=None, from_logits=False):
+        super().__init__(name=name or "auc", dtype=dtype)
+        if str(curve).upper() not in ("ROC", "PR"):
+            raise ValueError(f'Invalid AUC curve value: "{curve}". Expected values are ["ROC", "PR"]')
+        if str(summation_method).lower() not in ("interpolation", "minoring", "majoring"):
+            raise ValueError(f'Invalid AUC summation method value: "{summation_method}". Expected values are '
+                             f'["interpolation", "majoring", "minoring"]')
+        if multi_label or label_weights is not None:
+            raise NotImplementedError("rivulet's AUC supports multi_label=False without label_weights only.")
+        self.curve, self.summation_method = str(curve).upper(), str(summation_method).lower()
+        self.multi_label, self.from_logits = multi_label, from_logits
+        if thresholds is not None:
+            inner = sorted(float(t) for t in thresholds)
+            for t in inner:
+                if not 0.0 <= t <= 1.0:
+                    raise ValueError(f"Threshold values must be in [0, 1]. Received: {inner}")
+            self.num_thresholds = len(inner) + 2
+        else:
+            if isinstance(num_thresholds, bool) or not isinstance(num_thresholds, int) or num_thresholds <= 1:
+                raise ValueError(f"Argument `num_thresholds` must be an integer > 1. Received: "
+                                 f"num_thresholds={num_thresholds}")
+            self.num_thresholds = num_thresholds
+            inner = [(i + 1) * 1.0 / (num_thresholds - 1) for i in range(num_thresholds - 2)]
+        self._init_thresholds = thresholds
+        self._thresholds = [0.0 - self._EPSILON] + inner + [1.0 + self._EPSILON]
+        n = self.num_thresholds
+        self.true_positives = self.add_weight("true_positives", shape=(n,))
+        self.true_negatives = self.add_weight("true_negatives", shape=(n,))
+        self.false_positives = self.add_weight("false_positives", shape=(n,))
+        self.false_negatives = self.add_weight("false_negatives", shape=(n,))
+
+    @property
+    def thresholds(self):
+        return list(self._thresholds)
+
+    def update_state(self, y_true, y_pred, sample_weight=None):
+        y_pred = tf.cast(tf.convert_to_tensor(y_pred), self._dtype)
+        y_true = tf.convert_to_tensor(y_true)
+        if self.from_logits:
+            y_pred = tf.sigmoid(y_pred)
+        weight = tf.ones_like(tf.cast(y_true, self._dtype))
+        if sample_weight is not None:
+            sw = tf.cast(sample_weight, self._dtype)
+            while sw.shape.rank is not None and weight.shape.rank is not None and sw.shape.rank < weight.shape.rank:
+                sw = tf.expand_dims(sw, -1)
+            weight = weight * sw
+        weight = tf.reshape(weight, [1, -1])
+        label = tf.reshape(tf.cast(y_true, tf.bool), [1, -1])
+        pred = tf.reshape(y_pred, [1, -1])
+        above = pred > tf.reshape(tf.constant(self._thresholds, dtype=self._dtype), [-1, 1])
+        below = tf.logical_not(above)
+        negative = tf.logical_not(label)
+
+        def count(mask):
+            return tf.reduce_sum(tf.cast(mask, self._dtype) * weight, axis=1)
+        self.true_positives.assign_add(count(tf.logical_and(above, label)))
+        self.false_positives.assign_add(count(tf.logical_and(above, negative)))
+        self.true_negatives.assign_add(count(tf.logical_and(below, negative)))
+        self.false_negatives.assign_add(count(tf.logical_and(below, label)))
+
+    def result(self):
+        tp, fp, tn, fn = self.true_positives, self.false_positives, self.true_negatives, self.false_negatives
+        n = self.num_thresholds
+        if self.curve == "PR" and self.summation_method == "interpolation":
+            return self._pr_interpolated(tp, fp, fn, n)
+        recall = tf.math.divide_no_nan(tp, tp + fn)
+        if self.curve == "ROC":
+            x, y = tf.math.divide_no_nan(fp, fp + tn), recall
+        else:
+            x, y = recall, tf.math.divide_no_nan(tp, tp + fp)
+        if self.summation_method == "interpolation":
+            heights = (y[:n - 1] + y[1:]) / 2.0
+        elif self.summation_method == "minoring":
+            heights = tf.minimum(y[:n - 1], y[1:])
+        else:
+            heights = tf.maximum(y[:n - 1], y[1:])
+        return tf.reduce_sum((x[:n - 1] - x[1:]) * heights)
+
+    @staticmethod
+    def _pr_interpolated(tp, fp, fn, n):
+        """Precision is interpolated between thresholds as tp / p with tp linear in p (p = tp + fp)."""
+        dtp = tp[:n - 1] - tp[1:]
+        p = tp + fp
+        dp = p[:n - 1] - p[1:]
+        slope = tf.math.divide_no_nan(dtp, tf.maximum(dp, 0.0))
+        intercept = tp[1:] - slope * p[1:]
+        both = tf.logical_and(p[:n - 1] > 0, p[1:] > 0)
+        ratio = tf.where(both, tf.math.divide_no_nan(p[:n - 1], tf.maximum(p[1:], 0.0)), tf.ones_like(p[1:]))
+        increments = tf.math.divide_no_nan(slope * (dtp + intercept * tf.math.log(ratio)),
+                                           tf.maximum(tp[1:] + fn[1:], 0.0))
+        return tf.reduce_sum(increments)
+
+    def get_config(self):
+        return {**super().get_config(), "num_thresholds": self.num_thresholds, "curve": self.curve,
+                "summation_method": self.summation_method, "multi_label": self.multi_label,
+                "from_logits": self.from_logits,
+                "thresholds": self._thresholds[1:-1] if self._init_thresholds is not None else None}
+
+
 mse = MSE = _losses.mean_squared_error
 mae = MAE = _losses.mean_absolute_error
 mape = MAPE = _losses.mean_absolute_percentage_error
@@ -326,7 +438,7 @@ _CLASSES = {c.__name__: c for c in (Accuracy, BinaryAccuracy, CategoricalAccurac
                                     MeanAbsolutePercentageError, MeanSquaredLogarithmicError, KLDivergence, Hinge,
                                     SquaredHinge, CategoricalHinge, Poisson, LogCoshError,
                                     TopKCategoricalAccuracy, SparseTopKCategoricalAccuracy, CosineSimilarity,
-                                    RootMeanSquaredError, Precision, Recall)}
+                                    RootMeanSquaredError, Precision, Recall, AUC)}
 
 
 def get(identifier):

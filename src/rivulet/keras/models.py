@@ -1,5 +1,8 @@
 """tf.keras.Model (subclassed or functional) and tf.keras.Sequential."""
 import os
+import zipfile
+
+import numpy as np
 
 import rivulet as tf
 from rivulet import nest
@@ -8,6 +11,8 @@ from .layers.base import Layer
 from .layers.input_layer import Input, InputLayer, KerasTensor
 from .summary import print_summary
 from .training import Trainer
+
+_WEIGHTS_FORMAT = "rivulet-weights-v1"
 
 
 class Model(Trainer, Layer):
@@ -163,6 +168,58 @@ class Model(Trainer, Layer):
         if not overwrite and os.path.exists(filepath):
             raise FileExistsError(f"{filepath} exists and overwrite=False.")
         tf.saved_model.save(self, filepath)
+
+    def save_weights(self, filepath, overwrite=True, save_format=None, options=None):
+        """Writes `self.weights` to `filepath` (exactly that path) as an uncompressed NumPy .npz archive:
+        arrays `w0000`, `w0001` ... in `model.weights` order, `names` (the variables' names, a unicode array)
+        and `format` ("rivulet-weights-v1"). No pickled objects, so `np.load(path)` reads it safely."""
+        filepath = os.fspath(filepath)
+        if save_format in ("h5", "hdf5") or filepath.endswith((".h5", ".hdf5", ".keras")):
+            raise NotImplementedError(f"rivulet saves weights as a NumPy .npz archive only; got "
+                                      f"filepath={filepath!r}, save_format={save_format!r}.")
+        if not overwrite and os.path.exists(filepath):
+            raise FileExistsError(f"{filepath} exists and overwrite=False.")
+        weights = self.weights
+        arrays = {f"w{i:04d}": w.numpy() for i, w in enumerate(weights)}
+        arrays["names"] = np.array([w.name for w in weights], dtype=np.str_)
+        arrays["format"] = np.array(_WEIGHTS_FORMAT)
+        directory = os.path.dirname(filepath)
+        if directory:
+            os.makedirs(directory, exist_ok=True)
+        with open(filepath, "wb") as f:
+            np.savez(f, **arrays)
+
+    def load_weights(self, filepath, by_name=False, skip_mismatch=False, options=None):
+        """Reads a file written by `save_weights` into `self.weights`, in order. Raises ValueError, changing
+        nothing, when the number of weights or any weight's shape differs from the model's."""
+        if by_name or skip_mismatch:
+            raise NotImplementedError("rivulet's load_weights matches weights by order only (by_name and "
+                                      "skip_mismatch are not supported).")
+        filepath = os.fspath(filepath)
+        try:
+            with open(filepath, "rb") as f, np.load(f, allow_pickle=False) as data:
+                files = set(data.files)
+                if "format" not in files or str(data["format"]) != _WEIGHTS_FORMAT:
+                    raise ValueError(f"{filepath} is not a rivulet weights file (written by Model.save_weights).")
+                names = [str(n) for n in data["names"]]
+                values = [data[f"w{i:04d}"] for i in range(len(names))]
+        except (OSError, KeyError, EOFError, zipfile.BadZipFile) as e:
+            if isinstance(e, FileNotFoundError):
+                raise
+            raise ValueError(f"Could not read weights from {filepath}: {e}") from None
+        weights = self.weights
+        if not weights and values:
+            raise ValueError(f"Model \"{self.name}\" has no weights yet (it is not built): call it on data or "
+                             f"build() it before load_weights, which expects {len(values)} weights.")
+        if len(weights) != len(values):
+            raise ValueError(f"Weight count mismatch: the file {filepath} holds {len(values)} weights but model "
+                             f"\"{self.name}\" has {len(weights)}.")
+        for w, name, value in zip(weights, names, values):
+            if tuple(w.shape) != value.shape:
+                raise ValueError(f"Weight shape mismatch for {w.name}: the model's is {tuple(w.shape)}, the file's "
+                                 f"(saved as {name}) is {value.shape}.")
+        for w, value in zip(weights, values):
+            w.assign(value.astype(w.dtype.as_numpy_dtype, copy=False))
 
     def get_config(self):
         return {"name": self.name}

@@ -1,4 +1,4 @@
-"""tf.keras.optimizers: SGD (momentum, Nesterov), Adam, RMSprop, Adagrad, Adadelta, Adamax, Nadam.
+"""tf.keras.optimizers: SGD (momentum, Nesterov), Adam, RMSprop, Adagrad, Adadelta, Adamax, Nadam, Ftrl.
 
 Hyperparameters live in variables and slots are created on the first `apply_gradients` (lifted out of any
 trace with init_scope), so a traced train step reads the current learning rate and keeps its state.
@@ -316,8 +316,61 @@ class Nadam(Optimizer):
         return {**super().get_config(), "beta_1": self.beta_1, "beta_2": self.beta_2, "epsilon": self.epsilon}
 
 
+class Ftrl(Optimizer):
+    """Follow-the-regularized-leader (McMahan et al., 2013). Per weight: n (accumulator of g*g, starting at
+    initial_accumulator_value) and z (linear). With p = -learning_rate_power and the step's g' = g +
+    2 * l2_shrinkage * w: z += g' - (n_new^p - n^p) / lr * w; n = n_new; w = (clip(z, -l1, l1) - z) /
+    (n^p / lr + 2 * (l2 + beta / (2 * lr)))."""
+
+    def __init__(self, learning_rate=0.001, learning_rate_power=-0.5, initial_accumulator_value=0.1,
+                 l1_regularization_strength=0.0, l2_regularization_strength=0.0, name="Ftrl",
+                 l2_shrinkage_regularization_strength=0.0, beta=0.0, **kwargs):
+        for arg, value in (("initial_accumulator_value", initial_accumulator_value),
+                           ("l1_regularization_strength", l1_regularization_strength),
+                           ("l2_regularization_strength", l2_regularization_strength),
+                           ("l2_shrinkage_regularization_strength", l2_shrinkage_regularization_strength)):
+            if value < 0.0:
+                raise ValueError(f"`{arg}` needs to be positive or zero. Received: {arg}={value}.")
+        if learning_rate_power > 0.0:
+            raise ValueError(f"`learning_rate_power` needs to be negative or zero. Received: "
+                             f"learning_rate_power={learning_rate_power}.")
+        super().__init__(name, learning_rate, **kwargs)
+        self.learning_rate_power = learning_rate_power
+        self.initial_accumulator_value = initial_accumulator_value
+        self.l1_regularization_strength = l1_regularization_strength
+        self.l2_regularization_strength = l2_regularization_strength
+        self.l2_shrinkage_regularization_strength = l2_shrinkage_regularization_strength
+        self.beta = beta
+        self._SLOTS = ("accumulator", "linear")
+
+    def _slot_initial(self, slot):
+        return float(self.initial_accumulator_value) if slot == "accumulator" else 0.0
+
+    def _update(self, grad, var, lr, step):
+        s = self._slots[id(var)]
+        n, z = s["accumulator"], s["linear"]
+        power = -self.learning_rate_power
+        l1 = self.l1_regularization_strength
+        l2 = self.l2_regularization_strength + self.beta / (2.0 * lr)
+        shrunk = grad + 2.0 * self.l2_shrinkage_regularization_strength * var if \
+            self.l2_shrinkage_regularization_strength else grad
+        n_new = n + tf.square(grad)
+        z_new = z.assign_add(shrunk - (tf.pow(n_new, power) - tf.pow(n, power)) / lr * var)
+        quadratic = tf.pow(n_new, power) / lr + 2.0 * l2
+        var.assign((tf.clip_by_value(z_new, -l1, l1) - z_new) / quadratic)
+        n.assign(n_new)
+
+    def get_config(self):
+        return {**super().get_config(), "learning_rate_power": self.learning_rate_power,
+                "initial_accumulator_value": self.initial_accumulator_value,
+                "l1_regularization_strength": self.l1_regularization_strength,
+                "l2_regularization_strength": self.l2_regularization_strength,
+                "l2_shrinkage_regularization_strength": self.l2_shrinkage_regularization_strength,
+                "beta": self.beta}
+
+
 _BY_NAME = {"sgd": SGD, "adam": Adam, "rmsprop": RMSprop, "adagrad": Adagrad, "adadelta": Adadelta,
-            "adamax": Adamax, "nadam": Nadam}
+            "adamax": Adamax, "nadam": Nadam, "ftrl": Ftrl}
 
 
 def get(identifier):

@@ -63,3 +63,67 @@ class BatchNormalization(Layer):
     def get_config(self):
         return {**super().get_config(), "axis": self.axis, "momentum": self.momentum, "epsilon": self.epsilon,
                 "center": self.center, "scale": self.scale}
+
+
+class LayerNormalization(Layer):
+    """Normalises each example over `axis` (default: the last), then scales by gamma and shifts by beta:
+    (x - mean) / sqrt(variance + epsilon) * gamma + beta, mean and variance taken over `axis` per example."""
+
+    def __init__(self, axis=-1, epsilon=1e-3, center=True, scale=True, beta_initializer="zeros",
+                 gamma_initializer="ones", beta_regularizer=None, gamma_regularizer=None, beta_constraint=None,
+                 gamma_constraint=None, **kwargs):
+        super().__init__(**kwargs)
+        if isinstance(axis, (list, tuple)):
+            self.axis = list(axis)
+        elif isinstance(axis, int) and not isinstance(axis, bool):
+            self.axis = axis
+        else:
+            raise TypeError(f"Expected an int or a list/tuple of ints for the argument 'axis', but received: {axis}")
+        self.epsilon, self.center, self.scale = epsilon, center, scale
+        self.beta_initializer = initializers.get(beta_initializer)
+        self.gamma_initializer = initializers.get(gamma_initializer)
+        self.beta_regularizer = regularizers.get(beta_regularizer)
+        self.gamma_regularizer = regularizers.get(gamma_regularizer)
+
+    def build(self, input_shape):
+        input_shape = tf.TensorShape(input_shape)
+        rank = input_shape.rank
+        if rank is None:
+            raise ValueError(f"LayerNormalization needs an input of known rank, got shape {input_shape}.")
+        axes = self.axis if isinstance(self.axis, list) else [self.axis]
+        for a in axes:
+            if not -rank <= a < rank:
+                raise ValueError(f"Invalid axis: {a}. Input has rank {rank}.")
+        self._axes = sorted({a % rank for a in axes})
+        if len(self._axes) != len(axes):
+            raise ValueError(f"Duplicate axis: {self.axis}")
+        dims = [input_shape[a] for a in self._axes]
+        if any(d is None for d in dims):
+            raise ValueError(f"LayerNormalization axis {self.axis} of input shape {input_shape} must have a "
+                             f"defined size.")
+        # Parameters of shape `dims`, reshaped for broadcasting unless they already line up with the last axes.
+        trailing = self._axes == list(range(rank - len(self._axes), rank))
+        self._bshape = None if trailing else [input_shape[i] if i in self._axes else 1 for i in range(rank)]
+        self.gamma = self.add_weight("gamma", dims, initializer=self.gamma_initializer,
+                                     regularizer=self.gamma_regularizer) if self.scale else None
+        self.beta = self.add_weight("beta", dims, initializer=self.beta_initializer,
+                                    regularizer=self.beta_regularizer) if self.center else None
+        self.built = True
+
+    def _b(self, v):
+        if v is None or self._bshape is None:
+            return v
+        return tf.reshape(v, self._bshape)
+
+    def call(self, inputs):
+        mean, variance = tf.nn.moments(inputs, axes=self._axes, keepdims=True)
+        out = (inputs - mean) * tf.math.rsqrt(variance + self.epsilon)
+        if self.gamma is not None:
+            out = out * self._b(self.gamma)
+        if self.beta is not None:
+            out = out + self._b(self.beta)
+        return out
+
+    def get_config(self):
+        return {**super().get_config(), "axis": self.axis, "epsilon": self.epsilon, "center": self.center,
+                "scale": self.scale}

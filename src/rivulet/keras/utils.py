@@ -1,0 +1,20 @@
+"""tf.keras.utils: to_categorical."""
+import numpy as np
+
+
+def to_categorical(y, num_classes=None, dtype="float32"):
+    """Class indices -> one-hot rows (a NumPy array). A trailing axis of size 1 is dropped first; `num_classes`
+    defaults to the largest index + 1."""
+    y = np.array(getattr(y, "numpy", lambda: y)(), dtype="int64")
+    shape = y.shape
+    if shape and shape[-1] == 1 and len(shape) > 1:
+        shape = shape[:-1]
+    y = y.reshape(-1)
+    if num_classes is None:
+        num_classes = int(y.max()) + 1 if y.size else 0
+    if y.size and (y.min() < 0 or y.max() >= num_classes):
+        raise ValueError(f"to_categorical: class indices must lie in [0, {num_classes}), got values from "
+                         f"{int(y.min())} to {int(y.max())}.")
+    out = np.zeros((y.size, num_classes), dtype=dtype)
+    out[np.arange(y.size), y] = 1
+    return out.reshape(shape + (num_classes,))
