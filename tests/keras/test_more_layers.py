@@ -1,6 +1,4 @@
 """Merge layers, LayerNormalization, to_categorical, save_weights/load_weights, Ftrl and AUC."""
-import io
-
 import numpy as np
 import pytest
 
@@ -193,7 +191,7 @@ def _ftrl_reference(w, grads, lr, power, init, l1, l2, shrink, beta):
                                      learning_rate_power=-0.3)])
 def test_ftrl_matches_its_update_rule(kw):
     opt = tf.keras.optimizers.Ftrl(**kw)
-    v = tf.Variable([1.0, -2.0, 0.5])
+    v = tf.Variable([1.0, -2.0, 0.5], name="w")
     grads = [np.array([0.3 * (i + 1), -0.2, 1.0], "float32") for i in range(3)]
     for g in grads:
         opt.apply_gradients([(tf.constant(g), v)])
@@ -203,9 +201,8 @@ def test_ftrl_matches_its_update_rule(kw):
                   "beta": "beta"}[k]: val for k, val in kw.items()})
     expected = _ftrl_reference(np.array([1.0, -2.0, 0.5]), grads, **args)
     np.testing.assert_allclose(v.numpy(), expected, rtol=1e-5)
-    assert [s.name for s in opt.variables[1:]] == ["Variable/accumulator:0", "Variable/linear:0"] or \
-        len(opt.variables) == 3
-    if not kw:  # Keras 2 defaults; on the first step from init 0.1 these weights agree with TensorFlow
+    assert [s.name for s in opt.variables] == ["iter:0", "w/accumulator:0", "w/linear:0"]
+    if not kw:  # Keras 2 defaults: TensorFlow 2.21 gives these weights for the same three steps
         np.testing.assert_allclose(v.numpy(), [0.272255, -0.308259, 0.347033], atol=1e-6)
 
 
