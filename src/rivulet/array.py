@@ -4,6 +4,8 @@ from .ops.array_ops import (identity, reshape, zeros_like, ones_like, where, sta
                             zeros, ones, eye, range, shape, size, rank, one_hot, pad, slice, reverse, boolean_mask,
                             sequence_mask, roll, repeat, linspace, meshgrid)
 from .ops.constant_op import constant  # noqa: F401
+from .ops.array_ops import broadcast_static_shape, broadcast_dynamic_shape  # noqa: F401
+from .ops.slicing import strided_slice  # noqa: F401
 from .ops.sort_segment_ops import (sort, argsort, unique, searchsorted, scatter_nd,  # noqa: F401
                                    tensor_scatter_nd_update, tensor_scatter_nd_add, tensor_scatter_nd_sub)
 
@@ -14,4 +16,4 @@ TOPLEVEL = ["identity", "reshape", "zeros_like", "ones_like", "where", "stack", 
             "zeros", "ones", "eye", "range", "shape", "size", "rank", "one_hot", "pad", "slice", "reverse",
             "boolean_mask", "sequence_mask", "newaxis", "sort", "argsort", "unique", "searchsorted", "scatter_nd",
             "tensor_scatter_nd_update", "tensor_scatter_nd_add", "tensor_scatter_nd_sub", "roll", "repeat",
-            "linspace", "meshgrid"]
+            "linspace", "meshgrid", "broadcast_static_shape", "broadcast_dynamic_shape", "strided_slice"]

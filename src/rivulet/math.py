@@ -12,7 +12,9 @@ from .ops.math_ops import (add, subtract, multiply, divide, truediv, realdiv, fl
 from .ops.sort_segment_ops import (top_k, segment_sum, segment_mean, segment_max, segment_min,  # noqa: F401
                                    segment_prod, unsorted_segment_sum, unsorted_segment_mean, unsorted_segment_max,
                                    unsorted_segment_min, unsorted_segment_prod)
-from .ops.nn_ops import softmax, log_softmax, softplus  # noqa: F401  (tf.math has them too)
+from .ops.nn_ops import softmax, log_softmax, softplus, l2_normalize  # noqa: F401  (tf.math has them too)
+from .ops.math_ops import (scalar_mul, clip_by_global_norm, bincount, in_top_k,  # noqa: F401
+                           confusion_matrix)
 
 mod = floormod
 # tf.truncatediv, tf.truncatemod, tf.clip_by_value and tf.realdiv are top-level only in TensorFlow; they live
@@ -23,4 +25,4 @@ TOPLEVEL = ["add", "subtract", "multiply", "divide", "truediv", "realdiv", "floo
             "sign", "square", "sqrt", "exp", "sin", "cos", "tan", "tanh", "sigmoid", "round", "truncatediv",
             "truncatemod", "add_n", "clip_by_value", "reduce_max", "reduce_min", "reduce_prod", "reduce_all",
             "reduce_any", "reduce_logsumexp", "argmax", "argmin", "cumsum", "asin", "acos", "atan", "atan2",
-            "sinh", "cosh", "asinh", "acosh", "atanh", "clip_by_norm"]
+            "sinh", "cosh", "asinh", "acosh", "atanh", "clip_by_norm", "scalar_mul", "clip_by_global_norm"]

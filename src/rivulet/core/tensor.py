@@ -98,6 +98,12 @@ class EagerTensor(Tensor):
     def shape(self):
         return TensorShape._known(self._v.shape)
 
+    def set_shape(self, shape):
+        """An eager tensor's shape is fixed: ValueError unless `shape` is compatible with it."""
+        if not self.shape.is_compatible_with(shape):
+            raise ValueError(f"Tensor's shape {self.shape} is not compatible with supplied shape "
+                             f"{TensorShape(shape)}.")
+
     @property
     def ndim(self):
         return self._v.ndim

@@ -1455,3 +1455,53 @@ def meshgrid(*args, **kwargs):
         shape[p] = -1
         out.append(broadcast_to(reshape(x, shape), sizes, name=name))
     return out
+
+
+# ---------------------------------------------------------------- broadcast_static_shape / broadcast_dynamic_shape
+def broadcast_static_shape(shape_x, shape_y):
+    """The TensorShape both static shapes broadcast to; ValueError when they cannot broadcast."""
+    x, y = TensorShape(shape_x), TensorShape(shape_y)
+    try:
+        return broadcast_shape(x, y)
+    except ValueError:
+        raise ValueError(f"Incompatible shapes for broadcasting: {x} and {y}") from None
+
+
+def _broadcast_args_kernel(sx, sy):
+    x, y = [int(d) for d in sx], [int(d) for d in sy]
+    n = max(len(x), len(y))
+    x, y = [1] * (n - len(x)) + x, [1] * (n - len(y)) + y
+    out = []
+    for p, q in zip(x, y):
+        if p != q and 1 not in (p, q):
+            raise InvalidArgumentError(f"Incompatible shapes: [{','.join(map(str, sx))}] vs. "
+                                       f"[{','.join(map(str, sy))}]")
+        out.append(q if p == 1 else p)
+    return np.array(out, dtype=sx.dtype)
+
+
+def _broadcast_args_infer(sx, sy):
+    for t in (sx, sy):
+        if t.shape.rank not in (None, 1):
+            raise ValueError(f"Shape must be rank 1 but is rank {t.shape.rank}")
+    px, py = partial_value(sx), partial_value(sy)
+    if isinstance(px, list) and isinstance(py, list) and all(d is not None for d in px + py):
+        _broadcast_args_kernel(np.array(px), np.array(py))  # raises for incompatible static shapes
+        return TensorShape([max(len(px), len(py))]), sx.dtype
+    n = [t.shape[0] if t.shape.rank == 1 else None for t in (sx, sy)]
+    return TensorShape([None if None in n else max(n)]), sx.dtype
+
+
+BROADCAST_ARGS = defop("BroadcastArgs", _broadcast_args_kernel, _broadcast_args_infer, same=2,
+                       allowed=(_dt.int32, _dt.int64))
+
+
+def broadcast_dynamic_shape(shape_x, shape_y):
+    """The shape (an int vector tensor) that shapes `shape_x` and `shape_y` broadcast to."""
+    sx = shape_x if isinstance(shape_x, Tensor) else None
+    sy = shape_y if isinstance(shape_y, Tensor) else None
+    given = sx if sx is not None else sy
+    dtype = given.dtype if given is not None else _dt.int32
+    sx = to_tensor(shape_x, dtype=dtype) if sx is None else sx
+    sy = to_tensor(shape_y, dtype=dtype) if sy is None else sy
+    return bind(BROADCAST_ARGS, (sx, sy), {}, name="BroadcastArgs")

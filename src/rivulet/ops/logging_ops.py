@@ -450,3 +450,78 @@ def get_logger():
         logger.addHandler(h)
         logger.propagate = False
     return logger
+
+
+# ----------------------------------------------------------------------------- assert_type, all_finite, shapes
+def assert_type(tensor, tf_type, message=None, name=None):
+    """Raises TypeError unless `tensor` has dtype `tf_type` (a static check: nothing is added to graphs)."""
+    dtype = _dt.as_dtype(tf_type)
+    t = tensor if isinstance(tensor, Tensor) else to_tensor(tensor)
+    if t.dtype is not dtype:
+        raise TypeError(f"{message + ' ' if message else ''}tensor must be of type {dtype!r}; got {t.dtype!r}")
+    return None
+
+
+def assert_all_finite(x, message, name=None):
+    """x itself; raises InvalidArgumentError naming `message` when x holds NaN or Inf (tf.check_numerics)."""
+    return check_numerics(x, message, name=name)
+
+
+def _spec_dims(spec):
+    if isinstance(spec, str):
+        spec = tuple(spec)  # "NQ" names one dimension per character
+    spec = tuple(spec)
+    if any(s == "*" for s in spec[1:]):
+        raise ValueError("`*` is only allowed as the first entry of a shape specification")
+    return spec
+
+
+def assert_shapes(shapes, data=None, summarize=None, message=None, name=None):
+    """Checks that tensors' shapes match specifications sharing symbolic dimensions.
+
+    `shapes` is a list of (tensor, spec) pairs (or a dict keyed by tensor.ref()); a spec is a sequence of
+    ints (that size), strings (a symbol: every use must have one size), `None` or "." (any size), and an
+    optional leading "*" (any number of leading dimensions). Statically known violations raise ValueError;
+    dimensions known only at run time are checked by assertions (InvalidArgumentError when they fail)."""
+    from . import array_ops, math_ops
+    pairs = list(shapes.items()) if isinstance(shapes, dict) else list(shapes)
+    pairs = [(t.deref() if hasattr(t, "deref") else t, s) for t, s in pairs]
+    prefix = f"{message} " if message else ""
+    symbols = {}  # symbol -> (size or tensor, description of where it was fixed)
+    for x, spec in pairs:
+        x = to_tensor(x)
+        spec = _spec_dims(spec)
+        anyprefix = bool(spec) and spec[0] == "*"
+        dims = spec[1:] if anyprefix else spec
+        rank = x.shape.rank
+        if rank is None:
+            raise ValueError(f"{prefix}Tensor {x.name if context.current_graph() is not None else ''} "
+                             "must have a known rank to check its shape")
+        if (rank < len(dims)) if anyprefix else (rank != len(dims)):
+            want = f"at least {len(dims)}" if anyprefix else f"{len(dims)}"
+            raise ValueError(f"{prefix}Tensor must have rank {want}.  Received rank {rank}, shape "
+                             f"{tuple(x.shape.as_list())}")
+        where = f"shape={x.shape} dtype={x.dtype.name}"
+        for j, d in enumerate(dims):
+            axis = rank - len(dims) + j
+            if d is None or d == ".":
+                continue
+            size = x.shape[axis]
+            if isinstance(d, str):
+                if d not in symbols:
+                    symbols[d] = (size if size is not None else array_ops.shape(x)[axis],
+                                  f"Specified by tensor {where} dimension {axis - rank if anyprefix else axis}")
+                    continue
+                expected, origin = symbols[d]
+            else:
+                expected, origin = int(d), "Specified explicitly"
+            if size is not None and not isinstance(expected, Tensor):
+                if size != expected:
+                    raise ValueError(f"{prefix}{origin}.  Tensor {where} dimension {axis} must have size "
+                                     f"{expected}.  Received size {size}, shape {tuple(x.shape.as_list())}")
+            else:
+                actual = array_ops.shape(x)[axis] if size is None else to_tensor(size)
+                exp = expected if isinstance(expected, Tensor) else to_tensor(int(expected))
+                assert_equal(actual, math_ops.cast(exp, actual.dtype),
+                             message=f"{prefix}{origin}. Tensor dimension {axis} has the wrong size")
+    return None

@@ -1325,3 +1325,157 @@ def zeros_like_(t):
 def where_(c, x, y):
     from .array_ops import where
     return where(c, x, y)
+
+
+# ---------------------------------------------------------------- scalar_mul, clip_by_global_norm
+def scalar_mul(scalar, x, name=None):
+    """scalar * x, the scalar converted to x's dtype; ValueError when `scalar` is not 0-D."""
+    x = to_tensor(x)
+    s = to_tensor(scalar, dtype=x.dtype)
+    if s.shape.rank not in (None, 0):
+        raise ValueError(f"The input scalar must be a 0-D value. Received shape {s.shape}.")
+    return multiply(s, x, name=name or "scalar_mul")
+
+
+def clip_by_global_norm(t_list, clip_norm, use_norm=None, name=None):
+    """Scales every tensor of t_list by clip_norm / max(global_norm, clip_norm).
+
+    Returns (list_clipped, global_norm); None entries stay None. With an infinite or NaN global norm every
+    clipped tensor is NaN, as in TensorFlow."""
+    if not isinstance(t_list, (list, tuple)):
+        raise TypeError(f"`t_list` should be a sequence of tensors. Received {type(t_list)}.")
+    from .linalg_ops import global_norm
+    ts = [None if t is None else to_tensor(t) for t in t_list]
+    norm = global_norm(ts) if use_norm is None else to_tensor(use_norm)
+    c = to_tensor(clip_norm, dtype=norm.dtype)
+    one = to_tensor(1.0, dtype=norm.dtype)
+    scale = multiply(c, minimum(divide_(one, norm), divide_(one, c)))
+    scale = add(scale, subtract(norm, norm))  # NaN when the norm is not finite
+    out = [None if t is None else multiply(t, cast(scale, t.dtype), name=f"{name or 'clip_by_global_norm'}_{i}")
+           for i, t in enumerate(ts)]
+    return out, norm
+
+
+# ---------------------------------------------------------------- bincount
+def _bincount_kernel(arr, lims, *weights, dtype):
+    a = np.asarray(arr).reshape(-1)
+    if a.size and a.min() < 0:
+        raise InvalidArgumentError("Input arr must be non-negative!")
+    n = int(a.max()) + 1 if a.size else 0
+    lo, hi = int(lims[0]), int(lims[1])
+    if lo >= 0:
+        n = max(n, lo)
+    if hi >= 0:
+        n = min(n, hi)
+    keep = a < n
+    w = None
+    if weights:
+        w = np.asarray(weights[0]).reshape(-1)
+        if w.size != a.size:
+            raise InvalidArgumentError(f"Expected weights to have {a.size} elements, got {w.size}")
+        w = w[keep].astype(np.float64)
+    return np.bincount(a[keep], weights=w, minlength=n)[:n].astype(dtype._np)
+
+
+def _bincount_infer(arr, lims, *weights, dtype):
+    if weights and arr.shape.is_fully_defined() and weights[0].shape.is_fully_defined() \
+            and arr.shape.num_elements() != weights[0].shape.num_elements():
+        raise ValueError(f"weights shape {weights[0].shape} does not match arr shape {arr.shape}")
+    return TensorShape([None]), dtype
+
+
+BINCOUNT = defop("DenseBincount", _bincount_kernel, _bincount_infer, allowed=(_dt.int32, _dt.int64))
+
+
+def bincount(arr, weights=None, minlength=None, maxlength=None, dtype=_dt.int32, name=None, axis=None,
+             binary_output=False):
+    """Counts of each value 0..n-1 in `arr` (all of it), n = max(arr) + 1 raised to `minlength` and cut to
+    `maxlength` (values >= maxlength are dropped). With `weights` the sums of the weights, in their dtype."""
+    if axis not in (None, 0):
+        raise NotImplementedError("tf.math.bincount: only axis=None/0 (count over the whole array) is supported.")
+    a = to_tensor(arr)
+    if not a.dtype.is_integer:
+        a = cast(a, _dt.int32)
+    lims = []
+    for v, what in ((minlength, "minlength"), (maxlength, "maxlength")):
+        if v is None:
+            lims.append(to_tensor(-1, dtype=_dt.int32))
+        else:
+            t = to_tensor(v)
+            if t.shape.rank not in (None, 0) or not t.dtype.is_integer:
+                raise ValueError(f"`{what}` must be a scalar integer, got {v!r}")
+            lims.append(cast(t, _dt.int32) if t.dtype is not _dt.int32 else t)
+    from .array_ops import stack
+    inputs = [a, stack(lims)]
+    if weights is not None:
+        w = to_tensor(weights)
+        inputs.append(w)
+        dtype = w.dtype
+    out = bind(BINCOUNT, inputs, {"dtype": _dt.as_dtype(dtype)}, name=name or "bincount")
+    if binary_output:
+        out = cast(greater(out, zeros_like_(out)), out.dtype)
+    return out
+
+
+# ---------------------------------------------------------------- in_top_k
+def _in_top_k_kernel(predictions, targets, k):
+    p = np.asarray(predictions)
+    b, c = p.shape
+    t = np.asarray(targets).astype(np.int64)
+    ok = (t >= 0) & (t < c)
+    tp = p[np.arange(b), np.where(ok, t, 0)] if b else np.zeros((0,), p.dtype)
+    ok &= np.isfinite(tp)
+    more = (p > tp[:, None]).sum(axis=1)
+    return ok & (more < int(k))
+
+
+def _in_top_k_infer(predictions, targets, k):
+    p, t = predictions.shape, targets.shape
+    if p.rank is not None and p.rank != 2:
+        raise ValueError(f"Shape must be rank 2 but is rank {p.rank} for predictions")
+    if t.rank is not None and t.rank != 1:
+        raise ValueError(f"Shape must be rank 1 but is rank {t.rank} for targets")
+    if k.shape.rank not in (None, 0):
+        raise ValueError(f"Shape must be rank 0 but is rank {k.shape.rank} for k")
+    b = p[0] if p.rank else None
+    if t.rank and t[0] is not None:
+        if b is not None and b != t[0]:
+            raise ValueError(f"Dimensions must be equal, but are {b} and {t[0]}")
+        b = t[0]
+    return TensorShape([b]), _dt.bool
+
+
+IN_TOP_K = defop("InTopKV2", _in_top_k_kernel, _in_top_k_infer, allowed=FLOATS)
+
+
+def in_top_k(targets, predictions, k, name=None):
+    """Whether each target class is among the k largest predictions of its row (ties at the boundary count
+    as in; an out-of-range target or a non-finite target prediction gives False)."""
+    p = to_tensor(predictions)
+    t = to_tensor(targets)
+    if t.dtype not in (_dt.int32, _dt.int64):
+        raise TypeError(f"targets must be int32 or int64, got {t.dtype.name}")
+    kt = to_tensor(k, dtype=t.dtype)
+    return bind(IN_TOP_K, (p, t, kt), {}, name=name or "in_top_k")
+
+
+# ---------------------------------------------------------------- confusion_matrix
+def confusion_matrix(labels, predictions, num_classes=None, weights=None, dtype=_dt.int32, name=None):
+    """The [n, n] matrix whose (i, j) entry counts (or sums the weights of) label i predicted as j."""
+    from .array_ops import reshape, stack
+    from .logging_ops import assert_less, assert_non_negative
+    from .sort_segment_ops import scatter_nd
+    dtype = _dt.as_dtype(dtype)
+    labels, predictions = cast(to_tensor(labels), _dt.int64), cast(to_tensor(predictions), _dt.int64)
+    labels, predictions = reshape(labels, [-1]), reshape(predictions, [-1])
+    assert_non_negative(labels, message="`labels` contains negative values")
+    assert_non_negative(predictions, message="`predictions` contains negative values")
+    if num_classes is None:
+        n = add(maximum(reduce_max(labels), reduce_max(predictions)), to_tensor(1, dtype=_dt.int64))
+    else:
+        n = cast(to_tensor(num_classes), _dt.int64)
+        assert_less(labels, n, message="`labels` out of bound")
+        assert_less(predictions, n, message="`predictions` out of bound")
+    indices = stack([labels, predictions], axis=1)
+    values = _one_like(cast(labels, dtype)) if weights is None else reshape(cast(to_tensor(weights), dtype), [-1])
+    return scatter_nd(indices, values, cast(stack([n, n]), _dt.int64), name=name or "confusion_matrix")

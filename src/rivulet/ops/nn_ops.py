@@ -995,3 +995,24 @@ def dropout(x, rate, noise_shape=None, seed=None, name=None):
         ns = static_value(noise_shape) if isinstance(noise_shape, Tensor) else noise_shape
         attrs["noise_shape"] = tuple(None if d is None else int(d) for d in ns)
     return bind(DROPOUT, (x,), attrs, name=name or "dropout")[0]
+
+
+def embedding_lookup(params, ids, max_norm=None, name=None):
+    """Rows of `params` at `ids` (any rank): gather on axis 0, so the result is ids.shape + params.shape[1:].
+
+    With `max_norm`, each looked-up row whose L2 norm exceeds it is scaled down to that norm. A list holding
+    one tensor is accepted as that tensor; sharded (several-tensor) params are not supported."""
+    from .array_ops import gather
+    if isinstance(params, (list, tuple)):
+        if len(params) != 1:
+            raise NotImplementedError("tf.nn.embedding_lookup: params given as several shards is not supported.")
+        params = params[0]
+    out = gather(to_tensor(params), ids, name=name or "embedding_lookup")
+    if max_norm is not None:
+        rank = out.shape.rank
+        if rank is None:
+            raise NotImplementedError("tf.nn.embedding_lookup with max_norm needs a known rank.")
+        ids_rank = to_tensor(ids).shape.rank
+        axes = list(range(ids_rank, rank)) if ids_rank is not None and rank > ids_rank else None
+        out = _m.clip_by_norm(out, max_norm, axes=axes)
+    return out

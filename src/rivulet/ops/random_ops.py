@@ -273,3 +273,170 @@ RANDOM_SHUFFLE = defop("RandomShuffle", _shuffle_kernel, _shuffle_infer, statefu
 def shuffle(value, seed=None, name=None):
     seed1, seed2 = op_seeds(seed)
     return bind(RANDOM_SHUFFLE, (to_tensor(value),), {"seed": seed1, "seed2": seed2}, name=name or "RandomShuffle")
+
+
+# ---------------------------------------------------------------- stateless random ops
+# The values are a pure function of (shape, seed): a fresh NumPy PCG64 generator keyed by the two seed
+# integers. They are NOT TensorFlow's Philox values (same seed, different numbers), only as deterministic.
+_STATELESS_SALT = 0x5EED5EED
+
+
+def _stateless_gen(seed):
+    s = np.asarray(seed).reshape(-1)
+    if s.shape != (2,):
+        raise InvalidArgumentError(f"seed must have shape [2], not {list(np.shape(seed))}")
+    return np.random.Generator(np.random.PCG64([int(s[0]) & 0xFFFFFFFFFFFFFFFF, int(s[1]) & 0xFFFFFFFFFFFFFFFF,
+                                                _STATELESS_SALT]))
+
+
+def _stateless_infer(shape, seed, *rest, dtype):
+    if seed.shape.rank is not None and not seed.shape.is_compatible_with([2]):
+        raise ValueError(f"seed must have shape [2], not {seed.shape.as_list()}")
+    return _shape_of(shape), dtype
+
+
+def _stateless_kernel_of(draw):
+    def kernel(shape, seed, dtype):
+        return draw(_stateless_gen(seed), _dims(shape), dtype._np)
+    return kernel
+
+
+def _stateless_int_kernel(shape, seed, minval, maxval, dtype):
+    if minval >= maxval:
+        raise InvalidArgumentError(f"Need minval < maxval, got {minval} >= {maxval}")
+    return _stateless_gen(seed).integers(minval, maxval, _dims(shape), dtype=dtype._np)
+
+
+def _stateless_full_int_kernel(shape, seed, dtype):
+    info = np.iinfo(dtype._np)
+    return _stateless_gen(seed).integers(info.min, info.max, _dims(shape), dtype=dtype._np, endpoint=True)
+
+
+STATELESS_UNIFORM = defop("StatelessRandomUniform", _stateless_kernel_of(_unit_uniform), _stateless_infer)
+STATELESS_NORMAL = defop("StatelessRandomNormal", _stateless_kernel_of(_normal_draw), _stateless_infer)
+STATELESS_TRUNCATED_NORMAL = defop("StatelessTruncatedNormal", _stateless_kernel_of(_truncated_draw),
+                                   _stateless_infer)
+STATELESS_UNIFORM_INT = defop("StatelessRandomUniformInt", _stateless_int_kernel, _stateless_infer)
+STATELESS_UNIFORM_FULL_INT = defop("StatelessRandomUniformFullInt", _stateless_full_int_kernel, _stateless_infer)
+
+
+def _seed_tensor(seed):
+    s = seed if isinstance(seed, Tensor) else to_tensor(np.asarray(seed))
+    if s.dtype not in (_dt.int32, _dt.int64):
+        raise TypeError(f"seed must be an int32 or int64 tensor of shape [2], got {s.dtype.name}")
+    if s.shape.rank is not None and not s.shape.is_compatible_with([2]):
+        raise ValueError(f"seed must have shape [2], not {s.shape.as_list()}")
+    return s
+
+
+def stateless_uniform(shape, seed, minval=0, maxval=None, dtype=_dt.float32, name=None, alg="auto_select"):
+    """Uniform values in [minval, maxval), a deterministic function of `shape` and the 2-integer `seed`.
+
+    Same seed and shape, same values (eagerly and in tf.function); the values are not TensorFlow's (NumPy's
+    PCG64 keyed by the seed, not Philox). Integer dtypes need both bounds, or neither (the full range)."""
+    dtype = _dt.as_dtype(dtype)
+    if dtype not in _UNIFORM_TYPES + (_dt.uint32, _dt.uint64):
+        raise ValueError(f"Argument `dtype` got invalid value {dtype}.")
+    shape_t, seed_t = _shape_tensor(shape), _seed_tensor(seed)
+    if dtype.is_integer:
+        if minval is None and maxval is None:
+            return bind(STATELESS_UNIFORM_FULL_INT, (shape_t, seed_t), {"dtype": dtype},
+                        name=name or "stateless_random_uniform")
+        if minval is None or maxval is None:
+            raise ValueError(f"For integer dtype {dtype!r}, minval and maxval must be both `None` or both "
+                             "non-`None`.")
+        lo, hi = to_tensor(minval, dtype=dtype), to_tensor(maxval, dtype=dtype)
+        return bind(STATELESS_UNIFORM_INT, (shape_t, seed_t, lo, hi), {"dtype": dtype},
+                    name=name or "stateless_random_uniform")
+    if dtype not in (_dt.float16, _dt.float32, _dt.float64):
+        raise ValueError(f"Argument `dtype` got invalid value {dtype}.")
+    lo = to_tensor(minval, dtype=dtype)
+    hi = to_tensor(1 if maxval is None else maxval, dtype=dtype)
+    r = bind(STATELESS_UNIFORM, (shape_t, seed_t), {"dtype": dtype}, name="StatelessRandomUniform")
+    return _m.add(_m.multiply(r, _m.subtract(hi, lo)), lo, name=name or "stateless_random_uniform")
+
+
+def _stateless_normal_fn(op, default):
+    def f(shape, seed, mean=0.0, stddev=1.0, dtype=_dt.float32, name=None, alg="auto_select"):
+        dtype = _dt.as_dtype(dtype)
+        if dtype not in (_dt.float16, _dt.float32, _dt.float64):
+            raise InvalidArgumentError(f"Value for attr 'dtype' of {dtype.name} is not in the list of allowed "
+                                       f"values: half, bfloat16, float, double")
+        mean_t, std_t = to_tensor(mean, dtype=dtype), to_tensor(stddev, dtype=dtype)
+        z = bind(op, (_shape_tensor(shape), _seed_tensor(seed)), {"dtype": dtype}, name=op.name)
+        return _m.add(_m.multiply(z, std_t), mean_t, name=name or default)
+    f.__name__ = default
+    f.__doc__ = (f"tf.random.{default}: a deterministic function of `shape` and the 2-integer `seed`; the values "
+                 "are not TensorFlow's (NumPy PCG64 keyed by the seed, not Philox).")
+    return f
+
+
+stateless_normal = _stateless_normal_fn(STATELESS_NORMAL, "stateless_normal")
+stateless_truncated_normal = _stateless_normal_fn(STATELESS_TRUNCATED_NORMAL, "stateless_truncated_normal")
+
+
+# ---------------------------------------------------------------- tf.random.Generator
+class Generator:
+    """A random generator whose state is a tf.Variable (int64, shape [3]: counter, 0, key).
+
+    Each draw increments the counter (inside tf.function too, where the update is part of the graph) and
+    draws the stateless op seeded with (key, counter): a new value per call, reproducible from the seed.
+    The values are not TensorFlow's Philox values."""
+
+    def __init__(self, copy_from=None, state=None, alg=None):
+        from ..state.variables import Variable
+        if copy_from is not None:
+            state = copy_from.state.numpy()
+        if state is None:
+            raise ValueError("tf.random.Generator needs `copy_from` or `state` (or use from_seed)")
+        st = np.asarray(state.numpy() if isinstance(state, Tensor) else state, dtype=np.int64).reshape(-1)
+        if st.shape != (3,):
+            raise ValueError(f"Generator state must have shape [3], got {list(st.shape)}")
+        self._alg = alg or "philox"
+        self._state_var = Variable(st, dtype=_dt.int64, trainable=False, name="StatefulRandomGenerator")
+
+    @classmethod
+    def from_seed(cls, seed, alg=None):
+        s = int(np.asarray(seed.numpy() if isinstance(seed, Tensor) else seed))
+        return cls(state=[0, 0, s], alg=alg)
+
+    @classmethod
+    def from_non_deterministic_state(cls, alg=None):
+        return cls(state=[0, 0, int(_ENTROPY.integers(0, 2 ** 63 - 1))], alg=alg)
+
+    @classmethod
+    def from_state(cls, state, alg=None):
+        return cls(state=state, alg=alg)
+
+    state = property(lambda self: self._state_var)
+    algorithm = property(lambda self: self._alg)
+
+    def reset_from_seed(self, seed):
+        self._state_var.assign(np.array([0, 0, int(seed)], np.int64))
+
+    def _next_seed(self):
+        from .array_ops import stack
+        new = self._state_var.assign_add(np.array([1, 0, 0], np.int64))
+        return stack([new[2], new[0]])
+
+    def uniform(self, shape, minval=0, maxval=None, dtype=_dt.float32, name=None):
+        return stateless_uniform(shape, self._next_seed(), minval=minval, maxval=maxval, dtype=dtype, name=name)
+
+    def uniform_full_int(self, shape, dtype=_dt.uint64, name=None):
+        return stateless_uniform(shape, self._next_seed(), minval=None, maxval=None, dtype=dtype, name=name)
+
+    def normal(self, shape, mean=0.0, stddev=1.0, dtype=_dt.float32, name=None):
+        return stateless_normal(shape, self._next_seed(), mean=mean, stddev=stddev, dtype=dtype, name=name)
+
+    def truncated_normal(self, shape, mean=0.0, stddev=1.0, dtype=_dt.float32, name=None):
+        return stateless_truncated_normal(shape, self._next_seed(), mean=mean, stddev=stddev, dtype=dtype,
+                                          name=name)
+
+    def make_seeds(self, count=1):
+        """[2, count] int64 seeds for the stateless ops, drawn from this generator."""
+        return stateless_uniform([2, count], self._next_seed(), minval=None, maxval=None, dtype=_dt.int64)
+
+    def split(self, count=1):
+        """`count` new generators seeded from this one (this one's state advances)."""
+        seeds = self.make_seeds(count).numpy()
+        return [Generator(state=[0, 0, int(seeds[0, i]) ^ int(seeds[1, i])], alg=self._alg) for i in range(count)]

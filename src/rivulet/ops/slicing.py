@@ -191,3 +191,63 @@ def getitem(tensor, key):
 def strided_slice_spec(x, spec, name="strided_slice"):
     """Applies a static spec (used by other ops' gradients, e.g. Pad)."""
     return bind(STRIDED_SLICE, (x,), {"spec": spec}, name=name)
+
+
+# ---------------------------------------------------------------- tf.strided_slice
+def _bits(mask, name):
+    if isinstance(mask, Tensor):
+        mask = static_value(mask)
+        if mask is None:
+            raise ValueError(f"tf.strided_slice: `{name}` must be known when the op is built.")
+    if isinstance(mask, (bool, np.bool_)) or not hasattr(mask, "__index__"):
+        raise TypeError(f"tf.strided_slice: `{name}` must be an integer bit mask, got {mask!r}")
+    return int(mask.__index__())
+
+
+def _bound_list(v, what, n=None):
+    """begin/end/strides -> a list of Python ints or scalar tensors (dynamic elements), and its length."""
+    if isinstance(v, Tensor):
+        sv = static_value(v)
+        if sv is None:
+            if v.dtype not in (_dt.int32, _dt.int64) or v.shape.rank != 1 or v.shape[0] is None:
+                raise ValueError(f"tf.strided_slice: `{what}` must be an int32/int64 vector of static length, "
+                                 f"got {v.shape} {v.dtype.name}")
+            return [v[i] for i in range(v.shape[0])]
+        v = sv
+    a = np.asarray(v)
+    if a.ndim != 1 or (a.size and a.dtype.kind not in "iu"):
+        raise ValueError(f"tf.strided_slice: `{what}` must be a vector of integers, got {v!r}")
+    if n is not None and a.size != n:
+        raise ValueError(f"Expected {what} and begin to have the same length, got {a.size} and {n}")
+    return [int(x) for x in a]
+
+
+def strided_slice(input_, begin, end, strides=None, begin_mask=0, end_mask=0, ellipsis_mask=0, new_axis_mask=0,
+                  shrink_axis_mask=0, var=None, name=None):
+    """tf.strided_slice: the general slice `input_[begin:end:strides]` with TensorFlow's bit masks.
+
+    Bit i of a mask refers to entry i of begin/end/strides: begin_mask/end_mask ignore that bound (the
+    whole range), ellipsis_mask makes the entry `...`, new_axis_mask makes it tf.newaxis and
+    shrink_axis_mask an integer index `begin[i]`. Built as the one StridedSlice op indexing uses, so it has
+    its gradient and shape rule."""
+    x = to_tensor(input_)
+    b = _bound_list(begin, "begin")
+    e = _bound_list(end, "end", len(b))
+    s = [1] * len(b) if strides is None else _bound_list(strides, "strides", len(b))
+    bm, em, elm, nm, sm = (_bits(m, n) for m, n in ((begin_mask, "begin_mask"), (end_mask, "end_mask"),
+                                                   (ellipsis_mask, "ellipsis_mask"),
+                                                   (new_axis_mask, "new_axis_mask"),
+                                                   (shrink_axis_mask, "shrink_axis_mask")))
+    key = []
+    for i in range(len(b)):
+        bit = 1 << i
+        if elm & bit:
+            key.append(Ellipsis)
+        elif nm & bit:
+            key.append(None)
+        elif sm & bit:
+            key.append(b[i])
+        else:
+            key.append(slice(None if bm & bit else b[i], None if em & bit else e[i], s[i]))
+    spec, dyn = parse_key(tuple(key))
+    return bind(STRIDED_SLICE, (x, *dyn), {"spec": spec}, name=name or "StridedSlice")
