@@ -263,13 +263,7 @@ class _ConfusionCounts(Metric):
         y_true = tf.convert_to_tensor(y_true)
         if self.class_id is not None:
             y_true, y_pred = y_true[..., self.class_id], y_pred[..., self.class_id]
-        weight = tf.ones_like(tf.cast(y_true, self._dtype))
-        if sample_weight is not None:
-            sw = tf.cast(sample_weight, self._dtype)
-            while sw.shape.rank is not None and weight.shape.rank is not None and sw.shape.rank < weight.shape.rank:
-                sw = tf.expand_dims(sw, -1)
-            weight = weight * sw
-        weight = tf.reshape(weight, [1, -1])
+        weight = _threshold_weights(y_true, sample_weight, self._dtype)
         y_true = tf.reshape(tf.cast(y_true, tf.bool), [1, -1])
         y_pred = tf.reshape(tf.cast(y_pred, self._dtype), [1, -1])
         predicted = y_pred > tf.reshape(tf.constant(self.thresholds, dtype=self._dtype), [-1, 1])
@@ -356,13 +350,7 @@ class AUC(Metric):
         y_true = tf.convert_to_tensor(y_true)
         if self.from_logits:
             y_pred = tf.sigmoid(y_pred)
-        weight = tf.ones_like(tf.cast(y_true, self._dtype))
-        if sample_weight is not None:
-            sw = tf.cast(sample_weight, self._dtype)
-            while sw.shape.rank is not None and weight.shape.rank is not None and sw.shape.rank < weight.shape.rank:
-                sw = tf.expand_dims(sw, -1)
-            weight = weight * sw
-        weight = tf.reshape(weight, [1, -1])
+        weight = _threshold_weights(y_true, sample_weight, self._dtype)
         label = tf.reshape(tf.cast(y_true, tf.bool), [1, -1])
         pred = tf.reshape(y_pred, [1, -1])
         above = pred > tf.reshape(tf.constant(self._thresholds, dtype=self._dtype), [-1, 1])
@@ -473,3 +461,15 @@ def for_compile(identifier, y_true, y_pred):
     if callable(identifier):
         return MeanMetricWrapper(identifier, name=getattr(identifier, "__name__", "metric"))
     raise ValueError(f"Could not interpret metric identifier: {identifier!r}")
+
+
+def _threshold_weights(y_true, sample_weight, dtype):
+    """Per-example weights as one row [1, N] (sample_weight broadcast over y_true), for the
+    thresholded confusion counts of Precision/Recall and AUC."""
+    weight = tf.ones_like(tf.cast(y_true, dtype))
+    if sample_weight is not None:
+        sw = tf.cast(sample_weight, dtype)
+        while sw.shape.rank is not None and weight.shape.rank is not None and sw.shape.rank < weight.shape.rank:
+            sw = tf.expand_dims(sw, -1)
+        weight = weight * sw
+    return tf.reshape(weight, [1, -1])
