@@ -118,12 +118,13 @@ class ConcreteFunction:
         tensor_pos = [i for i, a in enumerate(args) if a.__class__ is EagerTensor]
         caps = [f"c{i}" for i in range(len(self._capture_values))]
         call_args = [f"args[{i}]._v" for i in tensor_pos] + caps
-        # The graph runs in this thread's quiet context (NumPy's NaN/inf warnings off, as TensorFlow is silent);
-        # entering it fails, before anything ran, only when already inside it.
+        # The graph runs in the shared quiet context (NumPy's NaN/inf warnings off, as TensorFlow is silent).
+        # Entering it fails, before anything ran, only while another thread (or this one, further up) is
+        # inside it: then the thread's own quiet context serves.
         a = ", ".join(call_args)
-        src = (f"def fast(args):\n    try:\n        return _st.quiet(fn, {a})\n    except RuntimeError as e:\n"
-               f"        if 'already entered' not in str(e):\n            raise\n    return fn({a})\n")
-        ns = {"fn": cg.fn, "_st": context.state}
+        src = (f"def fast(args):\n    try:\n        return _sq(fn, {a})\n    except RuntimeError as e:\n"
+               f"        if 'already entered' not in str(e):\n            raise\n    return _rq(fn, {a})\n")
+        ns = {"fn": cg.fn, "_sq": context.shared_quiet, "_rq": context.run_quiet}
         ns.update(zip(caps, self._capture_values))
         exec(compile(src, f"<rivulet-call {self._name}>", "exec"), ns)
         self._fast_call = ns["fast"]

@@ -60,6 +60,7 @@ class PolymorphicFunction:
         self._lock = threading.RLock()
         self._trace_count = 0
         self._recent = _TraceHistory()
+        self._hits = 0  # cached calls since the last trace (folded into _recent when the next trace happens)
         self._bound = weakref.WeakKeyDictionary()
         self._created_variables = False
         functools.update_wrapper(self, python_function, updated=())
@@ -137,7 +138,7 @@ class PolymorphicFunction:
             else:
                 cf = self._fast.get(tuple(key))
                 if cf is not None:
-                    self._recent.hit()
+                    self._hits += 1
                     return cf._build_output(cf._fast_call(args))
         try:
             return self._call_slow(args, kwargs)
@@ -158,10 +159,11 @@ class PolymorphicFunction:
             if traced:
                 cf = self._trace(params, types, values)
             if traced:
-                self._recent.traced()
+                self._recent.traced(self._hits)
+                self._hits = 0
                 self._warn_if_frequent()
             else:
-                self._recent.hit()
+                self._hits += 1
             fast_key = _fast_key(args) if not kwargs and self._input_signature is None else None
             if fast_key is not None and _fast_key_matches(cf, args):
                 self._fast[fast_key] = cf
@@ -393,13 +395,11 @@ class _TraceHistory:
         self.calls = 0
         self.warnings = 0
 
-    def hit(self):
-        if not self.groups:
-            self.groups.append(0)
-        self.groups[-1] += 1
-        self.calls += 1
-
-    def traced(self):
+    def traced(self, hits):
+        """A trace, after `hits` calls served from the cache since the previous one."""
+        if hits and self.groups:
+            self.groups[-1] += hits
+            self.calls += hits
         self.groups.append(1)
         self.calls += 1
         while self.groups and self.calls - self.groups[0] > _HISTORY:
