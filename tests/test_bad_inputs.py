@@ -204,3 +204,16 @@ def test_strings_still_convert():
     assert tf.constant(["a", b"b"]).dtype == tf.string
     assert tf.constant(np.array([b"a", "b"], dtype=object)).numpy().tolist() == [b"a", b"b"]
     assert tf.constant([["a"], ["b"]]).shape == (2, 1)
+
+
+@pytest.mark.parametrize("call, error, fragment", [
+    (lambda: tf.reshape(tf.ones([6]), [[2, 3]]), tf.errors.InvalidArgumentError, "vector"),
+    (lambda: tf.zeros([[2]]), tf.errors.InvalidArgumentError, "vector"),
+    (lambda: tf.random.uniform([2.5]), tf.errors.InvalidArgumentError, "integers"),
+    (lambda: tf.random.normal([[2]]), tf.errors.InvalidArgumentError, "vector"),
+    (lambda: tf.matmul(tf.ones([2, 2]), tf.ones([2, 2]), transpose_a="yes"), TypeError, "transpose_a"),
+    (lambda: tf.matmul(tf.ones([2, 2]), tf.ones([2, 2]), adjoint_b=1), TypeError, "adjoint_b"),
+])
+def test_shape_vectors_and_bool_flags(call, error, fragment):
+    with pytest.raises(error, match=fragment):
+        call()

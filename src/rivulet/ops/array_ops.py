@@ -159,6 +159,8 @@ def shape_arg(shape, what="shape"):
         a = np.asarray(shape)
         if a.size and a.dtype.kind not in "iu":
             raise TypeError(f"`{what}` must be integers, got {shape!r}")
+        if a.ndim > 1:
+            raise InvalidArgumentError(f"`{what}` must be a vector (rank 1), got shape {list(a.shape)}: {shape!r}")
         return tuple(int(d) for d in a.reshape(-1)), ()
     if shape.dtype not in _INDEX:
         raise TypeError(f"`{what}` must be an int32 or int64 tensor, got {shape.dtype.name}")

@@ -395,6 +395,10 @@ BATCH_MATMUL = defop("BatchMatMulV2", _matmul_kernel, _matmul_infer, grad=_matmu
 
 def matmul(a, b, transpose_a=False, transpose_b=False, adjoint_a=False, adjoint_b=False, a_is_sparse=False,
            b_is_sparse=False, output_type=None, name=None):
+    for flag, v in (("transpose_a", transpose_a), ("transpose_b", transpose_b), ("adjoint_a", adjoint_a),
+                    ("adjoint_b", adjoint_b)):
+        if v.__class__ is not bool and not isinstance(v, np.bool_):
+            raise TypeError(f"Expected bool for argument '{flag}' not {v!r}.")
     if (transpose_a and adjoint_a) or (transpose_b and adjoint_b):
         which = "a" if transpose_a and adjoint_a else "b"
         raise ValueError(f"Only one of `transpose_{which}` and `adjoint_{which}` can be True.")

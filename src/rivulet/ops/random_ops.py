@@ -98,8 +98,20 @@ def _shape_tensor(shape):
         if shape.dtype not in (_dt.int32, _dt.int64):
             raise InvalidArgumentError(f"shape must be a vector of {{int32,int64}}, got {shape.dtype.name}")
         return shape
-    dims = np.asarray([int(d) for d in shape] if isinstance(shape, (list, tuple)) else shape).reshape(-1)
-    return to_tensor(dims.astype(np.int32))
+    if isinstance(shape, (list, tuple)):
+        for d in shape:
+            if isinstance(d, (list, tuple)) or np.ndim(d) > 0:
+                raise InvalidArgumentError(f"`shape` must be a vector (rank 1) of integers, got {shape!r}")
+            if isinstance(d, (float, np.floating, str, bytes)) or d is None:
+                raise InvalidArgumentError(f"`shape` must be integers (int32 or int64), got {shape!r}")
+        dims = np.asarray([int(d) for d in shape])
+    else:
+        dims = np.asarray(shape)
+        if dims.ndim > 1:
+            raise InvalidArgumentError(f"`shape` must be a vector (rank 1) of integers, got shape {list(dims.shape)}")
+        if dims.size and dims.dtype.kind not in "iu":
+            raise InvalidArgumentError(f"`shape` must be integers (int32 or int64), got {shape!r}")
+    return to_tensor(dims.reshape(-1).astype(np.int32))
 
 
 def _shape_of(shape_t):
