@@ -217,3 +217,21 @@ def test_strings_still_convert():
 def test_shape_vectors_and_bool_flags(call, error, fragment):
     with pytest.raises(error, match=fragment):
         call()
+
+
+@pytest.mark.parametrize("call, fragment", [
+    (lambda: tf.keras.Input(shape=(-1,)), "non-negative"),
+    (lambda: tf.keras.Input(shape=(2.5,)), "non-negative int"),
+    (lambda: tf.keras.regularizers.L2(-1), "l2"),
+    (lambda: tf.keras.regularizers.L1L2(l1="a"), "l1"),
+    (lambda: tf.keras.layers.BatchNormalization(axis=5)(tf.ones([2, 3])), "Invalid axis"),
+])
+def test_keras_arguments_out_of_range(call, fragment):
+    with pytest.raises(ValueError, match=fragment):
+        call()
+
+
+def test_keras_arguments_in_range_still_work():
+    assert tf.keras.Input(shape=(np.int64(3), None)).shape.as_list() == [None, 3, None]
+    assert tf.keras.regularizers.L2(np.float32(0.5))(tf.ones([2])).numpy() == pytest.approx(1.0)
+    assert tf.keras.layers.BatchNormalization(axis=-1)(tf.ones([2, 3])).shape == (2, 3)

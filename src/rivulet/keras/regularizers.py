@@ -1,4 +1,6 @@
 """tf.keras.regularizers: penalties on weights, added to the model's losses."""
+import numbers
+
 import rivulet as tf
 
 
@@ -12,6 +14,10 @@ class Regularizer:
 
 class L1L2(Regularizer):
     def __init__(self, l1=0.0, l2=0.0):
+        for name, v in (("l1", l1), ("l2", l2)):
+            if isinstance(v, bool) or not isinstance(v, numbers.Real) or not v >= 0:
+                raise ValueError(f"Invalid value for argument {name}: expected a non-negative float. Received: "
+                                 f"{name}={v!r}")
         self.l1, self.l2 = float(l1), float(l2)
 
     def __call__(self, x):

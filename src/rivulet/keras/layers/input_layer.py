@@ -3,6 +3,8 @@
 A layer's output shape and dtype are found by running its `call` once on placeholders in a scratch graph
 (building the layer on the way), so every layer works symbolically without a compute_output_shape rule.
 """
+import numbers
+
 import rivulet as tf
 from rivulet import nest
 
@@ -97,6 +99,11 @@ def Input(shape=None, batch_size=None, name=None, dtype=None, sparse=False, tens
                          "`shape` does not include the batch dimension.")
     if isinstance(shape, int):
         shape = (shape,)
+    for dims in (shape, batch_shape):
+        for d in dims or ():
+            if d is not None and (isinstance(d, bool) or not isinstance(d, numbers.Integral) or d < 0):
+                raise ValueError(f"Cannot convert '{tuple(dims)}' to a shape: dimension {d!r} is not None or a "
+                                 f"non-negative int.")
     layer = InputLayer(input_shape=shape, batch_size=batch_size, name=name, dtype=dtype,
                        batch_input_shape=batch_shape)
     return layer._keras_input

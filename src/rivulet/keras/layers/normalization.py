@@ -26,6 +26,9 @@ class BatchNormalization(Layer):
         input_shape = tf.TensorShape(input_shape)
         rank = input_shape.rank
         axis = self.axis if isinstance(self.axis, int) else self.axis[0]
+        if rank is None or not -rank <= axis < rank:
+            raise ValueError(f"Invalid axis: {axis}. BatchNormalization needs an input of known rank above it; got "
+                             f"shape {input_shape}.")
         self._axis = axis % rank
         dim = input_shape[self._axis]
         if dim is None:
