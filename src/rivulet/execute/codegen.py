@@ -57,7 +57,7 @@ def compile_graph(graph, inputs, outputs, name="fn", wrap=None, split=True):
         names[id(t)] = p
     uses = {}
     for op in ops:
-        for t in op.inputs:
+        for t in op._inputs:
             uses[id(t)] = uses.get(id(t), 0) + 1
     for t in outputs:
         uses[id(t)] = uses.get(id(t), 0) + 1 << 20  # never freed
@@ -72,7 +72,7 @@ def compile_graph(graph, inputs, outputs, name="fn", wrap=None, split=True):
 
     def release(op):
         """Memory planning: drop big intermediates once their last consumer has run."""
-        for t in op.inputs:
+        for t in op._inputs:
             r = remaining.get(id(t))
             if r is None:
                 continue
@@ -117,7 +117,7 @@ def compile_graph(graph, inputs, outputs, name="fn", wrap=None, split=True):
             names[id(op.outputs[0])] = g
             continue
         args = []
-        for t in op.inputs:
+        for t in op._inputs:
             args.append(names[id(t)])
         if typ == "Identity":
             names[id(op.outputs[0])] = args[0]

@@ -25,9 +25,16 @@ def _heavy(op):
     if len(op.outputs) != 1 or op.type in _LIGHT or op.opdef.stateful or op.opdef.is_view:
         return False
     for t in (op.outputs[0], *op.inputs):  # big output (elementwise) or big input (reductions)
-        n = t.shape.num_elements()
-        if n is not None and n >= HEAVY_ELEMENTS:
-            return True
+        dims = t._shape._dims  # (called for every op while compiling: no TensorShape method calls)
+        if dims:
+            n = 1
+            for d in dims:
+                if d is None:
+                    break
+                n *= d
+            else:
+                if n >= HEAVY_ELEMENTS:
+                    return True
     return False
 
 

@@ -89,6 +89,8 @@ def _cse_key(opdef, inputs, attrs):
             return ("Const", v.dtype.str, v.tobytes())  # bytes: -0.0 and 0.0 stay distinct
         frozen = _freeze(np.asarray(v))
         return None if frozen is None else ("Const", type(v).__name__, frozen)
+    if not attrs:
+        return (opdef.name, tuple(map(id, inputs)), ())
     items = []
     for k in sorted(attrs):
         f = _freeze(attrs[k])
@@ -114,7 +116,7 @@ def rebuild(graph, inputs, outputs, rules, consts=None, cse=True, prune=True):
             if id(op.outputs[0]) not in tmap:
                 raise ValueError(f"Placeholder '{op.name}' is needed but is not an input of the graph")
             continue
-        ins = [tmap[id(t)] for t in op.inputs]
+        ins = [tmap[id(t)] for t in op._inputs]
         ctx.frame = op.user_frame
         res = None
         for rule in rules:
@@ -124,7 +126,12 @@ def rebuild(graph, inputs, outputs, rules, consts=None, cse=True, prune=True):
                 break
         if res is None:
             ctrl = [omap[c._id] for c in op.control_inputs if c._id in omap]
-            if all(n._dtype is o._dtype and n._shape == o._shape for n, o in zip(ins, op.inputs)):
+            same = True
+            for n, o in zip(ins, op._inputs):
+                if n._dtype is not o._dtype or (n._shape is not o._shape and n._shape != o._shape):
+                    same = False
+                    break
+            if same:
                 res = ctx.clone(op, ins, ctrl)
             else:
                 res = ctx.emit(op.opdef, ins, op.attrs, op.name, ctrl)
