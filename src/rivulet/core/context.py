@@ -4,6 +4,7 @@
 tensor operators may take their eager fast path without asking anything else.
 """
 import contextvars
+import functools
 import threading
 
 import numpy as np
@@ -37,13 +38,7 @@ shared_quiet = _quiet_runner()
 
 def quiet(fn):
     """Decorates a pure-NumPy kernel so that NaN/inf/0 arithmetic raises no RuntimeWarning."""
-    def k(*args, **kw):
-        try:
-            return state.quiet(fn, *args, **kw)
-        except RuntimeError as e:  # already inside the quiet context (a quiet kernel calling another)
-            if "already entered" not in str(e):
-                raise
-            return fn(*args, **kw)
+    k = functools.partial(run_quiet, fn)
     k.__name__ = k.__qualname__ = getattr(fn, "__name__", "kernel")
     k.__wrapped__ = k.quiet_inner = fn  # compiled graphs, already quiet as a whole, call fn itself
     return k
@@ -55,10 +50,11 @@ def unquiet(kernel):
 
 
 def run_quiet(fn, *args, **kw):
-    """Calls a compiled graph inside this thread's quiet context (or inside the one it is already in)."""
+    """Calls fn (a kernel, a compiled graph) inside this thread's quiet context, or inside the one it is
+    already in."""
     try:
         return state.quiet(fn, *args, **kw)
-    except RuntimeError as e:  # raised on entry, before fn ran: already inside (a graph run by a kernel)
+    except RuntimeError as e:  # raised on entry, before fn ran: already inside (a quiet kernel calling another)
         if "already entered" not in str(e):
             raise
         return fn(*args, **kw)

@@ -163,7 +163,6 @@ def compile_graph(graph, inputs, outputs, name="fn", wrap=None, split=True):
     else:
         rets = [names[id(t)] for t in outputs]
     ret = "(" + "".join(r + ", " for r in rets) + ")"
-    fname = f"<rivulet-graph {name}#{next(_ids)}>"
     body = lines or ["    pass"]
     src = (f"def {_ident(name)}({', '.join(params)}):\n    try:\n" +
            "\n".join("    " + ln for ln in body) + f"\n        return {ret}\n"
@@ -174,12 +173,19 @@ def compile_graph(graph, inputs, outputs, name="fn", wrap=None, split=True):
     glob["_OpErrors"] = _TRANSLATED
     glob["_fail"] = _fail
     glob["_cg"] = cg
+    cg.fn, cg.filename = _load(src, name, glob)
+    cg.source, cg.ops = src, ops
+    return cg
+
+
+def _load(src, name, glob):
+    """Compiles generated source defining `name` into `glob`, registered with linecache so tracebacks and
+    `inspect` show it; returns (the function, its file name)."""
+    fname = f"<rivulet-graph {name}#{next(_ids)}>"
     code = compile(src, fname, "exec")
     linecache.cache[fname] = (len(src), None, src.splitlines(True), fname)
     exec(code, glob)
-    cg.fn = glob[_ident(name)]
-    cg.source, cg.ops, cg.filename = src, ops, fname
-    return cg
+    return glob[_ident(name)], fname
 
 
 _INFIX = {"AddV2": "{0} + {1}", "Sub": "{0} - {1}", "Mul": "{0} * {1}", "Neg": "-{0}",
@@ -243,11 +249,9 @@ def _compile_branches(graph, inputs, outputs, name, wrap, groups):
         calls.append(f"(b{k}, ({params}{',' if len(inputs) == 1 else ''}), {{}})")
     rets = "".join(f"r[{where[i][0]}][{where[i][1]}], " for i in range(len(outputs)))
     src = f"def {_ident(name)}({params}):\n    r = _par({', '.join(calls)})\n    return ({rets})\n"
-    fname = f"<rivulet-graph {name}#{next(_ids)}>"
-    exec(compile(src, fname, "exec"), glob)
-    linecache.cache[fname] = (len(src), None, src.splitlines(True), fname)
     cg = CompiledGraph()
-    cg.fn, cg.source, cg.filename, cg.line_ops = glob[_ident(name)], src, fname, {}
+    cg.fn, cg.filename = _load(src, name, glob)
+    cg.source, cg.line_ops = src, {}
     cg.ops = [op for b in branches for op in b.ops]
     return cg
 

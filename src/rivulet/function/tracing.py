@@ -25,7 +25,7 @@ def eager_value(t):
     from ..execute.plan import needed_ops
     from ..execute.replay import replay
     g = t.op.graph
-    values = {}
+    phs, values = [], []
     captured = {id(ph): v for v, ph in g.captures}
     for op in needed_ops(g, [t], keep_stateful=False):
         if op.type != "Placeholder":
@@ -47,10 +47,10 @@ def eager_value(t):
                     v = None
         if v is None:
             return None
-        values[id(ph)] = v
+        phs.append(ph)
+        values.append(v)
     with context.init_scope():
-        phs = [op.outputs[0] for op in g._ops if id(op.outputs[0]) in values] if values else []
-        return replay(g, phs, [t], [values[id(p)] for p in phs], keep_stateful=False)[0]
+        return replay(g, phs, [t], values, keep_stateful=False)[0]
 
 
 def placeholders_for(g, value, spec, name):

@@ -29,10 +29,6 @@ def _dims(shape):
     return "[" + ",".join(map(str, shape)) + "]"
 
 
-def _static_error(msg, op_name):
-    return _m.static_error(msg, op_name)
-
-
 def _int_arg(v, what):
     """(static int or None, extra inputs): a scalar int operand known at build time becomes an attr."""
     if isinstance(v, Tensor):
@@ -51,7 +47,7 @@ def _one_axis(axis, rank, op_name):
     axis = _a._static_int(axis, "axis")
     if rank is not None:
         if rank == 0 or not -rank <= axis < rank:
-            raise _static_error(f"axis {axis} is out of range for a tensor of rank {rank}", op_name)
+            raise _m.static_error(f"axis {axis} is out of range for a tensor of rank {rank}", op_name)
         axis %= rank
     return axis
 

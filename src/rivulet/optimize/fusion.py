@@ -61,22 +61,18 @@ def make_fuser(graph, outputs):
                 and bias.shape[0] == y.shape[-1])
 
     def fuse(ctx, op, ins):
-        if op.type in ("BiasAdd", "AddV2") and sole(op.inputs[0]) and ins[0].op.type == "Conv2D":
-            conv, bias = ins
+        if op.type in ("BiasAdd", "AddV2") and sole(op.inputs[0]):
+            y, bias = ins
             if op.type == "BiasAdd" and op.attrs.get("data_format", "NHWC") != "NHWC":
                 return None
-            if not conv.dtype.is_floating or not rank1_bias(bias, conv):
+            if not rank1_bias(bias, y):
                 return None
-            return ctx.emit(FUSED_CONV2D, [*conv.op.inputs, bias], {**conv.op.attrs, "activation": None},
-                            op.name)
-        if op.type in ("BiasAdd", "AddV2") and sole(op.inputs[0]) and plain_matmul(ins[0]):
-            mm, bias = ins
-            if op.type == "BiasAdd" and op.attrs.get("data_format", "NHWC") != "NHWC":
-                return None
-            if not rank1_bias(bias, mm):
-                return None
-            a, b = mm.op.inputs
-            return ctx.emit(FUSED_MATMUL, [a, b, bias], {"activation": None}, op.name)
+            if y.op.type == "Conv2D" and y.dtype.is_floating:
+                return ctx.emit(FUSED_CONV2D, [*y.op.inputs, bias], {**y.op.attrs, "activation": None}, op.name)
+            if plain_matmul(y):
+                a, b = y.op.inputs
+                return ctx.emit(FUSED_MATMUL, [a, b, bias], {"activation": None}, op.name)
+            return None
         if op.type == "Relu" and sole(op.inputs[0]):
             x = ins[0]
             if x.op.type in ("_FusedMatMul", "_FusedConv2D") and x.op.attrs["activation"] is None:
