@@ -3,6 +3,8 @@
 Each takes a list of tensors. The elementwise ones need shapes that broadcast against each other (checked
 statically where the shapes are known); Concatenate needs equal shapes except along its axis.
 """
+import functools
+
 import rivulet as tf
 
 from .base import Layer
@@ -44,18 +46,15 @@ class _Merge(Layer):
             raise ValueError(f"A merge layer should be called on a list of inputs. Received: inputs={inputs}")
         return self._merge(list(inputs))
 
+    _combine = None  # the elementwise layers: a binary op folded over the inputs, left to right
+
     def _merge(self, inputs):
-        raise NotImplementedError
+        return functools.reduce(self._combine, inputs)
 
 
 class Add(_Merge):
     """Elementwise sum of the inputs."""
-
-    def _merge(self, inputs):
-        out = inputs[0]
-        for x in inputs[1:]:
-            out = tf.add(out, x)
-        return out
+    _combine = staticmethod(tf.add)
 
 
 class Subtract(_Merge):
@@ -77,42 +76,25 @@ class Subtract(_Merge):
 
 class Multiply(_Merge):
     """Elementwise product of the inputs."""
-
-    def _merge(self, inputs):
-        out = inputs[0]
-        for x in inputs[1:]:
-            out = tf.multiply(out, x)
-        return out
+    _combine = staticmethod(tf.multiply)
 
 
 class Average(_Merge):
     """Elementwise mean of the inputs."""
+    _combine = staticmethod(tf.add)
 
     def _merge(self, inputs):
-        out = inputs[0]
-        for x in inputs[1:]:
-            out = tf.add(out, x)
-        return out / len(inputs)
+        return super()._merge(inputs) / len(inputs)
 
 
 class Maximum(_Merge):
     """Elementwise maximum of the inputs."""
-
-    def _merge(self, inputs):
-        out = inputs[0]
-        for x in inputs[1:]:
-            out = tf.maximum(out, x)
-        return out
+    _combine = staticmethod(tf.maximum)
 
 
 class Minimum(_Merge):
     """Elementwise minimum of the inputs."""
-
-    def _merge(self, inputs):
-        out = inputs[0]
-        for x in inputs[1:]:
-            out = tf.minimum(out, x)
-        return out
+    _combine = staticmethod(tf.minimum)
 
 
 class Concatenate(_Merge):

@@ -5,7 +5,17 @@ from .. import initializers, regularizers
 from .base import Layer
 
 
-class BatchNormalization(Layer):
+class _Normalization(Layer):
+    """Shared by the normalization layers: parameters of the normalised axes' shape, reshaped to broadcast
+    against the input (`_bshape`, set in build; None when they already line up with its last axes)."""
+
+    def _b(self, v):
+        if v is None or self._bshape is None:
+            return v
+        return tf.reshape(v, self._bshape)
+
+
+class BatchNormalization(_Normalization):
     def __init__(self, axis=-1, momentum=0.99, epsilon=0.001, center=True, scale=True,
                  beta_initializer="zeros", gamma_initializer="ones", moving_mean_initializer="zeros",
                  moving_variance_initializer="ones", beta_regularizer=None, gamma_regularizer=None,
@@ -47,10 +57,6 @@ class BatchNormalization(Layer):
                                                initializer=self.moving_variance_initializer, trainable=False)
         self.built = True
 
-    def _b(self, v):
-        if v is None or self._bshape is None:
-            return v
-        return tf.reshape(v, self._bshape)
 
     def call(self, inputs, training=None):
         if training and self.trainable:
@@ -68,7 +74,7 @@ class BatchNormalization(Layer):
                 "center": self.center, "scale": self.scale}
 
 
-class LayerNormalization(Layer):
+class LayerNormalization(_Normalization):
     """Normalises each example over `axis` (default: the last), then scales by gamma and shifts by beta:
     (x - mean) / sqrt(variance + epsilon) * gamma + beta, mean and variance taken over `axis` per example."""
 
@@ -113,19 +119,11 @@ class LayerNormalization(Layer):
                                     regularizer=self.beta_regularizer) if self.center else None
         self.built = True
 
-    def _b(self, v):
-        if v is None or self._bshape is None:
-            return v
-        return tf.reshape(v, self._bshape)
 
     def call(self, inputs):
         mean, variance = tf.nn.moments(inputs, axes=self._axes, keepdims=True)
-        out = (inputs - mean) * tf.math.rsqrt(variance + self.epsilon)
-        if self.gamma is not None:
-            out = out * self._b(self.gamma)
-        if self.beta is not None:
-            out = out + self._b(self.beta)
-        return out
+        return tf.nn.batch_normalization(inputs, mean, variance, self._b(self.beta), self._b(self.gamma),
+                                         self.epsilon)
 
     def get_config(self):
         return {**super().get_config(), "axis": self.axis, "epsilon": self.epsilon, "center": self.center,
