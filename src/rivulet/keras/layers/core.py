@@ -27,9 +27,6 @@ class Dense(Layer):
                  activity_regularizer=None, kernel_constraint=None, bias_constraint=None, **kwargs):
         super().__init__(activity_regularizer=activity_regularizer, **kwargs)
         self.units = _positive_int(units, "units")
-        if self.units <= 0:
-            raise ValueError(f"Received an invalid value for `units`, expected a positive integer. Received: "
-                             f"units={units}")
         self.activation = activations.get(activation)
         # `linear` is skipped outright: no extra op, eager or traced.
         self._act = None if self.activation is activations.linear else self.activation
