@@ -6,6 +6,7 @@ they happen on every call of the function, in program order, like TensorFlow's.
 """
 import atexit
 import contextlib
+import dataclasses
 import itertools
 import os
 import socket
@@ -193,12 +194,11 @@ def text(name, data, step=None, description=None):
     return _write(_tag(name), data, step, "text", description=description)
 
 
+@dataclasses.dataclass(frozen=True)  # an op attr: compared and hashed by value
 class _Buckets:
     """`bucket_count` equal-width buckets over [min, max] as TensorBoard's histogram plugin stores them:
     float64 rows [left edge, right edge, count]; a single repeated value fills the last bucket."""
-
-    def __init__(self, count):
-        self.count = count
+    count: int
 
     def __call__(self, value):
         data = np.asarray(value, dtype=np.float64).reshape(-1)
@@ -216,12 +216,6 @@ class _Buckets:
         edges[-1] = hi
         return np.stack([edges[:-1], edges[1:], counts], axis=1)
 
-    def __eq__(self, other):
-        return type(other) is _Buckets and other.count == self.count
-
-    def __hash__(self):
-        return hash(("buckets", self.count))
-
 
 def histogram(name, data, step=None, buckets=None, description=None):
     """tf.summary.histogram: `data` (any shape) bucketed for TensorBoard's histograms dashboard (30 buckets
@@ -235,12 +229,11 @@ def histogram(name, data, step=None, buckets=None, description=None):
                   encode=_Buckets(30 if buckets is None else int(buckets)))
 
 
+@dataclasses.dataclass(frozen=True)  # an op attr: compared and hashed by value
 class _Images:
     """[k, h, w, c] images -> TensorBoard's image summary: [width, height, PNG of each of the first
     `max_outputs` images] as strings."""
-
-    def __init__(self, max_outputs):
-        self.max_outputs = max_outputs
+    max_outputs: int
 
     def __call__(self, value):
         a = np.asarray(value)
@@ -252,12 +245,6 @@ class _Images:
             a = a.astype(np.uint8) * 255
         dims = [str(a.shape[2]).encode(), str(a.shape[1]).encode()]
         return np.array(dims + [_png(img) for img in a[:self.max_outputs]], dtype=object)
-
-    def __eq__(self, other):
-        return type(other) is _Images and other.max_outputs == self.max_outputs
-
-    def __hash__(self):
-        return hash(("images", self.max_outputs))
 
 
 def _png(img):
