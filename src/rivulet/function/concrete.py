@@ -110,7 +110,8 @@ class ConcreteFunction:
             g = self.graph
             return replay(g, g.arg_placeholders + g.internal_captures, g.outputs, list(tensors) +
                           g.external_captures)
-        return context.run_quiet(cg.fn, *[t._v for t in tensors], *self._capture_values)
+        return context.run_quiet(cg.fn, *[t._v if t.__class__ is EagerTensor else _arg_value(t) for t in tensors],
+                                 *self._capture_values)
 
     def _prepare_fast(self, args):
         """Generates the cached-call entry for one argument layout: tensors' arrays straight into the graph."""
@@ -203,6 +204,13 @@ def _flatten_checked(value, t, path, flat, cf):
         flat.append(x)
         return
     if isinstance(t, VariableSpec):
+        if not (getattr(value, "_is_resource", False) and value.dtype == t.dtype and
+                value.shape.is_subtype_of(t.shape)):
+            got = describe(type_of(value)) if not getattr(value, "_is_resource", False) else \
+                f"a {value.dtype.name} variable of shape {value.shape}"
+            raise TypeError(f"Binding inputs to tf.function failed: argument '{path}' of {cf._name} expects "
+                            f"a tf.Variable matching {t}, got {got}.")
+        flat.append(getattr(value, "_res", value))  # the variable itself feeds its resource input
         return
     if isinstance(t, tuple) and t[0] in ("list", "tuple") and isinstance(value, (list, tuple)):
         for i, (v, s) in enumerate(zip(value, t[1])):
@@ -246,6 +254,11 @@ def _out_type(so):
     if isinstance(so, dict):
         return ("dict", tuple((k, _out_type(so[k])) for k in sorted(so, key=str)))
     return Literal(so)
+
+
+def _arg_value(t):
+    """What a graph input is fed for a flat argument: a tensor's array, or a variable itself."""
+    return t if getattr(t, "_is_resource", False) else t._v
 
 
 def _capture_value(v):

@@ -197,24 +197,25 @@ class PolymorphicFunction:
         bound.apply_defaults()
         params, types, values = [], [], {}
         extra_names = None
+        aliases = {}  # variables met so far in this call: their alias ids
         for name, value in bound.arguments.items():
             kind = self._sig.parameters[name].kind
             if kind == inspect.Parameter.VAR_POSITIONAL:
                 for i, v in enumerate(value):
                     n = f"{name}_{i}"
                     params.append((n, inspect.Parameter.POSITIONAL_ONLY))
-                    types.append(type_of(v))
+                    types.append(type_of(v, aliases))
                     values[n] = v
                 continue
             if kind == inspect.Parameter.VAR_KEYWORD:
                 for k in sorted(value):  # keyword order does not matter, as in TensorFlow
                     params.append((k, inspect.Parameter.KEYWORD_ONLY))
-                    types.append(type_of(value[k]))
+                    types.append(type_of(value[k], aliases))
                     values[k] = value[k]
                 extra_names = _KeywordNames(tuple(sorted(value)))
                 continue
             params.append((name, kind))
-            types.append(type_of(value))
+            types.append(type_of(value, aliases))
             values[name] = value
         if extra_names is not None:
             # **kwargs' names select a graph too: f(x, a=1) and f(x, b=1) are different calls. The extra
@@ -328,7 +329,7 @@ class PolymorphicFunction:
                 except Exception as e:
                     raise _user_facing(e, self._name) from e.__cause__
                 finally:
-                    g.arg_values = {}  # the first call's values are not kept alive by its graph
+                    g.end_trace()  # the first call's values are not kept alive by its graph
         finalize_outputs(g, result)
         self._trace_count += 1
         # The cache key may end in the **kwargs names; the function's own types are its parameters'.

@@ -59,19 +59,25 @@ class ObjectRef:
 
 
 class VariableSpec:
-    __slots__ = ("shape", "dtype", "trainable")
+    """A variable passed to a function: a resource input of the graph. `alias_id` numbers the distinct
+    variables of one call in order of appearance, so f(a, a) and f(a, b) select different graphs."""
+    __slots__ = ("shape", "dtype", "trainable", "alias_id")
 
-    def __init__(self, shape, dtype, trainable=True):
-        self.shape, self.dtype, self.trainable = TensorShape(shape), dtype, trainable
+    def __init__(self, shape, dtype, trainable=True, alias_id=None):
+        self.shape, self.dtype, self.trainable, self.alias_id = TensorShape(shape), dtype, trainable, alias_id
+
+    def _key(self):
+        return self.shape, self.dtype, bool(self.trainable), self.alias_id
 
     def __eq__(self, other):
-        return isinstance(other, VariableSpec) and (self.shape, self.dtype) == (other.shape, other.dtype)
+        return isinstance(other, VariableSpec) and self._key() == other._key()
 
     def __hash__(self):
-        return hash((self.shape, self.dtype))
+        return hash(self._key())
 
     def __repr__(self):
-        return f"VariableSpec(shape={self.shape}, dtype={self.dtype!r}, trainable={self.trainable}, alias_id=None)"
+        return (f"VariableSpec(shape={self.shape}, dtype={self.dtype!r}, trainable={self.trainable}, "
+                f"alias_id={self.alias_id})")
 
 
 def is_tensor_like(x):
@@ -84,8 +90,9 @@ def spec_of_value(x):
     return TensorSpec(x.shape, _dt.from_numpy(x.dtype))
 
 
-def type_of(x):
-    """The trace type of one argument value (hashable; tensors become TensorSpecs)."""
+def type_of(x, aliases=None):
+    """The trace type of one argument value (hashable; tensors become TensorSpecs). `aliases` (a dict shared
+    by all arguments of one call) numbers the distinct variables met: their alias ids."""
     if isinstance(x, (EagerTensor, SymbolicTensor)):
         return TensorSpec(x.shape, x.dtype)
     if isinstance(x, TensorSpec):
@@ -97,17 +104,20 @@ def type_of(x):
     if isinstance(x, np.generic):
         return Literal(x.item())
     if getattr(x, "_is_resource", False) and hasattr(x, "dtype"):
-        return VariableSpec(x.shape, x.dtype, getattr(x, "trainable", True))
+        alias = None
+        if aliases is not None:
+            alias = aliases.setdefault(id(getattr(x, "_res", x)), len(aliases))
+        return VariableSpec(x.shape, x.dtype, getattr(x, "trainable", True), alias)
     if isinstance(x, tuple) and hasattr(x, "_fields"):
-        return ("namedtuple", type(x).__name__, tuple(x._fields), tuple(type_of(v) for v in x))
+        return ("namedtuple", type(x).__name__, tuple(x._fields), tuple(type_of(v, aliases) for v in x))
     if isinstance(x, (list, tuple)):
-        return (type(x).__name__, tuple(type_of(v) for v in x))
+        return (type(x).__name__, tuple(type_of(v, aliases) for v in x))
     if isinstance(x, dict):
         try:
             keys = sorted(x, key=lambda k: (type(k).__name__, k))
         except TypeError:
             keys = list(x)
-        return ("dict", tuple((k, type_of(x[k])) for k in keys))
+        return ("dict", tuple((k, type_of(x[k], aliases)) for k in keys))
     if type(x).__hash__ is None:
         raise TypeError(f"Could not generate a generic TraceType for {x!r}. Please verify that it is immutable"
                         f"/hashable. Unhashable argument of type {type(x).__name__} cannot be part of a "
@@ -166,6 +176,9 @@ def explain_change(old, new, path):
         return f"{path}: shape {old.shape} -> {new.shape}"
     if isinstance(old, Literal) and isinstance(new, Literal):
         return f"{path}: Python value {old.value!r} -> {new.value!r}"
+    if isinstance(old, VariableSpec) and isinstance(new, VariableSpec) and old.alias_id != new.alias_id and \
+            (old.shape, old.dtype, old.trainable) == (new.shape, new.dtype, new.trainable):
+        return f"{path}: variable aliasing (alias_id {old.alias_id} -> {new.alias_id})"
     if isinstance(old, ObjectRef) and isinstance(new, ObjectRef):
         return f"{path}: a different {new.tname} object (id {old.oid} -> {new.oid})"
     if isinstance(old, tuple) and isinstance(new, tuple) and old[0] == new[0] and old[0] in ("list", "tuple") \

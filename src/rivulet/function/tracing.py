@@ -1,6 +1,7 @@
 """Tracing: run Python once with placeholders standing for tensor arguments, recording ops into a Graph."""
 import numpy as np
 
+from .. import dtypes as _dt
 from .. import nest
 from ..core.tensor import EagerTensor, SymbolicTensor, Tensor
 from ..graph.graph import Graph
@@ -15,6 +16,15 @@ class FuncGraph(Graph):
         super().__init__(name, outer_graph)
         self.arg_placeholders = []
         self.arg_values = {}  # id(argument placeholder) -> the value it stands for in the call being traced
+        self.arg_resources = []  # ids of the variables passed in, resolved to their placeholders while tracing
+
+    def end_trace(self):
+        """Forgets the traced call's values: the graph keeps no argument (variable or tensor) alive, and
+        the ids of the variables passed in no longer resolve to their placeholders."""
+        self.arg_values = {}
+        for key in self.arg_resources:
+            self._capture_ids.pop(key, None)
+        self.arg_resources = []
 
 
 def eager_value(t):
@@ -39,7 +49,7 @@ def eager_value(t):
             v = getattr(g, "arg_values", {}).get(id(ph))
             if isinstance(v, SymbolicTensor):  # a nested function's argument: a tensor of its caller
                 v = eager_value(v)
-            elif v is not None and not isinstance(v, EagerTensor):
+            elif v is not None and not isinstance(v, EagerTensor) and not getattr(v, "_is_resource", False):
                 from ..core.tensor import convert_to_tensor
                 try:
                     v = convert_to_tensor(v, dtype=ph.dtype)
@@ -61,8 +71,10 @@ def placeholders_for(g, value, spec, name):
         if not isinstance(value, TensorSpec) and value is not None:
             g.arg_values[id(ph)] = value
         return ph
-    if isinstance(spec, VariableSpec) or getattr(value, "_is_resource", False):
-        return value  # variables are captured by reference where they are used
+    if isinstance(spec, VariableSpec) and getattr(value, "_is_resource", False):
+        return _variable_input(g, value, name)
+    if getattr(value, "_is_resource", False):
+        return value
     if isinstance(spec, tuple) and isinstance(value, (list, tuple, dict)):
         if spec[0] == "dict":
             return type(value)((k, placeholders_for(g, value[k], s, f"{name}_{k}")) for k, s in spec[1]) \
@@ -74,6 +86,21 @@ def placeholders_for(g, value, spec, name):
             return type(value)(*vals)
         return type(value)(vals)
     return value
+
+
+def _variable_input(g, var, name):
+    """A variable argument is a resource input of the graph, fed the variable passed on each call (one
+    graph serves every variable of the same spec). The trace sees the variable itself: its reads and writes,
+    and those of a closure over the same variable, resolve to the placeholder, as in TensorFlow. The same
+    variable passed twice (an alias) is served by its first placeholder; the second stays unused."""
+    ph = g.placeholder(_dt.resource, (), name=name)
+    g.arg_placeholders.append(ph)
+    res = getattr(var, "_res", var)
+    g.arg_values[id(ph)] = res
+    if id(res) not in g._capture_ids:
+        g._capture_ids[id(res)] = ph
+        g.arg_resources.append(id(res))
+    return var
 
 
 _CONSTANTS = (bool, int, float, complex, str, bytes, np.ndarray, np.generic)

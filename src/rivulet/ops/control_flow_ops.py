@@ -225,6 +225,9 @@ def _zero_grad(t):
         return zeros_like(t)
     g = t.op.graph
     while g is not None:
+        var = getattr(g, "arg_values", {}).get(id(t))
+        if getattr(var, "_is_resource", False):  # a variable passed to the function being traced
+            return zeros(var.shape, var.dtype)
         for value, ph in g.captures:
             if ph is t:
                 if getattr(value, "_is_resource", False):
