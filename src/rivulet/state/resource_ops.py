@@ -2,8 +2,9 @@
 
 The resource input is the Variable object itself: eagerly it reaches the kernel as is, in a graph through
 the placeholder `Graph.capture(variable)` makes, which is fed the variable on every call. Assigns
-replace the variable's array (never write into it), so values read earlier keep theirs. Reads are
-stateful too, so automatic control dependencies keep them in order with the writes around them.
+replace the variable's array (never write into it), so values read earlier keep theirs, and hold the
+variable's lock, so concurrent updates of one variable are atomic (as TensorFlow's resource variables).
+Reads are stateful too, so automatic control dependencies keep them in order with the writes around them.
 """
 import numpy as np
 
@@ -35,16 +36,19 @@ def _dims(shape):
 
 def _assign_kernel(var, value, dtype):
     # A copy: inside a compiled graph `value` may be a temporary whose buffer a later op reuses.
-    var._value = value.copy() if isinstance(value, np.ndarray) else value
+    value = value.copy() if isinstance(value, np.ndarray) else value
+    with var._lock:
+        var._value = value
     return ()
 
 
 def _update_kernel(fn):
     def kernel(var, value, dtype):
-        old = var._value
-        if np.shape(old) != np.shape(value):
-            raise InvalidArgumentError(update_shape_error(np.shape(old), np.shape(value)))
-        var._value = fn(old, value)
+        with var._lock:  # read-modify-write under the variable's lock: concurrent updates all land
+            old = var._value
+            if np.shape(old) != np.shape(value):
+                raise InvalidArgumentError(update_shape_error(np.shape(old), np.shape(value)))
+            var._value = fn(old, value)
         return ()
     return kernel
 

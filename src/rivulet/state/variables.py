@@ -6,6 +6,7 @@ otherwise `_as_tensor` wraps the current array directly, which is what keeps eag
 """
 import enum
 import itertools
+import threading
 
 import numpy as np
 
@@ -106,6 +107,7 @@ class Variable(metaclass=_VariableMeta):
         self._initial = value
         self._unique_id = next(_uids)
         self._res = self  # the variable that owns the storage (an UnreadVariable points at its parent)
+        self._lock = threading.Lock()  # serialises this variable's updates (eager, and in compiled graphs)
         self._read_attrs = {"dtype": self._dtype, "shape": self._shape}
 
     # -- reading ---------------------------------------------------------------------------
@@ -155,13 +157,15 @@ class Variable(metaclass=_VariableMeta):
             if op is _r.ASSIGN:
                 if v is value:  # a NumPy array the caller may still mutate
                     v = np.copy(v)
-                res._value = v
+                with res._lock:
+                    res._value = v
             else:
-                old = res._value
-                if np.shape(old) != np.shape(v):
-                    raise InvalidArgumentError(_r.update_shape_error(np.shape(old), np.shape(v)) +
-                                               f" [Op:{op.name}]")
-                res._value = (np.add if op is _r.ASSIGN_ADD else np.subtract)(old, v)
+                with res._lock:  # read-modify-write: atomic per variable, as TensorFlow's resource updates
+                    old = res._value
+                    if np.shape(old) != np.shape(v):
+                        raise InvalidArgumentError(_r.update_shape_error(np.shape(old), np.shape(v)) +
+                                                   f" [Op:{op.name}]")
+                    res._value = (np.add if op is _r.ASSIGN_ADD else np.subtract)(old, v)
         else:
             if op is not _r.ASSIGN and not (res._shape.is_compatible_with(t.shape) and
                                             res._shape.rank == t.shape.rank):
