@@ -4,6 +4,7 @@ Hyperparameters live in variables and slots are created on the first `apply_grad
 trace with init_scope), so a traced train step reads the current learning rate and keeps its state.
 """
 import rivulet as tf
+from rivulet.checkpoint.checkpoint import apply_deferred
 
 
 def _grad_var_pair(pair):
@@ -82,6 +83,7 @@ class Optimizer:
                     s: tf.Variable(tf.fill(v.shape, tf.cast(self._slot_initial(s), v.dtype)), trainable=False,
                                    name=f"{base}/{s}") for s in self._SLOTS}
                 self._slot_order.append(id(v))
+        apply_deferred(self)  # a checkpoint restored before the slots existed fills them now
 
     def _slot_initial(self, slot):
         return 0.0

@@ -7,6 +7,7 @@ import inspect
 
 import rivulet as tf
 from rivulet import errors, nest
+from rivulet.checkpoint.checkpoint import apply_deferred
 from rivulet.core.context import SLOW as _SLOW, current_graph
 from rivulet.core.tensor import Tensor
 
@@ -276,6 +277,7 @@ class Layer:
             with tf.init_scope():
                 self.build(shapes)
             self.built = True
+            apply_deferred(self)  # values a checkpoint restored before these weights existed
             if self._initial_weights is not None:
                 self.set_weights(self._initial_weights)
                 self._initial_weights = None

@@ -1,0 +1,283 @@
+"""TensorFlow's tensor bundle: the `PREFIX.index` table plus `PREFIX.data-0000N-of-0000M` shards that
+`tf.train.Checkpoint`, `Saver` and SavedModels' `variables/` use.
+
+The index maps "" to a BundleHeaderProto (num_shards 1, endianness 2, version 3) and each tensor's key
+to a BundleEntryProto (dtype 1, shape 2, shard_id 3, offset 4, size 5, crc32c 6 (masked), slices 7). A
+shard holds the tensors' bytes back to back: numeric tensors raw little-endian; string tensors as
+varint64 lengths, a masked CRC-32C of the lengths (each as a little-endian uint32,
+as TensorFlow checksums them), then the bytes.
+
+Reading never trusts the file: sizes are checked against shapes and file sizes before anything is
+allocated, every tensor's CRC is verified, and a bad file raises `tf.errors.DataLossError` (a missing
+file or key `tf.errors.NotFoundError`). Nothing is executed or unpickled.
+"""
+import os
+import struct
+import threading
+
+import numpy as np
+
+from .. import dtypes as _dt
+from ..errors import DataLossError, NotFoundError, UnimplementedError
+from . import crc32c, table
+from .wire import bytes_field, encode_varint, first, fixed32_field, parse, parse_shape, read_varint, \
+    shape_message, varint_field
+
+__all__ = ["BundleReader", "BundleWriter", "read_bundle", "write_bundle", "data_filename", "index_filename"]
+
+_MAX_ELEMENTS = 1 << 40  # no real tensor has more; bounds the arithmetic on hostile shapes
+
+
+def index_filename(prefix):
+    return f"{prefix}.index"
+
+
+def data_filename(prefix, shard, num_shards):
+    return f"{prefix}.data-{shard:05d}-of-{num_shards:05d}"
+
+
+def _loss(prefix, what):
+    return DataLossError(None, None, f"Checkpoint {prefix!r} is corrupted: {what}")
+
+
+class _Entry:
+    __slots__ = ("dtype", "shape", "shard", "offset", "size", "crc")
+
+
+class BundleReader:
+    """Reads a bundle written by TensorFlow or by `BundleWriter`. Thread-safe."""
+
+    def __init__(self, prefix):
+        prefix = os.fspath(prefix)
+        self.prefix = prefix
+        try:
+            with open(index_filename(prefix), "rb") as f:
+                raw = f.read()
+        except (FileNotFoundError, NotADirectoryError, IsADirectoryError):
+            raise NotFoundError(None, None, "Unsuccessful TensorSliceReader constructor: Failed to find any "
+                                f"matching files for {prefix}") from None
+        items = table.read_table(raw, index_filename(prefix))
+        if not items or items[0][0] != b"":
+            raise _loss(prefix, "the index has no header entry")
+        header = parse(items[0][1])
+        self._num_shards = first(header, 1)
+        self._big_endian = first(header, 2) == 1
+        if not 1 <= self._num_shards <= 100000:
+            raise _loss(prefix, f"bad number of shards {self._num_shards}")
+        version = parse(first(header, 3, b""))
+        if first(version, 2) > 1:  # min_consumer
+            raise UnimplementedError(None, None, f"Checkpoint {prefix!r} needs a newer reader (min_consumer "
+                                     f"{first(version, 2)})")
+        self._entries = {}
+        for key, value in items[1:]:
+            try:
+                name = key.decode("utf-8")
+            except UnicodeDecodeError:
+                raise _loss(prefix, "a key is not UTF-8") from None
+            self._entries[name] = self._parse_entry(name, value)
+        self._sizes = {}
+        self._lock = threading.Lock()
+
+    def _parse_entry(self, name, value):
+        msg = parse(value)
+        e = _Entry()
+        enum = first(msg, 1)
+        e.dtype = _dt._BY_ENUM.get(enum)  # None: a dtype NumPy lacks (bfloat16 ...), refused when read
+        e.shape = parse_shape(first(msg, 2, b""))
+        if e.shape is None or any(d is None for d in e.shape):
+            raise _loss(self.prefix, f"tensor {name!r} has an unknown shape")
+        e.shard, e.offset, e.size = first(msg, 3), first(msg, 4), first(msg, 5)
+        e.crc = first(msg, 6, None)
+        if msg.get(7):
+            e.dtype = "sliced"
+        if e.shard >= self._num_shards:
+            raise _loss(self.prefix, f"tensor {name!r} names shard {e.shard} of {self._num_shards}")
+        n = 1
+        for d in e.shape:
+            n *= d
+            if n > _MAX_ELEMENTS:
+                raise _loss(self.prefix, f"tensor {name!r} has an implausible shape {list(e.shape)}")
+        if isinstance(e.dtype, _dt.DType) and e.dtype._np is not None:
+            if n * e.dtype._np.itemsize != e.size:
+                raise _loss(self.prefix, f"tensor {name!r} of shape {list(e.shape)} and dtype {e.dtype.name} "
+                            f"cannot be {e.size} bytes")
+        return e
+
+    # ------------------------------------------------------------------------ listing
+    def keys(self):
+        return sorted(self._entries)
+
+    def __contains__(self, key):
+        return key in self._entries
+
+    def has_tensor(self, key):
+        return key in self._entries
+
+    def shape_map(self):
+        return {k: list(e.shape) for k, e in self._entries.items()}
+
+    def dtype_map(self):
+        return {k: e.dtype for k, e in self._entries.items() if isinstance(e.dtype, _dt.DType)}
+
+    # ------------------------------------------------------------------------ reading
+    def _entry(self, key):
+        e = self._entries.get(key)
+        if e is None:
+            raise NotFoundError(None, None, f"Key {key} not found in checkpoint")
+        return e
+
+    def _shard_size(self, shard):
+        with self._lock:
+            if shard not in self._sizes:
+                path = data_filename(self.prefix, shard, self._num_shards)
+                try:
+                    self._sizes[shard] = os.path.getsize(path)
+                except OSError:
+                    raise NotFoundError(None, None, f"Data file {path} of checkpoint not found") from None
+            return self._sizes[shard]
+
+    def _read_bytes(self, key, e):
+        if e.offset + e.size > self._shard_size(e.shard):
+            raise _loss(self.prefix, f"tensor {key!r} (offset {e.offset}, size {e.size}) runs past the end of "
+                        "its data file")
+        with open(data_filename(self.prefix, e.shard, self._num_shards), "rb") as f:
+            f.seek(e.offset)
+            buf = f.read(e.size)
+        if len(buf) != e.size:
+            raise _loss(self.prefix, f"tensor {key!r} is truncated")
+        return buf
+
+    def get_tensor(self, key):
+        """The tensor stored under `key`, as a NumPy array (strings: an object array of bytes)."""
+        e = self._entry(key)
+        if e.dtype == "sliced":
+            raise UnimplementedError(None, None, f"Tensor {key!r} is stored as slices of a partitioned "
+                                     "variable, which is not supported")
+        if not isinstance(e.dtype, _dt.DType) or e.dtype in (_dt.resource, _dt.variant):
+            raise UnimplementedError(None, None, f"Tensor {key!r} has a dtype this reader does not support")
+        buf = self._read_bytes(key, e)
+        if e.dtype is _dt.string:
+            arr, crc = _decode_strings(buf, e.shape, self.prefix, key)
+        else:
+            crc = crc32c.value(buf)
+            np_dtype = e.dtype._np.newbyteorder(">" if self._big_endian else "<")
+            arr = np.frombuffer(buf, dtype=np_dtype).astype(e.dtype._np).reshape(e.shape)
+        if e.crc is not None and crc32c.mask(crc) != e.crc:
+            raise _loss(self.prefix, f"checksum does not match for tensor {key!r}")
+        return arr
+
+    def get_raw(self, key):
+        """The stored bytes of one string scalar without building an array (the object graph)."""
+        arr = self.get_tensor(key)
+        return arr.reshape(-1)[0] if arr.size == 1 else arr
+
+
+def _decode_strings(buf, shape, prefix, key):
+    n = 1
+    for d in shape:
+        n *= d
+    if n > len(buf):  # every element needs at least its one-byte length
+        raise _loss(prefix, f"string tensor {key!r} is too short for its shape")
+    pos, lengths = 0, []
+    crc = 0
+    for _ in range(n):
+        ln, pos = read_varint(buf, pos)
+        lengths.append(ln)
+        crc = crc32c.extend(crc, struct.pack("<I", ln & 0xFFFFFFFF))
+    if pos + 4 > len(buf):
+        raise _loss(prefix, f"string tensor {key!r} is truncated")
+    stored = buf[pos:pos + 4]
+    if struct.unpack("<I", stored)[0] != crc32c.mask(crc):
+        raise _loss(prefix, f"checksum of the string lengths does not match for tensor {key!r}")
+    crc = crc32c.extend(crc, stored)
+    pos += 4
+    if sum(lengths) != len(buf) - pos:
+        raise _loss(prefix, f"string tensor {key!r} has the wrong size")
+    crc = crc32c.extend(crc, buf[pos:])
+    out = np.empty(n, dtype=object)
+    for i, ln in enumerate(lengths):
+        out[i] = buf[pos:pos + ln]
+        pos += ln
+    return out.reshape(shape), crc
+
+
+def read_bundle(prefix):
+    """{key: array} for every tensor in the bundle (the object graph included)."""
+    r = BundleReader(prefix)
+    return {k: r.get_tensor(k) for k in r.keys()}
+
+
+# ------------------------------------------------------------------------------------------ writing
+def _encode_strings(arr):
+    flat = arr.reshape(-1)
+    items = [x if isinstance(x, bytes) else str(x).encode() if not isinstance(x, (bytearray, memoryview))
+             else bytes(x) for x in flat]
+    lengths = b"".join(encode_varint(len(x)) for x in items)
+    crc = 0
+    for x in items:
+        crc = crc32c.extend(crc, struct.pack("<I", len(x) & 0xFFFFFFFF))
+    check = struct.pack("<I", crc32c.mask(crc))
+    crc = crc32c.extend(crc, check)
+    body = b"".join(items)
+    crc = crc32c.extend(crc, body)
+    return lengths + check + body, crc
+
+
+class BundleWriter:
+    """Collects tensors, then `finish()` writes PREFIX.index and PREFIX.data-00000-of-00001 exactly as
+    TensorFlow's writer does (data in the order added, index sorted by key). Files appear atomically."""
+
+    def __init__(self, prefix):
+        self.prefix = os.fspath(prefix)
+        self._data = []
+        self._entries = {}
+        self._offset = 0
+
+    def add(self, key, value):
+        if not isinstance(key, str) or not key:
+            raise ValueError(f"bundle keys must be non-empty strings, got {key!r}")
+        if key in self._entries:
+            raise ValueError(f"Adding duplicate key: {key}")
+        arr = np.asarray(value) if not isinstance(value, bytes) else np.array(value, dtype=object)
+        dt = _dt.from_numpy(arr.dtype)
+        if dt is _dt.string:
+            payload, crc = _encode_strings(arr)
+        else:
+            payload = np.ascontiguousarray(arr, dtype=arr.dtype.newbyteorder("<")).tobytes()
+            crc = crc32c.value(payload)
+        entry = varint_field(1, dt.as_datatype_enum) + bytes_field(2, shape_message(arr.shape))
+        if self._offset:
+            entry += varint_field(4, self._offset)
+        if payload:
+            entry += varint_field(5, len(payload))
+        if crc32c.mask(crc):
+            entry += fixed32_field(6, crc32c.mask(crc))
+        self._entries[key] = entry
+        self._data.append(payload)
+        self._offset += len(payload)
+
+    def finish(self):
+        header = varint_field(1, 1) + bytes_field(3, varint_field(1, 1))  # num_shards 1, version{producer 1}
+        items = [(b"", header)] + sorted((k.encode(), v) for k, v in self._entries.items())
+        index = table.write_table(items)
+        d = os.path.dirname(self.prefix)
+        if d:
+            os.makedirs(d, exist_ok=True)
+        _atomic_write(data_filename(self.prefix, 0, 1), self._data)
+        _atomic_write(index_filename(self.prefix), [index])
+
+
+def _atomic_write(path, chunks):
+    tmp = f"{path}.tmp{os.getpid()}_{threading.get_ident()}"
+    with open(tmp, "wb") as f:
+        for c in chunks:
+            f.write(c)
+    os.replace(tmp, path)
+
+
+def write_bundle(prefix, tensors):
+    """Writes {key: array} (in that order) as a bundle at `prefix`."""
+    w = BundleWriter(prefix)
+    for k, v in tensors.items():
+        w.add(k, v)
+    w.finish()

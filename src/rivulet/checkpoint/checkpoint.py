@@ -1,0 +1,331 @@
+"""tf.train.Checkpoint: object-based checkpoints in TensorFlow's format.
+
+Saving numbers every object reachable from the root breadth first (trackable.py), writes each variable's
+value under its path (`net/l1/.ATTRIBUTES/VARIABLE_VALUE`) and the object graph under
+`_CHECKPOINTABLE_OBJECT_GRAPH`. Restoring walks the checkpoint's graph and the live objects together,
+matching children by name; a value whose object does not exist yet (a layer not built, optimizer slots
+not created) waits on its parent and is applied when that parent creates it (deferred restoration).
+"""
+import os
+import threading
+import weakref
+
+import numpy as np
+
+from .. import dtypes as _dt
+from ..core.context import init_scope
+from ..errors import NotFoundError
+from . import object_graph as og
+from . import trackable as tr
+from .bundle import BundleReader, BundleWriter
+
+__all__ = ["Checkpoint", "CheckpointLoadStatus", "InitializationOnlyStatus", "save_object", "restore_object"]
+
+_lock = threading.RLock()
+
+
+# ------------------------------------------------------------------------------------------ saving
+def serialize(root):
+    """({key: value} in TensorFlow's write order, object graph bytes) for everything reachable from root."""
+    nodes, paths, edges = tr.breadth_first(root)
+    graph = [og.Node(children=[(cid, name) for name, cid in edges[i]]) for i in range(len(nodes))]
+    tensors = {}
+    for i, obj in enumerate(nodes):
+        if tr.is_variable(obj):
+            key = og.checkpoint_key(paths[i])
+            name = obj.name[:-2] if obj.name.endswith(":0") else obj.name
+            graph[i].attributes.append(("VARIABLE_VALUE", name, key))
+            tensors[key] = obj.numpy()
+    # a node has values if it or anything below it does (children have larger ids in a BFS tree)
+    for i in reversed(range(len(nodes))):
+        g = graph[i]
+        g.has_values = bool(g.attributes) or any(graph[c].has_values for c, _ in g.children if c > i)
+    return tensors, og.encode(graph)
+
+
+def save_object(root, prefix):
+    """Writes `root`'s object graph and variables as the bundle `prefix`; returns prefix."""
+    prefix = os.fspath(prefix)
+    with _lock:
+        tensors, graph = serialize(root)
+        w = BundleWriter(prefix)
+        for k, v in tensors.items():
+            w.add(k, v)
+        w.add(og.OBJECT_GRAPH_KEY, np.array(graph, dtype=object))
+        w.finish()
+    return prefix
+
+
+# ------------------------------------------------------------------------------------------ restoring
+_pending = weakref.WeakKeyDictionary()  # live object -> [(restore session, checkpoint node id)]
+
+
+def apply_deferred(obj):
+    """Called by objects that just created children (a layer after build, an optimizer after creating
+    slots): restores values a checkpoint had for them."""
+    if not _pending:
+        return
+    waiting = _pending.pop(obj, None)
+    if waiting:
+        with init_scope(), _lock:  # assign eagerly, even when the layer is built while a graph is traced
+            for session, nid in waiting:
+                session.match(nid, obj, set())
+
+
+class _Session:
+    """One restore: the checkpoint's graph, and which of its nodes are bound to which live objects."""
+
+    def __init__(self, reader, nodes, root):
+        self.reader, self.nodes = reader, nodes
+        self.matched = {}  # node id -> live object
+        self.restored = set()  # node ids whose values were assigned
+        self.root = weakref.ref(root) if _weakrefable(root) else (lambda r=root: r)
+        self.errors = []
+
+    def match(self, nid, obj, walking, anchor=None):
+        if nid in walking:
+            return
+        walking.add(nid)
+        prior = self.matched.get(nid)
+        if prior is not None and prior is not obj and not isinstance(obj, tr.Sequence):
+            return  # the checkpoint's node is already bound to another object
+        self.matched[nid] = obj
+        node = self.nodes[nid]
+        if tr.is_variable(obj) and nid not in self.restored:
+            for name, _, key in node.attributes:
+                if name == "VARIABLE_VALUE":
+                    self.restored.add(nid)
+                    _assign(obj, self.reader.get_tensor(key), key)
+        if not isinstance(obj, tr.Sequence):
+            anchor = (obj, nid)
+        if not node.children and not node.slot_variables:
+            return
+        live = {}
+        for name, child in tr.children(obj):
+            live.setdefault(name, child)
+        missing = False
+        for cid, name in node.children:
+            child = live.get(name)
+            if child is None:
+                missing = missing or self.nodes[cid].has_values
+            else:
+                self.match(cid, child, walking, anchor)
+        for orig, slot_name, sid in node.slot_variables:  # TF 1.x / legacy Keras optimizers' slots
+            var = self.matched.get(orig)
+            slot = _legacy_slot(obj, var, slot_name) if var is not None else None
+            if slot is None:
+                missing = True
+            else:
+                self.match(sid, slot, walking, anchor)
+        if missing and anchor is not None and _weakrefable(anchor[0]):
+            _pending.setdefault(anchor[0], []).append((self, anchor[1]))
+
+    # -- for the status object
+    def unresolved(self):
+        return [i for i, n in enumerate(self.nodes) if i not in self.matched and n.has_values]
+
+    def path_of(self, nid):
+        parent = {}
+        for i, n in enumerate(self.nodes):
+            for c, name in n.children:
+                parent.setdefault(c, (i, name))
+        names = []
+        while nid in parent and nid != 0:
+            nid, name = parent[nid]
+            names.append(name)
+        return ".".join(["(root)"] + names[::-1])
+
+
+def _weakrefable(obj):
+    try:
+        weakref.ref(obj)
+        return True
+    except TypeError:
+        return False
+
+
+def _legacy_slot(opt, var, slot_name):
+    slots = getattr(opt, "_slots", None)
+    if not isinstance(slots, dict):
+        return None
+    names = {"m": "m", "v": "v", "momentum": "momentum", "rms": "rms", "accumulator": "accumulator"}
+    return slots.get(id(var), {}).get(names.get(slot_name, slot_name))
+
+
+def _assign(var, value, key):
+    shape = tuple(var.shape)
+    if tuple(value.shape) != shape:
+        raise ValueError(f"Received incompatible tensor with shape {tuple(value.shape)} when attempting to restore "
+                         f"variable with shape {shape} and name {var.name}.")
+    dt = var.dtype
+    if dt is not _dt.string:
+        value = value.astype(dt.as_numpy_dtype, copy=False)
+    var.assign(value)
+
+
+def restore_object(root, save_path):
+    """Restores `root` from the checkpoint at `save_path`; returns the CheckpointLoadStatus."""
+    save_path = os.fspath(save_path)
+    reader = BundleReader(save_path)
+    if og.OBJECT_GRAPH_KEY not in reader:
+        raise NotFoundError(None, None, f"The checkpoint at {save_path} has no object graph "
+                            f"({og.OBJECT_GRAPH_KEY}): it was not written by tf.train.Checkpoint or Keras.")
+    raw = reader.get_tensor(og.OBJECT_GRAPH_KEY).reshape(-1)[0]
+    nodes = og.decode(raw)
+    if not nodes:
+        raise NotFoundError(None, None, f"The checkpoint at {save_path} has an empty object graph.")
+    session = _Session(reader, nodes, root)
+    with init_scope(), _lock:
+        session.match(0, root, set())
+    return CheckpointLoadStatus(session, root)
+
+
+# ------------------------------------------------------------------------------------------ statuses
+class CheckpointLoadStatus:
+    """What `restore` returns: assertions about how well the checkpoint matched the objects."""
+
+    def __init__(self, session, root):
+        self._session = session
+        self._root = root
+
+    def assert_consumed(self):
+        """Every value in the checkpoint was restored, and every variable reachable from the root got one."""
+        self._check_live()
+        s = self._session
+        missing = s.unresolved()
+        if missing:
+            raise AssertionError(f"Unresolved object in checkpoint {s.path_of(missing[0])}: "
+                                 f"{s.nodes[missing[0]].attributes or 'children only'}")
+        return self
+
+    def assert_existing_objects_matched(self):
+        """Every variable that exists now, reachable from the root, got a value from the checkpoint."""
+        self._check_live()
+        return self
+
+    def _check_live(self):
+        bound = {id(o) for o in self._session.matched.values()}
+        bound.add(id(getattr(self._root, "_save_counter", None)))  # created by restore; may be absent from files
+        unbound = [o for o in tr.breadth_first(self._root)[0] if tr.is_variable(o) and id(o) not in bound]
+        if unbound:
+            raise AssertionError(f"Found {len(unbound)} Python objects that were not bound to checkpointed values, "
+                                 "likely due to changes in the Python program. Showing "
+                                 f"{min(len(unbound), 10)} of {len(unbound)} unmatched objects: {unbound[:10]}")
+
+    def assert_nontrivial_match(self):
+        if len(self._session.matched) <= 1:
+            raise AssertionError("Nothing except the root object matched a checkpointed value. Typically this "
+                                 "means that the checkpoint does not match the Python program.")
+        return self
+
+    def expect_partial(self):
+        return self
+
+    def run_restore_ops(self, session=None):
+        pass
+
+    def initialize_or_restore(self, session=None):
+        pass
+
+
+class InitializationOnlyStatus:
+    """What `restore(None)` returns: nothing was restored; variables keep their initial values."""
+
+    def assert_consumed(self):
+        raise AssertionError("No checkpoint specified (save_path=None); nothing is being restored.")
+
+    assert_existing_objects_matched = assert_nontrivial_match = assert_consumed
+
+    def expect_partial(self):
+        return self
+
+    def run_restore_ops(self, session=None):
+        pass
+
+    def initialize_or_restore(self, session=None):
+        pass
+
+
+# ------------------------------------------------------------------------------------------ tf.train.Checkpoint
+class Checkpoint:
+    """tf.train.Checkpoint(root=None, **objects): save/write/read/restore the objects' variables."""
+    _is_checkpoint_root = True
+
+    def __init__(self, root=None, **kwargs):
+        deps = {}
+        for k, v in sorted(kwargs.items(), key=lambda kv: kv[0]):
+            if not tr.is_trackable(v) or isinstance(v, (list, tuple, dict)) and not v:
+                raise ValueError(f"`Checkpoint` was expecting {k} to be a trackable object (an object derived from "
+                                 f"`Trackable`), got {v}.")
+            deps[k] = v
+        object.__setattr__(self, "_root", root)
+        object.__setattr__(self, "_deps", deps)
+        object.__setattr__(self, "_save_counter", None)
+        object.__setattr__(self, "_lock", threading.RLock())
+
+    def __setattr__(self, name, value):
+        if tr.is_trackable(value) and not name.startswith("_"):
+            self._deps[name] = value
+        object.__setattr__(self, name, value)
+
+    def __getattr__(self, name):
+        deps = self.__dict__.get("_deps", {})
+        if name in deps:
+            return deps[name]
+        raise AttributeError(f"'Checkpoint' object has no attribute '{name}'")
+
+    def _checkpoint_children(self):
+        out = list(tr.children(self._root)) if self._root is not None else []
+        out += [(k, tr._wrap(v, self)) for k, v in self._deps.items()]
+        if self._save_counter is not None:
+            out.append(("save_counter", self._save_counter))
+        return out
+
+    @property
+    def save_counter(self):
+        """An int64 variable counting `save` calls (created on first use)."""
+        self._make_save_counter()
+        return self._save_counter
+
+    def _make_save_counter(self):
+        with self._lock:
+            if self._save_counter is None:
+                from ..state.variables import Variable
+                with init_scope():
+                    object.__setattr__(self, "_save_counter",
+                                       Variable(0, dtype=_dt.int64, trainable=False, name="save_counter"))
+
+    def write(self, file_prefix, options=None):
+        """Writes a checkpoint at exactly `file_prefix` (no numbering, no `checkpoint` file)."""
+        return save_object(self, file_prefix)
+
+    def save(self, file_prefix, options=None):
+        """Writes `file_prefix-N` (N: the save counter after incrementing it) and records it in the
+        directory's `checkpoint` file; returns the path."""
+        from .management import update_checkpoint_state
+        file_prefix = os.fspath(file_prefix)
+        with self._lock:
+            self._make_save_counter()
+            n = int(self._save_counter.assign_add(1).numpy())
+            path = self.write(f"{file_prefix}-{n}")
+            update_checkpoint_state(os.path.dirname(file_prefix), path, [path])
+        return path
+
+    def read(self, save_path, options=None):
+        """Restores from `save_path`; returns a CheckpointLoadStatus."""
+        return restore_object(self, save_path)
+
+    def restore(self, save_path, options=None):
+        """Like `read`; `restore(None)` restores nothing and returns an InitializationOnlyStatus. A directory
+        restores its latest checkpoint."""
+        if save_path is None:
+            return InitializationOnlyStatus()
+        save_path = os.fspath(save_path)
+        if os.path.isdir(save_path):
+            from .management import latest_checkpoint
+            latest = latest_checkpoint(save_path)
+            if latest is None:
+                raise NotFoundError(None, None, f"No checkpoint found in directory {save_path}")
+            save_path = latest
+        self._make_save_counter()
+        return self.read(save_path)
