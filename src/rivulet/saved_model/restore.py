@@ -34,6 +34,9 @@ def load(export_dir, tags=None, options=None):
     """Loads what tf.saved_model.save wrote to export_dir. Raises OSError if export_dir holds no saved model,
     SavedModelError (a tf.errors.DataLossError) if its files are truncated, corrupted or not valid."""
     meta_path = os.path.join(export_dir, fmt.META)
+    from . import tf_import
+    if not os.path.isfile(meta_path) and tf_import.is_tf_saved_model(export_dir):  # written by TensorFlow
+        return tf_import.load(export_dir, tags)
     if not os.path.isfile(meta_path):
         raise OSError(f"SavedModel file does not exist at: {meta_path}")
     with open(meta_path, "rb") as f:

@@ -1,0 +1,409 @@
+"""TensorFlow op (name, attrs) -> rivulet op: one converter per TensorFlow op type.
+
+A converter is `fn(ctx, inputs, attrs) -> value or [values]` (flat, in the op's output order). It builds
+rivulet ops with the public op functions, so each imported op has its shape rule, kernel and gradient from
+the one place rivulet defines it. Attrs arrive decoded (functions.attr_value); integer-valued attrs are
+checked here before they reach an op. Control flow, calls, variables and TensorLists are in control.py.
+"""
+import numpy as np
+
+import rivulet as tf
+
+from ... import dtypes as _dt
+from ...core.dispatch import bind
+from ...core.op import REGISTRY
+from ..format import Invalid
+
+CONVERTERS = {}
+
+
+def converter(*names):
+    def register(fn):
+        for n in names:
+            CONVERTERS[n] = fn
+        return fn
+    return register
+
+
+def _s(v):
+    return v.decode("utf-8", "replace") if isinstance(v, bytes) else v
+
+
+def _int(attrs, key, default=0):
+    v = attrs.get(key, default)
+    if not isinstance(v, int) or isinstance(v, bool):
+        raise Invalid(f"attr '{key}' should be an int, got {v!r}")
+    return v
+
+
+def _ints(attrs, key):
+    v = attrs.get(key)
+    if not isinstance(v, tuple) or not all(isinstance(i, int) and not isinstance(i, bool) for i in v):
+        raise Invalid(f"attr '{key}' should be a list of ints, got {v!r}")
+    return list(v)
+
+
+def _dtype(attrs, key):
+    v = attrs.get(key)
+    if not isinstance(v, _dt.DType):
+        raise Invalid(f"attr '{key}' should be a dtype, got {v!r}")
+    return v
+
+
+# ---------------------------------------------------------------------- ops whose inputs are rivulet's
+# Element-wise ops take the same inputs in TensorFlow and rivulet and have no attrs but their dtype:
+# they are bound straight to the registry entry of the same name.
+_SAME = ("Abs Acos Acosh AddV2 Asin Asinh Atan Atan2 Atanh Ceil Cos Cosh DivNoNan Elu Equal Erf Erfc Exp Expm1 "
+         "Floor FloorDiv FloorMod Greater GreaterEqual Invert IsFinite IsInf IsNan Less LessEqual Lgamma Log "
+         "Log1p LogicalAnd LogicalNot LogicalOr Maximum Minimum Mul MulNoNan Neg NotEqual Pow RealDiv "
+         "Reciprocal Relu Relu6 Rint Round Rsqrt Selu Sigmoid Sign Sin Sinh Softplus Softsign Sqrt Square "
+         "SquaredDifference Sub Tan Tanh TruncateDiv TruncateMod Xdivy Xlogy Digamma ZerosLike OnesLike "
+         "BitwiseAnd BitwiseOr BitwiseXor LeftShift RightShift Real Imag ComplexAbs Conj").split()
+
+
+def _same(name):
+    op = REGISTRY[name]
+    return lambda ctx, inputs, attrs: bind(op, list(inputs))
+
+
+for _name in _SAME:
+    if _name in REGISTRY:
+        CONVERTERS[_name] = _same(_name)
+CONVERTERS["Add"] = _same("AddV2")
+
+
+@converter("Const")
+def _const(ctx, inputs, attrs):
+    value = attrs.get("value")
+    if not isinstance(value, np.ndarray):
+        raise Invalid("a Const without a tensor value")
+    return tf.constant(value, dtype=_dtype(attrs, "dtype"))
+
+
+@converter("Identity", "Snapshot", "EnsureShape", "CheckNumerics", "PreventGradient", "PlaceholderWithDefault")
+def _identity(ctx, inputs, attrs):
+    x = inputs[0]
+    return x if not isinstance(x, tf.Tensor) else tf.identity(x)
+
+
+@converter("IdentityN")
+def _identity_n(ctx, inputs, attrs):
+    return [x if not isinstance(x, tf.Tensor) else tf.identity(x) for x in inputs]
+
+
+@converter("StopGradient")
+def _stop_gradient(ctx, inputs, attrs):
+    return tf.stop_gradient(inputs[0])
+
+
+@converter("NoOp", "DisableCopyOnRead")
+def _no_op(ctx, inputs, attrs):
+    return []
+
+
+@converter("Cast")
+def _cast(ctx, inputs, attrs):
+    return tf.cast(inputs[0], _dtype(attrs, "DstT"))
+
+
+@converter("AddN")
+def _add_n(ctx, inputs, attrs):
+    return tf.add_n(list(inputs))
+
+
+@converter("ClipByValue")
+def _clip(ctx, inputs, attrs):
+    return tf.clip_by_value(*inputs)
+
+
+# ---------------------------------------------------------------------- linear algebra and nn
+@converter("MatMul")
+def _matmul(ctx, inputs, attrs):
+    return tf.linalg.matmul(inputs[0], inputs[1], transpose_a=bool(attrs.get("transpose_a")),
+                            transpose_b=bool(attrs.get("transpose_b")))
+
+
+@converter("BatchMatMul", "BatchMatMulV2", "BatchMatMulV3")
+def _batch_matmul(ctx, inputs, attrs):
+    return tf.linalg.matmul(inputs[0], inputs[1], adjoint_a=bool(attrs.get("adj_x")),
+                            adjoint_b=bool(attrs.get("adj_y")))
+
+
+@converter("Einsum")
+def _einsum(ctx, inputs, attrs):
+    return tf.einsum(_s(attrs.get("equation", b"")), *inputs)
+
+
+@converter("BiasAdd", "BiasAddV1")
+def _bias_add(ctx, inputs, attrs):
+    return tf.nn.bias_add(inputs[0], inputs[1], data_format=_s(attrs.get("data_format", b"NHWC")))
+
+
+def _padding(attrs):
+    padding = _s(attrs.get("padding", b"VALID"))
+    if padding == "EXPLICIT":
+        p = _ints(attrs, "explicit_paddings")
+        return [p[i:i + 2] for i in range(0, len(p), 2)]
+    return padding
+
+
+@converter("Conv2D")
+def _conv2d(ctx, inputs, attrs):
+    return tf.nn.conv2d(inputs[0], inputs[1], strides=_ints(attrs, "strides"), padding=_padding(attrs),
+                        data_format=_s(attrs.get("data_format", b"NHWC")),
+                        dilations=list(attrs.get("dilations") or (1, 1, 1, 1)))
+
+
+def _pool(fn):
+    def convert(ctx, inputs, attrs):
+        return fn(inputs[0], ksize=_ints(attrs, "ksize"), strides=_ints(attrs, "strides"),
+                  padding=_s(attrs.get("padding", b"VALID")), data_format=_s(attrs.get("data_format", b"NHWC")))
+    return convert
+
+
+CONVERTERS["MaxPool"] = _pool(tf.nn.max_pool2d)
+CONVERTERS["AvgPool"] = _pool(tf.nn.avg_pool2d)
+
+
+@converter("Softmax")
+def _softmax(ctx, inputs, attrs):
+    return tf.nn.softmax(inputs[0])
+
+
+@converter("LogSoftmax")
+def _log_softmax(ctx, inputs, attrs):
+    return tf.nn.log_softmax(inputs[0])
+
+
+@converter("LeakyRelu")
+def _leaky_relu(ctx, inputs, attrs):
+    return tf.nn.leaky_relu(inputs[0], alpha=float(attrs.get("alpha", 0.2)))
+
+
+@converter("FusedBatchNorm", "FusedBatchNormV2", "FusedBatchNormV3")
+def _fused_batch_norm(ctx, inputs, attrs):
+    """y, batch_mean, batch_variance, reserve_1, reserve_2[, reserve_3] as TensorFlow's fused kernel."""
+    x, scale, offset, mean, var = inputs[:5]
+    eps = float(attrs.get("epsilon", 1e-4))
+    fmt = _s(attrs.get("data_format", b"NHWC"))
+    if x.shape.rank is None:
+        raise Invalid("FusedBatchNorm needs an input of known rank")
+    rank = x.shape.rank
+    channel = 1 if fmt.startswith("NC") else rank - 1
+    axes = [a for a in range(rank) if a != channel]
+    bshape = [1] * rank
+    bshape[channel] = -1
+
+    def b(v):
+        return tf.reshape(v, bshape) if channel != rank - 1 else v
+    xf = tf.cast(x, scale.dtype) if x.dtype != scale.dtype else x
+    if attrs.get("is_training", True):
+        batch_mean, batch_var = tf.nn.moments(xf, axes)
+        n = tf.cast(tf.size(xf) // tf.size(batch_mean), scale.dtype)
+        unbiased = batch_var * n / tf.maximum(n - 1.0, 1.0)
+        factor = float(attrs.get("exponential_avg_factor", 1.0))
+        if factor != 1.0:
+            out_mean = (1.0 - factor) * mean + factor * batch_mean
+            out_var = (1.0 - factor) * var + factor * unbiased
+        else:
+            out_mean, out_var = batch_mean, unbiased
+        use_mean, use_var = batch_mean, batch_var
+    else:
+        use_mean, use_var, out_mean, out_var = mean, var, mean, var
+    y = tf.nn.batch_normalization(xf, b(use_mean), b(use_var), b(offset), b(scale), eps)
+    if y.dtype != x.dtype:
+        y = tf.cast(y, x.dtype)
+    extra = [tf.identity(use_mean), tf.identity(use_var)]
+    return [y, out_mean, out_var] + extra + [tf.zeros([0], scale.dtype)]  # V3's reserve_space_3 is unused
+
+
+# ---------------------------------------------------------------------- shapes and indexing
+@converter("Reshape")
+def _reshape(ctx, inputs, attrs):
+    return tf.reshape(inputs[0], inputs[1])
+
+
+@converter("Shape")
+def _shape(ctx, inputs, attrs):
+    return tf.shape(inputs[0], out_type=attrs.get("out_type", _dt.int32))
+
+
+@converter("Size")
+def _size(ctx, inputs, attrs):
+    return tf.size(inputs[0], out_type=attrs.get("out_type", _dt.int32))
+
+
+@converter("Rank")
+def _rank(ctx, inputs, attrs):
+    return tf.rank(inputs[0])
+
+
+@converter("StridedSlice")
+def _strided_slice(ctx, inputs, attrs):
+    masks = {k: _int(attrs, k) for k in ("begin_mask", "end_mask", "ellipsis_mask", "new_axis_mask",
+                                          "shrink_axis_mask")}
+    return tf.strided_slice(inputs[0], inputs[1], inputs[2], inputs[3], **masks)
+
+
+@converter("Slice")
+def _slice(ctx, inputs, attrs):
+    return tf.slice(*inputs)
+
+
+@converter("Pack")
+def _pack(ctx, inputs, attrs):
+    return tf.stack(list(inputs), axis=_int(attrs, "axis"))
+
+
+@converter("Unpack")
+def _unpack(ctx, inputs, attrs):
+    return list(tf.unstack(inputs[0], num=_int(attrs, "num"), axis=_int(attrs, "axis")))
+
+
+@converter("ConcatV2")
+def _concat(ctx, inputs, attrs):
+    return tf.concat(list(inputs[:-1]), axis=inputs[-1])
+
+
+@converter("Split")
+def _split(ctx, inputs, attrs):
+    return list(tf.split(inputs[1], _int(attrs, "num_split"), axis=inputs[0]))
+
+
+@converter("SplitV")
+def _split_v(ctx, inputs, attrs):
+    return list(tf.split(inputs[0], inputs[1], axis=inputs[2]))
+
+
+@converter("Transpose")
+def _transpose(ctx, inputs, attrs):
+    return tf.transpose(inputs[0], inputs[1])
+
+
+@converter("ExpandDims")
+def _expand_dims(ctx, inputs, attrs):
+    return tf.expand_dims(inputs[0], inputs[1])
+
+
+@converter("Squeeze")
+def _squeeze(ctx, inputs, attrs):
+    axis = list(attrs.get("squeeze_dims") or ()) or None
+    return tf.squeeze(inputs[0], axis=axis)
+
+
+@converter("Tile")
+def _tile(ctx, inputs, attrs):
+    return tf.tile(inputs[0], inputs[1])
+
+
+@converter("Fill")
+def _fill(ctx, inputs, attrs):
+    return tf.fill(inputs[0], inputs[1])
+
+
+@converter("BroadcastTo")
+def _broadcast_to(ctx, inputs, attrs):
+    return tf.broadcast_to(inputs[0], inputs[1])
+
+
+@converter("Pad", "PadV2", "MirrorPad")
+def _pad(ctx, inputs, attrs):
+    mode = _s(attrs.get("mode", b"CONSTANT"))
+    value = inputs[2] if len(inputs) > 2 else 0
+    return tf.pad(inputs[0], inputs[1], mode=mode, constant_values=value)
+
+
+@converter("GatherV2")
+def _gather(ctx, inputs, attrs):
+    return tf.gather(inputs[0], inputs[1], axis=inputs[2], batch_dims=_int(attrs, "batch_dims"))
+
+
+@converter("Gather")
+def _gather_v1(ctx, inputs, attrs):
+    return tf.gather(inputs[0], inputs[1])
+
+
+@converter("GatherNd")
+def _gather_nd(ctx, inputs, attrs):
+    return tf.gather_nd(inputs[0], inputs[1])
+
+
+@converter("OneHot")
+def _one_hot(ctx, inputs, attrs):
+    return tf.one_hot(inputs[0], inputs[1], on_value=inputs[2], off_value=inputs[3], axis=_int(attrs, "axis", -1))
+
+
+@converter("Range")
+def _range(ctx, inputs, attrs):
+    return tf.range(*inputs)
+
+
+@converter("SelectV2")
+def _select_v2(ctx, inputs, attrs):
+    return tf.where(*inputs)
+
+
+@converter("Select")
+def _select(ctx, inputs, attrs):
+    c, x, y = inputs
+    if c.shape.rank == 1 and x.shape.rank is not None and x.shape.rank > 1:  # a row selector
+        c = tf.reshape(c, [-1] + [1] * (x.shape.rank - 1))
+    return tf.where(c, x, y)
+
+
+# ---------------------------------------------------------------------- reductions and scans
+def _reduce(fn):
+    def convert(ctx, inputs, attrs):
+        return fn(inputs[0], axis=inputs[1], keepdims=bool(attrs.get("keep_dims", False)))
+    return convert
+
+
+for _name, _fn in (("Sum", tf.reduce_sum), ("Mean", tf.reduce_mean), ("Max", tf.reduce_max),
+                   ("Min", tf.reduce_min), ("Prod", tf.reduce_prod), ("All", tf.reduce_all),
+                   ("Any", tf.reduce_any)):
+    CONVERTERS[_name] = _reduce(_fn)
+
+
+@converter("ArgMax")
+def _argmax(ctx, inputs, attrs):
+    return tf.math.argmax(inputs[0], axis=inputs[1], output_type=attrs.get("output_type", _dt.int64))
+
+
+@converter("ArgMin")
+def _argmin(ctx, inputs, attrs):
+    return tf.math.argmin(inputs[0], axis=inputs[1], output_type=attrs.get("output_type", _dt.int64))
+
+
+@converter("Cumsum")
+def _cumsum(ctx, inputs, attrs):
+    return tf.math.cumsum(inputs[0], axis=inputs[1], exclusive=bool(attrs.get("exclusive")),
+                          reverse=bool(attrs.get("reverse")))
+
+
+# ---------------------------------------------------------------------- strings
+@converter("StringToNumber")
+def _to_number(ctx, inputs, attrs):
+    return tf.strings.to_number(inputs[0], out_type=attrs.get("out_type", _dt.float32))
+
+
+@converter("StringLength")
+def _length(ctx, inputs, attrs):
+    return tf.strings.length(inputs[0], unit=_s(attrs.get("unit", b"BYTE")))
+
+
+@converter("StringUpper")
+def _upper(ctx, inputs, attrs):
+    return tf.strings.upper(inputs[0])
+
+
+@converter("StringLower")
+def _lower(ctx, inputs, attrs):
+    return tf.strings.lower(inputs[0])
+
+
+@converter("StringJoin")
+def _join(ctx, inputs, attrs):
+    return tf.strings.join(list(inputs), separator=_s(attrs.get("separator", b"")))
+
+
+from . import control  # noqa: E402,F401  (registers the control-flow, call, variable and TensorList converters)

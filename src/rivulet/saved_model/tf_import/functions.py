@@ -1,0 +1,250 @@
+"""TensorFlow's function library (FunctionDefs) rebuilt as rivulet ops, in the graph being traced.
+
+`Library.call(name, inputs)` replays one FunctionDef node by node with rivulet's public op functions (the
+converters in `convert_ops`/`convert_control`), so every op is built through `bind` and the op registry:
+shape rules run, gradients exist, and nothing from the file becomes code. Calls (PartitionedCall, a node
+whose op is a library function) are inlined; If/While bodies become rivulet cond/while_loop branches.
+
+Values flowing between nodes are tensors, rivulet Variables (for DT_RESOURCE handles) or None (NoOp).
+"""
+from ...errors import NotFoundError
+from ..format import Invalid
+from . import proto
+
+MAX_CALL_DEPTH = 64
+_SKIPPED_ATTRS = ("_", )  # attrs starting with "_" are TensorFlow's annotations, not op semantics
+
+
+class FuncRef:
+    """A `func` attr: the name of a library function (and attrs it is instantiated with)."""
+    __slots__ = ("name",)
+
+    def __init__(self, name):
+        self.name = name
+
+    def __repr__(self):
+        return f"FuncRef({self.name!r})"
+
+
+def attr_value(av, what):
+    """AttrValue -> Python: bytes, int, float, bool, DType, TensorShape, NumPy array, FuncRef, or a tuple."""
+    kind = av.WhichOneof("value")
+    if kind in ("s", "i", "f", "b"):
+        return getattr(av, kind)
+    if kind == "type":
+        return proto.dtype(av.type, what)
+    if kind == "shape":
+        return proto.shape(av.shape)
+    if kind == "tensor":
+        return proto.tensor(av.tensor, what)
+    if kind == "func":
+        return FuncRef(av.func.name)
+    if kind == "list":
+        lv = av.list
+        for field, conv in (("s", None), ("i", None), ("f", None), ("b", None),
+                            ("type", lambda t: proto.dtype(t, what)), ("shape", proto.shape),
+                            ("tensor", lambda t: proto.tensor(t, what)), ("func", lambda f: FuncRef(f.name))):
+            items = getattr(lv, field)
+            if len(items):
+                return tuple(items) if conv is None else tuple(conv(x) for x in items)
+        return ()
+    if kind is None:
+        return None
+    raise Invalid(f"{what}: attr values of kind '{kind}' are not supported")
+
+
+class Library:
+    """The FunctionDefs of a MetaGraphDef, with the OpDefs (stripped_op_list) that say how outputs are named."""
+
+    def __init__(self, graph_def, op_list):
+        self.functions = {}
+        for f in graph_def.library.function:
+            if f.signature.name in self.functions:
+                raise Invalid(f"function '{f.signature.name}' is defined twice")
+            self.functions[f.signature.name] = f
+        self.op_defs = {op.name: op for op in op_list.op}
+        self._attr_cache = {}
+        self._order_cache = {}
+
+    # -- checking ----------------------------------------------------------------------------------------
+    def check(self, names):
+        """Every op that the functions `names` (and what they call) use must be one rivulet can import."""
+        from .convert import CONVERTERS
+        seen, todo = set(), list(names)
+        while todo:
+            name = todo.pop()
+            if name in seen:
+                continue
+            seen.add(name)
+            f = self._function(name)
+            for n in f.node_def:
+                if n.op in self.functions:
+                    todo.append(n.op)
+                elif n.op not in CONVERTERS:
+                    raise NotFoundError(None, None, f"Op type not registered '{n.op}' in rivulet (node '{n.name}' "
+                                                    f"in function '{name}'): this model uses an op rivulet "
+                                                    f"cannot run yet.")
+                for key, av in n.attr.items():
+                    if av.WhichOneof("value") == "func":
+                        todo.append(av.func.name)
+                    elif av.WhichOneof("value") == "list":
+                        todo.extend(fn.name for fn in av.list.func)
+
+    def _function(self, name):
+        f = self.functions.get(name)
+        if f is None:
+            raise Invalid(f"function '{name}' is not in the function library")
+        return f
+
+    # -- running ------------------------------------------------------------------------------------------
+    def call(self, name, inputs, depth=0):
+        """The outputs (a list) of library function `name` applied to `inputs`, built in the current graph."""
+        from .convert import CONVERTERS
+        if depth > MAX_CALL_DEPTH:
+            raise Invalid(f"function '{name}': calls nest more than {MAX_CALL_DEPTH} deep (recursion?)")
+        f = self._function(name)
+        sig = f.signature
+        if len(inputs) != len(sig.input_arg):
+            raise Invalid(f"function '{name}' takes {len(sig.input_arg)} inputs, called with {len(inputs)}")
+        env = {a.name: [v] for a, v in zip(sig.input_arg, inputs)}
+        args = {a.name for a in sig.input_arg}
+        outputs = {}  # node name -> {output arg name: (offset, count)}
+        for node in self._order(name, f, args):
+            where = f"node '{node.name}' ({node.op}) in function '{name}'"
+            values = [self._ref(r, env, outputs, args, where) for r in node.input if not r.startswith("^")]
+            attrs = self._attrs(node, where)
+            if node.op in self.functions:
+                result = self.call(node.op, values, depth + 1)
+                outputs[node.name] = _arg_offsets(self._function(node.op).signature.output_arg, {}, where)
+            else:
+                try:
+                    result = CONVERTERS[node.op](_Ctx(self, depth, where), values, attrs)
+                except (Invalid, NotFoundError):
+                    raise
+                except (ValueError, TypeError, IndexError, KeyError) as e:
+                    raise Invalid(f"{where} is not valid: {e}") from None
+            env[node.name] = result if isinstance(result, list) else [result]
+            if node.op not in self.functions:
+                outputs[node.name] = self._offsets(node.op, attrs, len(env[node.name]), where)
+        ret = []
+        for a in sig.output_arg:
+            if a.name not in f.ret:
+                raise Invalid(f"function '{name}' does not say what its output '{a.name}' is")
+            ret.append(self._ref(f.ret[a.name], env, outputs, args, f"output '{a.name}' of function '{name}'"))
+        return ret
+
+    def _order(self, name, f, args):
+        """The function's nodes, each after the nodes it reads (data and control inputs)."""
+        order = self._order_cache.get(name)
+        if order is not None:
+            return order
+        by_name = {}
+        for n in f.node_def:
+            if n.name in by_name or n.name in args:
+                raise Invalid(f"function '{name}': node '{n.name}' is defined twice")
+            by_name[n.name] = n
+        order, state = [], {}
+        for root in by_name:
+            stack = [(root, False)]
+            while stack:
+                node, done = stack.pop()
+                if done:
+                    state[node] = 2
+                    order.append(by_name[node])
+                    continue
+                if state.get(node) == 2:
+                    continue
+                if state.get(node) == 1:
+                    raise Invalid(f"function '{name}' has a cycle through node '{node}'")
+                state[node] = 1
+                stack.append((node, True))
+                for r in by_name[node].input:
+                    dep = r.lstrip("^").split(":", 1)[0]
+                    if dep in by_name and state.get(dep) != 2:
+                        if state.get(dep) == 1:
+                            raise Invalid(f"function '{name}' has a cycle through node '{dep}'")
+                        stack.append((dep, False))
+        self._order_cache[name] = order
+        return order
+
+    def _attrs(self, node, where):
+        attrs = {}
+        op_def = self.op_defs.get(node.op)
+        if op_def is not None:  # defaults TensorFlow stripped when it wrote the file
+            for a in op_def.attr:
+                if a.HasField("default_value"):
+                    attrs[a.name] = attr_value(a.default_value, where)
+        for k, av in node.attr.items():
+            if not k.startswith(_SKIPPED_ATTRS):
+                attrs[k] = attr_value(av, f"{where}, attr '{k}'")
+        return attrs
+
+    def _offsets(self, op, attrs, n, where):
+        op_def = self.op_defs.get(op)
+        if op_def is not None:
+            return _arg_offsets(op_def.output_arg, attrs, where)
+        # The file's op list need not cover ops used only inside functions: TensorFlow's output names.
+        names = _OUTPUT_NAMES.get(op)
+        if names is None:
+            return {None: (0, n)}  # one output (or one list of them), whatever the reference calls it
+        if len(names) == 1:
+            return {names[0]: (0, n)}
+        return {name: (i, 1) for i, name in enumerate(names)}
+
+    @staticmethod
+    def _ref(ref, env, outputs, args, where):
+        """The value an input reference names: an argument `x`, or `node:output_arg:index`."""
+        parts = ref.split(":")
+        if len(parts) == 1:
+            if ref not in args:
+                raise Invalid(f"{where}: unknown input '{ref}'")
+            return env[ref][0]
+        if len(parts) != 3 or not parts[2].isdigit() or parts[0] not in outputs:
+            raise Invalid(f"{where}: bad input reference '{ref}'")
+        spans = outputs[parts[0]]
+        span = spans.get(parts[1], spans.get(None))
+        i = int(parts[2])
+        if span is None or i >= span[1]:
+            raise Invalid(f"{where}: node '{parts[0]}' has no output '{parts[1]}:{i}'")
+        values = env[parts[0]]
+        if span[0] + i >= len(values):
+            raise Invalid(f"{where}: node '{parts[0]}' gave fewer outputs than its op declares")
+        return values[span[0] + i]
+
+
+_OUTPUT_NAMES = {op: names.split() for op, names in {
+    "FusedBatchNorm": "y batch_mean batch_variance reserve_space_1 reserve_space_2",
+    "FusedBatchNormV2": "y batch_mean batch_variance reserve_space_1 reserve_space_2",
+    "FusedBatchNormV3": "y batch_mean batch_variance reserve_space_1 reserve_space_2 reserve_space_3",
+    "Unique": "y idx", "TopKV2": "values indices"}.items()}
+
+
+def _arg_offsets(output_args, attrs, where):
+    """{output arg name: (first flat index, count)} from an OpDef's (or signature's) output args."""
+    out, at = {}, 0
+    for a in output_args:
+        if a.number_attr:
+            n = attrs.get(a.number_attr)
+        elif a.type_list_attr:
+            n = attrs.get(a.type_list_attr)
+            n = len(n) if isinstance(n, tuple) else None
+        else:
+            n = 1
+        if not isinstance(n, int) or n < 0:
+            raise Invalid(f"{where}: cannot tell how many '{a.name}' outputs there are")
+        out[a.name] = (at, n)
+        at += n
+    return out
+
+
+class _Ctx:
+    """What a converter may use besides its inputs and attrs: the library (for branch and body functions)."""
+    __slots__ = ("library", "depth", "where")
+
+    def __init__(self, library, depth, where):
+        self.library, self.depth, self.where = library, depth, where
+
+    def call(self, func, inputs):
+        if not isinstance(func, FuncRef):
+            raise Invalid(f"{self.where}: expected a function attr, got {func!r}")
+        return self.library.call(func.name, list(inputs), self.depth + 1)

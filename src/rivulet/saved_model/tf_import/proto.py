@@ -1,0 +1,185 @@
+"""Reading TensorFlow's protocol buffers: saved_model.pb, and the values inside them as plain Python.
+
+The message classes are the ones the `tensorboard` package ships compiled (MetaGraphDef, GraphDef,
+FunctionDef, SavedObjectGraph, TrackableObjectGraph, TensorProto ...), parsed by the `protobuf` library:
+the `tf-interop` extra. The SavedModel wrapper itself (field 1: schema version, field 2: the MetaGraphDefs)
+is not among them, so it is described here from its public field numbers.
+
+Everything decoded is checked: dtypes must be known, shapes non-negative and of bounded size, tensor bytes
+exactly as long as the shape says. Problems raise `Invalid`, which the loader reports as SavedModelError.
+"""
+import math
+
+import numpy as np
+
+from ... import dtypes as _dt
+from ...shape import TensorShape, TensorSpec
+from ..format import Invalid
+
+INSTALL = "pip install 'rivulet[tf-interop]'"
+MAX_ELEMENTS = 1 << 28  # a constant or variable larger than this (1 GiB of float32) is refused
+MAX_DEPTH = 64
+_pb = None
+
+
+def modules():
+    """The protobuf message modules (imported on first use); ImportError saying what to install."""
+    global _pb
+    if _pb is None:
+        try:
+            from google.protobuf import descriptor_pb2, descriptor_pool, message_factory
+            from google.protobuf.message import DecodeError
+            from tensorboard.compat.proto import (meta_graph_pb2, saved_object_graph_pb2, tensor_pb2,
+                                                  trackable_object_graph_pb2)
+        except ImportError:
+            raise ImportError(f"Loading a SavedModel written by TensorFlow needs the protobuf and tensorboard "
+                              f"packages: {INSTALL}") from None
+        _pb = _Modules(meta_graph_pb2, saved_object_graph_pb2, tensor_pb2, trackable_object_graph_pb2,
+                       _saved_model_class(descriptor_pb2, descriptor_pool, message_factory, meta_graph_pb2),
+                       DecodeError)
+    return _pb
+
+
+class _Modules:
+    def __init__(self, meta_graph, saved_object_graph, tensor, trackable, saved_model, decode_error):
+        self.meta_graph, self.saved_object_graph, self.tensor = meta_graph, saved_object_graph, tensor
+        self.trackable, self.SavedModel, self.DecodeError = trackable, saved_model, decode_error
+
+
+def _saved_model_class(descriptor_pb2, descriptor_pool, message_factory, meta_graph_pb2):
+    field = descriptor_pb2.FieldDescriptorProto
+    package = meta_graph_pb2.DESCRIPTOR.package
+    f = descriptor_pb2.FileDescriptorProto(name="rivulet/tf_saved_model.proto", package="rivulet_tf_interop",
+                                           dependency=[meta_graph_pb2.DESCRIPTOR.name], syntax="proto3")
+    m = f.message_type.add(name="SavedModel")
+    m.field.add(name="saved_model_schema_version", number=1, type=field.TYPE_INT64, label=field.LABEL_OPTIONAL)
+    m.field.add(name="meta_graphs", number=2, type=field.TYPE_MESSAGE, label=field.LABEL_REPEATED,
+                type_name=f".{package}.MetaGraphDef")
+    pool = descriptor_pool.Default()
+    try:
+        pool.FindFileByName(f.name)
+    except KeyError:
+        pool.Add(f)
+    return message_factory.GetMessageClass(pool.FindMessageTypeByName("rivulet_tf_interop.SavedModel"))
+
+
+def parse(cls, data, what):
+    """A message of class `cls` parsed from bytes; Invalid if they are not one."""
+    msg = cls()
+    try:
+        msg.ParseFromString(data)
+    except (modules().DecodeError, RecursionError, ValueError) as e:
+        raise Invalid(f"{what} is not a valid protocol buffer ({e or 'truncated or corrupted'})") from None
+    return msg
+
+
+def read_saved_model(data):
+    return parse(modules().SavedModel, data, "saved_model.pb")
+
+
+# --------------------------------------------------------------------------------------------- values
+def dtype(enum, what="dtype"):
+    dt = _dt._BY_ENUM.get(int(enum))  # (dtypes.as_dtype(int) trips over its own `bool` global)
+    if dt is None:
+        raise Invalid(f"{what}: unknown dtype enum {int(enum)}")
+    return dt
+
+
+def shape(proto):
+    """TensorShapeProto -> TensorShape (dims of -1 unknown)."""
+    if proto.unknown_rank:
+        return TensorShape(None)
+    if len(proto.dim) > 64:
+        raise Invalid(f"a shape of rank {len(proto.dim)} is not supported")
+    dims = []
+    for d in proto.dim:
+        if d.size < -1:
+            raise Invalid(f"bad dimension {d.size} in a shape")
+        dims.append(None if d.size == -1 else d.size)
+    return TensorShape(dims)
+
+
+_VALUE_FIELDS = {  # dtype name -> (TensorProto repeated field, how to turn its items into the dtype)
+    "float32": "float_val", "float64": "double_val", "int32": "int_val", "int16": "int_val", "int8": "int_val",
+    "uint8": "int_val", "uint16": "int_val", "int64": "int64_val", "bool": "bool_val", "uint32": "uint32_val",
+    "uint64": "uint64_val", "float16": "half_val", "bfloat16": "half_val", "complex64": "scomplex_val",
+    "complex128": "dcomplex_val", "string": "string_val"}
+
+
+def tensor(proto, what="tensor"):
+    """TensorProto -> NumPy array of its dtype (strings: object array of bytes)."""
+    dt = dtype(proto.dtype, what)
+    sh = shape(proto.tensor_shape)
+    if not sh.is_fully_defined():
+        raise Invalid(f"{what}: shape {sh} is not fully defined")
+    dims = sh.as_list()
+    n = math.prod(dims)
+    if n > MAX_ELEMENTS:
+        raise Invalid(f"{what}: {n} elements is more than this reader accepts ({MAX_ELEMENTS})")
+    field = _VALUE_FIELDS.get(dt.name)
+    if field is None:
+        raise Invalid(f"{what}: tensors of dtype {dt.name} cannot be read")
+    if dt.name == "string":
+        items = list(proto.string_val)
+        if len(items) not in (0, 1, n) and len(items) < n:
+            raise Invalid(f"{what}: {len(items)} strings for shape {dims}")
+        out = np.empty(n, dtype=object)
+        out[:] = (items + [items[-1] if items else b""] * (n - len(items)))[:n] if n else []
+        return out.reshape(dims)
+    npd = dt.as_numpy_dtype
+    if proto.tensor_content:
+        raw = proto.tensor_content
+        if len(raw) != n * np.dtype(npd).itemsize:
+            raise Invalid(f"{what}: {len(raw)} bytes of content for {n} {dt.name} values")
+        return np.frombuffer(raw, dtype=np.dtype(npd).newbyteorder("<")).astype(npd).reshape(dims)
+    vals = list(getattr(proto, field))
+    if dt.name in ("float16", "bfloat16"):
+        vals = np.array(vals, dtype=np.uint16).view(np.float16).tolist() if dt.name == "float16" else vals
+    if field in ("scomplex_val", "dcomplex_val"):
+        if len(vals) % 2:
+            raise Invalid(f"{what}: an odd number of complex parts")
+        vals = [complex(a, b) for a, b in zip(vals[::2], vals[1::2])]
+    if len(vals) > n:
+        raise Invalid(f"{what}: {len(vals)} values for shape {dims}")
+    try:
+        arr = np.array(vals, dtype=npd)
+    except (OverflowError, ValueError) as e:
+        raise Invalid(f"{what}: {e}") from None
+    if len(vals) < n:  # TensorFlow repeats the last value given (none given: zeros)
+        fill = np.full(n - len(vals), arr[-1] if len(vals) else 0, dtype=npd)
+        arr = np.concatenate([arr, fill])
+    return arr.reshape(dims)
+
+
+class NoneType:
+    pass
+
+
+def structure(sv, depth=0):
+    """StructuredValue -> Python: TensorSpec leaves, tuples/lists/dicts, literals (None, bool, int, float, str)."""
+    if depth > MAX_DEPTH:
+        raise Invalid("a structured value is nested too deeply")
+    kind = sv.WhichOneof("kind")
+    if kind in (None, "none_value"):
+        return None
+    if kind in ("float64_value", "int64_value", "string_value", "bool_value"):
+        return getattr(sv, kind)
+    if kind == "tensor_spec_value":
+        s = sv.tensor_spec_value
+        return TensorSpec(shape(s.shape), dtype(s.dtype, "TensorSpec"), s.name or None)
+    if kind == "bounded_tensor_spec_value":
+        s = sv.bounded_tensor_spec_value
+        return TensorSpec(shape(s.shape), dtype(s.dtype, "TensorSpec"), s.name or None)
+    if kind == "tensor_shape_value":
+        return shape(sv.tensor_shape_value)
+    if kind == "tensor_dtype_value":
+        return dtype(sv.tensor_dtype_value)
+    if kind == "list_value":
+        return [structure(v, depth + 1) for v in sv.list_value.values]
+    if kind == "tuple_value":
+        return tuple(structure(v, depth + 1) for v in sv.tuple_value.values)
+    if kind == "dict_value":
+        return {k: structure(v, depth + 1) for k, v in sv.dict_value.fields.items()}
+    if kind == "named_tuple_value":
+        return {p.key: structure(p.value, depth + 1) for p in sv.named_tuple_value.values}
+    raise Invalid(f"structured values of kind '{kind}' are not supported")
