@@ -133,6 +133,7 @@ class _Loader:
             raise Invalid(f"format version {version} is not supported (this rivulet reads 1 to {fmt.VERSION})")
         self.tensors = tensors
         self.library = _get(meta, "graphs", dict)
+        self._variable_of = {}  # id(resource placeholder) -> the Variable it is fed
         self.variables = [self._variable(e, fmt.Decoder(values)) for e in _get(meta, "variables", list)]
         self.concretes = [self._concrete(e) for e in _get(meta, "concrete_functions", list)]
         self.functions = [self._function(e) for e in _get(meta, "functions", list)]
@@ -223,9 +224,14 @@ class _Loader:
         stack = stack + (key,)
 
         def placeholder(node):
-            if node.name in captures:
-                return g.capture(self._capture_value(captures[node.name], outer_tensor), name=node.name)
-            return None
+            if node.name not in captures:
+                return None
+            value = self._capture_value(captures[node.name], outer_tensor)
+            t = g.capture(value, name=node.name)
+            var = value if getattr(value, "_is_resource", False) else self._variable_of.get(id(value))
+            if var is not None:
+                self._variable_of[id(t)] = var  # which variable a resource placeholder stands for
+            return t
 
         def attrs_of(node, tensor):
             def leaf(tag, body, depth):
@@ -247,7 +253,7 @@ class _Loader:
             if node.op == "Const" and not _const_ok(attrs):
                 raise Invalid(f"Const node '{node.name}' does not match its dtype")
             validate.node(node.name, REGISTRY[node.op], [tensor(r) for r in node.input if not r.startswith("^")],
-                          attrs)
+                          attrs, self._variable_of)
             return attrs
         try:
             built = build_nodes(g, nodes, attrs_of=attrs_of, placeholder=placeholder)
@@ -269,6 +275,10 @@ class _Loader:
                 any(t.op.name in captures for t in arg_tensors):
             raise Invalid(f"{where}: the arguments are not distinct Placeholders")
         g.arg_placeholders = arg_tensors
+        fed = {id(t) for t in arg_tensors + g.internal_captures}
+        free = [op.name for op in built.values() if op.type == "Placeholder" and id(op.outputs[0]) not in fed]
+        if free:
+            raise Invalid(f"{where}: placeholder {short(free[0])} is neither an argument nor a capture")
         return g, arg_tensors, [tensor(_name(r, "output")) for r in _get(entry, "outputs", list, where=where)]
 
     def _capture_value(self, ref, outer_tensor):

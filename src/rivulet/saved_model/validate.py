@@ -20,14 +20,21 @@ _HOLDERS = {"If": ("branches", "if"), "StatelessIf": ("branches", "if"), "Case":
             "StatelessCase": ("branches", "case"), "While": ("body", "loop"), "StatelessWhile": ("body", "loop"),
             "WhileGrad": ("body", "grad")}
 _LOOP_FIELDS = {"cond", "body", "n_vars", "cond_feed", "body_feed", "out_specs", "must_iterate"}
+# Handles: a resource (a Variable) is read and written only by these ops (input 0), a variant (a tensor
+# list) only by the TensorList ops; both may pass through control flow and identities.
+_VARIABLE_OPS = {"ReadVariableOp", "AssignVariableOp", "AssignAddVariableOp", "AssignSubVariableOp"}
+_LIST_MAKERS = {"TensorListReserve", "TensorListFromTensor"}
+_PASS = {"Identity", "IdentityN", "StopGradient"}
 
 
-def node(name, opdef, inputs, attrs):
-    """Checks a node before it is built: `inputs` are its data input tensors, `attrs` its decoded attrs."""
+def node(name, opdef, inputs, attrs, variables):
+    """Checks a node before it is built: `inputs` are its data input tensors, `attrs` its decoded attrs,
+    `variables` maps id(resource tensor) to the Variable it stands for, where the loader knows it."""
     where = f"node {short(name)} ({opdef.name})"
     problem = opdef.call_problem(len(inputs), attrs)
     if problem is not None:
         raise Invalid(f"{where}: {problem}")
+    _handles(where, opdef.name, inputs, attrs, variables)
     holder = _HOLDERS.get(opdef.name)
     for key, value in attrs.items():
         if holder is not None and key == holder[0] or opdef.name == "Const" and key == "value":
@@ -42,6 +49,34 @@ def node(name, opdef, inputs, attrs):
         if key not in attrs:
             raise Invalid(f"{where}: missing attr {key!r}")
         (_branches if kind in ("if", "case") else _loop)(where, attrs[key], inputs, kind, attrs)
+
+
+def _handles(where, op, inputs, attrs, variables):
+    lists = op.startswith("TensorList") and op not in _LIST_MAKERS
+    for i, t in enumerate(inputs):
+        if t.dtype == _dt.resource:
+            ok = op in _HOLDERS or op in _PASS or op in _VARIABLE_OPS and i == 0
+        elif t.dtype == _dt.variant:
+            ok = op in _HOLDERS or op in _PASS or lists and i == 0
+        else:
+            ok = i != 0 or op not in _VARIABLE_OPS and not lists
+        if not ok:
+            raise Invalid(f"{where}: input {i} ({short(t.name)}) cannot be a {t.dtype.name} tensor")
+    if op not in _VARIABLE_OPS:
+        return
+    dtype, var = attrs.get("dtype"), variables.get(id(inputs[0]))
+    if var is not None and dtype != var.dtype:
+        raise Invalid(f"{where}: variable {short(var.name)} is {var.dtype.name}, the node says {short(dtype)}")
+    shape = var.shape if var is not None else None
+    if op == "ReadVariableOp":
+        if not isinstance(attrs.get("shape"), TensorShape) or shape is not None and \
+                not attrs["shape"].is_compatible_with(shape):
+            raise Invalid(f"{where}: reads shape {short(attrs.get('shape'))} from a variable of shape {shape}")
+        return
+    value = inputs[1]
+    if value.dtype != dtype or shape is not None and not value.shape.is_compatible_with(shape):
+        raise Invalid(f"{where}: cannot write {TensorSpec(value.shape, value.dtype)} to a variable of "
+                      f"{short(dtype)} {shape}")
 
 
 def _plain(v, depth=0):
