@@ -1,6 +1,16 @@
-"""Command line: `python -m rivulet` runs the tour; subcommands are registered in COMMANDS."""
+"""Command line: `python -m rivulet` runs the tour; subcommands are registered in COMMANDS.
+
+The errors a command can meet on bad input (a damaged or missing saved model, inputs that do not fit, an op
+failing on them, a file it cannot write, a missing optional package) are printed as one line on stderr,
+without a traceback, and exit with status 1. Anything else is a bug in rivulet and keeps its traceback.
+"""
 import argparse
 import sys
+
+from .errors import OpError
+
+# tf.errors.OpError covers SavedModelError (a DataLossError) and the errors of running a graph.
+REPORTED = (OpError, OSError, ValueError, ImportError)
 
 COMMANDS = {}  # name -> (help, add_arguments(parser) or None, run(args))
 
@@ -32,4 +42,14 @@ def main(argv=None):
     if not argv or (argv[0].startswith("-") and argv[0] not in ("-h", "--help")):
         argv = ["tour"] + argv  # no command: the tour (with its options)
     args = ap.parse_args(argv)
-    COMMANDS[args.cmd][2](args)
+    try:
+        COMMANDS[args.cmd][2](args)
+    except REPORTED as e:
+        sys.stderr.write(f"{ap.prog} {args.cmd}: error: {type(e).__name__}: {one_line(e)}\n")
+        raise SystemExit(1) from None
+
+
+def one_line(e):
+    """An error's message on one line (a graph execution error spans several)."""
+    msg = e.message if isinstance(e, OpError) else str(e)
+    return " ".join(ln.strip() for ln in msg.splitlines() if ln.strip()) or type(e).__name__

@@ -4,6 +4,9 @@
     infer(*specs, **attrs)   -> (TensorShape, DType) or a list of them; specs have .shape and .dtype
     grad(op, *dys)           -> one gradient (or None) per input; `op` exposes .inputs, .outputs, attrs
 """
+import inspect
+import keyword
+
 import numpy as np
 
 from .. import dtypes as _dt
@@ -14,10 +17,10 @@ REGISTRY = {}
 
 class Op:
     __slots__ = ("name", "kernel", "infer", "grad", "num_outputs", "stateful", "allowed", "same", "doc",
-                 "is_view", "cost", "_allowed_np")
+                 "is_view", "cost", "_allowed_np", "_declared", "_calls")
 
     def __init__(self, name, kernel, infer, grad=None, num_outputs=1, stateful=False, allowed=None, same=0,
-                 is_view=False, cost=None):
+                 is_view=False, cost=None, attrs=None):
         self.name = name
         self.kernel = kernel
         self.infer = infer
@@ -30,6 +33,58 @@ class Op:
         self.cost = cost  # optional callable(in_shapes, attrs) -> flops estimate (parallel executor)
         self._allowed_np = None if allowed is None else frozenset(
             d._np if d._np is not None else np.dtype(object) for d in allowed)
+        # attrs: the attr names, declared only where both the rule and the kernel take **kwargs
+        if attrs is not None and not all(_identifier(a) for a in attrs):
+            raise ValueError(f"Op {name!r}: attr names must be Python identifiers, got {attrs!r}")
+        self._declared = None if attrs is None else frozenset(attrs)
+        self._calls = None  # the rule's and kernel's call facts, worked out on first use
+
+    @property
+    def attr_names(self):
+        """The attrs this op takes (frozenset of identifiers): those its rule and kernel both accept by
+        keyword, or the explicit declaration. Input names of the signatures are included (a node may
+        not pass them as attrs: `call_problem` checks a node's whole call)."""
+        return self._facts()[0]
+
+    def _facts(self):
+        f = self._calls
+        if f is None:
+            calls = [_call_facts(fn) for fn in (self.infer, self.kernel)]
+            names = self._declared
+            if names is None:
+                named = [c[1] for c in calls if c[1] is not None]  # None: takes any keyword
+                names = frozenset.intersection(*named) if named else frozenset()
+            f = self._calls = (names, calls)
+        return f
+
+    def attr_default(self, name):
+        """The default the rule or kernel gives attr `name` (inspect.Parameter.empty if none)."""
+        for sig, _named, _nin in self._facts()[1]:
+            p = sig.parameters.get(name) if sig is not None else None
+            if p is not None and p.default is not p.empty:
+                return p.default
+        return inspect.Parameter.empty
+
+    def call_problem(self, n_inputs, attrs):
+        """Why a node of this op with n_inputs inputs and these attrs could not be called (its rule and
+        kernel bound as `fn(*inputs, **attrs)`), or None. For checking graphs read from files."""
+        names, calls = self._facts()
+        bad = sorted(k for k in attrs if k not in names)
+        if bad:
+            return f"op {self.name} has no attr {bad[0]!r} (its attrs: {', '.join(sorted(names)) or 'none'})"
+        for fn, (sig, _named, nin) in zip((self.infer, self.kernel), calls):
+            if nin is not None:
+                if n_inputs != nin or attrs:
+                    return f"op {self.name} takes {nin} input(s) and no attrs, got {n_inputs} input(s)"
+                continue
+            if sig is None:
+                continue
+            try:
+                sig.bind(*range(n_inputs), **attrs)
+            except TypeError as e:
+                return f"op {self.name} cannot be called with {n_inputs} input(s) and attrs " \
+                       f"{sorted(attrs)}: {e}"
+        return None
 
     def n_outputs(self, attrs):
         n = self.num_outputs
@@ -78,6 +133,27 @@ class Op:
 
     def __repr__(self):
         return f"<Op {self.name}>"
+
+
+def _identifier(name):
+    return isinstance(name, str) and name.isidentifier() and name.isascii() and not keyword.iskeyword(name)
+
+
+def _call_facts(fn):
+    """(signature or None, names it takes by keyword or None for any, input count or None) of a rule or
+    kernel. A NumPy ufunc takes exactly its `nin` inputs and no attrs (its out=/where= are not attrs)."""
+    base = inspect.unwrap(fn)
+    if isinstance(base, np.ufunc):
+        return None, frozenset(), base.nin
+    try:
+        sig = inspect.signature(fn)
+    except (TypeError, ValueError):
+        return None, frozenset(), None
+    params = sig.parameters.values()
+    if any(p.kind is p.VAR_KEYWORD for p in params):
+        return sig, None, None
+    return sig, frozenset(p.name for p in params if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)
+                          and _identifier(p.name)), None
 
 
 def _short(dt):

@@ -4,6 +4,11 @@ Everything static was decided when the graph was built (dtypes, shapes, attrs, w
 the compiled function only binds arguments, calls kernels and returns values. The source is registered
 with linecache under a fake filename so tracebacks show the generated lines, and a failing line is mapped
 back to its Operation and to the user's source line that created it.
+
+The source is made only of this module's own text: names derived from op ids (`v12`, `k12`, `t12_0`),
+and attr keywords only where the op declares that attr (`Op.attr_names`, identifiers of our code). Attr
+values, constants, graph and node names, which may come from a file (saved models), never become source
+text: values are globals of the compiled function, and the function is named after it is compiled.
 """
 import itertools
 import linecache
@@ -16,17 +21,29 @@ from . import parallel
 from .plan import needed_ops
 
 _ids = itertools.count()
-_SIMPLE = (type(None), bool, int, float, str)
+_DEF = "graph_fn"  # the name every generated function is compiled under (renamed afterwards)
 # Values above this many elements are dropped right after their last use (memory planning).
 _FREE_ABOVE = 1 << 16
 
 
-def _literal(v):
-    if isinstance(v, _SIMPLE) and not isinstance(v, float) or (isinstance(v, float) and np.isfinite(v)):
-        return repr(v)
-    if isinstance(v, tuple) and all(isinstance(x, _SIMPLE) and not isinstance(x, float) for x in v):
-        return repr(v)
-    return None
+def _attr_args(op, glob):
+    """The keyword arguments passing op's attrs to its kernel, each value a global of the compiled code.
+    A keyword is written only when it is one of the op's declared attr names (identifiers of our code);
+    anything else (never made by our own ops) travels in a dict, so no attr key becomes source text."""
+    names = op.opdef.attr_names
+    out, extra = [], None
+    for j, (key, val) in enumerate(op.attrs.items()):
+        g = f"t{op._id}_{j}"
+        if key in names:
+            glob[g] = val
+            out.append(f"{key}={g}")
+        else:
+            extra = extra or {}
+            extra[key] = val
+    if extra is not None:
+        glob[f"t{op._id}_kw"] = extra
+        out.append(f"**t{op._id}_kw")
+    return out
 
 
 class CompiledGraph:
@@ -94,11 +111,8 @@ def compile_graph(graph, inputs, outputs, name="fn", wrap=None, split=True):
             for m in group:
                 glob[f"k{m._id}"] = unquiet(m.opdef.kernel)
                 margs = "".join(names[id(t)] + ", " for t in m.inputs)
-                kw = []
-                for key, val in m.attrs.items():
-                    glob[f"t{m._id}_{key}"] = val
-                    kw.append(f"{key!r}: t{m._id}_{key}")
-                calls.append(f"(k{m._id}, ({margs}), {{{', '.join(kw)}}})")
+                glob[f"t{m._id}_kw"] = dict(m.attrs)  # the attrs as an object: no key becomes text
+                calls.append(f"(k{m._id}, ({margs}), t{m._id}_kw)")
             lines.append(f"    {', '.join(f'v{m._id}' for m in group)}, = _par({', '.join(calls)})")
             for m in group:
                 line_ops[len(lines)] = m if m is group[0] else line_ops.get(len(lines), m)
@@ -124,13 +138,8 @@ def compile_graph(graph, inputs, outputs, name="fn", wrap=None, split=True):
             continue
         k = f"k{op._id}"
         glob[k] = unquiet(op.opdef.kernel)
-        for key, val in op.attrs.items():
-            lit = _literal(val)
-            if lit is None:
-                gname = f"t{op._id}_{key}"
-                glob[gname] = val
-                lit = gname
-            args.append(f"{key}={lit}")
+        if op.attrs:
+            args.extend(_attr_args(op, glob))
         v = f"v{op._id}"
         buf = _reusable(op, fresh, remaining, names) if reuse else None
         infix = _INFIX.get(typ) if not op.attrs and op.inputs[0].dtype.is_numeric else None
@@ -164,7 +173,7 @@ def compile_graph(graph, inputs, outputs, name="fn", wrap=None, split=True):
         rets = [names[id(t)] for t in outputs]
     ret = "(" + "".join(r + ", " for r in rets) + ")"
     body = lines or ["    pass"]
-    src = (f"def {_ident(name)}({', '.join(params)}):\n    try:\n" +
+    src = (f"def {_DEF}({', '.join(params)}):\n    try:\n" +
            "\n".join("    " + ln for ln in body) + f"\n        return {ret}\n"
            "    except _OpErrors as e:\n        _fail(e, _cg)\n")
     # line numbers of ops shift by the two header lines
@@ -185,7 +194,7 @@ def _load(src, name, glob):
     code = compile(src, fname, "exec")
     linecache.cache[fname] = (len(src), None, src.splitlines(True), fname)
     exec(code, glob)
-    return glob[_ident(name)], fname
+    return _named(glob[_DEF], name), fname
 
 
 _INFIX = {"AddV2": "{0} + {1}", "Sub": "{0} - {1}", "Mul": "{0} * {1}", "Neg": "-{0}",
@@ -248,7 +257,7 @@ def _compile_branches(graph, inputs, outputs, name, wrap, groups):
         glob[f"b{k}"] = b.fn
         calls.append(f"(b{k}, ({params}{',' if len(inputs) == 1 else ''}), {{}})")
     rets = "".join(f"r[{where[i][0]}][{where[i][1]}], " for i in range(len(outputs)))
-    src = f"def {_ident(name)}({params}):\n    r = _par({', '.join(calls)})\n    return ({rets})\n"
+    src = f"def {_DEF}({params}):\n    r = _par({', '.join(calls)})\n    return ({rets})\n"
     cg = CompiledGraph()
     cg.fn, cg.filename = _load(src, name, glob)
     cg.source, cg.line_ops = src, {}
@@ -256,9 +265,12 @@ def _compile_branches(graph, inputs, outputs, name, wrap, groups):
     return cg
 
 
-def _ident(name):
-    s = "".join(c if c.isalnum() or c == "_" else "_" for c in name)
-    return s if s and not s[0].isdigit() else "f_" + s
+def _named(fn, name):
+    """fn shown as `name` in tracebacks and reprs: set on the code object, never written into source."""
+    name = str(name)[:200]
+    fn.__code__ = fn.__code__.replace(co_name=name, co_qualname=name)
+    fn.__name__ = fn.__qualname__ = name
+    return fn
 
 
 _TRANSLATED = (ValueError, IndexError, TypeError, ZeroDivisionError, FloatingPointError, OverflowError,

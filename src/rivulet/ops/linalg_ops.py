@@ -196,6 +196,7 @@ def _lapack(fn):
         if x.dtype == np.float16:
             return fn(x.astype(np.float32), **attrs).astype(np.float16)
         return fn(x, **attrs)
+    k.__wrapped__ = fn  # the op's inputs and attrs are fn's (core/op.py reads them)
     return k
 
 
@@ -408,6 +409,7 @@ def _no_half(name, fn):
             raise NotFoundError(f"Could not find device for node: {{{{node {name}}}}} = {name}[T=DT_HALF] "
                                 f"[Op:{name}]")
         return fn(x, *rest, **attrs)
+    k.__wrapped__ = fn
     return k
 
 

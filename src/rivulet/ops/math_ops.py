@@ -34,6 +34,7 @@ def _no_kernel(name, kinds, kernel):
             raise NotFoundError(f"Could not find device for node: {{{{node {name}}}}} = {name}"
                                 f"[T={_dt.ENUM_NAMES[_dt.from_numpy(x.dtype).as_datatype_enum]}] [Op:{name}]")
         return kernel(x, *rest, **attrs)
+    k.__wrapped__ = kernel  # the op's inputs and attrs are the inner kernel's (core/op.py reads them)
     return k
 
 

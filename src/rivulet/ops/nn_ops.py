@@ -5,6 +5,7 @@ cross-entropy ops emit the fused backprop as a second output, and conv/pool grad
 Convolution is im2col + one BLAS matmul per block of output rows (see bench/bench_conv.py for the
 formulations measured); the copy of block k+1 overlaps the matmul of block k on a helper thread.
 """
+import inspect
 import math
 import threading
 from concurrent.futures import ThreadPoolExecutor
@@ -151,16 +152,18 @@ def _make_activation(name, f, df, d2f, allowed):
         d = df(x, **attrs)
         return np.where(d, dy, 0).astype(dy.dtype, copy=False) if d.dtype == bool else dy * d
 
+    attrs = tuple(inspect.signature(f).parameters)[1:]  # the forward op's attrs (LeakyRelu's alpha)
     second = None
     if d2f is not None:
-        second = defop(name + "GradGrad", lambda a, x, **attrs: a * d2f(x, **attrs), same_shape, same=2)
+        second = defop(name + "GradGrad", lambda a, x, **attrs: a * d2f(x, **attrs), same_shape, same=2,
+                       attrs=attrs)
 
     def grad_grad(op, g):
         dy, x = op.inputs
         gx = None if second is None else bind(second, (_m.multiply(g, dy), x), op.attrs)
         return bind(grad_op, (g, x), op.attrs), gx
 
-    grad_op = defop(name + "Grad", grad_kernel, same_shape, grad=grad_grad, same=2, allowed=allowed)
+    grad_op = defop(name + "Grad", grad_kernel, same_shape, grad=grad_grad, same=2, allowed=allowed, attrs=attrs)
     fwd = defop(name, f, same_shape, grad=lambda op, dy: (bind(grad_op, (dy, op.inputs[0]), op.attrs),),
                 allowed=allowed)
     return fwd

@@ -22,10 +22,13 @@ def fold_constants(ctx, op, ins):
         if v is None:
             return _fold_shape(ctx, op, ins)
         vals.append(v)
+    if any((t.shape.num_elements() or 0) > _MAX_ELEMENTS for t in op.outputs):
+        return None  # known too big before computing it (a hostile saved model's Fill of 2**40 elements)
     try:
         with np.errstate(all="ignore"):
             out = opdef.kernel(*vals, **op.attrs)
-    except (OpError, ValueError, TypeError, IndexError, ZeroDivisionError, FloatingPointError, OverflowError):
+    except (OpError, ValueError, TypeError, IndexError, ZeroDivisionError, FloatingPointError, OverflowError,
+            MemoryError):
         return None
     outs = [out] if len(op.outputs) == 1 else list(out)
     if any(np.size(o) > _MAX_ELEMENTS for o in outs):

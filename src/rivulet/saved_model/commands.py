@@ -15,24 +15,29 @@ def _load(path):
     return load(path)
 
 
-def _functions(obj, prefix="", seen=None):
-    """[(attribute path, RestoredFunction)] reachable from a loaded object."""
+def _functions(obj):
+    """[(attribute path, RestoredFunction)] reachable from a loaded object, depth first in attribute order
+    (an explicit stack: a loaded object tree may be arbitrarily deep)."""
     from .restore import RestoredFunction, _UserObject
-    seen = set() if seen is None else seen
-    if id(obj) in seen:
-        return []
-    seen.add(id(obj))
-    if isinstance(obj, RestoredFunction):
-        return [(prefix, obj)]
-    if isinstance(obj, _UserObject):
-        items = [(f"{prefix}.{k}" if prefix else k, v) for k, v in sorted(vars(obj).items()) if k != "signatures"]
-    elif isinstance(obj, dict):
-        items = [(f"{prefix}[{k!r}]", obj[k]) for k in sorted(obj)]
-    elif isinstance(obj, (list, tuple)):
-        items = [(f"{prefix}[{i}]", v) for i, v in enumerate(obj)]
-    else:
-        return []
-    return [f for k, v in items for f in _functions(v, k, seen)]
+    out, seen, stack = [], set(), [("", obj)]
+    while stack:
+        prefix, obj = stack.pop()
+        if id(obj) in seen:
+            continue
+        seen.add(id(obj))
+        if isinstance(obj, RestoredFunction):
+            out.append((prefix, obj))
+            continue
+        if isinstance(obj, _UserObject):
+            items = [(f"{prefix}.{k}" if prefix else k, v) for k, v in sorted(vars(obj).items()) if k != "signatures"]
+        elif isinstance(obj, dict):
+            items = [(f"{prefix}[{k!r}]", obj[k]) for k in sorted(obj)]
+        elif isinstance(obj, (list, tuple)):
+            items = [(f"{prefix}[{i}]", v) for i, v in enumerate(obj)]
+        else:
+            continue
+        stack.extend(reversed(items))
+    return out
 
 
 def _dims(shape):
@@ -128,7 +133,10 @@ def _run(args):
     missing = sorted(set(specs) - set(feeds))
     if missing:
         raise SystemExit(f"missing --input for: {', '.join(missing)}")
-    result = cf(**feeds)
+    try:
+        result = cf(**feeds)
+    except TypeError as e:  # inputs that do not fit the signature (a ValueError or OpError says so itself)
+        raise ValueError(str(e)) from None
     for key in sorted(result):
         print(f"Result for output key {key}:")
         print(np.asarray(result[key]))

@@ -5,7 +5,9 @@ and read back by a strict decoder: every value is checked against what it may be
 file fails here with SavedModelError naming the file, never later and never by running anything.
 """
 import base64
+import keyword
 import math
+import operator
 import re
 import zipfile
 
@@ -251,16 +253,44 @@ _NAMEDTUPLES = {}
 
 def namedtuple_type(name, fields):
     """A namedtuple class rebuilt from its name and fields (the defining code need not exist)."""
-    import collections
     if not isinstance(name, str) or not name.isidentifier() or not isinstance(fields, list) or not all(
-            isinstance(f, str) and f.isidentifier() and not f.startswith("_") for f in fields) or \
-            len(set(fields)) != len(fields) or len(fields) > 255:
+            isinstance(f, str) and f.isidentifier() and not f.startswith("_") and not keyword.iskeyword(f)
+            for f in fields) or len(set(fields)) != len(fields) or len(fields) > 255:
         raise Invalid(f"bad namedtuple {short(name)} {short(fields)}")
     key = (name, tuple(fields))
     cls = _NAMEDTUPLES.get(key)
     if cls is None:
-        cls = _NAMEDTUPLES[key] = collections.namedtuple(name, fields)
+        cls = _NAMEDTUPLES[key] = _namedtuple(name, tuple(fields))
     return cls
+
+
+def _namedtuple(name, fields):
+    """What collections.namedtuple makes, built without it: it compiles source made of the field names,
+    and these come from the file, so here they stay data (attribute names, strings)."""
+    n = len(fields)
+
+    def __new__(cls, *args, **kwargs):
+        if len(args) > n:
+            raise TypeError(f"{name}() takes {n} positional arguments but {len(args)} were given")
+        values = list(args)
+        for f in fields[len(args):]:
+            if f not in kwargs:
+                raise TypeError(f"{name}() missing required argument: '{f}'")
+            values.append(kwargs.pop(f))
+        if kwargs:
+            raise TypeError(f"{name}() got an unexpected keyword argument '{next(iter(kwargs))}'")
+        return tuple.__new__(cls, values)
+
+    def _replace(self, **kwargs):
+        return type(self)(*[kwargs.pop(f, v) for f, v in zip(fields, self)], **kwargs)
+
+    ns = {"__slots__": (), "_fields": fields, "_field_defaults": {}, "__match_args__": fields, "__new__": __new__,
+          "_make": classmethod(lambda cls, iterable: cls(*iterable)), "_replace": _replace,
+          "_asdict": lambda self: dict(zip(fields, self)), "__getnewargs__": lambda self: tuple(self),
+          "__repr__": lambda self: f"{name}({', '.join(f'{f}={v!r}' for f, v in zip(fields, self))})"}
+    for i, f in enumerate(fields):
+        ns[f] = property(operator.itemgetter(i), doc=f"Alias for field number {i}")
+    return type(name, (tuple,), ns)
 
 
 # ------------------------------------------------------------------------------------------ npz files
@@ -288,18 +318,36 @@ def read_npz(path):
     return arrays
 
 
+# The one header np.save writes (keys in this order, a trailing ", }", padding spaces, a newline), parsed
+# here rather than by NumPy's reader, which compiles the header text (ast.literal_eval).
+_HEADER = re.compile(r"\{'descr': '([<>|=]?[A-Za-z]\d{0,2})', 'fortran_order': (True|False), "
+                     r"'shape': \(((?:\d{1,19}, )*(?:\d{1,19},?)?)\), \} *\n")
+
+
 def _read_member(f, key, size):
-    fmt = np.lib.format
-    version = fmt.read_magic(f)
-    if version == (1, 0):
-        shp, fortran, dt = fmt.read_array_header_1_0(f, max_header_size=1024)
-    elif version == (2, 0):
-        shp, fortran, dt = fmt.read_array_header_2_0(f, max_header_size=1024)
-    else:
+    magic = f.read(8)
+    if len(magic) != 8 or magic[:6] != b"\x93NUMPY":
+        raise Invalid(f"member {key}.npy is not a .npy array")
+    version = (magic[6], magic[7])
+    if version not in ((1, 0), (2, 0)):
         raise Invalid(f"member {key}.npy has format version {version}")
+    width = 2 if version == (1, 0) else 4
+    raw = f.read(width)
+    n = int.from_bytes(raw, "little")
+    if len(raw) != width or n > 1024:
+        raise Invalid(f"member {key}.npy has a header of {n} bytes")
+    m = _HEADER.fullmatch(f.read(n).decode("latin-1"))
+    if m is None:
+        raise Invalid(f"member {key}.npy has a header that np.save does not write")
+    try:
+        dt = np.dtype(m.group(1))
+    except TypeError:
+        raise Invalid(f"member {key}.npy has an unknown dtype {m.group(1)!r}") from None
+    shp = tuple(int(d) for d in m.group(3).split(",") if d.strip())
+    fortran = m.group(2) == "True"
     if dt not in _NUMERIC or dt.hasobject:
         raise Invalid(f"member {key}.npy has dtype {dt}, which a saved model never holds")
-    if len(shp) > 254 or not all(isinstance(d, int) and 0 <= d < 2 ** 62 for d in shp):
+    if len(shp) > 254 or not all(0 <= d < 2 ** 62 for d in shp):
         raise Invalid(f"member {key}.npy has a bad shape {shp}")
     nbytes = math.prod(shp) * dt.itemsize
     if nbytes != size - f.tell():

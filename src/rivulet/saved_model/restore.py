@@ -19,9 +19,11 @@ from ..function.concrete import ConcreteFunction
 from ..function.trace_type import Literal, VariableSpec, type_of
 from ..function.tracing import FuncGraph
 from ..graph.graph_def import NodeDef
+from ..core.op import REGISTRY
 from ..graph.graph_util import build_nodes
 from ..shape import TensorSpec
 from . import format as fmt
+from . import validate
 from .format import Invalid, SavedModelError, short
 
 _P = inspect.Parameter
@@ -51,6 +53,8 @@ def load(export_dir, tags=None, options=None):
             return _Loader(meta, arrays[fmt.TENSORS], arrays[fmt.VARIABLES]).root
     except Invalid as e:
         raise SavedModelError(meta_path, str(e)) from None
+    except RecursionError:  # every walk is iterative or bounded; this is the backstop
+        raise SavedModelError(meta_path, "structures are nested too deeply") from None
 
 
 def _no_constant(c):
@@ -132,12 +136,17 @@ class _Loader:
             raise Invalid(f"format version {version} is not supported (this rivulet reads 1 to {fmt.VERSION})")
         self.tensors = tensors
         self.library = _get(meta, "graphs", dict)
+        self._variable_of = {}  # id(resource placeholder) -> the Variable it is fed
         self.variables = [self._variable(e, fmt.Decoder(values)) for e in _get(meta, "variables", list)]
         self.concretes = [self._concrete(e) for e in _get(meta, "concrete_functions", list)]
         self.functions = [self._function(e) for e in _get(meta, "functions", list)]
         sigs = _get(meta, "signatures", dict)
         self.signatures = _SignatureMap({_name(k, "signature"): self.concretes[_index(i, self.concretes, "function")]
                                          for k, i in sigs.items()})
+        for k, cf in self.signatures.items():
+            so = cf.graph.structured_outputs
+            if not isinstance(so, dict) or not all(isinstance(x, str) and isinstance(t, Tensor) for x, t in so.items()):
+                raise Invalid(f"signature {short(k)} does not return a dict of tensors")
         self.nodes = _get(meta, "objects", list)
         self._objects, self._building = {}, set()
         if not self.nodes or not isinstance(self.nodes[0], dict) or self.nodes[0].get("kind") != "object":
@@ -168,7 +177,8 @@ class _Loader:
             raise Invalid(f"{where}: {len(params)} parameters but argument types {short(types)}")
         for t in types:
             _check_type(t)
-        g, _, outputs = self._graph(_get(e, "graph", str, where=where), None, None, ())
+        g, args, outputs = self._graph(_get(e, "graph", str, where=where), None, None, ())
+        validate.arguments(where, types, args)
 
         def out(tag, body, depth):
             if tag != "out":
@@ -217,9 +227,14 @@ class _Loader:
         stack = stack + (key,)
 
         def placeholder(node):
-            if node.name in captures:
-                return g.capture(self._capture_value(captures[node.name], outer_tensor), name=node.name)
-            return None
+            if node.name not in captures:
+                return None
+            value = self._capture_value(captures[node.name], outer_tensor)
+            t = g.capture(value, name=node.name)
+            var = value if getattr(value, "_is_resource", False) else self._variable_of.get(id(value))
+            if var is not None:
+                self._variable_of[id(t)] = var  # which variable a resource placeholder stands for
+            return t
 
         def attrs_of(node, tensor):
             def leaf(tag, body, depth):
@@ -240,6 +255,8 @@ class _Loader:
             attrs = {_name(k, "attr"): decode(v) for k, v in node.op_attrs.items()}
             if node.op == "Const" and not _const_ok(attrs):
                 raise Invalid(f"Const node '{node.name}' does not match its dtype")
+            validate.node(node.name, REGISTRY[node.op], [tensor(r) for r in node.input if not r.startswith("^")],
+                          attrs, self._variable_of)
             return attrs
         try:
             built = build_nodes(g, nodes, attrs_of=attrs_of, placeholder=placeholder)
@@ -257,9 +274,14 @@ class _Loader:
                 raise Invalid(f"{where}: no tensor {short(ref)}")
             return op.outputs[int(index)]
         arg_tensors = [tensor(a) for a in args]
-        if any(t.op.type != "Placeholder" for t in arg_tensors):
-            raise Invalid(f"{where}: an argument is not a Placeholder")
+        if any(t.op.type != "Placeholder" for t in arg_tensors) or len(set(map(id, arg_tensors))) != len(args) or \
+                any(t.op.name in captures for t in arg_tensors):
+            raise Invalid(f"{where}: the arguments are not distinct Placeholders")
         g.arg_placeholders = arg_tensors
+        fed = {id(t) for t in arg_tensors + g.internal_captures}
+        free = [op.name for op in built.values() if op.type == "Placeholder" and id(op.outputs[0]) not in fed]
+        if free:
+            raise Invalid(f"{where}: placeholder {short(free[0])} is neither an argument nor a capture")
         return g, arg_tensors, [tensor(_name(r, "output")) for r in _get(entry, "outputs", list, where=where)]
 
     def _capture_value(self, ref, outer_tensor):
@@ -277,39 +299,68 @@ class _Loader:
         raise Invalid(f"bad capture {short(ref)}")
 
     # -- objects ---------------------------------------------------------------------------------------
-    def _object(self, i):
-        i = _index(i, self.nodes, "object")
-        if i in self._objects:
-            return self._objects[i]
-        if i in self._building:
-            raise Invalid(f"object {i} contains itself")
-        node = self.nodes[i]
-        kind = _get(node, "kind", str, where="object")
-        if kind == "variable":
-            obj = self.variables[_index(_get(node, "variable", int), self.variables, "variable")]
-        elif kind == "function":
-            obj = self.functions[_index(_get(node, "function", int), self.functions, "function")]
-        elif kind in ("list", "tuple"):
-            self._building.add(i)
-            obj = [self._object(x) for x in _get(node, "items", list, where="object")]
-            obj = tuple(obj) if kind == "tuple" else obj
-        elif kind in ("dict", "object"):
-            obj = {} if kind == "dict" else _UserObject()
-            self._objects[i] = obj  # before the children: objects may refer back to their parents
-            for item in _get(node, "items" if kind == "dict" else "children", list, where="object"):
-                if not isinstance(item, list) or len(item) != 2 or not isinstance(item[0], str) or \
-                        item[0].startswith("__") and item[0] != "__call__" or len(item[0]) > _MAX_NAME:
-                    raise Invalid(f"bad object child {short(item)}")
-                child = self._object(item[1])
-                if kind == "dict":
-                    obj[item[0]] = child
-                else:
-                    setattr(obj, item[0], child)
-        else:
-            raise Invalid(f"unknown object kind {short(kind)}")
-        self._building.discard(i)
-        self._objects[i] = obj
-        return obj
+    def _object(self, root):
+        """The object tree from node `root`, walked with an explicit stack (a file may chain objects as
+        deep as it likes). Objects and dicts exist before their children, so children may refer back to
+        them; lists and tuples are made from finished children, so a list inside itself is refused."""
+        done, building = self._objects, self._building
+        stack = [_index(root, self.nodes, "object")]
+        while stack:
+            i = stack[-1]
+            node = self.nodes[i]
+            kind = _get(node, "kind", str, where="object")
+            if i in building:  # second visit: every child is done
+                stack.pop()
+                building.discard(i)
+                self._fill(i, node, kind)
+                continue
+            if i in done:
+                stack.pop()
+                continue
+            if kind == "variable":
+                done[i] = self.variables[_index(_get(node, "variable", int), self.variables, "variable")]
+                stack.pop()
+                continue
+            if kind == "function":
+                done[i] = self.functions[_index(_get(node, "function", int), self.functions, "function")]
+                stack.pop()
+                continue
+            if kind not in ("list", "tuple", "dict", "object"):
+                raise Invalid(f"unknown object kind {short(kind)}")
+            building.add(i)
+            if kind in ("dict", "object"):
+                done[i] = {} if kind == "dict" else _UserObject()  # before the children: they may refer back
+            for c in reversed(self._children(node, kind)):
+                if c in building and c not in done:
+                    raise Invalid(f"object {c} contains itself")
+                if c not in done:
+                    stack.append(c)
+        return done[root]
+
+    def _children(self, node, kind):
+        if kind in ("list", "tuple"):
+            return [_index(x, self.nodes, "object") for x in _get(node, "items", list, where="object")]
+        out = []
+        for item in _get(node, "items" if kind == "dict" else "children", list, where="object"):
+            if not isinstance(item, list) or len(item) != 2 or not isinstance(item[0], str) or \
+                    item[0].startswith("__") and item[0] != "__call__" or len(item[0]) > _MAX_NAME:
+                raise Invalid(f"bad object child {short(item)}")
+            out.append(_index(item[1], self.nodes, "object"))
+        return out
+
+    def _fill(self, i, node, kind):
+        done = self._objects
+        if kind in ("list", "tuple"):
+            items = [done[c] for c in self._children(node, kind)]
+            done[i] = tuple(items) if kind == "tuple" else items
+            return
+        obj = done[i]
+        key = "items" if kind == "dict" else "children"
+        for (name, _), c in zip(_get(node, key, list), self._children(node, kind)):
+            if kind == "dict":
+                obj[name] = done[c]
+            else:
+                setattr(obj, name, done[c])
 
 
 _SUBGRAPH = next(k for k, v in fmt.ATTR_CLASSES.items() if v == "subgraph")

@@ -5,6 +5,7 @@ tf.Module does); variables, tf.functions (every traced ConcreteFunction) and obj
 saved. Graphs are written node by node with their ops' exact attrs; control-flow sub-graphs go into the
 same graph library, referenced by name.
 """
+import errno
 import inspect
 import json
 import os
@@ -32,13 +33,51 @@ def save(obj, export_dir, signatures=None, options=None):
         "concrete_functions": s.concretes, "signatures": s.signatures(obj, signatures), "graphs": s.graphs,
     }
     text = _dumps(meta) + "\n"
-    os.makedirs(export_dir, exist_ok=True)
-    s.constants.write(os.path.join(export_dir, fmt.TENSORS))
-    s.values.write(os.path.join(export_dir, fmt.VARIABLES))
-    tmp = os.path.join(export_dir, fmt.META + ".tmp")
-    with open(tmp, "w", encoding="utf-8") as f:
-        f.write(text)
-    os.replace(tmp, os.path.join(export_dir, fmt.META))  # the model is complete once this file exists
+    export_dir = os.fspath(export_dir)
+    try:
+        _not_a_directory(export_dir)
+        os.makedirs(export_dir, exist_ok=True)
+        s.constants.write(os.path.join(export_dir, fmt.TENSORS))
+        s.values.write(os.path.join(export_dir, fmt.VARIABLES))
+        tmp = os.path.join(export_dir, fmt.META + ".tmp")
+        with open(tmp, "w", encoding="utf-8") as f:
+            f.write(text)
+        os.replace(tmp, os.path.join(export_dir, fmt.META))  # the model is complete once this file exists
+    except OSError as e:
+        raise _op_error(e) from None
+
+
+def _not_a_directory(path):
+    """TensorFlow's FailedPreconditionError naming the first part of `path` that is a file, if any."""
+    from ..errors import FailedPreconditionError
+    part = os.path.abspath(path)
+    parts = []
+    while True:
+        parts.append(part)
+        parent = os.path.dirname(part)
+        if parent == part:
+            break
+        part = parent
+    for part in reversed(parts):
+        if os.path.exists(part) and not os.path.isdir(part):
+            shown = os.path.relpath(part) if not os.path.isabs(path) else part
+            raise FailedPreconditionError(f"{shown} is not a directory")
+
+
+def _op_error(e):
+    """An OSError as the tf.errors class TensorFlow's file system gives its errno."""
+    from .. import errors
+    cls = {errno.ENOENT: errors.NotFoundError, errno.ENODEV: errors.NotFoundError, errno.ENXIO: errors.NotFoundError,
+           errno.EEXIST: errors.AlreadyExistsError, errno.EPERM: errors.PermissionDeniedError,
+           errno.EACCES: errors.PermissionDeniedError, errno.EROFS: errors.PermissionDeniedError,
+           errno.ENOTDIR: errors.FailedPreconditionError, errno.EISDIR: errors.FailedPreconditionError,
+           errno.ENOTEMPTY: errors.FailedPreconditionError, errno.EBUSY: errors.FailedPreconditionError,
+           errno.ENOSPC: errors.ResourceExhaustedError, errno.EDQUOT: errors.ResourceExhaustedError,
+           errno.EMFILE: errors.ResourceExhaustedError, errno.ENFILE: errors.ResourceExhaustedError,
+           errno.ENOMEM: errors.ResourceExhaustedError, errno.ENAMETOOLONG: errors.InvalidArgumentError,
+           errno.EINVAL: errors.InvalidArgumentError, errno.EFBIG: errors.OutOfRangeError}.get(e.errno, errors.UnknownError)
+    where = e.filename if e.filename is not None else ""
+    return cls(f"{where}; {e.strerror or e}" if where else str(e))
 
 
 def _dumps(v, indent=""):

@@ -1,0 +1,213 @@
+"""Checks that what a saved model's graphs say is something rivulet itself could have built, before any of
+it runs: each node's call (input count, attr names) against its op's rule and kernel, attr values of the
+kinds ops take, the wiring of control-flow sub-graphs (which inputs feed them, what they return) and the
+agreement of a function's argument types with its graph. A file that fails raises `format.Invalid`
+naming the node, which the loader reports as SavedModelError; nothing is left to fail at call time with
+an internal TypeError or AttributeError.
+"""
+import inspect
+
+import numpy as np
+
+from .. import dtypes as _dt
+from ..shape import TensorShape, TensorSpec
+from .format import Invalid, short
+
+# Values an attr may hold (and tuples of them); arrays only as a Const's value.
+_PLAIN = (type(None), bool, int, float, str, bytes, _dt.DType, TensorShape, np.bool_, np.number)
+# Ops keeping their sub-graphs in an attr: op -> (attr, kind of holder).
+_HOLDERS = {"If": ("branches", "if"), "StatelessIf": ("branches", "if"), "Case": ("branches", "case"),
+            "StatelessCase": ("branches", "case"), "While": ("body", "loop"), "StatelessWhile": ("body", "loop"),
+            "WhileGrad": ("body", "grad")}
+_LOOP_FIELDS = {"cond", "body", "n_vars", "cond_feed", "body_feed", "out_specs", "must_iterate"}
+# Handles: a resource (a Variable) is read and written only by these ops (input 0), a variant (a tensor
+# list) only by the TensorList ops; both may pass through control flow and identities.
+_VARIABLE_OPS = {"ReadVariableOp", "AssignVariableOp", "AssignAddVariableOp", "AssignSubVariableOp"}
+_LIST_MAKERS = {"TensorListReserve", "TensorListFromTensor"}
+_PASS = {"Identity", "IdentityN", "StopGradient"}
+
+
+def node(name, opdef, inputs, attrs, variables):
+    """Checks a node before it is built: `inputs` are its data input tensors, `attrs` its decoded attrs,
+    `variables` maps id(resource tensor) to the Variable it stands for, where the loader knows it."""
+    where = f"node {short(name)} ({opdef.name})"
+    problem = opdef.call_problem(len(inputs), attrs)
+    if problem is not None:
+        raise Invalid(f"{where}: {problem}")
+    _handles(where, opdef.name, inputs, attrs, variables)
+    holder = _HOLDERS.get(opdef.name)
+    for key, value in attrs.items():
+        if holder is not None and key == holder[0] or opdef.name == "Const" and key == "value":
+            continue  # checked below / by the loader's Const check
+        if not _plain(value):
+            raise Invalid(f"{where}: attr {key!r} cannot be {short(value)}")
+        if not _like(opdef.attr_default(key), value):
+            raise Invalid(f"{where}: attr {key!r} should be like its default "
+                          f"{opdef.attr_default(key)!r}, got {short(value)}")
+    if holder is not None:
+        key, kind = holder
+        if key not in attrs:
+            raise Invalid(f"{where}: missing attr {key!r}")
+        (_branches if kind in ("if", "case") else _loop)(where, attrs[key], inputs, kind, attrs)
+
+
+def _handles(where, op, inputs, attrs, variables):
+    lists = op.startswith("TensorList") and op not in _LIST_MAKERS
+    for i, t in enumerate(inputs):
+        if t.dtype == _dt.resource:
+            ok = op in _HOLDERS or op in _PASS or op in _VARIABLE_OPS and i == 0
+        elif t.dtype == _dt.variant:
+            ok = op in _HOLDERS or op in _PASS or lists and i == 0
+        else:
+            ok = i != 0 or op not in _VARIABLE_OPS and not lists
+        if not ok:
+            raise Invalid(f"{where}: input {i} ({short(t.name)}) cannot be a {t.dtype.name} tensor")
+    if op not in _VARIABLE_OPS:
+        return
+    dtype, var = attrs.get("dtype"), variables.get(id(inputs[0]))
+    if var is not None and dtype != var.dtype:
+        raise Invalid(f"{where}: variable {short(var.name)} is {var.dtype.name}, the node says {short(dtype)}")
+    shape = var.shape if var is not None else None
+    if op == "ReadVariableOp":
+        if not isinstance(attrs.get("shape"), TensorShape) or shape is not None and \
+                not attrs["shape"].is_compatible_with(shape):
+            raise Invalid(f"{where}: reads shape {short(attrs.get('shape'))} from a variable of shape {shape}")
+        return
+    value = inputs[1]
+    if value.dtype != dtype or shape is not None and not value.shape.is_compatible_with(shape):
+        raise Invalid(f"{where}: cannot write {TensorSpec(value.shape, value.dtype)} to a variable of "
+                      f"{short(dtype)} {shape}")
+
+
+def _plain(v, depth=0):
+    if isinstance(v, tuple) and not hasattr(v, "_fields"):
+        return depth < 16 and all(_plain(x, depth + 1) for x in v)
+    return isinstance(v, _PLAIN) and not (isinstance(v, np.generic) and v.dtype.hasobject)
+
+
+def _like(default, v):
+    """A value of the kind the op's default has (bool for False, a number for 0.2 ...); None or no
+    default says nothing."""
+    if default is inspect.Parameter.empty or default is None:
+        return True
+    if isinstance(default, bool):
+        return isinstance(v, (bool, np.bool_))
+    if isinstance(default, (int, float)):
+        ok = (int, np.integer) if isinstance(default, int) else (int, float, np.integer, np.floating)
+        return isinstance(v, ok) and not isinstance(v, (bool, np.bool_))
+    if isinstance(default, (str, bytes)):
+        return isinstance(v, type(default))
+    return True
+
+
+# ------------------------------------------------------------------------------------------ control flow
+def _indices(where, feed, n, what):
+    if not isinstance(feed, (tuple, list)) or not all(
+            isinstance(i, int) and not isinstance(i, bool) and 0 <= i < n for i in feed):
+        raise Invalid(f"{where}: bad {what} {short(feed)} (the op has {n} inputs)")
+    return list(feed)
+
+
+def _specs(where, specs):
+    if not isinstance(specs, (tuple, list)) or not all(
+            isinstance(s, tuple) and len(s) == 2 and isinstance(s[0], TensorShape) and isinstance(s[1], _dt.DType)
+            for s in specs):
+        raise Invalid(f"{where}: bad output specs {short(specs)}")
+    return list(specs)
+
+
+def _sub(where, sub):
+    from ..ops.control_flow_ops import SubGraph
+    if type(sub) is not SubGraph:
+        raise Invalid(f"{where}: {short(sub)} is not a sub-graph")
+    return sub
+
+
+def _feeds_into(where, sub, values):
+    """The op's values `values` feed sub-graph `sub`'s inputs: same number, same dtypes, shapes that fit."""
+    phs = sub.inputs
+    if len(phs) != len(values):
+        raise Invalid(f"{where}: sub-graph {short(sub.graph.name)} takes {len(phs)} inputs, is fed {len(values)}")
+    for ph, v in zip(phs, values):
+        if ph.dtype != v.dtype or not ph.shape.is_compatible_with(v.shape):
+            raise Invalid(f"{where}: sub-graph {short(sub.graph.name)} input {ph.op.name} is "
+                          f"{TensorSpec(ph.shape, ph.dtype)}, fed {TensorSpec(v.shape, v.dtype)}")
+
+
+def _returns(where, sub, specs):
+    outs = sub.outputs
+    if len(outs) != len(specs):
+        raise Invalid(f"{where}: sub-graph {short(sub.graph.name)} returns {len(outs)} values, the op {len(specs)}")
+    for t, (shape, dt) in zip(outs, specs):
+        if t.dtype != dt or not t.shape.is_compatible_with(shape):
+            raise Invalid(f"{where}: sub-graph {short(sub.graph.name)} returns {TensorSpec(t.shape, t.dtype)} "
+                          f"where the op says {TensorSpec(shape, dt)}")
+
+
+def _branches(where, b, inputs, kind, attrs):
+    from ..ops.control_flow_ops import Branches
+    if type(b) is not Branches or set(vars(b)) != {"subs", "feeds", "out_specs"}:
+        raise Invalid(f"{where}: bad branches {short(b)}")
+    subs, feeds = b.subs, b.feeds
+    if not isinstance(subs, (list, tuple)) or not subs or kind == "if" and len(subs) != 2 or \
+            not isinstance(feeds, (list, tuple)) or len(feeds) != len(subs):
+        raise Invalid(f"{where}: bad branches {short(subs)} fed {short(feeds)}")
+    specs = _specs(where, b.out_specs)
+    if not inputs:
+        raise Invalid(f"{where}: no branch selector")
+    for sub, feed in zip(subs, feeds):
+        sub = _sub(where, sub)
+        _feeds_into(where, sub, [inputs[i] for i in _indices(where, feed, len(inputs), "feed")])
+        _returns(where, sub, specs)
+
+
+def _loop(where, lb, inputs, kind, attrs):
+    from ..ops.control_flow_ops import LoopBody
+    if type(lb) is not LoopBody or set(vars(lb)) != _LOOP_FIELDS:
+        raise Invalid(f"{where}: bad loop {short(lb)}")
+    n = lb.n_vars
+    n_in = len(inputs) - (n if kind == "grad" and isinstance(n, int) else 0)
+    if not isinstance(n, int) or isinstance(n, bool) or not 0 <= n <= n_in:
+        raise Invalid(f"{where}: bad number of loop variables {short(n)}")
+    specs = _specs(where, lb.out_specs)
+    loop_vars = inputs[:n]
+    if len(specs) != n or any(t.dtype != dt or not t.shape.is_compatible_with(s)
+                              for t, (s, dt) in zip(loop_vars, specs)):
+        raise Invalid(f"{where}: output specs {short(specs)} do not match the loop variables")
+    cond, body = _sub(where, lb.cond), _sub(where, lb.body)
+    _feeds_into(where, cond, loop_vars + [inputs[i] for i in _indices(where, lb.cond_feed, n_in, "feed")])
+    _feeds_into(where, body, loop_vars + [inputs[i] for i in _indices(where, lb.body_feed, n_in, "feed")])
+    _returns(where, cond, [(TensorShape([]), _dt.bool)])
+    _returns(where, body, specs)
+    if not isinstance(lb.must_iterate, tuple) or not all(isinstance(s, str) for s in lb.must_iterate):
+        raise Invalid(f"{where}: bad loop variable names {short(lb.must_iterate)}")
+    if kind == "grad":
+        _indices(where, attrs.get("wrt"), n_in, "wrt")
+        for t, (_, dt) in zip(inputs[n_in:], specs):
+            if t.dtype != dt:
+                raise Invalid(f"{where}: gradient input {t.name} is {t.dtype.name}, its loop variable {dt.name}")
+
+
+# ------------------------------------------------------------------------------------------ functions
+def arguments(where, arg_types, placeholders):
+    """The tensors a function's argument types promise are what its graph's argument placeholders take,
+    in order (variables passed in are matched by their own spec, not here)."""
+    specs = []
+    stack = list(reversed(arg_types))
+    while stack:
+        t = stack.pop()
+        if isinstance(t, TensorSpec):
+            specs.append(t)
+        elif isinstance(t, tuple) and t and t[0] in ("list", "tuple"):
+            stack.extend(reversed(t[1]))
+        elif isinstance(t, tuple) and t and t[0] == "dict":
+            stack.extend(reversed([v for _, v in t[1]]))
+        elif isinstance(t, tuple) and t and t[0] == "namedtuple":
+            stack.extend(reversed(t[3]))
+    phs = [p for p in placeholders if p.dtype != _dt.resource]
+    if len(specs) != len(phs):
+        raise Invalid(f"{where}: {len(specs)} tensor arguments but {len(phs)} argument placeholders")
+    for s, p in zip(specs, phs):
+        if s.dtype != p.dtype or not s.shape.is_compatible_with(p.shape):
+            raise Invalid(f"{where}: argument {s} is fed to placeholder {p.op.name} of "
+                          f"{TensorSpec(p.shape, p.dtype)}")
