@@ -255,6 +255,8 @@ def _bias_kernel(x, b, data_format="NHWC"):
 
 
 def _bias_grad_kernel(dy, data_format="NHWC"):
+    if data_format != "NCHW" and dy.dtype in _m._GEMV_SUM and dy.ndim >= 2 and dy.size and dy.flags.c_contiguous:
+        return _m.column_sums(dy.reshape(-1, dy.shape[-1]))
     axes = tuple(i for i in range(dy.ndim) if i != (1 if data_format == "NCHW" else dy.ndim - 1))
     return np.sum(dy, axis=axes, dtype=dy.dtype)
 
