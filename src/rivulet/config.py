@@ -28,3 +28,15 @@ class optimizer:
     from .optimize.options import get_experimental_options, set_experimental_options  # noqa: F401
     get_experimental_options = staticmethod(get_experimental_options)
     set_experimental_options = staticmethod(set_experimental_options)
+
+    _jit = [""]
+
+    @staticmethod
+    def set_jit(enabled):
+        """Compiles tf.functions (those not saying jit_compile=False) with the compiled tier, rivulet.jit."""
+        optimizer._jit[0] = "autoclustering" if enabled else ""
+
+    @staticmethod
+    def get_jit():
+        """'autoclustering' when set_jit(True) is on, else ''."""
+        return optimizer._jit[0]

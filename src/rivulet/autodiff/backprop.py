@@ -52,7 +52,9 @@ def backprop(ops, targets, seeds, sources, no_grad_message, stop=()):
         fn = op.opdef.grad
         if fn is None:
             raise LookupError(no_grad_message(op))
-        if len(outs) > 1:
+        if len(outs) > 1 and not getattr(fn, "takes_none", False):
+            # Gradient functions marked `takes_none` skip unused outputs themselves, as TensorFlow's skip
+            # zero gradients; the others get zeros for them.
             dys = [_zeros_for(o) if d is None else d for o, d in zip(outs, dys)]
         in_grads = fn(op, *dys)
         for t, g in zip(op.inputs, in_grads):

@@ -24,6 +24,7 @@ def remove_call_observer(fn):
 
 
 class ConcreteFunction:
+    _jit = False  # set (before compiling) for jit_compile=True: see rivulet.jit
     def __init__(self, graph, params, arg_types, name, python_function=None):
         self.graph = graph
         self._params = params  # [(name, inspect kind)]
@@ -97,6 +98,10 @@ class ConcreteFunction:
             self._optimized_graph = graph
             self._compiled = compile_graph(graph, inputs, outputs, name=self._name, wrap=EagerTensor)
             self._capture_values = [_capture_value(v) for v in g.external_captures]
+            if self._jit:  # jit_compile=True: the same graph, tiered onto onnxruntime (rivulet.jit)
+                from .. import jit
+                self._jit_function = jit.wrap(self._compiled, self._name, graph, inputs, outputs,
+                                              g.external_captures, len(g.arg_placeholders))
         return self._compiled
 
     def _call_flat(self, tensors):

@@ -334,6 +334,7 @@ class PolymorphicFunction:
         self._trace_count += 1
         # The cache key may end in the **kwargs names; the function's own types are its parameters'.
         cf = ConcreteFunction(g, params, types[:len(params)], self._name, self._python_function)
+        cf._jit = self._jit_compile if self._jit_compile is not None else _config_jit()
         cf._compile()  # optimise and compile while the collector is paused
         self._cache[types] = cf
         self._evict()
@@ -513,3 +514,9 @@ def function(func=None, input_signature=None, autograph=True, jit_compile=None, 
 
 
 Function = PolymorphicFunction
+
+
+def _config_jit():
+    """tf.config.optimizer.set_jit(True) compiles functions that do not say jit_compile=False."""
+    from ..config import optimizer
+    return optimizer.get_jit() != ""

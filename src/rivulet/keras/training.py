@@ -213,6 +213,7 @@ class Trainer:
         self.compiled_metrics = MetricsContainer(metrics)
         self.loss = loss
         self._run_eagerly = run_eagerly
+        self._jit_compile = jit_compile  # steps become tf.function(jit_compile=...): rivulet.jit
         self._is_compiled = True
         self._train_fn = self._eval_fn = self._predict_fn = None
         self.stop_training = False
@@ -275,7 +276,8 @@ class Trainer:
             return step(data if len(data) > 1 else data[0])
         run.__name__ = name
         # reduce_retracing: a short last batch traces once more, with the batch dimension left open.
-        return run if self.run_eagerly else tf.function(run, reduce_retracing=True)
+        return run if self.run_eagerly else tf.function(run, reduce_retracing=True,
+                                                        jit_compile=getattr(self, "_jit_compile", None))
 
     def make_train_function(self):
         if self._train_fn is None:

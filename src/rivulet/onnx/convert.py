@@ -24,12 +24,14 @@ def needed(graph, outputs):
     return [op for op in graph.get_operations() if op._id in want]
 
 
-def convert_ops(scope, graph, feeds, outputs):
-    """Emits the ops `outputs` need; feeds: {id(placeholder): value}. Returns the outputs' values."""
+def convert_ops(scope, graph, feeds, outputs, ops=None):
+    """Emits the ops `outputs` need (or `ops`, in program order: the jit passes the stateful ones too);
+    feeds: {id(placeholder): value}. Returns the outputs' values."""
     report = scope.model.report
     values = dict(feeds)
-    ops = needed(graph, outputs)
-    _check_effects(graph, {op._id for op in ops}, report)
+    if ops is None:
+        ops = needed(graph, outputs)
+        _check_effects(graph, {op._id for op in ops}, report)
     for op in ops:
         if op.type == "Placeholder" and id(op.outputs[0]) in values:
             continue

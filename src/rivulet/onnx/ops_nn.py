@@ -171,4 +171,13 @@ def _expand_mul(ctx, op, d, b):
 
 @converter("ReluGrad")
 def _relu_grad(ctx, op, dy, x):
-    return ctx.node("Where", [ctx.node("Greater", [x, ctx.scalar(op.inputs[1], 0)]), dy, ctx.scalar(op.inputs[0], 0)])
+    # dy * (x > 0), as the kernel (and TensorFlow) compute it: a NaN gradient stays NaN.
+    return ctx.node("Mul", [dy, ctx.cast(ctx.node("Greater", [x, ctx.scalar(op.inputs[1], 0)]), op.inputs[0].dtype)])
+
+
+@converter("BiasAddGrad")
+def _bias_add_grad(ctx, op, dy):
+    # Sums over every axis but the channels' (the last for NHWC, 1 for NCHW).
+    r = ctx.rank(op.inputs[0], "to sum a bias gradient")
+    keep = 1 if op.attrs.get("data_format") == "NCHW" else r - 1
+    return ctx.reduce("ReduceSum", dy, [a for a in range(r) if a != keep], False)

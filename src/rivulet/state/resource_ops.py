@@ -2,10 +2,13 @@
 
 The resource input is the Variable object itself: eagerly it reaches the kernel as is, in a graph through
 the placeholder `Graph.capture(variable)` makes, which is fed the variable on every call. Assigns
-replace the variable's array (never write into it), so values read earlier keep theirs, and hold the
-variable's lock, so concurrent updates of one variable are atomic (as TensorFlow's resource variables).
-Reads are stateful too, so automatic control dependencies keep them in order with the writes around them.
+replace the variable's array, and updates write into it only when nothing else holds it, so values read
+earlier keep theirs; both hold the variable's lock, so concurrent updates of one variable are atomic (as
+TensorFlow's resource variables). Reads are stateful too, so automatic control dependencies keep them in
+order with the writes around them.
 """
+import sys
+
 import numpy as np
 
 from ..core.op import defop
@@ -48,7 +51,14 @@ def _update_kernel(fn):
             old = var._value
             if np.shape(old) != np.shape(value):
                 raise InvalidArgumentError(update_shape_error(np.shape(old), np.shape(value)))
-            var._value = fn(old, value)
+            # Copy on write, as TensorFlow's kernels do: update in place only when nothing else holds the
+            # array (refs: the variable, `old`, getrefcount's argument; a view or an earlier read adds one).
+            if (old.__class__ is np.ndarray and old.flags.owndata and old.flags.writeable
+                    and value.__class__ is np.ndarray and value.dtype == old.dtype
+                    and sys.getrefcount(old) == 3 and value is not old):
+                fn(old, value, out=old)
+            else:
+                var._value = fn(old, value)
         return ()
     return kernel
 

@@ -1,0 +1,158 @@
+"""Lowers a ConcreteFunction's optimised graph to one ONNX model for the compiled tier.
+
+Unlike rivulet.onnx.export (variables frozen into initializers, state changes refused), a compiled step is
+a pure function: the variables it reads are extra inputs, and each variable it assigns gives one extra
+output, its final value, which the caller stores back. Stateful ops are converted in program order, so a
+read after an assign sees the assigned value. Anything else with a side effect (printing, assertions,
+random numbers with their own state) is refused: the function then runs on the NumPy executor.
+"""
+import numpy as np
+from onnx import helper
+
+from .. import dtypes as _dt
+from ..core.tensor import EagerTensor
+from ..execute.plan import needed_ops
+from ..onnx import ops_array, ops_control, ops_math, ops_nn, ops_sort  # noqa: F401  (register the converters)
+from ..onnx.builder import CONVERTERS, Model, Scope, Unsupported, VarRef, converter, onnx_type, value_info
+from ..onnx.convert import convert_ops
+from ..onnx.prune import prune
+from ..onnx.report import ExportReport
+
+OPSET = 17
+_UPDATES = {"AssignVariableOp": None, "AssignAddVariableOp": "Add", "AssignSubVariableOp": "Sub"}
+
+
+class Lowered:
+    """The ONNX model and how to call it: which compiled-graph inputs feed it, which variables it updates."""
+    __slots__ = ("model", "arg_index", "var_index", "input_names", "n_outputs", "updated", "output_names",
+                 "heavy_flops")
+
+
+class StepModel(Model):
+    """Model bookkeeping plus each variable's current value: its input until an assign replaces it."""
+
+    def __init__(self, opset, report):
+        super().__init__(opset, report)
+        self.resources = {}  # id(var) -> (var, position among the compiled graph's inputs)
+        self.inputs = []  # (var, input name, position), in first-use order
+        self.current, self.assigned = {}, {}
+
+    def variable(self, var):
+        name = self.current.get(id(var))
+        if name is None:
+            if id(var) not in self.resources:
+                raise Unsupported("reads a resource that is not a tf.Variable")
+            name = self.current[id(var)] = self.fresh(var.name.split(":")[0].replace("/", "_") or "var")
+            self.inputs.append((var, name, self.resources[id(var)][1]))
+        return name
+
+    def assign(self, ctx, ref, value):
+        if ctx.scope.prefix:
+            raise Unsupported("assigns a variable inside a control-flow branch or loop")
+        if not isinstance(ref, VarRef):
+            raise Unsupported("assigns a resource that is not a tf.Variable")
+        old = self.variable(ref.var)
+        how = _UPDATES[ctx.op.type]
+        self.current[id(ref.var)] = value if how is None else ctx.node(how, [old, value])
+        self.assigned[id(ref.var)] = ref.var
+        return []
+
+
+def _assign(ctx, op, ref, value):
+    if not isinstance(ctx.model, StepModel):
+        raise Unsupported("changes a variable, which an exported model cannot do")
+    return ctx.model.assign(ctx, ref, value)
+
+
+for _t in _UPDATES:
+    if _t not in CONVERTERS:
+        converter(_t)(_assign)
+
+
+def lower(graph, inputs, outputs, captures, n_args):
+    """graph/inputs/outputs: the optimised graph and the compiled function's parameters and results;
+    captures: the values fed after the n_args arguments (variables, eager tensors).
+    Returns (Lowered, None), or (None, an ExportReport listing what cannot be compiled)."""
+    report = ExportReport()
+    model = StepModel(OPSET, report)
+    scope = Scope(model)
+    feeds, in_infos = {}, []
+    low = Lowered()
+    low.arg_index, low.var_index, low.input_names, low.output_names, low.updated = [], [], [], [], []
+    for i, ph in enumerate(inputs[:n_args]):
+        name = model.fresh(f"arg{i}")
+        feeds[id(ph)] = name
+        in_infos.append(value_info(name, ph, symbolic=lambda i=i: f"arg{i}_dim"))
+        low.arg_index.append(i)
+        low.input_names.append(name)
+    for k, (value, ph) in enumerate(zip(captures, inputs[n_args:])):
+        if isinstance(value, EagerTensor):
+            feeds[id(ph)] = model.initializer(np.asarray(value._v), f"capture{k}")
+            continue
+        feeds[id(ph)] = VarRef(value)  # a resource that is not a variable: its users report themselves
+        if getattr(value, "_is_resource", False) and hasattr(value, "_value"):
+            model.resources[id(value)] = (value, n_args + k)
+    ops = needed_ops(graph, outputs)
+    for op in ops:
+        if op.opdef.stateful and op.type not in _UPDATES and op.type != "ReadVariableOp":
+            report.add(op, "has a side effect (printing, an assertion, random numbers, other state) that the "
+                           "compiled tier does not run")
+        elif any(t.dtype is _dt.string for t in op.outputs):
+            report.add(op, "works on strings, which the compiled tier does not handle")
+    values = convert_ops(scope, graph, feeds, outputs, ops=ops)
+    if report.ok:
+        for v, t in zip(values, outputs):
+            if not isinstance(v, str):
+                report.add(t.op, "returns a resource (a variable handle), which the compiled tier cannot return")
+    if not report.ok:
+        seen = set()  # one line per op (a stateful op without a converter is refused for both reasons)
+        report.problems = [p for p in report.problems if not (p.op_name in seen or seen.add(p.op_name))]
+        return None, report
+    out_infos = [_output(scope, model, v, f"out{i}", lambda n, t=t: value_info(n, t), low)
+                 for i, (v, t) in enumerate(zip(values, outputs))]
+    low.n_outputs = len(outputs)
+    for j, var in enumerate(model.assigned.values()):
+        low.updated.append(var)
+        out_infos.append(_output(scope, model, model.current[id(var)], f"new{j}",
+                                 lambda n, var=var: _var_info(n, var), low))
+    for var, name, pos in model.inputs:
+        in_infos.append(_var_info(name, var))
+        low.var_index.append(pos)
+        low.input_names.append(name)
+    g = helper.make_graph(scope.nodes, "rivulet_jit", in_infos, out_infos)
+    live = prune(g)
+    g.initializer.extend(t for t in model.initializers if t.name in live)
+    opsets = [helper.make_opsetid("", OPSET)]
+    low.model = helper.make_model(g, opset_imports=opsets, producer_name="rivulet-jit",
+                                  ir_version=helper.find_min_ir_version_for(opsets))
+    low.heavy_flops = _largest_flops(ops)
+    return low, None
+
+
+def _output(scope, model, value, base, make_info, low):
+    name = model.fresh(base)
+    scope.nodes.append(helper.make_node("Identity", [value], [name], name=name))
+    low.output_names.append(name)
+    return make_info(name)
+
+
+def _var_info(name, var):
+    v = np.asarray(var._value)
+    return helper.make_tensor_value_info(name, onnx_type(v.dtype), list(v.shape))
+
+
+def _largest_flops(ops):
+    """The largest GEMM/conv of the graph in multiply-adds (unknown dims count as 1): picks the threads."""
+    best = 0
+    for op in ops:
+        if op.type in ("MatMul", "_FusedMatMul", "BatchMatMulV2", "Conv2D", "_FusedConv2D"):
+            ins = [[d or 1 for d in t.shape.as_list()] if t.shape.rank is not None else [1] for t in op.inputs[:2]]
+            out = op.outputs[0].shape
+            n_out = int(np.prod([d or 1 for d in out.as_list()])) if out.rank is not None else 1
+            if op.type.endswith("Conv2D"):
+                k = int(np.prod(ins[1][:3]))  # filter h * w * in-channels
+            else:
+                a = ins[0]
+                k = a[-2] if op.attrs.get("transpose_a") or op.attrs.get("adjoint_a") else a[-1]
+            best = max(best, n_out * k)
+    return best

@@ -1,0 +1,157 @@
+"""The compiled tier behind jit_compile=True: a function's optimised graph run by onnxruntime.
+
+A jit function starts on the NumPy executor (its first calls cost no compile time); once it has been called
+`warmup_calls` times its graph is lowered to ONNX (jit/lower.py) and compiled by onnxruntime, in a
+background thread by default, and later calls run there. What cannot be compiled (an op with no ONNX form,
+a side effect, onnxruntime not installed) is said once, naming the op and the user's line, and the function
+stays on the NumPy executor: results never depend on the tier beyond float rounding. A run that fails
+inside onnxruntime (bad data: an index out of range) is run again on the NumPy executor, which raises
+TensorFlow's error naming the node and the user's line.
+"""
+import os
+import threading
+import warnings
+
+import numpy as np
+
+from ..core.tensor import EagerTensor
+
+INSTALL = "pip install 'rivulet[jit]' (onnx and onnxruntime)"
+# Warm-up before compiling, and whether to compile in a background thread (see rivulet.jit.configure).
+SETTINGS = {"warmup_calls": 2, "background": True, "threads": None}
+# A graph whose largest GEMM/conv is below this many multiply-adds runs on one intra-op thread: for many
+# small ops, waking a thread pool costs more than it saves.
+_PARALLEL_FLOPS = 1 << 24
+_said = set()
+
+
+class JitFunction:
+    """What a jit ConcreteFunction's compiled graph calls: the NumPy executor until the ONNX one is ready.
+
+    `fn` keeps one identity for the function's life (cached-call paths hold it); `impl` switches tiers."""
+
+    def __init__(self, numpy_fn, name, lower_args):
+        self.numpy_fn = numpy_fn
+        self.name = name
+        self._lower_args = lower_args  # (graph, inputs, outputs, captures, n_args), dropped once used
+        self._calls = 0
+        self._lock = threading.Lock()
+        self.tier = "numpy"  # "numpy" (warming up), "compiling", "onnxruntime", "fallback"
+        self.session = None
+        self.impl = self._warming
+
+        def fn(*values):
+            return self.impl(*values)
+        self.fn = fn
+
+    # -- tiering -------------------------------------------------------------------------------------------
+    def _warming(self, *values):
+        self._calls += 1
+        if self._calls > SETTINGS["warmup_calls"]:
+            self.compile_now(background=SETTINGS["background"])
+            if self.impl is not self._warming:
+                return self.impl(*values)
+        return self.numpy_fn(*values)
+
+    def compile_now(self, background=False):
+        """Lowers and compiles the graph (once); the NumPy executor serves calls until it is ready."""
+        with self._lock:
+            if self.tier != "numpy":
+                return
+            self.tier = "compiling"
+            self.impl = self.numpy_fn
+        if background:
+            threading.Thread(target=self._compile, name=f"rivulet-jit {self.name}", daemon=True).start()
+        else:
+            self._compile()
+
+    def _compile(self):
+        try:
+            run = self._build()
+        except Exception as e:  # noqa: BLE001  (a compiler failure must never break the user's function)
+            _say(f"jit_compile=True: '{self.name}' runs on the NumPy executor: onnxruntime could not compile "
+                 f"it ({type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''})")
+            run = None
+        self._lower_args = None
+        if run is None:
+            self.tier, self.impl = "fallback", self.numpy_fn
+        else:
+            self.tier, self.impl = "onnxruntime", run
+
+    def _build(self):
+        try:
+            import onnxruntime as ort
+            from .lower import lower
+        except ImportError:
+            _say(f"jit_compile=True needs onnxruntime: {INSTALL}. Until then jit functions run on the NumPy "
+                 f"executor (same results).")
+            return None
+        low, report = lower(*self._lower_args)
+        if low is None:
+            p = report.problems[0]
+            more = f" (and {len(report.problems) - 1} more)" if len(report.problems) > 1 else ""
+            _say(f"jit_compile=True: '{self.name}' runs on the NumPy executor: {p}{more}")
+            return None
+        self.session = _session(ort, low)
+        return _runner(self.session, low, self.numpy_fn, self.name, ort)
+
+
+def _session(ort, low):
+    so = ort.SessionOptions()
+    threads = SETTINGS["threads"]
+    if threads is None:
+        threads = 1 if low.heavy_flops < _PARALLEL_FLOPS else max(1, min(os.cpu_count() or 1, 8))
+    so.intra_op_num_threads = threads
+    if threads > 1:  # the pool serves a few big GEMMs/convs: idle workers sleep instead of spinning
+        so.add_session_config_entry("session.intra_op.allow_spinning", "0")
+    so.inter_op_num_threads = 1
+    so.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
+    so.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+    so.log_severity_level = 3
+    return ort.InferenceSession(low.model.SerializeToString(), so, providers=["CPUExecutionProvider"])
+
+
+def _runner(sess, low, numpy_fn, name, ort):
+    """The call: arrays in (arguments, then the variables' current values), outputs wrapped, variables set."""
+    run = sess._sess.run  # the binding itself: sess.run re-validates its arguments on every call
+    out_names = list(low.output_names)
+    in_names = low.input_names
+    arg_index, var_index, n_out, updated = low.arg_index, low.var_index, low.n_outputs, tuple(low.updated)
+    plan = [(n, i, False) for n, i in zip(in_names, arg_index)] + [(n, i, True) for n, i in
+                                                                   zip(in_names[len(arg_index):], var_index)]
+    errors = _ort_errors(ort)
+    opts = ort.RunOptions()
+    said = []
+
+    def call(*values):
+        feeds = {}
+        for n, i, is_var in plan:
+            v = values[i]._value if is_var else values[i]
+            feeds[n] = v if v.__class__ is np.ndarray else np.asarray(v)
+        try:
+            outs = run(out_names, feeds, opts)
+        except errors as e:
+            # The NumPy executor runs it again: it raises TensorFlow's error naming the user's line (or, if
+            # onnxruntime refused something NumPy accepts, computes the result: then say so, once).
+            result = numpy_fn(*values)
+            if not said:
+                said.append(1)
+                _say(f"jit_compile=True: '{name}': onnxruntime failed ({str(e).splitlines()[0]}); this call ran on "
+                     f"the NumPy executor")
+            return result
+        for var, new in zip(updated, outs[n_out:]):
+            var._value = new
+        return tuple([EagerTensor(o) for o in outs[:n_out]])
+    return call
+
+
+def _ort_errors(ort):
+    from onnxruntime.capi import onnxruntime_pybind11_state as st
+    names = ("Fail", "InvalidArgument", "RuntimeException", "InvalidGraph", "NotImplemented", "EPFail")
+    return tuple(getattr(st, n) for n in names if hasattr(st, n)) + (RuntimeError,)
+
+
+def _say(msg):
+    if msg not in _said:
+        _said.add(msg)
+        warnings.warn(msg, RuntimeWarning, stacklevel=2)
