@@ -84,7 +84,7 @@ class StructuredFunction:
         """The result must be a scalar boolean (filter, take_while)."""
         s = self.output_spec
         if not isinstance(s, TensorSpec) or s.dtype.name != want or s.shape.rank not in (0, None):
-            raise ValueError(f"Invalid `{what}`. `{what}` must return a scalar boolean tensor, but its return "
+            raise ValueError(f"Invalid `{what}`. `{what}` must return a `tf.bool` scalar tensor, but its return "
                              f"type is {s}.")
 
 

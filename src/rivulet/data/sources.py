@@ -122,16 +122,16 @@ class GeneratorDataset(DatasetV2):
             try:
                 flat = structure.flatten_up_to(spec, value)
             except ValueError:
-                raise TypeError(f"`generator` yielded an element that did not match the expected structure. The "
+                raise InvalidArgumentError(f"`generator` yielded an element that did not match the expected structure. The "
                                 f"expected structure was {spec}, but the yielded element was {value}.") from None
             out = []
             for s, v in zip(specs, flat):
                 try:
                     a = structure.to_numpy(v, s.dtype)
-                except (TypeError, ValueError) as e:
-                    raise TypeError(f"`generator` yielded an element that could not be converted to the expected "
-                                    f"type. The expected type was {s.dtype.name}, but the yielded element was "
-                                    f"{v}.") from e
+                except (TypeError, ValueError, OverflowError) as e:
+                    raise InvalidArgumentError(
+                        f"`generator` yielded an element that could not be converted to the expected type. The "
+                        f"expected type was {s.dtype.name}, but the yielded element was {v}.") from e
                 if not isinstance(a, np.ndarray) and not isinstance(a, np.generic):
                     a = np.asarray(a)
                 if a.dtype != s.dtype._np and s.dtype is not _dt.string:
@@ -151,13 +151,10 @@ class ZipDataset(DatasetV2):
         leaves = nest.flatten(datasets)
         for d in leaves:
             if not isinstance(d, DatasetV2):
-                raise TypeError(f"Invalid `datasets`. `datasets` is expected to be a (nested) structure of "
-                                f"`tf.data.Dataset` objects. Python `list` is not supported and you should use "
-                                f"`tuple` instead." if isinstance(datasets, list) else
-                                f"Invalid `datasets`. `datasets` is expected to be a (nested) structure of "
+                raise TypeError(f"Invalid input to `zip`. Inputs are expected to be (nested) structures of "
                                 f"`tf.data.Dataset` objects, got {type(d).__name__}.")
         if isinstance(datasets, list):
-            raise TypeError("Invalid `datasets`. `datasets` is expected to be a (nested) structure of "
+            raise TypeError("Invalid input to `zip`. Inputs are expected to be (nested) structures of "
                             "`tf.data.Dataset` objects. Python `list` is not supported and you should use "
                             "`tuple` instead.")
         self._datasets = leaves
@@ -294,3 +291,18 @@ class ChooseDataset(DatasetV2):
                 if self._stop:
                     return
                 done.add(c)
+
+
+class ElementsDataset(DatasetV2):
+    """A dataset of given flat elements (group_by_window's windows; their shapes may differ)."""
+    _tf_name = "_TensorSliceDataset"
+
+    def __init__(self, elements, spec):
+        super().__init__(spec)
+        self._elements = list(elements)
+
+    def _card(self):
+        return len(self._elements)
+
+    def _make_iter(self):
+        return iter(self._elements)

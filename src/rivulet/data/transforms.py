@@ -111,7 +111,7 @@ class BatchDataset(_Unary):
     def __init__(self, input_dataset, batch_size, drop_remainder=False):
         n = _count(batch_size, "batch_size")
         if n <= 0:
-            raise InvalidArgumentError(f"batch_size must be greater than zero.")
+            raise InvalidArgumentError("Batch size must be greater than zero.")
         drop = bool(getattr(drop_remainder, "_v", drop_remainder))
         super().__init__(input_dataset, structure.batched(input_dataset.element_spec, n if drop else None))
         self._n, self._drop = n, drop
@@ -157,7 +157,7 @@ class PaddedBatchDataset(_Unary):
         spec = input_dataset.element_spec
         n = _count(batch_size, "batch_size")
         if n <= 0:
-            raise InvalidArgumentError("batch_size must be greater than zero.")
+            raise InvalidArgumentError("Batch size must be greater than zero.")
         flat = structure.flat_specs(spec)
         if padded_shapes is None:
             shapes = [s.shape for s in flat]
@@ -519,37 +519,32 @@ class InterleaveDataset(_Unary):
         return INFINITE if self._input._card() == INFINITE else UNKNOWN
 
     def _make_iter(self):
+        """TensorFlow's order: visit the cycle's slots in turn, taking up to `block_length` elements from
+        each; an empty slot opens the next input element's dataset when visited; an exhausted one is
+        cleared and the cycle moves on."""
         spec = self._input.element_spec
         inputs = self._input._make_iter()
-        active = []
-        exhausted = False
+        slots = [None] * self._cycle
+        cur, exhausted = 0, False
         while True:
-            while not exhausted and len(active) < self._cycle:
+            if slots[cur] is None and not exhausted:
                 e = next(inputs, _END)
                 if e is _END:
                     exhausted = True
-                    break
-                active.append(_returned_dataset(eager_call(self._func, spec, e), None)._make_iter())
-            if not active:
-                return
-            i = 0
-            while i < len(active):
-                it = active[i]
+                else:
+                    slots[cur] = _returned_dataset(eager_call(self._func, spec, e), None)._make_iter()
+            it = slots[cur]
+            if it is None:
+                if exhausted and all(x is None for x in slots):
+                    return
+            else:
                 for _ in range(self._block):
                     x = next(it, _END)
                     if x is _END:
+                        slots[cur] = None
                         break
                     yield x
-                else:
-                    i += 1
-                    continue
-                # this slot's dataset ended: the next input element takes its place in the cycle
-                e = next(inputs, _END) if not exhausted else _END
-                if e is _END:
-                    exhausted = True
-                    active.pop(i)
-                else:
-                    active[i] = _returned_dataset(eager_call(self._func, spec, e), None)._make_iter()
+            cur = (cur + 1) % self._cycle
 
 
 class WindowDataset(_Unary):
@@ -683,10 +678,8 @@ class GroupByWindowDataset(_Unary):
 
     def _emit(self, key, items):
         from ..core.tensor import EagerTensor
-        flat_specs = structure.flat_specs(self._input.element_spec)
-        comps = [_stack([e[k] for e in items]) for k in range(len(flat_specs))]
-        window = TensorSliceDataset(nest.pack_sequence_as(self._input.element_spec, comps)
-                                    if nest.is_nested(self._input.element_spec) else comps[0])
+        from .sources import ElementsDataset
+        window = ElementsDataset(items, self._input.element_spec)
         yield from _returned_dataset(self._reduce(EagerTensor(np.int64(key)), window), None)._make_iter()
 
     def _make_iter(self):
