@@ -123,7 +123,7 @@ class _ParallelMapIterator:
         self._pending = collections.deque()
         self._buffer = collections.deque()
         self._exhausted = False
-        weakref.finalize(self, _Pool.stop, self._pool.tasks, n)
+        self._close = weakref.finalize(self, _Pool.stop, self._pool.tasks, n)  # runs once: here or at gc
 
     def __iter__(self):
         return self
@@ -147,13 +147,16 @@ class _ParallelMapIterator:
             return self._buffer.popleft()
         self._fill()
         if not self._pending:
+            self._close()  # the end: the workers exit now
             raise StopIteration
         slot = self._pending.popleft()
         slot.done.wait()
         if slot.error is not None:
             self._exhausted = True
             self._pending.clear()
-            raise slot.error
+            self._close()
+            err, slot.error = slot.error, None
+            raise err
         self._buffer.extend(slot.result)
         self._fill()
         return self._buffer.popleft()

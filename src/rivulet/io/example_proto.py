@@ -151,9 +151,8 @@ class FloatList(_List):
 
     @staticmethod
     def _show(v):
-        s = np.format_float_positional(np.float32(v), trim="-") if 1e-4 <= abs(v) < 1e16 or v == 0 else \
-            np.format_float_scientific(np.float32(v), trim="-", exp_digits=2)
-        return s
+        s = "%.6g" % v  # protobuf's text format: the shorter %g form that reads back as the same float32
+        return s if np.float32(float(s)) == np.float32(v) else "%.9g" % v
 
     def _encode(self):
         if not self.value:

@@ -227,7 +227,7 @@ def _parse_tensor_kernel(data, out_type):
     except ep.DecodeError:
         raise InvalidArgumentError("Could not parse `serialized` as TensorProto") from None
     if dtype != out_type.as_datatype_enum:
-        got = _dt.as_dtype(dtype).name if dtype in _dt._BY_ENUM else str(dtype)
+        got = _dt._BY_ENUM[dtype].name if dtype in _dt._BY_ENUM else str(dtype)
         raise InvalidArgumentError(f"Type mismatch between parsed tensor ({got}) and dtype ({out_type.name})")
     n = int(np.prod(dims)) if dims else 1
     if any(d < 0 for d in dims):
