@@ -178,6 +178,8 @@ class DataHandler:
             try:
                 item = next(it)
             except StopIteration:
+                if self.steps is None:
+                    self.steps = k  # a dataset of unknown length: its first epoch counts the steps
                 if limit is not None:
                     import logging
                     logging.getLogger("rivulet").warning(
@@ -373,6 +375,12 @@ class Trainer:
                     break
             if data.ran_out:
                 self.stop_training = True
+            for c in cb.callbacks:  # steps learnt from a dataset of unknown length: the bar ends at n/n
+                if c.params.get("steps") is None and data.steps is not None:
+                    c.params["steps"] = data.steps
+                    bar = getattr(c, "_bar", None)
+                    if bar is not None and bar.target is None:
+                        bar.target = data.steps
             epoch_logs = dict(logs)
             if validation_data is not None and (epoch + 1) % validation_freq == 0:
                 vx, vy, vsw = unpack_x_y_sample_weight(tuple(validation_data) if isinstance(validation_data, list)
