@@ -73,6 +73,26 @@ def test_for_over_dataset_in_tf_function_is_a_graph_loop():
     assert "While" in {op.type for op in cf.graph.get_operations()} or \
         "StatelessWhile" in {op.type for op in cf.graph.get_operations()}
     assert int(total(tf.data.Dataset.range(3))) == 3
+    assert total.experimental_get_tracing_count() == 1  # traced by element_spec, not by object
+
+    @tf.function
+    def count(d):
+        n = tf.constant(0)
+        for _ in d:
+            n += 1
+        return n
+    assert int(count(tf.data.Dataset.range(3))) == 3 and int(count(tf.data.Dataset.range(5))) == 5
+    assert int(count(tf.data.Dataset.from_tensor_slices(["a", "b"]))) == 2  # a new spec: a new trace
+    assert count.experimental_get_tracing_count() == 2
+    assert "DatasetSpec(TensorSpec(shape=(), dtype=tf.int64, name=None), TensorShape([]))" in str(cf)
+
+    @tf.function
+    def transformed(d):
+        for x in d.map(lambda v: v + 1):
+            pass
+        return 0
+    with pytest.raises(NotImplementedError, match="transform a dataset argument"):
+        transformed(ds)
 
     batches = tf.data.Dataset.from_tensor_slices((np.arange(7, dtype=np.float32), np.arange(7))).batch(3)
 

@@ -31,6 +31,38 @@ class DatasetResource:
         self.dataset = dataset
 
 
+    @property
+    def _v(self):  # a ConcreteFunction call feeds flat arguments' `_v`: the handle itself
+        return self
+
+
+class GraphDataset:
+    """What a tf.function's body sees for a dataset argument: its element_spec and the graph input that
+    will hold the dataset when the function runs. It can be iterated (`for x in ds`), not transformed."""
+
+    def __init__(self, placeholder, element_spec):
+        self._graph_input = placeholder
+        self.element_spec = element_spec
+
+    def _make_iter(self):
+        raise NotImplementedError("rivulet cannot transform a dataset argument inside a tf.function: apply the "
+                                  "transformations outside the function and pass the resulting dataset.")
+
+    def __getattr__(self, name):
+        if name.startswith("_"):
+            raise AttributeError(name)
+        self._make_iter()
+
+    def __repr__(self):
+        return f"<GraphDataset element_spec={self.element_spec!r}>"
+
+
+def dataset_argument(g, element_spec, name):
+    ph = g.placeholder(_dt.resource, [], name=name)
+    g.arg_placeholders.append(ph)
+    return GraphDataset(ph, element_spec)
+
+
 class IteratorResource:
     """A running iterator. `peek` buffers the next element so the loop's condition and body share it."""
     _is_resource = True
@@ -90,6 +122,11 @@ GET_NEXT = defop("IteratorGetNext", _get_next, lambda it, specs: [(s, d) for d, 
 def make_iterator(dataset):
     from ..core import context
     g = context.current_graph()
+    if isinstance(dataset, GraphDataset):
+        return bind(MAKE_ITERATOR, [dataset._graph_input])
+    if any(isinstance(d, GraphDataset) for d in dataset._lineage()):
+        raise NotImplementedError("rivulet cannot transform a dataset argument inside a tf.function: apply the "
+                                  "transformations outside the function and pass the resulting dataset.")
     return bind(MAKE_ITERATOR, [g.capture(handle_of(dataset))])
 
 
