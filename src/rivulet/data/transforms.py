@@ -570,20 +570,26 @@ class WindowDataset(_Unary):
         return -(-c // self._shift)
 
     def _make_iter(self):
-        elems = list(self._input._make_iter()) if self._input._card() != INFINITE else None
-        if elems is None:
-            raise InvalidArgumentError("window over an infinite dataset is not supported by rivulet.")
-        in_spec = self._input.element_spec
-        flat_in = structure.flat_specs(in_spec)
+        """Windows start every `shift` elements and take every `stride`-th of the next `span`; only the
+        elements a window still needs are kept."""
+        it = self._input._make_iter()
+        n_comps = len(structure.flat_specs(self._input.element_spec))
         span = (self._size - 1) * self._stride + 1
-        for lo in range(0, len(elems), self._shift):
-            w = elems[lo:lo + span:self._stride]
-            if self._drop and len(w) < self._size:
+        buf, start, pos = [], 0, 0  # buf[0] is input element `start`; the next window starts at `pos`
+        while True:
+            while start + len(buf) < pos + span:
+                e = next(it, _END)
+                if e is _END:
+                    break
+                buf.append(e)
+            w = buf[pos - start:pos - start + span:self._stride]
+            if not w or self._drop and len(w) < self._size:
                 return
-            if not w:
-                return
-            yield tuple(TensorSliceDataset(_stack([e[k] for e in w])) if True else None
-                        for k in range(len(flat_in)))
+            yield tuple(TensorSliceDataset(_stack([e[k] for e in w])) for k in range(n_comps))
+            pos += self._shift
+            k = min(pos - start, len(buf))
+            del buf[:k]
+            start += k
 
 
 class ScanDataset(_Unary):
@@ -705,13 +711,6 @@ def bucket_by_sequence_length(ds, element_length_func, bucket_boundaries, bucket
     length_fn = StructuredFunction(element_length_func, (ds.element_spec,), "element_length_func")
     edges = np.array(bounds, dtype=np.int64)
 
-    from ..core.tensor import EagerTensor
-    from .. import array as _array  # noqa: F401
-
-    class _Key:
-        def __call__(self, *e):
-            raise AssertionError
-
     def key_of(flat):
         n = int(length_fn(flat)[0])
         return np.int64(np.searchsorted(edges, n, side="right"))
@@ -730,8 +729,7 @@ def bucket_by_sequence_length(ds, element_length_func, bucket_boundaries, bucket
                                         ds.element_spec)
         return window.padded_batch(sizes[k], shapes, padding_values, drop_remainder=drop_remainder)
 
-    out = _KeyedGroup(ds, key_of, reduce, lambda k: sizes[int(k)])
-    return out
+    return _KeyedGroup(ds, key_of, reduce, lambda k: sizes[int(k)])
 
 
 class _KeyedGroup(GroupByWindowDataset):
