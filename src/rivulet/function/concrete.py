@@ -188,7 +188,7 @@ class ConcreteFunction:
 
 
 def _has_tensors(t):
-    if isinstance(t, (TensorSpec, VariableSpec)):
+    if isinstance(t, (TensorSpec, VariableSpec)) or hasattr(t, "_flat_arg"):
         return True
     if isinstance(t, tuple):
         return any(_has_tensors(x) for x in (t[3] if t[0] == "namedtuple" else t[1]) if not isinstance(x, str))
@@ -216,6 +216,10 @@ def _flatten_checked(value, t, path, flat, cf):
             raise TypeError(f"Binding inputs to tf.function failed: argument '{path}' of {cf._name} expects "
                             f"a tf.Variable matching {t}, got {got}.")
         flat.append(getattr(value, "_res", value))  # the variable itself feeds its resource input
+        return
+    hook = getattr(t, "_flat_arg", None)  # trace types fed by reference (a dataset argument)
+    if hook is not None:
+        flat.append(hook(value, path))
         return
     if isinstance(t, tuple) and t[0] in ("list", "tuple") and isinstance(value, (list, tuple)):
         for i, (v, s) in enumerate(zip(value, t[1])):

@@ -80,6 +80,41 @@ class VariableSpec:
                 f"alias_id={self.alias_id})")
 
 
+class DatasetTraceType:
+    """A tf.data.Dataset argument: traced by its element_spec (another dataset with the same spec reuses the
+    graph), and fed to the graph by reference on each call (data/graph_ops.py)."""
+    __slots__ = ("element_spec", "_key")
+
+    def __init__(self, element_spec):
+        from ..data.structure import _hashable
+        self.element_spec = element_spec
+        self._key = _hashable(element_spec)
+
+    def __eq__(self, other):
+        return isinstance(other, DatasetTraceType) and self._key == other._key
+
+    def __hash__(self):
+        return hash(self._key)
+
+    def __repr__(self):
+        return f"DatasetSpec({self.element_spec!r}, TensorShape([]))"
+
+    def _placeholder_for(self, g, value, name):
+        from ..data.graph_ops import dataset_argument
+        return dataset_argument(g, self.element_spec, name)
+
+    def _flat_arg(self, value, path):
+        from ..data.graph_ops import handle_of
+        if not _is_dataset(value) or DatasetTraceType(value.element_spec) != self:
+            raise TypeError(f"Binding inputs to tf.function failed: argument '{path}' was traced for {self!r}, got "
+                            f"{value!r}.")
+        return handle_of(value)
+
+
+def _is_dataset(x):
+    return hasattr(x, "_make_iter") and hasattr(x, "element_spec")
+
+
 def is_tensor_like(x):
     return isinstance(x, (Tensor, np.ndarray))
 
@@ -118,6 +153,8 @@ def type_of(x, aliases=None):
         except TypeError:
             keys = list(x)
         return ("dict", tuple((k, type_of(x[k], aliases)) for k in keys))
+    if _is_dataset(x):
+        return DatasetTraceType(x.element_spec)
     if type(x).__hash__ is None:
         raise TypeError(f"Could not generate a generic TraceType for {x!r}. Please verify that it is immutable"
                         f"/hashable. Unhashable argument of type {type(x).__name__} cannot be part of a "

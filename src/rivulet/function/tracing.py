@@ -71,6 +71,9 @@ def placeholders_for(g, value, spec, name):
         if not isinstance(value, TensorSpec) and value is not None:
             g.arg_values[id(ph)] = value
         return ph
+    hook = getattr(spec, "_placeholder_for", None)  # trace types fed by reference (a dataset argument)
+    if hook is not None:
+        return hook(g, value, name)
     if isinstance(spec, VariableSpec) and getattr(value, "_is_resource", False):
         return _variable_input(g, value, name)
     if getattr(value, "_is_resource", False):

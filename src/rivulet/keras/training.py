@@ -123,6 +123,12 @@ class DataHandler:
         if class_weight is not None and not isinstance(class_weight, dict):
             raise ValueError(f"`class_weight` must be a dict mapping class indices to weights, got {class_weight!r}")
         self._steps_limit = steps
+        self._dataset_iter = None
+        if _is_dataset(self._stream):
+            if y is not None:
+                raise ValueError("`y` argument is not supported when using dataset as input.")
+            self._init_dataset(self._stream, steps)
+            return
         if self._stream is not None:
             try:
                 self.steps = len(self._stream) if steps is None else steps
@@ -151,8 +157,47 @@ class DataHandler:
         self.shuffle = shuffle
         self.steps = math.ceil(self.n / self.batch_size) if steps is None else steps
 
+    def _init_dataset(self, ds, steps):
+        """A tf.data.Dataset: one epoch is one pass over it, or `steps` batches. As in Keras, when `steps`
+        differs from the dataset's length the iterator carries on across epochs instead of restarting."""
+        n = int(ds.cardinality().numpy())
+        if n == -1 and not steps:
+            raise ValueError("When providing an infinite dataset, you must specify the number of steps to run (if "
+                             "you did not intend to create an infinite dataset, make sure to not call `repeat()` "
+                             "on the dataset).")
+        self.steps = steps or (n if n >= 0 else None)
+        self._recreate = not steps or steps == n
+
+    def _dataset_batches(self):
+        if self._recreate or self._dataset_iter is None:
+            self._dataset_iter = iter(self._stream)
+        it = self._dataset_iter
+        limit = self._steps_limit or None
+        k = 0
+        while limit is None or k < limit:
+            try:
+                item = next(it)
+            except StopIteration:
+                if self.steps is None:
+                    self.steps = k  # a dataset of unknown length: its first epoch counts the steps
+                if limit is not None:
+                    import logging
+                    logging.getLogger("rivulet").warning(
+                        "Your input ran out of data; interrupting training. Make sure that your dataset or "
+                        "generator can generate at least `steps_per_epoch * epochs` batches. You may need to use "
+                        "the `.repeat()` function when building your dataset.")
+                    self.ran_out = True
+                return
+            k += 1
+            yield item if isinstance(item, tuple) else (item,)
+
+    ran_out = False
+
     def batches(self):
         """One epoch of batches: tuples (x,), (x, y) or (x, y, sample_weight) of tensors."""
+        if self._dataset_iter is not None or _is_dataset(self._stream):
+            yield from self._dataset_batches()
+            return
         if self._stream is not None:
             for i, item in enumerate(self._stream):
                 if self._steps_limit is not None and i >= self._steps_limit:
@@ -169,6 +214,10 @@ class DataHandler:
                 ([self.sw] if self.sw is not None else [])
             yield tuple(nest.map_structure(lambda a: tf.constant(a[idx]), p) if p is not None else None
                         for p in parts)
+
+
+def _is_dataset(x):
+    return hasattr(x, "element_spec") and hasattr(x, "_make_iter")
 
 
 def _check_count(v, what):
@@ -326,6 +375,14 @@ class Trainer:
                 cb.on_train_batch_end(step, logs)
                 if self.stop_training:
                     break
+            if data.ran_out:
+                self.stop_training = True
+            for c in cb.callbacks:  # steps learnt from a dataset of unknown length: the bar ends at n/n
+                if c.params.get("steps") is None and data.steps is not None:
+                    c.params["steps"] = data.steps
+                    bar = getattr(c, "_bar", None)
+                    if bar is not None and bar.target is None:
+                        bar.target = data.steps
             epoch_logs = dict(logs)
             if validation_data is not None and (epoch + 1) % validation_freq == 0:
                 vx, vy, vsw = unpack_x_y_sample_weight(tuple(validation_data) if isinstance(validation_data, list)

@@ -92,6 +92,8 @@ def while_stmt(test, body, get_state, set_state, symbol_names, opts):
 
 
 def for_stmt(iter_, extra_test, body, get_state, set_state, symbol_names, opts):
+    if hasattr(iter_, "_make_iter") and context.current_graph() is not None:
+        return _tf_dataset_for(iter_, extra_test, body, get_state, set_state, symbol_names, opts)
     if isinstance(iter_, SymbolicTensor):
         return _tf_for(iter_, extra_test, body, get_state, set_state, symbol_names, opts)
     if isinstance(iter_, EagerTensor) and iter_.shape.rank == 0:
@@ -126,6 +128,27 @@ def _tf_for(iter_, extra_test, body, get_state, set_state, symbol_names, opts):
 
     def step(i):
         body(item(i))
+        return math_ops.add(i, 1)
+
+    _tf_loop(test, step, get_state, set_state, symbol_names, opts, index=convert_to_tensor(0))
+
+
+def _tf_dataset_for(ds, extra_test, body, get_state, set_state, symbol_names, opts):
+    """A loop over a tf.data.Dataset inside a graph: a While that pulls each element from an iterator made
+    when the function runs (data/graph_ops.py); the hidden loop variable counts iterations."""
+    from ...data import graph_ops
+    from ...ops import math_ops
+    it = graph_ops.make_iterator(ds)
+
+    def test(i):
+        more = graph_ops.has_next(it)
+        if extra_test is None:
+            return more
+        from .logical import and_
+        return and_(lambda: extra_test(), lambda: more)
+
+    def step(i):
+        body(graph_ops.get_next(it, ds.element_spec))
         return math_ops.add(i, 1)
 
     _tf_loop(test, step, get_state, set_state, symbol_names, opts, index=convert_to_tensor(0))

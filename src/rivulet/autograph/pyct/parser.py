@@ -51,7 +51,21 @@ def _lambda_def(source, code):
     if len(found) != 1:
         raise SourceUnavailable("the lambda cannot be told apart from others on its line")
     lam = found[0]
+    if not _same_names(lam, code):  # getsource gave the line of an earlier lambda with the same parameters
+        raise SourceUnavailable("the lambda cannot be told apart from others on its line")
     ret = ast.Return(value=lam.body)
     node = ast.FunctionDef(name="lam", args=lam.args, body=[ast.copy_location(ret, lam.body)], decorator_list=[],
                            returns=None, type_comment=None, type_params=[])
     return ast.fix_missing_locations(ast.copy_location(node, lam))
+
+
+def _same_names(lam, code):
+    """Whether the parsed lambda names what the live one does (globals, attributes and closure cells)."""
+    try:
+        module = compile(ast.fix_missing_locations(ast.Expression(body=lam)), "<lambda>", "eval")
+    except (SyntaxError, ValueError):
+        return False
+    inner = next((c for c in module.co_consts if hasattr(c, "co_names")), None)
+    if inner is None:
+        return False
+    return set(inner.co_names) | set(inner.co_freevars) == set(code.co_names) | set(code.co_freevars)

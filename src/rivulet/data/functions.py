@@ -1,0 +1,184 @@
+"""User functions of a pipeline (map, filter, reduce, scan ...), traced once into a graph with the element's
+spec, exactly as tf.function traces (AutoGraph applies; Python side effects run once, at trace time), then
+compiled to straight-line NumPy code that the pipeline calls on each element's flat components."""
+import gc
+
+from .. import nest
+from ..core import context
+from ..core.tensor import EagerTensor
+from ..shape import TensorSpec
+from . import structure
+
+
+def _should_unpack(spec):
+    return type(spec) is tuple  # tf.data passes a plain tuple's parts as separate arguments
+
+
+class StructuredFunction:
+    """fn traced for `input_specs` (one structure per positional argument). Calling it with a flat tuple of
+    NumPy components returns the flat tuple of the result's components; `output_spec` is its structure."""
+
+    def __init__(self, fn, input_specs, name, unpack=True):
+        from ..function.polymorphic import _user_facing
+        from ..function.tracing import FuncGraph, finalize_outputs
+        if not callable(fn):
+            raise TypeError(f"`{name}` expects a callable, got {fn!r}")
+        self.python_function = fn
+        self.name = name
+        conv = fn
+        if getattr(fn, "_python_to_run", None) is None:
+            try:
+                from ..autograph.impl import convert
+                conv = convert(fn)
+            except ImportError:  # pragma: no cover - AutoGraph is part of the package
+                conv = fn
+        g = FuncGraph(name)
+        args = []
+        k = 0
+        with g.as_default():
+            for spec in input_specs:
+                leaves = []
+                for s in structure.flat_specs(spec):
+                    ph = g.placeholder(s.dtype, s.shape, name=f"args_{k}")
+                    g.arg_placeholders.append(ph)
+                    leaves.append(ph)
+                    k += 1
+                v = nest.pack_sequence_as(spec, leaves) if nest.is_nested(spec) else leaves[0]
+                if unpack and _should_unpack(spec) and len(input_specs) == 1:
+                    args.extend(v)
+                else:
+                    args.append(v)
+            paused = gc.isenabled()
+            gc.disable()
+            try:
+                result = conv(*args)
+            except Exception as e:
+                raise _user_facing(e, name) from e.__cause__
+            finally:
+                if paused:
+                    gc.enable()
+            if isinstance(result, list):
+                result = tuple(result)  # tf.data treats a returned list as a tuple of components
+            finalize_outputs(g, result)
+        self.graph = g
+        self.output_spec = structure.spec_of_tensors(g.structured_outputs)
+        self._n_out = len(g.outputs)
+        consts = {id(ph): v._v for v, ph in g.captures if isinstance(v, EagerTensor)}
+        from ..execute.codegen import compile_graph
+        from ..optimize.pipeline import optimize
+        inputs = g.arg_placeholders + g.internal_captures
+        graph, ins, outs = optimize(g, inputs, g.outputs, consts)
+        self._fn = compile_graph(graph, ins, outs, name=name).fn
+        self._captures = tuple(v._v if isinstance(v, EagerTensor) else v for v in g.external_captures)
+
+    def __call__(self, flat):
+        """flat NumPy components in -> tuple of NumPy components out."""
+        return context.run_quiet(self._fn, *flat, *self._captures)
+
+    def call_many(self, elements):
+        """Calls fn on each of a list of flat elements inside one quiet context (less per-call overhead)."""
+        fn, caps = self._fn, self._captures
+        return context.run_quiet(_many, fn, elements, caps)
+
+    def check_output(self, want, what):
+        """The result must be a scalar boolean (filter, take_while)."""
+        s = self.output_spec
+        if not isinstance(s, TensorSpec) or s.dtype.name != want or s.shape.rank not in (0, None):
+            raise ValueError(f"Invalid `{what}`. `{what}` must return a `tf.bool` scalar tensor, but its return "
+                             f"type is {s}.")
+
+
+def _many(fn, elements, caps):
+    return [fn(*e, *caps) for e in elements]
+
+
+def eager_call(fn, spec, flat):
+    """Runs fn on one element eagerly (functions that return datasets: flat_map, interleave, group_by_window)."""
+    v = structure.pack(spec, flat)
+    return fn(*v) if _should_unpack(spec) else fn(v)
+
+
+# -- whole-batch execution of element-wise map functions ---------------------------------------------------
+# A map before a batch may run once per batch instead of once per element when its graph provably treats
+# every element alike: only element-wise ops whose output keeps the element's shape, reshapes to a static
+# shape, and constants. Anything else (reductions, random ops, shape-dependent code, variables) keeps the
+# per-element path, so the result is the same either way.
+_UNARY = frozenset("Abs Cast Ceil Cos Exp Expm1 Floor Identity IsFinite IsInf IsNan Log Log1p LogicalNot Neg "
+                   "Reciprocal Relu Relu6 Rint Round Rsqrt Sigmoid Sign Sin Softplus Sqrt Square StopGradient Tan "
+                   "Tanh Elu Selu Gelu Silu LeakyRelu Erf".split())
+_BINARY = frozenset("AddV2 Sub Mul RealDiv DivNoNan FloorDiv FloorMod Maximum Minimum Pow SquaredDifference Less "
+                    "LessEqual Greater GreaterEqual Equal NotEqual LogicalAnd LogicalOr TruncateDiv Xdivy Xlogy"
+                    .split())
+
+
+def vectorize(sf):
+    """A batched version of StructuredFunction `sf` (flat batch components in and out), or None."""
+    from ..core.dispatch import bind
+    from ..function.tracing import FuncGraph, finalize_outputs
+    from ..ops import array_ops
+    g = sf.graph
+    args = list(g.arg_placeholders)
+    if not all(t.shape.is_fully_defined() for t in args) or g.variables:
+        return None
+    bg = FuncGraph(sf.name + "_batched")
+    new, batched = {}, set()
+    captured = {id(ph): v for v, ph in g.captures}
+    with bg.as_default():
+        for ph in args:
+            t = bg.placeholder(ph.dtype, [None] + ph.shape.as_list(), name=ph.op.name)
+            bg.arg_placeholders.append(t)
+            new[id(ph)] = t
+            batched.add(id(ph))
+        for op in g.get_operations():
+            if op.type == "Placeholder":
+                if id(op.outputs[0]) in new:
+                    continue
+                v = captured.get(id(op.outputs[0]))
+                if v is None or not isinstance(v, EagerTensor):
+                    return None
+                new[id(op.outputs[0])] = bg.capture(v)
+                continue
+            if op.opdef.stateful or op.control_inputs:
+                return None
+            ins = [new[id(t)] for t in op.inputs]
+            hot = [id(t) in batched for t in op.inputs]
+            if not any(hot):
+                outs = bind(op.opdef, ins, op.attrs)
+                outs = outs if isinstance(outs, list) else [outs]
+            elif not _batch_safe(op, hot):
+                return None
+            elif op.type == "Reshape":
+                outs = [array_ops.reshape(ins[0], [-1] + op.outputs[0].shape.as_list())]
+            else:
+                outs = [bind(op.opdef, ins, op.attrs)]
+            for t, n in zip(op.outputs, outs):
+                new[id(t)] = n
+                if any(hot):
+                    batched.add(id(t))
+        if not all(id(t) in batched for t in g.outputs):
+            return None
+        res = [new[id(t)] for t in g.outputs]
+        finalize_outputs(bg, tuple(res))
+    from ..execute.codegen import compile_graph
+    from ..optimize.pipeline import optimize
+    consts = {id(ph): v._v for v, ph in bg.captures if isinstance(v, EagerTensor)}
+    graph, ins, outs = optimize(bg, bg.arg_placeholders + bg.internal_captures, bg.outputs, consts)
+    fn = compile_graph(graph, ins, outs, name=bg.name).fn
+    caps = tuple(v._v for v in bg.external_captures)
+    return lambda flat: context.run_quiet(fn, *flat, *caps)
+
+
+def _batch_safe(op, hot):
+    out = op.outputs[0].shape
+    if not out.is_fully_defined() or len(op.outputs) != 1:
+        return False
+    if op.type in _UNARY:
+        return len(hot) == 1 and op.inputs[0].shape == out
+    if op.type in _BINARY:
+        a, b = op.inputs
+        if all(hot):
+            return a.shape == b.shape == out
+        return (a if hot[0] else b).shape == out  # a constant operand may broadcast, never widen
+    if op.type == "Reshape":
+        return hot[0] and not any(hot[1:])
+    return False

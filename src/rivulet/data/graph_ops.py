@@ -1,0 +1,147 @@
+"""Iterating a dataset inside a traced function: `for x in ds:` becomes a While loop whose condition asks a
+dataset iterator for its next element and whose body takes it.
+
+    it = AnonymousIteratorV3(dataset)        (a fresh iterator on every call of the function)
+    while IteratorHasNext(it): x = IteratorGetNext(it); body(x)
+
+The dataset reaches the graph as a captured resource (the Python dataset object itself, never copied or
+serialized); the iterator is a resource produced at run time. All three ops are stateful, so they are never
+folded, deduplicated or reordered.
+"""
+import threading
+
+import numpy as np
+
+from .. import dtypes as _dt
+from ..core.dispatch import bind
+from ..core.op import defop
+from ..shape import TensorShape
+from . import structure
+
+
+class DatasetResource:
+    """The handle a graph captures for a dataset (fed the handle itself, like a variable)."""
+    _is_resource = True
+    trainable = False
+    dtype = _dt.resource
+    shape = TensorShape([])
+    _capture_name = "dataset"
+
+    def __init__(self, dataset):
+        self.dataset = dataset
+
+
+    @property
+    def _v(self):  # a ConcreteFunction call feeds flat arguments' `_v`: the handle itself
+        return self
+
+
+class GraphDataset:
+    """What a tf.function's body sees for a dataset argument: its element_spec and the graph input that
+    will hold the dataset when the function runs. It can be iterated (`for x in ds`), not transformed."""
+
+    def __init__(self, placeholder, element_spec):
+        self._graph_input = placeholder
+        self.element_spec = element_spec
+
+    def _make_iter(self):
+        raise NotImplementedError("rivulet cannot transform a dataset argument inside a tf.function: apply the "
+                                  "transformations outside the function and pass the resulting dataset.")
+
+    def __getattr__(self, name):
+        if name.startswith("_"):
+            raise AttributeError(name)
+        self._make_iter()
+
+    def __repr__(self):
+        return f"<GraphDataset element_spec={self.element_spec!r}>"
+
+
+def dataset_argument(g, element_spec, name):
+    ph = g.placeholder(_dt.resource, [], name=name)
+    g.arg_placeholders.append(ph)
+    return GraphDataset(ph, element_spec)
+
+
+class IteratorResource:
+    """A running iterator. `peek` buffers the next element so the loop's condition and body share it."""
+    _is_resource = True
+    trainable = False
+
+    def __init__(self, dataset):
+        self._it = dataset._make_iter()
+        self._next = None
+        self._lock = threading.Lock()
+
+    def has_next(self):
+        with self._lock:
+            if self._next is None:
+                self._next = next(self._it, None)
+            return self._next is not None
+
+    def take(self):
+        with self._lock:
+            e, self._next = self._next, None
+        if e is None:
+            from ..errors import OutOfRangeError
+            raise OutOfRangeError("End of sequence")
+        return e
+
+
+def handle_of(dataset):
+    h = getattr(dataset, "_graph_handle", None)
+    if h is None:
+        h = dataset._graph_handle = DatasetResource(dataset)
+    return h
+
+
+def _unwrap(x):
+    return x.item() if isinstance(x, np.ndarray) and x.dtype == object and x.ndim == 0 else x
+
+
+def _make_iterator(handle):
+    return np.array(IteratorResource(_unwrap(handle).dataset), dtype=object)
+
+
+def _has_next(it):
+    return np.bool_(_unwrap(it).has_next())
+
+
+def _get_next(it, specs):
+    e = _unwrap(it).take()
+    return tuple(e)  # a callable num_outputs: always a tuple, even of one
+
+
+MAKE_ITERATOR = defop("AnonymousIteratorV3", _make_iterator, lambda h: (TensorShape([]), _dt.resource),
+                      stateful=True)
+HAS_NEXT = defop("IteratorHasNext", _has_next, lambda it: (TensorShape([]), _dt.bool), stateful=True)
+GET_NEXT = defop("IteratorGetNext", _get_next, lambda it, specs: [(s, d) for d, s in specs], stateful=True,
+                 num_outputs=lambda a: len(a["specs"]))
+
+
+def make_iterator(dataset):
+    from ..core import context
+    g = context.current_graph()
+    if isinstance(dataset, GraphDataset):
+        return bind(MAKE_ITERATOR, [dataset._graph_input])
+    if any(isinstance(d, GraphDataset) for d in dataset._lineage()):
+        raise NotImplementedError("rivulet cannot transform a dataset argument inside a tf.function: apply the "
+                                  "transformations outside the function and pass the resulting dataset.")
+    return bind(MAKE_ITERATOR, [g.capture(handle_of(dataset))])
+
+
+def has_next(it):
+    return bind(HAS_NEXT, [it])
+
+
+def get_next(it, element_spec):
+    flat = structure.flat_specs(element_spec)
+    for s in flat:
+        if isinstance(s, structure.DatasetSpec):
+            raise NotImplementedError("rivulet cannot iterate a dataset of datasets (window) inside a "
+                                      "tf.function; iterate it eagerly or use flat_map.")
+    specs = tuple((s.dtype, s.shape) for s in flat)
+    outs = bind(GET_NEXT, [it], {"specs": specs})
+    outs = outs if isinstance(outs, list) else [outs]
+    return structure.nest.pack_sequence_as(element_spec, outs) if structure.nest.is_nested(element_spec) \
+        else outs[0]

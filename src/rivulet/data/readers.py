@@ -1,0 +1,164 @@
+"""File-reading datasets (TFRecordDataset, TextLineDataset, FixedLengthRecordDataset, list_files) and the
+file-backed cache."""
+import glob
+import os
+
+import numpy as np
+
+from .. import dtypes as _dt
+from ..errors import InvalidArgumentError
+from ..shape import TensorSpec
+from . import structure
+from .dataset import DatasetV2, UNKNOWN
+from .sources import TensorSliceDataset
+
+_STRING = TensorSpec([], _dt.string)
+
+
+def _filenames(filenames):
+    if isinstance(filenames, DatasetV2):
+        s = filenames.element_spec
+        if not isinstance(s, TensorSpec) or s.dtype is not _dt.string or s.shape.rank != 0:
+            raise TypeError(f"`filenames` must be a `tf.data.Dataset` of scalar `tf.string` elements, got {s}.")
+        return filenames
+    v = getattr(filenames, "_v", filenames)
+    a = np.asarray(v if not isinstance(v, str) else v.encode(), dtype=object).reshape(-1)
+    names = [x.encode() if isinstance(x, str) else x for x in a.tolist()]
+    for x in names:
+        if not isinstance(x, bytes):
+            raise TypeError(f"`filenames` must be a `tf.Tensor` of `tf.string`, got {x!r}")
+    return TensorSliceDataset(np.array(names, dtype=object)) if names else _EmptyNames()
+
+
+class _EmptyNames(DatasetV2):
+    def __init__(self):
+        super().__init__(_STRING)
+
+    def _make_iter(self):
+        return iter(())
+
+    def _card(self):
+        return 0
+
+
+def _name(e):
+    v = e[0]
+    v = v.item() if isinstance(v, np.ndarray) else v
+    return v.decode() if isinstance(v, bytes) else str(v)
+
+
+class _FileDataset(DatasetV2):
+    def __init__(self, filenames):
+        self._files = _filenames(filenames)
+        super().__init__(_STRING, (self._files,))
+
+    def _card(self):
+        return UNKNOWN
+
+    def _make_iter(self):
+        for e in self._files._make_iter():
+            for rec in self._read(_name(e)):
+                yield (np.array(rec, dtype=object),)
+
+
+class TFRecordDatasetV2(_FileDataset):
+    """Records of TFRecord files, in file order; each CRC is checked (DataLossError on corruption)."""
+    _tf_name = "_TFRecordDataset"
+
+    def __init__(self, filenames, compression_type=None, buffer_size=None, num_parallel_reads=None, name=None):
+        from ..io.tfrecord import _compression
+        self._kind = _compression(compression_type)
+        super().__init__(filenames)
+
+    def _read(self, path):
+        from ..io.tfrecord import read_records
+        return read_records(path, self._kind)
+
+
+class TextLineDatasetV2(_FileDataset):
+    _tf_name = "_TextLineDataset"
+
+    def __init__(self, filenames, compression_type=None, buffer_size=None, num_parallel_reads=None, name=None):
+        from ..io.tfrecord import _compression
+        self._kind = _compression(compression_type)
+        super().__init__(filenames)
+
+    def _read(self, path):
+        from ..io.tfrecord import _open
+        with _open(path, self._kind) as f:
+            for line in f:
+                if line.endswith(b"\n"):
+                    line = line[:-1]
+                    if line.endswith(b"\r"):
+                        line = line[:-1]
+                yield line
+
+
+class FixedLengthRecordDatasetV2(_FileDataset):
+    _tf_name = "_FixedLengthRecordDataset"
+
+    def __init__(self, filenames, record_bytes, header_bytes=None, footer_bytes=None, buffer_size=None,
+                 compression_type=None, num_parallel_reads=None, name=None):
+        from ..io.tfrecord import _compression
+        self._kind = _compression(compression_type)
+        self._rec, self._head, self._foot = int(record_bytes), int(header_bytes or 0), int(footer_bytes or 0)
+        if self._rec <= 0:
+            raise InvalidArgumentError("record_bytes must be greater than zero.")
+        super().__init__(filenames)
+
+    def _read(self, path):
+        from ..io.tfrecord import _open
+        with _open(path, self._kind) as f:
+            data = f.read()
+        body = data[self._head:len(data) - self._foot]
+        for i in range(0, len(body) - self._rec + 1, self._rec):
+            yield body[i:i + self._rec]
+
+
+def list_files(file_pattern, shuffle=None, seed=None):
+    v = getattr(file_pattern, "_v", file_pattern)
+    pats = np.asarray(v, dtype=object).reshape(-1).tolist()
+    pats = [p.decode() if isinstance(p, bytes) else str(p) for p in pats]
+    names = sorted({f for p in pats for f in glob.glob(p)})
+    if not names:
+        raise InvalidArgumentError(f"Expected 'tf.Tensor({pats[0] if len(pats) == 1 else pats}, shape=(), "
+                                   f"dtype=string)' to match at least one file.")
+    ds = TensorSliceDataset(np.array([n.encode() for n in names], dtype=object))
+    if shuffle is None or shuffle:
+        ds = ds.shuffle(len(names), seed=seed)
+    return ds
+
+
+def file_cache_iter(input_dataset, filename, spec):
+    """cache(filename): the first complete pass writes the elements to `filename` as TFRecords of serialized
+    tensors (no pickle); later passes read them back."""
+    from ..io.parsing import _parse_tensor_kernel, _serialize_kernel
+    from ..io.tfrecord import TFRecordWriter, read_records
+    path = filename + ".rivulet-cache.tfrecord"
+    specs = structure.flat_specs(spec)
+    if os.path.exists(path):
+        recs = read_records(path)
+        while True:
+            parts = []
+            for s in specs:
+                r = next(recs, None)
+                if r is None:
+                    return
+                parts.append(_parse_tensor_kernel(r, s.dtype))
+            yield tuple(p if p.ndim else p[()] for p in parts)
+    tmp = path + f".tmp{os.getpid()}"
+    try:
+        with TFRecordWriter(tmp) as w:
+            for e in input_dataset._make_iter():
+                for v in e:
+                    w.write(_serialize_kernel(v).item())
+                yield e
+        os.replace(tmp, path)
+    finally:
+        if os.path.exists(tmp):
+            try:
+                os.remove(tmp)
+            except OSError:
+                pass
+
+

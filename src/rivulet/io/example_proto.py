@@ -1,0 +1,323 @@
+"""tf.train.Example and its parts, read and written in the protobuf wire format by hand (no protobuf
+dependency). Field numbers are those of TensorFlow's example.proto / feature.proto:
+
+    Example   { Features features = 1; }
+    Features  { map<string, Feature> feature = 1; }      (map entry: key = 1, value = 2)
+    Feature   { oneof kind { BytesList bytes_list = 1; FloatList float_list = 2; Int64List int64_list = 3; } }
+    BytesList { repeated bytes value = 1; }   FloatList { repeated float value = 1 [packed]; }
+    Int64List { repeated int64 value = 1 [packed]; }
+
+Decoding never executes or evaluates anything; malformed bytes raise DecodeError.
+"""
+import struct
+
+import numpy as np
+
+from ..summary.proto import _varint, bytes_field
+
+
+class DecodeError(Exception):
+    """The bytes are not a valid message of this type (protobuf's message.DecodeError)."""
+
+
+# -- wire reading ---------------------------------------------------------------------------------------------
+def read_varint(b, i):
+    shift = result = 0
+    n = len(b)
+    while True:
+        if i >= n or shift > 63:
+            raise DecodeError("Wire format was corrupt: truncated varint")
+        c = b[i]
+        i += 1
+        result |= (c & 0x7F) << shift
+        if not c & 0x80:
+            return result, i
+        shift += 7
+
+
+def fields(b):
+    """Yields (field number, wire type, value) of a message: ints for varints/fixed, bytes for the rest."""
+    i, n = 0, len(b)
+    while i < n:
+        key, i = read_varint(b, i)
+        field, wire = key >> 3, key & 7
+        if field == 0:
+            raise DecodeError("Wire format was corrupt: field number 0")
+        if wire == 0:
+            v, i = read_varint(b, i)
+        elif wire == 1:
+            if i + 8 > n:
+                raise DecodeError("Wire format was corrupt: truncated fixed64")
+            v, i = b[i:i + 8], i + 8
+        elif wire == 2:
+            ln, i = read_varint(b, i)
+            if i + ln > n:
+                raise DecodeError("Wire format was corrupt: truncated length-delimited field")
+            v, i = b[i:i + ln], i + ln
+        elif wire == 5:
+            if i + 4 > n:
+                raise DecodeError("Wire format was corrupt: truncated fixed32")
+            v, i = b[i:i + 4], i + 4
+        else:
+            raise DecodeError(f"Wire format was corrupt: unsupported wire type {wire}")
+        yield field, wire, v
+
+
+def _signed64(v):
+    return v - (1 << 64) if v >= 1 << 63 else v
+
+
+# -- messages ----------------------------------------------------------------------------------------------
+class _Message:
+    def SerializeToString(self, deterministic=None):
+        return self._encode()
+
+    def ParseFromString(self, data):
+        fresh = type(self).FromString(data)
+        self.__dict__.update(fresh.__dict__)
+        return len(data)
+
+    @classmethod
+    def FromString(cls, data):
+        try:
+            return cls._decode(bytes(data))
+        except DecodeError as e:
+            raise DecodeError(f"Error parsing message with type 'tensorflow.{cls.__name__}': {e}") from None
+
+    def ByteSize(self):
+        return len(self._encode())
+
+    def __eq__(self, other):
+        return type(self) is type(other) and self._encode() == other._encode()
+
+    def __str__(self):
+        return "".join(ln + "\n" for ln in self._text())
+
+    def __repr__(self):
+        return str(self)
+
+
+class _List(_Message):
+    def __init__(self, value=()):
+        self.value = [self._convert(v) for v in value]
+
+    def _text(self):
+        return [f"value: {self._show(v)}" for v in self.value]
+
+
+class BytesList(_List):
+    @staticmethod
+    def _convert(v):
+        if isinstance(v, str):
+            return v.encode()
+        if not isinstance(v, (bytes, bytearray, np.bytes_)):
+            raise TypeError(f"{v!r} has type {type(v).__name__}, but expected one of: bytes")
+        return bytes(v)
+
+    @staticmethod
+    def _show(v):
+        return '"' + "".join(_escape(c) for c in v) + '"'
+
+    def _encode(self):
+        return b"".join(bytes_field(1, v) for v in self.value)
+
+    @classmethod
+    def _decode(cls, b):
+        out = cls()
+        out.value = [bytes(v) for f, w, v in fields(b) if f == 1 and w == 2]
+        return out
+
+
+def _escape(c):
+    if c in b'"\'\\':
+        return "\\" + chr(c)
+    if c == 10:
+        return "\\n"
+    if c == 13:
+        return "\\r"
+    if c == 9:
+        return "\\t"
+    if 32 <= c < 127:
+        return chr(c)
+    return f"\\{c:03o}"
+
+
+class FloatList(_List):
+    @staticmethod
+    def _convert(v):
+        if isinstance(v, (str, bytes)):
+            raise TypeError(f"{v!r} has type {type(v).__name__}, but expected one of: int, float")
+        return float(np.float32(v))
+
+    @staticmethod
+    def _show(v):
+        s = "%.6g" % v  # protobuf's text format: the shorter %g form that reads back as the same float32
+        return s if np.float32(float(s)) == np.float32(v) else "%.9g" % v
+
+    def _encode(self):
+        if not self.value:
+            return b""
+        return bytes_field(1, np.asarray(self.value, dtype="<f4").tobytes())
+
+    @classmethod
+    def _decode(cls, b):
+        vals = []
+        for f, w, v in fields(b):
+            if f != 1:
+                continue
+            if w == 2:
+                if len(v) % 4:
+                    raise DecodeError("Wire format was corrupt: packed floats")
+                vals.extend(np.frombuffer(v, dtype="<f4").tolist())
+            elif w == 5:
+                vals.append(struct.unpack("<f", v)[0])
+        out = cls()
+        out.value = vals
+        return out
+
+
+class Int64List(_List):
+    @staticmethod
+    def _convert(v):
+        if isinstance(v, (float, str, bytes)) or isinstance(v, np.floating):
+            raise TypeError(f"{v!r} has type {type(v).__name__}, but expected one of: int")
+        return int(v)
+
+    _show = staticmethod(str)
+
+    def _encode(self):
+        if not self.value:
+            return b""
+        return bytes_field(1, b"".join(_varint(v) for v in self.value))
+
+    @classmethod
+    def _decode(cls, b):
+        vals = []
+        for f, w, v in fields(b):
+            if f != 1:
+                continue
+            if w == 2:
+                i = 0
+                while i < len(v):
+                    x, i = read_varint(v, i)
+                    vals.append(_signed64(x))
+            elif w == 0:
+                vals.append(_signed64(v))
+        out = cls()
+        out.value = vals
+        return out
+
+
+_KINDS = (("bytes_list", 1, BytesList), ("float_list", 2, FloatList), ("int64_list", 3, Int64List))
+
+
+class Feature(_Message):
+    def __init__(self, bytes_list=None, float_list=None, int64_list=None):
+        given = [(n, v) for n, v in (("bytes_list", bytes_list), ("float_list", float_list),
+                                     ("int64_list", int64_list)) if v is not None]
+        if len(given) > 1:
+            raise ValueError("A Feature holds one of bytes_list, float_list, int64_list.")
+        self._kind = given[0][0] if given else None
+        self._value = given[0][1] if given else None
+        if self._value is not None and not isinstance(self._value, dict(
+                (n, c) for n, _, c in _KINDS)[self._kind]):
+            raise TypeError(f"Message must be initialized with a dict or a {self._kind} message")
+
+    def WhichOneof(self, name):
+        return self._kind
+
+    def HasField(self, name):
+        return self._kind == name
+
+    def _get(self, name):
+        if self._kind == name:
+            return self._value
+        return dict((n, c) for n, _, c in _KINDS)[name]()
+
+    bytes_list = property(lambda self: self._get("bytes_list"))
+    float_list = property(lambda self: self._get("float_list"))
+    int64_list = property(lambda self: self._get("int64_list"))
+
+    def _encode(self):
+        if self._kind is None:
+            return b""
+        num = dict((n, f) for n, f, _ in _KINDS)[self._kind]
+        return bytes_field(num, self._value._encode())
+
+    @classmethod
+    def _decode(cls, b):
+        out = cls()
+        for f, w, v in fields(b):
+            for name, num, c in _KINDS:
+                if f == num and w == 2:
+                    out._kind, out._value = name, c._decode(v)
+        return out
+
+    def _text(self):
+        if self._kind is None:
+            return []
+        return [self._kind + " {"] + ["  " + ln for ln in self._value._text()] + ["}"]
+
+
+class Features(_Message):
+    def __init__(self, feature=None):
+        self.feature = {}
+        for k, v in (feature or {}).items():
+            if not isinstance(v, Feature):
+                raise TypeError(f"Features.feature values must be tf.train.Feature, got {type(v).__name__}")
+            self.feature[str(k)] = v
+
+    def _encode(self):
+        return b"".join(bytes_field(1, bytes_field(1, k) + bytes_field(2, v._encode()))
+                        for k, v in self.feature.items())
+
+    @classmethod
+    def _decode(cls, b):
+        out = cls()
+        for f, w, v in fields(b):
+            if f != 1 or w != 2:
+                continue
+            key, value = b"", b""
+            for ef, ew, ev in fields(v):
+                if ef == 1 and ew == 2:
+                    key = ev
+                elif ef == 2 and ew == 2:
+                    value = ev
+            try:
+                name = key.decode()
+            except UnicodeDecodeError:
+                raise DecodeError("Wire format was corrupt: feature name is not UTF-8") from None
+            out.feature[name] = Feature._decode(value)
+        return out
+
+    def _text(self):
+        lines = []
+        for k, v in self.feature.items():
+            lines += ["feature {", f'  key: "{k}"', "  value {"] + ["    " + ln for ln in v._text()] + ["  }", "}"]
+        return lines
+
+
+class Example(_Message):
+    def __init__(self, features=None):
+        if features is not None and not isinstance(features, Features):
+            raise TypeError(f"Example.features must be tf.train.Features, got {type(features).__name__}")
+        self.features = features if features is not None else Features()
+
+    def _encode(self):
+        inner = self.features._encode()
+        return bytes_field(1, inner) if self.features.feature else b""
+
+    @classmethod
+    def _decode(cls, b):
+        out = cls()
+        for f, w, v in fields(b):
+            if f == 1 and w == 2:
+                out.features = Features._decode(v)
+        return out
+
+    def _text(self):
+        if not self.features.feature:
+            return []
+        return ["features {"] + ["  " + ln for ln in self.features._text()] + ["}"]
+
+

@@ -1,0 +1,257 @@
+"""tf.io.parse_single_example / parse_example (FixedLenFeature, VarLenFeature) and serialize_tensor /
+parse_tensor. Each is one op (ParseExampleV2, SerializeTensor, ParseTensor) so it works eagerly and inside
+traced functions (a dataset's map)."""
+import collections
+
+import numpy as np
+
+from .. import dtypes as _dt
+from ..core.dispatch import bind
+from ..core.op import defop
+from ..core.tensor import Tensor, convert_to_tensor
+from ..errors import InvalidArgumentError
+from ..shape import TensorShape
+from . import example_proto as ep
+
+_SUPPORTED = (_dt.int64, _dt.float32, _dt.string)
+
+
+class FixedLenFeature(collections.namedtuple("FixedLenFeature", ["shape", "dtype", "default_value"])):
+    """A feature with a fixed shape; missing -> default_value (or an error when there is none)."""
+
+    def __new__(cls, shape, dtype, default_value=None):
+        return super().__new__(cls, shape, _dt.as_dtype(dtype), default_value)
+
+    def __repr__(self):
+        return f"FixedLenFeature(shape={list(self.shape) if isinstance(self.shape, tuple) else self.shape}, " \
+               f"dtype={self.dtype!r}, default_value={self.default_value!r})"
+
+
+class VarLenFeature(collections.namedtuple("VarLenFeature", ["dtype"])):
+    def __new__(cls, dtype):
+        return super().__new__(cls, _dt.as_dtype(dtype))
+
+    def __repr__(self):
+        return f"VarLenFeature(dtype={self.dtype!r})"
+
+
+SparseTensorValue = collections.namedtuple("SparseTensorValue", ["indices", "values", "dense_shape"])
+
+
+# -- the op --------------------------------------------------------------------------------------------------
+def _values_of(feature, key, dtype):
+    kind = feature.WhichOneof("kind")
+    want = {_dt.int64: "int64_list", _dt.float32: "float_list", _dt.string: "bytes_list"}[dtype]
+    if kind is None:
+        return []
+    if kind != want:
+        have = {"int64_list": "int64", "float_list": "float", "bytes_list": "string"}[kind]
+        raise InvalidArgumentError(f"Key: {key}.  Data types don't match. Data type: {have} but expected type: "
+                                   f"{_tf_type(dtype)}")
+    return getattr(feature, kind).value
+
+
+def _tf_type(dt):
+    return {"float32": "float"}.get(dt.name, dt.name)
+
+
+def _array(vals, dtype):
+    if dtype is _dt.string:
+        a = np.empty(len(vals), dtype=object)
+        a[:] = list(vals)
+        return a
+    return np.asarray(vals, dtype=dtype._np)
+
+
+def _parse_kernel(serialized, dense_keys, dense_types, dense_shapes, dense_defaults, sparse_keys, sparse_types,
+                  scalar):
+    records = [serialized] if scalar else list(np.asarray(serialized, dtype=object).reshape(-1))
+    examples = []
+    for r in records:
+        r = r.item() if isinstance(r, np.ndarray) else r
+        try:
+            examples.append(ep.Example._decode(bytes(r)))
+        except (ep.DecodeError, TypeError):
+            raise InvalidArgumentError(f"Could not parse example input, value: '{bytes(r)[:64]!r}'") from None
+    sparse_out = [[], [], []]
+    for key, dt in zip(sparse_keys, sparse_types):
+        idx, vals = [], []
+        longest = 0
+        for b, ex in enumerate(examples):
+            f = ex.features.feature.get(key)
+            v = _values_of(f, key, dt) if f is not None else []
+            longest = max(longest, len(v))
+            vals.extend(v)
+            idx.extend(([j] if scalar else [b, j]) for j in range(len(v)))
+        sparse_out[0].append(np.asarray(idx, dtype=np.int64).reshape(-1, 1 if scalar else 2))
+        sparse_out[1].append(_array(vals, dt))
+        sparse_out[2].append(np.asarray([longest] if scalar else [len(examples), longest], dtype=np.int64))
+    dense_out = []
+    for key, dt, shape, default in zip(dense_keys, dense_types, dense_shapes, dense_defaults):
+        n = shape.num_elements()
+        rows = []
+        for ex in examples:
+            f = ex.features.feature.get(key)
+            v = _values_of(f, key, dt) if f is not None else []
+            if f is None or not v and n:
+                if default is None:
+                    raise InvalidArgumentError(f"Feature: {key} (data type: {_tf_type(dt)}) is required but could "
+                                               f"not be found.")
+                v = list(default) if len(default) == n else list(default) * n
+            if len(v) != n:
+                raise InvalidArgumentError(f"Key: {key}.  Can't parse serialized Example: Number of {_tf_type(dt)} "
+                                           f"values != expected.  Values size: {len(v)} but output shape: "
+                                           f"{shape.as_list()}")
+            rows.append(_array(v, dt).reshape(shape.as_list()))
+        out = rows[0] if scalar else (np.stack(rows) if rows else np.zeros([0] + shape.as_list(), dt._np))
+        dense_out.append(out)
+    result = tuple(sparse_out[0] + sparse_out[1] + sparse_out[2] + dense_out)
+    return result
+
+
+def _parse_infer(serialized, dense_keys, dense_types, dense_shapes, dense_defaults, sparse_keys, sparse_types,
+                 scalar):
+    lead = [] if scalar else [serialized.shape[0] if serialized.shape.rank else None]
+    rank = 1 if scalar else 2
+    out = [(TensorShape([None, rank]), _dt.int64) for _ in sparse_keys]
+    out += [(TensorShape([None]), dt) for dt in sparse_types]
+    out += [(TensorShape([rank]), _dt.int64) for _ in sparse_keys]
+    out += [(TensorShape(lead + shape.as_list()), dt) for dt, shape in zip(dense_types, dense_shapes)]
+    return out
+
+
+PARSE_EXAMPLE = defop("ParseExampleV2", _parse_kernel, _parse_infer,
+                      num_outputs=lambda a: 3 * len(a["sparse_keys"]) + len(a["dense_keys"]))
+
+
+def _features(features):
+    if not isinstance(features, dict) or not features:
+        raise ValueError("Missing: features was empty." if isinstance(features, dict) else
+                         f"`features` must be a dict of feature configurations, got {features!r}")
+    dense, sparse = [], []
+    for k in sorted(features):
+        f = features[k]
+        if isinstance(f, FixedLenFeature):
+            if f.dtype not in _SUPPORTED:
+                raise ValueError(f"Unsupported dtype {f.dtype.name} for feature {k!r}: use tf.int64, tf.float32 or "
+                                 "tf.string.")
+            shape = TensorShape(f.shape)
+            if not shape.is_fully_defined():
+                raise ValueError(f"First dimension of shape for feature {k} unknown. Consider using "
+                                 "FixedLenSequenceFeature.")
+            default = None
+            if f.default_value is not None:
+                d = np.asarray(getattr(f.default_value, "_v", f.default_value))
+                if f.dtype is _dt.string:
+                    default = tuple(x.encode() if isinstance(x, str) else bytes(x) for x in d.reshape(-1))
+                else:
+                    default = tuple(d.astype(f.dtype._np).reshape(-1).tolist())
+            dense.append((k, f.dtype, shape, default))
+        elif isinstance(f, VarLenFeature):
+            if f.dtype not in _SUPPORTED:
+                raise ValueError(f"Unsupported dtype {f.dtype.name} for feature {k!r}.")
+            sparse.append((k, f.dtype))
+        else:
+            raise ValueError(f"Unsupported feature configuration for {k!r}: {f!r} (use tf.io.FixedLenFeature or "
+                             "tf.io.VarLenFeature)")
+    return dense, sparse
+
+
+def _parse(serialized, features, scalar):
+    dense, sparse = _features(features)
+    s = serialized if isinstance(serialized, Tensor) else convert_to_tensor(serialized, dtype=_dt.string)
+    if s.dtype is not _dt.string:
+        raise TypeError(f"`serialized` must be a string tensor, got {s.dtype.name}")
+    if scalar and s.shape.rank not in (0, None):
+        raise ValueError(f"Input serialized must be a scalar, got shape {s.shape}")
+    attrs = {"dense_keys": tuple(k for k, *_ in dense), "dense_types": tuple(d[1] for d in dense),
+             "dense_shapes": tuple(d[2] for d in dense), "dense_defaults": tuple(d[3] for d in dense),
+             "sparse_keys": tuple(k for k, _ in sparse), "sparse_types": tuple(t for _, t in sparse),
+             "scalar": bool(scalar)}
+    outs = bind(PARSE_EXAMPLE, [s], attrs)
+    if not isinstance(outs, list):
+        outs = [outs]
+    n = len(sparse)
+    result = {}
+    for i, (k, _) in enumerate(sparse):
+        result[k] = _sparse(outs[i], outs[n + i], outs[2 * n + i])
+    for j, (k, *_) in enumerate(dense):
+        result[k] = outs[3 * n + j]
+    return {k: result[k] for k in features}
+
+
+def _sparse(indices, values, shape):
+    try:
+        from ..sparse import SparseTensor
+    except ImportError:  # tf.SparseTensor not in this build: the same three tensors, by name
+        return SparseTensorValue(indices, values, shape)
+    return SparseTensor(indices, values, shape)
+
+
+def parse_single_example(serialized, features, name=None, example_names=None):
+    return _parse(serialized, features, True)
+
+
+def parse_example(serialized, features, name=None, example_names=None):
+    return _parse(serialized, features, False)
+
+
+# -- serialize_tensor / parse_tensor -------------------------------------------------------------------------
+def _serialize_kernel(x):
+    from ..summary.proto import tensor_message
+    return np.array(tensor_message(x), dtype=object)
+
+
+SERIALIZE_TENSOR = defop("SerializeTensor", _serialize_kernel, lambda x: (TensorShape([]), _dt.string))
+
+
+def _parse_tensor_kernel(data, out_type):
+    data = data.item() if isinstance(data, np.ndarray) else data
+    dtype, dims, content, strings, typed = None, [], None, [], []
+    try:
+        for f, w, v in ep.fields(bytes(data)):
+            if f == 1 and w == 0:
+                dtype = v
+            elif f == 2 and w == 2:
+                for df, dw, dv in ep.fields(v):
+                    if df == 2 and dw == 2:
+                        size = 0
+                        for sf, sw, sv in ep.fields(dv):
+                            if sf == 1 and sw == 0:
+                                size = ep._signed64(sv)
+                        dims.append(size)
+            elif f == 4 and w == 2:
+                content = v
+            elif f == 8 and w == 2:
+                strings.append(bytes(v))
+    except ep.DecodeError:
+        raise InvalidArgumentError("Could not parse `serialized` as TensorProto") from None
+    if dtype != out_type.as_datatype_enum:
+        got = _dt._BY_ENUM[dtype].name if dtype in _dt._BY_ENUM else str(dtype)
+        raise InvalidArgumentError(f"Type mismatch between parsed tensor ({got}) and dtype ({out_type.name})")
+    n = int(np.prod(dims)) if dims else 1
+    if any(d < 0 for d in dims):
+        raise InvalidArgumentError("Could not parse `serialized` as TensorProto: negative dimension")
+    if out_type is _dt.string:
+        if len(strings) != n:
+            raise InvalidArgumentError("Could not parse `serialized` as TensorProto: wrong number of strings")
+        a = np.empty(n, dtype=object)
+        a[:] = strings
+        return a.reshape(dims)
+    np_t = np.dtype(out_type._np).newbyteorder("<")
+    if content is None or len(content) != n * np_t.itemsize:
+        raise InvalidArgumentError("Could not parse `serialized` as TensorProto: content size does not match "
+                                   "the shape")
+    return np.frombuffer(content, dtype=np_t).astype(out_type._np).reshape(dims)
+
+
+PARSE_TENSOR = defop("ParseTensor", _parse_tensor_kernel, lambda data, out_type: (TensorShape(None), out_type))
+
+
+def serialize_tensor(tensor, name=None):
+    return bind(SERIALIZE_TENSOR, [convert_to_tensor(tensor)])
+
+
+def parse_tensor(serialized, out_type, name=None):
+    s = convert_to_tensor(serialized, dtype=_dt.string)
+    return bind(PARSE_TENSOR, [s], {"out_type": _dt.as_dtype(out_type)})

@@ -1,0 +1,240 @@
+"""tf.data against TensorFlow 2.21's documented behaviour (expected values recorded from TensorFlow)."""
+import numpy as np
+import pytest
+
+import rivulet as tf
+from rivulet.errors import InvalidArgumentError
+
+
+def _py(x):
+    if isinstance(x, tuple):
+        return tuple(_py(v) for v in x)
+    if isinstance(x, dict):
+        return {k: _py(v) for k, v in x.items()}
+    return x.tolist() if hasattr(x, "tolist") else x
+
+
+def L(ds):
+    return [_py(x) for x in ds.as_numpy_iterator()]
+
+
+R = tf.data.Dataset.range(10)
+
+
+def test_printed_forms_and_element_spec():
+    assert repr(tf.data.Dataset.from_tensor_slices([1, 2, 3])) == \
+        "<_TensorSliceDataset element_spec=TensorSpec(shape=(), dtype=tf.int32, name=None)>"
+    assert repr(tf.data.Dataset.from_tensor_slices({"a": [1, 2], "b": [1., 2.]})) == (
+        "<_TensorSliceDataset element_spec={'a': TensorSpec(shape=(), dtype=tf.int32, name=None), "
+        "'b': TensorSpec(shape=(), dtype=tf.float32, name=None)}>")
+    assert repr(tf.data.Dataset.from_tensors(([1, 2], "x"))) == (
+        "<_TensorDataset element_spec=(TensorSpec(shape=(2,), dtype=tf.int32, name=None), "
+        "TensorSpec(shape=(), dtype=tf.string, name=None))>")
+    names = {"_RangeDataset": R, "_MapDataset": R.map(lambda x: x * 2),
+             "_ParallelMapDataset": R.map(lambda x: x, num_parallel_calls=tf.data.AUTOTUNE),
+             "_FilterDataset": R.filter(lambda x: x > 2), "_BatchDataset": R.batch(3),
+             "_PaddedBatchDataset": R.padded_batch(2), "_UnbatchDataset": R.batch(2).unbatch(),
+             "_ShuffleDataset": R.shuffle(4), "_RepeatDataset": R.repeat(), "_TakeDataset": R.take(3),
+             "_SkipDataset": R.skip(2), "_PrefetchDataset": R.prefetch(1), "CacheDataset": R.cache(),
+             "_WindowDataset": R.window(3), "_ZipDataset": R.enumerate(), "_ScanDataset":
+             R.scan(np.int64(0), lambda s, x: (s + x, s)), "_ConcatenateDataset": R.concatenate(R),
+             "_ShardDataset": R.shard(2, 0), "_TakeWhileDataset": R.take_while(lambda x: x < 3),
+             "_UniqueDataset": R.unique(), "_RebatchDataset": R.batch(4).rebatch(2),
+             "_InterleaveDataset": R.interleave(lambda x: tf.data.Dataset.range(x)),
+             "_FlatMapDataset": R.flat_map(lambda x: tf.data.Dataset.range(x)),
+             "_GroupByWindowDataset": R.group_by_window(lambda x: x % 2, lambda k, d: d.batch(2), window_size=2)}
+    for name, ds in names.items():
+        assert repr(ds).startswith(f"<{name} element_spec="), (name, repr(ds))
+    assert repr(R.window(3).element_spec) == \
+        "DatasetSpec(TensorSpec(shape=(), dtype=tf.int64, name=None), TensorShape([]))"
+    assert R.batch(3).element_spec == tf.TensorSpec([None], tf.int64)
+    assert R.batch(3, drop_remainder=True).element_spec == tf.TensorSpec([3], tf.int64)
+    assert tf.data.Dataset.from_tensor_slices(np.zeros((3, 2))).element_spec == tf.TensorSpec([2], tf.float64)
+    assert tf.data.Dataset.from_tensor_slices([1.5, 2]).element_spec == tf.TensorSpec([], tf.float32)
+    spec = R.map(lambda x: {"y": x, "z": (x, 1.0)}).element_spec
+    assert spec == {"y": tf.TensorSpec([], tf.int64), "z": (tf.TensorSpec([], tf.int64), tf.TensorSpec([], tf.float32))}
+
+
+def test_cardinality_and_len():
+    assert (tf.data.AUTOTUNE, tf.data.INFINITE_CARDINALITY, tf.data.UNKNOWN_CARDINALITY) == (-1, -1, -2)
+    assert tf.data.experimental.AUTOTUNE == -1 and tf.data.experimental.INFINITE_CARDINALITY == -1
+    cards = [R.batch(3), R.batch(3, drop_remainder=True), R.repeat(3), R.take(-1), R.skip(20), R.repeat().take(5),
+             R.filter(lambda x: True).repeat(), R.filter(lambda x: True), R.shard(3, 1), R.window(3),
+             R.window(3, drop_remainder=True), R.repeat(), R.concatenate(R), tf.data.Dataset.zip((R, R.take(4)))]
+    assert [int(d.cardinality()) for d in cards] == [4, 3, 30, 10, 0, 5, -1, -2, 3, 4, 3, -1, 20, 4]
+    assert len(R) == 10
+    with pytest.raises(TypeError, match="The dataset is infinite."):
+        len(R.repeat())
+    with pytest.raises(TypeError, match="The dataset length is unknown."):
+        len(R.filter(lambda x: True))
+
+
+def test_transformations_match_tensorflow():
+    assert L(R.interleave(lambda x: tf.data.Dataset.range(x).take(2), cycle_length=2).take(8)) == \
+        [0, 0, 1, 0, 1, 0, 1, 0]
+    assert L(tf.data.Dataset.range(1, 4).interleave(lambda x: tf.data.Dataset.from_tensors(x).repeat(3),
+                                                    cycle_length=2, block_length=2)) == [1, 1, 2, 2, 1, 2, 3, 3, 3]
+    assert L(R.group_by_window(lambda x: x % 3, lambda k, d: d.batch(2), window_size=2)) == \
+        [[0, 3], [1, 4], [2, 5], [6, 9], [7], [8]]
+    assert L(tf.data.Dataset.range(1, 5).map(lambda x: tf.fill([x], x)).padded_batch(2)) == \
+        [[[1, 0], [2, 2]], [[3, 3, 3, 0], [4, 4, 4, 4]]]
+    pb = list(tf.data.Dataset.range(1, 3).map(lambda x: (tf.fill([x], x), x)).padded_batch(
+        2, padded_shapes=([5], []), padding_values=(np.int64(-1), np.int64(0))).as_numpy_iterator())
+    assert pb[0][0].tolist() == [[1, -1, -1, -1, -1], [2, 2, -1, -1, -1]] and pb[0][1].tolist() == [1, 2]
+    assert L(tf.data.Dataset.range(1, 8).map(lambda x: tf.fill([x], x)).bucket_by_sequence_length(
+        lambda x: tf.shape(x)[0], [3, 5], [2, 2, 2])) == [[[1, 0], [2, 2]], [[3, 3, 3, 0], [4, 4, 4, 4]],
+                                                           [[5, 5, 5, 5, 5, 0], [6, 6, 6, 6, 6, 6]],
+                                                           [[7, 7, 7, 7, 7, 7, 7]]]
+    assert [[L(w) for w in ws] for ws in [R.take(5).window(2, shift=2)]] == [[[0, 1], [2, 3], [4]]]
+    assert L(R.window(3, shift=1, drop_remainder=True).flat_map(lambda w: w.batch(3)))[:2] == [[0, 1, 2], [1, 2, 3]]
+    assert L(R.batch(4).rebatch(3)) == [[0, 1, 2], [3, 4, 5], [6, 7, 8], [9]]
+    assert L(tf.data.Dataset.from_tensor_slices([1, 1, 2, 3, 2]).unique()) == [1, 2, 3]
+    assert L(tf.data.Dataset.range(3).enumerate(5)) == [(5, 0), (6, 1), (7, 2)]
+    assert L(R.take(3).concatenate(R.skip(8))) == [0, 1, 2, 8, 9]
+    assert L(tf.data.Dataset.range(5).scan(np.int64(0), lambda s, x: (s + x, s * 10))) == [0, 0, 10, 30, 60]
+    assert L(R.shard(3, 1)) == [1, 4, 7] and L(R.take_while(lambda x: x < 3)) == [0, 1, 2]
+    assert L(R.batch(3).unbatch()) == list(range(10))
+    assert L(R.filter(lambda x: x % 3 == 0)) == [0, 3, 6, 9]
+    assert L(R.take(2).repeat(2)) == [0, 1, 0, 1]
+    assert L(tf.data.Dataset.from_tensor_slices({"a": [1, 2], "b": ([3, 4], ["x", "y"])})) == \
+        [{"a": 1, "b": (3, b"x")}, {"a": 2, "b": (4, b"y")}]
+    assert int(R.reduce(np.int64(0), lambda s, x: s + x)) == 45
+    assert int(tf.data.Dataset.from_tensors(7).get_single_element()) == 7
+    with pytest.raises(InvalidArgumentError, match="Dataset had more than one element."):
+        R.get_single_element()
+    assert L(R.apply(lambda d: d.take(1))) == [0]
+
+
+def test_iteration_protocols():
+    it = iter(R.take(2))
+    assert repr(next(it)) == "<tf.Tensor: shape=(), dtype=int64, numpy=0>"
+    next(it)
+    with pytest.raises(StopIteration):
+        next(it)
+    assert repr(R.as_numpy_iterator()).startswith("NumpyIterator(iterator=")
+    x, y = next(iter(tf.data.Dataset.from_tensor_slices((np.arange(4).reshape(2, 2), [1, 2]))))
+    assert x.numpy().tolist() == [0, 1] and int(y) == 1
+
+
+def test_map_is_traced_once_with_the_element_spec():
+    calls = []
+
+    def f(x, y):
+        calls.append((x.shape, x.dtype))  # a Python side effect: runs once, at trace time
+        if x > 2:  # AutoGraph: a tensor condition becomes a cond
+            x = x * 10
+        return x + y
+
+    ds = tf.data.Dataset.from_tensor_slices(([1, 2, 3, 4], [0, 0, 1, 1])).map(f)
+    assert L(ds) == [1, 2, 31, 41] and L(ds) == [1, 2, 31, 41]
+    assert calls == [(tf.TensorShape([]), tf.int32)]
+
+
+def test_whole_batch_map_equals_per_element_map():
+    X = np.arange(5 * 4 * 3, dtype=np.uint8).reshape(5, 4, 3)
+    fn = lambda x: tf.cast(tf.reshape(x, [12]), tf.float32) / 255.0 + 1.0  # noqa: E731
+    batched = [b.numpy() for b in tf.data.Dataset.from_tensor_slices(X).map(fn).batch(2)]
+    per_elem = [np.stack([fn(tf.constant(x)).numpy() for x in X[i:i + 2]]) for i in range(0, 5, 2)]
+    for a, b in zip(batched, per_elem):
+        np.testing.assert_array_equal(a, b)
+    # not element-wise: a reduction over the element runs per element, giving per-element results
+    sums = [b.numpy().tolist() for b in tf.data.Dataset.from_tensor_slices(X).map(
+        lambda x: x - tf.reduce_min(x)).map(lambda x: tf.reduce_sum(tf.cast(x, tf.int32))).batch(5)]
+    assert sums == [[66, 66, 66, 66, 66]]
+
+
+def test_seeded_shuffle_is_a_permutation_and_reshuffles_each_epoch():
+    for buf in (3, 100):
+        ds = tf.data.Dataset.range(20).shuffle(buf, seed=7)
+        e1, e2 = L(ds), L(ds)
+        assert sorted(e1) == sorted(e2) == list(range(20))
+        assert e1 != e2
+        again = tf.data.Dataset.range(20).shuffle(buf, seed=7)
+        assert L(again) == e1 and L(again) == e2  # the same seed replays the same epochs
+        fixed = tf.data.Dataset.range(20).shuffle(buf, seed=7, reshuffle_each_iteration=False)
+        assert L(fixed) == L(fixed)
+    # a buffer of 2 can hold an element back, but never emit one before its predecessor entered the buffer
+    order = L(tf.data.Dataset.range(50).shuffle(2, seed=1))
+    assert all(order.index(i) >= i - 1 for i in range(50)) and order != list(range(50))
+    # whole-batch path (shuffle of a slice source, batched) still a permutation per epoch
+    ds = tf.data.Dataset.from_tensor_slices(np.arange(30)).shuffle(30, seed=3).batch(8)
+    b1, b2 = np.concatenate(L(ds)), np.concatenate(L(ds))
+    assert sorted(b1.tolist()) == list(range(30)) and b1.tolist() != b2.tolist()
+
+
+def test_parallel_map_keeps_order_and_prefetch_passes_through():
+    ds = R.map(lambda x: x * x, num_parallel_calls=3)
+    assert L(ds) == [i * i for i in range(10)]
+    assert L(R.map(lambda x: x + 1, num_parallel_calls=tf.data.AUTOTUNE).prefetch(2)) == list(range(1, 11))
+    assert L(R.prefetch(tf.data.AUTOTUNE)) == list(range(10))
+
+
+def test_cache_memory_and_file(tmp_path):
+    calls = []
+
+    def gen():
+        calls.append(1)
+        yield from range(3)
+    ds = tf.data.Dataset.from_generator(gen, output_signature=tf.TensorSpec((), tf.int64)).cache()
+    assert L(ds) == L(ds) == [0, 1, 2] and len(calls) == 1
+    f = str(tmp_path / "c")
+    fd = tf.data.Dataset.from_tensor_slices((["a", "b"], [[1., 2.], [3., 4.]])).cache(f)
+    first = L(fd)
+    assert L(fd) == first == [(b"a", [1.0, 2.0]), (b"b", [3.0, 4.0])]
+
+
+def test_from_generator_checks_and_errors():
+    def gen():
+        for i in range(3):
+            yield i, [i] * i
+    g = tf.data.Dataset.from_generator(gen, output_signature=(tf.TensorSpec((), tf.int32),
+                                                              tf.TensorSpec((None,), tf.int32)))
+    assert [(a, b.tolist()) for a, b in g.as_numpy_iterator()] == [(0, []), (1, [1]), (2, [2, 2])]
+    bad_shape = tf.data.Dataset.from_generator(lambda: iter([[1, 2]]), output_signature=tf.TensorSpec((), tf.int32))
+    with pytest.raises(InvalidArgumentError, match=r"yielded an element of shape \(2,\) where an element of shape"):
+        list(bad_shape)
+    bad_type = tf.data.Dataset.from_generator(lambda: iter(["a"]), output_signature=tf.TensorSpec((), tf.int32))
+    with pytest.raises(InvalidArgumentError, match="could not be converted to the expected type"):
+        list(bad_type)
+    bad_struct = tf.data.Dataset.from_generator(lambda: iter([1]), output_signature=(
+        tf.TensorSpec((), tf.int32), tf.TensorSpec((), tf.int32)))
+    with pytest.raises(InvalidArgumentError, match="did not match the expected structure"):
+        list(bad_struct)
+
+    def raises():
+        yield 1
+        raise ValueError("boom")
+    it = iter(tf.data.Dataset.from_generator(raises, output_signature=tf.TensorSpec((), tf.int32)))
+    assert int(next(it)) == 1
+    with pytest.raises(ValueError, match="boom"):
+        next(it)
+    with pytest.raises(TypeError):
+        tf.data.Dataset.from_generator(gen)
+
+
+def test_structure_mismatch_errors():
+    with pytest.raises(TypeError, match="Python `list` is not supported"):
+        tf.data.Dataset.zip([R, R])
+    with pytest.raises(TypeError, match="Incompatible dataset elements"):
+        R.concatenate(tf.data.Dataset.from_tensor_slices([1.0]))
+    with pytest.raises(TypeError, match="Incompatible dataset elements"):
+        R.concatenate(tf.data.Dataset.zip((R, R)))
+    with pytest.raises(ValueError, match="must return a `tf.bool` scalar tensor"):
+        R.filter(lambda x: x)
+    with pytest.raises(InvalidArgumentError, match="Batch size must be greater than zero."):
+        R.batch(0)
+    with pytest.raises(ValueError, match="Cannot unbatch an input with scalar components."):
+        R.unbatch()
+    with pytest.raises(InvalidArgumentError, match="same size in the 0th dimension"):
+        tf.data.Dataset.from_tensor_slices(([1, 2], [1, 2, 3]))
+
+
+def test_a_failing_map_names_the_users_line():
+    ds = tf.data.Dataset.from_tensor_slices([[1.0, 2.0], [3.0, 4.0]]).map(
+        lambda x: tf.reshape(x, [3]) if False else tf.gather(x, 5))  # the failing line
+    with pytest.raises(InvalidArgumentError) as e:
+        list(ds)
+    assert "test_dataset.py" in str(e.value) and "the failing line" not in str(e.value)
+    with pytest.raises(TypeError) as e:
+        R.map(lambda x: x + "a")
+    assert "test_dataset.py" in str(e.value.__notes__) if getattr(e.value, "__notes__", None) else True

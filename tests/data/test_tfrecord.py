@@ -1,0 +1,137 @@
+"""TFRecord files, tf.train.Example and tf.io parsing, checked against bytes and files TensorFlow wrote."""
+import os
+
+import numpy as np
+import pytest
+
+import rivulet as tf
+from rivulet.errors import DataLossError, InvalidArgumentError, NotFoundError
+
+HERE = os.path.dirname(__file__)
+TF_FILE = os.path.join(HERE, "fixtures", "tf_written.tfrecord")
+FEATURES = {"id": tf.io.FixedLenFeature([2], tf.int64), "x": tf.io.FixedLenFeature([], tf.float32),
+            "name": tf.io.VarLenFeature(tf.string)}
+# tf.train.Example(...).SerializeToString() from TensorFlow 2.21 (the map entry order is TensorFlow's)
+TF_EXAMPLE = (b'\nF\n\x14\n\x01a\x12\x0f\x1a\r\n\x0b\x01\xfe\xff\xff\xff\xff\xff\xff\xff\xff\x01\n\x13\n\x01c\x12\x0e'
+              b'\n\x0c\n\x06hi\x00\xff\'"\n\x02\xc3\xa9\n\x19\n\x01b\x12\x14\x12\x12\n\x10\x00\x00\x80?\xcd\xcc\xcc='
+              b'\x95\xbf\xd62v\x84\xdfP')
+
+
+def _example():
+    return tf.train.Example(features=tf.train.Features(feature={
+        "a": tf.train.Feature(int64_list=tf.train.Int64List(value=[1, -2])),
+        "c": tf.train.Feature(bytes_list=tf.train.BytesList(value=[b"hi\x00\xff'\"", "é".encode()])),
+        "b": tf.train.Feature(float_list=tf.train.FloatList(value=[1.0, 0.1, 2.5e-8, 3e10]))}))
+
+
+def test_example_wire_format_matches_tensorflow():
+    assert _example().SerializeToString() == TF_EXAMPLE
+    ex = tf.train.Example.FromString(TF_EXAMPLE)
+    assert ex == _example()
+    f = ex.features.feature
+    assert f["a"].int64_list.value == [1, -2] and f["a"].WhichOneof("kind") == "int64_list"
+    assert f["c"].bytes_list.value == [b"hi\x00\xff'\"", b"\xc3\xa9"]
+    assert np.allclose(f["b"].float_list.value, np.float32([1.0, 0.1, 2.5e-8, 3e10]))
+    assert 'value: "hi\\000\\377\\\'\\""' in str(ex) and "value: 2.5e-08" in str(ex) and "value: 3e+10" in str(ex)
+    assert str(tf.train.Int64List(value=[3])) == "value: 3\n"
+    with pytest.raises(Exception, match="Error parsing message"):
+        tf.train.Example.FromString(b"\x0a\x05abc")
+    with pytest.raises(TypeError):
+        tf.train.Int64List(value=[1.5])
+
+
+def test_parse_single_example_and_errors():
+    out = tf.io.parse_single_example(TF_EXAMPLE, {"a": tf.io.FixedLenFeature([2], tf.int64),
+                                                  "b": tf.io.VarLenFeature(tf.float32),
+                                                  "d": tf.io.FixedLenFeature([], tf.int64, default_value=7)})
+    assert out["a"].numpy().tolist() == [1, -2] and int(out["d"]) == 7
+    assert out["b"].indices.numpy().tolist() == [[0], [1], [2], [3]]
+    assert out["b"].dense_shape.numpy().tolist() == [4]
+    assert np.allclose(out["b"].values.numpy(), np.float32([1.0, 0.1, 2.5e-8, 3e10]))
+    with pytest.raises(InvalidArgumentError, match="Key: a.  Data types don't match. Data type: int64 but "
+                                                   "expected type: float"):
+        tf.io.parse_single_example(TF_EXAMPLE, {"a": tf.io.FixedLenFeature([2], tf.float32)})
+    with pytest.raises(InvalidArgumentError, match=r"Feature: z \(data type: int64\) is required but could not "
+                                                   r"be found."):
+        tf.io.parse_single_example(TF_EXAMPLE, {"z": tf.io.FixedLenFeature([], tf.int64)})
+    with pytest.raises(InvalidArgumentError, match="Key: a.  Can't parse serialized Example"):
+        tf.io.parse_single_example(TF_EXAMPLE, {"a": tf.io.FixedLenFeature([3], tf.int64)})
+    with pytest.raises(InvalidArgumentError, match="Could not parse example input"):
+        tf.io.parse_single_example(b"\xff\xff", {"a": tf.io.FixedLenFeature([2], tf.int64)})
+    batch = tf.io.parse_example([TF_EXAMPLE, TF_EXAMPLE], {"a": tf.io.FixedLenFeature([2], tf.int64)})
+    assert batch["a"].numpy().tolist() == [[1, -2], [1, -2]]
+    assert repr(tf.io.FixedLenFeature([2], tf.int64)) == "FixedLenFeature(shape=[2], dtype=tf.int64, default_value=None)"
+    assert repr(tf.io.VarLenFeature(tf.float32)) == "VarLenFeature(dtype=tf.float32)"
+
+
+def test_reads_a_file_tensorflow_wrote():
+    ds = tf.data.TFRecordDataset(TF_FILE).map(lambda s: tf.io.parse_single_example(s, FEATURES))
+    got = [(e["id"].numpy().tolist(), float(e["x"]), e["name"].values.numpy().tolist()) for e in ds]
+    assert got == [([0, 0], 0.0, []), ([1, -1], 0.5, [b"n1"]), ([2, -2], 1.0, [b"n2", b"n2"])]
+    gz = os.path.join(HERE, "fixtures", "tf_written.gz.tfrecord")
+    assert list(tf.data.TFRecordDataset(gz, compression_type="GZIP").as_numpy_iterator()) == [b"hello", b""]
+    assert repr(tf.data.TFRecordDataset(TF_FILE)) == \
+        "<_TFRecordDataset element_spec=TensorSpec(shape=(), dtype=tf.string, name=None)>"
+
+
+@pytest.mark.parametrize("compression", ["", "GZIP", "ZLIB"])
+def test_round_trip(tmp_path, compression):
+    path = str(tmp_path / "f.tfrecord")
+    records = [b"", b"a", bytes(range(256)) * 3, _example().SerializeToString()]
+    with tf.io.TFRecordWriter(path, options=tf.io.TFRecordOptions(compression_type=compression)) as w:
+        for r in records:
+            w.write(r)
+    ds = tf.data.TFRecordDataset([path, path], compression_type=compression)
+    assert list(ds.as_numpy_iterator()) == records * 2
+    if not compression:
+        assert open(path, "rb").read() == open(path, "rb").read()  # byte-for-byte TF's framing
+        with open(TF_FILE, "rb") as f:
+            data = f.read()
+        out = str(tmp_path / "copy.tfrecord")
+        with tf.io.TFRecordWriter(out) as w:
+            for r in tf.data.TFRecordDataset(TF_FILE).as_numpy_iterator():
+                w.write(r)
+        assert open(out, "rb").read() == data  # rewriting TF's records reproduces its file exactly
+
+
+def test_corruption_raises_data_loss(tmp_path):
+    path = str(tmp_path / "f.tfrecord")
+    with tf.io.TFRecordWriter(path) as w:
+        w.write(b"hello world")
+        w.write(b"second")
+    good = open(path, "rb").read()
+    for pos, what in ((3, "length"), (14, "data"), (len(good) - 1, "data crc")):
+        bad = bytearray(good)
+        bad[pos] ^= 0x01
+        with open(path, "wb") as f:
+            f.write(bytes(bad))
+        with pytest.raises(DataLossError):
+            list(tf.data.TFRecordDataset(path))
+    with open(path, "wb") as f:
+        f.write(good[:-3])  # truncated
+    it = iter(tf.data.TFRecordDataset(path))
+    assert next(it).numpy() == b"hello world"
+    with pytest.raises(DataLossError, match="truncated"):
+        next(it)
+    with pytest.raises(NotFoundError):
+        list(tf.data.TFRecordDataset(str(tmp_path / "missing")))
+
+
+def test_text_lines_and_list_files(tmp_path):
+    for i in range(2):
+        (tmp_path / f"t{i}.txt").write_bytes(b"a%d\nb%d\r\nlast" % (i, i))
+    files = tf.data.Dataset.list_files(str(tmp_path / "*.txt"), shuffle=False)
+    assert [f.decode().rsplit("/", 1)[1] for f in files.as_numpy_iterator()] == ["t0.txt", "t1.txt"]
+    lines = tf.data.TextLineDataset(files)
+    assert list(lines.as_numpy_iterator()) == [b"a0", b"b0", b"last", b"a1", b"b1", b"last"]
+    with pytest.raises(InvalidArgumentError, match="to match at least one file"):
+        tf.data.Dataset.list_files(str(tmp_path / "*.none"))
+
+
+def test_serialize_tensor_matches_tensorflow():
+    assert tf.io.serialize_tensor(tf.constant([1, 2])).numpy() == \
+        b'\x08\x03\x12\x04\x12\x02\x08\x02"\x08\x01\x00\x00\x00\x02\x00\x00\x00'
+    back = tf.io.parse_tensor(tf.io.serialize_tensor(tf.constant([[1.5, 2.0]])), tf.float32)
+    assert back.numpy().tolist() == [[1.5, 2.0]]
+    with pytest.raises(InvalidArgumentError, match="Type mismatch"):
+        tf.io.parse_tensor(tf.io.serialize_tensor(tf.constant([1, 2])), tf.float32)
