@@ -141,9 +141,9 @@ def test_save_weights_load_weights_round_trip(tmp_path):
     model = _two_input_model()
     x = [A, B]
     before = model.predict(x, verbose=0)
-    path = tmp_path / "w" / "ckpt"
+    path = tmp_path / "w" / "ckpt.npz"
     model.save_weights(path)
-    assert path.exists()  # exactly the path given, no suffix added
+    assert path.exists()  # exactly the path given, no suffix added (other endings: tests/keras/test_saving.py)
     with np.load(path, allow_pickle=False) as data:  # a plain .npz: names in `model.weights` order
         assert [str(n) for n in data["names"]] == [w.name for w in model.weights]
         np.testing.assert_array_equal(data["w0000"], model.weights[0].numpy())

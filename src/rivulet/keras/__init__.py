@@ -2,5 +2,6 @@
 from . import (activations, backend, callbacks, initializers, layers, losses, metrics, optimizers,  # noqa: F401
                regularizers, utils)
 from . import models  # noqa: F401
+from . import saving  # noqa: F401
 from .layers import Input  # noqa: F401
 from .models import Model, Sequential  # noqa: F401

@@ -1,4 +1,10 @@
-"""tf.keras.callbacks: hooks fit/evaluate/predict call around epochs and batches; History and the progress bar."""
+"""tf.keras.callbacks: hooks fit/evaluate/predict call around epochs and batches; History and the progress bar;
+ModelCheckpoint, BackupAndRestore, CSVLogger and TensorBoard, which write files."""
+import csv
+import logging
+import os
+import shutil
+
 import numpy as np
 
 from .progbar import Progbar
@@ -173,3 +179,246 @@ class LearningRateScheduler(Callback):
     def on_epoch_end(self, epoch, logs=None):
         if logs is not None:
             logs["lr"] = float(self.model.optimizer.learning_rate.numpy())
+
+
+# -- callbacks that write files --------------------------------------------------------------------------
+def _monitor_op(mode, monitor):
+    if mode not in ("auto", "min", "max"):
+        logging.getLogger("rivulet").warning("ModelCheckpoint mode %s is unknown, fallback to auto mode.", mode)
+        mode = "auto"
+    if mode == "auto":
+        mode = "max" if "acc" in monitor or monitor.startswith("fmeasure") else "min"
+    return (np.greater, -np.inf) if mode == "max" else (np.less, np.inf)
+
+
+class ModelCheckpoint(Callback):
+    """Saves the model (or its weights) after each epoch, or every `save_freq` batches. `filepath` may hold
+    `{epoch:02d}` and log keys (`{val_loss:.2f}`); the format follows its ending as in `model.save` /
+    `model.save_weights` (.keras, a directory, .weights.h5, or a checkpoint prefix)."""
+
+    def __init__(self, filepath, monitor="val_loss", verbose=0, save_best_only=False, save_weights_only=False,
+                 mode="auto", save_freq="epoch", options=None, initial_value_threshold=None, **kwargs):
+        super().__init__()
+        self.filepath = os.fspath(filepath)
+        self.monitor, self.verbose = monitor, verbose
+        self.save_best_only, self.save_weights_only = save_best_only, save_weights_only
+        if save_freq != "epoch" and not (isinstance(save_freq, int) and save_freq > 0):
+            raise ValueError(f"Unrecognized save_freq: {save_freq}. Expected save_freq are 'epoch' or integer")
+        self.save_freq = save_freq
+        self.monitor_op, self.best = _monitor_op(mode, monitor)
+        if initial_value_threshold is not None:
+            self.best = initial_value_threshold
+        self._batches = 0
+        self._epoch = 0
+
+    def on_epoch_begin(self, epoch, logs=None):
+        self._epoch = epoch
+
+    def on_train_batch_end(self, batch, logs=None):
+        if self.save_freq != "epoch":
+            self._batches += 1
+            if self._batches % self.save_freq == 0:
+                self._save(self._epoch, logs, batch)
+
+    def on_epoch_end(self, epoch, logs=None):
+        if self.save_freq == "epoch":
+            self._save(epoch, logs)
+
+    def _path(self, epoch, logs, batch=None):
+        try:
+            if batch is None or "batch" not in self.filepath:
+                return self.filepath.format(epoch=epoch + 1, **(logs or {}))
+            return self.filepath.format(epoch=epoch + 1, batch=batch + 1, **(logs or {}))
+        except KeyError as e:
+            raise KeyError(f'Failed to format this callback filepath: "{self.filepath}". Reason: {e}') from None
+
+    def _save(self, epoch, logs, batch=None):
+        logs = logs or {}
+        path = self._path(epoch, logs, batch)
+        if self.save_best_only:
+            current = logs.get(self.monitor)
+            if current is None:
+                logging.getLogger("rivulet").warning("Can save best model only with %s available, skipping.",
+                                                     self.monitor)
+                return
+            if not self.monitor_op(current, self.best):
+                if self.verbose > 0:
+                    print(f"\nEpoch {epoch + 1}: {self.monitor} did not improve from {self.best:.5f}")
+                return
+            if self.verbose > 0:
+                print(f"\nEpoch {epoch + 1}: {self.monitor} improved from {self.best:.5f} to {current:.5f}, saving "
+                      f"model to {path}")
+            self.best = current
+        elif self.verbose > 0:
+            print(f"\nEpoch {epoch + 1}: saving model to {path}")
+        if self.save_weights_only:
+            self.model.save_weights(path, overwrite=True)
+        else:
+            self.model.save(path, overwrite=True)
+
+
+class BackupAndRestore(Callback):
+    """Backs the model, optimizer and epoch up to `backup_dir` (a TensorFlow checkpoint) after each epoch;
+    a later `fit` with the same callback resumes after the last finished epoch. The backup is deleted when
+    training ends normally (unless `delete_checkpoint=False`)."""
+
+    def __init__(self, backup_dir, save_freq="epoch", delete_checkpoint=True, save_before_preemption=False):
+        super().__init__()
+        if not backup_dir:
+            raise ValueError("Empty `backup_dir` argument passed")
+        if save_freq != "epoch" and not (isinstance(save_freq, int) and save_freq > 0):
+            raise ValueError(f"Unrecognized save_freq value: {save_freq}. Expected save_freq are 'epoch' or "
+                             "a positive integer")
+        self.backup_dir = os.fspath(backup_dir)
+        self.save_freq, self.delete_checkpoint = save_freq, delete_checkpoint
+        self._batches = 0
+
+    def _manager(self):
+        from ..checkpoint import Checkpoint, CheckpointManager
+        import rivulet as tf
+        if getattr(self, "_epoch_var", None) is None:
+            with tf.init_scope():
+                self._epoch_var = tf.Variable(-1, dtype=tf.int64, trainable=False, name="ckpt_saved_epoch")
+        objects = {"model": self.model, "_ckpt_saved_epoch": self._epoch_var}
+        opt = getattr(self.model, "optimizer", None)
+        if opt is not None:
+            objects["optimizer"] = opt
+        return CheckpointManager(Checkpoint(**objects), os.path.join(self.backup_dir, "chief"), max_to_keep=1)
+
+    def on_train_begin(self, logs=None):
+        self._mgr = self._manager()
+        latest = self._mgr.latest_checkpoint
+        if latest is not None:
+            self._mgr._checkpoint.restore(latest).expect_partial()
+            # fit starts from the epoch after the last one backed up
+            self.model._initial_epoch = int(self._epoch_var.numpy()) + 1
+
+    def on_train_batch_end(self, batch, logs=None):
+        if self.save_freq != "epoch":
+            self._batches += 1
+            if self._batches % self.save_freq == 0:
+                self._mgr.save()
+
+    def on_epoch_end(self, epoch, logs=None):
+        self._epoch_var.assign(epoch)
+        if self.save_freq == "epoch":
+            self._mgr.save()
+
+    def on_train_end(self, logs=None):
+        if self.delete_checkpoint and os.path.isdir(self.backup_dir):
+            shutil.rmtree(self.backup_dir, ignore_errors=True)
+
+
+class CSVLogger(Callback):
+    """Streams each epoch's logs to a CSV file: `epoch` then the log keys in sorted order."""
+
+    def __init__(self, filename, separator=",", append=False):
+        super().__init__()
+        self.filename, self.sep, self.append = os.fspath(filename), separator, append
+        self.keys = None
+        self._file = None
+
+    def on_train_begin(self, logs=None):
+        exists = self.append and os.path.exists(self.filename) and os.path.getsize(self.filename) > 0
+        self._append_header = not exists
+        self._file = open(self.filename, "a" if self.append else "w", newline="")
+        self._writer = None
+
+    def on_epoch_end(self, epoch, logs=None):
+        logs = logs or {}
+
+        def value(v):
+            if isinstance(v, (list, tuple, np.ndarray)) and not isinstance(v, str):
+                return f"[{', '.join(map(str, v))}]"
+            return v
+        if self.keys is None:
+            self.keys = sorted(logs)
+        if self._writer is None:
+            self._writer = csv.DictWriter(self._file, fieldnames=["epoch"] + self.keys, delimiter=self.sep,
+                                          lineterminator="\n")
+            if self._append_header:
+                self._writer.writeheader()
+        self._writer.writerow({"epoch": epoch, **{k: value(logs.get(k, "NA")) for k in self.keys}})
+        self._file.flush()
+
+    def on_train_end(self, logs=None):
+        if self._file is not None:
+            self._file.close()
+            self._file = None
+        self._writer = None
+
+
+class TensorBoard(Callback):
+    """Event files TensorBoard opens: `log_dir/train` (epoch_* scalars, batch_* with update_freq="batch" or
+    an int, weight histograms every `histogram_freq` epochs, the traced train function's graph) and
+    `log_dir/validation` (epoch_* of the val_ logs, evaluation_*_vs_iterations)."""
+
+    def __init__(self, log_dir="logs", histogram_freq=0, write_graph=True, write_images=False,
+                 write_steps_per_second=False, update_freq="epoch", profile_batch=0, embeddings_freq=0,
+                 embeddings_metadata=None, **kwargs):
+        super().__init__()
+        self.log_dir = os.fspath(log_dir)
+        self.histogram_freq, self.write_graph = histogram_freq, write_graph
+        self.update_freq = 1 if update_freq == "batch" else update_freq
+        self._writers = {}
+        self._step = 0
+        self._tracing = False
+
+    def _writer(self, which):
+        from .. import summary
+        if which not in self._writers:
+            self._writers[which] = summary.create_file_writer(os.path.join(self.log_dir, which))
+        return self._writers[which]
+
+    def on_train_begin(self, logs=None):
+        self._step = int(self.model.optimizer.iterations.numpy()) if getattr(self.model, "optimizer", None) else 0
+        self._graphs = []
+        if self.write_graph and not self.model.run_eagerly:
+            from ..function.concrete import add_call_observer
+            self._observer = lambda cf: self._graphs.append(cf) if not self._graphs else None
+            add_call_observer(self._observer)
+            self._tracing = True
+
+    def _stop_tracing(self):
+        if self._tracing:
+            from ..function.concrete import remove_call_observer
+            remove_call_observer(self._observer)
+            self._tracing = False
+
+    def on_train_batch_end(self, batch, logs=None):
+        from .. import summary
+        self._step += 1
+        if self._tracing:  # the train function's graph, as Keras writes it after the first batch
+            self._stop_tracing()
+            if self._graphs:
+                with self._writer("train").as_default():
+                    summary.graph(self._graphs[0].graph)
+        if isinstance(self.update_freq, int) and self._step % self.update_freq == 0:
+            with self._writer("train").as_default():
+                for k, v in (logs or {}).items():
+                    summary.scalar("batch_" + k, v, step=self._step)
+
+    def on_epoch_end(self, epoch, logs=None):
+        from .. import summary
+        logs = logs or {}
+        train = {k: v for k, v in logs.items() if not k.startswith("val_")}
+        val = {k[4:]: v for k, v in logs.items() if k.startswith("val_")}
+        with self._writer("train").as_default():
+            for k, v in train.items():
+                summary.scalar("epoch_" + k, v, step=epoch)
+            if self.histogram_freq and epoch % self.histogram_freq == 0:
+                for w in self.model.weights:
+                    summary.histogram(w.name.replace(":", "_"), w.numpy(), step=epoch)
+        if val:
+            with self._writer("validation").as_default():
+                for k, v in val.items():
+                    summary.scalar("epoch_" + k, v, step=epoch)
+                    summary.scalar(f"evaluation_{k}_vs_iterations", v, step=self._step)
+        for w in self._writers.values():
+            w.flush()
+
+    def on_train_end(self, logs=None):
+        self._stop_tracing()
+        for w in self._writers.values():
+            w.close()
+        self._writers = {}

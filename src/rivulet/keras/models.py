@@ -159,26 +159,47 @@ class Model(Trainer, Layer):
         return tf.function(serve, input_signature=[spec])
 
     def save(self, filepath, overwrite=True, save_format=None, **kwargs):
-        """Saves in the saved-model format (a directory), as `tf.saved_model.save(model, filepath)` does:
-        loading it back gives an object callable on the model's inputs."""
+        """`m.keras` (or save_format="keras"): the Keras 2.13+ zip (config.json, metadata.json,
+        model.weights.h5; needs h5py). Otherwise a saved-model directory, which `tf.saved_model.load` loads
+        as a callable and `tf.keras.models.load_model` as a Keras model."""
+        from .saving.model_files import save_model
         filepath = os.fspath(filepath)
-        if save_format in ("h5", "keras") or filepath.endswith((".h5", ".hdf5", ".keras")):
-            raise NotImplementedError(f"rivulet saves models in the saved-model format only (a directory); "
-                                      f"got filepath={filepath!r}, save_format={save_format!r}.")
-        if not overwrite and os.path.exists(filepath):
-            raise FileExistsError(f"{filepath} exists and overwrite=False.")
-        tf.saved_model.save(self, filepath)
+        if save_format in ("h5", "hdf5") or filepath.endswith((".h5", ".hdf5")):
+            raise NotImplementedError(f"The legacy HDF5 model format is not supported: rivulet saves in the "
+                                      f"saved-model format only (a directory) or as a .keras file (got "
+                                      f"filepath={filepath!r}, save_format={save_format!r}).")
+        if save_format == "keras" and not filepath.endswith(".keras"):
+            raise ValueError(f"The filepath of a model saved in the .keras format must end in .keras; got {filepath}")
+        save_model(self, filepath, overwrite=overwrite)
 
     def save_weights(self, filepath, overwrite=True, save_format=None, options=None):
-        """Writes `self.weights` to `filepath` (exactly that path) as an uncompressed NumPy .npz archive:
-        arrays `w0000`, `w0001` ... in `model.weights` order, `names` (the variables' names, a unicode array)
-        and `format` ("rivulet-weights-v1"). No pickled objects, so `np.load(path)` reads it safely."""
+        """Writes the weights (and the optimizer's state), by the path's ending as tf_keras does:
+        - `*.weights.h5`: Keras 2.13+'s HDF5 layout (needs h5py);
+        - `*.npz`: rivulet's own archive (`w0000`... in `model.weights` order, `names`, `format`);
+        - anything else: a TensorFlow checkpoint (`PATH.index`, `PATH.data-00000-of-00001` and the
+          directory's `checkpoint` file), which TensorFlow restores and `load_weights` reads back."""
         filepath = os.fspath(filepath)
-        if save_format in ("h5", "hdf5") or filepath.endswith((".h5", ".hdf5", ".keras")):
-            raise NotImplementedError(f"rivulet saves weights as a NumPy .npz archive only; got "
-                                      f"filepath={filepath!r}, save_format={save_format!r}.")
-        if not overwrite and os.path.exists(filepath):
+        if not overwrite and (os.path.exists(filepath) or os.path.exists(filepath + ".index")):
             raise FileExistsError(f"{filepath} exists and overwrite=False.")
+        if filepath.endswith(".weights.h5") or save_format in ("h5", "hdf5") and filepath.endswith(".h5"):
+            from .saving.weights_h5 import save_weights_h5
+            directory = os.path.dirname(filepath)
+            if directory:
+                os.makedirs(directory, exist_ok=True)
+            save_weights_h5(self, filepath)
+            return
+        if filepath.endswith((".h5", ".hdf5", ".keras")):
+            raise NotImplementedError(f"rivulet does not write the legacy HDF5 weights format; use a path ending in "
+                                      f".weights.h5, .npz, or a checkpoint prefix (got filepath={filepath!r}).")
+        if filepath.endswith(".npz") or save_format == "npz":
+            self._save_npz(filepath)
+            return
+        from ..checkpoint.checkpoint import save_object
+        from ..checkpoint.management import update_checkpoint_state
+        save_object(self, filepath)
+        update_checkpoint_state(os.path.dirname(filepath), filepath, [filepath])
+
+    def _save_npz(self, filepath):
         weights = self.weights
         arrays = {f"w{i:04d}": w.numpy() for i, w in enumerate(weights)}
         arrays["names"] = np.array([w.name for w in weights], dtype=np.str_)
@@ -190,12 +211,31 @@ class Model(Trainer, Layer):
             np.savez(f, **arrays)
 
     def load_weights(self, filepath, by_name=False, skip_mismatch=False, options=None):
-        """Reads a file written by `save_weights` into `self.weights`, in order. Raises ValueError, changing
-        nothing, when the number of weights or any weight's shape differs from the model's."""
+        """Reads what `save_weights` wrote (the format is found from the path, as there). A checkpoint is
+        restored by object and returns the restore status; .npz and .weights.h5 files raise ValueError,
+        changing nothing, when the number of weights or any weight's shape differs from the model's."""
         if by_name or skip_mismatch:
             raise NotImplementedError("rivulet's load_weights matches weights by order only (by_name and "
                                       "skip_mismatch are not supported).")
         filepath = os.fspath(filepath)
+        if filepath.endswith(".weights.h5"):
+            from .saving.weights_h5 import load_weights_h5
+            load_weights_h5(self, filepath)
+            return None
+        if not os.path.isfile(filepath) or not zipfile.is_zipfile(filepath):
+            # A TensorFlow checkpoint (or a directory holding some): restored by object, deferred for
+            # layers that are built later.
+            from ..checkpoint.checkpoint import restore_object
+            from ..checkpoint.management import latest_checkpoint
+            if os.path.isdir(filepath):
+                filepath = latest_checkpoint(filepath) or filepath
+            if not os.path.exists(filepath + ".index") and os.path.isfile(filepath):
+                raise ValueError(f"Could not read weights from {filepath}: neither a TensorFlow checkpoint, a "
+                                 ".weights.h5 file nor a rivulet .npz archive.")
+            return restore_object(self, filepath)
+        self._load_npz(filepath)
+
+    def _load_npz(self, filepath):
         try:
             with open(filepath, "rb") as f, np.load(f, allow_pickle=False) as data:
                 files = set(data.files)
@@ -221,8 +261,170 @@ class Model(Trainer, Layer):
         for w, value in zip(weights, values):
             w.assign(value.astype(w.dtype.as_numpy_dtype, copy=False))
 
+
+    # -- config (functional and subclassed; Sequential has its own) ------------------------------------------
+    def compile(self, optimizer="rmsprop", loss=None, metrics=None, loss_weights=None, weighted_metrics=None,
+                run_eagerly=None, steps_per_execution=None, jit_compile=None, **kwargs):
+        super().compile(optimizer, loss, metrics, loss_weights, weighted_metrics, run_eagerly, steps_per_execution,
+                        jit_compile, **kwargs)
+        self._compile_args = {"loss": loss, "metrics": metrics, "loss_weights": loss_weights,
+                              "weighted_metrics": weighted_metrics, "run_eagerly": run_eagerly,
+                              "steps_per_execution": steps_per_execution, "jit_compile": jit_compile}
+
+    def get_compile_config(self):
+        """What `compile` was given (the optimizer as its config), or None before compile."""
+        args = self.__dict__.get("_compile_args")
+        if args is None or not self._is_compiled:
+            return None
+        from .saving.serialization import serialize_keras_object
+        return {"optimizer": serialize_keras_object(self.optimizer),
+                **{k: serialize_keras_object(v) for k, v in args.items()}}
+
+    def compile_from_config(self, config, custom_objects=None):
+        from .saving.serialization import deserialize_keras_object
+        config = dict(config)
+        opt = config.pop("optimizer", "rmsprop")
+        if isinstance(opt, dict) and isinstance(opt.get("config"), dict):
+            from . import optimizers
+            inner = {k: v for k, v in opt["config"].items() if k not in _TF_ONLY_OPTIMIZER_KEYS}
+            opt = {**opt, "config": inner}
+            opt = deserialize_keras_object(opt, custom_objects, printable_module_name="optimizer")
+            if not isinstance(opt, optimizers.Optimizer):
+                raise ValueError(f"Could not interpret optimizer config: {config!r}")
+        loss = deserialize_keras_object(config.pop("loss", None), custom_objects)
+        metrics = deserialize_keras_object(config.pop("metrics", None), custom_objects)
+        self.compile(optimizer=opt, loss=loss, metrics=metrics,
+                     **{k: v for k, v in config.items() if k in ("loss_weights", "weighted_metrics", "run_eagerly",
+                                                                  "steps_per_execution", "jit_compile")})
+
+    def _build_config(self):
+        spec = self._input_spec_for_saving()
+        if spec is None:
+            return None
+        shapes = [tf.TensorShape(s.shape).as_list() for s in nest.flatten(spec)]
+        return {"input_shape": shapes[0] if len(shapes) == 1 and not nest.is_nested(spec) else shapes}
+
+    def build_from_config(self, config):
+        shape = config.get("input_shape") if isinstance(config, dict) else None
+        if shape is None or self.built:
+            return
+        if shape and isinstance(shape[0], list):
+            self([tf.zeros([1 if d is None else d for d in s]) for s in shape])
+        else:
+            self.build(tuple(shape))
+
     def get_config(self):
-        return {"name": self.name}
+        """A functional model's layers and connections (as Keras 2 writes them); for a subclassed model, the
+        arguments its constructor was called with (override get_config when they are not plain values)."""
+        if not self._is_graph_network:
+            return Layer.get_config(self)
+        from .saving.serialization import serialize_keras_object
+        node_index = {}  # id(node) -> its index among its layer's nodes in this model
+
+        def index_of(node):
+            if id(node) not in node_index:
+                mine = [n for n in node.layer._inbound if id(n) in model_nodes]
+                for i, n in enumerate(mine):
+                    node_index[id(n)] = i
+            return node_index[id(node)]
+        model_nodes = {id(n) for n in self._nodes}
+        model_nodes.update(id(l._inbound[0]) for l in self._graph_layers if isinstance(l, InputLayer))
+
+        def ref(kt):
+            flat = nest.flatten(kt.node.outputs)
+            return [kt.node.layer.name, index_of(kt.node), next(i for i, t in enumerate(flat) if t is kt)]
+        layers = []
+        for layer in self._graph_layers:
+            entry = serialize_keras_object(layer)
+            entry["name"] = layer.name
+            inbound = []
+            for node in self._nodes:
+                if node.layer is layer:
+                    kwargs = {k: v for k, v in node.kwargs.items() if isinstance(v, (bool, int, float, str))}
+                    inbound.append([ref(t) + [kwargs] for t in nest.flatten(node.inputs)
+                                    if isinstance(t, KerasTensor)])
+            entry["inbound_nodes"] = inbound
+            layers.append(entry)
+        return {"name": self.name, "trainable": self.trainable, "layers": layers,
+                "input_layers": [ref(t) for t in nest.flatten(self._input_tensors)],
+                "output_layers": [ref(t) for t in nest.flatten(self._output_tensors)]}
+
+    @classmethod
+    def from_config(cls, config, custom_objects=None):
+        if "layers" in config and "input_layers" in config:
+            return _functional_from_config(cls, config, custom_objects)
+        try:
+            return cls(**config)
+        except TypeError as e:
+            base = {k: v for k, v in config.items() if k not in ("name", "trainable", "dtype")}
+            try:
+                return cls(**base)
+            except TypeError:
+                raise TypeError(f"Unable to revive model from config. When overriding the `get_config()` method, "
+                                f"make sure that the returned config contains all items used as arguments in the "
+                                f"constructor to {cls}, which is the default behavior. Error: {e}") from None
+
+    def to_json(self, **kwargs):
+        """The model's architecture as JSON (no weights): `keras.models.model_from_json` rebuilds it."""
+        import json
+        from .saving.serialization import serialize_keras_object
+        entry = serialize_keras_object(self)
+        entry.pop("build_config", None)
+        entry = {"class_name": "Functional" if self._is_graph_network and type(self) is Model else
+                 entry["class_name"], "config": entry["config"], "keras_version": KERAS_VERSION,
+                 "backend": "tensorflow", "module": entry["module"], "registered_name": entry["registered_name"]}
+        return json.dumps(entry, **kwargs)
+
+
+KERAS_VERSION = "2.21.0"  # the tf_keras whose formats these are
+_TF_ONLY_OPTIMIZER_KEYS = frozenset(["is_legacy_optimizer", "ema_overwrite_frequency", "weight_decay",
+                                     "use_ema", "ema_momentum", "jit_compile"])
+
+
+def _functional_from_config(cls, config, custom_objects):
+    from .saving.serialization import deserialize_keras_object
+    created, pending = {}, []
+    for entry in config["layers"]:
+        name = entry.get("name") or entry["config"].get("name")
+        spec = {k: v for k, v in entry.items() if k not in ("name", "inbound_nodes")}
+        layer = deserialize_keras_object(spec, custom_objects, printable_module_name="layer")
+        if not isinstance(layer, Layer):
+            raise ValueError(f"Layer config {name!r} does not describe a layer")
+        created[name] = layer
+        pending.append((layer, list(entry.get("inbound_nodes") or [])))
+    tensors = {}  # (layer name, node index, tensor index) -> KerasTensor
+    for layer in created.values():
+        if isinstance(layer, InputLayer):
+            tensors[(layer.name, 0, 0)] = layer._keras_input
+    done = {id(l): 0 for l in created.values()}
+    progress = True
+    while progress:
+        progress = False
+        for layer, nodes in pending:
+            while done[id(layer)] < len(nodes):
+                node = nodes[done[id(layer)]]
+                refs = node if node and isinstance(node[0], list) else [node]
+                keys = [(r[0], r[1], r[2]) for r in refs]
+                if not all(k in tensors for k in keys):
+                    break
+                kwargs = refs[0][3] if len(refs[0]) > 3 and isinstance(refs[0][3], dict) else {}
+                args = [tensors[k] for k in keys]
+                out = layer(args[0] if len(args) == 1 else args, **kwargs)
+                for i, t in enumerate(nest.flatten(out)):
+                    tensors[(layer.name, done[id(layer)], i)] = t
+                done[id(layer)] += 1
+                progress = True
+    try:
+        inputs = [tensors[tuple(r[:3])] for r in config["input_layers"]]
+        outputs = [tensors[tuple(r[:3])] for r in config["output_layers"]]
+    except (KeyError, TypeError):
+        raise ValueError("The functional model config is inconsistent: an input or output tensor cannot be "
+                         "computed from its layers' inbound nodes.") from None
+    model = cls(inputs=inputs[0] if len(inputs) == 1 else inputs,
+                outputs=outputs[0] if len(outputs) == 1 else outputs, name=config.get("name"))
+    if config.get("trainable") is False:
+        model.trainable = False
+    return model
 
 
 def _spec_of(inputs):
@@ -341,7 +543,39 @@ class Sequential(Model):
         return x
 
     def get_config(self):
-        return {"name": self.name, "layers": [{"class_name": type(l).__name__, "config": l.get_config()}
-                                              for l in self._stack]}
+        from .saving.serialization import serialize_keras_object
+        layers = [serialize_keras_object(l) for l in self._stack]
+        if self._graph_input is not None:
+            layers.insert(0, serialize_keras_object(self._graph_input.node.layer))
+        return {"name": self.name, "layers": layers}
+
+    @classmethod
+    def from_config(cls, config, custom_objects=None):
+        from .saving.serialization import deserialize_keras_object
+        model = cls(name=config.get("name"))
+        for entry in config.get("layers", []):
+            layer = deserialize_keras_object(entry, custom_objects, printable_module_name="layer")
+            if not isinstance(layer, Layer):
+                raise ValueError(f"Sequential layer config does not describe a layer: {entry!r}")
+            model.add(layer)
+        return model
 
 
+def load_model(filepath, custom_objects=None, compile=True, options=None, safe_mode=True):
+    """tf.keras.models.load_model: a .keras file or a directory written by `model.save`, as a Keras model."""
+    from .saving.model_files import load_model as _load
+    return _load(filepath, custom_objects=custom_objects, compile=compile, safe_mode=safe_mode)
+
+
+def save_model(model, filepath, overwrite=True, save_format=None, **kwargs):
+    model.save(filepath, overwrite=overwrite, save_format=save_format, **kwargs)
+
+
+def model_from_json(json_string, custom_objects=None):
+    from .saving.model_files import model_from_json as _from_json
+    return _from_json(json_string, custom_objects)
+
+
+def model_from_config(config, custom_objects=None):
+    from .saving.model_files import model_from_config as _from_config
+    return _from_config(config, custom_objects)

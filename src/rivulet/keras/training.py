@@ -365,6 +365,7 @@ class Trainer:
         self.stop_training = False
         self.history = history
         cb.on_train_begin()
+        initial_epoch = self.__dict__.pop("_initial_epoch", initial_epoch)  # BackupAndRestore resumes here
         logs = {}
         for epoch in range(initial_epoch, epochs):
             self.reset_metrics()

@@ -3,6 +3,7 @@
 The eager hot path of `__call__` is one flag test, one isinstance and one dtype compare before `call`:
 no name scopes and no bookkeeping, so a Dense layer costs about its matmul, bias add and activation.
 """
+import functools
 import inspect
 
 import rivulet as tf
@@ -277,6 +278,7 @@ class Layer:
             with tf.init_scope():
                 self.build(shapes)
             self.built = True
+            self._built_input_shape = _shape_config(shapes)
             apply_deferred(self)  # values a checkpoint restored before these weights existed
             if self._initial_weights is not None:
                 self.set_weights(self._initial_weights)
@@ -449,15 +451,93 @@ class Layer:
         return self._inbound[0].outputs
 
     # -- config -----------------------------------------------------------------------------------------
+    def __init_subclass__(cls, **kwargs):
+        """Every layer class's __init__ records the arguments it was called with (the outermost call only),
+        so `get_config` works for any layer, including new ones that define no get_config of their own."""
+        super().__init_subclass__(**kwargs)
+        init = cls.__dict__.get("__init__")
+        if init is None or getattr(init, "_records_args", False):
+            return
+
+        @functools.wraps(init)
+        def __init__(self, *args, **kw):
+            if "_init_call" not in self.__dict__:
+                self.__dict__["_init_call"] = (init, args, kw)
+            init(self, *args, **kw)
+        __init__._records_args = True
+        cls.__init__ = __init__
+
+    def _init_arguments(self):
+        """{argument: value} of the outermost __init__ call, defaults included, **kwargs spread out."""
+        call = self.__dict__.get("_init_call")
+        if call is None:
+            return {}
+        init, args, kw = call
+        try:
+            bound = inspect.signature(init).bind(self, *args, **kw)
+        except TypeError:
+            return {}
+        bound.apply_defaults()
+        out = {}
+        for name, param in list(inspect.signature(init).parameters.items())[1:]:
+            if param.kind is inspect.Parameter.VAR_KEYWORD:  # base-layer keywords are config of their own
+                out.update((k, v) for k, v in bound.arguments.get(name, {}).items() if k not in _NOT_CONFIG)
+            elif param.kind is not inspect.Parameter.VAR_POSITIONAL:
+                out[name] = bound.arguments.get(name)
+        return out
+
     def get_config(self):
+        """name, trainable, dtype (and batch_input_shape), then the constructor's arguments. Layers override
+        this to add what their constructor arguments do not capture."""
+        from ..saving.serialization import serialize_keras_object
         config = {"name": self.name, "trainable": self.trainable, "dtype": self.dtype}
         if self._batch_input_shape is not None:
             config["batch_input_shape"] = self._batch_input_shape
+        for k, v in self._init_arguments().items():
+            if k not in config:
+                config[k] = serialize_keras_object(v)
         return config
 
     @classmethod
-    def from_config(cls, config):
-        return cls(**config)
+    def from_config(cls, config, custom_objects=None):
+        from ..saving.serialization import deserialize_nested
+        return cls(**deserialize_nested(dict(config), custom_objects))
+
+    def _build_config(self):
+        shape = self.__dict__.get("_built_input_shape")
+        return {"input_shape": shape} if self.built and shape is not None else None
+
+    def build_from_config(self, config):
+        """Creates the weights for `config["input_shape"]` (what `get_build_config` recorded)."""
+        shape = config.get("input_shape") if isinstance(config, dict) else None
+        if shape is None or self.built:
+            return
+        shapes = [tf.TensorShape(x) for x in shape] if shape and isinstance(shape[0], list) else \
+            tf.TensorShape(shape)
+        with tf.init_scope():
+            self.build(shapes)
+        self.built = True
+        self._built_input_shape = shape
+        apply_deferred(self)
+
+    def get_build_config(self):
+        return self._build_config()
+
+
+_NOT_CONFIG = frozenset(["input_shape", "input_dim", "batch_size", "weights", "batch_input_shape", "name",
+                         "trainable", "dtype", "dynamic", "autocast"])
+
+
+def _shape_config(shapes):
+    """A (structure of) TensorShape as JSON lists, for build_config."""
+    def one(s):
+        s = tf.TensorShape(s)
+        return s.as_list() if s.rank is not None else None
+    if isinstance(shapes, (list, tuple)) and shapes and not isinstance(shapes[0], (int, type(None))):
+        return [one(s) for s in shapes]
+    if isinstance(shapes, dict):
+        return None
+    return one(shapes)
 
 
 def _collect(value, cls, out, depth):
