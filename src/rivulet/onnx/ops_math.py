@@ -62,6 +62,11 @@ def _expm1(ctx, op, x):
     return ctx.node("Sub", [ctx.node("Exp", [x]), ctx.scalar(op.inputs[0], 1)])
 
 
+@converter("Erfc")
+def _erfc(ctx, op, x):
+    return ctx.node("Sub", [ctx.scalar(op.inputs[0], 1), ctx.node("Erf", [x])])
+
+
 @converter("IsFinite")
 def _is_finite(ctx, op, x):
     return ctx.node("Not", [ctx.node("Or", [ctx.node("IsNaN", [x]), ctx.node("IsInf", [x])])])

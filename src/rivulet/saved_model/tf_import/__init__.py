@@ -56,7 +56,7 @@ def load(export_dir, tags=None):
     from .objects import Loader
     meta_graph, path = read_meta_graph(export_dir, tags)
     try:
-        return Loader(meta_graph, export_dir).root
+        return Loader(meta_graph, export_dir, path).root
     except Invalid as e:
         raise SavedModelError(path, str(e)) from None
     except RecursionError:
