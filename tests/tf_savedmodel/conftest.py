@@ -33,6 +33,8 @@ def copy_of(tmp_path):
     """copy_of(name) -> a writable copy of a fixture directory (for corrupting it)."""
     def make(name):
         dst = tmp_path / name
+        while dst.exists():
+            dst = dst.with_name(dst.name + "_")
         shutil.copytree(fixture_dir(name), dst)
         return str(dst)
     return make

@@ -61,3 +61,5 @@ def load(export_dir, tags=None):
         raise SavedModelError(path, str(e)) from None
     except RecursionError:
         raise SavedModelError(path, "the model is nested too deeply") from None
+    except (ValueError, TypeError, IndexError, KeyError) as e:  # values the file gives that rules refuse
+        raise SavedModelError(path, f"{type(e).__name__}: {e}") from None

@@ -220,10 +220,17 @@ class _LazyConcreteFunction(ConcreteFunction):
                 cf = build()
             except Invalid as e:
                 raise SavedModelError(self._path, str(e)) from None
+            except (ValueError, TypeError, IndexError, KeyError) as e:  # rules refusing hostile attrs or specs
+                raise SavedModelError(self._path, f"{type(e).__name__}: {e}") from None
             except RecursionError:
                 raise SavedModelError(self._path, "the model is nested too deeply") from None
             self.__dict__.update(cf.__dict__)
             del self.__dict__["_build"]
+
+    def __repr__(self):
+        if "_build" in self.__dict__:
+            return f"<ConcreteFunction (not traced yet) at 0x{id(self):X}>"
+        return ConcreteFunction.__repr__(self)
 
     def __call__(self, *args, **kwargs):
         if "_build" in self.__dict__:
