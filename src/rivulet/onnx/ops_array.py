@@ -13,6 +13,9 @@ from .builder import INT64_MAX, INT64_MIN, Unsupported, converter
 @converter("Const")
 def _const(ctx, op):
     dt = op.attrs["dtype"]
+    from ..ops.tensor_array_ops import TensorList
+    if dt is _dt.variant or isinstance(op.attrs["value"], TensorList):  # a folded TensorArray's list
+        raise Unsupported("a TensorArray / TensorList value has no ONNX conversion")
     return ctx.const(op.attrs["value"], object if dt is _dt.string else dt._np)
 
 

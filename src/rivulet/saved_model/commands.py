@@ -97,6 +97,11 @@ def show_text(loaded):
 @command("show", "show a saved model's signatures (inputs, outputs) and functions",
          lambda p: p.add_argument("dir", help="the saved model directory"))
 def _show(args):
+    from . import tf_import
+    if tf_import.is_tf_saved_model(args.dir):  # written by TensorFlow: shown from saved_model.pb
+        from .tf_import.show import show_text as tf_show_text
+        sys.stdout.write(tf_show_text(args.dir))
+        return
     sys.stdout.write(show_text(_load(args.dir)))
 
 

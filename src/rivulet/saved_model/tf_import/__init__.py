@@ -56,8 +56,10 @@ def load(export_dir, tags=None):
     from .objects import Loader
     meta_graph, path = read_meta_graph(export_dir, tags)
     try:
-        return Loader(meta_graph, export_dir).root
+        return Loader(meta_graph, export_dir, path).root
     except Invalid as e:
         raise SavedModelError(path, str(e)) from None
     except RecursionError:
         raise SavedModelError(path, "the model is nested too deeply") from None
+    except (ValueError, TypeError, IndexError, KeyError) as e:  # values the file gives that rules refuse
+        raise SavedModelError(path, f"{type(e).__name__}: {e}") from None

@@ -7,13 +7,15 @@ FunctionDefs (functions.Library), bare concrete functions ConcreteFunctions, con
 """
 import inspect
 import os
+import threading
 
 from ... import nest
 from ...core import context
 from ...core.tensor import EagerTensor, Tensor
 from ...errors import OpError
 from ...shape import TensorSpec
-from ..format import Invalid
+from ...function.concrete import ConcreteFunction
+from ..format import Invalid, SavedModelError
 from ..restore import RestoredFunction, _SignatureMap, _UserObject
 from . import proto
 from .functions import Library
@@ -25,8 +27,8 @@ _WRAPPERS = {"trackable_list_wrapper": list, "trackable_tuple_wrapper": tuple, "
 
 
 class Loader:
-    def __init__(self, meta_graph, export_dir):
-        self.meta = meta_graph
+    def __init__(self, meta_graph, export_dir, path):
+        self.meta, self.path = meta_graph, path
         self.graph = meta_graph.object_graph_def
         self.nodes = self.graph.nodes
         if not len(self.nodes):
@@ -47,6 +49,9 @@ class Loader:
             raise Invalid("the root of the object graph is not an object")
         if "signatures" not in vars(self.root):
             self.root.signatures = _SignatureMap()
+        for cf in self.root.signatures.values():  # traced now: what serving runs fails at load, not later
+            if isinstance(cf, _LazyConcreteFunction):
+                cf._materialize()
 
     # -- objects ----------------------------------------------------------------------------------------
     def _object(self, i):
@@ -159,9 +164,13 @@ class Loader:
         return self._concrete(bare.concrete_function_name, sig)
 
     def _concrete(self, name, sig):
+        """The ConcreteFunction `name`, traced from its FunctionDef when it is first used."""
         cf = self._concretes.get(name)
-        if cf is not None:
-            return cf
+        if cf is None:
+            cf = self._concretes[name] = _LazyConcreteFunction(lambda: self._trace(name, sig), self.path)
+        return cf
+
+    def _trace(self, name, sig):
         saved = self.graph.concrete_functions.get(name)
         if saved is None:
             raise Invalid(f"concrete function '{name}' is not described in the object graph")
@@ -186,8 +195,47 @@ class Loader:
         from ...function.polymorphic import PolymorphicFunction
         cf = PolymorphicFunction(body, name=name, autograph=False).get_concrete_function(*args, **kwargs)
         cf._name = name
-        self._concretes[name] = cf
         return cf
+
+
+class _LazyConcreteFunction(ConcreteFunction):
+    """A restored ConcreteFunction that traces its FunctionDef on first use (a Keras model saves many
+    functions, of which a caller typically runs one). Tracing problems raise SavedModelError."""
+
+    def __init__(self, build, path):  # noqa: super().__init__ runs in _materialize, on the traced function
+        self.__dict__.update(_build=build, _path=path, _lock=threading.Lock())
+
+    def __getattr__(self, name):
+        if name.startswith("__") or "_build" not in self.__dict__:
+            raise AttributeError(name)
+        self._materialize()
+        return getattr(self, name)
+
+    def _materialize(self):
+        with self._lock:
+            build = self.__dict__.get("_build")
+            if build is None:
+                return
+            try:
+                cf = build()
+            except Invalid as e:
+                raise SavedModelError(self._path, str(e)) from None
+            except (ValueError, TypeError, IndexError, KeyError) as e:  # rules refusing hostile attrs or specs
+                raise SavedModelError(self._path, f"{type(e).__name__}: {e}") from None
+            except RecursionError:
+                raise SavedModelError(self._path, "the model is nested too deeply") from None
+            self.__dict__.update(cf.__dict__)
+            del self.__dict__["_build"]
+
+    def __repr__(self):
+        if "_build" in self.__dict__:
+            return f"<ConcreteFunction (not traced yet) at 0x{id(self):X}>"
+        return ConcreteFunction.__repr__(self)
+
+    def __call__(self, *args, **kwargs):
+        if "_build" in self.__dict__:
+            self._materialize()
+        return ConcreteFunction.__call__(self, *args, **kwargs)
 
 
 def _dtype_enum(value):

@@ -1,0 +1,206 @@
+"""Broken and hostile TensorFlow SavedModels give documented errors: SavedModelError (a DataLossError)
+naming the file, NotFoundError for an op rivulet lacks. Nothing in the files is executed."""
+import os
+import random
+import sys
+
+import numpy as np
+import pytest
+
+import rivulet as tf
+from rivulet.saved_model import SavedModelError
+from rivulet.saved_model.tf_import import proto
+
+from .conftest import fixture_dir, serving_inputs
+
+
+def _read(d):
+    with open(os.path.join(d, "saved_model.pb"), "rb") as f:
+        return proto.read_saved_model(f.read())
+
+
+def _write(d, sm):
+    with open(os.path.join(d, "saved_model.pb"), "wb") as f:
+        f.write(sm.SerializeToString())
+
+
+def _function(sm, prefix):
+    return next(f for f in sm.meta_graphs[0].graph_def.library.function if f.signature.name.startswith(prefix))
+
+
+def _load_and_call(d, name="keras_mlp"):
+    m = tf.saved_model.load(d)
+    return m.signatures["serving_default"](**{k: tf.constant(v) for k, v in serving_inputs(name).items()})
+
+
+@pytest.mark.parametrize("content", [b"", b"\x00" * 7, b"not a protocol buffer at all \xff\xfe", None])
+def test_garbage_or_truncated_saved_model_pb(copy_of, content):
+    d = copy_of("keras_mlp")
+    path = os.path.join(d, "saved_model.pb")
+    if content is None:  # truncated in the middle
+        with open(path, "rb") as f:
+            content = f.read()[:5000]
+    with open(path, "wb") as f:
+        f.write(content)
+    with pytest.raises(SavedModelError) as e:
+        tf.saved_model.load(d)
+    assert isinstance(e.value, tf.errors.DataLossError) and e.value.path.endswith("saved_model.pb")
+
+
+@pytest.mark.parametrize("victim", ["variables.index", "variables.data-00000-of-00001"])
+def test_missing_or_corrupted_variables(copy_of, victim):
+    d = copy_of("keras_mlp")
+    path = os.path.join(d, "variables", victim)
+    os.remove(path)
+    with pytest.raises(SavedModelError, match="variables"):
+        tf.saved_model.load(d)
+    d = copy_of("control_flow")
+    path = os.path.join(d, "variables", victim)
+    with open(path, "rb") as f:
+        data = bytearray(f.read())
+    data[len(data) // 2] ^= 0xFF
+    with open(path, "wb") as f:
+        f.write(bytes(data))
+    with pytest.raises(SavedModelError, match="variables"):
+        tf.saved_model.load(d)
+
+
+def test_random_byte_flips_never_escape_as_internal_errors(copy_of):
+    """Flipped bytes anywhere in saved_model.pb: the model loads and runs, or a tf.errors error is raised."""
+    d = copy_of("control_flow")
+    path = os.path.join(d, "saved_model.pb")
+    with open(path, "rb") as f:
+        data = f.read()
+    x, n = (tf.constant(serving_inputs("control_flow")[k]) for k in ("x", "n"))
+    for seed in range(25):
+        r = random.Random(seed)
+        b = bytearray(data)
+        for _ in range(r.randint(1, 4)):
+            b[r.randrange(len(b))] = r.randrange(256)
+        with open(path, "wb") as f:
+            f.write(bytes(b))
+        try:
+            tf.saved_model.load(d).signatures["serving_default"](x=x, n=n)
+        except tf.errors.OpError:
+            pass
+
+
+def test_an_op_rivulet_lacks_is_named_with_its_function(copy_of):
+    d = copy_of("keras_mlp")
+    sm = _read(d)
+    f = _function(sm, "__inference_dense_layer_call_and_return_conditional_losses")
+    next(n for n in f.node_def if n.op == "MatMul").op = "FancyMatMul"
+    _write(d, sm)
+    with pytest.raises(tf.errors.NotFoundError, match=r"Op type not registered 'FancyMatMul'.*node 'MatMul' in "
+                                                      r"function '__inference_dense_layer_call_and_return"):
+        tf.saved_model.load(d)
+
+
+def test_a_function_that_calls_itself(copy_of):
+    d = copy_of("keras_mlp")
+    sm = _read(d)
+    f = _function(sm, "__inference_signature_wrapper")
+    call = next(n for n in f.node_def if n.op == "StatefulPartitionedCall")
+    call.attr["f"].func.name = f.signature.name
+    _write(d, sm)
+    with pytest.raises(SavedModelError, match="nest more than|nested too deeply"):
+        tf.saved_model.load(d)
+
+
+def test_huge_or_inconsistent_constants(copy_of):
+    d = copy_of("control_flow")
+    sm = _read(d)
+    f = _function(sm, "cond_true")
+    const = next(n for n in f.node_def if n.op == "Const")
+    shape = const.attr["value"].tensor.tensor_shape
+    shape.dim.add().size = 1 << 40
+    _write(d, sm)
+    with pytest.raises(SavedModelError, match="elements is more than"):
+        _load_and_call(d, "control_flow")
+    sm = _read(d)
+    t = next(n for n in _function(sm, "cond_true").node_def if n.op == "Const").attr["value"].tensor
+    del t.tensor_shape.dim[:]
+    t.tensor_shape.dim.add().size = 3
+    t.tensor_content = b"\x00" * 5
+    _write(d, sm)
+    with pytest.raises(SavedModelError, match="5 bytes of content for 3 float32 values"):
+        _load_and_call(d, "control_flow")
+
+
+def test_bad_references(copy_of):
+    d = copy_of("keras_mlp")
+    sm = _read(d)
+    for f in sm.meta_graphs[0].graph_def.library.function:
+        for node in f.node_def:
+            if node.op == "BiasAdd":
+                node.input[0] = "NoSuchNode:product:0"
+    _write(d, sm)
+    with pytest.raises(SavedModelError, match="bad input reference 'NoSuchNode:product:0'"):
+        _load_and_call(d)
+    d = copy_of("keras_mlp")
+    sm = _read(d)
+    sm.meta_graphs[0].object_graph_def.nodes[0].children[0].node_id = 10_000
+    _write(d, sm)
+    with pytest.raises(SavedModelError, match="bad object reference 10000"):
+        tf.saved_model.load(d)
+
+
+def test_shape_rules_refuse_hostile_attrs(copy_of):
+    d = copy_of("small_cnn")
+    sm = _read(d)
+    for f in sm.meta_graphs[0].graph_def.library.function:
+        for n in f.node_def:
+            if n.op == "Conv2D":
+                del n.attr["strides"].list.i[:]
+                n.attr["strides"].list.i.extend([1, 0, -3, 1])
+    _write(d, sm)
+    with pytest.raises(SavedModelError, match="Conv2D"):
+        _load_and_call(d, "small_cnn")
+
+
+def test_variable_whose_checkpoint_value_has_another_shape(copy_of):
+    d = copy_of("keras_mlp")
+    sm = _read(d)
+    var = next(n.variable for n in sm.meta_graphs[0].object_graph_def.nodes if n.WhichOneof("kind") == "variable")
+    var.shape.dim[0].size += 1
+    _write(d, sm)
+    with pytest.raises(SavedModelError, match="checkpointed value is"):
+        tf.saved_model.load(d)
+
+
+def test_names_from_the_file_are_never_code(copy_of, tmp_path):
+    """Node and argument names full of Python are data: the model loads and computes as before."""
+    d = copy_of("keras_mlp")
+    marker = tmp_path / "pwned"
+    evil = f"x');\n__import__('pathlib').Path({str(marker)!r}).touch()#"  # (TensorFlow's names have no ':')
+    sm = _read(d)
+    renamed = 0
+    for f in sm.meta_graphs[0].graph_def.library.function:
+        for old in [n.name for n in f.node_def if n.op in ("MatMul", "BiasAdd")]:
+            for n in f.node_def:
+                if n.name == old:
+                    n.name, renamed = evil + old, renamed + 1
+                for i, ref in enumerate(n.input):
+                    if ref.split(":")[0] == old:
+                        n.input[i] = evil + ref
+        for i, arg in enumerate(f.signature.input_arg):  # argument names too
+            for n in f.node_def:
+                n.input[:] = [evil + r if r == arg.name else r for r in n.input]
+            for k, v in f.ret.items():
+                if v == arg.name:
+                    f.ret[k] = evil + v
+            arg.name = evil + arg.name
+    assert renamed >= 4
+    _write(d, sm)
+    out = _load_and_call(d)
+    np.testing.assert_allclose(out["probs"].numpy(), np.load(fixture_dir("keras_mlp") + ".io.npz")["out_probs"],
+                               rtol=1e-4)
+    assert not marker.exists()
+
+
+def test_without_the_extra_the_error_says_what_to_install(monkeypatch):
+    monkeypatch.setattr(proto, "_pb", None)
+    for mod in ("google.protobuf", "tensorboard.compat.proto"):
+        monkeypatch.setitem(sys.modules, mod, None)
+    with pytest.raises(ImportError, match=r"pip install 'rivulet\[tf-interop\]'"):
+        tf.saved_model.load(fixture_dir("keras_mlp"))
