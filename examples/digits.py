@@ -13,7 +13,7 @@ import rivulet as tf
 
 
 def main():
-    tf.random.set_seed(0)
+    tf.keras.utils.set_random_seed(0)
     digits = load_digits()
     x = (digits.data / 16.0).astype("float32")  # pixel intensities 0..16 -> 0..1
     x_train, x_test, y_train, y_test = train_test_split(x, digits.target, test_size=0.25, random_state=0,

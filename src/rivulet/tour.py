@@ -201,7 +201,7 @@ def _digits_file():
 
 
 def _train():
-    tf.random.set_seed(0)
+    tf.keras.utils.set_random_seed(0)
     digits = _digits_file()
     if digits is None:
         # ten noisy prototypes in 64 "pixels": learnable, not separable by a lookup

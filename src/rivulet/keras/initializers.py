@@ -1,5 +1,14 @@
-"""tf.keras.initializers: callables `init(shape, dtype)` returning a tensor of initial values."""
+"""tf.keras.initializers: callables `init(shape, dtype)` returning a tensor of initial values.
+
+The random initializers draw as Keras 2 (tf_keras) does: a stateless op seeded with [seed, 0], so a seeded
+initializer gives TensorFlow's exact values, the same on every call. An unseeded one picks its seed on first
+use, from the generator `tf.keras.utils.set_random_seed` makes, else from Python's `random` (so
+`tf.random.set_seed` alone does not make Keras weights reproducible, as in TensorFlow), and keeps it.
+"""
 import math
+import random
+import threading
+import warnings
 
 import rivulet as tf
 
@@ -21,6 +30,18 @@ def _fans(shape):
         return shape[0], shape[1]
     receptive = math.prod(shape[:-2])
     return shape[-2] * receptive, shape[-1] * receptive
+
+
+_SEED_GENERATOR = threading.local()  # .generator: a random.Random set by keras.utils.set_random_seed
+
+
+def set_seed_generator(seed):
+    _SEED_GENERATOR.generator = random.Random(seed)
+
+
+def _new_seed():
+    gen = getattr(_SEED_GENERATOR, "generator", None)
+    return (gen or random).randint(1, int(1e9))
 
 
 class Initializer:
@@ -56,23 +77,50 @@ class Constant(Initializer):
         return {"value": self.value}
 
 
-class RandomUniform(Initializer):
+class _Random(Initializer):
+    """Draws with stateless ops seeded [seed, 0]; `seed` None: one chosen on first use and kept."""
+    seed = None
+    _auto_seed = None
+    _used = False
+
+    def _stateless_seed(self):
+        if self._used and self.seed is None:
+            warnings.warn(f"The initializer {type(self).__name__} is unseeded and being called multiple times, "
+                          "which will return identical values each time (even if the initializer is unseeded). "
+                          "Please update your code to provide a seed to the initializer, or avoid using the same "
+                          "initializer instance more than once.")
+        self._used = True
+        if self.seed is not None:
+            return [self.seed, 0]
+        if self._auto_seed is None:
+            self._auto_seed = _new_seed()
+        return [self._auto_seed, 0]
+
+    def _uniform(self, shape, minval, maxval, dtype):
+        return tf.random.stateless_uniform(shape, self._stateless_seed(), minval, maxval, dtype=dtype)
+
+    def _normal(self, shape, mean, stddev, dtype, truncated=False):
+        f = tf.random.stateless_truncated_normal if truncated else tf.random.stateless_normal
+        return f(shape, self._stateless_seed(), mean, stddev, dtype=dtype)
+
+
+class RandomUniform(_Random):
     def __init__(self, minval=-0.05, maxval=0.05, seed=None):
         self.minval, self.maxval, self.seed = minval, maxval, seed
 
     def __call__(self, shape, dtype=None, **kwargs):
-        return tf.random.uniform(shape, self.minval, self.maxval, dtype=_dtype(dtype), seed=self.seed)
+        return self._uniform(shape, self.minval, self.maxval, _dtype(dtype))
 
     def get_config(self):
         return {"minval": self.minval, "maxval": self.maxval, "seed": self.seed}
 
 
-class RandomNormal(Initializer):
+class RandomNormal(_Random):
     def __init__(self, mean=0.0, stddev=0.05, seed=None):
         self.mean, self.stddev, self.seed = mean, stddev, seed
 
     def __call__(self, shape, dtype=None, **kwargs):
-        return tf.random.normal(shape, self.mean, self.stddev, dtype=_dtype(dtype), seed=self.seed)
+        return self._normal(shape, self.mean, self.stddev, _dtype(dtype))
 
     def get_config(self):
         return {"mean": self.mean, "stddev": self.stddev, "seed": self.seed}
@@ -80,10 +128,10 @@ class RandomNormal(Initializer):
 
 class TruncatedNormal(RandomNormal):
     def __call__(self, shape, dtype=None, **kwargs):
-        return tf.random.truncated_normal(shape, self.mean, self.stddev, dtype=_dtype(dtype), seed=self.seed)
+        return self._normal(shape, self.mean, self.stddev, _dtype(dtype), truncated=True)
 
 
-class VarianceScaling(Initializer):
+class VarianceScaling(_Random):
     """Values with variance scale / n, n from the fans by `mode`; normal (truncated) or uniform."""
 
     def __init__(self, scale=1.0, mode="fan_in", distribution="truncated_normal", seed=None):
@@ -104,12 +152,11 @@ class VarianceScaling(Initializer):
         dtype = _dtype(dtype)
         if self.distribution == "uniform":
             limit = math.sqrt(3.0 * var)
-            return tf.random.uniform(shape, -limit, limit, dtype=dtype, seed=self.seed)
+            return self._uniform(shape, -limit, limit, dtype)
         if self.distribution == "truncated_normal":
             # 0.8796... is the stddev of a unit normal truncated to [-2, 2].
-            return tf.random.truncated_normal(shape, 0.0, math.sqrt(var) / 0.87962566103423978, dtype=dtype,
-                                              seed=self.seed)
-        return tf.random.normal(shape, 0.0, math.sqrt(var), dtype=dtype, seed=self.seed)
+            return self._normal(shape, 0.0, math.sqrt(var) / 0.87962566103423978, dtype, truncated=True)
+        return self._normal(shape, 0.0, math.sqrt(var), dtype)
 
     def get_config(self):
         return {"scale": self.scale, "mode": self.mode, "distribution": self.distribution, "seed": self.seed}
@@ -136,7 +183,8 @@ random_uniform, random_normal, truncated_normal = RandomUniform, RandomNormal, T
 glorot_uniform, glorot_normal, he_uniform, he_normal = GlorotUniform, GlorotNormal, HeUniform, HeNormal
 lecun_uniform, lecun_normal, variance_scaling = LecunUniform, LecunNormal, VarianceScaling
 
-_BY_NAME = {n: c for n, c in globals().items() if isinstance(c, type) and issubclass(c, Initializer)}
+_BY_NAME = {n: c for n, c in globals().items()
+            if isinstance(c, type) and issubclass(c, Initializer) and not n.startswith("_")}
 
 
 def get(identifier):

@@ -1,5 +1,19 @@
-"""tf.keras.utils: to_categorical."""
+"""tf.keras.utils: to_categorical, set_random_seed."""
+import random
+
 import numpy as np
+
+
+def set_random_seed(seed):
+    """Seeds Python's `random`, NumPy's global generator, tf.random and the Keras initializers' seeds."""
+    if not isinstance(seed, int):
+        raise ValueError(f"Expected `seed` argument to be an integer. Received: seed={seed} (of type {type(seed)})")
+    import rivulet as tf
+    from .initializers import set_seed_generator
+    random.seed(seed)
+    np.random.seed(seed)
+    tf.random.set_seed(seed)
+    set_seed_generator(seed)
 
 
 def to_categorical(y, num_classes=None, dtype="float32"):

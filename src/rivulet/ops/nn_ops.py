@@ -970,15 +970,16 @@ def _noise_shape(xshape, noise_shape):
     return xshape if noise_shape is None else tuple(xshape[i] if d is None else d for i, d in enumerate(noise_shape))
 
 
-def _dropout_kernel(x, rate, seed, seed2, noise_shape=None):
-    from .random_ops import generator
-    r = generator(seed, seed2).random(_noise_shape(x.shape, noise_shape),
-                                      dtype=np.float64 if x.dtype == np.float64 else np.float32)
+def _dropout_kernel(x, rate, seed, seed2, noise_shape=None, stream=None):
+    from .random_ops import uniform_values
+    # TensorFlow draws the mask with a RandomUniform kernel (eagerly the one tf.random.uniform uses).
+    kernel = ("RandomUniform", x.dtype, seed, seed2) if stream is None else stream
+    r = uniform_values(kernel, seed, seed2, _noise_shape(x.shape, noise_shape), x.dtype)
     mask = np.where(r >= rate, x.dtype.type(1 / (1 - rate)), x.dtype.type(0))
     return x * mask, mask
 
 
-def _dropout_infer(x, rate, seed, seed2, noise_shape=None):
+def _dropout_infer(x, rate, seed, seed2, noise_shape=None, stream=None):
     ns = UNKNOWN if x.shape.rank is None and noise_shape is None else TensorShape(
         _noise_shape(tuple(x.shape) if x.shape.rank is not None else (None,) * len(noise_shape), noise_shape))
     return [(x.shape, x.dtype), (ns, x.dtype)]
@@ -990,7 +991,7 @@ DROPOUT = defop("Dropout", _dropout_kernel, _dropout_infer, num_outputs=2, state
 
 
 def dropout(x, rate, noise_shape=None, seed=None, name=None):
-    from .random_ops import op_seeds
+    from .random_ops import op_seeds, stream_attr
     x = to_tensor(x)
     if not x.dtype.is_floating:
         raise ValueError(f"`x.dtype` must be a floating point tensor as `x` will be scaled. Received: "
@@ -1004,7 +1005,7 @@ def dropout(x, rate, noise_shape=None, seed=None, name=None):
     if r == 0:
         return x
     seed1, seed2 = op_seeds(seed)
-    attrs = {"rate": r, "seed": seed1, "seed2": seed2}
+    attrs = {"rate": r, "seed": seed1, "seed2": seed2, "stream": stream_attr()}
     if noise_shape is not None:
         ns = static_value(noise_shape) if isinstance(noise_shape, Tensor) else noise_shape
         attrs["noise_shape"] = tuple(None if d is None else int(d) for d in ns)

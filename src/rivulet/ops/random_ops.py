@@ -1,21 +1,23 @@
-"""Random ops (tf.random) and TensorFlow's seed semantics.
+"""Random ops (tf.random) with TensorFlow's seed semantics and TensorFlow's numbers (Philox, see philox.py).
 
-Seeds. Every random op carries attrs (seed, seed2), fixed when the op is created (eager call or trace):
-- no global seed and no op seed: (0, 0), meaning "nondeterministic": the kernel draws from one generator
-  seeded from OS entropy;
+Seeds. Every stateful random op carries attrs (seed, seed2), fixed when the op is created (eager call or trace):
+- no global seed and no op seed: (0, 0), meaning "nondeterministic": each draw uses a key from OS entropy;
 - a global seed (`tf.random.set_seed(g)`, or `graph.seed` of the graph being traced when set): (g, op seed),
   where a missing op seed comes from a counter: eagerly a `random.Random(g)` stream (as TensorFlow's eager
-  context), while tracing the graph's own `_seed_offset` (TensorFlow uses the graph's op count), so a
-  retrace gets the same seeds;
+  context), while tracing the graph's own `_seed_offset`, so a retrace gets the same seeds;
 - only an op seed s: (87654321, s), TensorFlow's default graph seed.
-The kernel draws from a NumPy PCG64 generator kept in `_STREAMS`, keyed by (seed, seed2) and created on first
-use. Successive calls of one op (an eager call with an op seed, or the op inside a traced function) therefore
-continue one stream and give new values each time; `set_seed` clears the table and the counter, so the same
-program replays the same values. The values are NumPy's, not TensorFlow's Philox bits.
+
+Streams. A kernel with attrs (seed, seed2) draws Philox with key `seed` from counter `seed2 << 64`; each draw of
+n values reserves 256 n calls of it (TensorFlow's reservation), so the next draw of the same kernel continues
+where it left off. TensorFlow keeps that position in the kernel object: eagerly one kernel per (op type, dtype,
+seed, seed2), cached; in a graph one per node. rivulet keeps it in `_STREAMS`, keyed the same way (a graph node
+gets a unique `stream` attr when created); `set_seed` clears it, so the same program replays the same values.
 
 Random ops are `stateful=True`: never folded or deduplicated, and run in program order.
 """
+import itertools
 import random as _pyrandom
+import threading
 from collections import OrderedDict
 
 import numpy as np
@@ -29,14 +31,18 @@ from ..errors import InvalidArgumentError
 from ..shape import TensorShape
 from ._rules import broadcast_shape, static_value, to_tensor
 from . import math_ops as _m
+from . import philox
 
 DEFAULT_GRAPH_SEED = 87654321
 _MAXINT32 = 2 ** 31 - 1
+_M64 = 0xFFFFFFFFFFFFFFFF
 _MAX_STREAMS = 10000  # eager calls under a global seed each make a stream: keep the newest ones
 
 _global_seed = [None]
 _op_seed_rng = [None]
 _STREAMS = OrderedDict()
+_STREAMS_LOCK = threading.Lock()
+_NODE_IDS = itertools.count(1)
 _ENTROPY = np.random.default_rng()
 
 
@@ -45,7 +51,8 @@ def set_seed(seed):
     s = None if seed is None else int(seed)
     _global_seed[0] = s
     _op_seed_rng[0] = None if s is None else _pyrandom.Random(s)
-    _STREAMS.clear()
+    with _STREAMS_LOCK:
+        _STREAMS.clear()
 
 
 def get_global_seed():
@@ -73,20 +80,27 @@ def op_seeds(op_seed=None):
     return seeds if seeds != (0, 0) else (0, _MAXINT32)  # (0, 0) is reserved for "nondeterministic"
 
 
-def generator(seed, seed2):
-    """The NumPy generator behind the attrs (seed, seed2) of a random op."""
+def stream_attr():
+    """The `stream` attr of a stateful random op created now: None eagerly (the kernel is shared by every call
+    with the same op type, dtype and seeds), a fresh id for a graph node (its own kernel)."""
+    return None if context.current_graph() is None else next(_NODE_IDS)
+
+
+def reserve(kernel, seed, seed2, values):
+    """(key, counter) of the next draw by `kernel` (an op's `stream` attr, or its eager identity) with attrs
+    (seed, seed2), reserving 256 calls per value for it."""
     if not seed and not seed2:
-        return _ENTROPY
-    key = (seed, seed2)
-    g = _STREAMS.get(key)
-    if g is None:
-        g = _STREAMS[key] = np.random.Generator(np.random.PCG64([seed & 0xFFFFFFFFFFFFFFFF,
-                                                                 seed2 & 0xFFFFFFFFFFFFFFFF]))
+        return int(_ENTROPY.integers(0, 2 ** 63)), int(_ENTROPY.integers(0, 2 ** 63)) << 64
+    with _STREAMS_LOCK:
+        used = _STREAMS.pop(kernel, 0)
+        _STREAMS[kernel] = used + philox.CALLS_PER_VALUE * values
         if len(_STREAMS) > _MAX_STREAMS:
             _STREAMS.popitem(last=False)
-    else:
-        _STREAMS.move_to_end(key)
-    return g
+    return seed & _M64, (((seed2 & _M64) << 64) + used) & ((1 << 128) - 1)
+
+
+def _kernel_id(name, dtype, seed, seed2, stream):
+    return (name, dtype, seed, seed2) if stream is None else stream
 
 
 # ---------------------------------------------------------------- shapes
@@ -134,15 +148,18 @@ def _scaled_infer(shape, a, b, **_):
 
 
 # ---------------------------------------------------------------- uniform
-def _unit_uniform(gen, dims, np_dtype):
-    if np_dtype == np.float16:
-        # float32 draws can round up to 1.0 in half precision: draw on the half-precision grid instead.
-        return (gen.integers(0, 1024, dims, dtype=np.int16) / np.float32(1024)).astype(np.float16)
-    return gen.random(dims, dtype=np_dtype)
+def uniform_values(kernel, seed, seed2, dims, np_dtype):
+    """Unit uniforms in `dims` as TensorFlow's RandomUniform kernel `kernel` draws them next (also used by
+    dropout, whose eager kernel TensorFlow shares with tf.random.uniform's)."""
+    n = int(np.prod(dims, dtype=np.int64))
+    key, counter = reserve(kernel, seed, seed2, n)
+    return philox.uniform(key, counter, n, np_dtype).reshape(dims)
 
 
-def _uniform_kernel(shape, minval, maxval, seed, seed2):
-    r = _unit_uniform(generator(seed, seed2), _dims(shape), minval.dtype)
+def _uniform_kernel(shape, minval, maxval, seed, seed2, stream=None):
+    dims = _dims(shape)
+    r = uniform_values(_kernel_id("RandomUniform", minval.dtype, seed, seed2, stream), seed, seed2, dims,
+                       minval.dtype)
     return r * (maxval - minval) + minval  # TensorFlow's order of operations
 
 
@@ -152,10 +169,13 @@ def _uniform_grad(op, dy):
     return None, _m.sum_to(_m.subtract(dy, _m.multiply(dy, r)), lo), _m.sum_to(_m.multiply(dy, r), hi)
 
 
-def _uniform_int_kernel(shape, minval, maxval, seed, seed2):
+def _uniform_int_kernel(shape, minval, maxval, seed, seed2, stream=None):
     if minval >= maxval:
         raise InvalidArgumentError(f"Need minval < maxval, got {minval} >= {maxval}")
-    return generator(seed, seed2).integers(minval, maxval, _dims(shape), dtype=minval.dtype)
+    dims = _dims(shape)
+    n = int(np.prod(dims, dtype=np.int64))
+    key, counter = reserve(_kernel_id("RandomUniformInt", minval.dtype, seed, seed2, stream), seed, seed2, n)
+    return philox.uniform_int(key, counter, n, minval, maxval, minval.dtype).reshape(dims)
 
 
 def _uniform_int_infer(shape, minval, maxval, **_):
@@ -171,6 +191,11 @@ RANDOM_UNIFORM_INT = defop("RandomUniformInt", _uniform_int_kernel, _uniform_int
 _UNIFORM_TYPES = (_dt.float16, _dt.float32, _dt.float64, _dt.int32, _dt.int64)
 
 
+def _seed_attrs(seed):
+    seed1, seed2 = op_seeds(seed)
+    return {"seed": seed1, "seed2": seed2, "stream": stream_attr()}
+
+
 def uniform(shape, minval=0, maxval=None, dtype=_dt.float32, seed=None, name=None):
     dtype = _dt.as_dtype(dtype)
     if dtype not in _UNIFORM_TYPES:
@@ -182,31 +207,17 @@ def uniform(shape, minval=0, maxval=None, dtype=_dt.float32, seed=None, name=Non
         maxval = 1
     shape_t = _shape_tensor(shape)
     lo, hi = to_tensor(minval, dtype=dtype), to_tensor(maxval, dtype=dtype)
-    seed1, seed2 = op_seeds(seed)
     op = RANDOM_UNIFORM_INT if dtype.is_integer else RANDOM_UNIFORM
-    return bind(op, (shape_t, lo, hi), {"seed": seed1, "seed2": seed2}, name=name or "random_uniform")
+    return bind(op, (shape_t, lo, hi), _seed_attrs(seed), name=name or "random_uniform")
 
 
 # ---------------------------------------------------------------- normal, truncated normal
-def _normal_draw(gen, dims, np_dtype):
-    if np_dtype == np.float16:
-        return gen.standard_normal(dims, dtype=np.float32).astype(np.float16)
-    return gen.standard_normal(dims, dtype=np_dtype)
-
-
-def _truncated_draw(gen, dims, np_dtype):
-    """Standard normals redrawn until within two standard deviations, as TensorFlow's TruncatedNormal."""
-    z = _normal_draw(gen, dims, np_dtype)
-    bad = np.abs(z) > 2
-    while bad.any():
-        z[bad] = _normal_draw(gen, (int(bad.sum()),), np_dtype)
-        bad = np.abs(z) > 2
-    return z
-
-
-def _normal_kernel_of(draw):
-    def kernel(shape, mean, stddev, seed, seed2):
-        return draw(generator(seed, seed2), _dims(shape), mean.dtype) * stddev + mean
+def _normal_kernel_of(name, draw):
+    def kernel(shape, mean, stddev, seed, seed2, stream=None):
+        dims = _dims(shape)
+        n = int(np.prod(dims, dtype=np.int64))
+        key, counter = reserve(_kernel_id(name, mean.dtype, seed, seed2, stream), seed, seed2, n)
+        return draw(key, counter, n, mean.dtype).reshape(dims) * stddev + mean
     return kernel
 
 
@@ -216,10 +227,10 @@ def _normal_grad(op, dy):
     return None, _m.sum_to(dy, mean), _m.sum_to(_m.multiply(dy, z), stddev)
 
 
-RANDOM_NORMAL = defop("RandomStandardNormal", _normal_kernel_of(_normal_draw), _scaled_infer, grad=_normal_grad,
-                      stateful=True)
-TRUNCATED_NORMAL = defop("TruncatedNormal", _normal_kernel_of(_truncated_draw), _scaled_infer, grad=_normal_grad,
-                         stateful=True)
+RANDOM_NORMAL = defop("RandomStandardNormal", _normal_kernel_of("RandomStandardNormal", philox.normal),
+                      _scaled_infer, grad=_normal_grad, stateful=True)
+TRUNCATED_NORMAL = defop("TruncatedNormal", _normal_kernel_of("TruncatedNormal", philox.truncated_normal),
+                         _scaled_infer, grad=_normal_grad, stateful=True)
 
 
 def _normal(op, default):
@@ -229,9 +240,7 @@ def _normal(op, default):
         if dtype not in FLOATS:
             raise InvalidArgumentError(f"Value for attr 'dtype' of {dtype.name} is not in the list of allowed "
                                        f"values: half, bfloat16, float, double")
-        seed1, seed2 = op_seeds(seed)
-        return bind(op, (_shape_tensor(shape), mean_t, std_t), {"seed": seed1, "seed2": seed2},
-                    name=name or default)
+        return bind(op, (_shape_tensor(shape), mean_t, std_t), _seed_attrs(seed), name=name or default)
     f.__name__ = default
     return f
 
@@ -241,15 +250,32 @@ truncated_normal = _normal(TRUNCATED_NORMAL, "truncated_normal")
 
 
 # ---------------------------------------------------------------- categorical, shuffle
-def _categorical_kernel(logits, num_samples, seed, seed2, output_dtype):
-    # Gumbel-max: argmax(logits + Gumbel noise) samples from softmax(logits), one row per batch entry.
+def _sample_rows(logits, num_samples, key, counter, out_dtype):
+    """TensorFlow's CPU multinomial: row b's samples read words from 2 * num_samples * b on, two per sample (a
+    double in [0, 1) scaled by the row's total), looked up in the row's cumulative exp(logit - max), in double;
+    non-finite logits get probability 0."""
     b, k = logits.shape
-    g = generator(seed, seed2).gumbel(size=(b, int(num_samples), k))
-    with np.errstate(invalid="ignore"):
-        return np.argmax(logits.astype(np.float64)[:, None, :] + g, axis=-1).astype(output_dtype._np)
+    ns = int(num_samples)
+    w = philox.stream(key, counter, (2 * b * ns + 3) // 4)[:2 * b * ns].reshape(b, ns, 2)
+    x = logits.astype(np.float64)
+    with np.errstate(invalid="ignore", over="ignore"):
+        p = np.where(np.isfinite(x), np.exp(x - x.max(axis=1, keepdims=True)), 0.0) if k else x
+    cdf = np.cumsum(p, axis=1)
+    out = np.empty((b, ns), out_dtype._np)
+    for i in range(b):
+        u = philox.to_float64(w[i, :, 0], w[i, :, 1]) * (cdf[i, -1] if k else 0.0)
+        out[i] = np.searchsorted(cdf[i], u, side="right")
+    return out
 
 
-def _categorical_infer(logits, num_samples, seed, seed2, output_dtype):
+def _categorical_kernel(logits, num_samples, seed, seed2, output_dtype, stream=None):
+    b, ns = logits.shape[0], int(num_samples)
+    kernel = _kernel_id("Multinomial", logits.dtype, seed, seed2, stream)
+    key, counter = reserve(kernel, seed, seed2, b * ((ns + 3) // 4 * 4) * 2)  # doubles: 2 words per sample
+    return _sample_rows(logits, ns, key, counter, output_dtype)
+
+
+def _categorical_infer(logits, num_samples, seed=None, seed2=None, output_dtype=None, stream=None):
     s = logits.shape
     if s.rank is not None and s.rank != 2:
         raise ValueError(f"logits should be a matrix, got shape {s}")
@@ -262,15 +288,29 @@ MULTINOMIAL = defop("Multinomial", _categorical_kernel, _categorical_infer, stat
 
 def categorical(logits, num_samples, dtype=None, seed=None, name=None):
     logits = to_tensor(logits)
-    seed1, seed2 = op_seeds(seed)
-    attrs = {"seed": seed1, "seed2": seed2, "output_dtype": _dt.as_dtype(dtype or _dt.int64)}
+    attrs = {**_seed_attrs(seed), "output_dtype": _dt.as_dtype(dtype or _dt.int64)}
     return bind(MULTINOMIAL, (logits, to_tensor(num_samples, dtype=_dt.int32)), attrs, name=name or "Multinomial")
 
 
-def _shuffle_kernel(x, seed, seed2):
+def _shuffle_kernel(x, seed, seed2, stream=None):
     if np.ndim(x) == 0:
         raise InvalidArgumentError("input must be at least 1-D, got shape []")
-    return generator(seed, seed2).permutation(x, axis=0)
+    n = len(x)
+    kernel = _kernel_id("RandomShuffle", x.dtype, seed, seed2, stream)
+    if not seed and not seed2:
+        key, counter = reserve(kernel, seed, seed2, 0)
+    else:  # this kernel reserves one word per swap, not 256 calls per value
+        with _STREAMS_LOCK:
+            used = _STREAMS.pop(kernel, 0)
+            _STREAMS[kernel] = used + (max(n - 1, 0) + 3) // 4
+        key, counter = seed & _M64, (((seed2 & _M64) << 64) + used) & ((1 << 128) - 1)
+    # Fisher-Yates from the front: position i swaps with i + word % (n - i).
+    w = philox.stream(key, counter, (max(n - 1, 0) + 3) // 4).astype(np.int64)
+    perm = list(range(n))
+    for i, r in enumerate((w[:max(n - 1, 0)] % np.arange(n, 1, -1)).tolist()):
+        j = i + r
+        perm[i], perm[j] = perm[j], perm[i]
+    return x[np.asarray(perm, np.intp)] if n else x.copy()
 
 
 def _shuffle_infer(x, **_):
@@ -283,22 +323,17 @@ RANDOM_SHUFFLE = defop("RandomShuffle", _shuffle_kernel, _shuffle_infer, statefu
 
 
 def shuffle(value, seed=None, name=None):
-    seed1, seed2 = op_seeds(seed)
-    return bind(RANDOM_SHUFFLE, (to_tensor(value),), {"seed": seed1, "seed2": seed2}, name=name or "RandomShuffle")
+    return bind(RANDOM_SHUFFLE, (to_tensor(value),), _seed_attrs(seed), name=name or "RandomShuffle")
 
 
 # ---------------------------------------------------------------- stateless random ops
-# The values are a pure function of (shape, seed): a fresh NumPy PCG64 generator keyed by the two seed
-# integers. They are NOT TensorFlow's Philox values (same seed, different numbers), only as deterministic.
-_STATELESS_SALT = 0x5EED5EED
-
-
-def _stateless_gen(seed):
+# The values are a pure function of (shape, seed): Philox with the key and counter scrambled from the seed
+# (philox.stateless_key_counter), the numbers TensorFlow's stateless ops give on the CPU.
+def _key_counter(seed):
     s = np.asarray(seed).reshape(-1)
     if s.shape != (2,):
         raise InvalidArgumentError(f"seed must have shape [2], not {list(np.shape(seed))}")
-    return np.random.Generator(np.random.PCG64([int(s[0]) & 0xFFFFFFFFFFFFFFFF, int(s[1]) & 0xFFFFFFFFFFFFFFFF,
-                                                _STATELESS_SALT]))
+    return philox.stateless_key_counter(int(s[0]), int(s[1]))
 
 
 def _stateless_infer(shape, seed, *rest, dtype):
@@ -309,31 +344,58 @@ def _stateless_infer(shape, seed, *rest, dtype):
 
 def _stateless_kernel_of(draw):
     def kernel(shape, seed, dtype):
-        return draw(_stateless_gen(seed), _dims(shape), dtype._np)
+        dims = _dims(shape)
+        return draw(*_key_counter(seed), int(np.prod(dims, dtype=np.int64)), dtype._np).reshape(dims)
     return kernel
 
 
-def _stateless_int_kernel(shape, seed, minval, maxval, dtype):
+def _check_bounds(minval, maxval):
     if minval >= maxval:
         raise InvalidArgumentError(f"Need minval < maxval, got {minval} >= {maxval}")
-    return _stateless_gen(seed).integers(minval, maxval, _dims(shape), dtype=dtype._np)
+
+
+def _stateless_int_kernel(shape, seed, minval, maxval, dtype):
+    _check_bounds(minval, maxval)
+    dims = _dims(shape)
+    n = int(np.prod(dims, dtype=np.int64))
+    return philox.uniform_int(*_key_counter(seed), n, minval, maxval, dtype._np).reshape(dims)
 
 
 def _stateless_full_int_kernel(shape, seed, dtype):
-    info = np.iinfo(dtype._np)
-    return _stateless_gen(seed).integers(info.min, info.max, _dims(shape), dtype=dtype._np, endpoint=True)
+    dims = _dims(shape)
+    return philox.full_int(*_key_counter(seed), int(np.prod(dims, dtype=np.int64)), dtype._np).reshape(dims)
 
 
-STATELESS_UNIFORM = defop("StatelessRandomUniform", _stateless_kernel_of(_unit_uniform), _stateless_infer)
-STATELESS_NORMAL = defop("StatelessRandomNormal", _stateless_kernel_of(_normal_draw), _stateless_infer)
-STATELESS_TRUNCATED_NORMAL = defop("StatelessTruncatedNormal", _stateless_kernel_of(_truncated_draw),
+STATELESS_UNIFORM = defop("StatelessRandomUniform", _stateless_kernel_of(philox.uniform), _stateless_infer)
+STATELESS_NORMAL = defop("StatelessRandomNormal", _stateless_kernel_of(philox.normal), _stateless_infer)
+STATELESS_TRUNCATED_NORMAL = defop("StatelessTruncatedNormal", _stateless_kernel_of(philox.truncated_normal),
                                    _stateless_infer)
 STATELESS_UNIFORM_INT = defop("StatelessRandomUniformInt", _stateless_int_kernel, _stateless_infer)
 STATELESS_UNIFORM_FULL_INT = defop("StatelessRandomUniformFullInt", _stateless_full_int_kernel, _stateless_infer)
 
 
+def _stateless_categorical_kernel(logits, num_samples, seed, output_dtype):
+    return _sample_rows(logits, int(num_samples), *_key_counter(seed), output_dtype)
+
+
+STATELESS_MULTINOMIAL = defop("StatelessMultinomial", _stateless_categorical_kernel,
+                              lambda logits, num_samples, seed, output_dtype:
+                              _categorical_infer(logits, num_samples, output_dtype=output_dtype))
+
+
+def _check_alg(alg):
+    a = alg.value if hasattr(alg, "value") else alg
+    if a in ("philox", "auto_select", 1, 3, None):
+        return
+    if a in ("threefry", 2):
+        raise NotImplementedError("rivulet implements the Philox random algorithm only (TensorFlow's default on "
+                                  "the CPU); use alg='philox' or 'auto_select'")
+    raise ValueError(f"Argument `alg` got unsupported value {alg}. Supported values are "
+                     "Algorithm.PHILOX, Algorithm.THREEFRY, Algorithm.AUTO_SELECT.")
+
+
 def _seed_tensor(seed):
-    s = seed if isinstance(seed, Tensor) else to_tensor(np.asarray(seed))
+    s = seed if isinstance(seed, Tensor) else to_tensor(seed)  # Python ints: int32, as TensorFlow converts them
     if s.dtype not in (_dt.int32, _dt.int64):
         raise TypeError(f"seed must be an int32 or int64 tensor of shape [2], got {s.dtype.name}")
     if s.shape.rank is not None and not s.shape.is_compatible_with([2]):
@@ -342,10 +404,9 @@ def _seed_tensor(seed):
 
 
 def stateless_uniform(shape, seed, minval=0, maxval=None, dtype=_dt.float32, name=None, alg="auto_select"):
-    """Uniform values in [minval, maxval), a deterministic function of `shape` and the 2-integer `seed`.
-
-    Same seed and shape, same values (eagerly and in tf.function); the values are not TensorFlow's (NumPy's
-    PCG64 keyed by the seed, not Philox). Integer dtypes need both bounds, or neither (the full range)."""
+    """Uniform values in [minval, maxval), a deterministic function of `shape` and the 2-integer `seed`: the
+    values TensorFlow gives. Integer dtypes need both bounds, or neither (the full range)."""
+    _check_alg(alg)
     dtype = _dt.as_dtype(dtype)
     if dtype not in _UNIFORM_TYPES + (_dt.uint32, _dt.uint64):
         raise ValueError(f"Argument `dtype` got invalid value {dtype}.")
@@ -370,6 +431,7 @@ def stateless_uniform(shape, seed, minval=0, maxval=None, dtype=_dt.float32, nam
 
 def _stateless_normal_fn(op, default):
     def f(shape, seed, mean=0.0, stddev=1.0, dtype=_dt.float32, name=None, alg="auto_select"):
+        _check_alg(alg)
         dtype = _dt.as_dtype(dtype)
         if dtype not in (_dt.float16, _dt.float32, _dt.float64):
             raise InvalidArgumentError(f"Value for attr 'dtype' of {dtype.name} is not in the list of allowed "
@@ -378,8 +440,7 @@ def _stateless_normal_fn(op, default):
         z = bind(op, (_shape_tensor(shape), _seed_tensor(seed)), {"dtype": dtype}, name=op.name)
         return _m.add(_m.multiply(z, std_t), mean_t, name=name or default)
     f.__name__ = default
-    f.__doc__ = (f"tf.random.{default}: a deterministic function of `shape` and the 2-integer `seed`; the values "
-                 "are not TensorFlow's (NumPy PCG64 keyed by the seed, not Philox).")
+    f.__doc__ = f"tf.random.{default}: a deterministic function of `shape` and the 2-integer `seed` (TensorFlow's values)."
     return f
 
 
@@ -387,68 +448,229 @@ stateless_normal = _stateless_normal_fn(STATELESS_NORMAL, "stateless_normal")
 stateless_truncated_normal = _stateless_normal_fn(STATELESS_TRUNCATED_NORMAL, "stateless_truncated_normal")
 
 
-# ---------------------------------------------------------------- tf.random.Generator
-class Generator:
-    """A random generator whose state is a tf.Variable (int64, shape [3]: counter, 0, key).
+def stateless_categorical(logits, num_samples, seed, dtype=_dt.int64, name=None):
+    logits = to_tensor(logits)
+    return bind(STATELESS_MULTINOMIAL, (logits, to_tensor(num_samples, dtype=_dt.int32), _seed_tensor(seed)),
+                {"output_dtype": _dt.as_dtype(dtype)}, name=name or "stateless_categorical")
 
-    Each draw increments the counter (inside tf.function too, where the update is part of the graph) and
-    draws the stateless op seeded with (key, counter): a new value per call, reproducible from the seed.
-    The values are not TensorFlow's Philox values."""
+
+def stateless_split(seed, num=2, alg="auto_select"):
+    """tf.random.experimental.stateless_split: `num` new seeds ([num, 2]) derived from `seed`."""
+    seed_t = _seed_tensor(seed)
+    return stateless_uniform([num, 2], seed_t, minval=None, maxval=None, dtype=seed_t.dtype, alg=alg)
+
+
+def stateless_fold_in(seed, data, alg="auto_select"):
+    """tf.random.experimental.stateless_fold_in: a new seed from `seed` and the integer `data`."""
+    from .array_ops import stack
+    seed_t = _seed_tensor(seed)
+    first = stateless_uniform([], seed_t, minval=None, maxval=None, dtype=seed_t.dtype, alg=alg)
+    return stack([first, to_tensor(data, dtype=seed_t.dtype)])
+
+
+# ---------------------------------------------------------------- Philox from an explicit key and counter
+# TensorFlow's Stateless*V2 ops: what tf.random.Generator draws with, the key and counter read from its state.
+def _kc(key, counter):
+    k = np.asarray(key).reshape(-1).astype(np.uint64)
+    c = np.asarray(counter).reshape(-1).astype(np.uint64)
+    if k.shape != (1,) or c.shape != (2,):
+        raise InvalidArgumentError(f"key must have shape [1] and counter shape [2], got {list(np.shape(key))} "
+                                   f"and {list(np.shape(counter))}")
+    return int(k[0]), int(c[0]) | int(c[1]) << 64
+
+
+def _v2_infer(shape, key, counter, *rest, dtype):
+    return _shape_of(shape), dtype
+
+
+def _v2_kernel_of(draw):
+    def kernel(shape, key, counter, dtype):
+        dims = _dims(shape)
+        return draw(*_kc(key, counter), int(np.prod(dims, dtype=np.int64)), dtype._np).reshape(dims)
+    return kernel
+
+
+def _v2_int_kernel(shape, key, counter, minval, maxval, dtype):
+    _check_bounds(minval, maxval)
+    dims = _dims(shape)
+    return philox.uniform_int(*_kc(key, counter), int(np.prod(dims, dtype=np.int64)), minval, maxval,
+                              dtype._np).reshape(dims)
+
+
+V2_OPS = {
+    "uniform": defop("StatelessRandomUniformV2", _v2_kernel_of(philox.uniform), _v2_infer),
+    "normal": defop("StatelessRandomNormalV2", _v2_kernel_of(philox.normal), _v2_infer),
+    "truncated_normal": defop("StatelessTruncatedNormalV2", _v2_kernel_of(philox.truncated_normal), _v2_infer),
+    "full_int": defop("StatelessRandomUniformFullIntV2", _v2_kernel_of(philox.full_int), _v2_infer),
+    "int": defop("StatelessRandomUniformIntV2", _v2_int_kernel, _v2_infer),
+}
+
+
+# ---------------------------------------------------------------- tf.random.Generator
+class Algorithm:
+    """tf.random.Algorithm."""
+
+    class _Alg(int):
+        def __new__(cls, name, value):
+            self = int.__new__(cls, value)
+            self.name, self.value = name, value
+            return self
+
+        def __repr__(self):
+            return f"<Algorithm.{self.name}: {self.value}>"
+
+        __str__ = lambda self: f"Algorithm.{self.name}"  # noqa: E731
+
+    PHILOX = _Alg("PHILOX", 1)
+    THREEFRY = _Alg("THREEFRY", 2)
+    AUTO_SELECT = _Alg("AUTO_SELECT", 3)
+
+
+def _alg_int(alg):
+    _check_alg(alg)
+    return 1  # Philox (auto_select picks it on the CPU)
+
+
+def _state_from_seed(seed):
+    """A Generator state from a seed: an int is cut into 64-bit words, low first; a list is padded on the left."""
+    if isinstance(seed, Tensor):
+        seed = seed.numpy()
+    if isinstance(seed, (int, np.integer)):
+        seed, words = int(seed), []
+        for _ in range(3):
+            words.append(seed & _M64)
+            seed >>= 64
+    else:
+        words = [int(v) & _M64 for v in np.asarray(seed).reshape(-1)][:3]
+        words = [0] * (3 - len(words)) + words
+    return np.array(words, np.uint64).view(np.int64)
+
+
+class Generator:
+    """tf.random.Generator: a Philox stream whose state is a tf.Variable (int64 [3]: the 128-bit counter, low
+    word first, then the key). A draw of n values uses the counter as it is and advances it by 256 n, as
+    TensorFlow's stateful kernels do, so the values are TensorFlow's, eagerly and inside tf.function."""
 
     def __init__(self, copy_from=None, state=None, alg=None):
         from ..state.variables import Variable
         if copy_from is not None:
-            state = copy_from.state.numpy()
+            state, alg = copy_from.state.numpy(), copy_from.algorithm
         if state is None:
-            raise ValueError("tf.random.Generator needs `copy_from` or `state` (or use from_seed)")
-        st = np.asarray(state.numpy() if isinstance(state, Tensor) else state, dtype=np.int64).reshape(-1)
+            raise ValueError("Must provide one of `copy_from` and `state`")
+        st = np.asarray(state.numpy() if isinstance(state, Tensor) else state).reshape(-1)
         if st.shape != (3,):
-            raise ValueError(f"Generator state must have shape [3], got {list(st.shape)}")
-        self._alg = alg or "philox"
+            raise ValueError(f"The size of `state` ({st.shape[0]}) must equal to the state size of the algorithm "
+                             f"(3)")
+        st = np.array([int(v) & _M64 for v in st], np.uint64).view(np.int64)
+        self._alg = _alg_int(alg if alg is not None else "auto_select")
         self._state_var = Variable(st, dtype=_dt.int64, trainable=False, name="StatefulRandomGenerator")
 
     @classmethod
     def from_seed(cls, seed, alg=None):
-        s = int(np.asarray(seed.numpy() if isinstance(seed, Tensor) else seed))
-        return cls(state=[0, 0, s], alg=alg)
+        return cls(state=_state_from_seed(seed), alg=alg)
 
     @classmethod
     def from_non_deterministic_state(cls, alg=None):
-        return cls(state=[0, 0, int(_ENTROPY.integers(0, 2 ** 63 - 1))], alg=alg)
+        return cls(state=_ENTROPY.integers(np.iinfo(np.int64).min, np.iinfo(np.int64).max, 3, dtype=np.int64,
+                                           endpoint=True), alg=alg)
 
     @classmethod
-    def from_state(cls, state, alg=None):
+    def from_state(cls, state, alg):
         return cls(state=state, alg=alg)
+
+    @classmethod
+    def from_key_counter(cls, key, counter, alg):
+        k = np.asarray(key.numpy() if isinstance(key, Tensor) else key).reshape(-1)
+        c = np.asarray(counter.numpy() if isinstance(counter, Tensor) else counter).reshape(-1)
+        return cls(state=np.concatenate([c, k]), alg=alg)
 
     state = property(lambda self: self._state_var)
     algorithm = property(lambda self: self._alg)
+    key = property(lambda self: self._state_var[-1])
+
+    def reset(self, state):
+        self._state_var.assign(np.asarray(state, np.int64))
 
     def reset_from_seed(self, seed):
-        self._state_var.assign(np.array([0, 0, int(seed)], np.int64))
+        self._state_var.assign(_state_from_seed(seed))
 
-    def _next_seed(self):
-        from .array_ops import stack
-        new = self._state_var.assign_add(np.array([1, 0, 0], np.int64))
-        return stack([new[2], new[0]])
+    def reset_from_key_counter(self, key, counter):
+        self._state_var.assign(np.concatenate([np.asarray(counter).reshape(-1), np.asarray(key).reshape(-1)])
+                               .astype(np.int64))
+
+    def skip(self, delta):
+        """Advances the counter as `delta` values' draws would."""
+        self._state_var.assign_add(np.array([int(delta) * philox.CALLS_PER_VALUE, 0, 0], np.int64))
+
+    def _draw(self, kind, shape, dtype, extra=(), name=None):
+        from .array_ops import reshape
+        shape_t = _shape_tensor(shape)
+        v = static_value(shape_t)
+        if v is not None:
+            n = to_tensor(np.int64(int(np.prod(np.asarray(v), dtype=np.int64)) * philox.CALLS_PER_VALUE))
+        else:
+            n = _m.multiply(_m.cast(_m.reduce_prod(shape_t), _dt.int64), np.int64(philox.CALLS_PER_VALUE))
+        from .array_ops import concat
+        delta = concat([reshape(n, [1]), to_tensor(np.zeros(2, np.int64))], 0)
+        new = self._state_var.assign_add(delta)  # atomic: concurrent draws get disjoint counters
+        counter = _m.subtract(new[0:2], delta[0:2])
+        return bind(V2_OPS[kind], (shape_t, new[2:3], counter) + tuple(extra), {"dtype": dtype},
+                    name=name or V2_OPS[kind].name)
 
     def uniform(self, shape, minval=0, maxval=None, dtype=_dt.float32, name=None):
-        return stateless_uniform(shape, self._next_seed(), minval=minval, maxval=maxval, dtype=dtype, name=name)
+        dtype = _dt.as_dtype(dtype)
+        if dtype.is_integer:
+            if maxval is None:
+                raise ValueError(f"Must specify maxval for integer dtype {dtype!r}")
+            return self._draw("int", shape, dtype, (to_tensor(minval, dtype=dtype), to_tensor(maxval, dtype=dtype)),
+                              name)
+        if dtype not in (_dt.float16, _dt.float32, _dt.float64):
+            raise ValueError(f"Argument `dtype` got invalid value {dtype}.")
+        r = self._draw("uniform", shape, dtype)
+        lo, hi = to_tensor(minval, dtype=dtype), to_tensor(1 if maxval is None else maxval, dtype=dtype)
+        return _m.add(_m.multiply(r, _m.subtract(hi, lo)), lo, name=name or "stateful_uniform")
 
     def uniform_full_int(self, shape, dtype=_dt.uint64, name=None):
-        return stateless_uniform(shape, self._next_seed(), minval=None, maxval=None, dtype=dtype, name=name)
+        return self._draw("full_int", shape, _dt.as_dtype(dtype), name=name)
+
+    def _normal_like(self, kind, shape, mean, stddev, dtype, name):
+        dtype = _dt.as_dtype(dtype)
+        if dtype not in (_dt.float16, _dt.float32, _dt.float64):
+            raise InvalidArgumentError(f"Value for attr 'dtype' of {dtype.name} is not in the list of allowed "
+                                       f"values: half, bfloat16, float, double")
+        z = self._draw(kind, shape, dtype)
+        return _m.add(_m.multiply(z, to_tensor(stddev, dtype=dtype)), to_tensor(mean, dtype=dtype),
+                      name=name or "stateful_" + kind)
 
     def normal(self, shape, mean=0.0, stddev=1.0, dtype=_dt.float32, name=None):
-        return stateless_normal(shape, self._next_seed(), mean=mean, stddev=stddev, dtype=dtype, name=name)
+        return self._normal_like("normal", shape, mean, stddev, dtype, name)
 
     def truncated_normal(self, shape, mean=0.0, stddev=1.0, dtype=_dt.float32, name=None):
-        return stateless_truncated_normal(shape, self._next_seed(), mean=mean, stddev=stddev, dtype=dtype,
-                                          name=name)
+        return self._normal_like("truncated_normal", shape, mean, stddev, dtype, name)
 
     def make_seeds(self, count=1):
-        """[2, count] int64 seeds for the stateless ops, drawn from this generator."""
-        return stateless_uniform([2, count], self._next_seed(), minval=None, maxval=None, dtype=_dt.int64)
+        """[2, count] int64 seeds for the stateless ops (the second row is zeros, as TensorFlow's)."""
+        from .array_ops import stack, zeros_like
+        first = self.uniform_full_int([count], dtype=_dt.int64)
+        return stack([first, zeros_like(first)])
 
     def split(self, count=1):
-        """`count` new generators seeded from this one (this one's state advances)."""
-        seeds = self.make_seeds(count).numpy()
-        return [Generator(state=[0, 0, int(seeds[0, i]) ^ int(seeds[1, i])], alg=self._alg) for i in range(count)]
+        """`count` new generators, each keyed by a value drawn from this one (whose state advances)."""
+        keys = self.uniform_full_int([count], dtype=_dt.int64).numpy()
+        return [Generator(state=[0, 0, int(k)], alg=self._alg) for k in keys]
+
+
+_global_generator = [None]
+
+
+def get_global_generator():
+    """tf.random.get_global_generator: made on first use, from OS entropy."""
+    if _global_generator[0] is None:
+        _global_generator[0] = Generator.from_non_deterministic_state()
+    return _global_generator[0]
+
+
+def set_global_generator(generator):
+    """tf.random.set_global_generator: replaces the global generator (tf.functions that captured the old one
+    keep using it)."""
+    _global_generator[0] = generator

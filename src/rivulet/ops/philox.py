@@ -1,0 +1,217 @@
+"""Philox-4x32-10 (Salmon et al., "Parallel random numbers: as easy as 1, 2, 3", SC'11) and TensorFlow's
+conversions of its bits into values, vectorised with NumPy, so rivulet's random numbers are TensorFlow's.
+
+A Philox "call" maps a 128-bit counter and a 64-bit key to four uint32 words. A stream is a key and a
+starting counter; call i of the stream uses counter + i. TensorFlow's CPU kernels give output element j the
+words of call j // per_call, where per_call is how many values one call's four words make (4 float32, 2
+float64 or int64 ...), so every value depends only on (key, counter, j), never on threading.
+
+Conversions, as TensorFlow defines them (and documents in its random-number guide):
+- uniform float32: 23 random mantissa bits under exponent 0, minus 1 (values k * 2**-23 in [0, 1));
+  float64 takes 52 bits from two words, float16 10 bits from the low half of one word;
+- normal: Box-Muller on two uniforms (u1 clamped to >= 1e-7): sqrt(-2 log u1) * (sin, cos)(2 pi u2);
+  float32 uses the C library's single-precision logf/sinf/cosf (see _libm32 below);
+- truncated normal: normals outside (-2, 2) are rejected; each group of outputs has its own sub-stream
+  (256 words per value apart) consumed word by word;
+- integers in [lo, hi): lo + bits % (hi - lo), from one word (32-bit types) or two (64-bit).
+"""
+import os
+import threading
+
+import numpy as np
+
+_U32 = np.uint64(0xFFFFFFFF)
+_M0, _M1 = np.uint64(0xD2511F53), np.uint64(0xCD9E8D57)  # the Philox-4x32 multipliers
+_W0, _W1 = 0x9E3779B9, 0xBB67AE85                        # key increments (golden ratio, sqrt(3) - 1)
+_SHIFT = np.uint64(32)
+RESERVED = 256  # words a truncated normal may use per value (its groups are per * 256 / 4 calls apart)
+CALLS_PER_VALUE = 256  # a stateful draw of n values advances its counter by 256 n calls, whatever the op
+
+
+def rounds(c0, c1, c2, c3, k0, k1):
+    """Ten Philox rounds, in place, on uint64 arrays holding 32-bit words; returns the four output words."""
+    p0, p1 = np.empty_like(c0), np.empty_like(c0)
+    for _ in range(10):
+        np.multiply(c0, _M0, out=p0)
+        np.multiply(c2, _M1, out=p1)
+        np.right_shift(p1, _SHIFT, out=c0)  # c0' = hi(M1 c2) ^ c1 ^ k0
+        c0 ^= c1
+        c0 ^= np.uint64(k0)
+        np.bitwise_and(p1, _U32, out=c1)    # c1' = lo(M1 c2)
+        np.right_shift(p0, _SHIFT, out=c2)  # c2' = hi(M0 c0) ^ c3 ^ k1
+        c2 ^= c3
+        c2 ^= np.uint64(k1)
+        np.bitwise_and(p0, _U32, out=c3)    # c3' = lo(M0 c0)
+        k0, k1 = (k0 + _W0) & 0xFFFFFFFF, (k1 + _W1) & 0xFFFFFFFF
+    return c0, c1, c2, c3
+
+
+_CHUNK = 16384  # calls per pass: the working arrays stay in cache
+
+
+def words(key, counter, offsets):
+    """The four words of calls counter + offsets (uint64 array of offsets) as a (len, 4) uint32 array.
+
+    key: a 64-bit int; counter: a 128-bit int."""
+    lo, hi = counter & 0xFFFFFFFFFFFFFFFF, (counter >> 64) & 0xFFFFFFFFFFFFFFFF
+    offsets = np.asarray(offsets, np.uint64).reshape(-1)
+    out = np.empty((len(offsets), 4), np.uint32)
+    for i in range(0, len(offsets), _CHUNK):
+        lo_a = np.uint64(lo) + offsets[i:i + _CHUNK]
+        hi_a = np.uint64(hi) + (lo_a < np.uint64(lo)).astype(np.uint64)  # carry into the high 64 bits
+        r = rounds(lo_a & _U32, lo_a >> _SHIFT, hi_a & _U32, hi_a >> _SHIFT, key & 0xFFFFFFFF, key >> 32)
+        for j in range(4):
+            out[i:i + _CHUNK, j] = r[j]
+    return out
+
+
+def stream(key, counter, ncalls):
+    """Words of the first `ncalls` calls of a stream, flattened in order (uint32)."""
+    return words(key, counter, np.arange(ncalls, dtype=np.uint64)).reshape(-1)
+
+
+def stateless_key_counter(seed0, seed1):
+    """(key, counter) of the stateless ops for seed [seed0, seed1]: the seed, as a counter, is scrambled by one
+    Philox call under a fixed key, so that every bit of both seed integers matters."""
+    s0, s1 = seed0 & 0xFFFFFFFFFFFFFFFF, seed1 & 0xFFFFFFFFFFFFFFFF
+    w = words(0x02461E293EC8F720, s0 | s1 << 64, [0])[0].astype(np.uint64)
+    return int(w[0] | w[1] << _SHIFT), int(w[2] | w[3] << _SHIFT) << 64
+
+
+# ---------------------------------------------------------------- bits -> values
+def to_float32(w):
+    return ((w & np.uint32(0x7FFFFF)) | np.uint32(127 << 23)).view(np.float32) - np.float32(1)
+
+
+def to_float64(hi, lo):
+    man = ((hi.astype(np.uint64) << _SHIFT) | lo) & np.uint64(0xFFFFFFFFFFFFF)
+    return (man | np.uint64(1023 << 52)).view(np.float64) - 1.0
+
+
+def to_float16(w):
+    return (((w & np.uint32(0x3FF)) | np.uint32(15 << 10)).astype(np.uint16)).view(np.float16) - np.float16(1)
+
+
+# Single-precision logf/sinf/cosf. TensorFlow's float32 Box-Muller calls the C library's float functions, whose
+# results are not always correctly rounded. Their inputs here are few (u1 is one of 2**23 values k * 2**-23, and
+# the angle float32(2 pi k * 2**-23)), so rivulet computes them in double, rounds to float32, and applies a
+# table of the inputs where glibc's function rounds one ulp the other way (tools/make_philox_fixups.py records
+# it from glibc 2.36; glibc's float functions have been unchanged since 2.28).
+_FIXUPS = [None]
+_FIXUPS_LOCK = threading.Lock()
+
+
+def _fixups():
+    if _FIXUPS[0] is None:
+        with _FIXUPS_LOCK:
+            if _FIXUPS[0] is None:
+                path = os.path.join(os.path.dirname(__file__), "philox_libm_fixups.npz")
+                tables = {}
+                with np.load(path, allow_pickle=False) as z:
+                    for name in ("logf", "sinf", "cosf"):
+                        idx = np.cumsum(z[name + "_gaps"].astype(np.int64))
+                        up = np.unpackbits(z[name + "_up"])[:len(idx)].astype(bool)
+                        delta = np.where(up, 1, -1).astype(np.int32)
+                        table = np.zeros(1 << 23, np.int8)  # per input k: ulps to add (0, +1 or -1)
+                        table[idx] = delta
+                        tables[name] = table
+                _FIXUPS[0] = tables
+    return _FIXUPS[0]
+
+
+def _libm32(name, f64, k):
+    """float32 `name`(x) as glibc computes it, where x is determined by the 23-bit index k (uint32 array)."""
+    r = f64.astype(np.float32)
+    d = _fixups()[name][k]
+    return (r.view(np.int32) + d).view(np.float32)
+
+
+def box_muller32(x0, x1):
+    """Two float32 normals per pair of words (arrays), as TensorFlow's float Box-Muller computes them."""
+    k0, k1 = x0 & np.uint32(0x7FFFFF), x1 & np.uint32(0x7FFFFF)
+    u1 = np.maximum(to_float32(x0), np.float32(1e-7))
+    v1 = (2 * np.pi * to_float32(x1).astype(np.float64)).astype(np.float32)  # 2 * M_PI is a double in C
+    u2 = np.sqrt(np.float32(-2) * _libm32("logf", np.log(u1.astype(np.float64)), k0))
+    v = v1.astype(np.float64)
+    return _libm32("sinf", np.sin(v), k1) * u2, _libm32("cosf", np.cos(v), k1) * u2
+
+
+def box_muller64(x0, x1, x2, x3):
+    u1 = np.maximum(to_float64(x0, x1), 1e-7)
+    v1 = 2 * np.pi * to_float64(x2, x3)
+    u2 = np.sqrt(-2.0 * np.log(u1))
+    return np.sin(v1) * u2, np.cos(v1) * u2
+
+
+def _interleave(*cols):
+    return np.stack(cols, axis=-1).reshape(-1)
+
+
+# ---------------------------------------------------------------- distributions
+def uniform(key, counter, n, np_dtype):
+    """n values in [0, 1)."""
+    if np_dtype == np.float64:
+        w = stream(key, counter, (n + 1) // 2).reshape(-1, 2)
+        return to_float64(w[:, 0], w[:, 1])[:n]
+    w = stream(key, counter, (n + 3) // 4)[:n]
+    return to_float16(w) if np_dtype == np.float16 else to_float32(w)
+
+
+def normal(key, counter, n, np_dtype):
+    if np_dtype == np.float64:
+        w = stream(key, counter, (n + 1) // 2).reshape(-1, 4)
+        return _interleave(*box_muller64(w[:, 0], w[:, 1], w[:, 2], w[:, 3]))[:n]
+    w = stream(key, counter, (n + 3) // 4).reshape(-1, 4)
+    z = _interleave(*box_muller32(w[:, 0], w[:, 1]), *box_muller32(w[:, 2], w[:, 3]))[:n]
+    return z.astype(np_dtype)
+
+
+def truncated_normal(key, counter, n, np_dtype):
+    """Normals within (-2, 2). Output group g (4 values, 2 in float64) reads 256 words per value from the
+    call counter + g * per * 256 / 4 on, one Box-Muller pair at a time, keeping the values inside the bounds."""
+    per = 2 if np_dtype == np.float64 else 4
+    groups = (n + per - 1) // per
+    base = np.arange(groups, dtype=np.uint64) * np.uint64(per * RESERVED // 4)
+    out = np.empty((groups, per), np.float64 if np_dtype == np.float64 else np.float32)
+    todo = np.arange(groups)
+    calls = 1 if per == 4 else 2  # one call is enough for 83% of float32 groups; redo the rest with more
+    while todo.size:
+        offs = (base[todo][:, None] + np.arange(calls, dtype=np.uint64)).reshape(-1)
+        w = words(key, counter, offs).reshape(len(todo), -1)  # each row: the group's words in order
+        if np_dtype == np.float64:
+            q = w.reshape(len(todo), -1, 4)
+            cand = np.stack(box_muller64(q[..., 0], q[..., 1], q[..., 2], q[..., 3]), axis=-1)
+        else:
+            q = w.reshape(len(todo), -1, 2)
+            cand = np.stack(box_muller32(q[..., 0], q[..., 1]), axis=-1)
+        cand = cand.reshape(len(todo), -1)
+        ok = np.abs(cand) < 2
+        rank = np.cumsum(ok, axis=1)
+        done = rank[:, -1] >= per
+        take = ok & (rank <= per) & done[:, None]
+        out[todo[done]] = cand[take].reshape(-1, per)
+        todo = todo[~done]
+        calls *= 2
+    return out.reshape(-1)[:n].astype(np_dtype)
+
+
+def _wide(key, counter, n):
+    """n 64-bit values, each from two words (low word first)."""
+    w = stream(key, counter, (n + 1) // 2).reshape(-1, 2).astype(np.uint64)
+    return (w[:, 0] | (w[:, 1] << _SHIFT))[:n]
+
+
+def uniform_int(key, counter, n, lo, hi, np_dtype):
+    """n integers in [lo, hi): lo + bits % (hi - lo), in wrapping unsigned arithmetic like the C kernels."""
+    if np.dtype(np_dtype).itemsize == 8:
+        span, bits, u = np.uint64((int(hi) - int(lo)) & 0xFFFFFFFFFFFFFFFF), _wide(key, counter, n), np.uint64
+    else:
+        span, bits, u = np.uint32((int(hi) - int(lo)) & 0xFFFFFFFF), stream(key, counter, (n + 3) // 4)[:n], np.uint32
+    with np.errstate(over="ignore"):
+        return (bits % span + u(int(lo) & (0xFFFFFFFFFFFFFFFF if u is np.uint64 else 0xFFFFFFFF))).view(np_dtype)
+
+
+def full_int(key, counter, n, np_dtype):
+    if np.dtype(np_dtype).itemsize == 8:
+        return _wide(key, counter, n).view(np_dtype)
+    return stream(key, counter, (n + 3) // 4)[:n].view(np_dtype)
