@@ -167,14 +167,17 @@ class Layer:
                     if _SLOW[0] and current_graph() is not None:
                         return self._graph_call()(*args)
                     return self.call(*args)
-                except (ValueError, errors.InvalidArgumentError):
-                    self._check_input_spec(x)
+                except Exception as e:
+                    if isinstance(e, (ValueError, errors.InvalidArgumentError)):
+                        self._check_input_spec(x)
+                    _add_call_info(self, e, args, kwargs)
                     raise
         try:
-            return self._call_general(args, kwargs)
-        except (ValueError, errors.InvalidArgumentError):
-            if args:
+            return self._call_general(args, dict(kwargs))
+        except Exception as e:
+            if args and isinstance(e, (ValueError, errors.InvalidArgumentError)):
                 self._check_input_spec(args[0])
+            _add_call_info(self, e, args, kwargs)
             raise
 
     def _check_input_spec(self, inputs):
@@ -456,6 +459,34 @@ class Layer:
     @classmethod
     def from_config(cls, config):
         return cls(**config)
+
+
+def _add_call_info(layer, e, args, kwargs):
+    """As tf_keras does, the innermost failing layer prefixes the error with its name and appends the call
+    arguments it received; the exception keeps its type (its message is rewritten in place)."""
+    if getattr(e, "_keras_call_info_injected", False) or not e.args or not isinstance(e.args[0], str):
+        return
+    try:
+        bound = inspect.signature(layer.call).bind(*args, **kwargs).arguments
+    except (TypeError, ValueError):
+        bound = {}
+    who = f"layer '{layer.name}' (type {type(layer).__name__})"
+    lines = [f"  \u2022 {k}={_format_argument(v)}" for k, v in bound.items()]
+    message = f"Exception encountered when calling {who}.\n\n{e.args[0]}\n\nCall arguments received by {who}:\n" + \
+        "\n".join(lines)
+    try:
+        e.args = (message,) + e.args[1:]
+        if isinstance(e, errors.OpError):
+            e.message = message
+        e._keras_call_info_injected = True
+    except (AttributeError, TypeError):  # exceptions with read-only state keep their own message
+        pass
+
+
+def _format_argument(value):
+    if isinstance(value, Tensor):
+        return f"tf.Tensor(shape={value.shape}, dtype={value.dtype.name})"
+    return repr(value)
 
 
 def _collect(value, cls, out, depth):
