@@ -142,7 +142,10 @@ def conv2d_transpose(input, filters, output_shape, strides, padding="SAME", data
         _transpose_infer(sizes, w, x, **attrs)
     except ValueError as e:
         raise _nn._arg_error(str(e)) from None
-    return bind(CONV2D_TRANSPOSE, (sizes, w, x), attrs, name=name or "conv2d_transpose")
+    out = bind(CONV2D_TRANSPOSE, (sizes, w, x), attrs, name=name or "conv2d_transpose")
+    if isinstance(output_shape, (list, tuple)):  # the Python ints of a partly dynamic output shape are known
+        out.set_shape([d if isinstance(d, (int, np.integer)) else None for d in output_shape])
+    return out
 
 
 # ============================================================================ depthwise conv2d

@@ -237,14 +237,45 @@ class Layer:
             training = backend.CALL_TRAINING[0]
         if training is not None and spec.takes_training and not positional:
             kwargs["training"] = training
+        mask = self._incoming_mask(inputs, kwargs, spec)
         if not explicit:
-            return self._finish(call(inputs, *args, **kwargs))
+            return self._set_mask(inputs, mask, self._finish(call(inputs, *args, **kwargs)))
         saved = backend.CALL_TRAINING[0]
         backend.CALL_TRAINING[0] = training
         try:
-            return self._finish(call(inputs, *args, **kwargs))
+            return self._set_mask(inputs, mask, self._finish(call(inputs, *args, **kwargs)))
         finally:
             backend.CALL_TRAINING[0] = saved
+
+    # -- masks (Keras 2's: a layer whose call takes `mask` gets its input's; compute_mask gives the output's) --
+    supports_masking = False
+
+    def compute_mask(self, inputs, mask=None):
+        return mask if self.supports_masking else None
+
+    def _incoming_mask(self, inputs, kwargs, spec):
+        from .masking import get_mask
+        mask = kwargs.get("mask")
+        if mask is None:
+            flat = nest.flatten(inputs)
+            masks = [get_mask(t) for t in flat]
+            if any(m is not None for m in masks):
+                mask = masks[0] if len(flat) == 1 else masks
+                if spec.takes_mask:
+                    kwargs["mask"] = mask
+        return mask
+
+    def _set_mask(self, inputs, mask, outputs):
+        if mask is None and type(self).compute_mask is Layer.compute_mask:
+            return outputs
+        out_mask = self.compute_mask(inputs, mask)
+        if out_mask is not None:
+            from .masking import set_mask
+            for o, m in zip(nest.flatten(outputs), out_mask if isinstance(out_mask, (list, tuple))
+                            else [out_mask] * len(nest.flatten(outputs))):
+                if m is not None:
+                    set_mask(o, m)
+        return outputs
 
     def _finish(self, outputs):
         if self.activity_regularizer is not None:
@@ -284,7 +315,8 @@ class Layer:
                 self._initial_weights = None
         spec = call_spec(type(self).call.__get__(self))
         self._plain = not (spec.takes_training or spec.takes_mask) and type(self)._finish is Layer._finish \
-            and self.activity_regularizer is None
+            and self.activity_regularizer is None and type(self).compute_mask is Layer.compute_mask \
+            and not self.supports_masking
 
     def build(self, input_shape):
         self._build_input_shape = input_shape
