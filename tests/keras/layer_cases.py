@@ -38,4 +38,17 @@ CASES = {
     "bi_lstm": ("layers.Bidirectional(layers.LSTM(3, return_sequences=True))", (2, 5, 3), "float"),
     "bi_gru_sum": ("layers.Bidirectional(layers.GRU(2), merge_mode='sum')", (2, 5, 3), "float"),
     "bi_mask": ("layers.Bidirectional(layers.SimpleRNN(2, return_sequences=True))", (2, 6, 3), "mask"),
+    "time_distributed": ("layers.TimeDistributed(layers.Dense(3, activation='tanh'))", (2, 4, 5), "float"),
+    "time_distributed_conv": ("layers.TimeDistributed(layers.Conv2D(2, 2))", (2, 3, 4, 4, 1), "float"),
+}
+
+# Layers called on two tensors: name: (constructor, query shape, value shape, call keyword arguments).
+PAIR_CASES = {
+    "attention": ("layers.Attention()", (2, 3, 4), (2, 5, 4), {}),
+    "attention_scale_causal": ("layers.Attention(use_scale=True)", (2, 4, 3), (2, 4, 3),
+                               {"use_causal_mask": True, "return_attention_scores": True}),
+    "attention_concat": ("layers.Attention(score_mode='concat', use_scale=True)", (2, 3, 4), (2, 5, 4), {}),
+    "mha": ("layers.MultiHeadAttention(num_heads=2, key_dim=3)", (2, 4, 5), (2, 6, 5), {}),
+    "mha_scores_causal": ("layers.MultiHeadAttention(num_heads=3, key_dim=2, value_dim=4, output_shape=6)",
+                          (2, 5, 4), (2, 5, 4), {"use_causal_mask": True, "return_attention_scores": True}),
 }

@@ -94,8 +94,9 @@ class Model(Trainer, Layer):
         for kt, v in zip(nest.flatten(self._input_tensors), nest.flatten(inputs)):
             values[id(kt)] = v
         for node in self._nodes:
-            args = nest.map_structure(lambda t: values[id(t)] if isinstance(t, KerasTensor) else t, node.inputs)
-            out = node.layer(args, *node.args, **node.kwargs)
+            def value(structure):
+                return nest.map_structure(lambda t: values[id(t)] if isinstance(t, KerasTensor) else t, structure)
+            out = node.layer(value(node.inputs), *value(list(node.args)), **value(dict(node.kwargs)))
             for kt, v in zip(nest.flatten(node.outputs), nest.flatten(out)):
                 values[id(kt)] = v
         return nest.map_structure(lambda kt: values[id(kt)], self._output_tensors)

@@ -62,7 +62,7 @@ def _is_chain(model):
     if len(previous) != 1:
         return False
     for node in model._nodes:
-        ins = [t for t in nest.flatten(node.inputs) if isinstance(t, KerasTensor)]
+        ins = node.keras_inputs()
         if len(ins) != 1 or ins[0] is not previous[0] or len(node.layer._inbound) != 1:
             return False
         previous = nest.flatten(node.outputs)
@@ -72,8 +72,8 @@ def _is_chain(model):
 def _connections(layer):
     names = []
     for node in layer._inbound:
-        for t in nest.flatten(node.inputs):
-            if isinstance(t, KerasTensor) and t.node is not None:
+        for t in node.keras_inputs():
+            if t.node is not None:
                 src = t.node.layer
                 names.append(f"{src.name}[{src._inbound.index(t.node)}]"
                              f"[{[id(o) for o in nest.flatten(t.node.outputs)].index(id(t))}]")

@@ -17,3 +17,5 @@ from .reshaping import (Cropping1D, Cropping2D, Rescaling, UpSampling1D, UpSampl
                         ZeroPadding2D)
 from .masking import Masking  # noqa: F401
 from .recurrent import GRU, LSTM, RNN, Bidirectional, GRUCell, LSTMCell, SimpleRNN, SimpleRNNCell  # noqa: F401
+from .attention import Attention, MultiHeadAttention  # noqa: F401
+from .wrappers import TimeDistributed  # noqa: F401
