@@ -8,6 +8,7 @@ from .ops.array_ops import broadcast_static_shape, broadcast_dynamic_shape  # no
 from .ops.slicing import strided_slice  # noqa: F401
 from .ops.sort_segment_ops import (sort, argsort, unique, searchsorted, scatter_nd,  # noqa: F401
                                    tensor_scatter_nd_update, tensor_scatter_nd_add, tensor_scatter_nd_sub)
+from .ops.scatter_unique_ops import tensor_scatter_nd_max, tensor_scatter_nd_min, unique_with_counts  # noqa: F401,E501
 
 newaxis = None
 
@@ -16,4 +17,5 @@ TOPLEVEL = ["identity", "reshape", "zeros_like", "ones_like", "where", "stack", 
             "zeros", "ones", "eye", "range", "shape", "size", "rank", "one_hot", "pad", "slice", "reverse",
             "boolean_mask", "sequence_mask", "newaxis", "sort", "argsort", "unique", "searchsorted", "scatter_nd",
             "tensor_scatter_nd_update", "tensor_scatter_nd_add", "tensor_scatter_nd_sub", "roll", "repeat",
-            "linspace", "meshgrid", "broadcast_static_shape", "broadcast_dynamic_shape", "strided_slice"]
+            "linspace", "meshgrid", "broadcast_static_shape", "broadcast_dynamic_shape", "strided_slice",
+            "tensor_scatter_nd_max", "tensor_scatter_nd_min", "unique_with_counts"]

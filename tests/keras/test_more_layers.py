@@ -122,9 +122,10 @@ def test_functional_model_with_merge_layers_trains_with_fit_and_lists_them_in_su
     model.summary(print_fn=lines.append)
     text = "\n".join(lines)
     assert "concatenate (Concatenate)" in text and "(None, 6)" in text
-    assert "add (Add)" in text and "layer_normalization (LayerNorma" in text  # column cut at 33, as Keras 2 does
+    # tf_keras 2.21 wraps a long first column after 26 characters (full table: tests/keras/test_layers_summary.py)
+    assert "add (Add)" in text and " layer_normalization (Layer  (None, 8)" in text and "\n Normalization)" in text
     assert "input_1[0][0]" in text and "input_2[0][0]" in text
-    assert f"Total params: {model.count_params():,}" in text
+    assert f"Total params: {model.count_params()} (" in text
 
 
 def test_to_categorical():

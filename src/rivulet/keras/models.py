@@ -38,6 +38,11 @@ class Model(Trainer, Layer):
     def _init_graph(self, inputs, outputs):
         if outputs is None or inputs is None:
             raise ValueError("A functional Model needs both `inputs` and `outputs`.")
+        # A one-element list acts as its element (as in Keras 2): such a model returns a tensor, not a list.
+        if isinstance(inputs, (list, tuple)) and len(inputs) == 1:
+            inputs = inputs[0]
+        if isinstance(outputs, (list, tuple)) and len(outputs) == 1:
+            outputs = outputs[0]
         flat_in = nest.flatten(inputs)
         if not all(isinstance(t, KerasTensor) for t in flat_in + nest.flatten(outputs)):
             raise ValueError("Functional models take KerasTensors (from tf.keras.Input and layer calls) as "
@@ -61,10 +66,18 @@ class Model(Trainer, Layer):
                                  f"issue: {[n.layer.name for n in order if n is not node][:5]}")
         self._input_tensors, self._output_tensors = inputs, outputs
         self._nodes = [n for n in order if not isinstance(n.layer, InputLayer)]
-        self._graph_layers = []
+        # Keras lists layers by depth (farthest from the outputs first), ties in the order they were found.
+        depth = {}
+        for n in reversed(order):
+            d = depth.setdefault(id(n), 0)
+            for parent in n.parents:
+                depth[id(parent)] = max(depth.get(id(parent), 0), d + 1)
+        found, layer_depth = [], {}
         for n in order:
-            if not any(n.layer is l for l in self._graph_layers):
-                self._graph_layers.append(n.layer)
+            if id(n.layer) not in layer_depth:
+                found.append(n.layer)
+            layer_depth[id(n.layer)] = max(layer_depth.get(id(n.layer), 0), depth[id(n)])
+        self._graph_layers = sorted(found, key=lambda l: -layer_depth[id(l)])  # stable: ties keep found order
         self._is_graph_network = True
         self.built = True
 
@@ -81,8 +94,9 @@ class Model(Trainer, Layer):
         for kt, v in zip(nest.flatten(self._input_tensors), nest.flatten(inputs)):
             values[id(kt)] = v
         for node in self._nodes:
-            args = nest.map_structure(lambda t: values[id(t)] if isinstance(t, KerasTensor) else t, node.inputs)
-            out = node.layer(args, *node.args, **node.kwargs)
+            def value(structure):
+                return nest.map_structure(lambda t: values[id(t)] if isinstance(t, KerasTensor) else t, structure)
+            out = node.layer(value(node.inputs), *value(list(node.args)), **value(dict(node.kwargs)))
             for kt, v in zip(nest.flatten(node.outputs), nest.flatten(out)):
                 values[id(kt)] = v
         return nest.map_structure(lambda kt: values[id(kt)], self._output_tensors)
@@ -472,7 +486,8 @@ class Sequential(Model):
                              f"\"{layer.name}\" is already the name of a layer in this model.")
         self._stack.append(layer)
         if self._graph_input is None and len(self._stack) == 1 and layer._batch_input_shape is not None:
-            self._graph_input = Input(batch_shape=layer._batch_input_shape, dtype=layer.dtype)
+            self._graph_input = Input(batch_shape=layer._batch_input_shape, dtype=layer.dtype,
+                                      name=f"{layer.name}_input")
             self._rebuild_graph()
         elif self._graph_input is not None:
             self._outputs_kt.append(layer(self._outputs_kt[-1]))
@@ -498,6 +513,18 @@ class Sequential(Model):
     def layers(self):
         return list(self._stack)
 
+    def _input_name(self):
+        # Keras names a Sequential's implicit input after its first layer (no input_N number is used up).
+        return f"{self._stack[0].name}_input" if self._stack else None
+
+    @property
+    def inputs(self):
+        return [self._graph_input] if self._graph_input is not None else None
+
+    @property
+    def outputs(self):
+        return [self._outputs_kt[-1]] if self._graph_input is not None else None
+
     def _direct_children(self):
         return list(self._stack)
 
@@ -515,7 +542,7 @@ class Sequential(Model):
             if self._graph_input is None:
                 raise ValueError("You must provide an `input_shape` argument.")
         elif self._graph_input is None:
-            self._graph_input = Input(batch_shape=tuple(input_shape))
+            self._graph_input = Input(batch_shape=tuple(input_shape), name=self._input_name())
             self._rebuild_graph()
         self.built = True
 
@@ -526,7 +553,8 @@ class Sequential(Model):
             # Build with the batch dimension left open, so summary() can show output shapes. Layers that
             # cannot run symbolically leave the model as a plain stack, built by this eager call.
             seen = [len(layer._inbound) for layer in self._stack]
-            self._graph_input = Input(batch_shape=(None,) + tuple(inputs.shape.as_list()[1:]), dtype=inputs.dtype)
+            self._graph_input = Input(batch_shape=(None,) + tuple(inputs.shape.as_list()[1:]), dtype=inputs.dtype,
+                                      name=self._input_name())
             try:
                 self._rebuild_graph()
             except Exception:  # noqa: BLE001  (any failure of user code on placeholders)

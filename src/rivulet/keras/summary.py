@@ -4,15 +4,42 @@ from rivulet import nest
 from .layers.input_layer import KerasTensor
 
 
+_BREAKS = ("),", "},", "],", "',")
+
+
 def _row(fields, positions):
-    line = ""
-    for i, field in enumerate(fields):
-        if i > 0:
-            line = line[:-1] + " "
-        line += str(field)
-        line = line[:positions[i]]
-        line += " " * (positions[i] - len(line))
-    return line
+    """One table row as tf_keras 2.x prints it: a leading space, each field wrapped within its column (2 spaces
+    between columns; long fields continue on the next lines, preferably after a '),' / '],' / "'," break)."""
+    left = [str(f) for f in fields]
+    lines = []
+    last = len(positions) - 1
+    while any(left):
+        line = ""
+        for col, text in enumerate(left):
+            start = positions[col - 1] if col else 0
+            space = 2 if col != last else 0
+            cutoff = positions[col] - start - space - (1 if col != last else 0)
+            fit = text[:cutoff]
+            cuts = [fit.find(b) + len(b) for b in _BREAKS if fit.find(b) >= 0]
+            if cuts:
+                cutoff = min(cuts)
+                fit = fit[:cutoff]
+            if col == 0:
+                line += " "
+            line += fit + " " * space
+            left[col] = text[cutoff:]
+            line += " " * (positions[col] - len(line))
+        lines.append(line)
+    return lines
+
+
+def _readable_size(n_bytes):
+    size = float(n_bytes)
+    for unit in ("Byte", "KB", "MB", "GB", "TB"):
+        if size / 1024 < 1:
+            return f"{size:.2f} {unit}"
+        size /= 1024
+    return f"{size:.2f} PB"
 
 
 def _output_shape(layer):
@@ -35,7 +62,7 @@ def _is_chain(model):
     if len(previous) != 1:
         return False
     for node in model._nodes:
-        ins = [t for t in nest.flatten(node.inputs) if isinstance(t, KerasTensor)]
+        ins = node.keras_inputs()
         if len(ins) != 1 or ins[0] is not previous[0] or len(node.layer._inbound) != 1:
             return False
         previous = nest.flatten(node.outputs)
@@ -45,8 +72,8 @@ def _is_chain(model):
 def _connections(layer):
     names = []
     for node in layer._inbound:
-        for t in nest.flatten(node.inputs):
-            if isinstance(t, KerasTensor) and t.node is not None:
+        for t in node.keras_inputs():
+            if t.node is not None:
                 src = t.node.layer
                 names.append(f"{src.name}[{src._inbound.index(t.node)}]"
                              f"[{[id(o) for o in nest.flatten(t.node.outputs)].index(id(t))}]")
@@ -62,34 +89,41 @@ def print_summary(model, line_length=None, positions=None, print_fn=None):
         headers = ["Layer (type)", "Output Shape", "Param #"]
     else:
         line_length = line_length or 98
-        positions = positions or [0.33, 0.55, 0.67, 1.0]
+        positions = positions or [0.3, 0.6, 0.70, 1.0]
         headers = ["Layer (type)", "Output Shape", "Param #", "Connected to"]
     if positions[-1] <= 1:
         positions = [int(line_length * p) for p in positions]
 
+    def emit(fields):
+        for line in _row(fields, positions):
+            print_fn(line)
+
     print_fn(f'Model: "{model.name}"')
     print_fn("_" * line_length)
-    print_fn(_row(headers, positions))
+    emit(headers)
     print_fn("=" * line_length)
-    layers = model.layers
-    for i, layer in enumerate(layers):
+    for layer in model.layers:
         fields = [f"{layer.name} ({type(layer).__name__})", _output_shape(layer), _params(layer)]
-        if chain:
-            print_fn(_row(fields, positions))
-        else:
-            links = _connections(layer)
-            print_fn(_row(fields + [links[0] if links else ""], positions))
-            for link in links[1:]:
-                print_fn(_row(["", "", "", link], positions))
-        print_fn("=" * line_length if i == len(layers) - 1 else "_" * line_length)
-    if not layers:
-        print_fn("=" * line_length)
-    trainable = sum(_size(w) for w in model.trainable_weights)
-    non_trainable = sum(_size(w) for w in model.non_trainable_weights)
-    print_fn(f"Total params: {trainable + non_trainable:,}")
-    print_fn(f"Trainable params: {trainable:,}")
-    print_fn(f"Non-trainable params: {non_trainable:,}")
+        emit(fields if chain else fields + [_connections(layer)])
+        print_fn(" " * positions[-1])
+    print_fn("=" * line_length)
+    trainable = _unique(model.trainable_weights)
+    non_trainable = _unique(model.non_trainable_weights)
+    t_count, n_count = sum(_size(w) for w in trainable), sum(_size(w) for w in non_trainable)
+    t_bytes, n_bytes = sum(_bytes(w) for w in trainable), sum(_bytes(w) for w in non_trainable)
+    print_fn(f"Total params: {t_count + n_count} ({_readable_size(t_bytes + n_bytes)})")
+    print_fn(f"Trainable params: {t_count} ({_readable_size(t_bytes)})")
+    print_fn(f"Non-trainable params: {n_count} ({_readable_size(n_bytes)})")
     print_fn("_" * line_length)
+
+
+def _unique(weights):
+    seen, out = set(), []
+    for w in weights:
+        if id(w) not in seen:
+            seen.add(id(w))
+            out.append(w)
+    return out
 
 
 def _size(w):
@@ -97,3 +131,7 @@ def _size(w):
     for d in w.shape:
         n *= d
     return int(n)
+
+
+def _bytes(w):
+    return _size(w) * w.dtype.size

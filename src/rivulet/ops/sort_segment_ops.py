@@ -145,8 +145,62 @@ def _top_k_kernel(x, *dyn, k, sorted):  # noqa: A002
         raise InvalidArgumentError(f"Need k >= 0, got {k}")
     if x.shape[-1] < k:
         raise InvalidArgumentError(f"input must have at least k columns. Had {x.shape[-1]}, needed {k}")
-    idx = _order(x, -1, True)[..., :k]
+    if not sorted and 1 < k < x.shape[-1]:
+        idx = np.array([_heap_top_k(row, k) for row in x.reshape(-1, x.shape[-1]).tolist()],
+                       np.int64).reshape(x.shape[:-1] + (k,))
+    else:
+        idx = _order(x, -1, True)[..., :k]
     return np.take_along_axis(x, idx, -1), idx.astype(np.int32)
+
+
+def _heap_top_k(row, k):
+    """sorted=False: the k largest in the order TensorFlow's CPU kernel leaves them, a bounded min-heap of
+    indices (ties: lower index ranks higher) kept with the C++ standard library's heap steps."""
+    def better(i, j):
+        return row[i] > row[j] or (row[i] == row[j] and i < j)
+
+    heap = list(range(k + 1))
+    for top in range((k - 1) // 2, -1, -1):  # make_heap over the first k + 1 indices
+        _sift(heap, top, k + 1, heap[top], better)
+    _sift(heap, 0, k, _swap_last(heap), better)  # pop_heap drops the worst of them
+    heap.pop()
+    for c in range(k + 1, len(row)):
+        if better(c, heap[0]):  # replace the worst: pop_heap, then push_heap of c
+            _sift(heap, 0, k - 1, _swap_last(heap), better)
+            heap[-1] = c
+            hole = k - 1
+            parent = (hole - 1) // 2
+            while hole > 0 and better(heap[parent], c):
+                heap[hole] = heap[parent]
+                hole, parent = parent, (parent - 1) // 2
+            heap[hole] = c
+    return heap
+
+
+def _swap_last(heap):
+    v = heap[-1]
+    heap[-1] = heap[0]
+    return v
+
+
+def _sift(a, hole, n, value, better):
+    """libstdc++'s __adjust_heap: move the hole down to a leaf along the larger children, then sift up."""
+    top, child = hole, hole
+    while child < (n - 1) // 2:
+        child = 2 * (child + 1)
+        if better(a[child], a[child - 1]):
+            child -= 1
+        a[hole] = a[child]
+        hole = child
+    if n % 2 == 0 and child == (n - 2) // 2:
+        child = 2 * (child + 1)
+        a[hole] = a[child - 1]
+        hole = child - 1
+    parent = (hole - 1) // 2
+    while hole > top and better(a[parent], value):
+        a[hole] = a[parent]
+        hole, parent = parent, (parent - 1) // 2
+    a[hole] = value
 
 
 def _top_k_infer(x, *dyn, k, sorted):  # noqa: A002

@@ -7,3 +7,15 @@ from .conv import (AveragePooling2D, AvgPool2D, Conv2D, GlobalAveragePooling2D, 
 from .normalization import BatchNormalization, LayerNormalization  # noqa: F401
 from .merge import (Add, Average, Concatenate, Maximum, Minimum, Multiply, Subtract, add, average,  # noqa: F401
                     concatenate, maximum, minimum, multiply, subtract)
+from .activation import ELU, LeakyReLU, PReLU, ThresholdedReLU  # noqa: F401
+from .convolutional import (Conv1D, Conv2DTranspose, Convolution1D, Convolution2DTranspose,  # noqa: F401
+                            DepthwiseConv2D, SeparableConv2D, SeparableConvolution2D)
+from .pooling import (AveragePooling1D, AveragePooling3D, AvgPool1D, AvgPool3D, GlobalAveragePooling1D,  # noqa: F401
+                      GlobalAveragePooling3D, GlobalAvgPool1D, GlobalAvgPool3D, GlobalMaxPool1D, GlobalMaxPool3D,
+                      GlobalMaxPooling1D, GlobalMaxPooling3D, MaxPool1D, MaxPool3D, MaxPooling1D, MaxPooling3D)
+from .reshaping import (Cropping1D, Cropping2D, Rescaling, UpSampling1D, UpSampling2D, ZeroPadding1D,  # noqa: F401
+                        ZeroPadding2D)
+from .masking import Masking  # noqa: F401
+from .recurrent import GRU, LSTM, RNN, Bidirectional, GRUCell, LSTMCell, SimpleRNN, SimpleRNNCell  # noqa: F401
+from .attention import Attention, MultiHeadAttention  # noqa: F401
+from .wrappers import TimeDistributed  # noqa: F401

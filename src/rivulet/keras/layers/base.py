@@ -169,14 +169,17 @@ class Layer:
                     if _SLOW[0] and current_graph() is not None:
                         return self._graph_call()(*args)
                     return self.call(*args)
-                except (ValueError, errors.InvalidArgumentError):
-                    self._check_input_spec(x)
+                except Exception as e:
+                    if isinstance(e, (ValueError, errors.InvalidArgumentError)):
+                        self._check_input_spec(x)
+                    _add_call_info(self, e, args, kwargs)
                     raise
         try:
-            return self._call_general(args, kwargs)
-        except (ValueError, errors.InvalidArgumentError):
-            if args:
+            return self._call_general(args, dict(kwargs))
+        except Exception as e:
+            if args and isinstance(e, (ValueError, errors.InvalidArgumentError)):
                 self._check_input_spec(args[0])
+            _add_call_info(self, e, args, kwargs)
             raise
 
     def _check_input_spec(self, inputs):
@@ -236,14 +239,45 @@ class Layer:
             training = backend.CALL_TRAINING[0]
         if training is not None and spec.takes_training and not positional:
             kwargs["training"] = training
+        mask = self._incoming_mask(inputs, kwargs, spec)
         if not explicit:
-            return self._finish(call(inputs, *args, **kwargs))
+            return self._set_mask(inputs, mask, self._finish(call(inputs, *args, **kwargs)))
         saved = backend.CALL_TRAINING[0]
         backend.CALL_TRAINING[0] = training
         try:
-            return self._finish(call(inputs, *args, **kwargs))
+            return self._set_mask(inputs, mask, self._finish(call(inputs, *args, **kwargs)))
         finally:
             backend.CALL_TRAINING[0] = saved
+
+    # -- masks (Keras 2's: a layer whose call takes `mask` gets its input's; compute_mask gives the output's) --
+    supports_masking = False
+
+    def compute_mask(self, inputs, mask=None):
+        return mask if self.supports_masking else None
+
+    def _incoming_mask(self, inputs, kwargs, spec):
+        from .masking import get_mask
+        mask = kwargs.get("mask")
+        if mask is None:
+            flat = nest.flatten(inputs)
+            masks = [get_mask(t) for t in flat]
+            if any(m is not None for m in masks):
+                mask = masks[0] if len(flat) == 1 else masks
+                if spec.takes_mask:
+                    kwargs["mask"] = mask
+        return mask
+
+    def _set_mask(self, inputs, mask, outputs):
+        if mask is None and type(self).compute_mask is Layer.compute_mask:
+            return outputs
+        out_mask = self.compute_mask(inputs, mask)
+        if out_mask is not None:
+            from .masking import set_mask
+            for o, m in zip(nest.flatten(outputs), out_mask if isinstance(out_mask, (list, tuple))
+                            else [out_mask] * len(nest.flatten(outputs))):
+                if m is not None:
+                    set_mask(o, m)
+        return outputs
 
     def _finish(self, outputs):
         if self.activity_regularizer is not None:
@@ -285,7 +319,8 @@ class Layer:
                 self._initial_weights = None
         spec = call_spec(type(self).call.__get__(self))
         self._plain = not (spec.takes_training or spec.takes_mask) and type(self)._finish is Layer._finish \
-            and self.activity_regularizer is None
+            and self.activity_regularizer is None and type(self).compute_mask is Layer.compute_mask \
+            and not self.supports_masking
 
     def build(self, input_shape):
         self._build_input_shape = input_shape
@@ -538,6 +573,34 @@ def _shape_config(shapes):
     if isinstance(shapes, dict):
         return None
     return one(shapes)
+
+
+def _add_call_info(layer, e, args, kwargs):
+    """As tf_keras does, the innermost failing layer prefixes the error with its name and appends the call
+    arguments it received; the exception keeps its type (its message is rewritten in place)."""
+    if getattr(e, "_keras_call_info_injected", False) or not e.args or not isinstance(e.args[0], str):
+        return
+    try:
+        bound = inspect.signature(layer.call).bind(*args, **kwargs).arguments
+    except (TypeError, ValueError):
+        bound = {}
+    who = f"layer '{layer.name}' (type {type(layer).__name__})"
+    lines = [f"  \u2022 {k}={_format_argument(v)}" for k, v in bound.items()]
+    message = f"Exception encountered when calling {who}.\n\n{e.args[0]}\n\nCall arguments received by {who}:\n" + \
+        "\n".join(lines)
+    try:
+        e.args = (message,) + e.args[1:]
+        if isinstance(e, errors.OpError):
+            e.message = message
+        e._keras_call_info_injected = True
+    except (AttributeError, TypeError):  # exceptions with read-only state keep their own message
+        pass
+
+
+def _format_argument(value):
+    if isinstance(value, Tensor):
+        return f"tf.Tensor(shape={value.shape}, dtype={value.dtype.name})"
+    return repr(value)
 
 
 def _collect(value, cls, out, depth):

@@ -202,6 +202,9 @@ class Embedding(Layer):
             inputs = tf.cast(inputs, tf.int32)
         return tf.gather(self.embeddings, inputs)
 
+    def compute_mask(self, inputs, mask=None):
+        return tf.not_equal(inputs, 0) if self.mask_zero else None
+
 
 class Lambda(Layer):
     """Wraps a function of tensors as a layer."""

@@ -47,7 +47,12 @@ class Node:
 
     @property
     def parents(self):
-        return [t.node for t in nest.flatten(self.inputs) if isinstance(t, KerasTensor) and t.node is not None]
+        return [t.node for t in self.keras_inputs() if t.node is not None]
+
+    def keras_inputs(self):
+        """Every KerasTensor this call consumed: in its inputs, then in its other arguments (MultiHeadAttention's
+        value and key, initial states ...)."""
+        return [t for t in nest.flatten([self.inputs, list(self.args), dict(self.kwargs)]) if isinstance(t, KerasTensor)]
 
 
 def _shape_tuple(shape):
@@ -58,9 +63,10 @@ def call_symbolic(layer, inputs, args, kwargs):
     """layer(KerasTensors): shape inference on placeholders, then a Node linking inputs to new KerasTensors."""
     g = tf.Graph()
     with g.as_default():
-        feeds = nest.map_structure(lambda kt: g.placeholder(kt.dtype, kt.shape, name="input")
-                                   if isinstance(kt, KerasTensor) else kt, inputs)
-        outs = layer._call_general((feeds,) + tuple(args), dict(kwargs))
+        def feed(structure):
+            return nest.map_structure(lambda kt: g.placeholder(kt.dtype, kt.shape, name="input")
+                                      if isinstance(kt, KerasTensor) else kt, structure)
+        outs = layer._call_general((feed(inputs),) + tuple(feed(list(args))), feed(dict(kwargs)))
     node = Node(layer, inputs, tuple(args), dict(kwargs), None)
     node.outputs = nest.map_structure(lambda t: KerasTensor(t.shape, t.dtype, node), outs)
     layer._inbound.append(node)

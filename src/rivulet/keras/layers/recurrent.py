@@ -1,0 +1,500 @@
+"""Recurrent layers: SimpleRNN, LSTM and GRU (with their cells and the generic RNN), Bidirectional.
+
+Weights use Keras 2's layouts, so they interchange with tf_keras: LSTM gates i, f, c, o and GRU gates z, r, h
+concatenated along the last axis of `kernel` [in, n*units] and `recurrent_kernel` [units, n*units]; GRU's
+bias is [2, 3*units] with reset_after=True (TensorFlow 2's default). Eagerly the time loop is a Python loop;
+while tracing a function it is a tf.while_loop over a TensorArray (as Keras's backend.rnn), unless `unroll`.
+Masked timesteps keep the previous state and repeat the previous output (zeros with zero_output_for_mask).
+"""
+import rivulet as tf
+
+from .. import activations, initializers, regularizers
+from . import _config
+from .base import InputSpec, Layer
+from ...core.context import executing_eagerly
+
+
+class _Cell(Layer):
+    """Shared weight creation and config of the three cells; `n_gates` blocks of `units` per weight."""
+    n_gates = 1
+
+    def __init__(self, units, activation="tanh", recurrent_activation="sigmoid", use_bias=True,
+                 kernel_initializer="glorot_uniform", recurrent_initializer="orthogonal", bias_initializer="zeros",
+                 kernel_regularizer=None, recurrent_regularizer=None, bias_regularizer=None, kernel_constraint=None,
+                 recurrent_constraint=None, bias_constraint=None, dropout=0.0, recurrent_dropout=0.0, **kwargs):
+        super().__init__(**kwargs)
+        if isinstance(units, bool) or not isinstance(units, int) or units <= 0:
+            raise ValueError(f"Received an invalid value for argument `units`, expected a positive integer, got "
+                             f"{units}.")
+        self.units = units
+        self.activation = activations.get(activation)
+        self.recurrent_activation = activations.get(recurrent_activation)
+        self.use_bias = use_bias
+        self.kernel_initializer = initializers.get(kernel_initializer)
+        self.recurrent_initializer = _recurrent_init(recurrent_initializer)
+        self.bias_initializer = initializers.get(bias_initializer)
+        self.kernel_regularizer = regularizers.get(kernel_regularizer)
+        self.recurrent_regularizer = regularizers.get(recurrent_regularizer)
+        self.bias_regularizer = regularizers.get(bias_regularizer)
+        self.kernel_constraint, self.recurrent_constraint, self.bias_constraint = \
+            kernel_constraint, recurrent_constraint, bias_constraint
+        self.dropout = min(1.0, max(0.0, dropout))
+        self.recurrent_dropout = min(1.0, max(0.0, recurrent_dropout))
+
+    @property
+    def state_size(self):
+        return self.units
+
+    @property
+    def output_size(self):
+        return self.units
+
+    def build(self, input_shape):
+        last = tf.TensorShape(input_shape)[-1]
+        n = self.n_gates * self.units
+        self.kernel = self.add_weight("kernel", (last, n), initializer=self.kernel_initializer,
+                                      regularizer=self.kernel_regularizer, constraint=self.kernel_constraint)
+        self.recurrent_kernel = self.add_weight("recurrent_kernel", (self.units, n),
+                                                initializer=self.recurrent_initializer,
+                                                regularizer=self.recurrent_regularizer,
+                                                constraint=self.recurrent_constraint)
+        self.bias = self.add_weight("bias", self._bias_shape(), initializer=self._bias_init(),
+                                    regularizer=self.bias_regularizer, constraint=self.bias_constraint) \
+            if self.use_bias else None
+        self.built = True
+
+    def _bias_shape(self):
+        return (self.n_gates * self.units,)
+
+    def _bias_init(self):
+        return self.bias_initializer
+
+    def get_initial_state(self, inputs=None, batch_size=None, dtype=None):
+        batch = batch_size if batch_size is not None else tf.shape(inputs)[0]
+        zeros = tf.zeros(tf.stack([batch, self.units]) if not isinstance(batch, int) else [batch, self.units],
+                         dtype=dtype or self.dtype)
+        return [zeros] * len(self._state_names())
+
+    def _state_names(self):
+        return ["h"]
+
+    def _dropout_masks(self, inputs, states, training):
+        """Keras draws one dropout mask per gate per batch (inputs) and per gate (recurrent state)."""
+        drop = rec = None
+        if training and 0 < self.dropout < 1:
+            ones = tf.ones_like(inputs[:, 0] if inputs.shape.rank == 3 else inputs)
+            drop = [tf.nn.dropout(ones, self.dropout) for _ in range(self.n_gates)]
+        if training and 0 < self.recurrent_dropout < 1:
+            ones = tf.ones_like(states[0])
+            rec = [tf.nn.dropout(ones, self.recurrent_dropout) for _ in range(self.n_gates)]
+        return drop, rec
+
+    def get_config(self):
+        return {**super().get_config(), "units": self.units, "activation": _config.activation(self.activation),
+                "recurrent_activation": _config.activation(self.recurrent_activation), "use_bias": self.use_bias,
+                "kernel_initializer": _config.serialize(self.kernel_initializer),
+                "recurrent_initializer": _config.serialize(self.recurrent_initializer),
+                "bias_initializer": _config.serialize(self.bias_initializer),
+                "kernel_regularizer": _config.serialize(self.kernel_regularizer),
+                "recurrent_regularizer": _config.serialize(self.recurrent_regularizer),
+                "bias_regularizer": _config.serialize(self.bias_regularizer),
+                "kernel_constraint": _config.serialize(self.kernel_constraint),
+                "recurrent_constraint": _config.serialize(self.recurrent_constraint),
+                "bias_constraint": _config.serialize(self.bias_constraint), "dropout": self.dropout,
+                "recurrent_dropout": self.recurrent_dropout}
+
+
+def _recurrent_init(identifier):
+    if hasattr(initializers, "Orthogonal"):
+        return initializers.get(identifier)
+    if identifier in ("orthogonal", "Orthogonal"):
+        return Orthogonal()
+    if isinstance(identifier, dict) and identifier.get("class_name") == "Orthogonal":
+        return Orthogonal(**identifier.get("config", {}))
+    return initializers.get(identifier)
+
+
+class Orthogonal(initializers.Initializer):
+    """An orthogonal matrix (QR of a normal matrix, signs fixed by R's diagonal), as Keras's default
+    recurrent initializer."""
+
+    def __init__(self, gain=1.0, seed=None):
+        self.gain, self.seed = gain, seed
+
+    def __call__(self, shape, dtype=None, **kwargs):
+        rows = 1
+        for d in shape[:-1]:
+            rows *= d
+        cols = shape[-1]
+        flat = (max(rows, cols), min(rows, cols))
+        a = tf.random.normal(flat, dtype=tf.float32, seed=self.seed)
+        q, r = tf.linalg.qr(a)
+        q = q * tf.sign(tf.linalg.diag_part(r))
+        if rows < cols:
+            q = tf.transpose(q)
+        return tf.cast(self.gain * tf.reshape(q, shape), dtype or "float32")
+
+    def get_config(self):
+        return {"gain": self.gain, "seed": self.seed}
+
+
+def _dot(x, w, mask=None):
+    return tf.matmul(x * mask if mask is not None else x, w)
+
+
+class SimpleRNNCell(_Cell):
+    def __init__(self, units, activation="tanh", **kwargs):
+        kwargs.pop("recurrent_activation", None)
+        super().__init__(units, activation=activation, **kwargs)
+
+    def call(self, inputs, states, training=None, masks=(None, None)):
+        drop, rec = masks
+        h = _dot(inputs, self.kernel, drop and drop[0])
+        if self.bias is not None:
+            h = tf.nn.bias_add(h, self.bias)
+        out = self.activation(h + _dot(states[0], self.recurrent_kernel, rec and rec[0]))
+        return out, [out]
+
+    def get_config(self):
+        config = super().get_config()
+        config.pop("recurrent_activation")
+        return config
+
+
+class LSTMCell(_Cell):
+    n_gates = 4
+
+    def __init__(self, units, unit_forget_bias=True, **kwargs):
+        self.unit_forget_bias = unit_forget_bias
+        super().__init__(units, **kwargs)
+
+    def _state_names(self):
+        return ["h", "c"]
+
+    @property
+    def state_size(self):
+        return [self.units, self.units]
+
+    def _bias_init(self):
+        if not self.unit_forget_bias:
+            return self.bias_initializer
+        units, base = self.units, self.bias_initializer
+
+        def init(shape, dtype=None, **kwargs):
+            return tf.concat([base((units,), dtype=dtype), tf.ones((units,), dtype=dtype or "float32"),
+                              base((units * 2,), dtype=dtype)], 0)
+        return init
+
+    def call(self, inputs, states, training=None, masks=(None, None)):
+        h_prev, c_prev = states
+        drop, rec = masks
+        u = self.units
+        if drop is None and rec is None:
+            z = tf.matmul(inputs, self.kernel) + tf.matmul(h_prev, self.recurrent_kernel)
+            if self.bias is not None:
+                z = tf.nn.bias_add(z, self.bias)
+            zi, zf, zc, zo = tf.split(z, 4, axis=1)
+        else:
+            parts = []
+            for g in range(4):
+                zg = _dot(inputs, self.kernel[:, g * u:(g + 1) * u], drop and drop[g]) + \
+                    _dot(h_prev, self.recurrent_kernel[:, g * u:(g + 1) * u], rec and rec[g])
+                if self.bias is not None:
+                    zg = zg + self.bias[g * u:(g + 1) * u]
+                parts.append(zg)
+            zi, zf, zc, zo = parts
+        i = self.recurrent_activation(zi)
+        f = self.recurrent_activation(zf)
+        c = f * c_prev + i * self.activation(zc)
+        o = self.recurrent_activation(zo)
+        h = o * self.activation(c)
+        return h, [h, c]
+
+    def get_config(self):
+        return {**super().get_config(), "unit_forget_bias": self.unit_forget_bias}
+
+
+class GRUCell(_Cell):
+    n_gates = 3
+
+    def __init__(self, units, reset_after=True, **kwargs):
+        self.reset_after = reset_after
+        super().__init__(units, **kwargs)
+
+    def _bias_shape(self):
+        return (2, 3 * self.units) if self.reset_after else (3 * self.units,)
+
+    def call(self, inputs, states, training=None, masks=(None, None)):
+        h_prev = states[0]
+        drop, rec = masks
+        u = self.units
+        if self.bias is not None:
+            in_bias, rec_bias = (self.bias[0], self.bias[1]) if self.reset_after else (self.bias, None)
+        else:
+            in_bias = rec_bias = None
+        xs = [_dot(inputs, self.kernel[:, g * u:(g + 1) * u], drop and drop[g]) for g in range(3)]
+        if in_bias is not None:
+            xs = [x + in_bias[g * u:(g + 1) * u] for g, x in enumerate(xs)]
+        hs = [h_prev * rec[g] if rec else h_prev for g in range(3)]
+        if self.reset_after:
+            inner = [tf.matmul(hs[g], self.recurrent_kernel[:, g * u:(g + 1) * u]) for g in range(3)]
+            if rec_bias is not None:
+                inner = [r + rec_bias[g * u:(g + 1) * u] for g, r in enumerate(inner)]
+            z = self.recurrent_activation(xs[0] + inner[0])
+            r = self.recurrent_activation(xs[1] + inner[1])
+            hh = self.activation(xs[2] + r * inner[2])
+        else:
+            z = self.recurrent_activation(xs[0] + tf.matmul(hs[0], self.recurrent_kernel[:, :u]))
+            r = self.recurrent_activation(xs[1] + tf.matmul(hs[1], self.recurrent_kernel[:, u:2 * u]))
+            hh = self.activation(xs[2] + tf.matmul(r * hs[2], self.recurrent_kernel[:, 2 * u:]))
+        h = z * h_prev + (1 - z) * hh
+        return h, [h]
+
+    def get_config(self):
+        return {**super().get_config(), "reset_after": self.reset_after}
+
+
+class RNN(Layer):
+    """Runs a cell over the time axis of [batch, time, features] inputs."""
+
+    def __init__(self, cell, return_sequences=False, return_state=False, go_backwards=False, stateful=False,
+                 unroll=False, time_major=False, zero_output_for_mask=False, **kwargs):
+        if stateful:
+            raise NotImplementedError("rivulet's recurrent layers do not support stateful=True")
+        if time_major:
+            raise NotImplementedError("rivulet's recurrent layers take batch-major inputs only (time_major=False)")
+        super().__init__(**kwargs)
+        self.cell = cell
+        self.return_sequences, self.return_state = return_sequences, return_state
+        self.go_backwards, self.stateful, self.unroll, self.time_major = go_backwards, stateful, unroll, time_major
+        self.zero_output_for_mask = zero_output_for_mask
+        self.input_spec = InputSpec(ndim=3)
+        self.supports_masking = True
+
+    @property
+    def units(self):
+        return self.cell.units
+
+    def build(self, input_shape):
+        shape = tf.TensorShape(input_shape)
+        if shape.rank != 3:
+            raise ValueError(f"Input 0 of layer \"{self.name}\" is incompatible with the layer: expected ndim=3, "
+                             f"found ndim={shape.rank}. Full shape received: {shape}")
+        if not self.cell.built:
+            with tf.name_scope(self.cell.name) if hasattr(tf, "name_scope") else _null():
+                self.cell.build(shape[:1].concatenate(shape[2:]))
+            self.cell.built = True
+        self.built = True
+
+    def compute_mask(self, inputs, mask=None):
+        if isinstance(mask, list):
+            mask = mask[0]
+        out = mask if self.return_sequences else None
+        if self.return_state:
+            return [out] + [None] * len(self.cell._state_names())
+        return out
+
+    def call(self, inputs, mask=None, training=None, initial_state=None):
+        cell = self.cell
+        if inputs.dtype is not tf.as_dtype(self.dtype):
+            inputs = tf.cast(inputs, self.dtype)
+        if initial_state is None:
+            states = cell.get_initial_state(inputs, dtype=inputs.dtype)
+        else:
+            states = list(initial_state) if isinstance(initial_state, (list, tuple)) else [initial_state]
+            if len(states) != len(cell._state_names()):
+                raise ValueError(f"An `initial_state` was passed that is not compatible with `cell.state_size`. "
+                                 f"Received `state_spec`={len(states)} states; however `cell.state_size` is "
+                                 f"{cell.state_size}")
+        masks = cell._dropout_masks(inputs, states, training)
+        seq = tf.transpose(inputs, [1, 0, 2])  # [time, batch, features]
+        m = None
+        if mask is not None:
+            m = tf.transpose(tf.cast(mask, tf.bool), [1, 0])
+        if self.go_backwards:
+            seq = tf.reverse(seq, [0])
+            m = tf.reverse(m, [0]) if m is not None else None
+        steps = inputs.shape[1]
+        if executing_eagerly() or (self.unroll and steps is not None):
+            last, outputs, states = self._loop_python(seq, m, states, steps if steps is not None
+                                                      else int(tf.shape(inputs)[1]), training, masks)
+        else:
+            last, outputs, states = self._loop_graph(seq, m, states, training, masks)
+        out = tf.transpose(outputs, [1, 0, 2]) if self.return_sequences else last
+        if self.return_state:
+            return [out] + list(states)
+        return out
+
+    def _step(self, x, m_t, states, prev_out, training, masks):
+        out, new_states = self.cell.call(x, states, training=training, masks=masks)
+        if m_t is not None:
+            keep = tf.expand_dims(m_t, -1)
+            new_states = [tf.where(keep, n, s) for n, s in zip(new_states, states)]
+            out = tf.where(keep, out, tf.zeros_like(out) if self.zero_output_for_mask else prev_out)
+        return out, new_states
+
+    def _loop_python(self, seq, m, states, steps, training, masks):
+        outs = []
+        prev = tf.zeros_like(states[0])
+        for t in range(steps):
+            prev, states = self._step(seq[t], None if m is None else m[t], states, prev, training, masks)
+            outs.append(prev)
+        if not outs:
+            raise ValueError("Recurrent layers need at least one timestep")
+        return prev, (tf.stack(outs) if self.return_sequences else None), states
+
+    def _loop_graph(self, seq, m, states, training, masks):
+        steps = tf.shape(seq)[0]
+        ta = tf.TensorArray(seq.dtype, size=steps)
+        prev0 = tf.zeros_like(states[0])
+
+        def cond(t, *_):
+            return t < steps
+
+        def body(t, prev, ta, *st):
+            x = seq[t]
+            out, new = self._step(x, None if m is None else m[t], list(st), prev, training, masks)
+            return (t + 1, out, ta.write(t, out), *new)
+        result = tf.while_loop(cond, body, (tf.constant(0), prev0, ta, *states))
+        last, ta, states = result[1], result[2], list(result[3:])
+        outputs = ta.stack() if self.return_sequences else None
+        if outputs is not None:
+            outputs.set_shape(tf.TensorShape([seq.shape[0]]).concatenate(last.shape))
+        return last, outputs, states
+
+    def get_config(self):
+        config = {**super().get_config(), "return_sequences": self.return_sequences,
+                  "return_state": self.return_state, "go_backwards": self.go_backwards, "stateful": self.stateful,
+                  "unroll": self.unroll, "time_major": self.time_major}
+        if type(self) is RNN:
+            config["cell"] = {"class_name": type(self.cell).__name__, "config": self.cell.get_config()}
+        else:
+            cell = self.cell.get_config()
+            for k in ("name", "trainable", "dtype"):
+                cell.pop(k, None)
+            config.update(cell)
+        return config
+
+
+class _null:
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *a):
+        return False
+
+
+_RNN_KEYS = ("return_sequences", "return_state", "go_backwards", "stateful", "unroll", "time_major", "name",
+             "trainable", "dtype", "input_shape", "batch_input_shape", "batch_size", "input_dim",
+             "activity_regularizer", "zero_output_for_mask", "weights", "input_length")
+
+
+def _split(kwargs):
+    layer = {k: kwargs.pop(k) for k in list(kwargs) if k in _RNN_KEYS}
+    if "input_length" in layer:
+        n = layer.pop("input_length")
+        if "input_dim" in layer:
+            layer["input_shape"] = (n, layer.pop("input_dim"))
+    elif "input_dim" in layer:
+        layer["input_shape"] = (None, layer.pop("input_dim"))
+    return layer, kwargs
+
+
+class SimpleRNN(RNN):
+    def __init__(self, units, activation="tanh", **kwargs):
+        layer, cell = _split(dict(kwargs))
+        super().__init__(SimpleRNNCell(units, activation=activation, name="simple_rnn_cell", **cell), **layer)
+
+
+class LSTM(RNN):
+    def __init__(self, units, activation="tanh", recurrent_activation="sigmoid", **kwargs):
+        layer, cell = _split(dict(kwargs))
+        super().__init__(LSTMCell(units, activation=activation, recurrent_activation=recurrent_activation,
+                                  name="lstm_cell", **cell), **layer)
+
+
+class GRU(RNN):
+    def __init__(self, units, activation="tanh", recurrent_activation="sigmoid", **kwargs):
+        layer, cell = _split(dict(kwargs))
+        super().__init__(GRUCell(units, activation=activation, recurrent_activation=recurrent_activation,
+                                 name="gru_cell", **cell), **layer)
+
+
+class Bidirectional(Layer):
+    """Runs `layer` forwards and a copy backwards over time and merges their outputs ("concat" by default)."""
+
+    def __init__(self, layer, merge_mode="concat", weights=None, backward_layer=None, **kwargs):
+        if not isinstance(layer, RNN):
+            raise ValueError(f"Please initialize `Bidirectional` layer with a `tf.keras.layers.Layer` instance. "
+                             f"Received: {layer}")
+        if merge_mode not in ("sum", "mul", "ave", "concat", None):
+            raise ValueError(f"Invalid merge mode. Received: {merge_mode}. Merge mode should be one of "
+                             f"{{\"sum\", \"mul\", \"ave\", \"concat\", None}}")
+        super().__init__(**kwargs)
+        config = layer.get_config()
+        self.forward_layer = layer
+        if backward_layer is None:
+            cls = type(layer)
+            cfg = {k: v for k, v in config.items() if k not in ("name", "batch_input_shape")}
+            for k in ("kernel_initializer", "recurrent_initializer", "bias_initializer", "kernel_regularizer",
+                      "recurrent_regularizer", "bias_regularizer", "kernel_constraint", "recurrent_constraint",
+                      "bias_constraint"):
+                cfg[k] = getattr(layer.cell, k)
+            cfg["go_backwards"] = not layer.go_backwards
+            units = cfg.pop("units")
+            backward_layer = cls(units, name="backward_" + layer.name, **cfg)
+        self.backward_layer = backward_layer
+        self.forward_layer._name = "forward_" + layer.name
+        self.forward_layer.zero_output_for_mask = self.backward_layer.zero_output_for_mask = \
+            layer.return_sequences
+        self.merge_mode = merge_mode
+        self.return_sequences, self.return_state = layer.return_sequences, layer.return_state
+        self.supports_masking = True
+        self._initial_weights_bi = weights
+
+    def compute_mask(self, inputs, mask=None):
+        if isinstance(mask, list):
+            mask = mask[0]
+        out = mask if self.return_sequences else None
+        if self.return_state:
+            n = 2 * len(self.forward_layer.cell._state_names())
+            return ([out] if self.merge_mode is not None else [out, out]) + [None] * n
+        return out if self.merge_mode is not None else [out, out]
+
+    def call(self, inputs, mask=None, training=None, initial_state=None):
+        fw_state = bw_state = None
+        if initial_state is not None:
+            half = len(initial_state) // 2
+            fw_state, bw_state = initial_state[:half], initial_state[half:]
+        fw = self.forward_layer(inputs, mask=mask, training=training, initial_state=fw_state)
+        bw = self.backward_layer(inputs, mask=mask, training=training, initial_state=bw_state)
+        states = []
+        if self.return_state:
+            fw, states_f = fw[0], fw[1:]
+            bw, states_b = bw[0], bw[1:]
+            states = list(states_f) + list(states_b)
+        if self.return_sequences:
+            bw = tf.reverse(bw, [1])
+        if self.merge_mode == "concat":
+            out = tf.concat([fw, bw], -1)
+        elif self.merge_mode == "sum":
+            out = fw + bw
+        elif self.merge_mode == "ave":
+            out = (fw + bw) / 2
+        elif self.merge_mode == "mul":
+            out = fw * bw
+        else:
+            out = [fw, bw]
+        if self.return_state:
+            return (out if isinstance(out, list) else [out]) + states
+        return out
+
+    def get_config(self):
+        return {**super().get_config(), "merge_mode": self.merge_mode,
+                "layer": {"class_name": type(self.forward_layer).__name__,
+                          "config": {**self.forward_layer.get_config(), "name": self.forward_layer.name[8:]}}}
+
+
+SimpleRNNCell.__doc__ = "h' = activation(x @ kernel + h @ recurrent_kernel + bias)."
+LSTMCell.__doc__ = "Long short-term memory step; gates i, f, c, o in that order along the weights' last axis."
+GRUCell.__doc__ = "Gated recurrent unit step; gates z, r, h along the weights' last axis (reset_after=True: TF 2)."

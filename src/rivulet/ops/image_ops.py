@@ -1,0 +1,310 @@
+"""tf.image basics: resize (bilinear, nearest, bicubic, area, with TensorFlow 2's half-pixel centers), flips,
+crops and pads, dtype conversion, grayscale, brightness and contrast.
+
+Each resize method is separable: an [out, in] weight matrix per spatial axis, applied to height then width.
+Its gradient applies the transposed matrices (one `...Grad` op per method). Everything else composes
+existing ops, as TensorFlow's Python does.
+"""
+import functools
+
+import numpy as np
+
+from .. import dtypes as _dt
+from ..core.dispatch import bind
+from ..core.op import REAL, defop
+from ..shape import TensorShape
+from ._rules import to_tensor
+from . import array_ops as _a
+from . import math_ops as _m
+from .linalg_ops import tensordot
+
+
+# ============================================================================ resize weights
+def _nearest_index(n_in, n_out):
+    scale = n_in / n_out
+    return np.minimum(np.floor((np.arange(n_out) + 0.5) * scale).astype(np.int64), n_in - 1)
+
+
+def _keys_cubic(t, a=-0.5):
+    t = np.abs(t)
+    return np.where(t <= 1, ((a + 2) * t - (a + 3)) * t * t + 1,
+                    np.where(t < 2, ((a * t - 5 * a) * t + 8 * a) * t - 4 * a, 0.0))
+
+
+@functools.lru_cache(maxsize=256)
+def _weights(method, n_in, n_out):
+    """[n_out, n_in] float64 interpolation weights along one axis."""
+    w = np.zeros((n_out, n_in))
+    rows = np.arange(n_out)
+    scale = n_in / n_out
+    if method == "nearest":
+        w[rows, _nearest_index(n_in, n_out)] = 1
+    elif method == "bilinear":
+        src = (rows + 0.5) * scale - 0.5
+        lo_f = np.floor(src)
+        lo = np.maximum(lo_f, 0).astype(np.int64)
+        hi = np.minimum(np.ceil(src), n_in - 1).astype(np.int64)
+        frac = src - lo_f
+        np.add.at(w, (rows, lo), 1 - frac)
+        np.add.at(w, (rows, hi), frac)
+    elif method == "bicubic":
+        # Keys' cubic (a = -0.5) on half-pixel centers, with the fractional offset rounded to 1/1024 (TensorFlow
+        # reads its weights from a 1024-entry table); taps outside the image get no weight and the rest are
+        # renormalised, as TensorFlow's half-pixel bicubic kernel does.
+        src = (rows.astype(np.float32) + np.float32(0.5)) * np.float32(scale) - np.float32(0.5)
+        base = np.floor(src).astype(np.int64)
+        delta = np.rint((src - base) * 1024) / 1024
+        for off in (-1, 0, 1, 2):
+            idx = base + off
+            k = _keys_cubic(delta - off)
+            ok = (idx >= 0) & (idx < n_in)
+            np.add.at(w, (rows[ok], idx[ok]), k[ok])
+        w /= w.sum(1, keepdims=True)
+    elif method == "area":
+        # Each output pixel averages the input span [o * scale, (o + 1) * scale) by coverage.
+        for o in range(n_out):
+            start, end = o * scale, (o + 1) * scale
+            for i in range(int(np.floor(start)), min(int(np.ceil(end)), n_in)):
+                w[o, i] = (min(end, i + 1) - max(start, i)) / scale
+    return w
+
+
+def _apply(x, wh, ww):
+    """[N, H, W, C] -> [N, OH, OW, C] with per-axis weights (float math in x's dtype)."""
+    y = np.einsum("oh,nhwc->nowc", wh.astype(x.dtype), x, optimize=True)
+    return np.einsum("pw,nowc->nopc", ww.astype(x.dtype), y, optimize=True)
+
+
+def _resize_kernel(method):
+    def k(x, size):
+        if method == "nearest":  # a gather keeps integer images exact
+            ih = _nearest_index(x.shape[1], size[0])
+            iw = _nearest_index(x.shape[2], size[1])
+            return x[:, ih][:, :, iw]
+        return _apply(x, _weights(method, x.shape[1], size[0]), _weights(method, x.shape[2], size[1]))
+    return k
+
+
+def _resize_grad_kernel(method):
+    def k(dy, x, size):
+        if not np.issubdtype(dy.dtype, np.floating):
+            dy = dy.astype(np.float32)
+        return _apply(dy, _weights(method, x.shape[1], size[0]).T,
+                      _weights(method, x.shape[2], size[1]).T).astype(x.dtype, copy=False)
+    return k
+
+
+def _resize_infer(x, size):
+    s = x.shape
+    if s.rank is not None and s.rank != 4:
+        raise ValueError(f"'images' must have either 3 or 4 dimensions, got shape {s}")
+    return TensorShape([s[0] if s.rank else None, size[0], size[1], s[3] if s.rank else None]), x.dtype
+
+
+def _make_resize(method, name):
+    grad = defop(name + "Grad", _resize_grad_kernel(method), lambda dy, x, size: (x.shape, x.dtype),
+                 grad=lambda op, g: (bind(fwd, (g,), op.attrs), None))
+    fwd = defop(name, _resize_kernel(method), _resize_infer, allowed=REAL if method == "nearest" else
+                frozenset([_dt.float32, _dt.float64, _dt.float16]),
+                grad=lambda op, dy: (bind(grad, (dy, op.inputs[0]), op.attrs),))
+    return fwd
+
+
+RESIZE_OPS = {m: _make_resize(m, n) for m, n in (("bilinear", "ResizeBilinear"), ("nearest", "ResizeNearestNeighbor"),
+                                                  ("bicubic", "ResizeBicubic"), ("area", "ResizeArea"))}
+
+
+class ResizeMethod:
+    BILINEAR = "bilinear"
+    NEAREST_NEIGHBOR = "nearest"
+    BICUBIC = "bicubic"
+    AREA = "area"
+    LANCZOS3 = "lanczos3"
+    LANCZOS5 = "lanczos5"
+    GAUSSIAN = "gaussian"
+    MITCHELLCUBIC = "mitchellcubic"
+
+
+def _batched(images, fn):
+    """Runs fn on a 4-D batch; a 3-D image gets a batch axis of 1 for the call."""
+    x = to_tensor(images, name="images")
+    if x.shape.rank not in (3, 4):
+        raise ValueError(f"'images' must have either 3 or 4 dimensions, got shape {x.shape}")
+    if x.shape.rank == 3:
+        return _a.squeeze(fn(_a.expand_dims(x, 0)), [0])
+    return fn(x)
+
+
+def _static_size(size):
+    v = np.asarray(getattr(size, "numpy", lambda: size)())
+    if v.shape != (2,) or v.dtype.kind not in "iu":
+        raise ValueError(f"'size' must be a 1-D int32 Tensor (or list) of 2 elements: new_height, new_width; got "
+                         f"{size!r}")
+    if (v <= 0).any():
+        raise ValueError(f"'size' must be positive, got {v.tolist()}")
+    return int(v[0]), int(v[1])
+
+
+def resize(images, size, method=ResizeMethod.BILINEAR, preserve_aspect_ratio=False, antialias=False, name=None):
+    """tf.image.resize: float32 results, except nearest neighbour, which keeps the images' dtype."""
+    method = getattr(method, "value", method)
+    if method not in RESIZE_OPS:
+        raise ValueError(f"Resize method {method!r} is not supported by rivulet; use one of bilinear, nearest, "
+                         f"bicubic, area")
+    new_h, new_w = _static_size(size)
+
+    def run(x):
+        h, w = x.shape[1], x.shape[2]
+        if h is None or w is None:
+            raise ValueError("rivulet's tf.image.resize needs images of known height and width")
+        nh, nw = new_h, new_w
+        if preserve_aspect_ratio:
+            scale = min(nh / h, nw / w)
+            nh, nw = max(int(round(h * scale)), 1), max(int(round(w * scale)), 1)
+        if antialias and method in ("bilinear", "bicubic") and (nh < h or nw < w):
+            raise NotImplementedError("rivulet's tf.image.resize has no antialiased downscaling; pass "
+                                      "antialias=False or method='area'")
+        if method != "nearest" and x.dtype not in (_dt.float32, _dt.float64, _dt.float16):
+            x = _m.cast(x, _dt.float32)
+        if (nh, nw) == (h, w) and method != "area":
+            out = _a.identity(x)
+        else:
+            out = bind(RESIZE_OPS[method], (x,), {"size": (nh, nw)}, name=name or "resize")
+        return out if method == "nearest" or out.dtype is _dt.float32 else _m.cast(out, _dt.float32)
+    return _batched(images, run)
+
+
+# ============================================================================ geometry
+def flip_left_right(image):
+    return _batched(image, lambda x: _a.reverse(x, [2]))
+
+
+def flip_up_down(image):
+    return _batched(image, lambda x: _a.reverse(x, [1]))
+
+
+def _hw(x):
+    h, w = x.shape[1], x.shape[2]
+    if h is None or w is None:
+        raise ValueError("rivulet's tf.image crops and pads need images of known height and width")
+    return h, w
+
+
+def crop_to_bounding_box(image, offset_height, offset_width, target_height, target_width):
+    def run(x):
+        h, w = _hw(x)
+        if offset_height < 0 or offset_width < 0:
+            raise ValueError("offset_height and offset_width must be >= 0.")
+        if target_height <= 0 or target_width <= 0:
+            raise ValueError("target_width and target_height must be > 0.")
+        if offset_width + target_width > w:
+            raise ValueError("width must be >= target + offset.")
+        if offset_height + target_height > h:
+            raise ValueError("height must be >= target + offset.")
+        return _a.slice(x, [0, offset_height, offset_width, 0], [-1, target_height, target_width, -1])
+    return _batched(image, run)
+
+
+def pad_to_bounding_box(image, offset_height, offset_width, target_height, target_width):
+    def run(x):
+        h, w = _hw(x)
+        after_h, after_w = target_height - offset_height - h, target_width - offset_width - w
+        if offset_height < 0 or offset_width < 0:
+            raise ValueError("offset_height and offset_width must be >= 0")
+        if after_w < 0:
+            raise ValueError("width must be <= target - offset")
+        if after_h < 0:
+            raise ValueError("height must be <= target - offset")
+        return _a.pad(x, [[0, 0], [offset_height, after_h], [offset_width, after_w], [0, 0]])
+    return _batched(image, run)
+
+
+def central_crop(image, central_fraction):
+    if not 0.0 < central_fraction <= 1.0:
+        raise ValueError("central_fraction must be within (0, 1]")
+    if central_fraction == 1.0:
+        return to_tensor(image)
+
+    def run(x):
+        h, w = _hw(x)
+        top = int((h - h * central_fraction) / 2)
+        left = int((w - w * central_fraction) / 2)
+        return _a.slice(x, [0, top, left, 0], [-1, h - 2 * top, w - 2 * left, -1])
+    return _batched(image, run)
+
+
+def resize_with_crop_or_pad(image, target_height, target_width):
+    """Centre-crops and/or zero-pads to the target size (crop offsets round down, as TensorFlow's)."""
+    if target_height <= 0 or target_width <= 0:
+        raise ValueError("target_height and target_width must be > 0")
+
+    def run(x):
+        h, w = _hw(x)
+        crop = crop_to_bounding_box(x, max((h - target_height) // 2, 0), max((w - target_width) // 2, 0),
+                                    min(target_height, h), min(target_width, w))
+        return pad_to_bounding_box(crop, max((target_height - h) // 2, 0), max((target_width - w) // 2, 0),
+                                   target_height, target_width)
+    return _batched(image, run)
+
+
+# ============================================================================ colour and dtype
+def _max(dt):
+    return np.iinfo(dt._np).max
+
+
+def convert_image_dtype(image, dtype, saturate=False, name=None):
+    """Integers span [0, MAX] of their dtype, floats [0, 1]; values are rescaled between the two."""
+    x = to_tensor(image)
+    dtype = _dt.as_dtype(dtype)
+    if not (dtype.is_floating or dtype.is_integer) or not (x.dtype.is_floating or x.dtype.is_integer):
+        raise AttributeError(f"dtype {x.dtype.name} or {dtype.name} is not an image dtype (integer or floating)")
+    if x.dtype is dtype:
+        return _a.identity(x, name=name)
+    if x.dtype.is_integer and dtype.is_integer:
+        in_max, out_max = _max(x.dtype), _max(dtype)
+        if in_max > out_max:
+            return _m.cast(_m.floordiv(x, _m.cast((in_max + 1) // (out_max + 1), x.dtype)), dtype)
+        return _m.multiply(_m.cast(x, dtype), _m.cast((out_max + 1) // (in_max + 1), dtype))
+    if x.dtype.is_floating and dtype.is_floating:
+        return _m.cast(x, dtype, name=name)
+    if x.dtype.is_integer:
+        return _m.multiply(_m.cast(x, dtype), _m.cast(1.0 / _max(x.dtype), dtype), name=name)
+    scaled = _m.multiply(x, _m.cast(_max(dtype) + 0.5, x.dtype))  # + 0.5: 1.0 maps to MAX, not MAX + 1
+    if saturate:
+        scaled = _m.minimum(_m.maximum(scaled, _m.cast(np.iinfo(dtype._np).min, x.dtype)),
+                            _m.cast(_max(dtype), x.dtype))
+    return _m.cast(scaled, dtype, name=name)
+
+
+def _as_float(image):
+    x = to_tensor(image)
+    return x, (x if x.dtype in (_dt.float16, _dt.float32, _dt.float64) else convert_image_dtype(x, _dt.float32))
+
+
+def rgb_to_grayscale(images, name=None):
+    """Luma with ITU-R 601-2 weights; keeps the last axis (size 1) and the input dtype."""
+    x, f = _as_float(images)
+    if x.shape.rank is not None and x.shape[-1] not in (None, 3):
+        raise ValueError(f"Dimensions must be equal, but are {x.shape[-1]} and 3 for the last axis of an RGB image")
+    gray = _a.expand_dims(tensordot(f, _m.cast([0.2989, 0.587, 0.114], f.dtype), [[-1], [-1]]), -1)
+    return convert_image_dtype(gray, x.dtype, name=name)
+
+
+def grayscale_to_rgb(images, name=None):
+    x = to_tensor(images)
+    return _a.concat([x, x, x], -1, name=name or "grayscale_to_rgb")
+
+
+def adjust_brightness(image, delta):
+    x, f = _as_float(image)
+    return convert_image_dtype(_m.add(f, _m.cast(delta, f.dtype)), x.dtype, saturate=True)
+
+
+def adjust_contrast(images, contrast_factor):
+    """(x - mean) * factor + mean, with the mean per image and channel over height and width."""
+    x, f = _as_float(images)
+    if f.shape.rank is not None and f.shape.rank < 3:
+        raise ValueError(f"images must be at least 3-D, got shape {f.shape}")
+    mean = _m.reduce_mean(f, axis=[-3, -2], keepdims=True)
+    out = _m.add(_m.multiply(_m.subtract(f, mean), _m.cast(contrast_factor, f.dtype)), mean)
+    return convert_image_dtype(out, x.dtype, saturate=True)

@@ -1,0 +1,296 @@
+"""tf.signal basics: FFTs over the innermost axes (fft/ifft, fft2d/ifft2d, rfft/irfft), frame, overlap_and_add,
+hann/hamming windows, stft and inverse_stft.
+
+The FFT ops compute with NumPy's pocketfft in double precision and round to the input's precision. Their
+gradients follow TensorFlow's complex convention (dL/d(re) + i dL/d(im)): FFT's is n * IFFT, RFFT's the real part
+of a zero-extended IFFT, IRFFT's an RFFT weighted 1, 2, ..., 2, 1 (its DC and Nyquist terms appear once).
+"""
+import math
+
+import numpy as np
+
+from .. import dtypes as _dt
+from ..core.dispatch import bind
+from ..core.op import COMPLEX, defop
+from ..shape import TensorShape
+from ._rules import UNKNOWN, static_value, to_tensor
+from . import array_ops as _a
+from . import math_ops as _m
+
+_REAL_TO_COMPLEX = {_dt.float32: _dt.complex64, _dt.float64: _dt.complex128}
+_COMPLEX_TO_REAL = {_dt.complex64: _dt.float32, _dt.complex128: _dt.float64}
+
+
+def _check_rank(x, rank, name):
+    if x.shape.rank is not None and x.shape.rank < rank:
+        raise ValueError(f"Shape must be at least rank {rank} but is rank {x.shape.rank} for '{{{{node {name}}}}} = "
+                         f"{name}[Tcomplex={x.dtype.name}](input)' with input shapes: {x.shape}.")
+
+
+# ============================================================================ complex FFTs
+def _make_fft(name, inverse_name, rank, inverse):
+    axes = tuple(range(-rank, 0))
+    np_fn = np.fft.ifftn if inverse else np.fft.fftn
+
+    def kernel(x):
+        return np_fn(x, axes=axes).astype(x.dtype)
+
+    def grad(op, dy):
+        size = _m.cast(_m.reduce_prod(_a.shape(dy)[-rank:]), dy.dtype)
+        other = OPS[inverse_name]
+        g = bind(other, (dy,))
+        return (_m.truediv(g, size) if inverse else _m.multiply(g, size),)
+
+    return defop(name, kernel, lambda x: (x.shape, x.dtype), grad=grad, allowed=COMPLEX)
+
+
+OPS = {}
+for _n, _inv, _rank, _is_inv in (("FFT", "IFFT", 1, False), ("IFFT", "FFT", 1, True),
+                                  ("FFT2D", "IFFT2D", 2, False), ("IFFT2D", "FFT2D", 2, True),
+                                  ("FFT3D", "IFFT3D", 3, False), ("IFFT3D", "FFT3D", 3, True)):
+    OPS[_n] = _make_fft(_n, _inv, _rank, _is_inv)
+
+
+def _complex_fn(op_name, rank):
+    def f(input, name=None):  # noqa: A002
+        x = to_tensor(input)
+        if not x.dtype.is_complex:
+            raise TypeError(f"Value for attr 'Tcomplex' of {x.dtype.name} is not in the list of allowed values: "
+                            f"complex64, complex128")
+        _check_rank(x, rank, op_name)
+        return bind(OPS[op_name], (x,), name=name or op_name)
+    f.__name__ = op_name.lower()
+    return f
+
+
+fft, ifft = _complex_fn("FFT", 1), _complex_fn("IFFT", 1)
+fft2d, ifft2d = _complex_fn("FFT2D", 2), _complex_fn("IFFT2D", 2)
+fft3d, ifft3d = _complex_fn("FFT3D", 3), _complex_fn("IFFT3D", 3)
+
+
+# ============================================================================ real FFTs
+def _fit(a, n, axis):
+    """Crops or zero-pads axis `axis` of a NumPy array to length n."""
+    if a.shape[axis] == n:
+        return a
+    if a.shape[axis] > n:
+        return np.take(a, np.arange(n), axis=axis)
+    pad = [(0, 0)] * a.ndim
+    pad[axis] = (0, n - a.shape[axis])
+    return np.pad(a, pad)
+
+
+def _rfft_kernel(x, fft_length):
+    axes = tuple(range(-len(fft_length), 0))
+    for ax, n in zip(axes, fft_length):
+        x = _fit(x, n, ax)
+    return np.fft.rfftn(x, s=fft_length, axes=axes).astype(_REAL_TO_COMPLEX[_dt.from_numpy(x.dtype)]._np)
+
+
+def _irfft_kernel(z, fft_length):
+    axes = tuple(range(-len(fft_length), 0))
+    for ax, n in zip(axes[:-1], fft_length[:-1]):
+        z = _fit(z, n, ax)
+    z = _fit(z, fft_length[-1] // 2 + 1, -1)
+    return np.fft.irfftn(z, s=fft_length, axes=axes).astype(_COMPLEX_TO_REAL[_dt.from_numpy(z.dtype)]._np)
+
+
+def _rfft_infer(x, fft_length):
+    if x.shape.rank is None:
+        return UNKNOWN, _REAL_TO_COMPLEX[x.dtype]
+    dims = x.shape.as_list()
+    dims[-len(fft_length):] = list(fft_length[:-1]) + [fft_length[-1] // 2 + 1]
+    return TensorShape(dims), _REAL_TO_COMPLEX[x.dtype]
+
+
+def _irfft_infer(z, fft_length):
+    if z.shape.rank is None:
+        return UNKNOWN, _COMPLEX_TO_REAL[z.dtype]
+    dims = z.shape.as_list()
+    dims[-len(fft_length):] = list(fft_length)
+    return TensorShape(dims), _COMPLEX_TO_REAL[z.dtype]
+
+
+def _rfft_grad_kernel(dy, x, fft_length):
+    """Re(n * IFFT(dy zero-extended to the full spectrum)), fitted back to x's length (1-D transforms)."""
+    n = fft_length[-1]
+    full = _fit(dy, n, -1)
+    g = np.real(np.fft.ifft(full, axis=-1) * n)
+    return _fit(g, x.shape[-1], -1).astype(x.dtype)
+
+
+def _irfft_grad_kernel(dx, z, fft_length):
+    n = fft_length[-1]
+    weight = np.full(n // 2 + 1, 2.0)
+    weight[0] = 1
+    if n % 2 == 0:
+        weight[-1] = 1
+    g = np.fft.rfft(dx, axis=-1) * weight / n
+    return _fit(g, z.shape[-1], -1).astype(z.dtype)
+
+
+RFFT_GRAD = defop("RFFTGrad", _rfft_grad_kernel, lambda dy, x, fft_length: (x.shape, x.dtype))
+IRFFT_GRAD = defop("IRFFTGrad", _irfft_grad_kernel, lambda dx, z, fft_length: (z.shape, z.dtype))
+RFFT = defop("RFFT", _rfft_kernel, _rfft_infer, allowed=frozenset(_REAL_TO_COMPLEX),
+             grad=lambda op, dy: (bind(RFFT_GRAD, (dy, op.inputs[0]), op.attrs),))
+IRFFT = defop("IRFFT", _irfft_kernel, _irfft_infer, allowed=COMPLEX,
+              grad=lambda op, dx: (bind(IRFFT_GRAD, (dx, op.inputs[0]), op.attrs),))
+RFFT2D = defop("RFFT2D", _rfft_kernel, _rfft_infer, allowed=frozenset(_REAL_TO_COMPLEX))
+IRFFT2D = defop("IRFFT2D", _irfft_kernel, _irfft_infer, allowed=COMPLEX)
+
+
+def _lengths(fft_length, x, rank, inverse):
+    if fft_length is None:
+        dims = x.shape.as_list()[-rank:] if x.shape.rank is not None else [None] * rank
+        if None in dims:
+            raise ValueError("rivulet's real FFTs need fft_length or a statically known inner shape")
+        if inverse:
+            dims[-1] = 2 * (dims[-1] - 1)
+        return tuple(dims)
+    v = static_value(fft_length) if hasattr(fft_length, "dtype") else np.asarray(fft_length)
+    if v is None:
+        raise ValueError("rivulet's real FFTs need a fft_length known when the function is traced")
+    v = np.asarray(v).reshape(-1)
+    if v.size != rank or v.dtype.kind not in "iu":
+        raise ValueError(f"fft_length must be a list of {rank} int(s), got {fft_length!r}")
+    return tuple(int(n) for n in v)
+
+
+def _real_fn(op, rank, inverse, default):
+    def f(input_tensor, fft_length=None, name=None):
+        x = to_tensor(input_tensor)
+        want = COMPLEX if inverse else frozenset(_REAL_TO_COMPLEX)
+        if x.dtype not in want:
+            kind = "Tcomplex" if inverse else "Treal"
+            allowed = "complex64, complex128" if inverse else "float, double"
+            raise TypeError(f"Value for attr '{kind}' of {x.dtype.name} is not in the list of allowed values: "
+                            f"{allowed}")
+        _check_rank(x, rank, default)
+        return bind(op, (x,), {"fft_length": _lengths(fft_length, x, rank, inverse)}, name=name or default)
+    f.__name__ = default.lower()
+    return f
+
+
+rfft = _real_fn(RFFT, 1, False, "RFFT")
+irfft = _real_fn(IRFFT, 1, True, "IRFFT")
+rfft2d = _real_fn(RFFT2D, 2, False, "RFFT2D")
+irfft2d = _real_fn(IRFFT2D, 2, True, "IRFFT2D")
+
+
+# ============================================================================ framing
+def _static_int(v, what):
+    s = static_value(v) if hasattr(v, "dtype") else v
+    if s is None:
+        raise ValueError(f"rivulet's tf.signal needs `{what}` known when the function is traced")
+    return int(s)
+
+
+def frame(signal, frame_length, frame_step, pad_end=False, pad_value=0, axis=-1, name=None):
+    """Frames of `frame_length` samples every `frame_step` along `axis`: [..., n, ...] -> [..., frames, length, ...]."""
+    x = to_tensor(signal)
+    length, step = _static_int(frame_length, "frame_length"), _static_int(frame_step, "frame_step")
+    if x.shape.rank is None:
+        raise ValueError("frame needs a signal of known rank")
+    ax = axis % x.shape.rank
+    n = x.shape[ax]
+    if n is None:
+        raise ValueError("rivulet's tf.signal.frame needs the framed axis to have a known size")
+    if pad_end:
+        count = -(-n // step)
+        extra = max(0, (count - 1) * step + length - n)
+        if extra:
+            pads = [[0, 0]] * x.shape.rank
+            pads[ax] = [0, extra]
+            x = _a.pad(x, pads, constant_values=pad_value)
+    else:
+        count = max(0, 1 + (n - length) // step)
+    index = np.arange(count)[:, None] * step + np.arange(length)[None, :]
+    return _a.gather(x, index.astype(np.int32), axis=ax, name=name or "frame")
+
+
+def overlap_and_add(signal, frame_step, name=None):
+    """Sums [..., frames, length] frames placed `frame_step` apart: [..., (frames - 1) * step + length]."""
+    x = to_tensor(signal)
+    step = _static_int(frame_step, "frame_step")
+    if x.shape.rank is None or x.shape.rank < 2 or x.shape[-1] is None or x.shape[-2] is None:
+        raise ValueError(f"overlap_and_add needs a signal of rank >= 2 with known frames and length, got {x.shape}")
+    count, length = x.shape[-2], x.shape[-1]
+    out = (count - 1) * step + length if count else 0
+    place = np.zeros((count * length, out), x.dtype.as_numpy_dtype)
+    rows = np.arange(count * length)
+    place[rows, (rows // length) * step + rows % length] = 1
+    batch = x.shape[:-2].as_list()
+    y = _m.matmul(_a.reshape(x, [-1, count * length]), place)
+    shape = batch + [out] if None not in batch else _a.concat([_a.shape(x)[:-2], [out]], 0)
+    return _a.reshape(y, shape, name=name or "overlap_and_add")
+
+
+# ============================================================================ windows and STFT
+def _window(a, b, window_length, periodic, dtype):
+    n = _static_int(window_length, "window_length")
+    dtype = _dt.as_dtype(dtype)
+    if not dtype.is_floating:
+        raise ValueError(f"dtype must be a floating point type. Found {dtype}")
+    if n == 1:
+        return _a.ones([1], dtype)
+    # TensorFlow's periodic window of odd length is its symmetric one (denominator n - 1), and it rounds
+    # 2*pi*k before dividing.
+    denom = n - 1 + (1 if periodic and n % 2 == 0 else 0)
+    arg = _m.truediv(_m.multiply(_m.cast(2 * math.pi, dtype), _m.cast(_a.range(n), dtype)), _m.cast(denom, dtype))
+    return _m.subtract(_m.cast(a, dtype), _m.multiply(_m.cast(b, dtype), _m.cos(arg)))
+
+
+def hann_window(window_length, periodic=True, dtype=_dt.float32, name=None):
+    return _window(0.5, 0.5, window_length, periodic, dtype)
+
+
+def hamming_window(window_length, periodic=True, dtype=_dt.float32, name=None):
+    return _window(0.54, 0.46, window_length, periodic, dtype)
+
+
+def _fft_length(frame_length, fft_length):
+    return 2 ** int(math.ceil(math.log2(frame_length))) if fft_length is None else _static_int(fft_length,
+                                                                                                "fft_length")
+
+
+def stft(signals, frame_length, frame_step, fft_length=None, window_fn=hann_window, pad_end=False, name=None):
+    """[..., samples] -> [..., frames, fft_length // 2 + 1] complex: windowed frames, then rfft."""
+    x = to_tensor(signals)
+    if not x.dtype.is_floating:
+        raise ValueError(f"signals must be a floating point tensor, got {x.dtype.name}")
+    length = _static_int(frame_length, "frame_length")
+    n_fft = _fft_length(length, fft_length)
+    frames = frame(x, length, frame_step, pad_end=pad_end)
+    if window_fn is not None:
+        frames = _m.multiply(frames, window_fn(length, dtype=x.dtype))
+    return rfft(frames, [n_fft], name=name)
+
+
+def inverse_stft(stfts, frame_length, frame_step, fft_length=None, window_fn=hann_window, name=None):
+    """irfft of each frame, cut or padded to frame_length, windowed and overlap-added."""
+    z = to_tensor(stfts)
+    length = _static_int(frame_length, "frame_length")
+    n_fft = _fft_length(length, fft_length)
+    frames = irfft(z, [n_fft])
+    if n_fft > length:
+        frames = frames[..., :length]
+    elif n_fft < length:
+        pads = [[0, 0]] * (frames.shape.rank - 1) + [[0, length - n_fft]]
+        frames = _a.pad(frames, pads)
+    if window_fn is not None:
+        frames = _m.multiply(frames, window_fn(length, dtype=frames.dtype))
+    return overlap_and_add(frames, frame_step, name=name)
+
+
+def inverse_stft_window_fn(frame_step, forward_window_fn=hann_window, name=None):
+    """The window that makes inverse_stft invert stft: the forward window over the sum of its overlapping squares."""
+    step = _static_int(frame_step, "frame_step")
+
+    def window(frame_length, dtype):
+        forward = forward_window_fn(frame_length, dtype=dtype)
+        overlaps = -(-frame_length // step)
+        sq = _a.pad(_m.square(forward), [[0, overlaps * step - frame_length]])
+        denom = _m.reduce_sum(_a.reshape(sq, [overlaps, step]), 0, keepdims=True)
+        denom = _a.reshape(_a.tile(denom, [overlaps, 1]), [overlaps * step])
+        return _m.truediv(forward, denom[:frame_length])
+    return window
