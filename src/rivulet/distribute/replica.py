@@ -9,11 +9,10 @@ update (an optimizer step) is applied exactly once.
 """
 import threading
 
-from .. import nest
 from ..core import context as _core
 from ..state import creation as _creation, naming as _naming
 from . import context as _ctx
-from .values import PerReplica, ReduceOp, as_reduce_op, map_values, regroup, select_replica
+from .values import as_reduce_op, regroup, select_replica
 
 
 class _Aborted(BaseException):
@@ -54,27 +53,17 @@ class ReplicaContext:
         return self._replica.wait_for_merge(merge_fn, args, kwargs)
 
     def all_reduce(self, reduce_op, value, options=None):
-        """Reduces `value` (a tensor or a structure of them) across the replicas; every replica gets the
+        """Reduces `value` (a tensor or a structure of them) across all replicas; every replica gets the
         result."""
         op = as_reduce_op(reduce_op)
-        return self.merge_call(lambda strategy, v: map_values(lambda x: _reduce(op, x), v), args=(value,))
+        return self.merge_call(lambda strategy, v: strategy._reduce_structure(op, v, None), args=(value,))
 
     def all_gather(self, value, axis, options=None):
-        import rivulet as tf
-        return self.merge_call(
-            lambda strategy, v: map_values(lambda x: tf.concat(list(x), axis) if isinstance(x, PerReplica) else x, v),
-            args=(value,))
+        """Concatenates every replica's `value` along `axis`, in replica order; every replica gets it."""
+        return self.merge_call(lambda strategy, v: strategy.gather(v, axis), args=(value,))
 
     def __repr__(self):
         return f"<ReplicaContext replica {self._replica_id} of {self.num_replicas_in_sync}>"
-
-
-def _reduce(op, value):
-    import rivulet as tf
-    if not isinstance(value, PerReplica):
-        return value  # one value seen by every replica: its sum over one replica and its mean are itself
-    total = tf.add_n([tf.convert_to_tensor(v) for v in value])
-    return total / len(value) if op is ReduceOp.MEAN else total
 
 
 def _snapshot():
@@ -95,10 +84,10 @@ def _restore(snap):
 
 
 class _Replica(threading.Thread):
-    def __init__(self, run, index, fn, args, kwargs, snap):
+    def __init__(self, run, index, replica_id, fn, args, kwargs, snap):
         # not named "rivulet-...": the parallel executor treats such threads as its own pool workers
-        super().__init__(name=f"replica-{index}", daemon=True)
-        self._run, self.index = run, index
+        super().__init__(name=f"replica-{replica_id}", daemon=True)
+        self._run, self.index, self.replica_id = run, index, replica_id
         self._call = (fn, args, kwargs)
         self._snap = snap
         self.go, self.paused = threading.Event(), threading.Event()
@@ -113,7 +102,7 @@ class _Replica(threading.Thread):
             if self._run.aborted:
                 return
             _restore(self._snap)
-            _ctx.push(self._run.strategy, ReplicaContext(self._run.strategy, self.index, self))
+            _ctx.push(self._run.strategy, ReplicaContext(self._run.strategy, self.replica_id, self))
             fn, args, kwargs = self._call
             with _creation.variable_creator_scope(self._run.creator(self.index)):
                 self.result = fn(*args, **kwargs)
@@ -165,10 +154,11 @@ class _Run:
         return creator
 
     def __call__(self, fn, args, kwargs):
-        n = self.strategy.num_replicas_in_sync
+        ids = self.strategy._local_replica_ids
+        n = len(ids)
         snap = _snapshot()
-        replicas = [_Replica(self, i, fn, select_replica(i, args), select_replica(i, kwargs), snap)
-                    for i in range(n)]
+        replicas = [_Replica(self, pos, gid, fn, select_replica(gid, args), select_replica(gid, kwargs), snap)
+                    for pos, gid in enumerate(ids)]
         for r in replicas:
             r.start()
         try:
@@ -205,14 +195,18 @@ class _Run:
         finally:
             _ctx.pop()
         for r in replicas:
-            r.merge_result = select_replica(r.index, result)
+            r.merge_result = select_replica(r.index, result)  # PerReplica results hold local replicas
 
 
 def call_for_each_replica(strategy, fn, args, kwargs):
-    if strategy.num_replicas_in_sync == 1:
-        _ctx.push(strategy, ReplicaContext(strategy, 0))
+    """Runs fn for each of this process's replicas (all of them, or one per worker of a multi-worker
+    strategy); returns their results regrouped."""
+    ids = strategy._local_replica_ids
+    if len(ids) == 1:
+        _ctx.push(strategy, ReplicaContext(strategy, ids[0]))
         try:
-            return fn(*select_replica(0, args), **select_replica(0, kwargs))
+            out = fn(*select_replica(ids[0], args), **select_replica(ids[0], kwargs))
+            return regroup([out], wrap=True) if strategy.num_replicas_in_sync > 1 else out
         finally:
             _ctx.pop()
     return _Run(strategy)(fn, args, kwargs)

@@ -9,7 +9,6 @@ import contextlib
 import math
 import re
 
-from .. import nest
 from . import context as _ctx
 from .replica import ReplicaContext, call_for_each_replica
 from .values import PerReplica, ReduceOp, as_reduce_op, local_results, map_values
@@ -71,7 +70,10 @@ class StrategyExtended:
 
     @property
     def should_checkpoint(self):
-        return True
+        """Only the chief (worker 0) of a multi-worker strategy writes checkpoints."""
+        return getattr(self._strategy, "_is_chief", True)
+
+    should_save_summary = should_checkpoint
 
 
 class Strategy:
@@ -122,36 +124,65 @@ class Strategy:
         finally:
             _ctx.pop()
 
+    @property
+    def _local_replica_ids(self):
+        """The global ids of the replicas this process runs (all of them, for a one-process strategy)."""
+        return tuple(range(self.num_replicas_in_sync))
+
+    def _cross_worker_sum(self, tensors):
+        """Sums each tensor over the workers (identity with one worker; see multi_worker.py)."""
+        return list(tensors)
+
+    def _cross_worker_gather(self, tensor, axis):
+        return tensor
+
     def reduce(self, reduce_op, value, axis=None):
         """Combines a per-replica value across replicas (and along `axis` of each component if given)."""
-        import rivulet as tf
         op = as_reduce_op(reduce_op)
         self._require_cross_replica("reduce")
+        return self._reduce_structure(op, value, axis)
 
-        def one(v):
-            parts = list(v) if isinstance(v, PerReplica) else [v]
+    def _reduce_structure(self, op, value, axis):
+        import rivulet as tf
+        leaves = []
+        map_values(leaves.append, value)
+        sums, counts = [], []
+        for v in leaves:
             if not isinstance(v, PerReplica) and op is ReduceOp.SUM and self.num_replicas_in_sync > 1:
                 raise ValueError(f"A non-DistributedValues value {v} cannot be reduced with the given reduce op "
                                  f"{op}.")
-            parts = [tf.convert_to_tensor(p) for p in parts]
-            if axis is None:
-                total = tf.add_n(parts) if len(parts) > 1 else parts[0]
-                return total / len(parts) if op is ReduceOp.MEAN and len(parts) > 1 else total
-            sums = [tf.reduce_sum(p, axis=axis) for p in parts]
-            total = tf.add_n(sums) if len(sums) > 1 else sums[0]
-            if op is ReduceOp.SUM:
-                return total
-            count = tf.add_n([tf.cast(tf.shape(p)[axis], total.dtype) for p in parts])
-            return total / count
-        return map_values(one, value)
+            parts = [tf.convert_to_tensor(p) for p in (v if isinstance(v, PerReplica) else [v])]
+            if axis is not None:
+                counts.append(tf.add_n([tf.cast(tf.shape(p)[axis], parts[0].dtype) for p in parts]))
+                parts = [tf.reduce_sum(p, axis=axis) for p in parts]
+            else:
+                counts.append(tf.constant(len(parts), parts[0].dtype))  # a plain value counts once a process
+            sums.append(tf.add_n(parts) if len(parts) > 1 else parts[0])
+        totals = self._cross_worker_sum(sums + (counts if op is ReduceOp.MEAN else []))
+        if op is ReduceOp.MEAN:
+            totals = [t / c for t, c in zip(totals[:len(sums)], totals[len(sums):])]
+        it = iter(totals)
+        return map_values(lambda _: next(it), value)
+
+    def _sum_across_replicas(self, values):
+        """The optimizer's all-reduce: each gradient (PerReplica, a tensor, or None) summed over every
+        replica, in one cross-worker exchange for all of them."""
+        import rivulet as tf
+        local = [v if v is None else (tf.add_n(list(v)) if isinstance(v, PerReplica) else v) for v in values]
+        present = [i for i, v in enumerate(local) if v is not None]
+        summed = self._cross_worker_sum([local[i] for i in present])
+        for i, v in zip(present, summed):
+            local[i] = v
+        return local
 
     def experimental_local_results(self, value):
         return local_results(value)
 
     def gather(self, value, axis):
+        """Concatenates each per-replica value's components along `axis`, across all replicas."""
         import rivulet as tf
-        self._require_cross_replica("gather")
-        return map_values(lambda v: tf.concat(list(v), axis) if isinstance(v, PerReplica) else v, value)
+        return map_values(lambda v: self._cross_worker_gather(tf.concat(list(v), axis) if isinstance(v, PerReplica)
+                                                              else tf.convert_to_tensor(v), axis), value)
 
     def experimental_distribute_dataset(self, dataset, options=None):
         """Each global batch the dataset yields is split along its first dimension, one slice a replica."""

@@ -66,13 +66,14 @@ def select_replica(i, structure):
     return map_values(lambda v: v[i] if isinstance(v, PerReplica) else v, structure)
 
 
-def regroup(per_replica):
+def regroup(per_replica, wrap=False):
     """Joins a list of per-replica structures into one structure of PerReplica leaves. A leaf that is the
     same non-tensor object on every replica (a variable, None, a Python value) stays that object; tensors
-    stay per replica even when equal, as in TensorFlow."""
+    stay per replica even when equal, as in TensorFlow. With `wrap`, one replica's tensors are PerReplica
+    too (this process's part of a multi-worker strategy's replicas)."""
     from ..core.tensor import Tensor
     first = per_replica[0]
-    if len(per_replica) == 1:
+    if len(per_replica) == 1 and not wrap:
         return first
     for other in per_replica[1:]:
         nest.assert_same_structure(first, other, check_types=False)

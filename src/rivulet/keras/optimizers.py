@@ -109,8 +109,8 @@ class Optimizer:
         return self._apply(pairs)
 
     def _apply_summed(self, strategy, pairs):
-        summed = [(g if g is None or not isinstance(g, tuple) else tf.add_n(list(g)), v) for g, v in pairs]
-        return self._apply(summed)
+        grads = strategy._sum_across_replicas([g for g, _ in pairs])
+        return self._apply([(g, v) for g, (_, v) in zip(grads, pairs)])
 
     def _apply(self, pairs):
         kept = [(g, v) for g, v in pairs if g is not None]
