@@ -36,7 +36,8 @@ from .ops.logging_ops import get_logger, print_v2 as print  # noqa: E402,F401,A0
 # Heavier namespaces load on first use, keeping `import rivulet` fast.
 _LAZY = {"keras": ".keras", "saved_model": ".saved_model", "summary": ".summary", "autograph": ".autograph",
          "onnx": ".onnx", "graph_util": ".graph.graph_util", "types": ".types", "jit": ".jit",
-         "data": ".data", "io": ".io", "train": ".train", "image": ".image", "signal": ".signal"}
+         "data": ".data", "io": ".io", "train": ".train", "image": ".image", "signal": ".signal",
+         "distribute": ".distribute"}
 
 
 def __getattr__(name):

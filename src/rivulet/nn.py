@@ -20,4 +20,7 @@ def __getattr__(name):
         if fn is not None:
             globals()[name] = fn
             return fn
+    if name in ("compute_average_loss", "scale_regularization_loss"):
+        from .distribute import losses
+        return getattr(losses, name)
     raise AttributeError(f"module 'rivulet.nn' has no attribute '{name}'")

@@ -221,7 +221,8 @@ def _flatten_checked(value, t, path, flat, cf):
     if hook is not None:
         flat.append(hook(value, path))
         return
-    if isinstance(t, tuple) and t[0] in ("list", "tuple") and isinstance(value, (list, tuple)):
+    # lists, tuples and their subclasses (tagged with the class name, e.g. tf.distribute's PerReplica)
+    if isinstance(t, tuple) and t[0] not in ("dict", "namedtuple") and isinstance(value, (list, tuple)):
         for i, (v, s) in enumerate(zip(value, t[1])):
             _flatten_checked(v, s, f"{path}[{i}]", flat, cf)
         return

@@ -15,6 +15,11 @@ from .training import Trainer
 _WEIGHTS_FORMAT = "rivulet-weights-v1"
 
 
+def _current_strategy():
+    import rivulet as tf
+    return tf.distribute.get_strategy() if tf.distribute.has_strategy() else None
+
+
 class Model(Trainer, Layer):
     """Subclass and define `call`, or connect KerasTensors: `Model(inputs, outputs)`.
 
@@ -31,6 +36,8 @@ class Model(Trainer, Layer):
         self._train_fn = self._eval_fn = self._predict_fn = None
         self.stop_training = False
         self._is_graph_network = False
+        # tf.distribute: a model made inside `strategy.scope()` trains with that strategy
+        self._distribution_strategy = _current_strategy()
         if inputs is not None or outputs is not None:
             self._init_graph(inputs, outputs)
 

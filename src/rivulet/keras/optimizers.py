@@ -101,8 +101,20 @@ class Optimizer:
         return grads
 
     def apply_gradients(self, grads_and_vars, name=None, **kwargs):
-        """Applies one update per (gradient, variable) pair; pairs whose gradient is None are skipped."""
+        """Applies one update per (gradient, variable) pair; pairs whose gradient is None are skipped.
+        In a replica of a tf.distribute strategy the replicas' gradients are summed and the update is
+        applied once for all of them."""
         pairs = [_grad_var_pair(p) for p in grads_and_vars]
+        replica = tf.distribute.context.multi_replica_context()
+        if replica is not None:
+            return replica.merge_call(self._apply_summed, args=(pairs,))
+        return self._apply(pairs)
+
+    def _apply_summed(self, strategy, pairs):
+        grads = strategy._sum_across_replicas([g for g, _ in pairs])
+        return self._apply([(g, v) for g, (_, v) in zip(grads, pairs)])
+
+    def _apply(self, pairs):
         kept = [(g, v) for g, v in pairs if g is not None]
         if not kept:
             raise ValueError(f"No gradients provided for any variable: {[getattr(v, 'name', v) for _, v in pairs]}.")

@@ -43,6 +43,10 @@ class LossesContainer:
             loss = loss + tf.add_n([tf.cast(r, loss.dtype) for r in regularization_losses])
         batch = tf.cast(tf.shape(nest.flatten(y_pred)[0])[0], loss.dtype)
         self._tracker.update_state(loss, sample_weight=batch)
+        replica = tf.distribute.context.multi_replica_context()
+        if replica is not None:
+            # the replicas' gradients are summed: each replica's mean loss counts 1/n of the global mean
+            loss = loss * (1.0 / replica.num_replicas_in_sync)
         return loss
 
 
@@ -320,13 +324,38 @@ class Trainer:
         x, _, _ = unpack_x_y_sample_weight(data)
         return self(x, training=False)
 
+    @property
+    def distribute_strategy(self):
+        return getattr(self, "_distribution_strategy", None) or tf.distribute.get_strategy()
+
     def _step_function(self, step, name):
-        def run(*data):
-            return step(data if len(data) > 1 else data[0])
+        strategy = getattr(self, "_distribution_strategy", None)
+        if strategy is not None and strategy.num_replicas_in_sync > 1:
+            run = self._distributed_step(strategy, step, name)
+        else:
+            def run(*data):
+                return step(data if len(data) > 1 else data[0])
         run.__name__ = name
         # reduce_retracing: a short last batch traces once more, with the batch dimension left open.
         return run if self.run_eagerly else tf.function(run, reduce_retracing=True,
                                                         jit_compile=getattr(self, "_jit_compile", None))
+
+    def _distributed_step(self, strategy, step, name):
+        """One global batch: split among the replicas, `step` run by each (the optimizer sums their
+        gradients and updates once); predictions are joined back in batch order, and metrics are read
+        once every replica has added its part."""
+        from rivulet.distribute.input_lib import split_element
+
+        def run(*data):
+            outs = strategy.run(step, args=(split_element(strategy, data if len(data) > 1 else data[0]),))
+            if name == "predict_function":
+                return strategy.gather(outs, axis=0)
+            first = strategy.experimental_local_results(outs)[0] if not isinstance(outs, dict) else \
+                {k: strategy.experimental_local_results(v)[0] for k, v in outs.items()}
+            if isinstance(first, dict):
+                first.update({m.name: m.result() for m in self.metrics if m.name in first})
+            return first
+        return run
 
     def make_train_function(self):
         if self._train_fn is None:

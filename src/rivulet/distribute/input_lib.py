@@ -1,0 +1,56 @@
+"""Distributed datasets: global batches split among replicas, or one element per replica."""
+from .. import nest
+from .strategy import split_batch
+from .values import PerReplica
+
+
+def split_element(strategy, element):
+    """A global batch (a structure of tensors; None leaves stay None) as per-replica slices."""
+    n = strategy.num_replicas_in_sync
+    if n == 1:
+        return element
+    return nest.map_structure(
+        lambda v: v if v is None else PerReplica([split_batch(v, n, i) for i in range(n)]), element)
+
+
+class DistributedDataset:
+    """strategy.experimental_distribute_dataset(ds): iterating gives each global batch as per-replica slices."""
+
+    def __init__(self, strategy, dataset):
+        try:
+            iter(dataset)
+        except TypeError:
+            raise TypeError(f"experimental_distribute_dataset expects a tf.data.Dataset (or an iterable of "
+                            f"batches), got {dataset!r}") from None
+        self._strategy, self._dataset = strategy, dataset
+
+    element_spec = property(lambda self: getattr(self._dataset, "element_spec", None))
+
+    def __iter__(self):
+        for element in self._dataset:
+            yield split_element(self._strategy, element)
+
+
+class DistributedDatasetsFromFunction:
+    """strategy.distribute_datasets_from_function(fn): replicas take consecutive elements of fn's dataset."""
+
+    def __init__(self, strategy, dataset):
+        self._strategy, self._dataset = strategy, dataset
+
+    def __iter__(self):
+        n = self._strategy.num_replicas_in_sync
+        it = iter(self._dataset)
+        while True:
+            group = []
+            for _ in range(n):
+                try:
+                    group.append(next(it))
+                except StopIteration:
+                    break
+            if not group:
+                return
+            # a short last round: the replicas left without an element get an empty batch
+            group += [nest.map_structure(lambda v: v[:0], group[-1])] * (n - len(group))
+            yield group[0] if n == 1 else nest.map_structure(lambda *xs: PerReplica(xs), *group)
+            if len(group) < n:
+                return

@@ -1,0 +1,73 @@
+"""tf.distribute.MultiWorkerMirroredStrategy: synchronous data parallelism over worker processes.
+
+As in TensorFlow, every worker runs the same program; here `RayClusterResolver.run(fn)` starts the workers
+and runs fn on each. Every worker holds one replica and a full copy of the variables; gradients are summed
+across workers through the collectives in collective.py, so the copies receive the same updates and stay
+identical. Without a communicator (a plain process, TF_CONFIG naming one worker or none) it is a
+single-worker strategy with one replica, as TensorFlow's is.
+"""
+from . import collective
+from .cluster_resolver import RayClusterResolver, TFConfigClusterResolver
+from .replica import ReplicaContext
+from .strategy import Strategy, StrategyExtended
+
+
+class CommunicationOptions:
+    """tf.distribute.experimental.CommunicationOptions (accepted; the transport is Ray's object store)."""
+
+    def __init__(self, bytes_per_pack=0, timeout_seconds=None, implementation=None):
+        self.bytes_per_pack, self.timeout_seconds, self.implementation = bytes_per_pack, timeout_seconds, implementation
+
+
+class MultiWorkerMirroredStrategy(Strategy):
+    def __init__(self, cluster_resolver=None, communication_options=None):
+        resolver = cluster_resolver if cluster_resolver is not None else TFConfigClusterResolver()
+        comm = collective.current()
+        if comm is not None:
+            rank, size = comm.rank, comm.size
+        else:
+            if isinstance(resolver, RayClusterResolver):
+                raise RuntimeError(
+                    "MultiWorkerMirroredStrategy with a RayClusterResolver is made inside the function that "
+                    "`resolver.run(fn)` runs on each Ray worker (every worker runs the same program, as with "
+                    "TF_CONFIG); it was made in the driver")
+            spec = resolver.cluster_spec().as_dict()
+            workers = sum(len(spec.get(job, [])) for job in ("chief", "worker"))
+            if workers > 1:
+                raise ValueError(
+                    f"TF_CONFIG describes {workers} workers; rivulet's workers exchange gradients through Ray: "
+                    f"use tf.distribute.cluster_resolver.RayClusterResolver(num_workers={workers}).run(fn)")
+            rank, size = 0, 1
+        self._rank, self._size = rank, size
+        self._cluster_resolver = resolver
+        self._communication_options = communication_options
+        self._extended = StrategyExtended(self, [f"/job:worker/replica:0/task:{rank}/device:CPU:0"])
+        self._default_replica_context = ReplicaContext(self, rank)
+
+    cluster_resolver = property(lambda self: self._cluster_resolver)
+
+    @property
+    def num_replicas_in_sync(self):
+        return self._size
+
+    @property
+    def _local_replica_ids(self):
+        return (self._rank,)
+
+    @property
+    def task_type(self):
+        return "worker"
+
+    @property
+    def task_id(self):
+        return self._rank
+
+    def _cross_worker_sum(self, tensors):
+        return collective.all_reduce_sum(tensors) if self._size > 1 else list(tensors)
+
+    def _cross_worker_gather(self, tensor, axis):
+        return collective.all_gather(tensor, axis) if self._size > 1 else tensor
+
+    @property
+    def _is_chief(self):
+        return self._rank == 0

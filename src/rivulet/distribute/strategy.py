@@ -1,0 +1,260 @@
+"""tf.distribute strategies on one process: the default strategy, OneDeviceStrategy and MirroredStrategy.
+
+Every replica of a MirroredStrategy lives in this process and reads and writes the same variables, so
+"mirrored" variables are identical by construction; what the strategy must get right is that per-replica
+work is split, that gradients are summed across replicas, and that each update is applied once (see
+replica.py).
+"""
+import contextlib
+import math
+import re
+
+from . import context as _ctx
+from .replica import ReplicaContext, call_for_each_replica
+from .values import PerReplica, ReduceOp, as_reduce_op, local_results, map_values
+
+_DEVICE = re.compile(r"^(?:/job:localhost/replica:0/task:0)?/?(?:device:)?(cpu|gpu|tpu):(\d+)$", re.I)
+
+
+def canonical_device(name):
+    """'/cpu:1' -> '/job:localhost/replica:0/task:0/device:CPU:1', as TensorFlow spells local devices."""
+    if not isinstance(name, str):
+        raise ValueError(f"A device must be a string such as '/cpu:0', got {name!r}")
+    m = _DEVICE.match(name.strip())
+    if not m:
+        raise ValueError(f"Unknown device {name!r}: expected a local device such as '/cpu:0' or "
+                         f"'/job:localhost/replica:0/task:0/device:CPU:1'")
+    return f"/job:localhost/replica:0/task:0/device:{m.group(1).upper()}:{int(m.group(2))}"
+
+
+class InputContext:
+    """tf.distribute.InputContext: what a dataset function learns about the input pipeline it builds."""
+
+    def __init__(self, num_input_pipelines=1, input_pipeline_id=0, num_replicas_in_sync=1):
+        self._num_input_pipelines = num_input_pipelines
+        self._input_pipeline_id = input_pipeline_id
+        self._num_replicas_in_sync = num_replicas_in_sync
+
+    num_input_pipelines = property(lambda self: self._num_input_pipelines)
+    input_pipeline_id = property(lambda self: self._input_pipeline_id)
+    num_replicas_in_sync = property(lambda self: self._num_replicas_in_sync)
+
+    def get_per_replica_batch_size(self, global_batch_size):
+        if global_batch_size % self._num_replicas_in_sync != 0:
+            raise ValueError(f"The `global_batch_size` {global_batch_size!r} is not divisible by "
+                             f"`num_replicas_in_sync` {self._num_replicas_in_sync!r} ")
+        return global_batch_size // self._num_replicas_in_sync
+
+    def __str__(self):
+        return f"tf.distribute.InputContext(input pipeline id {self._input_pipeline_id}, total: " \
+               f"{self._num_input_pipelines})"
+
+
+class ValueContext:
+    """tf.distribute.experimental.ValueContext, given to experimental_distribute_values_from_function."""
+
+    def __init__(self, replica_id_in_sync_group=0, num_replicas_in_sync=1):
+        self.replica_id_in_sync_group = replica_id_in_sync_group
+        self.num_replicas_in_sync = num_replicas_in_sync
+
+
+class StrategyExtended:
+    def __init__(self, strategy, devices):
+        self._strategy = strategy
+        self.worker_devices = tuple(devices)
+        self.parameter_devices = tuple(devices)
+
+    @property
+    def experimental_between_graph(self):
+        return False
+
+    @property
+    def should_checkpoint(self):
+        """Only the chief (worker 0) of a multi-worker strategy writes checkpoints."""
+        return getattr(self._strategy, "_is_chief", True)
+
+    should_save_summary = should_checkpoint
+
+
+class Strategy:
+    """The tf.distribute.Strategy interface, for strategies whose replicas all live in this process."""
+
+    def __init__(self, devices):
+        devices = [canonical_device(d) for d in devices]
+        if not devices:
+            raise ValueError("Got an empty `devices` list and no devices were found.")
+        if len(set(devices)) != len(devices):
+            raise ValueError(f"No duplicates allowed in `devices` argument: {devices}")
+        self._extended = StrategyExtended(self, devices)
+        self._default_replica_context = ReplicaContext(self, 0)
+
+    extended = property(lambda self: self._extended)
+
+    @property
+    def num_replicas_in_sync(self):
+        return len(self._extended.worker_devices)
+
+    @contextlib.contextmanager
+    def scope(self):
+        """Variables, models and optimizers made inside belong to this strategy (cross-replica context)."""
+        current = _ctx.entries()
+        if current and current[-1][0] is not self:
+            raise ValueError(f"Mixing different tf.distribute.Strategy objects: {self!r} is not {current[-1][0]!r}")
+        _ctx.push(self, None)
+        try:
+            yield self
+        finally:
+            _ctx.pop()
+
+    def _require_cross_replica(self, what):
+        if _ctx.has_strategy() and not _ctx.in_cross_replica_context():
+            raise RuntimeError(f"`{what}` must be called in cross-replica context (outside `strategy.run`); in a "
+                               f"replica use `tf.distribute.get_replica_context().merge_call()` or all_reduce")
+
+    def run(self, fn, args=(), kwargs=None, options=None):
+        """Runs fn once per replica, each given its own component of every PerReplica argument; returns
+        the results as PerReplica values (a value every replica returned as the same object stays whole)."""
+        if not callable(fn):
+            raise TypeError(f"strategy.run expects a callable, got {fn!r}")
+        self._require_cross_replica("run")
+        args = tuple(args) if isinstance(args, (list, tuple)) else (args,)
+        _ctx.push(self, None)
+        try:
+            return call_for_each_replica(self, fn, args, dict(kwargs or {}))
+        finally:
+            _ctx.pop()
+
+    @property
+    def _local_replica_ids(self):
+        """The global ids of the replicas this process runs (all of them, for a one-process strategy)."""
+        return tuple(range(self.num_replicas_in_sync))
+
+    def _cross_worker_sum(self, tensors):
+        """Sums each tensor over the workers (identity with one worker; see multi_worker.py)."""
+        return list(tensors)
+
+    def _cross_worker_gather(self, tensor, axis):
+        return tensor
+
+    def reduce(self, reduce_op, value, axis=None):
+        """Combines a per-replica value across replicas (and along `axis` of each component if given)."""
+        op = as_reduce_op(reduce_op)
+        self._require_cross_replica("reduce")
+        return self._reduce_structure(op, value, axis)
+
+    def _reduce_structure(self, op, value, axis):
+        import rivulet as tf
+        leaves = []
+        map_values(leaves.append, value)
+        sums, counts = [], []
+        for v in leaves:
+            if not isinstance(v, PerReplica) and op is ReduceOp.SUM and self.num_replicas_in_sync > 1:
+                raise ValueError(f"A non-DistributedValues value {v} cannot be reduced with the given reduce op "
+                                 f"{op}.")
+            parts = [tf.convert_to_tensor(p) for p in (v if isinstance(v, PerReplica) else [v])]
+            if axis is not None:
+                counts.append(tf.add_n([tf.cast(tf.shape(p)[axis], parts[0].dtype) for p in parts]))
+                parts = [tf.reduce_sum(p, axis=axis) for p in parts]
+            else:
+                counts.append(tf.constant(len(parts), parts[0].dtype))  # a plain value counts once a process
+            sums.append(tf.add_n(parts) if len(parts) > 1 else parts[0])
+        totals = self._cross_worker_sum(sums + (counts if op is ReduceOp.MEAN else []))
+        if op is ReduceOp.MEAN:
+            totals = [t / c for t, c in zip(totals[:len(sums)], totals[len(sums):])]
+        it = iter(totals)
+        return map_values(lambda _: next(it), value)
+
+    def _sum_across_replicas(self, values):
+        """The optimizer's all-reduce: each gradient (PerReplica, a tensor, or None) summed over every
+        replica, in one cross-worker exchange for all of them."""
+        import rivulet as tf
+        local = [v if v is None else (tf.add_n(list(v)) if isinstance(v, PerReplica) else v) for v in values]
+        present = [i for i, v in enumerate(local) if v is not None]
+        summed = self._cross_worker_sum([local[i] for i in present])
+        for i, v in zip(present, summed):
+            local[i] = v
+        return local
+
+    def experimental_local_results(self, value):
+        return local_results(value)
+
+    def gather(self, value, axis):
+        """Concatenates each per-replica value's components along `axis`, across all replicas."""
+        import rivulet as tf
+        return map_values(lambda v: self._cross_worker_gather(tf.concat(list(v), axis) if isinstance(v, PerReplica)
+                                                              else tf.convert_to_tensor(v), axis), value)
+
+    def experimental_distribute_dataset(self, dataset, options=None):
+        """Each global batch the dataset yields is split along its first dimension, one slice a replica."""
+        from .input_lib import DistributedDataset
+        return DistributedDataset(self, dataset)
+
+    def distribute_datasets_from_function(self, dataset_fn, options=None):
+        """dataset_fn(InputContext) builds per-replica batches; replicas take consecutive elements."""
+        from .input_lib import DistributedDatasetsFromFunction
+        if not callable(dataset_fn):
+            raise TypeError(f"dataset_fn must be callable, got {dataset_fn!r}")
+        return DistributedDatasetsFromFunction(self, dataset_fn(InputContext(1, 0, self.num_replicas_in_sync)))
+
+    def experimental_distribute_values_from_function(self, value_fn):
+        n = self.num_replicas_in_sync
+        vals = [value_fn(ValueContext(i, n)) for i in range(n)]
+        return vals[0] if n == 1 else PerReplica(vals)
+
+    def __deepcopy__(self, memo):
+        raise RuntimeError("Must only deepcopy DistributionStrategy.")
+
+
+class _DefaultStrategy(Strategy):
+    """What tf.distribute.get_strategy() returns outside every scope: one replica, no synchronisation."""
+
+    def __init__(self):
+        super().__init__(["/cpu:0"])
+
+    @contextlib.contextmanager
+    def scope(self):
+        yield self
+
+
+_DEFAULT = []
+
+
+def default_strategy():
+    if not _DEFAULT:
+        _DEFAULT.append(_DefaultStrategy())
+    return _DEFAULT[0]
+
+
+class OneDeviceStrategy(Strategy):
+    """tf.distribute.OneDeviceStrategy: one replica on one device."""
+
+    def __init__(self, device):
+        super().__init__([device])
+
+
+class MirroredStrategy(Strategy):
+    """tf.distribute.MirroredStrategy: synchronous data parallelism over local devices, one replica each.
+
+    Without `devices` it uses the local GPUs, of which rivulet has none, so one replica on the CPU, as
+    TensorFlow does on a CPU-only machine; `MirroredStrategy(["/cpu:0", "/cpu:1"])` gives two replicas."""
+
+    def __init__(self, devices=None, cross_device_ops=None):
+        if devices is None:
+            devices = ["/cpu:0"]
+        elif isinstance(devices, str):
+            devices = [devices]
+        super().__init__(list(devices))
+        self._cross_device_ops = cross_device_ops
+
+
+def split_batch(value, n, index):
+    """The `index`-th of `n` slices of a batch along its first dimension (ceil-sized slices first)."""
+    import rivulet as tf
+    t = tf.convert_to_tensor(value)
+    size = t.shape[0] if t.shape.rank else None
+    if size is not None:
+        per = int(math.ceil(size / n))
+        return t[index * per:(index + 1) * per]
+    b = tf.shape(t)[0]
+    per = (b + n - 1) // n
+    return t[index * per:(index + 1) * per]

@@ -1,0 +1,90 @@
+"""Distributed values: PerReplica (one value per replica) and the helpers that split and join them."""
+import enum
+
+from .. import nest
+
+
+class ReduceOp(enum.Enum):
+    """tf.distribute.ReduceOp: how values from replicas are combined."""
+    SUM = "SUM"
+    MEAN = "MEAN"
+
+    @staticmethod
+    def from_variable_aggregation(aggregation):
+        name = getattr(aggregation, "name", str(aggregation))
+        if name in ("SUM", "MEAN"):
+            return ReduceOp[name]
+        raise ValueError(f"Could not convert from `tf.VariableAggregation` {aggregation} to `tf.distribute.ReduceOp` "
+                         f"type")
+
+
+def as_reduce_op(op):
+    if isinstance(op, ReduceOp):
+        return op
+    if isinstance(op, str) and op.upper() in ("SUM", "MEAN"):
+        return ReduceOp[op.upper()]
+    raise ValueError(f"reduce_op must be tf.distribute.ReduceOp.SUM or MEAN (or 'SUM'/'MEAN'), got {op!r}")
+
+
+class PerReplica(tuple):
+    """A value that differs per replica: one component per replica, in replica order.
+
+    A tuple subclass on purpose: tf.nest flattens it into its components, so a tf.function that takes one
+    traces on the components' specs and rebuilds a PerReplica on the way out."""
+    __slots__ = ()
+
+    @property
+    def values(self):
+        return tuple(self)
+
+    def _text(self, fmt):
+        return "PerReplica:{\n" + ",\n".join(f"  {i}: {fmt(v)}" for i, v in enumerate(self)) + "\n}"
+
+    def __repr__(self):
+        return self._text(repr)
+
+    def __str__(self):
+        return self._text(str)
+
+
+def map_values(fn, structure):
+    """Applies fn to each leaf of a structure, a PerReplica counting as one leaf (tf.nest would descend
+    into it)."""
+    if isinstance(structure, PerReplica):
+        return fn(structure)
+    if isinstance(structure, dict):
+        return type(structure)((k, map_values(fn, v)) for k, v in structure.items())
+    if isinstance(structure, tuple) and hasattr(structure, "_fields"):
+        return type(structure)(*[map_values(fn, v) for v in structure])
+    if isinstance(structure, (list, tuple)):
+        return type(structure)(map_values(fn, v) for v in structure)
+    return fn(structure)
+
+
+def select_replica(i, structure):
+    """The structure as replica `i` sees it: each PerReplica replaced by its i-th component."""
+    return map_values(lambda v: v[i] if isinstance(v, PerReplica) else v, structure)
+
+
+def regroup(per_replica, wrap=False):
+    """Joins a list of per-replica structures into one structure of PerReplica leaves. A leaf that is the
+    same non-tensor object on every replica (a variable, None, a Python value) stays that object; tensors
+    stay per replica even when equal, as in TensorFlow. With `wrap`, one replica's tensors are PerReplica
+    too (this process's part of a multi-worker strategy's replicas)."""
+    from ..core.tensor import Tensor
+    first = per_replica[0]
+    if len(per_replica) == 1 and not wrap:
+        return first
+    for other in per_replica[1:]:
+        nest.assert_same_structure(first, other, check_types=False)
+    flats = [nest.flatten(s) for s in per_replica]
+    leaves = [xs[0] if not isinstance(xs[0], Tensor) and all(x is xs[0] for x in xs) else PerReplica(xs)
+              for xs in zip(*flats)]
+    return nest.pack_sequence_as(first, leaves)
+
+
+def local_results(value):
+    """strategy.experimental_local_results: the per-replica components, or (value,) for a plain value."""
+    if isinstance(value, PerReplica):
+        return tuple(value)
+    return (value,)

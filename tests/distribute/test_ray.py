@@ -1,0 +1,126 @@
+"""MultiWorkerMirroredStrategy on Ray worker processes: two workers end with the weights one process reaches
+on the same global batches (Keras fit, and a custom loop with strategy.run inside a tf.function); a worker
+that dies makes the run fail with an error naming it instead of hanging; without Ray the message says what
+to install."""
+import os
+import sys
+
+import numpy as np
+import pytest
+
+import rivulet as tf
+
+ray = pytest.importorskip("ray")
+
+RESOLVER = tf.distribute.cluster_resolver.RayClusterResolver(num_workers=2, timeout=240)
+GLOBAL_BATCH = 16
+
+
+def _data():
+    rng = np.random.default_rng(0)
+    return rng.normal(size=(64, 8)).astype("float32"), rng.integers(0, 3, size=(64,)).astype("int64")
+
+
+def _model():
+    tf.random.set_seed(1)
+    m = tf.keras.Sequential([tf.keras.layers.Dense(16, activation="relu", input_shape=(8,)),
+                             tf.keras.layers.Dense(3)])
+    m.compile(optimizer=tf.keras.optimizers.Adam(0.01), metrics=["accuracy"],
+              loss=tf.keras.losses.SparseCategoricalCrossentropy(from_logits=True))
+    return m
+
+
+def _custom_loop(strategy):
+    x, y = _data()
+    with strategy.scope():
+        model = _model()
+        opt = tf.keras.optimizers.SGD(0.1)
+        loss_obj = tf.keras.losses.SparseCategoricalCrossentropy(from_logits=True,
+                                                                 reduction=tf.keras.losses.Reduction.NONE)
+
+    def step(inputs):
+        xb, yb = inputs
+        with tf.GradientTape() as tape:
+            loss = tf.nn.compute_average_loss(loss_obj(yb, model(xb, training=True)), global_batch_size=GLOBAL_BATCH)
+        grads = tape.gradient(loss, model.trainable_variables)
+        opt.apply_gradients(zip(grads, model.trainable_variables))
+        return loss
+
+    @tf.function
+    def distributed_step(d):
+        return strategy.reduce("SUM", strategy.run(step, args=(d,)), axis=None)
+    batches = [(x[i:i + GLOBAL_BATCH], y[i:i + GLOBAL_BATCH]) for i in range(0, 64, GLOBAL_BATCH)]
+    losses = [float(distributed_step(d)) for _ in range(3) for d in strategy.experimental_distribute_dataset(batches)]
+    return model.get_weights(), losses
+
+
+def _fit(strategy):
+    x, y = _data()
+    with strategy.scope():
+        m = _model()
+    m.fit(x, y, batch_size=GLOBAL_BATCH, epochs=3, verbose=0, shuffle=False)
+    return m.get_weights(), m.predict(x[:10])
+
+
+def _worker_program():
+    strategy = tf.distribute.MultiWorkerMirroredStrategy(cluster_resolver=RESOLVER)
+    gathered = strategy.gather(tf.constant([float(RESOLVER.task_id)]), axis=0)
+    return dict(task=RESOLVER.task_id, replicas=strategy.num_replicas_in_sync, gathered=gathered,
+                chief=strategy.extended.should_checkpoint, fit=_fit(strategy), loop=_custom_loop(strategy))
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _shutdown_ray():
+    yield
+    RESOLVER.shutdown()
+
+
+def test_two_ray_workers_train_like_one_process():
+    one = tf.distribute.OneDeviceStrategy("/cpu:0")
+    fit_w, fit_pred = _fit(one)
+    loop_w, loop_losses = _custom_loop(one)
+    results = RESOLVER.run(_worker_program)
+    assert [r["task"] for r in results] == [0, 1] and [r["replicas"] for r in results] == [2, 2]
+    assert [r["chief"] for r in results] == [True, False]
+    for r in results:
+        assert r["gathered"].tolist() == [0.0, 1.0]
+        for a, b in zip(fit_w, r["fit"][0]):
+            np.testing.assert_allclose(a, b, atol=1e-5)
+        np.testing.assert_allclose(fit_pred, r["fit"][1], atol=1e-5)  # predictions gathered in batch order
+        for a, b in zip(loop_w, r["loop"][0]):
+            np.testing.assert_allclose(a, b, atol=1e-5)
+        np.testing.assert_allclose(loop_losses, r["loop"][1], rtol=1e-5)
+
+
+def _dies_on_worker_one():
+    strategy = tf.distribute.MultiWorkerMirroredStrategy(cluster_resolver=RESOLVER)
+    if RESOLVER.task_id == 1:
+        os._exit(3)
+    # worker 0 waits at the all-reduce for a worker that will never come
+    return strategy.reduce("SUM", strategy.run(lambda: tf.constant(1.0)), axis=None)
+
+
+def test_a_dead_worker_fails_the_run_instead_of_hanging():
+    with pytest.raises(RuntimeError, match="Ray worker 1 of 2 died"):
+        RESOLVER.run(_dies_on_worker_one)
+
+
+def _raises():
+    if RESOLVER.task_id == 0:
+        raise KeyError("bad key on worker 0")
+    strategy = tf.distribute.MultiWorkerMirroredStrategy(cluster_resolver=RESOLVER)
+    return strategy.reduce("SUM", strategy.run(lambda: tf.constant(1.0)), axis=None)
+
+
+def test_a_worker_error_is_raised_in_the_driver():
+    with pytest.raises(KeyError, match="bad key on worker 0"):
+        RESOLVER.run(_raises)
+
+
+def test_strategy_made_in_the_driver_or_without_ray(monkeypatch):
+    with pytest.raises(RuntimeError, match="inside the function"):
+        tf.distribute.MultiWorkerMirroredStrategy(cluster_resolver=RESOLVER)
+    monkeypatch.setitem(sys.modules, "ray", None)
+    from rivulet.distribute import ray_runtime
+    with pytest.raises(ImportError, match=r"pip install 'rivulet\[distribute\]'"):
+        ray_runtime._ray()
