@@ -7,6 +7,7 @@ back to its Operation and to the user's source line that created it.
 """
 import itertools
 import linecache
+import weakref
 
 import numpy as np
 
@@ -185,7 +186,10 @@ def _load(src, name, glob):
     code = compile(src, fname, "exec")
     linecache.cache[fname] = (len(src), None, src.splitlines(True), fname)
     exec(code, glob)
-    return glob[_ident(name)], fname
+    fn = glob[_ident(name)]
+    # The source lives as long as the function: evicted or cleared functions leave nothing in linecache.
+    weakref.finalize(fn, linecache.cache.pop, fname, None).atexit = False
+    return fn, fname
 
 
 _INFIX = {"AddV2": "{0} + {1}", "Sub": "{0} - {1}", "Mul": "{0} * {1}", "Neg": "-{0}",
