@@ -274,8 +274,11 @@ class Trainer:
         def run(*data):
             return step(data if len(data) > 1 else data[0])
         run.__name__ = name
-        # reduce_retracing: a short last batch traces once more, with the batch dimension left open.
-        return run if self.run_eagerly else tf.function(run, reduce_retracing=True)
+        if self.run_eagerly:
+            return run
+        fn = tf.function(run, reduce_retracing=True)
+        fn._unknown_batch = True  # traced with the batch dimension left open, as TensorFlow's fit
+        return fn
 
     def make_train_function(self):
         if self._train_fn is None:
