@@ -196,13 +196,12 @@ class SymbolicTensor(Tensor):
     def consumers(self):
         return [op for op in self._op.graph.get_operations() if any(t is self for t in op.inputs)]
 
-    def __getattr__(self, name):
-        # Only for attributes a SymbolicTensor lacks: as in TensorFlow it has no numpy() (a graph tensor,
-        # leaked from a trace or not, has no value).
-        if name == "numpy":
-            raise AttributeError(f"'SymbolicTensor' object has no attribute 'numpy': {self.name} is a tensor of a "
-                                 "traced graph and has no value (return it from the tf.function instead).")
-        raise AttributeError(f"'SymbolicTensor' object has no attribute '{name}'")
+    @property
+    def numpy(self):
+        # As in TensorFlow a graph tensor, leaked from a trace or not, has no numpy() (hasattr says False);
+        # a property, so that other missing attributes stay plain, fast lookups.
+        raise AttributeError(f"'SymbolicTensor' object has no attribute 'numpy': {self.name} is a tensor of a "
+                             "traced graph and has no value (return it from the tf.function instead).")
 
     def eval(self, *a, **k):
         raise NotImplementedError("Symbolic tensors cannot be evaluated outside a graph run.")
