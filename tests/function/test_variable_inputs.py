@@ -214,3 +214,17 @@ def test_a_cond_gradient_does_not_run_the_branch_side_effects_again():
         y = f(x, tf.constant(True))
     gx, gw = t.gradient(y, [x, w])
     assert (y.numpy(), gx.numpy(), gw.numpy(), v.numpy()) == (6.0, 3.0, 2.0, 2.0)  # as TensorFlow
+
+
+def test_cached_calls_mixing_variables_tensors_and_aliases_feed_the_right_variables():
+    @tf.function
+    def f(v, x, w):
+        v.assign_add(x * w.read_value())
+    a, b = tf.Variable(1.0), tf.Variable(2.0)
+    ref = {"a": 1.0, "b": 2.0}
+    calls = [("a", 1.0, "b"), ("b", 2.0, "a"), ("a", 3.0, "a"), ("b", 1.0, "b"), ("a", 0.5, "b")] * 3
+    for v, x, w in calls:
+        f({"a": a, "b": b}[v], tf.constant(x), {"a": a, "b": b}[w])
+        ref[v] += x * ref[w]
+    assert (a.numpy(), b.numpy()) == pytest.approx((ref["a"], ref["b"]))
+    assert f.experimental_get_tracing_count() == 2  # distinct and aliased variables

@@ -21,6 +21,10 @@ from .concrete import ConcreteFunction
 from .trace_type import (Literal, describe, explain_change, generalize, is_subtype, type_of)
 from .tracing import FuncGraph, finalize_outputs, placeholders_for
 
+try:
+    from ..state.variables import ResourceVariable as _Var  # variables take the fast path too
+except ImportError:  # the state layer is optional for tracing plain tensor code
+    _Var = None
 logger = logging.getLogger("rivulet")
 DEFAULT_CACHE_SIZE = 128
 _FAST_SCALARS = (int, float, bool, str, type(None))
@@ -139,6 +143,8 @@ class PolymorphicFunction:
                     key.append((v.dtype, v.shape))
                 elif c in _FAST_SCALARS:
                     key.append((c is str, a))
+                elif c is _Var:
+                    key.append(_variable_key(a, args))
                 else:
                     break
             else:
@@ -493,9 +499,20 @@ def _fast_key(args):
             key.append((a._v.dtype, a._v.shape))
         elif c in _FAST_SCALARS:
             key.append((c is str, a))
+        elif c is _Var:
+            key.append(_variable_key(a, args))
         else:
             return None
     return tuple(key)
+
+
+def _variable_key(v, args):
+    """A variable's part of the fast key: its spec, and the first argument passing the same variable (the
+    aliasing the trace key holds)."""
+    r = v._res
+    for i, x in enumerate(args):
+        if x.__class__ is _Var and x._res is r:
+            return v._dtype, v._shape, v._trainable, i
 
 
 def _fast_key_matches(cf, args):
