@@ -110,8 +110,7 @@ class ConcreteFunction:
             g = self.graph
             return replay(g, g.arg_placeholders + g.internal_captures, g.outputs, list(tensors) +
                           g.external_captures)
-        return context.run_quiet(cg.fn, *[t._v if t.__class__ is EagerTensor else _arg_value(t) for t in tensors],
-                                 *self._capture_values)
+        return context.run_quiet(cg.fn, *[_arg_value(t) for t in tensors], *self._capture_values)
 
     def _prepare_fast(self, args):
         """Generates the cached-call entry for one argument layout: tensors' arrays straight into the graph."""
