@@ -356,3 +356,87 @@ def test_tracing_errors_point_at_the_users_line():
     assert inner[-1].line.strip() == "return x + tf.ones([3])  # the failing line"
     assert sum("rivulet" in f.filename for f in frames) <= 1
     assert any("raised while tracing tf.function 'bad'" in n for n in e.value.__notes__)
+
+
+@pytest.mark.parametrize("autograph", [True, False])
+@pytest.mark.parametrize("body", [lambda x: [i for i in x], lambda x: list(x), lambda x: tuple(x)[0]])
+def test_iterating_a_symbolic_tensor_is_not_allowed_whatever_its_shape(autograph, body):
+    f = tf.function(body, autograph=autograph)
+    with pytest.raises(tf.errors.OperatorNotAllowedInGraphError, match="Iterating over a symbolic `tf.Tensor`"):
+        f(tf.constant([1, 2, 3]))
+
+
+def test_unpacking_a_symbolic_tensor_is_not_allowed_but_autograph_loops_and_unstack_work():
+    @tf.function
+    def unpack(x):
+        a, b = x
+        return a
+    with pytest.raises(tf.errors.OperatorNotAllowedInGraphError):
+        unpack(tf.constant([1, 2]))
+
+    @tf.function
+    def loop(x):
+        s = 0
+        for i in x:  # AutoGraph stages the loop
+            s += i
+        return s
+    assert loop(tf.constant([1, 2, 3])).numpy() == 6
+    twice = tf.function(lambda x: tf.stack([i * 2 for i in tf.unstack(x)]))
+    assert twice(tf.constant([1, 2, 3])).numpy().tolist() == [2, 4, 6]
+
+
+def test_leaked_tensor_has_no_numpy_and_is_out_of_scope_elsewhere():
+    leaked = []
+
+    @tf.function
+    def f(x):
+        leaked.append(x * 2)
+        return x
+    f(tf.constant(1.0))
+    t = leaked[0]
+    with pytest.raises(AttributeError, match="'SymbolicTensor' object has no attribute 'numpy'"):
+        t.numpy()
+    assert not hasattr(t, "numpy")
+    with pytest.raises(NotImplementedError, match="Cannot convert a symbolic tf.Tensor"):
+        np.asarray(t)
+    assert repr(t) == "<tf.Tensor 'mul:0' shape=() dtype=float32>"
+    with pytest.raises(TypeError, match="is out of scope and cannot be used here"):
+        tf.function(lambda y: y + t)(tf.constant(1.0))
+
+
+def test_input_signature_must_be_a_tuple_or_list():
+    with pytest.raises(TypeError, match=r"^input_signature must be either a tuple or a list, got <class 'dict'>\.$"):
+        tf.function(lambda x: x, input_signature={"x": tf.TensorSpec([], tf.float32)})
+
+
+def test_unknown_rank_placeholder_prints_without_a_shape():
+    seen = []
+
+    @tf.function(input_signature=[tf.TensorSpec(None, tf.int32, name="x")])
+    def f(x):
+        seen.append((str(x), repr(x)))
+        return x
+
+    @tf.function(input_signature=[tf.TensorSpec([None, 3], tf.int32, name="x")])
+    def g(x):
+        seen.append((str(x), repr(x)))
+        return x
+    f.get_concrete_function()
+    g.get_concrete_function()
+    assert seen == [('Tensor("x:0", dtype=int32)', "<tf.Tensor 'x:0' shape=<unknown> dtype=int32>"),
+                    ('Tensor("x:0", shape=(None, 3), dtype=int32)', "<tf.Tensor 'x:0' shape=(None, 3) dtype=int32>")]
+
+
+def test_retrace_warnings_thin_out_after_the_frequent_retracing_warning(caplog):
+    f = tf.function(lambda x: x)
+    with caplog.at_level("INFO", logger="rivulet"):
+        for i in range(120):
+            f(i)
+    retrace = [r for r in caplog.records if "is retracing" in r.getMessage()]
+    warned = [r.getMessage() for r in retrace if r.levelname == "WARNING"]
+    # Every explanation is on the logger; as warnings: traces #2-#5, up to the frequent-retracing warning
+    # (after trace #5), then one in 50 (#55, #105).
+    assert len(retrace) == 119 and all("Python value" in r.getMessage() for r in retrace)
+    assert [m.split("(trace #")[1].split(")")[0] for m in warned] == ["2", "3", "4", "5", "55", "105"]
+    assert "49 retraces since the last such warning were logged at INFO" in warned[-1]
+    assert sum("triggered tf.function retracing" in r.getMessage() for r in caplog.records) == 2

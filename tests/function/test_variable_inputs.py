@@ -178,3 +178,53 @@ def test_saved_function_with_a_variable_argument(tmp_path):
     tf.saved_model.save(m, str(tmp_path))
     r = tf.saved_model.load(str(tmp_path))
     assert r.add_to(b, tf.constant(1.0)).numpy() == 5.0 and b.numpy() == 5.0 and a.numpy() == 4.0
+
+
+def test_updates_run_when_the_graph_is_replayed_under_a_tape_or_inside_another_function():
+    # Replays (a tape recording, a ConcreteFunction called while tracing) used to skip ops without outputs.
+    @tf.function
+    def dv(x):
+        x.assign_add(x.read_value())
+        return x.read_value() * 1.0
+    a, b, c = tf.Variable(1.0), tf.Variable(2.0), tf.Variable(3.0)
+    with tf.GradientTape():
+        y = dv(a)
+    assert (y.numpy(), a.numpy()) == (2.0, 2.0)  # TensorFlow: 2.0 2.0
+    cf = dv.get_concrete_function(a)
+
+    @tf.function
+    def outer(v):
+        return cf(v) * 10
+    assert outer(b).numpy() == 40.0 and outer(c).numpy() == 60.0
+    assert (a.numpy(), b.numpy(), c.numpy()) == (2.0, 4.0, 6.0)
+
+
+def test_a_cond_gradient_does_not_run_the_branch_side_effects_again():
+    v, w = tf.Variable(1.0), tf.Variable(3.0)
+
+    @tf.function
+    def f(x, p):
+        def yes():
+            v.assign_add(1.0)
+            return x * w
+        return tf.cond(p, yes, lambda: x * 2.0)
+    x = tf.constant(2.0)
+    with tf.GradientTape() as t:
+        t.watch(x)
+        y = f(x, tf.constant(True))
+    gx, gw = t.gradient(y, [x, w])
+    assert (y.numpy(), gx.numpy(), gw.numpy(), v.numpy()) == (6.0, 3.0, 2.0, 2.0)  # as TensorFlow
+
+
+def test_cached_calls_mixing_variables_tensors_and_aliases_feed_the_right_variables():
+    @tf.function
+    def f(v, x, w):
+        v.assign_add(x * w.read_value())
+    a, b = tf.Variable(1.0), tf.Variable(2.0)
+    ref = {"a": 1.0, "b": 2.0}
+    calls = [("a", 1.0, "b"), ("b", 2.0, "a"), ("a", 3.0, "a"), ("b", 1.0, "b"), ("a", 0.5, "b")] * 3
+    for v, x, w in calls:
+        f({"a": a, "b": b}[v], tf.constant(x), {"a": a, "b": b}[w])
+        ref[v] += x * ref[w]
+    assert (a.numpy(), b.numpy()) == pytest.approx((ref["a"], ref["b"]))
+    assert f.experimental_get_tracing_count() == 2  # distinct and aliased variables

@@ -69,3 +69,11 @@ def test_graph_updates_from_8_threads(fast_switching):
     _run(work)
     assert (v.numpy(), w.numpy()) == (8000, 4000.0)
 
+
+
+def test_a_variable_still_pickles_with_a_lock_of_its_own():
+    import pickle
+    v = tf.Variable([1.0, 2.0], name="w")
+    u = pickle.loads(pickle.dumps(v))
+    u.assign_add([1.0, 1.0])
+    assert u.name == "w:0" and u.numpy().tolist() == [2.0, 3.0] and v.numpy().tolist() == [1.0, 2.0]

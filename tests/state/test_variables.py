@@ -164,14 +164,30 @@ def test_function_creates_variables_only_on_first_call():
     c = Counter()
     assert int(c()) == 1 and int(c()) == 2
 
+    # A first trace that created variables is traced again with creation forbidden (as TensorFlow): a function
+    # creating a variable on every call fails on its first call, and the one above ran its Python twice.
+    assert c.__call__.experimental_get_tracing_count() == 2
+
     @tf.function
     def g(x):
         tf.Variable(1.0)
         return x
-    g(1)
     with pytest.raises(ValueError, match="^tf.function only supports singleton tf.Variables created on the first "
                                          "call"):
-        g(2.0)
+        g(1)
+
+    made = []
+
+    @tf.function
+    def h(x):
+        if isinstance(x, float):  # only the second trace (a new Python value) creates one
+            made.append(tf.Variable(x))
+        return x
+    h(1)
+    with pytest.raises(ValueError, match="^tf.function only supports singleton tf.Variables created on the first "
+                                         "call"):
+        h(2.0)
+    assert made == []
 
 
 def test_initial_value_computed_inside_a_function_is_lifted():

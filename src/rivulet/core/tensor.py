@@ -196,16 +196,20 @@ class SymbolicTensor(Tensor):
     def consumers(self):
         return [op for op in self._op.graph.get_operations() if any(t is self for t in op.inputs)]
 
+    @property
     def numpy(self):
-        raise NotImplementedError(
-            f"Cannot convert a symbolic tf.Tensor ({self.name}) to a numpy array. This error may indicate that "
-            "you're trying to pass a Tensor to a NumPy call, which is not supported.")
+        # As in TensorFlow a graph tensor, leaked from a trace or not, has no numpy() (hasattr says False);
+        # a property, so that other missing attributes stay plain, fast lookups.
+        raise AttributeError(f"'SymbolicTensor' object has no attribute 'numpy': {self.name} is a tensor of a "
+                             "traced graph and has no value (return it from the tf.function instead).")
 
     def eval(self, *a, **k):
         raise NotImplementedError("Symbolic tensors cannot be evaluated outside a graph run.")
 
     def __array__(self, dtype=None, copy=None):
-        self.numpy()
+        raise NotImplementedError(
+            f"Cannot convert a symbolic tf.Tensor ({self.name}) to a numpy array. This error may indicate that "
+            "you're trying to pass a Tensor to a NumPy call, which is not supported.")
 
     def __bool__(self):
         raise OperatorNotAllowedInGraphError(
@@ -216,17 +220,15 @@ class SymbolicTensor(Tensor):
             "feature or your source code may not be visible to AutoGraph.")
 
     def __iter__(self):
-        s = self._shape
-        if s.rank is None or s[0] is None:
-            raise OperatorNotAllowedInGraphError(
-                "Iterating over a symbolic `tf.Tensor` is not allowed. You can attempt the following "
-                "resolutions to the problem: If you are running in Graph mode, use Eager execution mode or "
-                "decorate this function with @tf.function. If you are using AutoGraph, you can try decorating "
-                "this function with @tf.function.")
-        if s.rank == 0:
-            raise TypeError("Cannot iterate over a scalar tensor.")
-        from ..ops import array_ops
-        return iter(array_ops.unstack(self, num=s[0]))
+        # As TensorFlow: whatever its shape, a graph tensor is not a Python iterable (a list comprehension,
+        # list(x) or `a, b = x`). AutoGraph stages a `for` statement over it as a loop instead; tf.unstack
+        # splits it.
+        raise OperatorNotAllowedInGraphError(
+            "Iterating over a symbolic `tf.Tensor` is not allowed. You can attempt the following resolutions to "
+            "the problem: If you are running in Graph mode, use Eager execution mode or decorate this function "
+            "with @tf.function. If you are using AutoGraph, you can try decorating this function with "
+            "@tf.function. If that does not work, then you may be using an unsupported feature or your source "
+            "code may not be visible to AutoGraph.")
 
     def __int__(self):
         raise TypeError(f"int() argument must not be a symbolic Tensor ({self.name})")
@@ -234,6 +236,8 @@ class SymbolicTensor(Tensor):
     __float__ = __index__ = __int__
 
     def __str__(self):
+        if self._shape.rank is None:  # TensorFlow leaves an unknown shape out
+            return f'Tensor("{self.name}", dtype={self._dtype.name})'
         return f'Tensor("{self.name}", shape={self._shape}, dtype={self._dtype.name})'
 
     def __repr__(self):

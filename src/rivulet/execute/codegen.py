@@ -12,6 +12,7 @@ text: values are globals of the compiled function, and the function is named aft
 """
 import itertools
 import linecache
+import weakref
 
 import numpy as np
 
@@ -194,7 +195,10 @@ def _load(src, name, glob):
     code = compile(src, fname, "exec")
     linecache.cache[fname] = (len(src), None, src.splitlines(True), fname)
     exec(code, glob)
-    return _named(glob[_DEF], name), fname
+    fn = _named(glob[_DEF], name)
+    # The source lives as long as the function: evicted or cleared functions leave nothing in linecache.
+    weakref.finalize(fn, linecache.cache.pop, fname, None).atexit = False
+    return fn, fname
 
 
 _INFIX = {"AddV2": "{0} + {1}", "Sub": "{0} - {1}", "Mul": "{0} * {1}", "Neg": "-{0}",

@@ -21,7 +21,10 @@ def replay(graph, inputs, outputs, values, env=None, keep_stateful=None):
             if id(op.outputs[0]) not in env:
                 raise ValueError(f"Placeholder '{op.name}' is needed but was not given a value")
             continue
-        if all(id(t) in env for t in op.outputs):
+        if op.outputs:
+            if all(id(t) in env for t in op.outputs):
+                continue
+        elif not keep_stateful:  # an assign or another side effect: only a replay that runs them runs it
             continue
         if op.type == "Const":
             v = op.attrs["value"]

@@ -115,15 +115,16 @@ class ConcreteFunction:
             g = self.graph
             return replay(g, g.arg_placeholders + g.internal_captures, g.outputs, list(tensors) +
                           g.external_captures)
-        return context.run_quiet(cg.fn, *[t._v if t.__class__ is EagerTensor else _arg_value(t) for t in tensors],
-                                 *self._capture_values)
+        return context.run_quiet(cg.fn, *[_arg_value(t) for t in tensors], *self._capture_values)
 
     def _prepare_fast(self, args):
         """Generates the cached-call entry for one argument layout: tensors' arrays straight into the graph."""
         cg = self._compiled or self._compile()
-        tensor_pos = [i for i, a in enumerate(args) if a.__class__ is EagerTensor]
         caps = [f"c{i}" for i in range(len(self._capture_values))]
-        call_args = [f"args[{i}]._v" for i in tensor_pos] + caps
+        # Tensors give their arrays; a variable argument feeds its resource input with itself.
+        call_args = [f"args[{i}]._v" if a.__class__ is EagerTensor else f"args[{i}]._res"
+                     for i, a in enumerate(args)
+                     if a.__class__ is EagerTensor or getattr(a, "_is_resource", False)] + caps
         # The graph runs in the shared quiet context (NumPy's NaN/inf warnings off, as TensorFlow is silent).
         # Entering it fails, before anything ran, only while another thread (or this one, further up) is
         # inside it: then the thread's own quiet context serves.

@@ -21,6 +21,10 @@ from .concrete import ConcreteFunction
 from .trace_type import (Literal, describe, explain_change, generalize, is_subtype, type_of)
 from .tracing import FuncGraph, finalize_outputs, placeholders_for
 
+try:
+    from ..state.variables import ResourceVariable as _Var  # variables take the fast path too
+except ImportError:  # the state layer is optional for tracing plain tensor code
+    _Var = None
 logger = logging.getLogger("rivulet")
 DEFAULT_CACHE_SIZE = 128
 _FAST_SCALARS = (int, float, bool, str, type(None))
@@ -53,6 +57,8 @@ class PolymorphicFunction:
         self._jit_compile = jit_compile
         self._input_signature = None
         if input_signature is not None:
+            if not isinstance(input_signature, (tuple, list)):
+                raise TypeError(f"input_signature must be either a tuple or a list, got {type(input_signature)}.")
             self._input_signature = tuple(_check_spec(s) for s in input_signature)
         self._cache = collections.OrderedDict()  # trace types -> ConcreteFunction (LRU order)
         self._fast = {}  # flat fast key -> ConcreteFunction
@@ -63,6 +69,10 @@ class PolymorphicFunction:
         self._hits = 0  # cached calls since the last trace (folded into _recent when the next trace happens)
         self._bound = weakref.WeakKeyDictionary()
         self._created_variables = False
+        # Keras' step functions trace every tensor argument with its leading (batch) dimension unknown, as
+        # TensorFlow's fit does (its batches come from a dataset whose batch dimension is None): one graph
+        # serves all batch sizes.
+        self._unknown_batch = False
         functools.update_wrapper(self, python_function, updated=())
 
     # -- public API -------------------------------------------------------------------------------------
@@ -133,6 +143,8 @@ class PolymorphicFunction:
                     key.append((v.dtype, v.shape))
                 elif c in _FAST_SCALARS:
                     key.append((c is str, a))
+                elif c is _Var:
+                    key.append(_variable_key(a, args))
                 else:
                     break
             else:
@@ -222,6 +234,8 @@ class PolymorphicFunction:
             # entry has no parameter of its own (zips over the parameters stop before it).
             types.append(extra_names)
         types = tuple(types)
+        if self._unknown_batch:
+            types = tuple(_unknown_batch(t) for t in types)
         if self._reduce_retracing and not for_specs:
             types = self._relaxed(types)
         return params, types, values
@@ -309,6 +323,25 @@ class PolymorphicFunction:
     def _trace_unpaused(self, params, types, values):
         if self._trace_count and self._cache:
             self._explain_retrace(types)
+        first = not self._trace_count
+        g = self._trace_graph(params, types, values, first)
+        self._trace_count += 1
+        if first and self._created_variables:
+            # As TensorFlow: a first trace that created variables is traced again with creation forbidden,
+            # so a function that creates a variable on every call fails now, on its first call. The second
+            # graph is the one kept (the first may hold the variables' initialisation).
+            g = self._trace_graph(params, types, values, False)
+            self._trace_count += 1
+        # The cache key may end in the **kwargs names; the function's own types are its parameters'.
+        cf = ConcreteFunction(g, params, types[:len(params)], self._name, self._python_function)
+        cf._jit = self._jit_compile if self._jit_compile is not None else _config_jit()
+        cf._compile()  # optimise and compile while the collector is paused
+        self._cache[types] = cf
+        self._evict()
+        return cf
+
+    def _trace_graph(self, params, types, values, allow_variables):
+        """Runs the Python function once on placeholders; returns its FuncGraph with outputs set."""
         fn = self._python_to_run()
         g = FuncGraph(self._name)
         try:
@@ -323,22 +356,14 @@ class PolymorphicFunction:
                     kwargs[name] = v
                 else:
                     args.append(v)
-            with function_variable_scope(self):
+            with function_variable_scope(self, allow_variables):
                 try:
                     result = fn(*args, **kwargs)
                 except Exception as e:
                     raise _user_facing(e, self._name) from e.__cause__
                 finally:
                     g.end_trace()  # the first call's values are not kept alive by its graph
-        finalize_outputs(g, result)
-        self._trace_count += 1
-        # The cache key may end in the **kwargs names; the function's own types are its parameters'.
-        cf = ConcreteFunction(g, params, types[:len(params)], self._name, self._python_function)
-        cf._jit = self._jit_compile if self._jit_compile is not None else _config_jit()
-        cf._compile()  # optimise and compile while the collector is paused
-        self._cache[types] = cf
-        self._evict()
-        return cf
+        return finalize_outputs(g, result)
 
     def _evict(self):
         evicted = False
@@ -362,10 +387,22 @@ class PolymorphicFunction:
             reasons.append(f"number of arguments {len(old)} -> {len(types)}")
         frame = _caller_frame()
         where = f" (called from {frame[0]}:{frame[1]})" if frame else ""
-        # With reduce_retracing the retrace is the widening the user asked for: say so quietly.
+        # With reduce_retracing the retrace is the widening the user asked for: say so quietly. Once the
+        # frequent-retracing warning has fired, a retrace in a loop is no news: every explanation still goes
+        # to the logger at INFO, and one in _RETRACE_EVERY is a warning.
         level = logging.INFO if self._reduce_retracing else logging.WARNING
-        logger.log(level, "tf.function '%s' is retracing (trace #%d)%s because %s.", self._name,
-                   self._trace_count + 1, where, "; ".join(reasons) or "no cached graph accepts the inputs")
+        note = ""
+        h = self._recent
+        if h.warnings and level == logging.WARNING:
+            h.quiet += 1
+            if h.quiet < _RETRACE_EVERY:
+                level = logging.INFO
+            else:
+                note = (f" ({h.quiet - 1} retraces since the last such warning were logged at INFO; retrace "
+                        f"warnings of this function repeat once per {_RETRACE_EVERY} traces)")
+                h.quiet = 0
+        logger.log(level, "tf.function '%s' is retracing (trace #%d)%s because %s.%s", self._name,
+                   self._trace_count + 1, where, "; ".join(reasons) or "no cached graph accepts the inputs", note)
 
     def _warn_if_frequent(self):
         h = self._recent
@@ -383,6 +420,9 @@ class PolymorphicFunction:
 
 
 _MAX_WARNINGS = 2  # frequent-retracing warnings per function, as in TensorFlow
+# After a frequent-retracing warning, per-retrace warnings are said once per this many traces (the others are
+# logged at INFO).
+_RETRACE_EVERY = 50
 _HISTORY = 10  # calls the frequent-retracing warning looks back over
 
 
@@ -390,12 +430,13 @@ class _TraceHistory:
     """The recent calls, grouped: each trace starts a group, calls served from the cache join the latest
     one. Whole groups are forgotten from the oldest while the rest still spans more than _HISTORY calls
     (TensorFlow's accounting, so "N out of the last M calls" reads the same)."""
-    __slots__ = ("groups", "calls", "warnings")
+    __slots__ = ("groups", "calls", "warnings", "quiet")
 
     def __init__(self):
         self.groups = collections.deque()
         self.calls = 0
         self.warnings = 0
+        self.quiet = 0  # retraces logged at INFO since the last retrace warning
 
     def traced(self, hits):
         """A trace, after `hits` calls served from the cache since the previous one."""
@@ -417,7 +458,7 @@ class _KeywordNames(Literal):
 
 
 class _no_scope:
-    def __init__(self, fn):
+    def __init__(self, fn, allow):
         pass
 
     def __enter__(self):
@@ -430,6 +471,18 @@ class _no_scope:
 class _Named:
     def __init__(self, name):
         self._name = name
+
+
+def _unknown_batch(t):
+    if isinstance(t, TensorSpec):
+        if t.shape.rank:
+            return TensorSpec([None] + t.shape.as_list()[1:], t.dtype, t.name)
+        return t
+    if isinstance(t, tuple) and t and t[0] in ("list", "tuple"):
+        return (t[0], tuple(_unknown_batch(x) for x in t[1]))
+    if isinstance(t, tuple) and t and t[0] == "dict":
+        return ("dict", tuple((k, _unknown_batch(x)) for k, x in t[1]))
+    return t
 
 
 def _kind(params, name):
@@ -447,9 +500,20 @@ def _fast_key(args):
             key.append((a._v.dtype, a._v.shape))
         elif c in _FAST_SCALARS:
             key.append((c is str, a))
+        elif c is _Var:
+            key.append(_variable_key(a, args))
         else:
             return None
     return tuple(key)
+
+
+def _variable_key(v, args):
+    """A variable's part of the fast key: its spec, and the first argument passing the same variable (the
+    aliasing the trace key holds)."""
+    r = v._res
+    for i, x in enumerate(args):
+        if x.__class__ is _Var and x._res is r:
+            return v._dtype, v._shape, v._trainable, i
 
 
 def _fast_key_matches(cf, args):

@@ -336,9 +336,11 @@ class Trainer:
             def run(*data):
                 return step(data if len(data) > 1 else data[0])
         run.__name__ = name
-        # reduce_retracing: a short last batch traces once more, with the batch dimension left open.
-        return run if self.run_eagerly else tf.function(run, reduce_retracing=True,
-                                                        jit_compile=getattr(self, "_jit_compile", None))
+        if self.run_eagerly:
+            return run
+        fn = tf.function(run, reduce_retracing=True, jit_compile=getattr(self, "_jit_compile", None))
+        fn._unknown_batch = True  # traced with the batch dimension left open, as TensorFlow's fit
+        return fn
 
     def _distributed_step(self, strategy, step, name):
         """One global batch: split among the replicas, `step` run by each (the optimizer sums their

@@ -521,14 +521,15 @@ def vjp(sub, inputs, dys):
             for x in inputs:
                 if isinstance(x, Tensor) and (x.dtype.is_floating or x.dtype.is_complex):
                     tape.watch(x)
-            outs = replay(sub.graph, sub.inputs, sub.outputs, inputs)
+            # keep_stateful=False: the forward pass already ran the sub-graph's side effects (assigns)
+            outs = replay(sub.graph, sub.inputs, sub.outputs, inputs, keep_stateful=False)
         targets, seeds = _float_pairs(outs, dys)
         if not targets:
             return [None] * len(inputs)
         return tape.gradient(targets, list(inputs), output_gradients=seeds)
     with isolated_tapes():
         start = len(g._ops)
-        outs = replay(sub.graph, sub.inputs, sub.outputs, inputs)
+        outs = replay(sub.graph, sub.inputs, sub.outputs, inputs, keep_stateful=False)
         sources = [g._internal(x) for x in inputs]
     targets, seeds = _float_pairs(outs, dys)
     return backprop(g._ops[start:], targets, seeds, sources, graph_no_grad_message)

@@ -47,14 +47,13 @@ def _chain(creator, nxt):
 
 
 @contextlib.contextmanager
-def function_variable_scope(function):
+def function_variable_scope(function, allow):
     """tf.function traces under this. TensorFlow lets a function create variables only while tracing its
-    first call (`function._trace_count == 0`); a later trace that creates one raises its ValueError.
-    Sets `function._created_variables` once the first trace has created a variable."""
-    first = not function._trace_count
-
+    first call, and traces that call again with creation forbidden when it did (`allow` False then, and on
+    every later trace): creating a variable then raises its ValueError. Sets `function._created_variables`
+    once a trace has created a variable."""
     def creator(next_creator, **kwargs):
-        if not first:
+        if not allow:
             raise ValueError(SINGLETON_ERROR)
         v = next_creator(**kwargs)
         function._created_variables = True

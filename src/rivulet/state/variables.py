@@ -235,6 +235,15 @@ class Variable(metaclass=_VariableMeta):
     def __copy__(self):
         return self
 
+    def __getstate__(self):  # pickling: the lock is the process's own
+        d = self.__dict__.copy()
+        d.pop("_lock", None)
+        return d
+
+    def __setstate__(self, d):
+        self.__dict__.update(d)
+        self._lock = threading.Lock()
+
 
 class ResourceVariable(Variable):
     """The concrete class of `tf.Variable(...)`, named as in TensorFlow."""
