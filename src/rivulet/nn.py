@@ -5,6 +5,7 @@ from .ops.nn_ops import (relu, relu6, leaky_relu, elu, selu, gelu, softplus, sof
                          max_pool2d, avg_pool2d, bias_add, dropout, l2_loss, l2_normalize, moments,
                          batch_normalization)
 from .ops.sort_segment_ops import top_k  # noqa: F401
+from .ops.depthwise_conv_ops import depthwise_conv2d  # noqa: F401
 from .ops.nn_ops import embedding_lookup  # noqa: F401
 from .ops.math_ops import in_top_k  # noqa: F401
 

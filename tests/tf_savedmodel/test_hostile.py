@@ -88,12 +88,39 @@ def test_random_byte_flips_never_escape_as_internal_errors(copy_of):
 def test_an_op_rivulet_lacks_is_named_with_its_function(copy_of):
     d = copy_of("keras_mlp")
     sm = _read(d)
+    for f in sm.meta_graphs[0].graph_def.library.function:
+        for n in f.node_def:
+            if n.op == "MatMul":
+                n.op = "FancyMatMul"
+    _write(d, sm)
+    with pytest.raises(tf.errors.NotFoundError, match=r"Op type not registered 'FancyMatMul'.*node '[^']*' in "
+                                                      r"function '__inference_"):
+        tf.saved_model.load(d)
+
+
+def test_an_op_rivulet_lacks_outside_the_serving_path_is_reported_when_used(copy_of):
+    """A Keras model's other saved functions (training-mode calls ...) are checked when first traced."""
+    d = copy_of("keras_mlp")
+    sm = _read(d)
     f = _function(sm, "__inference_dense_layer_call_and_return_conditional_losses")
     next(n for n in f.node_def if n.op == "MatMul").op = "FancyMatMul"
     _write(d, sm)
-    with pytest.raises(tf.errors.NotFoundError, match=r"Op type not registered 'FancyMatMul'.*node 'MatMul' in "
-                                                      r"function '__inference_dense_layer_call_and_return"):
-        tf.saved_model.load(d)
+    m = tf.saved_model.load(d)
+    np.testing.assert_allclose(_load_and_call(d)["probs"].numpy(),
+                               np.load(fixture_dir("keras_mlp") + ".io.npz")["out_probs"], rtol=1e-4)
+    from rivulet.saved_model.restore import RestoredFunction, _UserObject
+    stack, broken = [m], None
+    while stack and broken is None:
+        o = stack.pop()
+        for v in vars(o).values() if isinstance(o, _UserObject) else ():
+            if isinstance(v, RestoredFunction) and any(cf._function_name == f.signature.name
+                                                       for cf in v.concrete_functions):
+                broken = next(cf for cf in v.concrete_functions if cf._function_name == f.signature.name)
+            elif isinstance(v, _UserObject):
+                stack.append(v)
+    assert broken is not None
+    with pytest.raises(tf.errors.NotFoundError, match=f"'FancyMatMul'.*in function '{f.signature.name}'"):
+        broken.structured_input_signature
 
 
 def test_a_function_that_calls_itself(copy_of):

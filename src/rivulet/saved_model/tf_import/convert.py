@@ -154,6 +154,42 @@ def _conv2d(ctx, inputs, attrs):
                         dilations=list(attrs.get("dilations") or (1, 1, 1, 1)))
 
 
+@converter("Conv2DBackpropInput")
+def _conv2d_transpose(ctx, inputs, attrs):
+    """TensorFlow's op takes the input's shape; rivulet's takes a tensor of that shape (only its shape is read)."""
+    from ...ops import nn_ops
+    sizes, w, dy = inputs
+    if _s(attrs.get("data_format", b"NHWC")) != "NHWC":
+        raise Invalid("Conv2DBackpropInput supports only the NHWC data format")
+    pad, explicit = nn_ops._padding_attr(_padding(attrs))
+    op_attrs = {"strides": nn_ops._pair(_ints(attrs, "strides"), "strides"), "padding": pad,
+                "dilations": nn_ops._pair(list(attrs.get("dilations") or (1, 1, 1, 1)), "dilations")}
+    if explicit is not None:
+        op_attrs["explicit"] = explicit
+    return bind(nn_ops.CONV_BACKPROP_INPUT, (tf.zeros(sizes, dy.dtype), w, dy), op_attrs)
+
+
+@converter("DepthwiseConv2dNative")
+def _depthwise(ctx, inputs, attrs):
+    from ...ops import depthwise_conv_ops as dw
+    if _s(attrs.get("data_format", b"NHWC")) != "NHWC":
+        raise Invalid("DepthwiseConv2dNative supports only the NHWC data format")
+    return bind(dw.DEPTHWISE, tuple(inputs), dw.attrs(_ints(attrs, "strides"), _padding(attrs),
+                                                      list(attrs.get("dilations") or (1, 1, 1, 1))))
+
+
+def _resize(method):
+    def convert(ctx, inputs, attrs):
+        from ...ops import image_ops
+        return image_ops.resize(inputs[0], inputs[1], method, bool(attrs.get("align_corners")),
+                                bool(attrs.get("half_pixel_centers")))
+    return convert
+
+
+CONVERTERS["ResizeNearestNeighbor"] = _resize("nearest")
+CONVERTERS["ResizeBilinear"] = _resize("bilinear")
+
+
 def _pool(fn):
     def convert(ctx, inputs, attrs):
         return fn(inputs[0], ksize=_ints(attrs, "ksize"), strides=_ints(attrs, "strides"),
@@ -378,6 +414,17 @@ def _argmin(ctx, inputs, attrs):
 def _cumsum(ctx, inputs, attrs):
     return tf.math.cumsum(inputs[0], axis=inputs[1], exclusive=bool(attrs.get("exclusive")),
                           reverse=bool(attrs.get("reverse")))
+
+
+# ---------------------------------------------------------------------- random numbers (Dropout)
+@converter("RandomUniform")
+def _random_uniform(ctx, inputs, attrs):
+    return tf.random.uniform(inputs[0], dtype=_dtype(attrs, "dtype"))
+
+
+@converter("RandomStandardNormal")
+def _random_normal(ctx, inputs, attrs):
+    return tf.random.normal(inputs[0], dtype=_dtype(attrs, "dtype"))
 
 
 # ---------------------------------------------------------------------- strings

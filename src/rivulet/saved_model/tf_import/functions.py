@@ -63,14 +63,14 @@ class Library:
                 raise Invalid(f"function '{f.signature.name}' is defined twice")
             self.functions[f.signature.name] = f
         self.op_defs = {op.name: op for op in op_list.op}
-        self._attr_cache = {}
+        self._checked = set()
         self._order_cache = {}
 
     # -- checking ----------------------------------------------------------------------------------------
     def check(self, names):
         """Every op that the functions `names` (and what they call) use must be one rivulet can import."""
         from .convert import CONVERTERS
-        seen, todo = set(), list(names)
+        seen, todo = self._checked, list(names)
         while todo:
             name = todo.pop()
             if name in seen:
