@@ -24,6 +24,11 @@ def _write(d, sm):
         f.write(sm.SerializeToString())
 
 
+def _nodes(sm, op):
+    """Every node of type `op` in the function library."""
+    return [n for f in sm.meta_graphs[0].graph_def.library.function for n in f.node_def if n.op == op]
+
+
 def _function(sm, prefix):
     return next(f for f in sm.meta_graphs[0].graph_def.library.function if f.signature.name.startswith(prefix))
 
@@ -88,10 +93,8 @@ def test_random_byte_flips_never_escape_as_internal_errors(copy_of):
 def test_an_op_rivulet_lacks_is_named_with_its_function(copy_of):
     d = copy_of("keras_mlp")
     sm = _read(d)
-    for f in sm.meta_graphs[0].graph_def.library.function:
-        for n in f.node_def:
-            if n.op == "MatMul":
-                n.op = "FancyMatMul"
+    for n in _nodes(sm, "MatMul"):
+        n.op = "FancyMatMul"
     _write(d, sm)
     with pytest.raises(tf.errors.NotFoundError, match=r"Op type not registered 'FancyMatMul'.*node '[^']*' in "
                                                       r"function '__inference_"):
@@ -134,22 +137,23 @@ def test_a_function_that_calls_itself(copy_of):
         tf.saved_model.load(d)
 
 
+def _edit_const(d, edit):
+    sm = _read(d)
+    edit(next(n for n in _function(sm, "cond_true").node_def if n.op == "Const").attr["value"].tensor)
+    _write(d, sm)
+
+
 def test_huge_or_inconsistent_constants(copy_of):
     d = copy_of("control_flow")
-    sm = _read(d)
-    f = _function(sm, "cond_true")
-    const = next(n for n in f.node_def if n.op == "Const")
-    shape = const.attr["value"].tensor.tensor_shape
-    shape.dim.add().size = 1 << 40
-    _write(d, sm)
+    _edit_const(d, lambda t: setattr(t.tensor_shape.dim.add(), "size", 1 << 40))
     with pytest.raises(SavedModelError, match="elements is more than"):
         _load_and_call(d, "control_flow")
-    sm = _read(d)
-    t = next(n for n in _function(sm, "cond_true").node_def if n.op == "Const").attr["value"].tensor
-    del t.tensor_shape.dim[:]
-    t.tensor_shape.dim.add().size = 3
-    t.tensor_content = b"\x00" * 5
-    _write(d, sm)
+
+    def wrong_size(t):
+        del t.tensor_shape.dim[:]
+        t.tensor_shape.dim.add().size = 3
+        t.tensor_content = b"\x00" * 5
+    _edit_const(d, wrong_size)
     with pytest.raises(SavedModelError, match="5 bytes of content for 3 float32 values"):
         _load_and_call(d, "control_flow")
 
@@ -157,10 +161,8 @@ def test_huge_or_inconsistent_constants(copy_of):
 def test_bad_references(copy_of):
     d = copy_of("keras_mlp")
     sm = _read(d)
-    for f in sm.meta_graphs[0].graph_def.library.function:
-        for node in f.node_def:
-            if node.op == "BiasAdd":
-                node.input[0] = "NoSuchNode:product:0"
+    for node in _nodes(sm, "BiasAdd"):
+        node.input[0] = "NoSuchNode:product:0"
     _write(d, sm)
     with pytest.raises(SavedModelError, match="bad input reference 'NoSuchNode:product:0'"):
         _load_and_call(d)
@@ -175,11 +177,9 @@ def test_bad_references(copy_of):
 def test_shape_rules_refuse_hostile_attrs(copy_of):
     d = copy_of("small_cnn")
     sm = _read(d)
-    for f in sm.meta_graphs[0].graph_def.library.function:
-        for n in f.node_def:
-            if n.op == "Conv2D":
-                del n.attr["strides"].list.i[:]
-                n.attr["strides"].list.i.extend([1, 0, -3, 1])
+    for n in _nodes(sm, "Conv2D"):
+        del n.attr["strides"].list.i[:]
+        n.attr["strides"].list.i.extend([1, 0, -3, 1])
     _write(d, sm)
     with pytest.raises(SavedModelError, match="Conv2D"):
         _load_and_call(d, "small_cnn")

@@ -135,36 +135,19 @@ class Library:
 
     def _order(self, name, f, args):
         """The function's nodes, each after the nodes it reads (data and control inputs)."""
+        from ...graph.graph_util import _topological
         order = self._order_cache.get(name)
-        if order is not None:
-            return order
-        by_name = {}
-        for n in f.node_def:
-            if n.name in by_name or n.name in args:
-                raise Invalid(f"function '{name}': node '{n.name}' is defined twice")
-            by_name[n.name] = n
-        order, state = [], {}
-        for root in by_name:
-            stack = [(root, False)]
-            while stack:
-                node, done = stack.pop()
-                if done:
-                    state[node] = 2
-                    order.append(by_name[node])
-                    continue
-                if state.get(node) == 2:
-                    continue
-                if state.get(node) == 1:
-                    raise Invalid(f"function '{name}' has a cycle through node '{node}'")
-                state[node] = 1
-                stack.append((node, True))
-                for r in by_name[node].input:
-                    dep = r.lstrip("^").split(":", 1)[0]
-                    if dep in by_name and state.get(dep) != 2:
-                        if state.get(dep) == 1:
-                            raise Invalid(f"function '{name}' has a cycle through node '{dep}'")
-                        stack.append((dep, False))
-        self._order_cache[name] = order
+        if order is None:
+            by_name = {}
+            for n in f.node_def:
+                if n.name in by_name or n.name in args:
+                    raise Invalid(f"function '{name}': node '{n.name}' is defined twice")
+                by_name[n.name] = n
+            try:  # references are "node:output_arg:index" or "^node"
+                order = _topological(by_name, lambda n: [r.lstrip("^").split(":", 1)[0] for r in n.input])
+            except ValueError as e:
+                raise Invalid(f"function '{name}': {e}") from None
+            self._order_cache[name] = order
         return order
 
     def _attrs(self, node, where):

@@ -87,6 +87,7 @@ class SavedModel:
 
 
     def SerializeToString(self):  # noqa: N802  (protobuf's name)
+        from ...checkpoint.wire import encode_varint as _encode_varint
         out = bytearray()
         if self.saved_model_schema_version:
             out += b"\x08" + _encode_varint(self.saved_model_schema_version)
@@ -96,27 +97,13 @@ class SavedModel:
         return bytes(out)
 
 
-def _encode_varint(v):
-    out = bytearray()
-    while True:
-        b = v & 0x7F
-        v >>= 7
-        out.append(b | (0x80 if v else 0))
-        if not v:
-            return bytes(out)
-
-
 def _varint(data, at):
-    value, shift = 0, 0
-    while True:
-        if at >= len(data) or shift > 63:
-            raise Invalid("saved_model.pb is truncated or not a protocol buffer")
-        b = data[at]
-        at += 1
-        value |= (b & 0x7F) << shift
-        if not b & 0x80:
-            return value, at
-        shift += 7
+    from ...checkpoint.wire import read_varint
+    from ...errors import DataLossError
+    try:
+        return read_varint(data, at)
+    except DataLossError:
+        raise Invalid("saved_model.pb is truncated or not a protocol buffer") from None
 
 
 def read_saved_model(data):
