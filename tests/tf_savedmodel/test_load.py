@@ -133,3 +133,18 @@ def test_functions_are_traced_on_first_use_only(loaded):
     assert "_build" not in vars(m.signatures["serving_default"])
     assert lazy[0].structured_input_signature  # first use traces it
     assert "_build" not in vars(lazy[0])
+
+
+def test_concurrent_first_calls_trace_once():
+    """Threads racing to make the first call of a not-yet-traced function all get the right answer."""
+    from concurrent.futures import ThreadPoolExecutor
+    m = tf.saved_model.load(fixture_dir("keras_functional"))
+    want = io("keras_functional")
+    inputs = [tf.constant(want["in_tokens"]), tf.constant(want["in_features"])]
+    fn = m.call_and_return_all_conditional_losses
+    assert all("_build" in vars(cf) for cf in fn.concrete_functions)
+    with ThreadPoolExecutor(8) as pool:
+        results = list(pool.map(lambda _: fn(inputs, training=False)[0].numpy(), range(16)))
+    for r in results:
+        np.testing.assert_allclose(r, want["out_score"], rtol=1e-4, atol=1e-6)
+    assert all("_build" in vars(cf) for cf in m.__call__.concrete_functions)  # other functions: still untraced

@@ -7,7 +7,10 @@ whose op is a library function) are inlined; If/While bodies become rivulet cond
 
 Values flowing between nodes are tensors, rivulet Variables (for DT_RESOURCE handles) or None (NoOp).
 """
-from ...errors import NotFoundError
+import numpy as np
+
+from ... import dtypes as _dt
+from ...errors import NotFoundError, UnimplementedError
 from ..format import Invalid
 from . import proto
 
@@ -111,7 +114,7 @@ class Library:
         outputs = {}  # node name -> {output arg name: (offset, count)}
         for node in self._order(name, f, args):
             where = f"node '{node.name}' ({node.op}) in function '{name}'"
-            values = [self._ref(r, env, outputs, args, where) for r in node.input if not r.startswith("^")]
+            values = [_fold(self._ref(r, env, outputs, args, where)) for r in node.input if not r.startswith("^")]
             attrs = self._attrs(node, where)
             if node.op in self.functions:
                 result = self.call(node.op, values, depth + 1)
@@ -119,10 +122,12 @@ class Library:
             else:
                 try:
                     result = CONVERTERS[node.op](_Ctx(self, depth, where), values, attrs)
-                except (Invalid, NotFoundError):
+                except (Invalid, NotFoundError, UnimplementedError):
                     raise
                 except (ValueError, TypeError, IndexError, KeyError) as e:
                     raise Invalid(f"{where} is not valid: {e}") from None
+                except NotImplementedError as e:  # rivulet's op cannot do what this node asks (yet)
+                    raise UnimplementedError(None, None, f"{where}: {e}") from None
             env[node.name] = result if isinstance(result, list) else [result]
             if node.op not in self.functions:
                 outputs[node.name] = self._offsets(node.op, attrs, len(env[node.name]), where)
@@ -200,6 +205,20 @@ _OUTPUT_NAMES = {op: names.split() for op, names in {
     "FusedBatchNormV2": "y batch_mean batch_variance reserve_space_1 reserve_space_2",
     "FusedBatchNormV3": "y batch_mean batch_variance reserve_space_1 reserve_space_2 reserve_space_3",
     "Unique": "y idx", "TopKV2": "values indices"}.items()}
+
+
+def _fold(v):
+    """A small int tensor whose value the graph already determines (a perm or shape that TensorFlow's graph
+    computes as ConcatV2/Pack of constants and known dims) as a constant, for ops that need it statically."""
+    op = getattr(v, "op", None)
+    if op is None or op.type == "Const" or v.dtype not in (_dt.int32, _dt.int64) or v.shape.rank not in (0, 1):
+        return v
+    from ...ops.array_ops import partial_value
+    p = partial_value(v)
+    if p is None or isinstance(p, list) and None in p:
+        return v
+    import rivulet as tf
+    return tf.constant(np.array(p, v.dtype.as_numpy_dtype))
 
 
 def _arg_offsets(output_args, attrs, where):
