@@ -148,3 +148,11 @@ def test_concurrent_first_calls_trace_once():
     for r in results:
         np.testing.assert_allclose(r, want["out_score"], rtol=1e-4, atol=1e-6)
     assert all("_build" in vars(cf) for cf in m.__call__.concrete_functions)  # other functions: still untraced
+
+
+def test_captured_constants_and_variable_lists(loaded):
+    m = loaded("captures")
+    assert not hasattr(m, "scale")  # a tensor attribute is not a saved object (TensorFlow: the same)
+    assert isinstance(m.table, list) and [float(v.numpy()) for v in m.table] == [1.5, -1.0]
+    x = serving_inputs("captures")["x"]
+    np.testing.assert_allclose(m(tf.constant(x))["z"].numpy(), io("captures")["out_z"], rtol=1e-6)
