@@ -122,8 +122,9 @@ def test_an_op_rivulet_lacks_outside_the_serving_path_is_reported_when_used(copy
             elif isinstance(v, _UserObject):
                 stack.append(v)
     assert broken is not None
-    with pytest.raises(tf.errors.NotFoundError, match=f"'FancyMatMul'.*in function '{f.signature.name}'"):
-        broken.structured_input_signature
+    for _ in range(2):  # and again on the next use
+        with pytest.raises(tf.errors.NotFoundError, match=f"'FancyMatMul'.*in function '{f.signature.name}'"):
+            broken.structured_input_signature
 
 
 def test_a_function_that_calls_itself(copy_of):

@@ -73,7 +73,7 @@ class Library:
     def check(self, names):
         """Every op that the functions `names` (and what they call) use must be one rivulet can import."""
         from .convert import CONVERTERS
-        seen, todo = self._checked, list(names)
+        seen, todo = set(self._checked), list(names)
         while todo:
             name = todo.pop()
             if name in seen:
@@ -92,6 +92,7 @@ class Library:
                         todo.append(av.func.name)
                     elif av.WhichOneof("value") == "list":
                         todo.extend(fn.name for fn in av.list.func)
+        self._checked |= seen  # only once all of them passed
 
     def _function(self, name):
         f = self.functions.get(name)
