@@ -135,7 +135,7 @@ def shape(proto):
 _VALUE_FIELDS = {  # dtype name -> (TensorProto repeated field, how to turn its items into the dtype)
     "float32": "float_val", "float64": "double_val", "int32": "int_val", "int16": "int_val", "int8": "int_val",
     "uint8": "int_val", "uint16": "int_val", "int64": "int64_val", "bool": "bool_val", "uint32": "uint32_val",
-    "uint64": "uint64_val", "float16": "half_val", "bfloat16": "half_val", "complex64": "scomplex_val",
+    "uint64": "uint64_val", "float16": "half_val", "complex64": "scomplex_val",
     "complex128": "dcomplex_val", "string": "string_val"}
 
 
@@ -166,8 +166,8 @@ def tensor(proto, what="tensor"):
             raise Invalid(f"{what}: {len(raw)} bytes of content for {n} {dt.name} values")
         return np.frombuffer(raw, dtype=np.dtype(npd).newbyteorder("<")).astype(npd).reshape(dims)
     vals = list(getattr(proto, field))
-    if dt.name in ("float16", "bfloat16"):
-        vals = np.array(vals, dtype=np.uint16).view(np.float16).tolist() if dt.name == "float16" else vals
+    if dt.name == "float16":  # half_val holds the bits
+        vals = np.array(vals, dtype=np.uint16).view(np.float16).tolist()
     if field in ("scomplex_val", "dcomplex_val"):
         if len(vals) % 2:
             raise Invalid(f"{what}: an odd number of complex parts")
