@@ -1,4 +1,6 @@
 """tf.saved_model.load on SavedModels written by TensorFlow: outputs match TensorFlow's (rtol 1e-4)."""
+import os
+
 import numpy as np
 import pytest
 
@@ -156,3 +158,14 @@ def test_captured_constants_and_variable_lists(loaded):
     assert isinstance(m.table, list) and [float(v.numpy()) for v in m.table] == [1.5, -1.0]
     x = serving_inputs("captures")["x"]
     np.testing.assert_allclose(m(tf.constant(x))["z"].numpy(), io("captures")["out_z"], rtol=1e-6)
+
+
+def test_cudnn_variants_in_the_library_do_not_stop_an_lstm_from_serving(loaded):
+    """Keras saves an LSTM's cuDNN implementation beside the standard one; serving calls the standard one,
+    so the model loads and runs although rivulet has no CudnnRNNV3."""
+    from rivulet.saved_model.tf_import import proto
+    with open(os.path.join(fixture_dir("rnn"), "saved_model.pb"), "rb") as f:
+        library = proto.read_saved_model(f.read()).meta_graphs[0].graph_def.library
+    assert any(n.op == "CudnnRNNV3" for fn in library.function for n in fn.node_def)
+    out = loaded("rnn").signatures["serving_default"](seq=tf.constant(serving_inputs("rnn")["seq"]))
+    np.testing.assert_allclose(out["out"].numpy(), io("rnn")["out_out"], rtol=1e-4, atol=1e-6)
