@@ -71,19 +71,19 @@ class SavedModel:
             elif wire == 2:
                 size, at = _varint(data, at)
                 if at + size > n:
-                    raise Invalid("saved_model.pb is truncated")
+                    raise Invalid("the file is truncated")
                 if field == 2:
                     chunks.append((at, at + size))
                 at += size
             elif wire in (1, 5):
                 at += 8 if wire == 1 else 4
             else:
-                raise Invalid(f"saved_model.pb is not a SavedModel (wire type {wire} of field {field})")
+                raise Invalid(f"not a SavedModel (wire type {wire} in field {field})")
         if at != n:
-            raise Invalid("saved_model.pb is truncated")
+            raise Invalid("the file is truncated")
         view = memoryview(data)
         cls = modules().meta_graph.MetaGraphDef
-        self.meta_graphs = [parse(cls, bytes(view[a:b]), "a MetaGraphDef of saved_model.pb") for a, b in chunks]
+        self.meta_graphs = [parse(cls, bytes(view[a:b]), "a MetaGraphDef") for a, b in chunks]
 
 
     def SerializeToString(self):  # noqa: N802  (protobuf's name)
@@ -103,7 +103,7 @@ def _varint(data, at):
     try:
         return read_varint(data, at)
     except DataLossError:
-        raise Invalid("saved_model.pb is truncated or not a protocol buffer") from None
+        raise Invalid("the file is truncated or not a protocol buffer") from None
 
 
 def read_saved_model(data):
