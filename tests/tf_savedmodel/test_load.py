@@ -169,3 +169,13 @@ def test_cudnn_variants_in_the_library_do_not_stop_an_lstm_from_serving(loaded):
     assert any(n.op == "CudnnRNNV3" for fn in library.function for n in fn.node_def)
     out = loaded("rnn").signatures["serving_default"](seq=tf.constant(serving_inputs("rnn")["seq"]))
     np.testing.assert_allclose(out["out"].numpy(), io("rnn")["out_out"], rtol=1e-4, atol=1e-6)
+
+
+def test_resaved_in_rivulets_format(loaded, tmp_path):
+    """A TensorFlow SavedModel loaded by rivulet saves in rivulet's own format and loads back the same."""
+    m = loaded("small_cnn")
+    tf.saved_model.save(m, str(tmp_path / "cnn"), signatures=m.signatures["serving_default"])
+    assert not (tmp_path / "cnn" / "saved_model.pb").exists()
+    again = tf.saved_model.load(str(tmp_path / "cnn"))
+    out = again.signatures["serving_default"](images=tf.constant(serving_inputs("small_cnn")["images"]))
+    np.testing.assert_allclose(out["logits"].numpy(), io("small_cnn")["out_logits"], rtol=1e-4, atol=1e-6)
