@@ -9,7 +9,7 @@ import pytest
 import rivulet as tf
 import rivulet.onnx
 
-from .conftest import MANIFEST, NAMES, fixture_dir, io, serving_inputs
+from .conftest import MANIFEST, NAMES, SERVING, fixture_dir, io, serving_inputs
 
 SRC = os.path.dirname(os.path.dirname(tf.__file__))
 
@@ -67,7 +67,7 @@ def test_graph_command(tmp_path):
     assert "While" in dot and "ReadVariableOp" in dot
 
 
-ONNX_NAMES = [n for n in NAMES if n != "rnn"]  # TensorLists (an RNN's loop) have no ONNX conversion yet
+ONNX_NAMES = [n for n in SERVING if n != "rnn"]  # TensorLists (an RNN's loop) have no ONNX conversion yet
 
 
 @pytest.mark.parametrize("name", ONNX_NAMES)

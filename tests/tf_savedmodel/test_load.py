@@ -6,7 +6,7 @@ import pytest
 
 import rivulet as tf
 
-from .conftest import MANIFEST, NAMES, fixture_dir, io, serving_inputs
+from .conftest import MANIFEST, SERVING, fixture_dir, io, serving_inputs
 
 
 @pytest.fixture(scope="module")
@@ -20,7 +20,7 @@ def loaded():
     return get
 
 
-@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize("name", SERVING)
 def test_serving_default_matches_tensorflow(loaded, name):
     m = loaded(name)
     out = m.signatures["serving_default"](**{k: tf.constant(v) for k, v in serving_inputs(name).items()})
@@ -31,7 +31,7 @@ def test_serving_default_matches_tensorflow(loaded, name):
         np.testing.assert_allclose(v.numpy(), want[f"out_{k}"], rtol=1e-4, atol=1e-6)
 
 
-@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize("name", SERVING)
 def test_signature_is_keyword_only_with_specs(loaded, name):
     cf = loaded(name).signatures["serving_default"]
     _, kwargs = cf.structured_input_signature
@@ -179,3 +179,15 @@ def test_resaved_in_rivulets_format(loaded, tmp_path):
     again = tf.saved_model.load(str(tmp_path / "cnn"))
     out = again.signatures["serving_default"](images=tf.constant(serving_inputs("small_cnn")["images"]))
     np.testing.assert_allclose(out["logits"].numpy(), io("small_cnn")["out_logits"], rtol=1e-4, atol=1e-6)
+
+
+def test_keyword_only_arguments_and_literal_options(loaded):
+    """A function traced for two keyword-argument combinations dispatches on the Python values and tensors."""
+    m = loaded("keywords")
+    want = io("keywords")
+    x, shift = tf.constant(want["in_x"]), tf.constant(want["in_shift"])
+    np.testing.assert_allclose(m.f(x, scale=3.0).numpy(), want["out_scale3"])
+    np.testing.assert_allclose(m.f(x, scale=0.5, shift=shift).numpy(), want["out_shifted"])
+    assert not m.signatures
+    with pytest.raises(ValueError, match="Could not find matching concrete function"):
+        m.f(x, scale=4.0)  # never traced for 4.0

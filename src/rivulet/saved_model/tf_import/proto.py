@@ -212,7 +212,8 @@ def structure(sv, depth=0):
     if kind == "tuple_value":
         return tuple(structure(v, depth + 1) for v in sv.tuple_value.values)
     if kind == "dict_value":
-        return {k: structure(v, depth + 1) for k, v in sv.dict_value.fields.items()}
+        fields = sv.dict_value.fields  # a protobuf map: no order of its own; TensorFlow sorts the keys
+        return {k: structure(fields[k], depth + 1) for k in sorted(fields)}
     if kind == "named_tuple_value":
         return {p.key: structure(p.value, depth + 1) for p in sv.named_tuple_value.values}
     raise Invalid(f"structured values of kind '{kind}' are not supported")
