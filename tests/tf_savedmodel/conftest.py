@@ -12,6 +12,7 @@ FIXTURES = os.path.join(os.path.dirname(__file__), "fixtures")
 with open(os.path.join(FIXTURES, "MANIFEST.json")) as _f:
     MANIFEST = {e["name"]: e for e in json.load(_f)}
 NAMES = sorted(MANIFEST)
+SERVING = [n for n in NAMES if MANIFEST[n].get("serving", True)]  # those with a serving_default signature
 
 
 def fixture_dir(name):

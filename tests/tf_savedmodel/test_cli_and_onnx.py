@@ -9,7 +9,7 @@ import pytest
 import rivulet as tf
 import rivulet.onnx
 
-from .conftest import MANIFEST, NAMES, fixture_dir, io, serving_inputs
+from .conftest import MANIFEST, NAMES, SERVING, fixture_dir, io, serving_inputs
 
 SRC = os.path.dirname(os.path.dirname(tf.__file__))
 
@@ -67,7 +67,7 @@ def test_graph_command(tmp_path):
     assert "While" in dot and "ReadVariableOp" in dot
 
 
-ONNX_NAMES = [n for n in NAMES if n != "rnn"]  # TensorLists (an RNN's loop) have no ONNX conversion yet
+ONNX_NAMES = [n for n in SERVING if n != "rnn"]  # TensorLists (an RNN's loop) have no ONNX conversion yet
 
 
 @pytest.mark.parametrize("name", ONNX_NAMES)
@@ -112,3 +112,37 @@ def test_erfc_exports_without_cancellation_in_the_tail():
     want = np.array([math.erfc(float(v)) for v in x])
     assert got[x == 9][0] > 0  # erfc(9) = 4e-37; 1 - erf(9) = 0
     np.testing.assert_allclose(got, want, rtol=2e-5, atol=1e-37)
+
+
+@pytest.mark.parametrize("method", ["nearest", "bilinear"])
+@pytest.mark.parametrize("align_corners,half_pixel", [(False, False), (True, False), (False, True)])
+def test_resize_exports_to_onnx(method, align_corners, half_pixel):
+    from rivulet.ops import resize_ops
+    ort = pytest.importorskip("onnxruntime")
+    x = np.random.default_rng(0).normal(size=(2, 5, 7, 3)).astype(np.float32)
+    for size in ([9, 4], [5, 7], [13, 21], [1, 2]):
+        f = tf.function(lambda x: resize_ops.resize(x, size, method, align_corners, half_pixel))
+        report = rivulet.onnx.export(f.get_concrete_function(tf.TensorSpec([None, 5, 7, 3])))
+        sess = ort.InferenceSession(report.model.SerializeToString(), providers=["CPUExecutionProvider"])
+        got = sess.run(None, {sess.get_inputs()[0].name: x})[0]
+        np.testing.assert_allclose(got, f(x).numpy(), rtol=1e-5, atol=1e-5, err_msg=str(size))
+
+
+@pytest.mark.parametrize("strides,padding", [(1, "SAME"), (2, "SAME"), (2, "VALID"), (3, "VALID")])
+def test_depthwise_and_transposed_convolutions_export_to_onnx(strides, padding):
+    ort = pytest.importorskip("onnxruntime")
+    rng = np.random.default_rng(1)
+    x = rng.normal(size=(2, 9, 8, 3)).astype(np.float32)
+    w = tf.constant(rng.normal(size=(3, 2, 3, 2)).astype(np.float32))
+
+    def f(x):
+        y = tf.nn.depthwise_conv2d(x, w, [1, strides, strides, 1], padding)
+        with tf.GradientTape() as tape:  # Conv2DBackpropInput: the gradient of a conv2d wrt its input
+            tape.watch(x)
+            z = tf.nn.conv2d(x, tf.ones([2, 3, 3, 4]), strides, padding)
+        return y, tape.gradient(z, x, output_gradients=tf.ones_like(z) * 0.5)
+    cf = tf.function(f).get_concrete_function(tf.TensorSpec([None, 9, 8, 3]))
+    report = rivulet.onnx.export(cf)
+    sess = ort.InferenceSession(report.model.SerializeToString(), providers=["CPUExecutionProvider"])
+    for got, want in zip(sess.run(None, {sess.get_inputs()[0].name: x}), cf(tf.constant(x))):
+        np.testing.assert_allclose(got, want.numpy(), rtol=1e-5, atol=1e-5)

@@ -24,6 +24,11 @@ def _write(d, sm):
         f.write(sm.SerializeToString())
 
 
+def _nodes(sm, op):
+    """Every node of type `op` in the function library."""
+    return [n for f in sm.meta_graphs[0].graph_def.library.function for n in f.node_def if n.op == op]
+
+
 def _function(sm, prefix):
     return next(f for f in sm.meta_graphs[0].graph_def.library.function if f.signature.name.startswith(prefix))
 
@@ -88,12 +93,38 @@ def test_random_byte_flips_never_escape_as_internal_errors(copy_of):
 def test_an_op_rivulet_lacks_is_named_with_its_function(copy_of):
     d = copy_of("keras_mlp")
     sm = _read(d)
+    for n in _nodes(sm, "MatMul"):
+        n.op = "FancyMatMul"
+    _write(d, sm)
+    with pytest.raises(tf.errors.NotFoundError, match=r"Op type not registered 'FancyMatMul'.*node '[^']*' in "
+                                                      r"function '__inference_"):
+        tf.saved_model.load(d)
+
+
+def test_an_op_rivulet_lacks_outside_the_serving_path_is_reported_when_used(copy_of):
+    """A Keras model's other saved functions (training-mode calls ...) are checked when first traced."""
+    d = copy_of("keras_mlp")
+    sm = _read(d)
     f = _function(sm, "__inference_dense_layer_call_and_return_conditional_losses")
     next(n for n in f.node_def if n.op == "MatMul").op = "FancyMatMul"
     _write(d, sm)
-    with pytest.raises(tf.errors.NotFoundError, match=r"Op type not registered 'FancyMatMul'.*node 'MatMul' in "
-                                                      r"function '__inference_dense_layer_call_and_return"):
-        tf.saved_model.load(d)
+    m = tf.saved_model.load(d)
+    np.testing.assert_allclose(_load_and_call(d)["probs"].numpy(),
+                               np.load(fixture_dir("keras_mlp") + ".io.npz")["out_probs"], rtol=1e-4)
+    from rivulet.saved_model.restore import RestoredFunction, _UserObject
+    stack, broken = [m], None
+    while stack and broken is None:
+        o = stack.pop()
+        for v in vars(o).values() if isinstance(o, _UserObject) else ():
+            if isinstance(v, RestoredFunction) and any(cf._function_name == f.signature.name
+                                                       for cf in v.concrete_functions):
+                broken = next(cf for cf in v.concrete_functions if cf._function_name == f.signature.name)
+            elif isinstance(v, _UserObject):
+                stack.append(v)
+    assert broken is not None
+    for _ in range(2):  # and again on the next use
+        with pytest.raises(tf.errors.NotFoundError, match=f"'FancyMatMul'.*in function '{f.signature.name}'"):
+            broken.structured_input_signature
 
 
 def test_a_function_that_calls_itself(copy_of):
@@ -107,22 +138,23 @@ def test_a_function_that_calls_itself(copy_of):
         tf.saved_model.load(d)
 
 
+def _edit_const(d, edit):
+    sm = _read(d)
+    edit(next(n for n in _function(sm, "cond_true").node_def if n.op == "Const").attr["value"].tensor)
+    _write(d, sm)
+
+
 def test_huge_or_inconsistent_constants(copy_of):
     d = copy_of("control_flow")
-    sm = _read(d)
-    f = _function(sm, "cond_true")
-    const = next(n for n in f.node_def if n.op == "Const")
-    shape = const.attr["value"].tensor.tensor_shape
-    shape.dim.add().size = 1 << 40
-    _write(d, sm)
+    _edit_const(d, lambda t: setattr(t.tensor_shape.dim.add(), "size", 1 << 40))
     with pytest.raises(SavedModelError, match="elements is more than"):
         _load_and_call(d, "control_flow")
-    sm = _read(d)
-    t = next(n for n in _function(sm, "cond_true").node_def if n.op == "Const").attr["value"].tensor
-    del t.tensor_shape.dim[:]
-    t.tensor_shape.dim.add().size = 3
-    t.tensor_content = b"\x00" * 5
-    _write(d, sm)
+
+    def wrong_size(t):
+        del t.tensor_shape.dim[:]
+        t.tensor_shape.dim.add().size = 3
+        t.tensor_content = b"\x00" * 5
+    _edit_const(d, wrong_size)
     with pytest.raises(SavedModelError, match="5 bytes of content for 3 float32 values"):
         _load_and_call(d, "control_flow")
 
@@ -130,10 +162,8 @@ def test_huge_or_inconsistent_constants(copy_of):
 def test_bad_references(copy_of):
     d = copy_of("keras_mlp")
     sm = _read(d)
-    for f in sm.meta_graphs[0].graph_def.library.function:
-        for node in f.node_def:
-            if node.op == "BiasAdd":
-                node.input[0] = "NoSuchNode:product:0"
+    for node in _nodes(sm, "BiasAdd"):
+        node.input[0] = "NoSuchNode:product:0"
     _write(d, sm)
     with pytest.raises(SavedModelError, match="bad input reference 'NoSuchNode:product:0'"):
         _load_and_call(d)
@@ -148,11 +178,9 @@ def test_bad_references(copy_of):
 def test_shape_rules_refuse_hostile_attrs(copy_of):
     d = copy_of("small_cnn")
     sm = _read(d)
-    for f in sm.meta_graphs[0].graph_def.library.function:
-        for n in f.node_def:
-            if n.op == "Conv2D":
-                del n.attr["strides"].list.i[:]
-                n.attr["strides"].list.i.extend([1, 0, -3, 1])
+    for n in _nodes(sm, "Conv2D"):
+        del n.attr["strides"].list.i[:]
+        n.attr["strides"].list.i.extend([1, 0, -3, 1])
     _write(d, sm)
     with pytest.raises(SavedModelError, match="Conv2D"):
         _load_and_call(d, "small_cnn")

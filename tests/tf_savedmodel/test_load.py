@@ -1,10 +1,12 @@
 """tf.saved_model.load on SavedModels written by TensorFlow: outputs match TensorFlow's (rtol 1e-4)."""
+import os
+
 import numpy as np
 import pytest
 
 import rivulet as tf
 
-from .conftest import MANIFEST, NAMES, fixture_dir, io, serving_inputs
+from .conftest import MANIFEST, SERVING, fixture_dir, io, serving_inputs
 
 
 @pytest.fixture(scope="module")
@@ -18,7 +20,7 @@ def loaded():
     return get
 
 
-@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize("name", SERVING)
 def test_serving_default_matches_tensorflow(loaded, name):
     m = loaded(name)
     out = m.signatures["serving_default"](**{k: tf.constant(v) for k, v in serving_inputs(name).items()})
@@ -29,7 +31,7 @@ def test_serving_default_matches_tensorflow(loaded, name):
         np.testing.assert_allclose(v.numpy(), want[f"out_{k}"], rtol=1e-4, atol=1e-6)
 
 
-@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize("name", SERVING)
 def test_signature_is_keyword_only_with_specs(loaded, name):
     cf = loaded(name).signatures["serving_default"]
     _, kwargs = cf.structured_input_signature
@@ -133,3 +135,59 @@ def test_functions_are_traced_on_first_use_only(loaded):
     assert "_build" not in vars(m.signatures["serving_default"])
     assert lazy[0].structured_input_signature  # first use traces it
     assert "_build" not in vars(lazy[0])
+
+
+def test_concurrent_first_calls_trace_once():
+    """Threads racing to make the first call of a not-yet-traced function all get the right answer."""
+    from concurrent.futures import ThreadPoolExecutor
+    m = tf.saved_model.load(fixture_dir("keras_functional"))
+    want = io("keras_functional")
+    inputs = [tf.constant(want["in_tokens"]), tf.constant(want["in_features"])]
+    fn = m.call_and_return_all_conditional_losses
+    assert all("_build" in vars(cf) for cf in fn.concrete_functions)
+    with ThreadPoolExecutor(8) as pool:
+        results = list(pool.map(lambda _: fn(inputs, training=False)[0].numpy(), range(16)))
+    for r in results:
+        np.testing.assert_allclose(r, want["out_score"], rtol=1e-4, atol=1e-6)
+    assert all("_build" in vars(cf) for cf in m.__call__.concrete_functions)  # other functions: still untraced
+
+
+def test_captured_constants_and_variable_lists(loaded):
+    m = loaded("captures")
+    assert not hasattr(m, "scale")  # a tensor attribute is not a saved object (TensorFlow: the same)
+    assert isinstance(m.table, list) and [float(v.numpy()) for v in m.table] == [1.5, -1.0]
+    x = serving_inputs("captures")["x"]
+    np.testing.assert_allclose(m(tf.constant(x))["z"].numpy(), io("captures")["out_z"], rtol=1e-6)
+
+
+def test_cudnn_variants_in_the_library_do_not_stop_an_lstm_from_serving(loaded):
+    """Keras saves an LSTM's cuDNN implementation beside the standard one; serving calls the standard one,
+    so the model loads and runs although rivulet has no CudnnRNNV3."""
+    from rivulet.saved_model.tf_import import proto
+    with open(os.path.join(fixture_dir("rnn"), "saved_model.pb"), "rb") as f:
+        library = proto.read_saved_model(f.read()).meta_graphs[0].graph_def.library
+    assert any(n.op == "CudnnRNNV3" for fn in library.function for n in fn.node_def)
+    out = loaded("rnn").signatures["serving_default"](seq=tf.constant(serving_inputs("rnn")["seq"]))
+    np.testing.assert_allclose(out["out"].numpy(), io("rnn")["out_out"], rtol=1e-4, atol=1e-6)
+
+
+def test_resaved_in_rivulets_format(loaded, tmp_path):
+    """A TensorFlow SavedModel loaded by rivulet saves in rivulet's own format and loads back the same."""
+    m = loaded("small_cnn")
+    tf.saved_model.save(m, str(tmp_path / "cnn"), signatures=m.signatures["serving_default"])
+    assert not (tmp_path / "cnn" / "saved_model.pb").exists()
+    again = tf.saved_model.load(str(tmp_path / "cnn"))
+    out = again.signatures["serving_default"](images=tf.constant(serving_inputs("small_cnn")["images"]))
+    np.testing.assert_allclose(out["logits"].numpy(), io("small_cnn")["out_logits"], rtol=1e-4, atol=1e-6)
+
+
+def test_keyword_only_arguments_and_literal_options(loaded):
+    """A function traced for two keyword-argument combinations dispatches on the Python values and tensors."""
+    m = loaded("keywords")
+    want = io("keywords")
+    x, shift = tf.constant(want["in_x"]), tf.constant(want["in_shift"])
+    np.testing.assert_allclose(m.f(x, scale=3.0).numpy(), want["out_scale3"])
+    np.testing.assert_allclose(m.f(x, scale=0.5, shift=shift).numpy(), want["out_shifted"])
+    assert not m.signatures
+    with pytest.raises(ValueError, match="Could not find matching concrete function"):
+        m.f(x, scale=4.0)  # never traced for 4.0

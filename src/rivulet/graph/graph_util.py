@@ -104,8 +104,9 @@ def _untag(tv):
     return v
 
 
-def _topological(by_name):
-    """Nodes ordered so each comes after its inputs (a GraphDef need not list them in order)."""
+def _topological(by_name, deps=None):
+    """Nodes ordered so each comes after its inputs (a GraphDef need not list them in order).
+    deps(node) -> the names of the nodes it reads (default: parsed from the GraphDef's input references)."""
     order, state = [], {}
     for root in by_name:
         stack = [(root, False)]
@@ -121,14 +122,16 @@ def _topological(by_name):
                 raise ValueError(f"The graph_def has a cycle through node '{name}'.")
             state[name] = 1
             stack.append((name, True))
-            for r in by_name[name].input:
-                m = _REF.match(r)
-                dep = m.group(2) if m else None
+            for dep in _deps(by_name[name]) if deps is None else deps(by_name[name]):
                 if dep in by_name and state.get(dep) != 2:
                     if state.get(dep) == 1:
                         raise ValueError(f"The graph_def has a cycle through node '{dep}'.")
                     stack.append((dep, False))
     return order
+
+
+def _deps(node):
+    return [m.group(2) if m else None for m in map(_REF.match, node.input)]
 
 
 def _output(op, i, ref):

@@ -151,6 +151,74 @@ def _conv2d(ctx, op, x, w, *bias):
     return ctx.node("Transpose", [y], perm=_TO_NHWC)
 
 
+@converter("DepthwiseConv2dNative")
+def _depthwise(ctx, op, x, w):
+    """A grouped Conv (one group per input channel); filter [KH, KW, C, M] -> [C * M, 1, KH, KW]."""
+    ws = op.inputs[1].shape
+    if ws.rank != 4 or not ws.is_fully_defined():
+        raise Unsupported("needs a filter of static shape")
+    kh, kw, c, m = ws.as_list()
+    at = op.attrs
+    strides, dilations = list(at["strides"]), list(at["dilations"])
+    wt = ctx.node("Reshape", [ctx.node("Transpose", [w], perm=[2, 3, 0, 1]), ctx.i64([c * m, 1, kh, kw])])
+    y = ctx.node("Conv", [ctx.node("Transpose", [x], perm=_TO_NCHW), wt], group=c, kernel_shape=[kh, kw],
+                 strides=strides, dilations=dilations, **_pads(ctx, op, op.inputs[0], [kh, kw], strides, dilations))
+    return ctx.node("Transpose", [y], perm=_TO_NHWC)
+
+
+@converter("Conv2DBackpropInput")
+def _conv_transpose(ctx, op, x, w, dy):
+    """conv2d_transpose: ONNX ConvTranspose, cropped (pads) or extended (output_padding) to x's height and
+    width, which must be static; x itself is not read."""
+    xs, ws = op.inputs[0].shape, op.inputs[1].shape
+    if xs.rank != 4 or None in xs.as_list()[1:] or not ws.is_fully_defined():
+        raise Unsupported("needs static input height, width and depth and a static filter")
+    kh, kw, _, _ = ws.as_list()
+    at = op.attrs
+    strides, dilations = list(at["strides"]), list(at["dilations"])
+    from ..ops.nn_ops import _conv_geometry
+    oh, ow, ph, pw = _conv_geometry(xs.as_list(), kh, kw, strides, at["padding"], at.get("explicit"), dilations)
+    begin, extra = [ph[0], pw[0]], []
+    for i, (n, o, k, s, d) in enumerate(zip(xs.as_list()[1:3], (oh, ow), [kh, kw], strides, dilations)):
+        full = (o - 1) * s + (k - 1) * d + 1
+        extra.append(n + begin[i] - full)  # > 0: rows the strided windows never reach (output_padding)
+    end = [max(-e, 0) for e in extra]
+    y = ctx.node("ConvTranspose", [ctx.node("Transpose", [dy], perm=_TO_NCHW),
+                                   ctx.node("Transpose", [w], perm=[3, 2, 0, 1])],
+                 kernel_shape=[kh, kw], strides=strides, dilations=dilations, pads=begin + end,
+                 output_padding=[max(e, 0) for e in extra] if any(e > 0 for e in extra) else None)
+    return ctx.node("Transpose", [y], perm=_TO_NHWC)
+
+
+_RESIZE_MODES = {  # (op, align_corners, half_pixel_centers) -> ONNX Resize attributes
+    ("ResizeNearestNeighbor", False, False): {"mode": "nearest", "coordinate_transformation_mode": "asymmetric",
+                                              "nearest_mode": "floor"},
+    # floor((i + 1/2) * in/out) is round-half-up of ONNX's half_pixel coordinate (i + 1/2) * in/out - 1/2
+    ("ResizeNearestNeighbor", False, True): {"mode": "nearest", "coordinate_transformation_mode": "half_pixel",
+                                             "nearest_mode": "round_prefer_ceil"},
+    ("ResizeNearestNeighbor", True, False): {"mode": "nearest", "coordinate_transformation_mode": "align_corners",
+                                             "nearest_mode": "round_prefer_ceil"},
+    ("ResizeBilinear", False, False): {"mode": "linear", "coordinate_transformation_mode": "asymmetric"},
+    ("ResizeBilinear", False, True): {"mode": "linear", "coordinate_transformation_mode": "half_pixel"},
+    ("ResizeBilinear", True, False): {"mode": "linear", "coordinate_transformation_mode": "align_corners"},
+}
+
+
+@converter("ResizeNearestNeighbor", "ResizeBilinear")
+def _resize(ctx, op, x, size):
+    attrs = _RESIZE_MODES.get((op.type, bool(op.attrs.get("align_corners")),
+                               bool(op.attrs.get("half_pixel_centers"))))
+    if attrs is None:
+        raise Unsupported("align_corners with half_pixel_centers has no ONNX equivalent")
+    xn = ctx.node("Transpose", [x], perm=_TO_NCHW)
+    nc = ctx.node("Slice", [ctx.node("Shape", [xn]), ctx.i64([0]), ctx.i64([2])])
+    sizes = ctx.node("Concat", [nc, ctx.as_i64(size, op.inputs[1])], axis=0)
+    if op.type == "ResizeBilinear" and op.inputs[0].dtype.name != "float32":
+        xn = ctx.node("Cast", [xn], to=1)  # TensorFlow's bilinear resize computes and returns float32
+    y = ctx.node("Resize", [xn, "", "", sizes], **attrs)
+    return ctx.node("Transpose", [y], perm=_TO_NHWC)
+
+
 @converter("MaxPool", "AvgPool")
 def _pool(ctx, op, x):
     at = op.attrs

@@ -110,8 +110,10 @@ def _make_resize(method, name):
     return fwd
 
 
-RESIZE_OPS = {m: _make_resize(m, n) for m, n in (("bilinear", "ResizeBilinear"), ("nearest", "ResizeNearestNeighbor"),
-                                                  ("bicubic", "ResizeBicubic"), ("area", "ResizeArea"))}
+# bilinear and nearest are TensorFlow's ResizeBilinear/ResizeNearestNeighbor (resize_ops.py, shared with the
+# SavedModel importer); tf.image.resize uses them with half-pixel centres, as TensorFlow 2 does.
+RESIZE_OPS = {m: _make_resize(m, n) for m, n in (("bicubic", "ResizeBicubic"), ("area", "ResizeArea"))}
+RESIZE_METHODS = ("bilinear", "nearest", "bicubic", "area")
 
 
 class ResizeMethod:
@@ -145,10 +147,17 @@ def _static_size(size):
     return int(v[0]), int(v[1])
 
 
+def _resize_op(method, x, nh, nw, name):
+    if method in RESIZE_OPS:
+        return bind(RESIZE_OPS[method], (x,), {"size": (nh, nw)}, name=name or "resize")
+    from . import resize_ops
+    return resize_ops.resize(x, [nh, nw], method, align_corners=False, half_pixel_centers=True, name=name or "resize")
+
+
 def resize(images, size, method=ResizeMethod.BILINEAR, preserve_aspect_ratio=False, antialias=False, name=None):
     """tf.image.resize: float32 results, except nearest neighbour, which keeps the images' dtype."""
     method = getattr(method, "value", method)
-    if method not in RESIZE_OPS:
+    if method not in RESIZE_METHODS:
         raise ValueError(f"Resize method {method!r} is not supported by rivulet; use one of bilinear, nearest, "
                          f"bicubic, area")
     new_h, new_w = _static_size(size)
@@ -169,7 +178,7 @@ def resize(images, size, method=ResizeMethod.BILINEAR, preserve_aspect_ratio=Fal
         if (nh, nw) == (h, w) and method != "area":
             out = _a.identity(x)
         else:
-            out = bind(RESIZE_OPS[method], (x,), {"size": (nh, nw)}, name=name or "resize")
+            out = _resize_op(method, x, nh, nw, name)
         return out if method == "nearest" or out.dtype is _dt.float32 else _m.cast(out, _dt.float32)
     return _batched(images, run)
 

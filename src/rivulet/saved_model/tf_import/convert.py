@@ -72,6 +72,22 @@ for _name in _SAME:
 CONVERTERS["Add"] = _same("AddV2")
 
 
+# Ops whose inputs are the positional arguments of a public rivulet function, and whose attrs are only dtypes.
+_PUBLIC = {"StopGradient": tf.stop_gradient, "ClipByValue": tf.clip_by_value, "Softmax": tf.nn.softmax,
+           "LogSoftmax": tf.nn.log_softmax, "Reshape": tf.reshape, "Rank": tf.rank, "Slice": tf.slice,
+           "Transpose": tf.transpose, "ExpandDims": tf.expand_dims, "Tile": tf.tile, "Fill": tf.fill,
+           "BroadcastTo": tf.broadcast_to, "Gather": tf.gather, "GatherNd": tf.gather_nd, "Range": tf.range,
+           "SelectV2": tf.where, "StringUpper": tf.strings.upper, "StringLower": tf.strings.lower}
+
+
+def _public(fn):
+    return lambda ctx, inputs, attrs: fn(*inputs)
+
+
+for _name, _fn in _PUBLIC.items():
+    CONVERTERS[_name] = _public(_fn)
+
+
 @converter("Const")
 def _const(ctx, inputs, attrs):
     value = attrs.get("value")
@@ -91,11 +107,6 @@ def _identity_n(ctx, inputs, attrs):
     return [x if not isinstance(x, tf.Tensor) else tf.identity(x) for x in inputs]
 
 
-@converter("StopGradient")
-def _stop_gradient(ctx, inputs, attrs):
-    return tf.stop_gradient(inputs[0])
-
-
 @converter("NoOp", "DisableCopyOnRead")
 def _no_op(ctx, inputs, attrs):
     return []
@@ -109,11 +120,6 @@ def _cast(ctx, inputs, attrs):
 @converter("AddN")
 def _add_n(ctx, inputs, attrs):
     return tf.add_n(list(inputs))
-
-
-@converter("ClipByValue")
-def _clip(ctx, inputs, attrs):
-    return tf.clip_by_value(*inputs)
 
 
 # ---------------------------------------------------------------------- linear algebra and nn
@@ -154,6 +160,42 @@ def _conv2d(ctx, inputs, attrs):
                         dilations=list(attrs.get("dilations") or (1, 1, 1, 1)))
 
 
+@converter("Conv2DBackpropInput")
+def _conv2d_transpose(ctx, inputs, attrs):
+    """TensorFlow's op takes the input's shape; rivulet's takes a tensor of that shape (only its shape is read)."""
+    from ...ops import nn_ops
+    sizes, w, dy = inputs
+    if _s(attrs.get("data_format", b"NHWC")) != "NHWC":
+        raise Invalid("Conv2DBackpropInput supports only the NHWC data format")
+    pad, explicit = nn_ops._padding_attr(_padding(attrs))
+    op_attrs = {"strides": nn_ops._pair(_ints(attrs, "strides"), "strides"), "padding": pad,
+                "dilations": nn_ops._pair(list(attrs.get("dilations") or (1, 1, 1, 1)), "dilations")}
+    if explicit is not None:
+        op_attrs["explicit"] = explicit
+    return bind(nn_ops.CONV_BACKPROP_INPUT, (tf.zeros(sizes, dy.dtype), w, dy), op_attrs)
+
+
+@converter("DepthwiseConv2dNative")
+def _depthwise(ctx, inputs, attrs):
+    from ...ops import conv_ops
+    if _s(attrs.get("data_format", b"NHWC")) != "NHWC":
+        raise Invalid("DepthwiseConv2dNative supports only the NHWC data format")
+    return bind(conv_ops.DEPTHWISE_CONV2D, tuple(inputs), conv_ops._conv_attrs(
+        _ints(attrs, "strides"), _padding(attrs), list(attrs.get("dilations") or (1, 1, 1, 1))))
+
+
+def _resize(method):
+    def convert(ctx, inputs, attrs):
+        from ...ops import resize_ops
+        return resize_ops.resize(inputs[0], inputs[1], method, bool(attrs.get("align_corners")),
+                                bool(attrs.get("half_pixel_centers")))
+    return convert
+
+
+CONVERTERS["ResizeNearestNeighbor"] = _resize("nearest")
+CONVERTERS["ResizeBilinear"] = _resize("bilinear")
+
+
 def _pool(fn):
     def convert(ctx, inputs, attrs):
         return fn(inputs[0], ksize=_ints(attrs, "ksize"), strides=_ints(attrs, "strides"),
@@ -163,16 +205,6 @@ def _pool(fn):
 
 CONVERTERS["MaxPool"] = _pool(tf.nn.max_pool2d)
 CONVERTERS["AvgPool"] = _pool(tf.nn.avg_pool2d)
-
-
-@converter("Softmax")
-def _softmax(ctx, inputs, attrs):
-    return tf.nn.softmax(inputs[0])
-
-
-@converter("LogSoftmax")
-def _log_softmax(ctx, inputs, attrs):
-    return tf.nn.log_softmax(inputs[0])
 
 
 @converter("LeakyRelu")
@@ -218,11 +250,6 @@ def _fused_batch_norm(ctx, inputs, attrs):
 
 
 # ---------------------------------------------------------------------- shapes and indexing
-@converter("Reshape")
-def _reshape(ctx, inputs, attrs):
-    return tf.reshape(inputs[0], inputs[1])
-
-
 @converter("Shape")
 def _shape(ctx, inputs, attrs):
     return tf.shape(inputs[0], out_type=attrs.get("out_type", _dt.int32))
@@ -233,21 +260,11 @@ def _size(ctx, inputs, attrs):
     return tf.size(inputs[0], out_type=attrs.get("out_type", _dt.int32))
 
 
-@converter("Rank")
-def _rank(ctx, inputs, attrs):
-    return tf.rank(inputs[0])
-
-
 @converter("StridedSlice")
 def _strided_slice(ctx, inputs, attrs):
     masks = {k: _int(attrs, k) for k in ("begin_mask", "end_mask", "ellipsis_mask", "new_axis_mask",
                                           "shrink_axis_mask")}
     return tf.strided_slice(inputs[0], inputs[1], inputs[2], inputs[3], **masks)
-
-
-@converter("Slice")
-def _slice(ctx, inputs, attrs):
-    return tf.slice(*inputs)
 
 
 @converter("Pack")
@@ -275,35 +292,10 @@ def _split_v(ctx, inputs, attrs):
     return list(tf.split(inputs[0], inputs[1], axis=inputs[2]))
 
 
-@converter("Transpose")
-def _transpose(ctx, inputs, attrs):
-    return tf.transpose(inputs[0], inputs[1])
-
-
-@converter("ExpandDims")
-def _expand_dims(ctx, inputs, attrs):
-    return tf.expand_dims(inputs[0], inputs[1])
-
-
 @converter("Squeeze")
 def _squeeze(ctx, inputs, attrs):
     axis = list(attrs.get("squeeze_dims") or ()) or None
     return tf.squeeze(inputs[0], axis=axis)
-
-
-@converter("Tile")
-def _tile(ctx, inputs, attrs):
-    return tf.tile(inputs[0], inputs[1])
-
-
-@converter("Fill")
-def _fill(ctx, inputs, attrs):
-    return tf.fill(inputs[0], inputs[1])
-
-
-@converter("BroadcastTo")
-def _broadcast_to(ctx, inputs, attrs):
-    return tf.broadcast_to(inputs[0], inputs[1])
 
 
 @converter("Pad", "PadV2", "MirrorPad")
@@ -318,29 +310,9 @@ def _gather(ctx, inputs, attrs):
     return tf.gather(inputs[0], inputs[1], axis=inputs[2], batch_dims=_int(attrs, "batch_dims"))
 
 
-@converter("Gather")
-def _gather_v1(ctx, inputs, attrs):
-    return tf.gather(inputs[0], inputs[1])
-
-
-@converter("GatherNd")
-def _gather_nd(ctx, inputs, attrs):
-    return tf.gather_nd(inputs[0], inputs[1])
-
-
 @converter("OneHot")
 def _one_hot(ctx, inputs, attrs):
     return tf.one_hot(inputs[0], inputs[1], on_value=inputs[2], off_value=inputs[3], axis=_int(attrs, "axis", -1))
-
-
-@converter("Range")
-def _range(ctx, inputs, attrs):
-    return tf.range(*inputs)
-
-
-@converter("SelectV2")
-def _select_v2(ctx, inputs, attrs):
-    return tf.where(*inputs)
 
 
 @converter("Select")
@@ -380,6 +352,17 @@ def _cumsum(ctx, inputs, attrs):
                           reverse=bool(attrs.get("reverse")))
 
 
+# ---------------------------------------------------------------------- random numbers (Dropout)
+@converter("RandomUniform")
+def _random_uniform(ctx, inputs, attrs):
+    return tf.random.uniform(inputs[0], dtype=_dtype(attrs, "dtype"))
+
+
+@converter("RandomStandardNormal")
+def _random_normal(ctx, inputs, attrs):
+    return tf.random.normal(inputs[0], dtype=_dtype(attrs, "dtype"))
+
+
 # ---------------------------------------------------------------------- strings
 @converter("StringToNumber")
 def _to_number(ctx, inputs, attrs):
@@ -389,16 +372,6 @@ def _to_number(ctx, inputs, attrs):
 @converter("StringLength")
 def _length(ctx, inputs, attrs):
     return tf.strings.length(inputs[0], unit=_s(attrs.get("unit", b"BYTE")))
-
-
-@converter("StringUpper")
-def _upper(ctx, inputs, attrs):
-    return tf.strings.upper(inputs[0])
-
-
-@converter("StringLower")
-def _lower(ctx, inputs, attrs):
-    return tf.strings.lower(inputs[0])
 
 
 @converter("StringJoin")

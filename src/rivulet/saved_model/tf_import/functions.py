@@ -7,7 +7,10 @@ whose op is a library function) are inlined; If/While bodies become rivulet cond
 
 Values flowing between nodes are tensors, rivulet Variables (for DT_RESOURCE handles) or None (NoOp).
 """
-from ...errors import NotFoundError
+import numpy as np
+
+from ... import dtypes as _dt
+from ...errors import NotFoundError, UnimplementedError
 from ..format import Invalid
 from . import proto
 
@@ -63,14 +66,14 @@ class Library:
                 raise Invalid(f"function '{f.signature.name}' is defined twice")
             self.functions[f.signature.name] = f
         self.op_defs = {op.name: op for op in op_list.op}
-        self._attr_cache = {}
+        self._checked = set()
         self._order_cache = {}
 
     # -- checking ----------------------------------------------------------------------------------------
     def check(self, names):
         """Every op that the functions `names` (and what they call) use must be one rivulet can import."""
         from .convert import CONVERTERS
-        seen, todo = set(), list(names)
+        seen, todo = set(self._checked), list(names)
         while todo:
             name = todo.pop()
             if name in seen:
@@ -89,6 +92,7 @@ class Library:
                         todo.append(av.func.name)
                     elif av.WhichOneof("value") == "list":
                         todo.extend(fn.name for fn in av.list.func)
+        self._checked |= seen  # only once all of them passed
 
     def _function(self, name):
         f = self.functions.get(name)
@@ -111,7 +115,7 @@ class Library:
         outputs = {}  # node name -> {output arg name: (offset, count)}
         for node in self._order(name, f, args):
             where = f"node '{node.name}' ({node.op}) in function '{name}'"
-            values = [self._ref(r, env, outputs, args, where) for r in node.input if not r.startswith("^")]
+            values = [_fold(self._ref(r, env, outputs, args, where)) for r in node.input if not r.startswith("^")]
             attrs = self._attrs(node, where)
             if node.op in self.functions:
                 result = self.call(node.op, values, depth + 1)
@@ -119,10 +123,12 @@ class Library:
             else:
                 try:
                     result = CONVERTERS[node.op](_Ctx(self, depth, where), values, attrs)
-                except (Invalid, NotFoundError):
+                except (Invalid, NotFoundError, UnimplementedError):
                     raise
                 except (ValueError, TypeError, IndexError, KeyError) as e:
                     raise Invalid(f"{where} is not valid: {e}") from None
+                except NotImplementedError as e:  # rivulet's op cannot do what this node asks (yet)
+                    raise UnimplementedError(None, None, f"{where}: {e}") from None
             env[node.name] = result if isinstance(result, list) else [result]
             if node.op not in self.functions:
                 outputs[node.name] = self._offsets(node.op, attrs, len(env[node.name]), where)
@@ -135,36 +141,19 @@ class Library:
 
     def _order(self, name, f, args):
         """The function's nodes, each after the nodes it reads (data and control inputs)."""
+        from ...graph.graph_util import _topological
         order = self._order_cache.get(name)
-        if order is not None:
-            return order
-        by_name = {}
-        for n in f.node_def:
-            if n.name in by_name or n.name in args:
-                raise Invalid(f"function '{name}': node '{n.name}' is defined twice")
-            by_name[n.name] = n
-        order, state = [], {}
-        for root in by_name:
-            stack = [(root, False)]
-            while stack:
-                node, done = stack.pop()
-                if done:
-                    state[node] = 2
-                    order.append(by_name[node])
-                    continue
-                if state.get(node) == 2:
-                    continue
-                if state.get(node) == 1:
-                    raise Invalid(f"function '{name}' has a cycle through node '{node}'")
-                state[node] = 1
-                stack.append((node, True))
-                for r in by_name[node].input:
-                    dep = r.lstrip("^").split(":", 1)[0]
-                    if dep in by_name and state.get(dep) != 2:
-                        if state.get(dep) == 1:
-                            raise Invalid(f"function '{name}' has a cycle through node '{dep}'")
-                        stack.append((dep, False))
-        self._order_cache[name] = order
+        if order is None:
+            by_name = {}
+            for n in f.node_def:
+                if n.name in by_name or n.name in args:
+                    raise Invalid(f"function '{name}': node '{n.name}' is defined twice")
+                by_name[n.name] = n
+            try:  # references are "node:output_arg:index" or "^node"
+                order = _topological(by_name, lambda n: [r.lstrip("^").split(":", 1)[0] for r in n.input])
+            except ValueError as e:
+                raise Invalid(f"function '{name}': {e}") from None
+            self._order_cache[name] = order
         return order
 
     def _attrs(self, node, where):
@@ -217,6 +206,20 @@ _OUTPUT_NAMES = {op: names.split() for op, names in {
     "FusedBatchNormV2": "y batch_mean batch_variance reserve_space_1 reserve_space_2",
     "FusedBatchNormV3": "y batch_mean batch_variance reserve_space_1 reserve_space_2 reserve_space_3",
     "Unique": "y idx", "TopKV2": "values indices"}.items()}
+
+
+def _fold(v):
+    """A small int tensor whose value the graph already determines (a perm or shape that TensorFlow's graph
+    computes as ConcatV2/Pack of constants and known dims) as a constant, for ops that need it statically."""
+    op = getattr(v, "op", None)
+    if op is None or op.type == "Const" or v.dtype not in (_dt.int32, _dt.int64) or v.shape.rank not in (0, 1):
+        return v
+    from ...ops.array_ops import partial_value
+    p = partial_value(v)
+    if p is None or isinstance(p, list) and None in p:
+        return v
+    import rivulet as tf
+    return tf.constant(np.array(p, v.dtype.as_numpy_dtype))
 
 
 def _arg_offsets(output_args, attrs, where):

@@ -34,7 +34,6 @@ class Loader:
         if not len(self.nodes):
             raise Invalid("the SavedModel has no object graph (a TensorFlow 1 SavedModel?)")
         self.library = Library(meta_graph.graph_def, meta_graph.meta_info_def.stripped_op_list)
-        self.library.check(list(self.graph.concrete_functions))
         self.export_dir = export_dir
         self._bundle = None
         self._checkpoint_keys = None
@@ -49,9 +48,13 @@ class Loader:
             raise Invalid("the root of the object graph is not an object")
         if "signatures" not in vars(self.root):
             self.root.signatures = _SignatureMap()
-        for cf in self.root.signatures.values():  # traced now: what serving runs fails at load, not later
-            if isinstance(cf, _LazyConcreteFunction):
-                cf._materialize()
+        # What serving runs is checked and traced now, so its problems show at load. Other functions (a
+        # Keras model's training-mode calls, say) are checked when first traced: an op rivulet lacks there
+        # does not stop the model from serving.
+        serving = [cf for cf in self.root.signatures.values() if isinstance(cf, _LazyConcreteFunction)]
+        self.library.check([cf._function_name for cf in serving])
+        for cf in serving:
+            cf._materialize()
 
     # -- objects ----------------------------------------------------------------------------------------
     def _object(self, i):
@@ -167,10 +170,11 @@ class Loader:
         """The ConcreteFunction `name`, traced from its FunctionDef when it is first used."""
         cf = self._concretes.get(name)
         if cf is None:
-            cf = self._concretes[name] = _LazyConcreteFunction(lambda: self._trace(name, sig), self.path)
+            cf = self._concretes[name] = _LazyConcreteFunction(name, lambda: self._trace(name, sig), self.path)
         return cf
 
     def _trace(self, name, sig):
+        self.library.check([name])
         saved = self.graph.concrete_functions.get(name)
         if saved is None:
             raise Invalid(f"concrete function '{name}' is not described in the object graph")
@@ -202,8 +206,8 @@ class _LazyConcreteFunction(ConcreteFunction):
     """A restored ConcreteFunction that traces its FunctionDef on first use (a Keras model saves many
     functions, of which a caller typically runs one). Tracing problems raise SavedModelError."""
 
-    def __init__(self, build, path):  # noqa: super().__init__ runs in _materialize, on the traced function
-        self.__dict__.update(_build=build, _path=path, _lock=threading.Lock())
+    def __init__(self, name, build, path):  # noqa: super().__init__ runs in _materialize, on the traced function
+        self.__dict__.update(_function_name=name, _build=build, _path=path, _lock=threading.Lock())
 
     def __getattr__(self, name):
         if name.startswith("__") or "_build" not in self.__dict__:

@@ -27,40 +27,20 @@ def modules():
     global _pb
     if _pb is None:
         try:
-            from google.protobuf import descriptor_pb2, descriptor_pool, message_factory
             from google.protobuf.message import DecodeError
             from tensorboard.compat.proto import (meta_graph_pb2, saved_object_graph_pb2, tensor_pb2,
                                                   trackable_object_graph_pb2)
         except ImportError:
             raise ImportError(f"Loading a SavedModel written by TensorFlow needs the protobuf and tensorboard "
                               f"packages: {INSTALL}") from None
-        _pb = _Modules(meta_graph_pb2, saved_object_graph_pb2, tensor_pb2, trackable_object_graph_pb2,
-                       _saved_model_class(descriptor_pb2, descriptor_pool, message_factory, meta_graph_pb2),
-                       DecodeError)
+        _pb = _Modules(meta_graph_pb2, saved_object_graph_pb2, tensor_pb2, trackable_object_graph_pb2, DecodeError)
     return _pb
 
 
 class _Modules:
-    def __init__(self, meta_graph, saved_object_graph, tensor, trackable, saved_model, decode_error):
+    def __init__(self, meta_graph, saved_object_graph, tensor, trackable, decode_error):
         self.meta_graph, self.saved_object_graph, self.tensor = meta_graph, saved_object_graph, tensor
-        self.trackable, self.SavedModel, self.DecodeError = trackable, saved_model, decode_error
-
-
-def _saved_model_class(descriptor_pb2, descriptor_pool, message_factory, meta_graph_pb2):
-    field = descriptor_pb2.FieldDescriptorProto
-    package = meta_graph_pb2.DESCRIPTOR.package
-    f = descriptor_pb2.FileDescriptorProto(name="rivulet/tf_saved_model.proto", package="rivulet_tf_interop",
-                                           dependency=[meta_graph_pb2.DESCRIPTOR.name], syntax="proto3")
-    m = f.message_type.add(name="SavedModel")
-    m.field.add(name="saved_model_schema_version", number=1, type=field.TYPE_INT64, label=field.LABEL_OPTIONAL)
-    m.field.add(name="meta_graphs", number=2, type=field.TYPE_MESSAGE, label=field.LABEL_REPEATED,
-                type_name=f".{package}.MetaGraphDef")
-    pool = descriptor_pool.Default()
-    try:
-        pool.FindFileByName(f.name)
-    except KeyError:
-        pool.Add(f)
-    return message_factory.GetMessageClass(pool.FindMessageTypeByName("rivulet_tf_interop.SavedModel"))
+        self.trackable, self.DecodeError = trackable, decode_error
 
 
 def parse(cls, data, what):
@@ -73,8 +53,61 @@ def parse(cls, data, what):
     return msg
 
 
+class SavedModel:
+    """saved_model.pb's top message: field 1 the schema version (varint), field 2 the MetaGraphDefs. Its two
+    fields are read here; each MetaGraphDef is parsed by protobuf (meta_graph_pb2)."""
+
+    def __init__(self, data):
+        self.saved_model_schema_version, self.meta_graphs = 0, []
+        chunks = []
+        at, n = 0, len(data)
+        while at < n:
+            key, at = _varint(data, at)
+            field, wire = key >> 3, key & 7
+            if wire == 0:
+                value, at = _varint(data, at)
+                if field == 1:
+                    self.saved_model_schema_version = value
+            elif wire == 2:
+                size, at = _varint(data, at)
+                if at + size > n:
+                    raise Invalid("the file is truncated")
+                if field == 2:
+                    chunks.append((at, at + size))
+                at += size
+            elif wire in (1, 5):
+                at += 8 if wire == 1 else 4
+            else:
+                raise Invalid(f"not a SavedModel (wire type {wire} in field {field})")
+        if at != n:
+            raise Invalid("the file is truncated")
+        view = memoryview(data)
+        cls = modules().meta_graph.MetaGraphDef
+        self.meta_graphs = [parse(cls, bytes(view[a:b]), "a MetaGraphDef") for a, b in chunks]
+
+
+    def SerializeToString(self):  # noqa: N802  (protobuf's name)
+        from ...checkpoint.wire import encode_varint as _encode_varint
+        out = bytearray()
+        if self.saved_model_schema_version:
+            out += b"\x08" + _encode_varint(self.saved_model_schema_version)
+        for mg in self.meta_graphs:
+            body = mg.SerializeToString()
+            out += b"\x12" + _encode_varint(len(body)) + body
+        return bytes(out)
+
+
+def _varint(data, at):
+    from ...checkpoint.wire import read_varint
+    from ...errors import DataLossError
+    try:
+        return read_varint(data, at)
+    except DataLossError:
+        raise Invalid("the file is truncated or not a protocol buffer") from None
+
+
 def read_saved_model(data):
-    return parse(modules().SavedModel, data, "saved_model.pb")
+    return SavedModel(data)
 
 
 # --------------------------------------------------------------------------------------------- values
@@ -102,7 +135,7 @@ def shape(proto):
 _VALUE_FIELDS = {  # dtype name -> (TensorProto repeated field, how to turn its items into the dtype)
     "float32": "float_val", "float64": "double_val", "int32": "int_val", "int16": "int_val", "int8": "int_val",
     "uint8": "int_val", "uint16": "int_val", "int64": "int64_val", "bool": "bool_val", "uint32": "uint32_val",
-    "uint64": "uint64_val", "float16": "half_val", "bfloat16": "half_val", "complex64": "scomplex_val",
+    "uint64": "uint64_val", "float16": "half_val", "complex64": "scomplex_val",
     "complex128": "dcomplex_val", "string": "string_val"}
 
 
@@ -133,8 +166,8 @@ def tensor(proto, what="tensor"):
             raise Invalid(f"{what}: {len(raw)} bytes of content for {n} {dt.name} values")
         return np.frombuffer(raw, dtype=np.dtype(npd).newbyteorder("<")).astype(npd).reshape(dims)
     vals = list(getattr(proto, field))
-    if dt.name in ("float16", "bfloat16"):
-        vals = np.array(vals, dtype=np.uint16).view(np.float16).tolist() if dt.name == "float16" else vals
+    if dt.name == "float16":  # half_val holds the bits
+        vals = np.array(vals, dtype=np.uint16).view(np.float16).tolist()
     if field in ("scomplex_val", "dcomplex_val"):
         if len(vals) % 2:
             raise Invalid(f"{what}: an odd number of complex parts")
@@ -179,7 +212,8 @@ def structure(sv, depth=0):
     if kind == "tuple_value":
         return tuple(structure(v, depth + 1) for v in sv.tuple_value.values)
     if kind == "dict_value":
-        return {k: structure(v, depth + 1) for k, v in sv.dict_value.fields.items()}
+        fields = sv.dict_value.fields  # a protobuf map: no order of its own; TensorFlow sorts the keys
+        return {k: structure(fields[k], depth + 1) for k in sorted(fields)}
     if kind == "named_tuple_value":
         return {p.key: structure(p.value, depth + 1) for p in sv.named_tuple_value.values}
     raise Invalid(f"structured values of kind '{kind}' are not supported")
