@@ -139,3 +139,18 @@ def test_keras_fit_evaluate_predict_on_datasets():
         m.fit(ds.repeat(), epochs=1, verbose=0)
     with pytest.raises(ValueError, match="`y` argument is not supported when using dataset as input."):
         m.fit(ds, Y, verbose=0)
+
+
+def test_one_iterator_shared_by_threads():
+    it = iter(tf.data.Dataset.range(2000).map(lambda x: x + 1).prefetch(8))
+    got = [[], [], []]
+
+    def pull(out):
+        for v in it:
+            out.append(int(v))
+    threads = [threading.Thread(target=pull, args=(g,)) for g in got]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert sorted(got[0] + got[1] + got[2]) == list(range(1, 2001))

@@ -4,6 +4,8 @@ A dataset is a recipe: `_make_iter()` returns a fresh Python iterator over flat 
 values, one per leaf of `element_spec`), `_card()` its cardinality. Subclasses live in sources.py,
 transforms.py, readers.py and threads.py; the methods here only build them.
 """
+import threading
+
 import numpy as np
 
 from .. import nest
@@ -294,6 +296,7 @@ class OwnedIterator:
         self._dataset = dataset
         self._spec = dataset.element_spec
         self._it = dataset._make_iter()
+        self._lock = threading.Lock()  # several threads may pull from one iterator
         spec = self._spec
         if isinstance(spec, tuple) and type(spec) is tuple and all(
                 type(s) is not structure.DatasetSpec and not nest.is_nested(s) for s in spec):
@@ -307,7 +310,9 @@ class OwnedIterator:
         return self
 
     def __next__(self):
-        return self._pack(next(self._it))
+        with self._lock:
+            flat = next(self._it)
+        return self._pack(flat)
 
     def get_next(self):
         try:
@@ -332,7 +337,8 @@ class NumpyIterator:
         return self
 
     def __next__(self):
-        flat = next(self._iterator._it)
+        with self._iterator._lock:
+            flat = next(self._iterator._it)
         vals = [_numpy_value(v) for v in flat]
         spec = self._iterator._spec
         return vals[0] if not nest.is_nested(spec) else nest.pack_sequence_as(spec, vals)

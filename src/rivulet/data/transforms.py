@@ -57,13 +57,17 @@ def _fn_name(fn, default):
     return default if n == "<lambda>" else n
 
 
-class FilterDataset(_Unary):
-    _tf_name = "_FilterDataset"
+class _Predicated(_Unary):
+    """A dataset with a traced predicate (filter, take_while): it must return a scalar bool."""
 
     def __init__(self, input_dataset, predicate):
         super().__init__(input_dataset)
         self._fn = StructuredFunction(predicate, (input_dataset.element_spec,), _fn_name(predicate, "predicate"))
         self._fn.check_output("bool", "predicate")
+
+
+class FilterDataset(_Predicated):
+    _tf_name = "_FilterDataset"
 
     def _card(self):
         return INFINITE if self._input._card() == INFINITE else UNKNOWN
@@ -615,13 +619,8 @@ class ScanDataset(_Unary):
             yield out[k:]
 
 
-class TakeWhileDataset(_Unary):
+class TakeWhileDataset(_Predicated):
     _tf_name = "_TakeWhileDataset"
-
-    def __init__(self, input_dataset, predicate):
-        super().__init__(input_dataset)
-        self._fn = StructuredFunction(predicate, (input_dataset.element_spec,), _fn_name(predicate, "predicate"))
-        self._fn.check_output("bool", "predicate")
 
     def _card(self):
         return UNKNOWN
