@@ -238,3 +238,36 @@ def test_a_failing_map_names_the_users_line():
     with pytest.raises(TypeError) as e:
         R.map(lambda x: x + "a")
     assert "test_dataset.py" in str(e.value.__notes__) if getattr(e.value, "__notes__", None) else True
+
+
+def test_choose_sample_assert_cardinality_ignore_errors_options():
+    a = tf.data.Dataset.from_tensors("a").repeat(3)
+    b = tf.data.Dataset.from_tensors("b").repeat(3)
+    choice = tf.data.Dataset.from_tensor_slices(np.array([0, 1, 1, 0, 0, 1], np.int64))
+    assert L(tf.data.Dataset.choose_from_datasets([a, b], choice)) == [b"a", b"b", b"b", b"a", b"a", b"b"]
+    assert L(tf.data.Dataset.choose_from_datasets([a, b.take(1)], tf.data.Dataset.from_tensor_slices(
+        np.array([1, 1, 0], np.int64)), stop_on_empty_dataset=False)) == [b"b", b"a"]
+    s = tf.data.Dataset.sample_from_datasets([tf.data.Dataset.range(3), tf.data.Dataset.range(10, 13)], seed=1)
+    assert sorted(L(s)) == [0, 1, 2, 10, 11, 12] and int(s.cardinality()) == -2
+    assert repr(s).startswith("<_DirectedInterleaveDataset ")
+    assert int(R.take(5).apply(tf.data.experimental.assert_cardinality(5)).cardinality()) == 5
+    with pytest.raises(tf.errors.FailedPreconditionError, match="expected to contain 3 elements but contained at "
+                                                                "least 4 elements"):
+        list(R.filter(lambda x: True).apply(tf.data.experimental.assert_cardinality(3)))
+    d = tf.data.Dataset.from_tensor_slices([1., 0., 2.]).map(
+        lambda x: tf.debugging.check_numerics(1. / x, "inf")).ignore_errors()
+    assert L(d) == [1.0, 0.5]
+    g = tf.data.Dataset.from_generator(lambda n: range(int(n)), output_types=tf.int64, output_shapes=(), args=(3,))
+    assert g.element_spec == tf.TensorSpec([], tf.int64) and L(g) == [0, 1, 2]
+    o = tf.data.Options()
+    o.deterministic = False
+    assert R.with_options(o).options().deterministic is False
+    with pytest.raises(AttributeError, match="Cannot set the property foo on Options."):
+        o.foo = 1
+
+
+def test_fixed_length_records(tmp_path):
+    p = tmp_path / "f.bin"
+    p.write_bytes(b"HDR" + b"abcdefgh" + b"FT")
+    ds = tf.data.FixedLengthRecordDataset(str(p), 4, header_bytes=3, footer_bytes=2)
+    assert L(ds) == [b"abcd", b"efgh"]

@@ -154,3 +154,24 @@ def test_one_iterator_shared_by_threads():
     for t in threads:
         t.join()
     assert sorted(got[0] + got[1] + got[2]) == list(range(1, 2001))
+
+
+def test_reduce_inside_tf_function_runs_in_the_graph():
+    calls = []
+
+    def gen():
+        calls.append(1)
+        yield from range(4)
+    g = tf.data.Dataset.from_generator(gen, output_signature=tf.TensorSpec((), tf.int64))
+
+    @tf.function
+    def f():
+        return g.reduce(np.int64(0), lambda s, x: s + x)
+    assert int(f()) == 6 and int(f()) == 6 and len(calls) == 2  # iterated on each call, not at trace time
+
+    @tf.function
+    def h(d):
+        return d.reduce((np.int64(0), np.int64(0)), lambda s, x: (s[0] + x, s[1] + 1))
+    assert [int(v) for v in h(tf.data.Dataset.range(5))] == [10, 5]
+    assert [int(v) for v in h(tf.data.Dataset.range(3))] == [3, 3]
+    assert h.experimental_get_tracing_count() == 1

@@ -248,6 +248,9 @@ class DatasetV2:
         return IgnoreErrorsDataset(self)
 
     def reduce(self, initial_state, reduce_func, name=None):
+        if context.current_graph() is not None:  # inside a traced function: a loop in the graph
+            from .graph_ops import graph_reduce
+            return graph_reduce(self, initial_state, reduce_func)
         from .functions import StructuredFunction
         state_spec, state = structure.normalize(initial_state)
         fn = StructuredFunction(reduce_func, (state_spec, self.element_spec), "reduce_func", unpack=False)

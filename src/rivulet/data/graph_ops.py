@@ -53,6 +53,9 @@ class GraphDataset:
             raise AttributeError(name)
         self._make_iter()
 
+    def reduce(self, initial_state, reduce_func, name=None):
+        return graph_reduce(self, initial_state, reduce_func)
+
     def __repr__(self):
         return f"<GraphDataset element_spec={self.element_spec!r}>"
 
@@ -145,3 +148,21 @@ def get_next(it, element_spec):
     outs = outs if isinstance(outs, list) else [outs]
     return structure.nest.pack_sequence_as(element_spec, outs) if structure.nest.is_nested(element_spec) \
         else outs[0]
+
+
+def graph_reduce(dataset, initial_state, reduce_func):
+    """Dataset.reduce inside a traced function: a While loop over the dataset whose loop variable is the
+    state (the function is traced into the loop body, with AutoGraph)."""
+    from ..autograph.impl import convert
+    from ..autograph.operators.control_flow import for_stmt
+    from ..core.tensor import convert_to_tensor
+    fn = convert(reduce_func)
+    box = [structure.nest.map_structure(convert_to_tensor, initial_state)]
+
+    def body(x):
+        box[0] = fn(box[0], x)
+
+    def set_state(v):
+        box[0] = v[0]
+    for_stmt(dataset, None, body, lambda: (box[0],), set_state, ("state",), {})
+    return box[0]

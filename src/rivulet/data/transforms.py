@@ -766,11 +766,22 @@ class IgnoreErrorsDataset(_Unary):
         return UNKNOWN
 
     def _make_iter(self):
-        it = self._input._make_iter()
+        """Elements whose map function fails are dropped and iteration goes on (TensorFlow's semantics);
+        an error from anything else ends the input, so iteration ends there."""
+        src = self._input
+        if isinstance(src, MapDataset) or type(src).__name__ == "ParallelMapDataset":
+            fn = src._fn
+            for e in src._input._make_iter():
+                try:
+                    yield fn(e)
+                except InvalidArgumentError:
+                    continue
+            return
+        it = src._make_iter()
         while True:
             try:
                 yield next(it)
             except StopIteration:
                 return
-            except (InvalidArgumentError,):
-                continue
+            except InvalidArgumentError:
+                return
