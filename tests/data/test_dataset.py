@@ -271,3 +271,19 @@ def test_fixed_length_records(tmp_path):
     p.write_bytes(b"HDR" + b"abcdefgh" + b"FT")
     ds = tf.data.FixedLengthRecordDataset(str(p), 4, header_bytes=3, footer_bytes=2)
     assert L(ds) == [b"abcd", b"efgh"]
+
+
+def test_csv_datasets(tmp_path):
+    p = tmp_path / "t.csv"
+    p.write_text('a,b,name\n1,2.5,x\n3,,"y,z"\n5,4.0,w\n')
+    ds = tf.data.experimental.CsvDataset(str(p), [tf.int32, tf.constant(0.0), tf.string], header=True)
+    assert repr(ds).startswith("<CsvDatasetV2 element_spec=(TensorSpec(shape=(), dtype=tf.int32, name=None), ")
+    assert L(ds) == [(1, 2.5, b"x"), (3, 0.0, b"y,z"), (5, 4.0, b"w")]
+    with pytest.raises(InvalidArgumentError, match="Field 1 is required but missing in record!"):
+        list(tf.data.experimental.CsvDataset(str(p), [tf.int32, tf.float32, tf.string], header=True))
+    m = tf.data.experimental.make_csv_dataset(str(p), batch_size=2, label_name="a", shuffle=False, num_epochs=1)
+    assert repr(m) == ("<_PrefetchDataset element_spec=(OrderedDict([('b', TensorSpec(shape=(None,), dtype=tf.float32, "
+                       "name=None)), ('name', TensorSpec(shape=(None,), dtype=tf.string, name=None))]), "
+                       "TensorSpec(shape=(None,), dtype=tf.int32, name=None))>")
+    assert [(f["b"].tolist(), f["name"].tolist(), lab.tolist()) for f, lab in m.as_numpy_iterator()] == \
+        [([2.5, 0.0], [b"x", b"y,z"], [1, 3]), ([4.0], [b"w"], [5])]
