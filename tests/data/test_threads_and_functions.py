@@ -175,3 +175,31 @@ def test_reduce_inside_tf_function_runs_in_the_graph():
     assert [int(v) for v in h(tf.data.Dataset.range(5))] == [10, 5]
     assert [int(v) for v in h(tf.data.Dataset.range(3))] == [3, 3]
     assert h.experimental_get_tracing_count() == 1
+
+
+def test_iterators_inside_tf_function():
+    it = iter(tf.data.Dataset.range(10))
+
+    @tf.function
+    def step(i):
+        return next(i) * 10
+    # an eager iterator passed in is pulled from when the function runs, and shared with eager next()
+    assert [int(step(it)) for _ in range(3)] == [0, 10, 20] and int(next(it)) == 3
+
+    @tf.function
+    def rest(i):
+        s = tf.constant(0, tf.int64)
+        for x in i:
+            s += x
+        return s
+    assert int(rest(it)) == 4 + 5 + 6 + 7 + 8 + 9
+    with pytest.raises(tf.errors.OutOfRangeError, match="End of sequence"):
+        step(it)
+
+    ds = tf.data.Dataset.range(3, 10)
+
+    @tf.function
+    def two():
+        j = iter(ds)  # made afresh on each call
+        return next(j) + next(j)
+    assert int(two()) == 7 and int(two()) == 7

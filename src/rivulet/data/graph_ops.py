@@ -82,13 +82,46 @@ class IteratorResource:
                 self._next = next(self._it, None)
             return self._next is not None
 
-    def take(self):
+    def next_flat(self):
+        """The next flat element, or None at the end (the eager path: one lock, no peek)."""
         with self._lock:
             e, self._next = self._next, None
+            return e if e is not None else next(self._it, None)
+
+    def take(self):
+        e = self.next_flat()  # the element has_next buffered, or (a bare next(it)) the next one
         if e is None:
             from ..errors import OutOfRangeError
             raise OutOfRangeError("End of sequence")
         return e
+
+
+class GraphIterator:
+    """iter(dataset) inside a traced function: an iterator made each time the function runs."""
+
+    def __init__(self, dataset):
+        self.element_spec = dataset.element_spec
+        self._tensor = make_iterator(dataset)
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        return get_next(self._tensor, self.element_spec)
+
+    get_next = __next__
+
+
+def iterator_tensor(iterable):
+    """The graph tensor of the iterator a `for` loop inside a traced function reads: a fresh one for a
+    dataset, the given one for an iterator (an eager OwnedIterator is captured and shared across calls)."""
+    from ..core import context
+    if isinstance(iterable, GraphIterator):
+        return iterable._tensor
+    res = getattr(iterable, "_res", None)
+    if res is not None:
+        return context.current_graph().capture(res)
+    return make_iterator(iterable)
 
 
 def handle_of(dataset):
