@@ -137,6 +137,15 @@ def test_whole_batch_map_equals_per_element_map():
     per_elem = [np.stack([fn(tf.constant(x)).numpy() for x in X[i:i + 2]]) for i in range(0, 5, 2)]
     for a, b in zip(batched, per_elem):
         np.testing.assert_array_equal(a, b)
+    def normalize(x):  # reductions over the element and broadcasting inside it: vectorized per batch
+        x = tf.cast(x, tf.float32)
+        return (x - tf.reduce_mean(x)) / (tf.reduce_max(x, axis=0) + 1.0) + tf.reduce_sum(x, 1, keepdims=True) + \
+            tf.nn.softmax(x) + tf.where(x > 30.0, x, -x)
+    ds = tf.data.Dataset.from_tensor_slices(X).map(normalize)
+    assert ds._fn is not None and __import__("rivulet.data.functions").data.functions.vectorize(ds._fn) is not None
+    for a, b in zip([b.numpy() for b in ds.batch(2)], [np.stack([normalize(tf.constant(x)).numpy() for x in
+                                                                  X[i:i + 2]]) for i in range(0, 5, 2)]):
+        np.testing.assert_allclose(a, b, rtol=1e-6)
     # not element-wise: a reduction over the element runs per element, giving per-element results
     sums = [b.numpy().tolist() for b in tf.data.Dataset.from_tensor_slices(X).map(
         lambda x: x - tf.reduce_min(x)).map(lambda x: tf.reduce_sum(tf.cast(x, tf.int32))).batch(5)]
