@@ -288,12 +288,16 @@ class ShuffleDataset(_Unary):
         return _rng(self._seeds, epoch)
 
     def _full_permutation_source(self):
-        """When the buffer holds the whole (indexable) input, a shuffle is a uniform permutation: batches
-        can then be gathered from the source directly."""
+        """Over an indexable input of known size, the order a shuffle emits depends only on the random
+        numbers: compute it on indices, then gather elements (or whole batches) from the source directly.
+        A buffer holding the whole input gives a uniform permutation."""
         src = self._input
-        if hasattr(src, "_slices") and 0 <= src._card() <= self._buffer:
-            return src, lambda: self._next_rng().permutation(src._card())
-        return None, None
+        if not hasattr(src, "_slices") or src._card() < 0:
+            return None, None
+        n = src._card()
+        if n <= self._buffer:
+            return src, lambda: self._next_rng().permutation(n)
+        return src, lambda: np.fromiter(self._buffered(iter(range(n))), dtype=np.int64, count=n)
 
     def _make_iter(self):
         src, order = self._full_permutation_source()
@@ -308,9 +312,9 @@ class ShuffleDataset(_Unary):
             return ((c[i],) for i in range(len(perm)))
         return (tuple([c[i] for c in comps]) for i in range(len(perm)))
 
-    def _buffered(self):
+    def _buffered(self, it=None):
         rng = self._next_rng()
-        it = self._input._make_iter()
+        it = self._input._make_iter() if it is None else it
         buf = list(itertools.islice(it, min(self._buffer, 1 << 20)))
         rand = rng.random(1024)
         k = 0
