@@ -74,6 +74,11 @@ def test_transformations_match_tensorflow():
         [0, 0, 1, 0, 1, 0, 1, 0]
     assert L(tf.data.Dataset.range(1, 4).interleave(lambda x: tf.data.Dataset.from_tensors(x).repeat(3),
                                                     cycle_length=2, block_length=2)) == [1, 1, 2, 2, 1, 2, 3, 3, 3]
+    three = tf.data.Dataset.range(1, 4)
+    assert L(three.interleave(lambda x: tf.data.Dataset.from_tensors(x).repeat(2), cycle_length=3)) == \
+        [1, 2, 3, 1, 2, 3]
+    assert L(three.interleave(lambda x: tf.data.Dataset.from_tensors(x).repeat(2), cycle_length=1)) == \
+        [1, 1, 2, 2, 3, 3]
     assert L(R.group_by_window(lambda x: x % 3, lambda k, d: d.batch(2), window_size=2)) == \
         [[0, 3], [1, 4], [2, 5], [6, 9], [7], [8]]
     assert L(tf.data.Dataset.range(1, 5).map(lambda x: tf.fill([x], x)).padded_batch(2)) == \

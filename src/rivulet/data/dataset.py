@@ -4,7 +4,6 @@ A dataset is a recipe: `_make_iter()` returns a fresh Python iterator over flat 
 values, one per leaf of `element_spec`), `_card()` its cardinality. Subclasses live in sources.py,
 transforms.py, readers.py and threads.py; the methods here only build them.
 """
-import threading
 
 import numpy as np
 

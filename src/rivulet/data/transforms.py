@@ -518,7 +518,7 @@ class InterleaveDataset(_Unary):
         self._func = map_func
         super().__init__(input_dataset, _dataset_fn_spec(map_func, input_dataset.element_spec, "interleave"))
         cl = -1 if cycle_length is None else _count(cycle_length, "cycle_length")
-        self._cycle = os.cpu_count() or 1 if cl == -1 else cl
+        self._cycle = (os.cpu_count() or 1) if cl == -1 else cl
         self._block = 1 if block_length is None else _count(block_length, "block_length")
         if self._cycle <= 0 or self._block <= 0:
             raise InvalidArgumentError("cycle_length and block_length must be greater than zero.")
