@@ -12,13 +12,8 @@ from sklearn.model_selection import train_test_split
 import rivulet as tf
 
 
-def main():
-    tf.keras.utils.set_random_seed(0)
-    digits = load_digits()
-    x = (digits.data / 16.0).astype("float32")  # pixel intensities 0..16 -> 0..1
-    x_train, x_test, y_train, y_test = train_test_split(x, digits.target, test_size=0.25, random_state=0,
-                                                        stratify=digits.target)
-
+def build_model():
+    """The digits MLP, compiled (examples/digits_data.py trains the same model from a tf.data pipeline)."""
     model = tf.keras.Sequential([
         tf.keras.layers.Dense(128, activation="relu", input_shape=(64,)),
         tf.keras.layers.Dropout(0.2),
@@ -28,6 +23,17 @@ def main():
     model.compile(optimizer=tf.keras.optimizers.Adam(1e-3),
                   loss=tf.keras.losses.SparseCategoricalCrossentropy(from_logits=True),
                   metrics=["accuracy"])
+    return model
+
+
+def main():
+    tf.keras.utils.set_random_seed(0)
+    digits = load_digits()
+    x = (digits.data / 16.0).astype("float32")  # pixel intensities 0..16 -> 0..1
+    x_train, x_test, y_train, y_test = train_test_split(x, digits.target, test_size=0.25, random_state=0,
+                                                        stratify=digits.target)
+
+    model = build_model()
     model.summary()
 
     start = time.perf_counter()

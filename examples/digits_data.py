@@ -5,6 +5,7 @@ TFRecord file as tf.train.Example records, read back, parsed, shuffled, batched 
     PYTHONPATH=src python examples/digits_data.py
 """
 import os
+import sys
 import tempfile
 import time
 
@@ -13,6 +14,9 @@ from sklearn.datasets import load_digits
 from sklearn.model_selection import train_test_split
 
 import rivulet as tf
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from digits import build_model  # noqa: E402  (the same model as examples/digits.py)
 
 FEATURES = {"pixels": tf.io.FixedLenFeature([64], tf.int64), "label": tf.io.FixedLenFeature([], tf.int64)}
 
@@ -51,15 +55,7 @@ def main(epochs=20):
         val = tf.data.Dataset.from_tensor_slices(((x_test / 16.0).astype("float32"), y_test)).batch(128)
         print(train.element_spec)
 
-        model = tf.keras.Sequential([
-            tf.keras.layers.Dense(128, activation="relu", input_shape=(64,)),
-            tf.keras.layers.Dropout(0.2),
-            tf.keras.layers.Dense(64, activation="relu"),
-            tf.keras.layers.Dense(10),
-        ])
-        model.compile(optimizer=tf.keras.optimizers.Adam(1e-3),
-                      loss=tf.keras.losses.SparseCategoricalCrossentropy(from_logits=True),
-                      metrics=["accuracy"])
+        model = build_model()
         start = time.perf_counter()
         model.fit(train, epochs=epochs, validation_data=val, verbose=2)
         seconds = time.perf_counter() - start

@@ -74,6 +74,11 @@ def test_transformations_match_tensorflow():
         [0, 0, 1, 0, 1, 0, 1, 0]
     assert L(tf.data.Dataset.range(1, 4).interleave(lambda x: tf.data.Dataset.from_tensors(x).repeat(3),
                                                     cycle_length=2, block_length=2)) == [1, 1, 2, 2, 1, 2, 3, 3, 3]
+    three = tf.data.Dataset.range(1, 4)
+    assert L(three.interleave(lambda x: tf.data.Dataset.from_tensors(x).repeat(2), cycle_length=3)) == \
+        [1, 2, 3, 1, 2, 3]
+    assert L(three.interleave(lambda x: tf.data.Dataset.from_tensors(x).repeat(2), cycle_length=1)) == \
+        [1, 1, 2, 2, 3, 3]
     assert L(R.group_by_window(lambda x: x % 3, lambda k, d: d.batch(2), window_size=2)) == \
         [[0, 3], [1, 4], [2, 5], [6, 9], [7], [8]]
     assert L(tf.data.Dataset.range(1, 5).map(lambda x: tf.fill([x], x)).padded_batch(2)) == \
@@ -137,6 +142,15 @@ def test_whole_batch_map_equals_per_element_map():
     per_elem = [np.stack([fn(tf.constant(x)).numpy() for x in X[i:i + 2]]) for i in range(0, 5, 2)]
     for a, b in zip(batched, per_elem):
         np.testing.assert_array_equal(a, b)
+    def normalize(x):  # reductions over the element and broadcasting inside it: vectorized per batch
+        x = tf.cast(x, tf.float32)
+        return (x - tf.reduce_mean(x)) / (tf.reduce_max(x, axis=0) + 1.0) + tf.reduce_sum(x, 1, keepdims=True) + \
+            tf.nn.softmax(x) + tf.where(x > 30.0, x, -x)
+    ds = tf.data.Dataset.from_tensor_slices(X).map(normalize)
+    assert ds._fn is not None and __import__("rivulet.data.functions").data.functions.vectorize(ds._fn) is not None
+    for a, b in zip([b.numpy() for b in ds.batch(2)], [np.stack([normalize(tf.constant(x)).numpy() for x in
+                                                                  X[i:i + 2]]) for i in range(0, 5, 2)]):
+        np.testing.assert_allclose(a, b, rtol=1e-6)
     # not element-wise: a reduction over the element runs per element, giving per-element results
     sums = [b.numpy().tolist() for b in tf.data.Dataset.from_tensor_slices(X).map(
         lambda x: x - tf.reduce_min(x)).map(lambda x: tf.reduce_sum(tf.cast(x, tf.int32))).batch(5)]
@@ -238,3 +252,52 @@ def test_a_failing_map_names_the_users_line():
     with pytest.raises(TypeError) as e:
         R.map(lambda x: x + "a")
     assert "test_dataset.py" in str(e.value.__notes__) if getattr(e.value, "__notes__", None) else True
+
+
+def test_choose_sample_assert_cardinality_ignore_errors_options():
+    a = tf.data.Dataset.from_tensors("a").repeat(3)
+    b = tf.data.Dataset.from_tensors("b").repeat(3)
+    choice = tf.data.Dataset.from_tensor_slices(np.array([0, 1, 1, 0, 0, 1], np.int64))
+    assert L(tf.data.Dataset.choose_from_datasets([a, b], choice)) == [b"a", b"b", b"b", b"a", b"a", b"b"]
+    assert L(tf.data.Dataset.choose_from_datasets([a, b.take(1)], tf.data.Dataset.from_tensor_slices(
+        np.array([1, 1, 0], np.int64)), stop_on_empty_dataset=False)) == [b"b", b"a"]
+    s = tf.data.Dataset.sample_from_datasets([tf.data.Dataset.range(3), tf.data.Dataset.range(10, 13)], seed=1)
+    assert sorted(L(s)) == [0, 1, 2, 10, 11, 12] and int(s.cardinality()) == -2
+    assert repr(s).startswith("<_DirectedInterleaveDataset ")
+    assert int(R.take(5).apply(tf.data.experimental.assert_cardinality(5)).cardinality()) == 5
+    with pytest.raises(tf.errors.FailedPreconditionError, match="expected to contain 3 elements but contained at "
+                                                                "least 4 elements"):
+        list(R.filter(lambda x: True).apply(tf.data.experimental.assert_cardinality(3)))
+    d = tf.data.Dataset.from_tensor_slices([1., 0., 2.]).map(
+        lambda x: tf.debugging.check_numerics(1. / x, "inf")).ignore_errors()
+    assert L(d) == [1.0, 0.5]
+    g = tf.data.Dataset.from_generator(lambda n: range(int(n)), output_types=tf.int64, output_shapes=(), args=(3,))
+    assert g.element_spec == tf.TensorSpec([], tf.int64) and L(g) == [0, 1, 2]
+    o = tf.data.Options()
+    o.deterministic = False
+    assert R.with_options(o).options().deterministic is False
+    with pytest.raises(AttributeError, match="Cannot set the property foo on Options."):
+        o.foo = 1
+
+
+def test_fixed_length_records(tmp_path):
+    p = tmp_path / "f.bin"
+    p.write_bytes(b"HDR" + b"abcdefgh" + b"FT")
+    ds = tf.data.FixedLengthRecordDataset(str(p), 4, header_bytes=3, footer_bytes=2)
+    assert L(ds) == [b"abcd", b"efgh"]
+
+
+def test_csv_datasets(tmp_path):
+    p = tmp_path / "t.csv"
+    p.write_text('a,b,name\n1,2.5,x\n3,,"y,z"\n5,4.0,w\n')
+    ds = tf.data.experimental.CsvDataset(str(p), [tf.int32, tf.constant(0.0), tf.string], header=True)
+    assert repr(ds).startswith("<CsvDatasetV2 element_spec=(TensorSpec(shape=(), dtype=tf.int32, name=None), ")
+    assert L(ds) == [(1, 2.5, b"x"), (3, 0.0, b"y,z"), (5, 4.0, b"w")]
+    with pytest.raises(InvalidArgumentError, match="Field 1 is required but missing in record!"):
+        list(tf.data.experimental.CsvDataset(str(p), [tf.int32, tf.float32, tf.string], header=True))
+    m = tf.data.experimental.make_csv_dataset(str(p), batch_size=2, label_name="a", shuffle=False, num_epochs=1)
+    assert repr(m) == ("<_PrefetchDataset element_spec=(OrderedDict([('b', TensorSpec(shape=(None,), dtype=tf.float32, "
+                       "name=None)), ('name', TensorSpec(shape=(None,), dtype=tf.string, name=None))]), "
+                       "TensorSpec(shape=(None,), dtype=tf.int32, name=None))>")
+    assert [(f["b"].tolist(), f["name"].tolist(), lab.tolist()) for f, lab in m.as_numpy_iterator()] == \
+        [([2.5, 0.0], [b"x", b"y,z"], [1, 3]), ([4.0], [b"w"], [5])]

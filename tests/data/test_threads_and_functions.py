@@ -139,3 +139,67 @@ def test_keras_fit_evaluate_predict_on_datasets():
         m.fit(ds.repeat(), epochs=1, verbose=0)
     with pytest.raises(ValueError, match="`y` argument is not supported when using dataset as input."):
         m.fit(ds, Y, verbose=0)
+
+
+def test_one_iterator_shared_by_threads():
+    it = iter(tf.data.Dataset.range(2000).map(lambda x: x + 1).prefetch(8))
+    got = [[], [], []]
+
+    def pull(out):
+        for v in it:
+            out.append(int(v))
+    threads = [threading.Thread(target=pull, args=(g,)) for g in got]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert sorted(got[0] + got[1] + got[2]) == list(range(1, 2001))
+
+
+def test_reduce_inside_tf_function_runs_in_the_graph():
+    calls = []
+
+    def gen():
+        calls.append(1)
+        yield from range(4)
+    g = tf.data.Dataset.from_generator(gen, output_signature=tf.TensorSpec((), tf.int64))
+
+    @tf.function
+    def f():
+        return g.reduce(np.int64(0), lambda s, x: s + x)
+    assert int(f()) == 6 and int(f()) == 6 and len(calls) == 2  # iterated on each call, not at trace time
+
+    @tf.function
+    def h(d):
+        return d.reduce((np.int64(0), np.int64(0)), lambda s, x: (s[0] + x, s[1] + 1))
+    assert [int(v) for v in h(tf.data.Dataset.range(5))] == [10, 5]
+    assert [int(v) for v in h(tf.data.Dataset.range(3))] == [3, 3]
+    assert h.experimental_get_tracing_count() == 1
+
+
+def test_iterators_inside_tf_function():
+    it = iter(tf.data.Dataset.range(10))
+
+    @tf.function
+    def step(i):
+        return next(i) * 10
+    # an eager iterator passed in is pulled from when the function runs, and shared with eager next()
+    assert [int(step(it)) for _ in range(3)] == [0, 10, 20] and int(next(it)) == 3
+
+    @tf.function
+    def rest(i):
+        s = tf.constant(0, tf.int64)
+        for x in i:
+            s += x
+        return s
+    assert int(rest(it)) == 4 + 5 + 6 + 7 + 8 + 9
+    with pytest.raises(tf.errors.OutOfRangeError, match="End of sequence"):
+        step(it)
+
+    ds = tf.data.Dataset.range(3, 10)
+
+    @tf.function
+    def two():
+        j = iter(ds)  # made afresh on each call
+        return next(j) + next(j)
+    assert int(two()) == 7 and int(two()) == 7

@@ -4,6 +4,7 @@ A dataset is a recipe: `_make_iter()` returns a fresh Python iterator over flat 
 values, one per leaf of `element_spec`), `_card()` its cardinality. Subclasses live in sources.py,
 transforms.py, readers.py and threads.py; the methods here only build them.
 """
+
 import numpy as np
 
 from .. import nest
@@ -58,9 +59,9 @@ class DatasetV2:
         return f"<{self._tf_name} element_spec={self.element_spec!r}>"
 
     def __iter__(self):
-        if context.current_graph() is not None:
-            raise RuntimeError("`tf.data.Dataset` only supports Python-style iteration in eager mode or within "
-                               "tf.function (as the iterable of a `for` loop AutoGraph converts).")
+        if context.current_graph() is not None:  # inside a traced function: an iterator made at run time
+            from .graph_ops import GraphIterator
+            return GraphIterator(self)
         return OwnedIterator(self)
 
     def as_numpy_iterator(self):
@@ -246,6 +247,9 @@ class DatasetV2:
         return IgnoreErrorsDataset(self)
 
     def reduce(self, initial_state, reduce_func, name=None):
+        if context.current_graph() is not None:  # inside a traced function: a loop in the graph
+            from .graph_ops import graph_reduce
+            return graph_reduce(self, initial_state, reduce_func)
         from .functions import StructuredFunction
         state_spec, state = structure.normalize(initial_state)
         fn = StructuredFunction(reduce_func, (state_spec, self.element_spec), "reduce_func", unpack=False)
@@ -288,12 +292,14 @@ Dataset = DatasetV2
 
 
 class OwnedIterator:
-    """What iter(dataset) returns: next() gives the element as tensors; StopIteration at the end."""
+    """What iter(dataset) returns: next() gives the element as tensors; StopIteration at the end. Inside a
+    tf.function, next(it) (or `for x in it`) pulls from this same iterator when the function runs."""
 
     def __init__(self, dataset):
+        from .graph_ops import IteratorResource
         self._dataset = dataset
         self._spec = dataset.element_spec
-        self._it = dataset._make_iter()
+        self._res = IteratorResource(dataset)  # thread-safe: several threads may pull from one iterator
         spec = self._spec
         if isinstance(spec, tuple) and type(spec) is tuple and all(
                 type(s) is not structure.DatasetSpec and not nest.is_nested(s) for s in spec):
@@ -307,7 +313,13 @@ class OwnedIterator:
         return self
 
     def __next__(self):
-        return self._pack(next(self._it))
+        if context.current_graph() is not None:
+            from . import graph_ops
+            return graph_ops.get_next(context.current_graph().capture(self._res), self._spec)
+        flat = self._res.next_flat()
+        if flat is None:
+            raise StopIteration
+        return self._pack(flat)
 
     def get_next(self):
         try:
@@ -332,7 +344,9 @@ class NumpyIterator:
         return self
 
     def __next__(self):
-        flat = next(self._iterator._it)
+        flat = self._iterator._res.next_flat()
+        if flat is None:
+            raise StopIteration
         vals = [_numpy_value(v) for v in flat]
         spec = self._iterator._spec
         return vals[0] if not nest.is_nested(spec) else nest.pack_sequence_as(spec, vals)

@@ -1,5 +1,6 @@
 """tf.data.experimental: the names TensorFlow's guides use."""
 from .dataset import AUTOTUNE, INFINITE as INFINITE_CARDINALITY, UNKNOWN as UNKNOWN_CARDINALITY  # noqa: F401
+from .csv_data import CsvDatasetV2 as CsvDataset, make_csv_dataset  # noqa: F401
 from .options import (AutoShardPolicy, AutotuneOptions as AutotuneOptions,  # noqa: F401
                       DistributeOptions, ExternalStatePolicy, OptimizationOptions, ThreadingOptions)
 

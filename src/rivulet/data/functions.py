@@ -100,9 +100,9 @@ def eager_call(fn, spec, flat):
 
 # -- whole-batch execution of element-wise map functions ---------------------------------------------------
 # A map before a batch may run once per batch instead of once per element when its graph provably treats
-# every element alike: only element-wise ops whose output keeps the element's shape, reshapes to a static
-# shape, and constants. Anything else (reductions, random ops, shape-dependent code, variables) keeps the
-# per-element path, so the result is the same either way.
+# every element alike: element-wise ops (operands broadcast within the element), reductions over element
+# axes, softmax over the last axis, reshapes to a static shape, and constants. Anything else (indexing,
+# random ops, shape-dependent code, variables) keeps the per-element path: the result is the same either way.
 _UNARY = frozenset("Abs Cast Ceil Cos Exp Expm1 Floor Identity IsFinite IsInf IsNan Log Log1p LogicalNot Neg "
                    "Reciprocal Relu Relu6 Rint Round Rsqrt Sigmoid Sign Sin Softplus Sqrt Square StopGradient Tan "
                    "Tanh Elu Selu Gelu Silu LeakyRelu Erf".split())
@@ -115,7 +115,6 @@ def vectorize(sf):
     """A batched version of StructuredFunction `sf` (flat batch components in and out), or None."""
     from ..core.dispatch import bind
     from ..function.tracing import FuncGraph, finalize_outputs
-    from ..ops import array_ops
     g = sf.graph
     args = list(g.arg_placeholders)
     if not all(t.shape.is_fully_defined() for t in args) or g.variables:
@@ -145,12 +144,10 @@ def vectorize(sf):
             if not any(hot):
                 outs = bind(op.opdef, ins, op.attrs)
                 outs = outs if isinstance(outs, list) else [outs]
-            elif not _batch_safe(op, hot):
-                return None
-            elif op.type == "Reshape":
-                outs = [array_ops.reshape(ins[0], [-1] + op.outputs[0].shape.as_list())]
             else:
-                outs = [bind(op.opdef, ins, op.attrs)]
+                outs = _batched_op(op, ins, hot)
+                if outs is None:
+                    return None
             for t, n in zip(op.outputs, outs):
                 new[id(t)] = n
                 if any(hot):
@@ -168,17 +165,42 @@ def vectorize(sf):
     return lambda flat: context.run_quiet(fn, *flat, *caps)
 
 
-def _batch_safe(op, hot):
+def _batched_op(op, ins, hot):
+    """The batched counterpart of one element op (inputs: batched versions, `hot` marking those that carry
+    the batch dimension), or None when the op is not provably the same on every element."""
+    from ..core.dispatch import bind
+    from ..ops import array_ops
     out = op.outputs[0].shape
-    if not out.is_fully_defined() or len(op.outputs) != 1:
-        return False
-    if op.type in _UNARY:
-        return len(hot) == 1 and op.inputs[0].shape == out
-    if op.type in _BINARY:
-        a, b = op.inputs
-        if all(hot):
-            return a.shape == b.shape == out
-        return (a if hot[0] else b).shape == out  # a constant operand may broadcast, never widen
-    if op.type == "Reshape":
-        return hot[0] and not any(hot[1:])
-    return False
+    if len(op.outputs) != 1 or not out.is_fully_defined() or \
+            not all(t.shape.is_fully_defined() for t, h in zip(op.inputs, hot) if h):
+        return None
+    typ = op.type
+    if typ in _UNARY or typ in _BINARY or typ in _TERNARY:
+        if len(op.inputs) != (1 if typ in _UNARY else 2 if typ in _BINARY else 3):
+            return None
+        # Element shapes broadcast right-aligned: a batched operand of lower rank gets unit dims after the
+        # batch dimension; constants already align with the batched output from the right.
+        args = [_pad_rank(x, t.shape, out.rank) if h else x for x, t, h in zip(ins, op.inputs, hot)]
+        return [bind(op.opdef, args, op.attrs)]
+    if typ == "Reshape":
+        return [array_ops.reshape(ins[0], [-1] + out.as_list())] if hot[0] and not any(hot[1:]) else None
+    if typ in _REDUCE and len(ins) == 1:
+        rank = op.inputs[0].shape.rank
+        axis = op.attrs.get("axis")
+        axis = tuple(range(1, rank + 1)) if axis is None else tuple(a + 1 if a >= 0 else a for a in axis)
+        return [bind(op.opdef, ins, dict(op.attrs, axis=axis))]
+    if typ in _LAST_AXIS and len(ins) == 1 and op.inputs[0].shape.rank >= 1:
+        return [bind(op.opdef, ins, op.attrs)]
+    return None
+
+
+def _pad_rank(x, shape, rank):
+    if shape.rank == rank:
+        return x
+    from ..ops import array_ops
+    return array_ops.reshape(x, [-1] + [1] * (rank - shape.rank) + shape.as_list())
+
+
+_TERNARY = frozenset(["SelectV2"])
+_REDUCE = frozenset(["Sum", "Mean", "Max", "Min", "Prod", "All", "Any", "ReduceLogSumExp"])
+_LAST_AXIS = frozenset(["Softmax", "LogSoftmax"])

@@ -53,6 +53,9 @@ class GraphDataset:
             raise AttributeError(name)
         self._make_iter()
 
+    def reduce(self, initial_state, reduce_func, name=None):
+        return graph_reduce(self, initial_state, reduce_func)
+
     def __repr__(self):
         return f"<GraphDataset element_spec={self.element_spec!r}>"
 
@@ -79,13 +82,46 @@ class IteratorResource:
                 self._next = next(self._it, None)
             return self._next is not None
 
-    def take(self):
+    def next_flat(self):
+        """The next flat element, or None at the end (the eager path: one lock, no peek)."""
         with self._lock:
             e, self._next = self._next, None
+            return e if e is not None else next(self._it, None)
+
+    def take(self):
+        e = self.next_flat()  # the element has_next buffered, or (a bare next(it)) the next one
         if e is None:
             from ..errors import OutOfRangeError
             raise OutOfRangeError("End of sequence")
         return e
+
+
+class GraphIterator:
+    """iter(dataset) inside a traced function: an iterator made each time the function runs."""
+
+    def __init__(self, dataset):
+        self.element_spec = dataset.element_spec
+        self._tensor = make_iterator(dataset)
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        return get_next(self._tensor, self.element_spec)
+
+    get_next = __next__
+
+
+def iterator_tensor(iterable):
+    """The graph tensor of the iterator a `for` loop inside a traced function reads: a fresh one for a
+    dataset, the given one for an iterator (an eager OwnedIterator is captured and shared across calls)."""
+    from ..core import context
+    if isinstance(iterable, GraphIterator):
+        return iterable._tensor
+    res = getattr(iterable, "_res", None)
+    if res is not None:
+        return context.current_graph().capture(res)
+    return make_iterator(iterable)
 
 
 def handle_of(dataset):
@@ -145,3 +181,21 @@ def get_next(it, element_spec):
     outs = outs if isinstance(outs, list) else [outs]
     return structure.nest.pack_sequence_as(element_spec, outs) if structure.nest.is_nested(element_spec) \
         else outs[0]
+
+
+def graph_reduce(dataset, initial_state, reduce_func):
+    """Dataset.reduce inside a traced function: a While loop over the dataset whose loop variable is the
+    state (the function is traced into the loop body, with AutoGraph)."""
+    from ..autograph.impl import convert
+    from ..autograph.operators.control_flow import for_stmt
+    from ..core.tensor import convert_to_tensor
+    fn = convert(reduce_func)
+    box = [structure.nest.map_structure(convert_to_tensor, initial_state)]
+
+    def body(x):
+        box[0] = fn(box[0], x)
+
+    def set_state(v):
+        box[0] = v[0]
+    for_stmt(dataset, None, body, lambda: (box[0],), set_state, ("state",), {})
+    return box[0]

@@ -48,7 +48,11 @@ def _name(e):
 
 
 class _FileDataset(DatasetV2):
-    def __init__(self, filenames):
+    """Records of files (names: a string, a list, or a dataset of names), read by `_read(path)`."""
+
+    def __init__(self, filenames, compression_type=None):
+        from ..io.tfrecord import _compression
+        self._kind = _compression(compression_type)
         self._files = _filenames(filenames)
         super().__init__(_STRING, (self._files,))
 
@@ -66,9 +70,7 @@ class TFRecordDatasetV2(_FileDataset):
     _tf_name = "_TFRecordDataset"
 
     def __init__(self, filenames, compression_type=None, buffer_size=None, num_parallel_reads=None, name=None):
-        from ..io.tfrecord import _compression
-        self._kind = _compression(compression_type)
-        super().__init__(filenames)
+        super().__init__(filenames, compression_type)
 
     def _read(self, path):
         from ..io.tfrecord import read_records
@@ -79,9 +81,7 @@ class TextLineDatasetV2(_FileDataset):
     _tf_name = "_TextLineDataset"
 
     def __init__(self, filenames, compression_type=None, buffer_size=None, num_parallel_reads=None, name=None):
-        from ..io.tfrecord import _compression
-        self._kind = _compression(compression_type)
-        super().__init__(filenames)
+        super().__init__(filenames, compression_type)
 
     def _read(self, path):
         from ..io.tfrecord import _open
@@ -99,12 +99,10 @@ class FixedLengthRecordDatasetV2(_FileDataset):
 
     def __init__(self, filenames, record_bytes, header_bytes=None, footer_bytes=None, buffer_size=None,
                  compression_type=None, num_parallel_reads=None, name=None):
-        from ..io.tfrecord import _compression
-        self._kind = _compression(compression_type)
         self._rec, self._head, self._foot = int(record_bytes), int(header_bytes or 0), int(footer_bytes or 0)
         if self._rec <= 0:
             raise InvalidArgumentError("record_bytes must be greater than zero.")
-        super().__init__(filenames)
+        super().__init__(filenames, compression_type)
 
     def _read(self, path):
         from ..io.tfrecord import _open

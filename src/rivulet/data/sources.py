@@ -106,10 +106,7 @@ class GeneratorDataset(DatasetV2):
             if output_types is None:
                 raise TypeError("To specify the output signature you need to provide either the "
                                 "`output_signature` argument or the `output_types` argument.")
-            if output_shapes is None:
-                output_shapes = nest.map_structure(lambda _: None, output_types)
-            spec = nest.map_structure(lambda t, s: TensorSpec(TensorShape(s), _dt.as_dtype(t)), output_types,
-                                      output_shapes)
+            spec = _specs_of(output_types, output_shapes)
         super().__init__(spec)
         self._gen = generator
         self._args = tuple(args) if args is not None else ()
@@ -142,6 +139,15 @@ class GeneratorDataset(DatasetV2):
                         f"shape {s.shape} was expected.")
                 out.append(a)
             yield tuple(out)
+
+
+def _specs_of(types, shapes):
+    """output_types/output_shapes -> TensorSpecs; a shape (a tuple of dims) is a leaf at each type's place."""
+    if isinstance(types, dict):
+        return type(types)((k, _specs_of(types[k], None if shapes is None else shapes[k])) for k in types)
+    if isinstance(types, (tuple, list)):
+        return tuple(_specs_of(t, None if shapes is None else shapes[i]) for i, t in enumerate(types))
+    return TensorSpec(TensorShape(shapes), _dt.as_dtype(types))
 
 
 class ZipDataset(DatasetV2):

@@ -57,13 +57,17 @@ def _fn_name(fn, default):
     return default if n == "<lambda>" else n
 
 
-class FilterDataset(_Unary):
-    _tf_name = "_FilterDataset"
+class _Predicated(_Unary):
+    """A dataset with a traced predicate (filter, take_while): it must return a scalar bool."""
 
     def __init__(self, input_dataset, predicate):
         super().__init__(input_dataset)
         self._fn = StructuredFunction(predicate, (input_dataset.element_spec,), _fn_name(predicate, "predicate"))
         self._fn.check_output("bool", "predicate")
+
+
+class FilterDataset(_Predicated):
+    _tf_name = "_FilterDataset"
 
     def _card(self):
         return INFINITE if self._input._card() == INFINITE else UNKNOWN
@@ -284,12 +288,16 @@ class ShuffleDataset(_Unary):
         return _rng(self._seeds, epoch)
 
     def _full_permutation_source(self):
-        """When the buffer holds the whole (indexable) input, a shuffle is a uniform permutation: batches
-        can then be gathered from the source directly."""
+        """Over an indexable input of known size, the order a shuffle emits depends only on the random
+        numbers: compute it on indices, then gather elements (or whole batches) from the source directly.
+        A buffer holding the whole input gives a uniform permutation."""
         src = self._input
-        if hasattr(src, "_slices") and 0 <= src._card() <= self._buffer:
-            return src, lambda: self._next_rng().permutation(src._card())
-        return None, None
+        if not hasattr(src, "_slices") or src._card() < 0:
+            return None, None
+        n = src._card()
+        if n <= self._buffer:
+            return src, lambda: self._next_rng().permutation(n)
+        return src, lambda: np.fromiter(self._buffered(iter(range(n))), dtype=np.int64, count=n)
 
     def _make_iter(self):
         src, order = self._full_permutation_source()
@@ -304,9 +312,9 @@ class ShuffleDataset(_Unary):
             return ((c[i],) for i in range(len(perm)))
         return (tuple([c[i] for c in comps]) for i in range(len(perm)))
 
-    def _buffered(self):
+    def _buffered(self, it=None):
         rng = self._next_rng()
-        it = self._input._make_iter()
+        it = self._input._make_iter() if it is None else it
         buf = list(itertools.islice(it, min(self._buffer, 1 << 20)))
         rand = rng.random(1024)
         k = 0
@@ -510,7 +518,7 @@ class InterleaveDataset(_Unary):
         self._func = map_func
         super().__init__(input_dataset, _dataset_fn_spec(map_func, input_dataset.element_spec, "interleave"))
         cl = -1 if cycle_length is None else _count(cycle_length, "cycle_length")
-        self._cycle = os.cpu_count() or 1 if cl == -1 else cl
+        self._cycle = (os.cpu_count() or 1) if cl == -1 else cl
         self._block = 1 if block_length is None else _count(block_length, "block_length")
         if self._cycle <= 0 or self._block <= 0:
             raise InvalidArgumentError("cycle_length and block_length must be greater than zero.")
@@ -615,13 +623,8 @@ class ScanDataset(_Unary):
             yield out[k:]
 
 
-class TakeWhileDataset(_Unary):
+class TakeWhileDataset(_Predicated):
     _tf_name = "_TakeWhileDataset"
-
-    def __init__(self, input_dataset, predicate):
-        super().__init__(input_dataset)
-        self._fn = StructuredFunction(predicate, (input_dataset.element_spec,), _fn_name(predicate, "predicate"))
-        self._fn.check_output("bool", "predicate")
 
     def _card(self):
         return UNKNOWN
@@ -767,11 +770,22 @@ class IgnoreErrorsDataset(_Unary):
         return UNKNOWN
 
     def _make_iter(self):
-        it = self._input._make_iter()
+        """Elements whose map function fails are dropped and iteration goes on (TensorFlow's semantics);
+        an error from anything else ends the input, so iteration ends there."""
+        src = self._input
+        if isinstance(src, MapDataset) or type(src).__name__ == "ParallelMapDataset":
+            fn = src._fn
+            for e in src._input._make_iter():
+                try:
+                    yield fn(e)
+                except InvalidArgumentError:
+                    continue
+            return
+        it = src._make_iter()
         while True:
             try:
                 yield next(it)
             except StopIteration:
                 return
-            except (InvalidArgumentError,):
-                continue
+            except InvalidArgumentError:
+                return

@@ -101,6 +101,19 @@ class _List(_Message):
     def __init__(self, value=()):
         self.value = [self._convert(v) for v in value]
 
+    @classmethod
+    def _decode(cls, b):
+        """Numeric lists: field 1, packed (wire type 2) or one value per field, as protobuf accepts both."""
+        vals = []
+        for f, w, v in fields(b):
+            if f == 1 and w == 2:
+                vals.extend(cls._packed(v))
+            elif f == 1 and w == cls._single_wire:
+                vals.append(cls._single(v))
+        out = cls()
+        out.value = vals
+        return out
+
     def _text(self):
         return [f"value: {self._show(v)}" for v in self.value]
 
@@ -159,21 +172,17 @@ class FloatList(_List):
             return b""
         return bytes_field(1, np.asarray(self.value, dtype="<f4").tobytes())
 
-    @classmethod
-    def _decode(cls, b):
-        vals = []
-        for f, w, v in fields(b):
-            if f != 1:
-                continue
-            if w == 2:
-                if len(v) % 4:
-                    raise DecodeError("Wire format was corrupt: packed floats")
-                vals.extend(np.frombuffer(v, dtype="<f4").tolist())
-            elif w == 5:
-                vals.append(struct.unpack("<f", v)[0])
-        out = cls()
-        out.value = vals
-        return out
+    @staticmethod
+    def _packed(v):
+        if len(v) % 4:
+            raise DecodeError("Wire format was corrupt: packed floats")
+        return np.frombuffer(v, dtype="<f4").tolist()
+
+    @staticmethod
+    def _single(v):
+        return struct.unpack("<f", v)[0]
+
+    _single_wire = 5
 
 
 class Int64List(_List):
@@ -190,22 +199,16 @@ class Int64List(_List):
             return b""
         return bytes_field(1, b"".join(_varint(v) for v in self.value))
 
-    @classmethod
-    def _decode(cls, b):
-        vals = []
-        for f, w, v in fields(b):
-            if f != 1:
-                continue
-            if w == 2:
-                i = 0
-                while i < len(v):
-                    x, i = read_varint(v, i)
-                    vals.append(_signed64(x))
-            elif w == 0:
-                vals.append(_signed64(v))
-        out = cls()
-        out.value = vals
+    @staticmethod
+    def _packed(v):
+        out, i = [], 0
+        while i < len(v):
+            x, i = read_varint(v, i)
+            out.append(_signed64(x))
         return out
+
+    _single = staticmethod(_signed64)
+    _single_wire = 0
 
 
 _KINDS = (("bytes_list", 1, BytesList), ("float_list", 2, FloatList), ("int64_list", 3, Int64List))

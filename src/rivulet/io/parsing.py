@@ -181,9 +181,14 @@ def _parse(serialized, features, scalar):
 
 
 def _sparse(indices, values, shape):
+    """A VarLenFeature's value: tf.SparseTensor eagerly when this build has it; otherwise (and inside traced
+    functions such as a dataset's map, whose elements are tensors) the same three tensors, by name."""
+    from ..core import context
     try:
         from ..sparse import SparseTensor
-    except ImportError:  # tf.SparseTensor not in this build: the same three tensors, by name
+    except ImportError:
+        SparseTensor = None
+    if SparseTensor is None or not context.executing_eagerly():
         return SparseTensorValue(indices, values, shape)
     return SparseTensor(indices, values, shape)
 

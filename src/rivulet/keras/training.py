@@ -131,6 +131,8 @@ class DataHandler:
         if _is_dataset(self._stream):
             if y is not None:
                 raise ValueError("`y` argument is not supported when using dataset as input.")
+            if sample_weight is not None:
+                raise ValueError("`sample_weight` argument is not supported when using dataset as input.")
             self._init_dataset(self._stream, steps)
             return
         if self._stream is not None:

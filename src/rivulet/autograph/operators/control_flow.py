@@ -92,7 +92,8 @@ def while_stmt(test, body, get_state, set_state, symbol_names, opts):
 
 
 def for_stmt(iter_, extra_test, body, get_state, set_state, symbol_names, opts):
-    if hasattr(iter_, "_make_iter") and context.current_graph() is not None:
+    if (hasattr(iter_, "_make_iter") or hasattr(iter_, "element_spec") and hasattr(iter_, "__next__")) and \
+            context.current_graph() is not None:
         return _tf_dataset_for(iter_, extra_test, body, get_state, set_state, symbol_names, opts)
     if isinstance(iter_, SymbolicTensor):
         return _tf_for(iter_, extra_test, body, get_state, set_state, symbol_names, opts)
@@ -134,11 +135,12 @@ def _tf_for(iter_, extra_test, body, get_state, set_state, symbol_names, opts):
 
 
 def _tf_dataset_for(ds, extra_test, body, get_state, set_state, symbol_names, opts):
-    """A loop over a tf.data.Dataset inside a graph: a While that pulls each element from an iterator made
-    when the function runs (data/graph_ops.py); the hidden loop variable counts iterations."""
+    """A loop over a tf.data.Dataset (or an iterator of one) inside a graph: a While that pulls each element
+    from an iterator made when the function runs, or from the given one (data/graph_ops.py); the hidden loop
+    variable counts iterations."""
     from ...data import graph_ops
     from ...ops import math_ops
-    it = graph_ops.make_iterator(ds)
+    it = graph_ops.iterator_tensor(ds)
 
     def test(i):
         more = graph_ops.has_next(it)
