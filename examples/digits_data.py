@@ -38,7 +38,7 @@ def parse(record):
 
 
 def main(epochs=20):
-    tf.random.set_seed(0)
+    tf.keras.utils.set_random_seed(0)
     digits = load_digits()
     x_train, x_test, y_train, y_test = train_test_split(digits.data, digits.target, test_size=0.25,
                                                         random_state=0, stratify=digits.target)
