@@ -88,7 +88,10 @@ class MultiHeadAttention(Layer):
     def __init__(self, num_heads, key_dim, value_dim=None, dropout=0.0, use_bias=True, output_shape=None,
                  attention_axes=None, kernel_initializer="glorot_uniform", bias_initializer="zeros",
                  kernel_regularizer=None, bias_regularizer=None, activity_regularizer=None, kernel_constraint=None,
-                 bias_constraint=None, **kwargs):
+                 bias_constraint=None, query_shape=None, value_shape=None, key_shape=None,
+                 softmax_robust_masking=False, **kwargs):
+        # query/value/key_shape come back from get_config (the shapes weights were built for): the first call
+        # rebuilds from the real inputs, so they need no action here.
         super().__init__(activity_regularizer=activity_regularizer, **kwargs)
         if attention_axes is not None and tuple(attention_axes if isinstance(attention_axes, (list, tuple))
                                                 else [attention_axes]) not in ((1,), (-2,)):
@@ -104,7 +107,7 @@ class MultiHeadAttention(Layer):
         self.bias_regularizer = regularizers.get(bias_regularizer)
         self.kernel_constraint, self.bias_constraint = kernel_constraint, bias_constraint
         self.supports_masking = True
-        self._built_from = None
+        self._shapes = (None, None, None)
 
     def _dense(self, name, shape, bias_shape):
         kernel = self.add_weight(f"{name}/kernel", shape, initializer=self.kernel_initializer,
@@ -121,6 +124,7 @@ class MultiHeadAttention(Layer):
                 raise NotImplementedError(f"rivulet's MultiHeadAttention takes 3-D [batch, time, dim] inputs; got "
                                           f"shape {t.shape}")
         h = self.num_heads
+        self._shapes = tuple(t.shape.as_list() for t in (query, value, key))
         out_dim = self._output_shape if self._output_shape is not None else q_dim
         if isinstance(out_dim, (list, tuple)):
             if len(out_dim) != 1:
@@ -189,6 +193,8 @@ class MultiHeadAttention(Layer):
         return {**super().get_config(), "num_heads": self.num_heads, "key_dim": self.key_dim,
                 "value_dim": self.value_dim, "dropout": self.dropout, "use_bias": self.use_bias,
                 "output_shape": self._output_shape, "attention_axes": self.attention_axes,
+                "query_shape": self._shapes[0], "value_shape": self._shapes[1], "key_shape": self._shapes[2],
+                "softmax_robust_masking": False,
                 "kernel_initializer": _config.serialize(self.kernel_initializer),
                 "bias_initializer": _config.serialize(self.bias_initializer),
                 "kernel_regularizer": _config.serialize(self.kernel_regularizer),

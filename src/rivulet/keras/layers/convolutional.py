@@ -30,8 +30,10 @@ class _Conv(Layer):
     def __init__(self, filters, kernel_size, strides=1, padding="valid", data_format=None, dilation_rate=1,
                  activation=None, use_bias=True, kernel_initializer="glorot_uniform", bias_initializer="zeros",
                  kernel_regularizer=None, bias_regularizer=None, activity_regularizer=None, kernel_constraint=None,
-                 bias_constraint=None, pad_modes=("valid", "same"), **kwargs):
+                 bias_constraint=None, pad_modes=("valid", "same"), groups=1, **kwargs):
         super().__init__(activity_regularizer=activity_regularizer, **kwargs)
+        if groups != 1:
+            raise ValueError(f"rivulet's {type(self).__name__} does not support grouped convolutions (groups != 1)")
         _check_format(data_format)
         if filters is not None and (isinstance(filters, bool) or not isinstance(filters, int) or filters <= 0):
             raise ValueError(f"Invalid value for argument `filters`. Expected a strictly positive integer. Received "
@@ -93,10 +95,8 @@ class Conv1D(_Conv):
 
     def __init__(self, filters, kernel_size, strides=1, padding="valid", data_format="channels_last",
                  dilation_rate=1, groups=1, **kwargs):
-        if groups != 1:
-            raise ValueError("rivulet's Conv1D does not support grouped convolutions (groups != 1)")
         super().__init__(filters, kernel_size, strides, padding, data_format, dilation_rate,
-                         pad_modes=("valid", "same", "causal"), **kwargs)
+                         pad_modes=("valid", "same", "causal"), groups=groups, **kwargs)
 
     def build(self, input_shape):
         channels = self._channels(input_shape)
@@ -164,9 +164,7 @@ class Conv2DTranspose(_Conv):
         return self._finish_output(out)
 
     def get_config(self):
-        config = super().get_config()
-        config.pop("groups")
-        return {**config, "output_padding": self.output_padding}
+        return {**super().get_config(), "output_padding": self.output_padding}
 
 
 def _tuple_nonneg(value, what):
@@ -208,7 +206,7 @@ class DepthwiseConv2D(_Conv):
 
     def get_config(self):
         config = super().get_config()
-        for k in ("filters", "kernel_initializer", "kernel_regularizer", "kernel_constraint", "groups"):
+        for k in ("filters", "kernel_initializer", "kernel_regularizer", "kernel_constraint"):
             config.pop(k)
         return {**config, "depth_multiplier": self.depth_multiplier,
                 "depthwise_initializer": _config.serialize(self.depthwise_initializer),
@@ -256,10 +254,7 @@ class SeparableConv2D(_Conv):
         return self._finish_output(out)
 
     def get_config(self):
-        config = super().get_config()
-        for k in ("kernel_initializer", "kernel_regularizer", "kernel_constraint", "groups"):
-            config.pop(k)
-        return {**config, "depth_multiplier": self.depth_multiplier,
+        return {**super().get_config(), "depth_multiplier": self.depth_multiplier,
                 "depthwise_initializer": _config.serialize(self.depthwise_initializer),
                 "pointwise_initializer": _config.serialize(self.pointwise_initializer),
                 "depthwise_regularizer": _config.serialize(self.depthwise_regularizer),

@@ -304,7 +304,9 @@ class IntegerLookup(_IndexLookup):
         self.vocabulary_dtype = vocabulary_dtype
 
     def get_config(self):
-        return {**super().get_config(), "vocabulary_dtype": self.vocabulary_dtype}
+        config = super().get_config()
+        config.pop("encoding")
+        return {**config, "vocabulary_dtype": self.vocabulary_dtype}
 
 
 class TextVectorization(_IndexLookup):

@@ -366,6 +366,10 @@ class RNN(Layer):
         config = {**super().get_config(), "return_sequences": self.return_sequences,
                   "return_state": self.return_state, "go_backwards": self.go_backwards, "stateful": self.stateful,
                   "unroll": self.unroll, "time_major": self.time_major}
+        if type(self) is not RNN:
+            config["activity_regularizer"] = _config.serialize(self.activity_regularizer)
+            if type(self) is not SimpleRNN:
+                config["implementation"] = 2
         if type(self) is RNN:
             config["cell"] = {"class_name": type(self.cell).__name__, "config": self.cell.get_config()}
         else:
