@@ -13,3 +13,24 @@ def serialize(obj):
 
 def activation(fn):
     return activations.serialize(fn)
+
+
+def settings(layer, *prefixes):
+    """{P_initializer, P_regularizer, P_constraint} of each weight prefix P (kernel, bias ...), serialised."""
+    return {f"{p}_{kind}": serialize(getattr(layer, f"{p}_{kind}"))
+            for p in prefixes for kind in ("initializer", "regularizer", "constraint")}
+
+
+def init_settings(layer, prefix, initializer, regularizer, constraint):
+    """Stores a weight prefix's initializer, regularizer and constraint on the layer (as Keras names them)."""
+    from .. import initializers, regularizers
+    setattr(layer, f"{prefix}_initializer", initializers.get(initializer))
+    setattr(layer, f"{prefix}_regularizer", regularizers.get(regularizer))
+    setattr(layer, f"{prefix}_constraint", constraint)
+
+
+def add_weight(layer, prefix, name, shape, **kwargs):
+    """layer.add_weight with the initializer, regularizer and constraint stored for `prefix`."""
+    return layer.add_weight(name, shape, initializer=kwargs.pop("initializer", getattr(layer, f"{prefix}_initializer")),
+                            regularizer=getattr(layer, f"{prefix}_regularizer"),
+                            constraint=getattr(layer, f"{prefix}_constraint"), **kwargs)

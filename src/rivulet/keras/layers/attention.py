@@ -4,7 +4,6 @@ import math
 
 import rivulet as tf
 
-from .. import initializers, regularizers
 from . import _config
 from .base import Layer
 from .masking import get_mask
@@ -101,20 +100,14 @@ class MultiHeadAttention(Layer):
         self.value_dim = value_dim if value_dim else key_dim
         self.dropout, self.use_bias, self._output_shape = dropout, use_bias, output_shape
         self.attention_axes = attention_axes
-        self.kernel_initializer = initializers.get(kernel_initializer)
-        self.bias_initializer = initializers.get(bias_initializer)
-        self.kernel_regularizer = regularizers.get(kernel_regularizer)
-        self.bias_regularizer = regularizers.get(bias_regularizer)
-        self.kernel_constraint, self.bias_constraint = kernel_constraint, bias_constraint
+        _config.init_settings(self, "kernel", kernel_initializer, kernel_regularizer, kernel_constraint)
+        _config.init_settings(self, "bias", bias_initializer, bias_regularizer, bias_constraint)
         self.supports_masking = True
         self._shapes = (None, None, None)
 
     def _dense(self, name, shape, bias_shape):
-        kernel = self.add_weight(f"{name}/kernel", shape, initializer=self.kernel_initializer,
-                                 regularizer=self.kernel_regularizer, constraint=self.kernel_constraint)
-        bias = self.add_weight(f"{name}/bias", bias_shape, initializer=self.bias_initializer,
-                               regularizer=self.bias_regularizer, constraint=self.bias_constraint) \
-            if self.use_bias else None
+        kernel = _config.add_weight(self, "kernel", f"{name}/kernel", shape)
+        bias = _config.add_weight(self, "bias", f"{name}/bias", bias_shape) if self.use_bias else None
         return kernel, bias
 
     def _build_from(self, query, value, key):
@@ -195,10 +188,5 @@ class MultiHeadAttention(Layer):
                 "output_shape": self._output_shape, "attention_axes": self.attention_axes,
                 "query_shape": self._shapes[0], "value_shape": self._shapes[1], "key_shape": self._shapes[2],
                 "softmax_robust_masking": False,
-                "kernel_initializer": _config.serialize(self.kernel_initializer),
-                "bias_initializer": _config.serialize(self.bias_initializer),
-                "kernel_regularizer": _config.serialize(self.kernel_regularizer),
-                "bias_regularizer": _config.serialize(self.bias_regularizer),
                 "activity_regularizer": _config.serialize(self.activity_regularizer),
-                "kernel_constraint": _config.serialize(self.kernel_constraint),
-                "bias_constraint": _config.serialize(self.bias_constraint)}
+                **_config.settings(self, "kernel", "bias")}

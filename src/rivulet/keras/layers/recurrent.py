@@ -8,7 +8,7 @@ Masked timesteps keep the previous state and repeat the previous output (zeros w
 """
 import rivulet as tf
 
-from .. import activations, initializers, regularizers
+from .. import activations, initializers
 from . import _config
 from .base import InputSpec, Layer
 from ...core.context import executing_eagerly
@@ -30,14 +30,10 @@ class _Cell(Layer):
         self.activation = activations.get(activation)
         self.recurrent_activation = activations.get(recurrent_activation)
         self.use_bias = use_bias
-        self.kernel_initializer = initializers.get(kernel_initializer)
+        _config.init_settings(self, "kernel", kernel_initializer, kernel_regularizer, kernel_constraint)
+        _config.init_settings(self, "recurrent", None, recurrent_regularizer, recurrent_constraint)
         self.recurrent_initializer = _recurrent_init(recurrent_initializer)
-        self.bias_initializer = initializers.get(bias_initializer)
-        self.kernel_regularizer = regularizers.get(kernel_regularizer)
-        self.recurrent_regularizer = regularizers.get(recurrent_regularizer)
-        self.bias_regularizer = regularizers.get(bias_regularizer)
-        self.kernel_constraint, self.recurrent_constraint, self.bias_constraint = \
-            kernel_constraint, recurrent_constraint, bias_constraint
+        _config.init_settings(self, "bias", bias_initializer, bias_regularizer, bias_constraint)
         self.dropout = min(1.0, max(0.0, dropout))
         self.recurrent_dropout = min(1.0, max(0.0, recurrent_dropout))
 
@@ -52,14 +48,9 @@ class _Cell(Layer):
     def build(self, input_shape):
         last = tf.TensorShape(input_shape)[-1]
         n = self.n_gates * self.units
-        self.kernel = self.add_weight("kernel", (last, n), initializer=self.kernel_initializer,
-                                      regularizer=self.kernel_regularizer, constraint=self.kernel_constraint)
-        self.recurrent_kernel = self.add_weight("recurrent_kernel", (self.units, n),
-                                                initializer=self.recurrent_initializer,
-                                                regularizer=self.recurrent_regularizer,
-                                                constraint=self.recurrent_constraint)
-        self.bias = self.add_weight("bias", self._bias_shape(), initializer=self._bias_init(),
-                                    regularizer=self.bias_regularizer, constraint=self.bias_constraint) \
+        self.kernel = _config.add_weight(self, "kernel", "kernel", (last, n))
+        self.recurrent_kernel = _config.add_weight(self, "recurrent", "recurrent_kernel", (self.units, n))
+        self.bias = _config.add_weight(self, "bias", "bias", self._bias_shape(), initializer=self._bias_init()) \
             if self.use_bias else None
         self.built = True
 
@@ -92,15 +83,7 @@ class _Cell(Layer):
     def get_config(self):
         return {**super().get_config(), "units": self.units, "activation": _config.activation(self.activation),
                 "recurrent_activation": _config.activation(self.recurrent_activation), "use_bias": self.use_bias,
-                "kernel_initializer": _config.serialize(self.kernel_initializer),
-                "recurrent_initializer": _config.serialize(self.recurrent_initializer),
-                "bias_initializer": _config.serialize(self.bias_initializer),
-                "kernel_regularizer": _config.serialize(self.kernel_regularizer),
-                "recurrent_regularizer": _config.serialize(self.recurrent_regularizer),
-                "bias_regularizer": _config.serialize(self.bias_regularizer),
-                "kernel_constraint": _config.serialize(self.kernel_constraint),
-                "recurrent_constraint": _config.serialize(self.recurrent_constraint),
-                "bias_constraint": _config.serialize(self.bias_constraint), "dropout": self.dropout,
+                **_config.settings(self, "kernel", "recurrent", "bias"), "dropout": self.dropout,
                 "recurrent_dropout": self.recurrent_dropout}
 
 
