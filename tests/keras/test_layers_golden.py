@@ -38,11 +38,10 @@ def test_layer_matches_tf_keras(name):
     _compare(layer(x, **extra), outs, name)
     config = layer.get_config()
     assert config["name"] == layer.name
-    clone = type(layer).from_config(config) if "layer" not in config else None
-    if clone is not None:
-        clone(x, **extra)
-        clone.set_weights(weights)
-        _compare(clone(x, **extra), outs, name + " (from_config)")
+    clone = type(layer).from_config(config)
+    clone(x, **extra)
+    clone.set_weights(weights)
+    _compare(clone(x, **extra), outs, name + " (from_config)")
 
 
 @pytest.mark.parametrize("name", [n for n in CASES if any(k in n for k in ("rnn", "lstm", "gru", "bi_", "convT"))])
@@ -169,3 +168,17 @@ def test_embedding_mask_reaches_lstm_in_a_sequential_model():
     full = model(ids).numpy()
     short = tf.keras.Sequential([emb, lstm])(ids[:1, :2]).numpy()
     np.testing.assert_allclose(full[0], short[0], rtol=1e-6)
+
+
+def test_generic_rnn_with_an_lstm_cell_matches_the_lstm_layer():
+    x, _, weights, outs = _case("lstm")
+    layer = layers.RNN(layers.LSTMCell(4))
+    layer(x)
+    layer.set_weights(weights)
+    _compare(layer(x), outs, "RNN(LSTMCell)")
+    clone = layers.RNN.from_config(layer.get_config())
+    clone(x)
+    clone.set_weights(weights)
+    _compare(clone(x), outs, "RNN(LSTMCell) from_config")
+    with pytest.raises(ValueError, match="initial_state"):
+        layer(x, initial_state=[tf.zeros([2, 4])])

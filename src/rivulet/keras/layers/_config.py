@@ -34,3 +34,20 @@ def add_weight(layer, prefix, name, shape, **kwargs):
     return layer.add_weight(name, shape, initializer=kwargs.pop("initializer", getattr(layer, f"{prefix}_initializer")),
                             regularizer=getattr(layer, f"{prefix}_regularizer"),
                             constraint=getattr(layer, f"{prefix}_constraint"), **kwargs)
+
+
+def deserialize_layer(spec):
+    """A {"class_name", "config"} layer spec (as wrappers store their inner layer) -> the layer."""
+    from .. import layers
+    cls = getattr(layers, spec["class_name"], None)
+    if cls is None:
+        raise ValueError(f"Unknown layer: '{spec['class_name']}'. Please ensure you are using a "
+                         f"`keras.utils.custom_object_scope` and that this object is included in the scope.")
+    return cls.from_config(dict(spec["config"]))
+
+
+def wrapper_from_config(cls, config, key):
+    """from_config of a layer wrapping another (Bidirectional's `layer`, TimeDistributed's, RNN's `cell`)."""
+    config = dict(config)
+    config[key] = deserialize_layer(config[key])
+    return cls(**config)

@@ -363,6 +363,15 @@ class RNN(Layer):
         return config
 
 
+def _rnn_from_config(cls, config):
+    if cls is RNN:
+        return _config.wrapper_from_config(cls, config, "cell")
+    return cls(**config)
+
+
+RNN.from_config = classmethod(_rnn_from_config)
+
+
 class _null:
     def __enter__(self):
         return self
@@ -475,6 +484,10 @@ class Bidirectional(Layer):
         if self.return_state:
             return (out if isinstance(out, list) else [out]) + states
         return out
+
+    @classmethod
+    def from_config(cls, config):
+        return _config.wrapper_from_config(cls, config, "layer")
 
     def get_config(self):
         return {**super().get_config(), "merge_mode": self.merge_mode,
