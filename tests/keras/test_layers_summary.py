@@ -92,3 +92,16 @@ def test_sequential_inputs_and_outputs_build_a_functional_model():
     y = model(x)
     assert y.shape == (4, 1)
     np.testing.assert_allclose(y.numpy(), seq(x).numpy())
+
+
+def test_show_trainable_and_a_nested_sequential():
+    lines = []
+    m = tf.keras.Sequential([layers.Dense(3, input_shape=(4,)), layers.Dense(2, trainable=False)])
+    m.summary(show_trainable=True, print_fn=lines.append)
+    a = tf.keras.Input((3,))
+    b = layers.Dense(2)(a)
+    c = layers.Dense(2)(b)
+    tf.keras.Model(a, layers.Add()([b, c])).summary(show_trainable=True, print_fn=lines.append)
+    inner = tf.keras.Sequential([layers.Dense(3, input_shape=(4,)), layers.Dense(2)], name="inner")
+    tf.keras.Sequential([inner, layers.Dense(1)], name="outer").summary(print_fn=lines.append)
+    assert "\n".join(lines) + "\n" == _golden("summary_trainable_nested.txt")

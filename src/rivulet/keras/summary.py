@@ -80,7 +80,7 @@ def _connections(layer):
     return names
 
 
-def print_summary(model, line_length=None, positions=None, print_fn=None):
+def print_summary(model, line_length=None, positions=None, print_fn=None, show_trainable=False):
     print_fn = print_fn or print
     chain = _is_chain(model)
     if chain:
@@ -93,6 +93,10 @@ def print_summary(model, line_length=None, positions=None, print_fn=None):
         headers = ["Layer (type)", "Output Shape", "Param #", "Connected to"]
     if positions[-1] <= 1:
         positions = [int(line_length * p) for p in positions]
+    if show_trainable:  # one more column, 11 wide: Y or N
+        line_length += 11
+        positions = list(positions) + [line_length]
+        headers = headers + ["Trainable"]
 
     def emit(fields):
         for line in _row(fields, positions):
@@ -104,7 +108,8 @@ def print_summary(model, line_length=None, positions=None, print_fn=None):
     print_fn("=" * line_length)
     for layer in model.layers:
         fields = [f"{layer.name} ({type(layer).__name__})", _output_shape(layer), _params(layer)]
-        emit(fields if chain else fields + [_connections(layer)])
+        fields = fields if chain else fields + [_connections(layer)]
+        emit(fields + ["Y" if layer.trainable else "N"] if show_trainable else fields)
         print_fn(" " * positions[-1])
     print_fn("=" * line_length)
     trainable = _unique(model.trainable_weights)
