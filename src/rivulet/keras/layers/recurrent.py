@@ -264,7 +264,7 @@ class RNN(Layer):
             raise ValueError(f"Input 0 of layer \"{self.name}\" is incompatible with the layer: expected ndim=3, "
                              f"found ndim={shape.rank}. Full shape received: {shape}")
         if not self.cell.built:
-            with tf.name_scope(self.cell.name) if hasattr(tf, "name_scope") else _null():
+            with tf.name_scope(self.name):
                 self.cell.build(shape[:1].concatenate(shape[2:]))
             self.cell.built = True
         self.built = True
@@ -327,23 +327,26 @@ class RNN(Layer):
         return prev, (tf.stack(outs) if self.return_sequences else None), states
 
     def _loop_graph(self, seq, m, states, training, masks):
+        """A tf.while_loop over the time steps. The outputs go into a [time, batch, units] buffer loop variable
+        (tensor_scatter_nd_update per step) rather than a TensorArray, so gradients flow back through them."""
         steps = tf.shape(seq)[0]
-        ta = tf.TensorArray(seq.dtype, size=steps)
         prev0 = tf.zeros_like(states[0])
+        buf0 = tf.zeros(tf.concat([[steps], tf.shape(prev0)], 0), prev0.dtype) if self.return_sequences else \
+            tf.zeros([0], prev0.dtype)
 
         def cond(t, *_):
             return t < steps
 
-        def body(t, prev, ta, *st):
-            x = seq[t]
-            out, new = self._step(x, None if m is None else m[t], list(st), prev, training, masks)
-            return (t + 1, out, ta.write(t, out), *new)
-        result = tf.while_loop(cond, body, (tf.constant(0), prev0, ta, *states))
-        last, ta, states = result[1], result[2], list(result[3:])
-        outputs = ta.stack() if self.return_sequences else None
-        if outputs is not None:
+        def body(t, prev, buf, *st):
+            out, new = self._step(seq[t], None if m is None else m[t], list(st), prev, training, masks)
+            if self.return_sequences:
+                buf = tf.tensor_scatter_nd_update(buf, tf.reshape(t, [1, 1]), tf.expand_dims(out, 0))
+            return (t + 1, out, buf, *new)
+        result = tf.while_loop(cond, body, (tf.constant(0), prev0, buf0, *states))
+        last, outputs, states = result[1], result[2], list(result[3:])
+        if self.return_sequences:
             outputs.set_shape(tf.TensorShape([seq.shape[0]]).concatenate(last.shape))
-        return last, outputs, states
+        return last, (outputs if self.return_sequences else None), states
 
     def get_config(self):
         config = {**super().get_config(), "return_sequences": self.return_sequences,
