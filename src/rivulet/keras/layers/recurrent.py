@@ -215,6 +215,17 @@ class GRUCell(_Cell):
             in_bias, rec_bias = (self.bias[0], self.bias[1]) if self.reset_after else (self.bias, None)
         else:
             in_bias = rec_bias = None
+        if drop is None and rec is None and self.reset_after:  # no dropout: one matmul per weight, then split
+            mx = tf.matmul(inputs, self.kernel)
+            mh = tf.matmul(h_prev, self.recurrent_kernel)
+            if in_bias is not None:
+                mx, mh = tf.nn.bias_add(mx, in_bias), tf.nn.bias_add(mh, rec_bias)
+            x_z, x_r, x_h = tf.split(mx, 3, axis=1)
+            h_z, h_r, h_h = tf.split(mh, 3, axis=1)
+            z = self.recurrent_activation(x_z + h_z)
+            r = self.recurrent_activation(x_r + h_r)
+            h = z * h_prev + (1 - z) * self.activation(x_h + r * h_h)
+            return h, [h]
         xs = [_dot(inputs, self.kernel[:, g * u:(g + 1) * u], drop and drop[g]) for g in range(3)]
         if in_bias is not None:
             xs = [x + in_bias[g * u:(g + 1) * u] for g, x in enumerate(xs)]
