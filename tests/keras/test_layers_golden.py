@@ -182,3 +182,11 @@ def test_generic_rnn_with_an_lstm_cell_matches_the_lstm_layer():
     _compare(clone(x), outs, "RNN(LSTMCell) from_config")
     with pytest.raises(ValueError, match="initial_state"):
         layer(x, initial_state=[tf.zeros([2, 4])])
+
+
+def test_mask_passes_through_dropout():
+    emb = layers.Embedding(10, 3, mask_zero=True)
+    lstm = layers.LSTM(2)
+    ids = np.array([[3, 4, 0, 0]])
+    with_dropout = tf.keras.Sequential([emb, layers.Dropout(0.5), lstm])(ids).numpy()
+    np.testing.assert_allclose(with_dropout, tf.keras.Sequential([emb, lstm])(ids[:, :2]).numpy(), rtol=1e-6)
