@@ -105,3 +105,13 @@ def test_show_trainable_and_a_nested_sequential():
     inner = tf.keras.Sequential([layers.Dense(3, input_shape=(4,)), layers.Dense(2)], name="inner")
     tf.keras.Sequential([inner, layers.Dense(1)], name="outer").summary(print_fn=lines.append)
     assert "\n".join(lines) + "\n" == _golden("summary_trainable_nested.txt")
+
+
+def test_expand_nested():
+    lines = []
+    inner = tf.keras.Sequential([layers.Dense(3, input_shape=(4,)), layers.Dense(2)], name="inner")
+    tf.keras.Sequential([inner, layers.Dense(1)], name="outer").summary(expand_nested=True, print_fn=lines.append)
+    a = tf.keras.Input((4,))
+    out = layers.Add()([inner(a), layers.Dense(2)(a)])
+    tf.keras.Model(a, out, name="fun").summary(expand_nested=True, show_trainable=True, print_fn=lines.append)
+    assert "\n".join(lines) + "\n" == _golden("summary_expand_nested.txt")

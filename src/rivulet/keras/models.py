@@ -152,7 +152,8 @@ class Model(Trainer, Layer):
             raise ValueError("This model has not yet been built. Build the model first by calling `build()` or "
                              "calling `fit()` with some data, or specify an `input_shape` argument in the first "
                              "layer(s) for automatic build.")
-        print_summary(self, line_length, positions, print_fn, show_trainable=show_trainable)
+        print_summary(self, line_length, positions, print_fn, show_trainable=show_trainable,
+                      expand_nested=expand_nested)
 
     def _input_spec_for_saving(self):
         if self._is_graph_network:
