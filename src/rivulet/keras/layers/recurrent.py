@@ -126,6 +126,8 @@ def _dot(x, w, mask=None):
 
 
 class SimpleRNNCell(_Cell):
+    """h' = activation(x @ kernel + h @ recurrent_kernel + bias)."""
+
     def __init__(self, units, activation="tanh", **kwargs):
         kwargs.pop("recurrent_activation", None)
         super().__init__(units, activation=activation, **kwargs)
@@ -145,6 +147,7 @@ class SimpleRNNCell(_Cell):
 
 
 class LSTMCell(_Cell):
+    """Long short-term memory step; gates i, f, c, o in that order along the weights' last axis."""
     n_gates = 4
 
     def __init__(self, units, unit_forget_bias=True, **kwargs):
@@ -198,6 +201,7 @@ class LSTMCell(_Cell):
 
 
 class GRUCell(_Cell):
+    """Gated recurrent unit step; gates z, r, h along the weights' last axis (reset_after=True: TF 2)."""
     n_gates = 3
 
     def __init__(self, units, reset_after=True, **kwargs):
@@ -359,6 +363,12 @@ class RNN(Layer):
             outputs.set_shape(tf.TensorShape([seq.shape[0]]).concatenate(last.shape))
         return last, (outputs if self.return_sequences else None), states
 
+    @classmethod
+    def from_config(cls, config):
+        if cls is RNN:  # the generic layer stores its cell's spec
+            return _config.wrapper_from_config(cls, config, "cell")
+        return cls(**config)
+
     def get_config(self):
         config = {**super().get_config(), "return_sequences": self.return_sequences,
                   "return_state": self.return_state, "go_backwards": self.go_backwards, "stateful": self.stateful,
@@ -375,23 +385,6 @@ class RNN(Layer):
                 cell.pop(k, None)
             config.update(cell)
         return config
-
-
-def _rnn_from_config(cls, config):
-    if cls is RNN:
-        return _config.wrapper_from_config(cls, config, "cell")
-    return cls(**config)
-
-
-RNN.from_config = classmethod(_rnn_from_config)
-
-
-class _null:
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *a):
-        return False
 
 
 _RNN_KEYS = ("return_sequences", "return_state", "go_backwards", "stateful", "unroll", "time_major", "name",
@@ -507,8 +500,3 @@ class Bidirectional(Layer):
         return {**super().get_config(), "merge_mode": self.merge_mode,
                 "layer": {"class_name": type(self.forward_layer).__name__,
                           "config": {**self.forward_layer.get_config(), "name": self.forward_layer.name[8:]}}}
-
-
-SimpleRNNCell.__doc__ = "h' = activation(x @ kernel + h @ recurrent_kernel + bias)."
-LSTMCell.__doc__ = "Long short-term memory step; gates i, f, c, o in that order along the weights' last axis."
-GRUCell.__doc__ = "Gated recurrent unit step; gates z, r, h along the weights' last axis (reset_after=True: TF 2)."
