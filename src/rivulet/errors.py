@@ -13,11 +13,35 @@ class OpError(Exception):
         # Accept TensorFlow's (node_def, op, message) signature and the short (message) form.
         if op is None and not message and isinstance(node_def, str):
             node_def, message = None, node_def
+        if isinstance(message, str) and message.endswith("]"):
+            message = with_op_name_suffix(message)
         super().__init__(message)
         self.node_def, self.op, self.message = node_def, op, message
 
     def __str__(self):
         return self.message
+
+
+# TensorFlow 2.x ends an eager op error with " name: " and the name its Python wrapper passed: "" for most ops,
+# the default name for some, nothing for ops whose wrappers pass none (recorded from TensorFlow 2.21).
+_NO_NAME = frozenset(["Reshape", "Transpose", "Slice", "Tile", "BroadcastTo", "SelectV2", "Pad", "PadV2",
+                      "MirrorPad", "ReverseV2", "SegmentSum", "SegmentMean", "SegmentMax", "SegmentMin",
+                      "SegmentProd", "UnsortedSegmentSum", "UnsortedSegmentMax", "UnsortedSegmentMin",
+                      "UnsortedSegmentProd", "ScatterNd", "TensorScatterUpdate", "TensorScatterAdd",
+                      "TensorScatterSub", "TensorScatterMax", "TensorScatterMin", "GatherNd", "GatherV2"])
+_DEFAULT_NAME = {"ConcatV2": "concat", "Pack": "stack", "Split": "split", "SplitV": "split",
+                 "StridedSlice": "strided_slice/"}
+
+
+def with_op_name_suffix(message):
+    """An eager error message ending in "[Op:NAME]" gets TensorFlow's " name: ..." suffix."""
+    start = message.rfind(" [Op:")
+    if start < 0 or "]" in message[start + 5:-1]:
+        return message
+    op = message[start + 5:-1]
+    if op in _NO_NAME:
+        return message
+    return f"{message} name: {_DEFAULT_NAME.get(op, '')}"
 
 
 def _make(name, code, base=OpError):

@@ -1,5 +1,7 @@
 """model.summary() in tf_keras 2.21's layout, layer call errors wrapped as tf_keras wraps them, Sequential
 inputs/outputs reused in a functional Model. Expected tables recorded from tf_keras 2.21."""
+import os
+
 import numpy as np
 import pytest
 
@@ -7,9 +9,15 @@ import rivulet as tf
 
 layers = tf.keras.layers
 
-FUNCTIONAL = 'Model: "model"\n__________________________________________________________________________________________________\n Layer (type)                Output Shape                 Param #   Connected to                  \n==================================================================================================\n input_1 (InputLayer)        [(None, 3)]                  0         []                            \n                                                                                                  \n input_2 (InputLayer)        [(None, 3)]                  0         []                            \n                                                                                                  \n concatenate (Concatenate)   (None, 6)                    0         [\'input_1[0][0]\',             \n                                                                     \'input_2[0][0]\']             \n                                                                                                  \n dense_1 (Dense)             (None, 8)                    32        [\'input_1[0][0]\']             \n                                                                                                  \n dense (Dense)               (None, 8)                    56        [\'concatenate[0][0]\']         \n                                                                                                  \n add (Add)                   (None, 8)                    0         [\'dense_1[0][0]\',             \n                                                                     \'dense[0][0]\']               \n                                                                                                  \n layer_normalization (Layer  (None, 8)                    16        [\'add[0][0]\']                 \n Normalization)                                                                                   \n                                                                                                  \n dense_2 (Dense)             (None, 1)                    9         [\'layer_normalization[0][0]\'] \n                                                                                                  \n==================================================================================================\nTotal params: 113 (452.00 Byte)\nTrainable params: 113 (452.00 Byte)\nNon-trainable params: 0 (0.00 Byte)\n__________________________________________________________________________________________________\n'
-SEQUENTIAL = 'Model: "sequential"\n_________________________________________________________________\n Layer (type)                Output Shape              Param #   \n=================================================================\n dense (Dense)               (None, 4)                 16        \n                                                                 \n batch_normalization (Batch  (None, 4)                 16        \n Normalization)                                                  \n                                                                 \n dense_1 (Dense)             (None, 2)                 10        \n                                                                 \n=================================================================\nTotal params: 42 (168.00 Byte)\nTrainable params: 34 (136.00 Byte)\nNon-trainable params: 8 (32.00 Byte)\n_________________________________________________________________\n'
-SUBCLASSED = 'Model: "m"\n_________________________________________________________________\n Layer (type)                Output Shape              Param #   \n=================================================================\n dense (Dense)               multiple                  20        \n                                                                 \n batch_normalization (Batch  multiple                  20        \n Normalization)                                                  \n                                                                 \n=================================================================\nTotal params: 40 (160.00 Byte)\nTrainable params: 30 (120.00 Byte)\nNon-trainable params: 10 (40.00 Byte)\n_________________________________________________________________\n'
+
+def _golden(name):
+    with open(os.path.join(os.path.dirname(__file__), "golden", name), encoding="utf-8") as f:
+        return f.read()
+
+
+FUNCTIONAL = _golden("summary_functional.txt")
+SEQUENTIAL = _golden("summary_sequential.txt")
+SUBCLASSED = _golden("summary_subclassed.txt")
 
 
 def _lines(model):
@@ -84,3 +92,26 @@ def test_sequential_inputs_and_outputs_build_a_functional_model():
     y = model(x)
     assert y.shape == (4, 1)
     np.testing.assert_allclose(y.numpy(), seq(x).numpy())
+
+
+def test_show_trainable_and_a_nested_sequential():
+    lines = []
+    m = tf.keras.Sequential([layers.Dense(3, input_shape=(4,)), layers.Dense(2, trainable=False)])
+    m.summary(show_trainable=True, print_fn=lines.append)
+    a = tf.keras.Input((3,))
+    b = layers.Dense(2)(a)
+    c = layers.Dense(2)(b)
+    tf.keras.Model(a, layers.Add()([b, c])).summary(show_trainable=True, print_fn=lines.append)
+    inner = tf.keras.Sequential([layers.Dense(3, input_shape=(4,)), layers.Dense(2)], name="inner")
+    tf.keras.Sequential([inner, layers.Dense(1)], name="outer").summary(print_fn=lines.append)
+    assert "\n".join(lines) + "\n" == _golden("summary_trainable_nested.txt")
+
+
+def test_expand_nested():
+    lines = []
+    inner = tf.keras.Sequential([layers.Dense(3, input_shape=(4,)), layers.Dense(2)], name="inner")
+    tf.keras.Sequential([inner, layers.Dense(1)], name="outer").summary(expand_nested=True, print_fn=lines.append)
+    a = tf.keras.Input((4,))
+    out = layers.Add()([inner(a), layers.Dense(2)(a)])
+    tf.keras.Model(a, out, name="fun").summary(expand_nested=True, show_trainable=True, print_fn=lines.append)
+    assert "\n".join(lines) + "\n" == _golden("summary_expand_nested.txt")

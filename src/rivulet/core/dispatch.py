@@ -1,5 +1,5 @@
 """bind(): the single entry point of every op. Eager context -> run the kernel now; graph -> add a node."""
-from ..errors import InvalidArgumentError, OpError
+from ..errors import InvalidArgumentError, OpError, with_op_name_suffix
 from . import context
 from .tensor import EagerTensor, SymbolicTensor
 from .. import dtypes as _dt
@@ -40,7 +40,7 @@ def execute(op, inputs, attrs):
         out = op.kernel(*vals, **attrs)
     except OpError as e:
         if "[Op:" not in e.message:  # TensorFlow's eager errors end with the op's name
-            e.message = f"{e.message} [Op:{op.name}]"
+            e.message = with_op_name_suffix(f"{e.message} [Op:{op.name}]")
             e.args = (e.message,)
         raise
     except (ValueError, IndexError, TypeError, ZeroDivisionError, FloatingPointError, OverflowError) as e:

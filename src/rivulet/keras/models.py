@@ -159,7 +159,8 @@ class Model(Trainer, Layer):
             raise ValueError("This model has not yet been built. Build the model first by calling `build()` or "
                              "calling `fit()` with some data, or specify an `input_shape` argument in the first "
                              "layer(s) for automatic build.")
-        print_summary(self, line_length, positions, print_fn)
+        print_summary(self, line_length, positions, print_fn, show_trainable=show_trainable,
+                      expand_nested=expand_nested)
 
     def _input_spec_for_saving(self):
         if self._is_graph_network:
@@ -492,9 +493,11 @@ class Sequential(Model):
             raise ValueError(f"All layers added to a Sequential model should have unique names. Name "
                              f"\"{layer.name}\" is already the name of a layer in this model.")
         self._stack.append(layer)
-        if self._graph_input is None and len(self._stack) == 1 and layer._batch_input_shape is not None:
-            self._graph_input = Input(batch_shape=layer._batch_input_shape, dtype=layer.dtype,
-                                      name=f"{layer.name}_input")
+        shape, dtype = layer._batch_input_shape, layer.dtype
+        if shape is None and isinstance(layer, Model) and len(layer.inputs or ()) == 1:
+            shape, dtype = tuple(layer.inputs[0].shape.as_list()), layer.inputs[0].dtype  # a nested model's input
+        if self._graph_input is None and len(self._stack) == 1 and shape is not None:
+            self._graph_input = Input(batch_shape=shape, dtype=dtype, name=f"{layer.name}_input")
             self._rebuild_graph()
         elif self._graph_input is not None:
             self._outputs_kt.append(layer(self._outputs_kt[-1]))

@@ -7,9 +7,10 @@ from .layers.input_layer import KerasTensor
 _BREAKS = ("),", "},", "],", "',")
 
 
-def _row(fields, positions):
+def _row(fields, positions, nested=0):
     """One table row as tf_keras 2.x prints it: a leading space, each field wrapped within its column (2 spaces
-    between columns; long fields continue on the next lines, preferably after a '),' / '],' / "'," break)."""
+    between columns; long fields continue on the next lines, preferably after a '),' / '],' / "'," break).
+    Rows of an expanded nested model are framed by `nested` bars on each side."""
     left = [str(f) for f in fields]
     lines = []
     last = len(positions) - 1
@@ -18,18 +19,18 @@ def _row(fields, positions):
         for col, text in enumerate(left):
             start = positions[col - 1] if col else 0
             space = 2 if col != last else 0
-            cutoff = positions[col] - start - space - (1 if col != last else 0)
+            cutoff = positions[col] - start - space - (1 if col != last else 0) - (nested if col == 0 else 0)
             fit = text[:cutoff]
             cuts = [fit.find(b) + len(b) for b in _BREAKS if fit.find(b) >= 0]
             if cuts:
                 cutoff = min(cuts)
                 fit = fit[:cutoff]
             if col == 0:
-                line += " "
+                line += "|" * nested + " "
             line += fit + " " * space
             left[col] = text[cutoff:]
-            line += " " * (positions[col] - len(line))
-        lines.append(line)
+            line += " " * (positions[col] - len(line) - (nested if col == last else 0))
+        lines.append(line + "|" * nested)
     return lines
 
 
@@ -43,7 +44,9 @@ def _readable_size(n_bytes):
 
 
 def _output_shape(layer):
-    if len(layer._inbound) > 1:
+    # Several calls show one shape when they all gave the same (as Keras's Layer.output_shape).
+    shapes = {repr(nest.map_structure(lambda t: t.shape.as_list(), n.outputs)) for n in layer._inbound}
+    if len(shapes) > 1:
         return "multiple"
     try:
         return layer.output_shape
@@ -69,9 +72,13 @@ def _is_chain(model):
     return True
 
 
-def _connections(layer):
+def _connections(layer, relevant):
+    """The inputs of this layer's calls that belong to the model summarised (calls made for other models, and
+    the layers of an expanded nested model, list none)."""
     names = []
     for node in layer._inbound:
+        if id(node) not in relevant:
+            continue
         for t in node.keras_inputs():
             if t.node is not None:
                 src = t.node.layer
@@ -80,9 +87,11 @@ def _connections(layer):
     return names
 
 
-def print_summary(model, line_length=None, positions=None, print_fn=None):
+def print_summary(model, line_length=None, positions=None, print_fn=None, show_trainable=False,
+                  expand_nested=False):
     print_fn = print_fn or print
     chain = _is_chain(model)
+    relevant = {id(n) for n in getattr(model, "_nodes", ())}
     if chain:
         line_length = line_length or 65
         positions = positions or [0.45, 0.85, 1.0]
@@ -93,19 +102,35 @@ def print_summary(model, line_length=None, positions=None, print_fn=None):
         headers = ["Layer (type)", "Output Shape", "Param #", "Connected to"]
     if positions[-1] <= 1:
         positions = [int(line_length * p) for p in positions]
+    if show_trainable:  # one more column, 11 wide: Y or N
+        line_length += 11
+        positions = list(positions) + [line_length]
+        headers = headers + ["Trainable"]
 
-    def emit(fields):
-        for line in _row(fields, positions):
+    def emit(fields, nested=0):
+        for line in _row(fields, positions, nested):
             print_fn(line)
+
+    def layer_rows(layer, nested=0, last=False):
+        fields = [f"{layer.name} ({type(layer).__name__})", _output_shape(layer), _params(layer)]
+        fields = fields if chain else fields + [_connections(layer, relevant)]
+        emit(fields + ["Y" if layer.trainable else "N"] if show_trainable else fields, nested)
+        inner = getattr(layer, "layers", None) if expand_nested else None
+        if inner:  # the nested model's rows, framed (no blank row after the frame, as tf_keras)
+            bars = "|" * (nested + 1)
+            print_fn(bars + "\u00af" * (line_length - 2 * nested - 2) + bars)
+            for i, sub in enumerate(inner):
+                layer_rows(sub, nested + 1, i == len(inner) - 1)
+            print_fn("|" * nested + "\u00af" * (line_length - 2 * nested) + "|" * nested)
+        elif not last:
+            print_fn("|" * nested + " " * (line_length - 2 * nested) + "|" * nested)
 
     print_fn(f'Model: "{model.name}"')
     print_fn("_" * line_length)
     emit(headers)
     print_fn("=" * line_length)
     for layer in model.layers:
-        fields = [f"{layer.name} ({type(layer).__name__})", _output_shape(layer), _params(layer)]
-        emit(fields if chain else fields + [_connections(layer)])
-        print_fn(" " * positions[-1])
+        layer_rows(layer)
     print_fn("=" * line_length)
     trainable = _unique(model.trainable_weights)
     non_trainable = _unique(model.non_trainable_weights)

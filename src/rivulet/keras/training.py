@@ -287,7 +287,7 @@ class Trainer:
         out = []
         if getattr(self, "_is_compiled", False):
             out += self.compiled_loss.metrics + self.compiled_metrics.metrics
-        return out
+        return out + super().metrics  # then those added by layers' add_metric
 
     @property
     def metrics_names(self):

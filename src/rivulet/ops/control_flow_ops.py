@@ -223,6 +223,12 @@ def _zero_grad(t):
     from .array_ops import zeros, zeros_like
     if t.dtype.name != "resource":
         return zeros_like(t)
+    var = _variable_behind(t)
+    return zeros(var.shape, var.dtype)
+
+
+def _variable_behind(t):
+    """The Variable a resource placeholder was captured from (through enclosing graphs)."""
     g = t.op.graph
     while g is not None:
         var = getattr(g, "arg_values", {}).get(id(t))
@@ -231,7 +237,7 @@ def _zero_grad(t):
         for value, ph in g.captures:
             if ph is t:
                 if getattr(value, "_is_resource", False):
-                    return zeros(value.shape, value.dtype)
+                    return value
                 t = value  # captured from an enclosing graph: look there
                 break
         else:
@@ -446,14 +452,21 @@ def _while_grad(op, *dys):
         return [None] * len(op.inputs)
     from .array_ops import zeros_like
     dys = [dy if dy is not None else zeros_like(o) for dy, o in zip(dys, op.outputs)]
-    grads = bind(WHILE_GRAD, list(op.inputs) + dys, {"body": lb, "wrt": tuple(wrt)}, name="while_grad")
+    attrs = {"body": lb, "wrt": tuple(wrt)}
+    # A captured variable's gradient is a value of the variable's shape and dtype (not a resource): recorded
+    # now, while the capture still leads to the variable.
+    specs = tuple((i, v.shape, v.dtype) for i, v in ((i, op.inputs[i]) for i in wrt) if v.dtype.name == "resource")
+    if specs:
+        attrs["resource_specs"] = tuple((i, var.shape, var.dtype) for i, var in
+                                        ((i, _variable_behind(op.inputs[i])) for i, _, _ in specs))
+    grads = bind(WHILE_GRAD, list(op.inputs) + dys, attrs, name="while_grad")
     out = [None] * len(op.inputs)
     for i, g in zip(wrt, grads):
         out[i] = g
     return out
 
 
-def _while_grad_kernel(*values, body, wrt):
+def _while_grad_kernel(*values, body, wrt, resource_specs=()):
     """Reverse mode through a finished loop: re-run it forward keeping each iteration's loop variables,
     then pull the output gradients back through the body one iteration at a time."""
     n_in = len(values) - body.n_vars
@@ -497,8 +510,9 @@ def _eager():
         st.graphs = saved
 
 
-def _while_grad_infer(*values, body, wrt):
-    return [(values[i].shape, values[i].dtype) for i in wrt]
+def _while_grad_infer(*values, body, wrt, resource_specs=()):
+    known = {i: (shape, dtype) for i, shape, dtype in resource_specs}
+    return [known.get(i, (values[i].shape, values[i].dtype)) for i in wrt]
 
 
 WHILE = defop("While", _quiet(_while_kernel), _while_infer, grad=_while_grad, num_outputs=_n_out("body"), stateful=True)

@@ -423,7 +423,7 @@ def check_numerics(tensor, message, name=None):
     try:
         return bind(CHECK_NUMERICS, (x,), {"message": message}, name=name or "CheckNumerics")
     except InvalidArgumentError as e:
-        if context.current_graph() is not None or str(e).endswith("]"):
+        if context.current_graph() is not None or "[Op:" in str(e):
             raise
         raise InvalidArgumentError(f"{e} [Op:CheckNumerics]") from None
 

@@ -19,3 +19,5 @@ from .masking import Masking  # noqa: F401
 from .recurrent import GRU, LSTM, RNN, Bidirectional, GRUCell, LSTMCell, SimpleRNN, SimpleRNNCell  # noqa: F401
 from .attention import Attention, MultiHeadAttention  # noqa: F401
 from .wrappers import TimeDistributed  # noqa: F401
+from .preprocessing import (CategoryEncoding, IntegerLookup, Normalization, StringLookup,  # noqa: F401
+                            TextVectorization)

@@ -4,7 +4,6 @@ import math
 
 import rivulet as tf
 
-from .. import initializers, regularizers
 from . import _config
 from .base import Layer
 from .masking import get_mask
@@ -88,7 +87,10 @@ class MultiHeadAttention(Layer):
     def __init__(self, num_heads, key_dim, value_dim=None, dropout=0.0, use_bias=True, output_shape=None,
                  attention_axes=None, kernel_initializer="glorot_uniform", bias_initializer="zeros",
                  kernel_regularizer=None, bias_regularizer=None, activity_regularizer=None, kernel_constraint=None,
-                 bias_constraint=None, **kwargs):
+                 bias_constraint=None, query_shape=None, value_shape=None, key_shape=None,
+                 softmax_robust_masking=False, **kwargs):
+        # query/value/key_shape come back from get_config (the shapes weights were built for): the first call
+        # rebuilds from the real inputs, so they need no action here.
         super().__init__(activity_regularizer=activity_regularizer, **kwargs)
         if attention_axes is not None and tuple(attention_axes if isinstance(attention_axes, (list, tuple))
                                                 else [attention_axes]) not in ((1,), (-2,)):
@@ -98,20 +100,14 @@ class MultiHeadAttention(Layer):
         self.value_dim = value_dim if value_dim else key_dim
         self.dropout, self.use_bias, self._output_shape = dropout, use_bias, output_shape
         self.attention_axes = attention_axes
-        self.kernel_initializer = initializers.get(kernel_initializer)
-        self.bias_initializer = initializers.get(bias_initializer)
-        self.kernel_regularizer = regularizers.get(kernel_regularizer)
-        self.bias_regularizer = regularizers.get(bias_regularizer)
-        self.kernel_constraint, self.bias_constraint = kernel_constraint, bias_constraint
+        _config.init_settings(self, "kernel", kernel_initializer, kernel_regularizer, kernel_constraint)
+        _config.init_settings(self, "bias", bias_initializer, bias_regularizer, bias_constraint)
         self.supports_masking = True
-        self._built_from = None
+        self._shapes = (None, None, None)
 
     def _dense(self, name, shape, bias_shape):
-        kernel = self.add_weight(f"{name}/kernel", shape, initializer=self.kernel_initializer,
-                                 regularizer=self.kernel_regularizer, constraint=self.kernel_constraint)
-        bias = self.add_weight(f"{name}/bias", bias_shape, initializer=self.bias_initializer,
-                               regularizer=self.bias_regularizer, constraint=self.bias_constraint) \
-            if self.use_bias else None
+        kernel = _config.add_weight(self, "kernel", f"{name}/kernel", shape)
+        bias = _config.add_weight(self, "bias", f"{name}/bias", bias_shape) if self.use_bias else None
         return kernel, bias
 
     def _build_from(self, query, value, key):
@@ -121,6 +117,7 @@ class MultiHeadAttention(Layer):
                 raise NotImplementedError(f"rivulet's MultiHeadAttention takes 3-D [batch, time, dim] inputs; got "
                                           f"shape {t.shape}")
         h = self.num_heads
+        self._shapes = tuple(t.shape.as_list() for t in (query, value, key))
         out_dim = self._output_shape if self._output_shape is not None else q_dim
         if isinstance(out_dim, (list, tuple)):
             if len(out_dim) != 1:
@@ -189,10 +186,7 @@ class MultiHeadAttention(Layer):
         return {**super().get_config(), "num_heads": self.num_heads, "key_dim": self.key_dim,
                 "value_dim": self.value_dim, "dropout": self.dropout, "use_bias": self.use_bias,
                 "output_shape": self._output_shape, "attention_axes": self.attention_axes,
-                "kernel_initializer": _config.serialize(self.kernel_initializer),
-                "bias_initializer": _config.serialize(self.bias_initializer),
-                "kernel_regularizer": _config.serialize(self.kernel_regularizer),
-                "bias_regularizer": _config.serialize(self.bias_regularizer),
+                "query_shape": self._shapes[0], "value_shape": self._shapes[1], "key_shape": self._shapes[2],
+                "softmax_robust_masking": False,
                 "activity_regularizer": _config.serialize(self.activity_regularizer),
-                "kernel_constraint": _config.serialize(self.kernel_constraint),
-                "bias_constraint": _config.serialize(self.bias_constraint)}
+                **_config.settings(self, "kernel", "bias")}

@@ -5,6 +5,7 @@ no name scopes and no bookkeeping, so a Dense layer costs about its matmul, bias
 """
 import functools
 import inspect
+import threading
 
 import rivulet as tf
 from rivulet import errors, nest
@@ -15,6 +16,14 @@ from rivulet.core.tensor import Tensor
 from .. import backend, initializers, regularizers
 
 _MISSING = object()
+
+
+class _CallState(threading.local):
+    depth = 0  # nesting of layer calls on this thread (the outermost call clears call-time losses)
+
+
+_CALL_STATE = _CallState()
+_LOSSES_USED = [False]  # set once any layer adds a loss in `call`: until then no call pays for clearing
 _ALLOWED_KWARGS = frozenset(["input_shape", "batch_input_shape", "batch_size", "input_dim", "weights",
                              "activity_regularizer", "autocast", "implementation", "dynamic"])
 
@@ -100,6 +109,7 @@ class Layer:
 
     # Attributes never searched for sublayers or variables (they hold bookkeeping, not children).
     _UNTRACKED = frozenset(["_trainable_weights", "_non_trainable_weights", "_inbound", "_callable_losses",
+                            "_added_metrics",
                             "_losses", "_nodes", "_input_layers", "_output_tensors", "_input_tensors",
                             "compiled_loss", "compiled_metrics", "optimizer", "history", "_train_fn",
                             "_eval_fn", "_predict_fn", "stop_training", "_keras_input"])
@@ -214,6 +224,15 @@ class Layer:
     input_spec = None
 
     def _call_general(self, args, kwargs):
+        if _LOSSES_USED[0] and not _CALL_STATE.depth:
+            self._clear_call_losses()
+        _CALL_STATE.depth += 1
+        try:
+            return self._call_general_inner(args, kwargs)
+        finally:
+            _CALL_STATE.depth -= 1
+
+    def _call_general_inner(self, args, kwargs):
         if args:
             inputs, args = args[0], args[1:]
         elif "inputs" in kwargs:
@@ -441,7 +460,42 @@ class Layer:
         if callable(loss):
             self._callable_losses.append(loss)
         else:
+            # A loss added while calling: it belongs to that call. The outermost call clears the previous
+            # ones (as Keras), so this layer takes the general call path from now on.
             self._losses.append(loss)
+            self._plain = False
+            _LOSSES_USED[0] = True
+
+    def add_metric(self, value, name=None, aggregation=None, **kwargs):
+        """Tracks the running mean of `value` (a tensor computed in `call`) as the metric `name`; a model's
+        fit/evaluate report it next to the compiled metrics."""
+        if aggregation not in (None, "mean"):
+            raise ValueError(f"We currently support only `mean` sample-wise metric aggregation. You provided "
+                             f"aggregation=`{aggregation}`")
+        if name is None:
+            raise ValueError("Please provide a name for your metric like `self.add_metric(tf.reduce_sum(inputs), "
+                             "name='mean_activation')`")
+        tracked = self.__dict__.setdefault("_added_metrics", {})
+        metric = tracked.get(name)
+        if metric is None:
+            from ..metrics import Mean
+            with tf.init_scope():
+                metric = tracked[name] = Mean(name=name)
+        self._plain = False
+        metric.update_state(value)
+
+    @property
+    def metrics(self):
+        """Metrics added with add_metric, by this layer and its sublayers."""
+        out = []
+        for layer in self._flatten_layers():
+            out.extend(layer.__dict__.get("_added_metrics", {}).values())
+        return out
+
+    def _clear_call_losses(self):
+        for layer in self._flatten_layers():
+            if layer._losses:
+                layer._losses = []
 
     def get_weights(self):
         return [w.numpy() for w in self.weights]

@@ -2,7 +2,7 @@
 output sizes: a model's weights load into tf_keras's layers unchanged."""
 import rivulet as tf
 
-from .. import activations, initializers, regularizers
+from .. import activations
 from . import _config
 from .base import InputSpec, Layer
 from .conv import _check_format
@@ -30,8 +30,10 @@ class _Conv(Layer):
     def __init__(self, filters, kernel_size, strides=1, padding="valid", data_format=None, dilation_rate=1,
                  activation=None, use_bias=True, kernel_initializer="glorot_uniform", bias_initializer="zeros",
                  kernel_regularizer=None, bias_regularizer=None, activity_regularizer=None, kernel_constraint=None,
-                 bias_constraint=None, pad_modes=("valid", "same"), **kwargs):
+                 bias_constraint=None, pad_modes=("valid", "same"), groups=1, **kwargs):
         super().__init__(activity_regularizer=activity_regularizer, **kwargs)
+        if groups != 1:
+            raise ValueError(f"rivulet's {type(self).__name__} does not support grouped convolutions (groups != 1)")
         _check_format(data_format)
         if filters is not None and (isinstance(filters, bool) or not isinstance(filters, int) or filters <= 0):
             raise ValueError(f"Invalid value for argument `filters`. Expected a strictly positive integer. Received "
@@ -44,11 +46,8 @@ class _Conv(Layer):
         self.dilation_rate = _tuple(dilation_rate, self.rank, "dilation_rate")
         self.activation = activations.get(activation)
         self.use_bias = use_bias
-        self.kernel_initializer = initializers.get(kernel_initializer)
-        self.bias_initializer = initializers.get(bias_initializer)
-        self.kernel_regularizer = regularizers.get(kernel_regularizer)
-        self.bias_regularizer = regularizers.get(bias_regularizer)
-        self.kernel_constraint, self.bias_constraint = kernel_constraint, bias_constraint
+        _config.init_settings(self, "kernel", kernel_initializer, kernel_regularizer, kernel_constraint)
+        _config.init_settings(self, "bias", bias_initializer, bias_regularizer, bias_constraint)
         self.input_spec = InputSpec(min_ndim=self.rank + 2)
 
     def _channels(self, input_shape):
@@ -62,9 +61,11 @@ class _Conv(Layer):
         return shape[-1]
 
     def _bias(self, n):
-        self.bias = self.add_weight("bias", (n,), initializer=self.bias_initializer,
-                                    regularizer=self.bias_regularizer, constraint=self.bias_constraint) \
-            if self.use_bias else None
+        self.bias = _config.add_weight(self, "bias", "bias", (n,)) if self.use_bias else None
+
+    def _depthwise(self, channels):
+        self.depthwise_kernel = _config.add_weight(self, "depthwise", "depthwise_kernel",
+                                                   self.kernel_size + (channels, self.depth_multiplier))
 
     def _finish_output(self, out):
         if self.bias is not None:
@@ -78,13 +79,8 @@ class _Conv(Layer):
                 "strides": self.strides, "padding": self.padding, "data_format": self.data_format,
                 "dilation_rate": self.dilation_rate, "groups": 1,
                 "activation": _config.activation(self.activation), "use_bias": self.use_bias,
-                "kernel_initializer": _config.serialize(self.kernel_initializer),
-                "bias_initializer": _config.serialize(self.bias_initializer),
-                "kernel_regularizer": _config.serialize(self.kernel_regularizer),
-                "bias_regularizer": _config.serialize(self.bias_regularizer),
                 "activity_regularizer": _config.serialize(self.activity_regularizer),
-                "kernel_constraint": _config.serialize(self.kernel_constraint),
-                "bias_constraint": _config.serialize(self.bias_constraint)}
+                **_config.settings(self, "kernel", "bias")}
 
 
 class Conv1D(_Conv):
@@ -93,16 +89,12 @@ class Conv1D(_Conv):
 
     def __init__(self, filters, kernel_size, strides=1, padding="valid", data_format="channels_last",
                  dilation_rate=1, groups=1, **kwargs):
-        if groups != 1:
-            raise ValueError("rivulet's Conv1D does not support grouped convolutions (groups != 1)")
         super().__init__(filters, kernel_size, strides, padding, data_format, dilation_rate,
-                         pad_modes=("valid", "same", "causal"), **kwargs)
+                         pad_modes=("valid", "same", "causal"), groups=groups, **kwargs)
 
     def build(self, input_shape):
         channels = self._channels(input_shape)
-        self.kernel = self.add_weight("kernel", self.kernel_size + (channels, self.filters),
-                                      initializer=self.kernel_initializer, regularizer=self.kernel_regularizer,
-                                      constraint=self.kernel_constraint)
+        self.kernel = _config.add_weight(self, "kernel", "kernel", self.kernel_size + (channels, self.filters))
         self._bias(self.filters)
         self.built = True
 
@@ -145,9 +137,7 @@ class Conv2DTranspose(_Conv):
 
     def build(self, input_shape):
         channels = self._channels(input_shape)
-        self.kernel = self.add_weight("kernel", self.kernel_size + (self.filters, channels),
-                                      initializer=self.kernel_initializer, regularizer=self.kernel_regularizer,
-                                      constraint=self.kernel_constraint)
+        self.kernel = _config.add_weight(self, "kernel", "kernel", self.kernel_size + (self.filters, channels))
         self._bias(self.filters)
         self.built = True
 
@@ -164,15 +154,14 @@ class Conv2DTranspose(_Conv):
         return self._finish_output(out)
 
     def get_config(self):
-        config = super().get_config()
-        config.pop("groups")
-        return {**config, "output_padding": self.output_padding}
+        return {**super().get_config(), "output_padding": self.output_padding}
 
 
 def _tuple_nonneg(value, what):
     t = (value, value) if isinstance(value, int) else tuple(value)
     if len(t) != 2 or any(not isinstance(v, int) or v < 0 for v in t):
-        raise ValueError(f"The `{what}` argument must be a tuple of 2 non-negative integers. Received: {what}={value!r}")
+        raise ValueError(f"The `{what}` argument must be a tuple of 2 non-negative integers. Received: "
+                         f"{what}={value!r}")
     return t
 
 
@@ -187,17 +176,11 @@ class DepthwiseConv2D(_Conv):
                          use_bias=use_bias, bias_initializer=bias_initializer, bias_regularizer=bias_regularizer,
                          activity_regularizer=activity_regularizer, bias_constraint=bias_constraint, **kwargs)
         self.depth_multiplier = depth_multiplier
-        self.depthwise_initializer = initializers.get(depthwise_initializer)
-        self.depthwise_regularizer = regularizers.get(depthwise_regularizer)
-        self.depthwise_constraint = depthwise_constraint
+        _config.init_settings(self, "depthwise", depthwise_initializer, depthwise_regularizer, depthwise_constraint)
 
     def build(self, input_shape):
         channels = self._channels(input_shape)
-        self.depthwise_kernel = self.add_weight("depthwise_kernel",
-                                                self.kernel_size + (channels, self.depth_multiplier),
-                                                initializer=self.depthwise_initializer,
-                                                regularizer=self.depthwise_regularizer,
-                                                constraint=self.depthwise_constraint)
+        self._depthwise(channels)
         self._bias(channels * self.depth_multiplier)
         self.built = True
 
@@ -208,12 +191,9 @@ class DepthwiseConv2D(_Conv):
 
     def get_config(self):
         config = super().get_config()
-        for k in ("filters", "kernel_initializer", "kernel_regularizer", "kernel_constraint", "groups"):
+        for k in ("filters", "kernel_initializer", "kernel_regularizer", "kernel_constraint"):
             config.pop(k)
-        return {**config, "depth_multiplier": self.depth_multiplier,
-                "depthwise_initializer": _config.serialize(self.depthwise_initializer),
-                "depthwise_regularizer": _config.serialize(self.depthwise_regularizer),
-                "depthwise_constraint": _config.serialize(self.depthwise_constraint)}
+        return {**config, "depth_multiplier": self.depth_multiplier, **_config.settings(self, "depthwise")}
 
 
 class SeparableConv2D(_Conv):
@@ -229,43 +209,25 @@ class SeparableConv2D(_Conv):
                          use_bias=use_bias, bias_initializer=bias_initializer, bias_regularizer=bias_regularizer,
                          activity_regularizer=activity_regularizer, bias_constraint=bias_constraint, **kwargs)
         self.depth_multiplier = depth_multiplier
-        self.depthwise_initializer = initializers.get(depthwise_initializer)
-        self.pointwise_initializer = initializers.get(pointwise_initializer)
-        self.depthwise_regularizer = regularizers.get(depthwise_regularizer)
-        self.pointwise_regularizer = regularizers.get(pointwise_regularizer)
-        self.depthwise_constraint, self.pointwise_constraint = depthwise_constraint, pointwise_constraint
+        _config.init_settings(self, "depthwise", depthwise_initializer, depthwise_regularizer, depthwise_constraint)
+        _config.init_settings(self, "pointwise", pointwise_initializer, pointwise_regularizer, pointwise_constraint)
 
     def build(self, input_shape):
         channels = self._channels(input_shape)
-        self.depthwise_kernel = self.add_weight("depthwise_kernel",
-                                                self.kernel_size + (channels, self.depth_multiplier),
-                                                initializer=self.depthwise_initializer,
-                                                regularizer=self.depthwise_regularizer,
-                                                constraint=self.depthwise_constraint)
-        self.pointwise_kernel = self.add_weight("pointwise_kernel",
-                                                (1, 1, channels * self.depth_multiplier, self.filters),
-                                                initializer=self.pointwise_initializer,
-                                                regularizer=self.pointwise_regularizer,
-                                                constraint=self.pointwise_constraint)
+        self._depthwise(channels)
+        self.pointwise_kernel = _config.add_weight(self, "pointwise", "pointwise_kernel",
+                                                   (1, 1, channels * self.depth_multiplier, self.filters))
         self._bias(self.filters)
         self.built = True
 
     def call(self, inputs):
-        out = tf.nn.separable_conv2d(inputs, self.depthwise_kernel, self.pointwise_kernel, (1,) + self.strides + (1,),
-                                     self.padding.upper(), dilations=self.dilation_rate)
+        out = tf.nn.separable_conv2d(inputs, self.depthwise_kernel, self.pointwise_kernel,
+                                     (1,) + self.strides + (1,), self.padding.upper(), dilations=self.dilation_rate)
         return self._finish_output(out)
 
     def get_config(self):
-        config = super().get_config()
-        for k in ("kernel_initializer", "kernel_regularizer", "kernel_constraint", "groups"):
-            config.pop(k)
-        return {**config, "depth_multiplier": self.depth_multiplier,
-                "depthwise_initializer": _config.serialize(self.depthwise_initializer),
-                "pointwise_initializer": _config.serialize(self.pointwise_initializer),
-                "depthwise_regularizer": _config.serialize(self.depthwise_regularizer),
-                "pointwise_regularizer": _config.serialize(self.pointwise_regularizer),
-                "depthwise_constraint": _config.serialize(self.depthwise_constraint),
-                "pointwise_constraint": _config.serialize(self.pointwise_constraint)}
+        return {**super().get_config(), "depth_multiplier": self.depth_multiplier,
+                **_config.settings(self, "depthwise", "pointwise")}
 
 
 Convolution1D, Convolution2DTranspose, Conv2DTranspose = Conv1D, Conv2DTranspose, Conv2DTranspose

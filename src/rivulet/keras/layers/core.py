@@ -103,6 +103,7 @@ class Dropout(Layer):
             raise ValueError(f"Invalid value received for argument `rate`. Expected a float value between 0 and "
                              f"1. Received: rate={rate}")
         self.rate, self.noise_shape, self.seed = rate, noise_shape, seed
+        self.supports_masking = True  # a mask passes through (Dropout is never on the plain fast path)
 
     def call(self, inputs, training=None):
         if not training or self.rate == 0:

@@ -52,7 +52,8 @@ class Node:
     def keras_inputs(self):
         """Every KerasTensor this call consumed: in its inputs, then in its other arguments (MultiHeadAttention's
         value and key, initial states ...)."""
-        return [t for t in nest.flatten([self.inputs, list(self.args), dict(self.kwargs)]) if isinstance(t, KerasTensor)]
+        flat = nest.flatten([self.inputs, list(self.args), dict(self.kwargs)])
+        return [t for t in flat if isinstance(t, KerasTensor)]
 
 
 def _shape_tuple(shape):

@@ -8,7 +8,7 @@ Masked timesteps keep the previous state and repeat the previous output (zeros w
 """
 import rivulet as tf
 
-from .. import activations, initializers, regularizers
+from .. import activations, initializers
 from . import _config
 from .base import InputSpec, Layer
 from ...core.context import executing_eagerly
@@ -30,14 +30,10 @@ class _Cell(Layer):
         self.activation = activations.get(activation)
         self.recurrent_activation = activations.get(recurrent_activation)
         self.use_bias = use_bias
-        self.kernel_initializer = initializers.get(kernel_initializer)
+        _config.init_settings(self, "kernel", kernel_initializer, kernel_regularizer, kernel_constraint)
+        _config.init_settings(self, "recurrent", None, recurrent_regularizer, recurrent_constraint)
         self.recurrent_initializer = _recurrent_init(recurrent_initializer)
-        self.bias_initializer = initializers.get(bias_initializer)
-        self.kernel_regularizer = regularizers.get(kernel_regularizer)
-        self.recurrent_regularizer = regularizers.get(recurrent_regularizer)
-        self.bias_regularizer = regularizers.get(bias_regularizer)
-        self.kernel_constraint, self.recurrent_constraint, self.bias_constraint = \
-            kernel_constraint, recurrent_constraint, bias_constraint
+        _config.init_settings(self, "bias", bias_initializer, bias_regularizer, bias_constraint)
         self.dropout = min(1.0, max(0.0, dropout))
         self.recurrent_dropout = min(1.0, max(0.0, recurrent_dropout))
 
@@ -52,14 +48,9 @@ class _Cell(Layer):
     def build(self, input_shape):
         last = tf.TensorShape(input_shape)[-1]
         n = self.n_gates * self.units
-        self.kernel = self.add_weight("kernel", (last, n), initializer=self.kernel_initializer,
-                                      regularizer=self.kernel_regularizer, constraint=self.kernel_constraint)
-        self.recurrent_kernel = self.add_weight("recurrent_kernel", (self.units, n),
-                                                initializer=self.recurrent_initializer,
-                                                regularizer=self.recurrent_regularizer,
-                                                constraint=self.recurrent_constraint)
-        self.bias = self.add_weight("bias", self._bias_shape(), initializer=self._bias_init(),
-                                    regularizer=self.bias_regularizer, constraint=self.bias_constraint) \
+        self.kernel = _config.add_weight(self, "kernel", "kernel", (last, n))
+        self.recurrent_kernel = _config.add_weight(self, "recurrent", "recurrent_kernel", (self.units, n))
+        self.bias = _config.add_weight(self, "bias", "bias", self._bias_shape(), initializer=self._bias_init()) \
             if self.use_bias else None
         self.built = True
 
@@ -92,15 +83,7 @@ class _Cell(Layer):
     def get_config(self):
         return {**super().get_config(), "units": self.units, "activation": _config.activation(self.activation),
                 "recurrent_activation": _config.activation(self.recurrent_activation), "use_bias": self.use_bias,
-                "kernel_initializer": _config.serialize(self.kernel_initializer),
-                "recurrent_initializer": _config.serialize(self.recurrent_initializer),
-                "bias_initializer": _config.serialize(self.bias_initializer),
-                "kernel_regularizer": _config.serialize(self.kernel_regularizer),
-                "recurrent_regularizer": _config.serialize(self.recurrent_regularizer),
-                "bias_regularizer": _config.serialize(self.bias_regularizer),
-                "kernel_constraint": _config.serialize(self.kernel_constraint),
-                "recurrent_constraint": _config.serialize(self.recurrent_constraint),
-                "bias_constraint": _config.serialize(self.bias_constraint), "dropout": self.dropout,
+                **_config.settings(self, "kernel", "recurrent", "bias"), "dropout": self.dropout,
                 "recurrent_dropout": self.recurrent_dropout}
 
 
@@ -143,6 +126,8 @@ def _dot(x, w, mask=None):
 
 
 class SimpleRNNCell(_Cell):
+    """h' = activation(x @ kernel + h @ recurrent_kernel + bias)."""
+
     def __init__(self, units, activation="tanh", **kwargs):
         kwargs.pop("recurrent_activation", None)
         super().__init__(units, activation=activation, **kwargs)
@@ -162,6 +147,7 @@ class SimpleRNNCell(_Cell):
 
 
 class LSTMCell(_Cell):
+    """Long short-term memory step; gates i, f, c, o in that order along the weights' last axis."""
     n_gates = 4
 
     def __init__(self, units, unit_forget_bias=True, **kwargs):
@@ -215,6 +201,7 @@ class LSTMCell(_Cell):
 
 
 class GRUCell(_Cell):
+    """Gated recurrent unit step; gates z, r, h along the weights' last axis (reset_after=True: TF 2)."""
     n_gates = 3
 
     def __init__(self, units, reset_after=True, **kwargs):
@@ -232,6 +219,17 @@ class GRUCell(_Cell):
             in_bias, rec_bias = (self.bias[0], self.bias[1]) if self.reset_after else (self.bias, None)
         else:
             in_bias = rec_bias = None
+        if drop is None and rec is None and self.reset_after:  # no dropout: one matmul per weight, then split
+            mx = tf.matmul(inputs, self.kernel)
+            mh = tf.matmul(h_prev, self.recurrent_kernel)
+            if in_bias is not None:
+                mx, mh = tf.nn.bias_add(mx, in_bias), tf.nn.bias_add(mh, rec_bias)
+            x_z, x_r, x_h = tf.split(mx, 3, axis=1)
+            h_z, h_r, h_h = tf.split(mh, 3, axis=1)
+            z = self.recurrent_activation(x_z + h_z)
+            r = self.recurrent_activation(x_r + h_r)
+            h = z * h_prev + (1 - z) * self.activation(x_h + r * h_h)
+            return h, [h]
         xs = [_dot(inputs, self.kernel[:, g * u:(g + 1) * u], drop and drop[g]) for g in range(3)]
         if in_bias is not None:
             xs = [x + in_bias[g * u:(g + 1) * u] for g, x in enumerate(xs)]
@@ -281,7 +279,7 @@ class RNN(Layer):
             raise ValueError(f"Input 0 of layer \"{self.name}\" is incompatible with the layer: expected ndim=3, "
                              f"found ndim={shape.rank}. Full shape received: {shape}")
         if not self.cell.built:
-            with tf.name_scope(self.cell.name) if hasattr(tf, "name_scope") else _null():
+            with tf.name_scope(self.name):
                 self.cell.build(shape[:1].concatenate(shape[2:]))
             self.cell.built = True
         self.built = True
@@ -344,28 +342,41 @@ class RNN(Layer):
         return prev, (tf.stack(outs) if self.return_sequences else None), states
 
     def _loop_graph(self, seq, m, states, training, masks):
+        """A tf.while_loop over the time steps. The outputs go into a [time, batch, units] buffer loop variable
+        (tensor_scatter_nd_update per step) rather than a TensorArray, so gradients flow back through them."""
         steps = tf.shape(seq)[0]
-        ta = tf.TensorArray(seq.dtype, size=steps)
         prev0 = tf.zeros_like(states[0])
+        buf0 = tf.zeros(tf.concat([[steps], tf.shape(prev0)], 0), prev0.dtype) if self.return_sequences else \
+            tf.zeros([0], prev0.dtype)
 
         def cond(t, *_):
             return t < steps
 
-        def body(t, prev, ta, *st):
-            x = seq[t]
-            out, new = self._step(x, None if m is None else m[t], list(st), prev, training, masks)
-            return (t + 1, out, ta.write(t, out), *new)
-        result = tf.while_loop(cond, body, (tf.constant(0), prev0, ta, *states))
-        last, ta, states = result[1], result[2], list(result[3:])
-        outputs = ta.stack() if self.return_sequences else None
-        if outputs is not None:
+        def body(t, prev, buf, *st):
+            out, new = self._step(seq[t], None if m is None else m[t], list(st), prev, training, masks)
+            if self.return_sequences:
+                buf = tf.tensor_scatter_nd_update(buf, tf.reshape(t, [1, 1]), tf.expand_dims(out, 0))
+            return (t + 1, out, buf, *new)
+        result = tf.while_loop(cond, body, (tf.constant(0), prev0, buf0, *states))
+        last, outputs, states = result[1], result[2], list(result[3:])
+        if self.return_sequences:
             outputs.set_shape(tf.TensorShape([seq.shape[0]]).concatenate(last.shape))
-        return last, outputs, states
+        return last, (outputs if self.return_sequences else None), states
+
+    @classmethod
+    def from_config(cls, config):
+        if cls is RNN:  # the generic layer stores its cell's spec
+            return _config.wrapper_from_config(cls, config, "cell")
+        return cls(**config)
 
     def get_config(self):
         config = {**super().get_config(), "return_sequences": self.return_sequences,
                   "return_state": self.return_state, "go_backwards": self.go_backwards, "stateful": self.stateful,
                   "unroll": self.unroll, "time_major": self.time_major}
+        if type(self) is not RNN:
+            config["activity_regularizer"] = _config.serialize(self.activity_regularizer)
+            if type(self) is not SimpleRNN:
+                config["implementation"] = 2
         if type(self) is RNN:
             config["cell"] = {"class_name": type(self.cell).__name__, "config": self.cell.get_config()}
         else:
@@ -374,14 +385,6 @@ class RNN(Layer):
                 cell.pop(k, None)
             config.update(cell)
         return config
-
-
-class _null:
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *a):
-        return False
 
 
 _RNN_KEYS = ("return_sequences", "return_state", "go_backwards", "stateful", "unroll", "time_major", "name",
@@ -489,12 +492,11 @@ class Bidirectional(Layer):
             return (out if isinstance(out, list) else [out]) + states
         return out
 
+    @classmethod
+    def from_config(cls, config):
+        return _config.wrapper_from_config(cls, config, "layer")
+
     def get_config(self):
         return {**super().get_config(), "merge_mode": self.merge_mode,
                 "layer": {"class_name": type(self.forward_layer).__name__,
                           "config": {**self.forward_layer.get_config(), "name": self.forward_layer.name[8:]}}}
-
-
-SimpleRNNCell.__doc__ = "h' = activation(x @ kernel + h @ recurrent_kernel + bias)."
-LSTMCell.__doc__ = "Long short-term memory step; gates i, f, c, o in that order along the weights' last axis."
-GRUCell.__doc__ = "Gated recurrent unit step; gates z, r, h along the weights' last axis (reset_after=True: TF 2)."

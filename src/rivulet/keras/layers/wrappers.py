@@ -1,6 +1,7 @@
 """TimeDistributed: applies a layer to every timestep (the time axis folded into the batch)."""
 import rivulet as tf
 
+from . import _config
 from .base import Layer
 
 
@@ -33,6 +34,10 @@ class TimeDistributed(Layer):
         out = tf.reshape(y, [batch, steps] + [d if d is not None else tf.shape(y)[i + 1]
                                               for i, d in enumerate(out_inner)])
         return out
+
+    @classmethod
+    def from_config(cls, config):
+        return _config.wrapper_from_config(cls, config, "layer")
 
     def get_config(self):
         return {**super().get_config(), "layer": {"class_name": type(self.layer).__name__,

@@ -1,0 +1,370 @@
+"""Preprocessing layers: Normalization (adapt), CategoryEncoding, StringLookup, IntegerLookup, TextVectorization.
+
+Vocabularies learnt by `adapt` are ordered as tf_keras orders them: most frequent first, ties in descending
+token order. Index 0 is the mask token when there is one, then the OOV index, then the vocabulary.
+"""
+import collections
+
+import numpy as np
+
+import rivulet as tf
+from rivulet.errors import InvalidArgumentError
+from rivulet.ops import lookup_ops
+
+from .base import Layer
+
+
+def _batches(data):
+    """adapt()'s data as NumPy batches: an array, a tensor, a list, or an iterable of batches (a dataset)."""
+    if isinstance(data, (np.ndarray, list, tuple, str, bytes, int, float)) or isinstance(data, tf.Tensor):
+        yield np.asarray(data.numpy() if isinstance(data, tf.Tensor) else data)
+        return
+    for batch in data:
+        yield np.asarray(batch.numpy() if hasattr(batch, "numpy") else batch)
+
+
+# ============================================================================ Normalization
+class Normalization(Layer):
+    """(x - mean) / sqrt(variance), per feature along `axis`; mean and variance given or learnt by adapt."""
+
+    def __init__(self, axis=-1, mean=None, variance=None, invert=False, **kwargs):
+        super().__init__(**kwargs)
+        if axis is None:
+            axis = ()
+        elif isinstance(axis, int):
+            axis = (axis,)
+        else:
+            axis = tuple(axis)
+        self.axis = axis
+        if (mean is None) != (variance is None):
+            raise ValueError(f"When setting values directly, both `mean` and `variance` must be set. Received: "
+                             f"mean={mean} and variance={variance}")
+        self.input_mean, self.input_variance, self.invert = mean, variance, invert
+
+    def build(self, input_shape):
+        shape = tf.TensorShape(input_shape)
+        rank = shape.rank
+        if rank is None:
+            raise ValueError("Normalization needs inputs of known rank")
+        keep = tuple(sorted(a % rank for a in self.axis))
+        for a in keep:
+            if shape[a] is None:
+                raise ValueError(f"All `axis` values to be kept must have known shape. Got axis: {self.axis}, "
+                                 f"input shape: {shape}, with unknown axis at index: {a}")
+        self._keep = keep
+        self._broadcast = [shape[a] if a in keep else 1 for a in range(rank)]
+        stat_shape = tuple(shape[a] for a in keep)
+        if self.input_mean is None:
+            self.adapt_mean = self.add_weight("mean", stat_shape, initializer="zeros", trainable=False)
+            self.adapt_variance = self.add_weight("variance", stat_shape, initializer="ones", trainable=False)
+            self.count = self.add_weight("count", (), dtype="int64", initializer="zeros", trainable=False)
+        self.built = True
+
+    def adapt(self, data, batch_size=None, steps=None):
+        total = mean = m2 = None
+        for batch in _batches(data):
+            b = batch.astype(np.float64)
+            if b.ndim == 0:
+                b = b.reshape(1)
+            if not self.built:
+                self.build((None,) + b.shape[1:] if b.ndim > 1 else (None,))
+            reduce = tuple(a for a in range(b.ndim) if a not in self._keep)
+            n = int(np.prod([b.shape[a] for a in reduce])) if reduce else 1
+            bm = b.mean(axis=reduce) if reduce else b
+            bv = b.var(axis=reduce) if reduce else np.zeros_like(b)
+            if total is None:
+                total, mean, m2 = n, bm, bv * n
+            else:  # merge two (count, mean, M2) summaries
+                delta = bm - mean
+                new = total + n
+                mean = mean + delta * n / new
+                m2 = m2 + bv * n + delta ** 2 * total * n / new
+                total = new
+        if total is None:
+            raise ValueError("Normalization.adapt() got no data")
+        self.adapt_mean.assign(np.asarray(mean, np.float32).reshape(self.adapt_mean.shape))
+        self.adapt_variance.assign(np.asarray(m2 / total, np.float32).reshape(self.adapt_variance.shape))
+        self.count.assign(total)
+
+    def call(self, inputs):
+        inputs = tf.cast(tf.convert_to_tensor(inputs), self.dtype)
+        if self.input_mean is not None:
+            mean = tf.cast(self.input_mean, inputs.dtype)
+            var = tf.cast(self.input_variance, inputs.dtype)
+            if self._keep and np.ndim(self.input_mean):
+                mean, var = tf.reshape(mean, self._broadcast), tf.reshape(var, self._broadcast)
+        else:
+            mean = tf.reshape(self.adapt_mean, self._broadcast)
+            var = tf.reshape(self.adapt_variance, self._broadcast)
+        std = tf.maximum(tf.sqrt(var), tf.cast(1e-7, inputs.dtype))
+        return mean + inputs * std if self.invert else (inputs - mean) / std
+
+    def get_config(self):
+        return {**super().get_config(), "axis": self.axis, "invert": self.invert,
+                "mean": _listed(self.input_mean), "variance": _listed(self.input_variance)}
+
+
+def _listed(v):
+    return np.asarray(v).tolist() if v is not None and np.ndim(v) else v
+
+
+# ============================================================================ CategoryEncoding
+def _encode(indices, num_tokens, mode, weights=None):
+    """int indices [N] or [N, k] -> [N, num_tokens] float32 (one_hot, multi_hot or count)."""
+    if indices.shape.rank == 1 or mode == "one_hot":
+        if mode == "one_hot" and indices.shape.rank == 2 and indices.shape[-1] == 1:
+            indices = tf.squeeze(indices, [-1])
+        if indices.shape.rank == 1:
+            indices = tf.expand_dims(indices, -1)
+    hot = tf.one_hot(indices, num_tokens, dtype=tf.float32)  # [N, k, num_tokens]
+    if mode == "count":
+        if weights is not None:
+            hot = hot * tf.expand_dims(tf.cast(weights, tf.float32), -1)
+        return tf.reduce_sum(hot, axis=-2)
+    return tf.reduce_max(hot, axis=-2)
+
+
+class CategoryEncoding(Layer):
+    def __init__(self, num_tokens=None, output_mode="multi_hot", sparse=False, **kwargs):
+        super().__init__(**kwargs)
+        if output_mode == "binary":
+            output_mode = "multi_hot"
+        if output_mode not in ("count", "one_hot", "multi_hot"):
+            raise ValueError(f"Unknown arg for output_mode: {output_mode}")
+        if num_tokens is None or num_tokens < 1:
+            raise ValueError(f"`num_tokens` must be >= 1. Received: num_tokens={num_tokens}.")
+        if sparse:
+            raise NotImplementedError("rivulet's CategoryEncoding gives dense outputs only (sparse=False)")
+        self.num_tokens, self.output_mode, self.sparse = num_tokens, output_mode, sparse
+        self._autocast = False
+
+    def call(self, inputs, count_weights=None):
+        x = tf.convert_to_tensor(inputs)
+        if not x.dtype.is_integer:
+            x = tf.cast(x, tf.int64)
+        if x.shape.rank is not None and x.shape.rank > 2:
+            raise ValueError(f"When output_mode is not `'int'`, maximum supported output rank is 2. Received "
+                             f"output_mode {self.output_mode} and input shape {x.shape}, which would result in "
+                             f"output rank {x.shape.rank + 1}.")
+        if tf.executing_eagerly():
+            v = x.numpy()
+            if v.size and (v.min() < 0 or v.max() >= self.num_tokens):
+                raise InvalidArgumentError(f"Input values must be in the range 0 <= values < num_tokens with "
+                                           f"num_tokens={self.num_tokens}")
+        return _encode(x, self.num_tokens, self.output_mode, count_weights)
+
+    def get_config(self):
+        return {**super().get_config(), "num_tokens": self.num_tokens, "output_mode": self.output_mode,
+                "sparse": self.sparse}
+
+
+# ============================================================================ lookups
+def _sorted_vocab(counter):
+    """tf_keras's order: most frequent first, ties in descending token order."""
+    return [t for t, _ in sorted(counter.items(), key=lambda kv: (-kv[1], _neg_key(kv[0])))]
+
+
+def _neg_key(token):
+    return tuple(-b for b in token) if isinstance(token, bytes) else -token
+
+
+class _IndexLookup(Layer):
+    _string = True
+
+    def __init__(self, max_tokens=None, num_oov_indices=1, mask_token=None, oov_token=None, vocabulary=None,
+                 idf_weights=None, invert=False, output_mode="int", sparse=False, pad_to_max_tokens=False,
+                 encoding="utf-8", **kwargs):
+        kwargs.setdefault("dtype", "int64" if not invert or not self._string else "string")
+        super().__init__(**kwargs)
+        if num_oov_indices not in (0, 1):
+            raise NotImplementedError("rivulet's lookup layers support num_oov_indices of 0 or 1 (more hash OOV "
+                                      "tokens with TensorFlow's fingerprint function)")
+        if output_mode not in ("int", "one_hot", "multi_hot", "count"):
+            raise ValueError(f"Unknown or unsupported output_mode: {output_mode} (rivulet supports int, one_hot, "
+                             f"multi_hot, count)")
+        if invert and output_mode != "int":
+            raise ValueError(f"`output_mode` must be `'int'` when `invert` is true. Received: "
+                             f"output_mode={output_mode}")
+        if sparse or idf_weights is not None:
+            raise NotImplementedError("rivulet's lookup layers give dense outputs without tf-idf")
+        self.max_tokens, self.num_oov_indices, self.mask_token = max_tokens, num_oov_indices, mask_token
+        self.oov_token, self.invert, self.output_mode = oov_token, invert, output_mode
+        self.sparse, self.pad_to_max_tokens, self.encoding = sparse, pad_to_max_tokens, encoding
+        self._autocast = False
+        self._vocab = []
+        if vocabulary is not None:
+            self.set_vocabulary(vocabulary)
+
+    def _norm(self, token):
+        if self._string:
+            return token.encode() if isinstance(token, str) else bytes(token)
+        return int(token)
+
+    def _out(self, token):
+        return token.decode() if isinstance(token, bytes) else token
+
+    def set_vocabulary(self, vocabulary, idf_weights=None):
+        vocab = [self._norm(t) for t in (vocabulary.numpy() if hasattr(vocabulary, "numpy")
+                                         else np.asarray(vocabulary).reshape(-1)).tolist()]
+        reserved = {self._norm(t) for t in (self.mask_token, self.oov_token) if t is not None}
+        for t in vocab:
+            if t in reserved:
+                raise ValueError(f"Found reserved tokens in `vocabulary`: {self._out(t)!r}. Reserved tokens (the "
+                                 f"mask and OOV tokens) are added by the layer.")
+        if len(set(vocab)) != len(vocab):
+            repeated = [t for t, c in collections.Counter(vocab).items() if c > 1]
+            raise ValueError(f"The passed vocabulary has at least one repeated term. Please uniquify your dataset. "
+                             f"The repeated terms are {[self._out(t) for t in repeated]}")
+        self._vocab = vocab
+
+    def __call__(self, inputs, *args, **kwargs):
+        if isinstance(inputs, (list, tuple, str, bytes, np.ndarray)):  # Python strings are not tensors yet
+            inputs = tf.constant(inputs)
+        return super().__call__(inputs, *args, **kwargs)
+
+    def _reserved(self):
+        return (1 if self.mask_token is not None else 0) + self.num_oov_indices
+
+    def get_vocabulary(self, include_special_tokens=True):
+        head = []
+        if include_special_tokens:
+            if self.mask_token is not None and self.output_mode == "int":
+                head.append(self._out(self._norm(self.mask_token)))
+            head += [self._out(self._norm(self.oov_token))] * self.num_oov_indices
+        return head + [self._out(t) for t in self._vocab]
+
+    def vocabulary_size(self):
+        return len(self.get_vocabulary())
+
+    def adapt(self, data, batch_size=None, steps=None):
+        counter = collections.Counter()
+        for batch in _batches(data):
+            counter.update(self._norm(t) for t in self._adapt_tokens(batch))
+        for t in (self.mask_token, self.oov_token):
+            if t is not None:
+                counter.pop(self._norm(t), None)
+        vocab = _sorted_vocab(counter)
+        if self.max_tokens is not None:
+            vocab = vocab[:max(self.max_tokens - self._reserved(), 0)]
+        self._vocab = vocab
+
+    def _adapt_tokens(self, batch):
+        return batch.reshape(-1).tolist()
+
+    def _indices(self, x):
+        mask = self._norm(self.mask_token) if self.mask_token is not None else None
+        oov = 1 if self.mask_token is not None else 0
+        return lookup_ops.lookup(x, self._vocab, self._reserved(), oov if self.num_oov_indices else -1, mask)
+
+    def call(self, inputs):
+        x = inputs if isinstance(inputs, tf.Tensor) else tf.convert_to_tensor(inputs)
+        if self.invert:
+            tokens = self.get_vocabulary()
+            tokens = [self._norm(t) for t in tokens]
+            oov = self._norm(self.oov_token) if self.oov_token is not None else tokens[0]
+            return lookup_ops.invert(x, tokens, oov)
+        idx = self._indices(x)
+        if self.output_mode == "int":
+            return idx
+        return self._encoded(idx)
+
+    def _encoded(self, idx):
+        """one_hot/multi_hot/count over the vocabulary; the mask token (index 0, if any) has no column."""
+        masked = self.mask_token is not None
+        depth = self.vocabulary_size()  # the mask token is not listed outside "int" mode
+        if self.pad_to_max_tokens and self.max_tokens:
+            depth = self.max_tokens
+        out = _encode(idx, depth + (1 if masked else 0), self.output_mode)
+        return out[:, 1:] if masked else out
+
+    def get_config(self):
+        return {**super().get_config(), "invert": self.invert, "max_tokens": self.max_tokens,
+                "num_oov_indices": self.num_oov_indices, "oov_token": self.oov_token,
+                "mask_token": self.mask_token, "output_mode": self.output_mode, "sparse": self.sparse,
+                "pad_to_max_tokens": self.pad_to_max_tokens, "idf_weights": None,
+                "vocabulary": [self._out(t) for t in self._vocab] or None,
+                "vocabulary_size": self.vocabulary_size(), "encoding": self.encoding}
+
+
+class StringLookup(_IndexLookup):
+    """Strings -> int64 indices (or, inverted, indices -> strings)."""
+
+    def __init__(self, max_tokens=None, num_oov_indices=1, mask_token=None, oov_token="[UNK]", vocabulary=None,
+                 **kwargs):
+        super().__init__(max_tokens, num_oov_indices, mask_token, oov_token, vocabulary, **kwargs)
+
+
+class IntegerLookup(_IndexLookup):
+    """Integers -> int64 indices (or, inverted, indices -> integers); OOV token -1."""
+    _string = False
+
+    def __init__(self, max_tokens=None, num_oov_indices=1, mask_token=None, oov_token=-1, vocabulary=None,
+                 vocabulary_dtype="int64", **kwargs):
+        super().__init__(max_tokens, num_oov_indices, mask_token, oov_token, vocabulary, **kwargs)
+        self.vocabulary_dtype = vocabulary_dtype
+
+    def get_config(self):
+        config = super().get_config()
+        config.pop("encoding")
+        return {**config, "vocabulary_dtype": self.vocabulary_dtype}
+
+
+class TextVectorization(_IndexLookup):
+    """Strings -> token indices (or multi_hot/count vectors): standardise, split, n-grams, then look up."""
+
+    def __init__(self, max_tokens=None, standardize="lower_and_strip_punctuation", split="whitespace", ngrams=None,
+                 output_mode="int", output_sequence_length=None, pad_to_max_tokens=False, vocabulary=None,
+                 sparse=False, ragged=False, encoding="utf-8", **kwargs):
+        if standardize not in (None, "lower", "strip_punctuation", "lower_and_strip_punctuation") and \
+                not callable(standardize):
+            raise ValueError(f"Unknown value for standardize: {standardize}")
+        if split not in (None, "whitespace", "character"):
+            raise NotImplementedError(f"rivulet's TextVectorization splits on 'whitespace', 'character' or None; "
+                                      f"got split={split!r}")
+        if ragged:
+            raise NotImplementedError("rivulet's TextVectorization gives dense (padded) outputs: ragged=False")
+        if output_sequence_length is not None and output_mode != "int":
+            raise ValueError(f"`output_sequence_length` must not be set if `output_mode` is not 'int'. Received "
+                             f"output_sequence_length={output_sequence_length}.")
+        self.standardize, self.split, self.output_sequence_length, self.ragged = \
+            standardize, split, output_sequence_length, ragged
+        self.ngrams = ngrams
+        self._ngrams = None if ngrams is None else tuple(range(1, ngrams + 1)) if isinstance(ngrams, int) \
+            else tuple(ngrams)
+        kwargs.setdefault("dtype", "string")
+        super().__init__(max_tokens, 1, "", "[UNK]", vocabulary, output_mode=output_mode,
+                         pad_to_max_tokens=pad_to_max_tokens, sparse=sparse, encoding=encoding, **kwargs)
+
+    def _standardized(self, x):
+        return self.standardize(x) if callable(self.standardize) else x
+
+    def _adapt_tokens(self, batch):
+        mode = None if callable(self.standardize) else self.standardize
+        if callable(self.standardize):
+            batch = np.asarray(self.standardize(tf.constant(batch)).numpy())
+        out = []
+        for s in batch.reshape(-1).tolist():
+            out += lookup_ops.tokens_of(s.decode() if isinstance(s, bytes) else str(s), mode, self.split,
+                                        self._ngrams)
+        return out
+
+    def call(self, inputs):
+        x = inputs if isinstance(inputs, tf.Tensor) else tf.constant(np.asarray(inputs, dtype=object))
+        if x.shape.rank == 2 and x.shape[-1] == 1:
+            x = tf.squeeze(x, [-1])
+        x = self._standardized(x)
+        mode = None if callable(self.standardize) else self.standardize
+        length = self.output_sequence_length if self.output_mode == "int" else None
+        tokens = lookup_ops.tokenize(x, mode, self.split, self._ngrams, length)
+        idx = self._indices(tokens)
+        if self.output_mode == "int":
+            return idx
+        return self._encoded(idx)
+
+    def get_config(self):
+        config = super().get_config()
+        for k in ("invert", "num_oov_indices", "oov_token", "mask_token", "vocabulary_dtype"):
+            config.pop(k, None)
+        return {**config, "standardize": self.standardize if not callable(self.standardize) else None,
+                "split": self.split, "ngrams": self.ngrams, "output_sequence_length": self.output_sequence_length,
+                "ragged": self.ragged}
