@@ -31,6 +31,8 @@ from rivulet.core.op import REGISTRY
 from rivulet.saved_model import SavedModelError
 from rivulet.saved_model.commands import _functions
 
+from .test_corrupt_files import Model as ControlFlow
+
 FILES = ["saved_model.json", "variables.npz", "tensors.npz"]
 N_FILES = int(os.environ.get("FUZZ_FILES", 300))
 FIRST_SEED = int(os.environ.get("FUZZ_SEED", 0))
@@ -104,19 +106,6 @@ def _forbidden(events):
 
 
 # ------------------------------------------------------------------------------------------ models
-class ControlFlow(tf.Module):
-    def __init__(self):
-        super().__init__()
-        self.w = tf.Variable([[1.0, 2.0], [3.0, 4.0]])
-        self.n = tf.Variable(2, trainable=False)
-
-    @tf.function(input_signature=[tf.TensorSpec([None, 2], tf.float32)])
-    def __call__(self, x):
-        y = tf.cond(tf.reduce_sum(x) > 0, lambda: tf.matmul(x, self.w), lambda: x * 2.0)
-        _, y = tf.while_loop(lambda i, y: i < self.n, lambda i, y: (i + 1, y + 1.0), (tf.constant(0), y))
-        return {"y": y, "label": tf.constant(["a", "b"])}
-
-
 Pair = collections.namedtuple("Pair", ["a", "b"])
 
 
@@ -311,7 +300,14 @@ def _mutate(rng, d):
             meta = json.load(open(path, "rb"))
         except ValueError:  # an earlier mutation broke the JSON already
             return "json:unreadable"
-        what = _json_mutation(rng, meta)
+        try:
+            what = _json_mutation(rng, meta)
+        except (LookupError, TypeError, AttributeError):  # an earlier mutation changed the layout
+            place, _ = rng.choice(list(_places(meta)))
+            if not place:
+                return "json:unchanged"
+            _set(meta, place, _hostile_value(rng))
+            what = "field"
         open(path, "w").write(json.dumps(meta))
         return f"json:{what}"
     name = rng.choice(FILES) if kind != "offsets" else rng.choice(FILES[1:])

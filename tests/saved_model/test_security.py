@@ -114,7 +114,7 @@ def test_attr_values_are_objects_not_source():
      "attr 'alpha' cannot be"),
     (lambda m: nodes(m, "Sub")[0].update(op="Relu", inputs=["x", "Const"]), "Relu cannot be called with 2 input"),
     (lambda m: nodes(m, "Sub")[0].update(op="Exp", inputs=["x", "Const"]), "Exp takes 1 input(s) and no attrs"),
-    (lambda m: nodes(m, "Placeholder")[0]["attrs"].update(dtype={"dtype": "int32"}), "argument"),
+    (lambda m: nodes(m, "Placeholder")[0]["attrs"].update(dtype={"dtype": "int32"}), "Sub"),
     (lambda m: m["graphs"]["g0"].update(args=["x", "x"]), "not distinct Placeholders"),
 ])
 def test_well_formed_but_invalid_graphs_fail_at_load(saved, damage, problem):
@@ -157,4 +157,25 @@ def test_deep_json_is_a_saved_model_error(saved):
     path = os.path.join(saved, "saved_model.json")
     open(path, "w").write('{"format": ' + "[" * 50000 + "]" * 50000 + "}")
     with pytest.raises(SavedModelError):
+        tf.saved_model.load(saved)
+
+
+def test_a_huge_shape_in_the_file_is_a_resource_error_when_run(tmp_path):
+    class Fill(tf.Module):
+        @tf.function(input_signature=[tf.TensorSpec([], tf.float32)])
+        def __call__(self, x):
+            return tf.reduce_sum(tf.fill([3], x))
+    d = str(tmp_path / "fill")
+    tf.saved_model.save(Fill(), d)
+    edit(d, lambda m: nodes(m, "Fill")[0]["attrs"].update(shape={"tuple": [2 ** 40, 2 ** 20]}))
+    m = tf.saved_model.load(d)
+    with pytest.raises(tf.errors.ResourceExhaustedError, match="node Fill"):
+        m(tf.constant(1.0))
+
+
+def test_argument_types_must_match_the_graphs_placeholders(saved):
+    def damage(m):
+        m["concrete_functions"][0]["arg_types"] = {"tuple": [{"spec": [[2], "int32", "x"]}]}
+    edit(saved, damage)
+    with pytest.raises(SavedModelError, match="its graph input x is TensorSpec"):
         tf.saved_model.load(saved)
