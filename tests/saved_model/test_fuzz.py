@@ -36,7 +36,7 @@ from .test_corrupt_files import Model as ControlFlow
 FILES = ["saved_model.json", "variables.npz", "tensors.npz"]
 N_FILES = int(os.environ.get("FUZZ_FILES", 300))
 FIRST_SEED = int(os.environ.get("FUZZ_SEED", 0))
-CALL_SECONDS = 2.0
+CALL_SECONDS = 1.0
 
 # ------------------------------------------------------------------------------------------ the audit hook
 _RUN_EVENTS = ("os.system", "subprocess.Popen", "os.exec", "os.spawn", "os.posix_spawn", "os.fork", "os.startfile",
@@ -133,7 +133,13 @@ def _save(d):
     m.f(p)
     m.f(p, training=True)
     tf.saved_model.save(m, os.path.join(d, "mixed"))
-    return [os.path.join(d, "cf"), os.path.join(d, "mixed")]
+    tf.random.set_seed(0)
+    k = tf.keras.Sequential([tf.keras.layers.Conv2D(2, 3, activation="relu", input_shape=(6, 6, 1)),
+                             tf.keras.layers.MaxPooling2D(), tf.keras.layers.Flatten(),
+                             tf.keras.layers.Dense(3, activation="softmax")])
+    k(tf.zeros([1, 6, 6, 1]))
+    tf.saved_model.save(k, os.path.join(d, "keras"))
+    return [os.path.join(d, name) for name in ("cf", "mixed", "keras")]
 
 
 # ------------------------------------------------------------------------------------------ mutations
@@ -174,7 +180,8 @@ def _hostile_value(rng, depth=0):
     if pick == 10:
         return {"spec": [rng.choice([[2], None, [2 ** 70]]), rng.choice(DTYPES), rng.choice([None, "x", 3])]}
     if pick == 11:
-        return {"namedtuple": [rng.choice(["P", "os", "def", "__x"]), rng.choice([["a"], ["__x"], ["a", "a"], ["class"]]),
+        return {"namedtuple": [rng.choice(["P", "os", "def", "__x"]),
+                               rng.choice([["a"], ["__x"], ["a", "a"], ["class"]]),
                                [1]]}
     if pick == 12:
         return {rng.choice(["subgraph", "out", "variable", "outer", "constant", "literal", "varspec"]):
@@ -425,7 +432,8 @@ def test_mutated_models_raise_only_documented_errors_and_run_nothing(tmp_path, m
         vm = _vm_bytes()
         if vm is not None:  # a huge shape fails to allocate instead of taking the machine's memory
             limit = vm + (3 << 30)
-            resource.setrlimit(resource.RLIMIT_AS, (limit if hard == resource.RLIM_INFINITY else min(limit, hard), hard))
+            limit = limit if hard == resource.RLIM_INFINITY else min(limit, hard)
+            resource.setrlimit(resource.RLIMIT_AS, (limit, hard))
         start = time.perf_counter()
         for i in range(N_FILES):
             rng = random.Random(FIRST_SEED + i)

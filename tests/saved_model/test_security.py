@@ -179,3 +179,34 @@ def test_argument_types_must_match_the_graphs_placeholders(saved):
     edit(saved, damage)
     with pytest.raises(SavedModelError, match="its graph input x is TensorSpec"):
         tf.saved_model.load(saved)
+
+
+def test_every_registered_op_knows_its_attrs():
+    """The loader admits only declared attrs: each op's attr names are identifiers its rule and kernel both
+    take, and an op whose rule and kernel both take **kwargs declares them (defop(..., attrs=...))."""
+    import inspect
+    import rivulet.keras  # noqa: F401  (registers its ops)
+    import rivulet.optimize.fusion  # noqa: F401
+    for name, op in REGISTRY.items():
+        facts = op._facts()[1]
+        if all(sig is not None and named is None for sig, named, _ in facts):
+            assert op._declared is not None, f"{name}: rule and kernel take **kwargs; declare its attrs"
+        for a in op.attr_names:
+            assert a.isidentifier(), (name, a)
+            for sig, _, nin in facts:
+                if sig is not None:
+                    params = sig.parameters
+                    assert a in params or any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values()), \
+                        (name, a, sig)
+
+
+@pytest.mark.parametrize("damage, problem", [
+    # an input landing on Softmax's axis parameter, an axis no int64 holds
+    (lambda m: nodes(m, "Sub")[0].update(op="Softmax", inputs=["x", "Const"]),
+     r"takes 1 input\(s\) before its attr 'axis'"),
+    (lambda m: nodes(m, "Sub")[0].update(op="Softmax", inputs=["x"], attrs={"axis": 2 ** 70}), "attr 'axis' cannot be"),
+])
+def test_attrs_are_never_inputs_and_fit_int64(saved, damage, problem):
+    edit(saved, damage)
+    with pytest.raises(SavedModelError, match=problem):
+        tf.saved_model.load(saved)

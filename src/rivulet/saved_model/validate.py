@@ -2,8 +2,8 @@
 it runs: each node's call (input count, attr names) against its op's rule and kernel, attr values of the
 kinds ops take, the wiring of control-flow sub-graphs (which inputs feed them, what they return) and the
 agreement of a function's argument types with its graph. A file that fails raises `format.Invalid`
-naming the node, which the loader reports as SavedModelError; nothing is left to fail at call time with
-an internal TypeError or AttributeError.
+naming the node, which the loader reports as SavedModelError. What no check here can know before the
+values exist (a reshape to the wrong size) fails when the function runs, as the op's tf.errors.OpError.
 """
 import inspect
 
@@ -56,10 +56,12 @@ def node(name, opdef, inputs, attrs, variables):
 def _handles(where, op, inputs, attrs, variables):
     lists = op.startswith("TensorList") and op not in _LIST_MAKERS
     for i, t in enumerate(inputs):
+        # control flow passes handles to its sub-graphs, except an If's or Case's selector (input 0)
+        flows = op in _PASS or op in _HOLDERS and (i > 0 or _HOLDERS[op][1] in ("loop", "grad"))
         if t.dtype == _dt.resource:
-            ok = op in _HOLDERS or op in _PASS or op in _VARIABLE_OPS and i == 0
+            ok = flows or op in _VARIABLE_OPS and i == 0
         elif t.dtype == _dt.variant:
-            ok = op in _HOLDERS or op in _PASS or lists and i == 0
+            ok = flows or lists and i == 0
         else:
             ok = i != 0 or op not in _VARIABLE_OPS and not lists
         if not ok:
@@ -84,6 +86,8 @@ def _handles(where, op, inputs, attrs, variables):
 def _plain(v, depth=0):
     if isinstance(v, tuple) and not hasattr(v, "_fields"):
         return depth < 16 and all(_plain(x, depth + 1) for x in v)
+    if isinstance(v, int):
+        return -2 ** 63 <= v < 2 ** 63  # attrs are int64s, as in TensorFlow
     return isinstance(v, _PLAIN) and not (isinstance(v, np.generic) and v.dtype.hasobject)
 
 
