@@ -210,3 +210,9 @@ def test_attrs_are_never_inputs_and_fit_int64(saved, damage, problem):
     edit(saved, damage)
     with pytest.raises(SavedModelError, match=problem):
         tf.saved_model.load(saved)
+
+
+def test_a_reshape_without_its_shape_is_refused_at_load(saved):
+    edit(saved, lambda m: nodes(m, "Sub")[0].update(op="Reshape", inputs=["x"], attrs={"shape": None}))
+    with pytest.raises(SavedModelError, match="Reshape needs its shape"):
+        tf.saved_model.load(saved)
