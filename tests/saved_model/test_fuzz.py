@@ -320,6 +320,8 @@ def _mutate(rng, d):
     name = rng.choice(FILES) if kind != "offsets" else rng.choice(FILES[1:])
     path = os.path.join(d, name)
     b = open(path, "rb").read()
+    if not b:  # an earlier truncation emptied it
+        return f"{kind}:empty"
     if kind == "flip":
         b = bytearray(b)
         for _ in range(rng.randrange(1, 5)):
