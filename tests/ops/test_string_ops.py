@@ -19,6 +19,8 @@ def test_join():
     with pytest.raises(InvalidArgumentError, match=r"Input shapes do not match: \[2\] vs. \[1\]"):
         tf.strings.join([["a", "c"], ["b"]])
     assert _l(tf.constant(["a"]) + "b") == [b"ab"]
+    # joining nothing is TensorFlow's scalar b"" (eagerly and in a graph)
+    assert tf.strings.join([]).numpy() == b"" and tf.function(lambda: tf.strings.join([]))().shape == []
 
 
 def test_length_upper_lower():

@@ -31,10 +31,12 @@ from rivulet.core.op import REGISTRY
 from rivulet.saved_model import SavedModelError
 from rivulet.saved_model.commands import _functions
 
+from .test_corrupt_files import Model as ControlFlow
+
 FILES = ["saved_model.json", "variables.npz", "tensors.npz"]
 N_FILES = int(os.environ.get("FUZZ_FILES", 300))
 FIRST_SEED = int(os.environ.get("FUZZ_SEED", 0))
-CALL_SECONDS = 2.0
+CALL_SECONDS = 1.0
 
 # ------------------------------------------------------------------------------------------ the audit hook
 _RUN_EVENTS = ("os.system", "subprocess.Popen", "os.exec", "os.spawn", "os.posix_spawn", "os.fork", "os.startfile",
@@ -104,19 +106,6 @@ def _forbidden(events):
 
 
 # ------------------------------------------------------------------------------------------ models
-class ControlFlow(tf.Module):
-    def __init__(self):
-        super().__init__()
-        self.w = tf.Variable([[1.0, 2.0], [3.0, 4.0]])
-        self.n = tf.Variable(2, trainable=False)
-
-    @tf.function(input_signature=[tf.TensorSpec([None, 2], tf.float32)])
-    def __call__(self, x):
-        y = tf.cond(tf.reduce_sum(x) > 0, lambda: tf.matmul(x, self.w), lambda: x * 2.0)
-        _, y = tf.while_loop(lambda i, y: i < self.n, lambda i, y: (i + 1, y + 1.0), (tf.constant(0), y))
-        return {"y": y, "label": tf.constant(["a", "b"])}
-
-
 Pair = collections.namedtuple("Pair", ["a", "b"])
 
 
@@ -144,7 +133,13 @@ def _save(d):
     m.f(p)
     m.f(p, training=True)
     tf.saved_model.save(m, os.path.join(d, "mixed"))
-    return [os.path.join(d, "cf"), os.path.join(d, "mixed")]
+    tf.random.set_seed(0)
+    k = tf.keras.Sequential([tf.keras.layers.Conv2D(2, 3, activation="relu", input_shape=(6, 6, 1)),
+                             tf.keras.layers.MaxPooling2D(), tf.keras.layers.Flatten(),
+                             tf.keras.layers.Dense(3, activation="softmax")])
+    k(tf.zeros([1, 6, 6, 1]))
+    tf.saved_model.save(k, os.path.join(d, "keras"))
+    return [os.path.join(d, name) for name in ("cf", "mixed", "keras")]
 
 
 # ------------------------------------------------------------------------------------------ mutations
@@ -185,7 +180,8 @@ def _hostile_value(rng, depth=0):
     if pick == 10:
         return {"spec": [rng.choice([[2], None, [2 ** 70]]), rng.choice(DTYPES), rng.choice([None, "x", 3])]}
     if pick == 11:
-        return {"namedtuple": [rng.choice(["P", "os", "def", "__x"]), rng.choice([["a"], ["__x"], ["a", "a"], ["class"]]),
+        return {"namedtuple": [rng.choice(["P", "os", "def", "__x"]),
+                               rng.choice([["a"], ["__x"], ["a", "a"], ["class"]]),
                                [1]]}
     if pick == 12:
         return {rng.choice(["subgraph", "out", "variable", "outer", "constant", "literal", "varspec"]):
@@ -311,12 +307,21 @@ def _mutate(rng, d):
             meta = json.load(open(path, "rb"))
         except ValueError:  # an earlier mutation broke the JSON already
             return "json:unreadable"
-        what = _json_mutation(rng, meta)
+        try:
+            what = _json_mutation(rng, meta)
+        except (LookupError, TypeError, AttributeError):  # an earlier mutation changed the layout
+            place, _ = rng.choice(list(_places(meta)))
+            if not place:
+                return "json:unchanged"
+            _set(meta, place, _hostile_value(rng))
+            what = "field"
         open(path, "w").write(json.dumps(meta))
         return f"json:{what}"
     name = rng.choice(FILES) if kind != "offsets" else rng.choice(FILES[1:])
     path = os.path.join(d, name)
     b = open(path, "rb").read()
+    if not b:  # an earlier truncation emptied it
+        return f"{kind}:empty"
     if kind == "flip":
         b = bytearray(b)
         for _ in range(rng.randrange(1, 5)):
@@ -429,7 +434,8 @@ def test_mutated_models_raise_only_documented_errors_and_run_nothing(tmp_path, m
         vm = _vm_bytes()
         if vm is not None:  # a huge shape fails to allocate instead of taking the machine's memory
             limit = vm + (3 << 30)
-            resource.setrlimit(resource.RLIMIT_AS, (limit if hard == resource.RLIM_INFINITY else min(limit, hard), hard))
+            limit = limit if hard == resource.RLIM_INFINITY else min(limit, hard)
+            resource.setrlimit(resource.RLIMIT_AS, (limit, hard))
         start = time.perf_counter()
         for i in range(N_FILES):
             rng = random.Random(FIRST_SEED + i)

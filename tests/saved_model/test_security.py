@@ -114,7 +114,7 @@ def test_attr_values_are_objects_not_source():
      "attr 'alpha' cannot be"),
     (lambda m: nodes(m, "Sub")[0].update(op="Relu", inputs=["x", "Const"]), "Relu cannot be called with 2 input"),
     (lambda m: nodes(m, "Sub")[0].update(op="Exp", inputs=["x", "Const"]), "Exp takes 1 input(s) and no attrs"),
-    (lambda m: nodes(m, "Placeholder")[0]["attrs"].update(dtype={"dtype": "int32"}), "argument"),
+    (lambda m: nodes(m, "Placeholder")[0]["attrs"].update(dtype={"dtype": "int32"}), "Sub"),
     (lambda m: m["graphs"]["g0"].update(args=["x", "x"]), "not distinct Placeholders"),
 ])
 def test_well_formed_but_invalid_graphs_fail_at_load(saved, damage, problem):
@@ -157,4 +157,62 @@ def test_deep_json_is_a_saved_model_error(saved):
     path = os.path.join(saved, "saved_model.json")
     open(path, "w").write('{"format": ' + "[" * 50000 + "]" * 50000 + "}")
     with pytest.raises(SavedModelError):
+        tf.saved_model.load(saved)
+
+
+def test_a_huge_shape_in_the_file_is_a_resource_error_when_run(tmp_path):
+    class Fill(tf.Module):
+        @tf.function(input_signature=[tf.TensorSpec([], tf.float32)])
+        def __call__(self, x):
+            return tf.reduce_sum(tf.fill([3], x))
+    d = str(tmp_path / "fill")
+    tf.saved_model.save(Fill(), d)
+    edit(d, lambda m: nodes(m, "Fill")[0]["attrs"].update(shape={"tuple": [2 ** 40, 2 ** 20]}))
+    m = tf.saved_model.load(d)
+    with pytest.raises(tf.errors.ResourceExhaustedError, match="node Fill"):
+        m(tf.constant(1.0))
+
+
+def test_argument_types_must_match_the_graphs_placeholders(saved):
+    def damage(m):
+        m["concrete_functions"][0]["arg_types"] = {"tuple": [{"spec": [[2], "int32", "x"]}]}
+    edit(saved, damage)
+    with pytest.raises(SavedModelError, match="its graph input x is TensorSpec"):
+        tf.saved_model.load(saved)
+
+
+def test_every_registered_op_knows_its_attrs():
+    """The loader admits only declared attrs: each op's attr names are identifiers its rule and kernel both
+    take, and an op whose rule and kernel both take **kwargs declares them (defop(..., attrs=...))."""
+    import inspect
+    import rivulet.keras  # noqa: F401  (registers its ops)
+    import rivulet.optimize.fusion  # noqa: F401
+    for name, op in REGISTRY.items():
+        facts = op._facts()[1]
+        if all(sig is not None and named is None for sig, named, _ in facts):
+            assert op._declared is not None, f"{name}: rule and kernel take **kwargs; declare its attrs"
+        for a in op.attr_names:
+            assert a.isidentifier(), (name, a)
+            for sig, _, nin in facts:
+                if sig is not None:
+                    params = sig.parameters
+                    assert a in params or any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values()), \
+                        (name, a, sig)
+
+
+@pytest.mark.parametrize("damage, problem", [
+    # an input landing on Softmax's axis parameter, an axis no int64 holds
+    (lambda m: nodes(m, "Sub")[0].update(op="Softmax", inputs=["x", "Const"]),
+     r"takes 1 input\(s\) before its attr 'axis'"),
+    (lambda m: nodes(m, "Sub")[0].update(op="Softmax", inputs=["x"], attrs={"axis": 2 ** 70}), "attr 'axis' cannot be"),
+])
+def test_attrs_are_never_inputs_and_fit_int64(saved, damage, problem):
+    edit(saved, damage)
+    with pytest.raises(SavedModelError, match=problem):
+        tf.saved_model.load(saved)
+
+
+def test_a_reshape_without_its_shape_is_refused_at_load(saved):
+    edit(saved, lambda m: nodes(m, "Sub")[0].update(op="Reshape", inputs=["x"], attrs={"shape": None}))
+    with pytest.raises(SavedModelError, match="Reshape needs its shape"):
         tf.saved_model.load(saved)

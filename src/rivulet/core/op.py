@@ -80,10 +80,16 @@ class Op:
             if sig is None:
                 continue
             try:
-                sig.bind(*range(n_inputs), **attrs)
+                bound = sig.bind(*range(n_inputs), **attrs)
             except TypeError as e:
                 return f"op {self.name} cannot be called with {n_inputs} input(s) and attrs " \
                        f"{sorted(attrs)}: {e}"
+            for pname, value in bound.arguments.items():
+                p = sig.parameters[pname]
+                if p.kind is p.POSITIONAL_OR_KEYWORD and p.default is not p.empty and pname not in attrs:
+                    # an input landing on an attr's parameter (Softmax's axis): attrs are never inputs
+                    return f"op {self.name} takes {list(sig.parameters).index(pname)} input(s) before its " \
+                           f"attr {pname!r}, got {n_inputs}"
         return None
 
     def n_outputs(self, attrs):

@@ -17,7 +17,7 @@ import weakref
 import numpy as np
 
 from ..core.context import unquiet
-from ..errors import InvalidArgumentError, OpError
+from ..errors import InvalidArgumentError, OpError, ResourceExhaustedError
 from . import parallel
 from .plan import needed_ops
 
@@ -296,7 +296,8 @@ def _fail(exc, cg):
     if op.user_frame is not None:
         fn, line, func = op.user_frame
         where = f"\n\nDetected at node '{op.name}' defined at (most recent call last):\n  File \"{fn}\", line {line}, in {func}"
-    cls = type(exc) if isinstance(exc, OpError) else InvalidArgumentError
+    cls = type(exc) if isinstance(exc, OpError) else ResourceExhaustedError if isinstance(exc, MemoryError) \
+        else InvalidArgumentError
     err = cls(None, op, f"Graph execution error:{where}\n\n{msg}\n\t [[{{{{node {op.name}}}}}]]")
     raise err.with_traceback(None) from None
 

@@ -211,6 +211,8 @@ def _reshape_kernel(x, *dyn, shape):
 
 def _reshape_infer(x, *dyn, shape):
     if shape is None:
+        if not dyn:  # only a graph read from a file says neither
+            raise ValueError("Reshape needs its shape, as an attr or as an input")
         return UNKNOWN, x.dtype
     if shape.count(-1) > 1:
         raise ValueError(f"Only one input size may be -1, not both {shape.index(-1)} and "

@@ -54,6 +54,8 @@ def _join_shape(shapes):
 
 
 def _join_kernel(*xs, separator=b""):
+    if not xs:
+        return np.array(b"", dtype=object)  # joining nothing: TensorFlow's empty string
     _join_shape([TensorShape(np.shape(x)) for x in xs])
     parts = np.broadcast_arrays(*[np.asarray(x, dtype=object) for x in xs])
     out = np.empty(parts[0].shape, dtype=object)

@@ -369,8 +369,16 @@ _SUBGRAPH = next(k for k, v in fmt.ATTR_CLASSES.items() if v == "subgraph")
 def _const_ok(attrs):
     """A Const's value is an array of its dtype, or a Python scalar the kernels combine as that dtype."""
     v, dt = attrs.get("value"), attrs.get("dtype")
-    if isinstance(v, (bool, int, float, bytes)):
-        return isinstance(dt, _dt.DType)
+    if not isinstance(dt, _dt.DType):
+        return False
+    if isinstance(v, bool):
+        return dt == _dt.bool
+    if isinstance(v, (int, float)):
+        return dt.is_floating or dt.is_complex or isinstance(v, int) and dt.is_integer
+    if isinstance(v, bytes):
+        return dt == _dt.string
+    if isinstance(v, np.ndarray) and v.dtype == object:  # a string tensor (decoded from base64 items)
+        return dt == _dt.string and all(isinstance(x, bytes) for x in v.reshape(-1))
     return isinstance(v, (np.ndarray, np.generic)) and _dt.from_numpy(v.dtype) == dt
 
 

@@ -75,7 +75,8 @@ def _op_error(e):
            errno.ENOSPC: errors.ResourceExhaustedError, errno.EDQUOT: errors.ResourceExhaustedError,
            errno.EMFILE: errors.ResourceExhaustedError, errno.ENFILE: errors.ResourceExhaustedError,
            errno.ENOMEM: errors.ResourceExhaustedError, errno.ENAMETOOLONG: errors.InvalidArgumentError,
-           errno.EINVAL: errors.InvalidArgumentError, errno.EFBIG: errors.OutOfRangeError}.get(e.errno, errors.UnknownError)
+           errno.EINVAL: errors.InvalidArgumentError, errno.EFBIG: errors.OutOfRangeError}.get(e.errno,
+                                                                                               errors.UnknownError)
     where = e.filename if e.filename is not None else ""
     return cls(f"{where}; {e.strerror or e}" if where else str(e))
 

@@ -2,8 +2,8 @@
 it runs: each node's call (input count, attr names) against its op's rule and kernel, attr values of the
 kinds ops take, the wiring of control-flow sub-graphs (which inputs feed them, what they return) and the
 agreement of a function's argument types with its graph. A file that fails raises `format.Invalid`
-naming the node, which the loader reports as SavedModelError; nothing is left to fail at call time with
-an internal TypeError or AttributeError.
+naming the node, which the loader reports as SavedModelError. What no check here can know before the
+values exist (a reshape to the wrong size) fails when the function runs, as the op's tf.errors.OpError.
 """
 import inspect
 
@@ -25,6 +25,8 @@ _LOOP_FIELDS = {"cond", "body", "n_vars", "cond_feed", "body_feed", "out_specs",
 _VARIABLE_OPS = {"ReadVariableOp", "AssignVariableOp", "AssignAddVariableOp", "AssignSubVariableOp"}
 _LIST_MAKERS = {"TensorListReserve", "TensorListFromTensor"}
 _PASS = {"Identity", "IdentityN", "StopGradient"}
+# Attrs that hold a dtype wherever an op has them (rules would read a string as NumPy's dtype code).
+_DTYPE_ATTRS = {"dtype", "DstT", "out_type", "output_type", "out_idx", "element_dtype", "output_dtype"}
 
 
 def node(name, opdef, inputs, attrs, variables):
@@ -34,16 +36,16 @@ def node(name, opdef, inputs, attrs, variables):
     problem = opdef.call_problem(len(inputs), attrs)
     if problem is not None:
         raise Invalid(f"{where}: {problem}")
-    _handles(where, opdef.name, inputs, attrs, variables)
     holder = _HOLDERS.get(opdef.name)
     for key, value in attrs.items():
         if holder is not None and key == holder[0] or opdef.name == "Const" and key == "value":
             continue  # checked below / by the loader's Const check
-        if not _plain(value):
+        if not _plain(value) or key in _DTYPE_ATTRS and not isinstance(value, (_dt.DType, type(None))):
             raise Invalid(f"{where}: attr {key!r} cannot be {short(value)}")
         if not _like(opdef.attr_default(key), value):
             raise Invalid(f"{where}: attr {key!r} should be like its default "
                           f"{opdef.attr_default(key)!r}, got {short(value)}")
+    _handles(where, opdef.name, inputs, attrs, variables)
     if holder is not None:
         key, kind = holder
         if key not in attrs:
@@ -54,10 +56,12 @@ def node(name, opdef, inputs, attrs, variables):
 def _handles(where, op, inputs, attrs, variables):
     lists = op.startswith("TensorList") and op not in _LIST_MAKERS
     for i, t in enumerate(inputs):
+        # control flow passes handles to its sub-graphs, except an If's or Case's selector (input 0)
+        flows = op in _PASS or op in _HOLDERS and (i > 0 or _HOLDERS[op][1] in ("loop", "grad"))
         if t.dtype == _dt.resource:
-            ok = op in _HOLDERS or op in _PASS or op in _VARIABLE_OPS and i == 0
+            ok = flows or op in _VARIABLE_OPS and i == 0
         elif t.dtype == _dt.variant:
-            ok = op in _HOLDERS or op in _PASS or lists and i == 0
+            ok = flows or lists and i == 0
         else:
             ok = i != 0 or op not in _VARIABLE_OPS and not lists
         if not ok:
@@ -65,7 +69,7 @@ def _handles(where, op, inputs, attrs, variables):
     if op not in _VARIABLE_OPS:
         return
     dtype, var = attrs.get("dtype"), variables.get(id(inputs[0]))
-    if var is not None and dtype != var.dtype:
+    if var is not None and dtype is not var.dtype:
         raise Invalid(f"{where}: variable {short(var.name)} is {var.dtype.name}, the node says {short(dtype)}")
     shape = var.shape if var is not None else None
     if op == "ReadVariableOp":
@@ -74,7 +78,7 @@ def _handles(where, op, inputs, attrs, variables):
             raise Invalid(f"{where}: reads shape {short(attrs.get('shape'))} from a variable of shape {shape}")
         return
     value = inputs[1]
-    if value.dtype != dtype or shape is not None and not value.shape.is_compatible_with(shape):
+    if value.dtype is not dtype or shape is not None and not value.shape.is_compatible_with(shape):
         raise Invalid(f"{where}: cannot write {TensorSpec(value.shape, value.dtype)} to a variable of "
                       f"{short(dtype)} {shape}")
 
@@ -82,6 +86,8 @@ def _handles(where, op, inputs, attrs, variables):
 def _plain(v, depth=0):
     if isinstance(v, tuple) and not hasattr(v, "_fields"):
         return depth < 16 and all(_plain(x, depth + 1) for x in v)
+    if isinstance(v, int):
+        return -2 ** 63 <= v < 2 ** 63  # attrs are int64s, as in TensorFlow
     return isinstance(v, _PLAIN) and not (isinstance(v, np.generic) and v.dtype.hasobject)
 
 
@@ -123,15 +129,19 @@ def _sub(where, sub):
     return sub
 
 
-def _feeds_into(where, sub, values):
-    """The op's values `values` feed sub-graph `sub`'s inputs: same number, same dtypes, shapes that fit."""
-    phs = sub.inputs
+def _fed(where, target, phs, values):
+    """Placeholders `phs` of `target` are fed `values` (tensors or specs): as many, of the same dtypes, of
+    shapes that fit."""
     if len(phs) != len(values):
-        raise Invalid(f"{where}: sub-graph {short(sub.graph.name)} takes {len(phs)} inputs, is fed {len(values)}")
+        raise Invalid(f"{where}: {target} takes {len(phs)} inputs, is fed {len(values)}")
     for ph, v in zip(phs, values):
         if ph.dtype != v.dtype or not ph.shape.is_compatible_with(v.shape):
-            raise Invalid(f"{where}: sub-graph {short(sub.graph.name)} input {ph.op.name} is "
-                          f"{TensorSpec(ph.shape, ph.dtype)}, fed {TensorSpec(v.shape, v.dtype)}")
+            raise Invalid(f"{where}: {target} input {ph.op.name} is {TensorSpec(ph.shape, ph.dtype)}, fed "
+                          f"{TensorSpec(v.shape, v.dtype)}")
+
+
+def _feeds_into(where, sub, values):
+    _fed(where, f"sub-graph {short(sub.graph.name)}", sub.inputs, values)
 
 
 def _returns(where, sub, specs):
@@ -204,10 +214,4 @@ def arguments(where, arg_types, placeholders):
             stack.extend(reversed([v for _, v in t[1]]))
         elif isinstance(t, tuple) and t and t[0] == "namedtuple":
             stack.extend(reversed(t[3]))
-    phs = [p for p in placeholders if p.dtype != _dt.resource]
-    if len(specs) != len(phs):
-        raise Invalid(f"{where}: {len(specs)} tensor arguments but {len(phs)} argument placeholders")
-    for s, p in zip(specs, phs):
-        if s.dtype != p.dtype or not s.shape.is_compatible_with(p.shape):
-            raise Invalid(f"{where}: argument {s} is fed to placeholder {p.op.name} of "
-                          f"{TensorSpec(p.shape, p.dtype)}")
+    _fed(where, "its graph", [p for p in placeholders if p.dtype != _dt.resource], specs)
