@@ -178,7 +178,34 @@ HeNormal = _preset("HeNormal", 2.0, "fan_in", "truncated_normal")
 LecunUniform = _preset("LecunUniform", 1.0, "fan_in", "uniform")
 LecunNormal = _preset("LecunNormal", 1.0, "fan_in", "truncated_normal")
 
+class Orthogonal(_Random):
+    """An orthogonal matrix (QR of a normal matrix, signs fixed by R's diagonal): Keras's default recurrent
+    initializer."""
+
+    def __init__(self, gain=1.0, seed=None):
+        self.gain, self.seed = gain, seed
+
+    def __call__(self, shape, dtype=None, **kwargs):
+        if len(shape) < 2:
+            raise ValueError(f"The tensor to initialize must be at least two-dimensional. Received: shape={shape} "
+                             f"of rank {len(shape)}.")
+        rows = 1
+        for d in shape[:-1]:
+            rows *= d
+        cols = shape[-1]
+        a = self._normal((max(rows, cols), min(rows, cols)), 0.0, 1.0, tf.float32)
+        q, r = tf.linalg.qr(a)
+        q = q * tf.sign(tf.linalg.diag_part(r))
+        if rows < cols:
+            q = tf.transpose(q)
+        return tf.cast(self.gain * tf.reshape(q, shape), _dtype(dtype))
+
+    def get_config(self):
+        return {"gain": self.gain, "seed": self.seed}
+
+
 zeros, ones, constant = Zeros, Ones, Constant
+orthogonal = Orthogonal
 random_uniform, random_normal, truncated_normal = RandomUniform, RandomNormal, TruncatedNormal
 glorot_uniform, glorot_normal, he_uniform, he_normal = GlorotUniform, GlorotNormal, HeUniform, HeNormal
 lecun_uniform, lecun_normal, variance_scaling = LecunUniform, LecunNormal, VarianceScaling

@@ -32,7 +32,7 @@ class _Cell(Layer):
         self.use_bias = use_bias
         _config.init_settings(self, "kernel", kernel_initializer, kernel_regularizer, kernel_constraint)
         _config.init_settings(self, "recurrent", None, recurrent_regularizer, recurrent_constraint)
-        self.recurrent_initializer = _recurrent_init(recurrent_initializer)
+        self.recurrent_initializer = initializers.get(recurrent_initializer)
         _config.init_settings(self, "bias", bias_initializer, bias_regularizer, bias_constraint)
         self.dropout = min(1.0, max(0.0, dropout))
         self.recurrent_dropout = min(1.0, max(0.0, recurrent_dropout))
@@ -85,40 +85,6 @@ class _Cell(Layer):
                 "recurrent_activation": _config.activation(self.recurrent_activation), "use_bias": self.use_bias,
                 **_config.settings(self, "kernel", "recurrent", "bias"), "dropout": self.dropout,
                 "recurrent_dropout": self.recurrent_dropout}
-
-
-def _recurrent_init(identifier):
-    if hasattr(initializers, "Orthogonal"):
-        return initializers.get(identifier)
-    if identifier in ("orthogonal", "Orthogonal"):
-        return Orthogonal()
-    if isinstance(identifier, dict) and identifier.get("class_name") == "Orthogonal":
-        return Orthogonal(**identifier.get("config", {}))
-    return initializers.get(identifier)
-
-
-class Orthogonal(initializers.Initializer):
-    """An orthogonal matrix (QR of a normal matrix, signs fixed by R's diagonal), as Keras's default
-    recurrent initializer."""
-
-    def __init__(self, gain=1.0, seed=None):
-        self.gain, self.seed = gain, seed
-
-    def __call__(self, shape, dtype=None, **kwargs):
-        rows = 1
-        for d in shape[:-1]:
-            rows *= d
-        cols = shape[-1]
-        flat = (max(rows, cols), min(rows, cols))
-        a = tf.random.normal(flat, dtype=tf.float32, seed=self.seed)
-        q, r = tf.linalg.qr(a)
-        q = q * tf.sign(tf.linalg.diag_part(r))
-        if rows < cols:
-            q = tf.transpose(q)
-        return tf.cast(self.gain * tf.reshape(q, shape), dtype or "float32")
-
-    def get_config(self):
-        return {"gain": self.gain, "seed": self.seed}
 
 
 def _dot(x, w, mask=None):
@@ -436,6 +402,7 @@ class Bidirectional(Layer):
         super().__init__(**kwargs)
         config = layer.get_config()
         self.forward_layer = layer
+        self._backward_given = backward_layer is not None
         if backward_layer is None:
             cls = type(layer)
             cfg = {k: v for k, v in config.items() if k not in ("name", "batch_input_shape")}
@@ -497,6 +464,12 @@ class Bidirectional(Layer):
         return _config.wrapper_from_config(cls, config, "layer")
 
     def get_config(self):
-        return {**super().get_config(), "merge_mode": self.merge_mode,
-                "layer": {"class_name": type(self.forward_layer).__name__,
-                          "config": {**self.forward_layer.get_config(), "name": self.forward_layer.name[8:]}}}
+        # tf_keras's keys: no `weights`, and `backward_layer` only when one was given
+        config = {k: v for k, v in super().get_config().items() if k not in ("weights", "backward_layer")}
+        config.update(merge_mode=self.merge_mode,
+                      layer={"class_name": type(self.forward_layer).__name__,
+                             "config": {**self.forward_layer.get_config(), "name": self.forward_layer.name[8:]}})
+        if self._backward_given:
+            config["backward_layer"] = {"class_name": type(self.backward_layer).__name__,
+                                        "config": self.backward_layer.get_config()}
+        return config
