@@ -242,5 +242,23 @@ def test_hostile_keras_files(tmp_path):
     (tmp_path / "plain.keras").write_bytes(b"nope")
     with pytest.raises(ValueError, match="File format not supported"):
         keras.models.load_model(tmp_path / "plain.keras")
-    with pytest.raises(ValueError, match="Cannot serialize the function"):
+    with pytest.raises(ValueError, match="Cannot serialize the function.*lambdas"):
         keras.Sequential([layers.Lambda(lambda x: x, input_shape=(2,))]).to_json()
+
+
+@keras.utils.register_keras_serializable(package="tests")
+def doubled(x):
+    return 2.0 * x
+
+
+def test_functions_by_registered_or_custom_name():
+    def halved(x):
+        return 0.5 * x
+    layer = keras.saving.deserialize_keras_object(
+        keras.saving.serialize_keras_object(layers.Dense(2, activation=doubled)))
+    assert layer.activation is doubled
+    entry = keras.saving.serialize_keras_object(layers.Dense(2, activation=halved))
+    with pytest.raises(ValueError, match="Unknown activation function: halved"):
+        keras.saving.deserialize_keras_object(entry)
+    assert keras.saving.deserialize_keras_object(entry, custom_objects={"halved": halved}).activation is halved
+    assert keras.utils.get_custom_objects()["tests>doubled"] is doubled
