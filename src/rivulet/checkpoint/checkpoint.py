@@ -181,7 +181,19 @@ def restore_object(root, save_path):
 
 
 # ------------------------------------------------------------------------------------------ statuses
-class CheckpointLoadStatus:
+class _Status:
+    def expect_partial(self):
+        """Silences nothing here (rivulet does not warn about partial restores); kept for TF's API."""
+        return self
+
+    def run_restore_ops(self, session=None):
+        pass  # eager: values were assigned by restore itself
+
+    def initialize_or_restore(self, session=None):
+        pass
+
+
+class CheckpointLoadStatus(_Status):
     """What `restore` returns: assertions about how well the checkpoint matched the objects."""
 
     def __init__(self, session, root):
@@ -218,32 +230,14 @@ class CheckpointLoadStatus:
                                  "means that the checkpoint does not match the Python program.")
         return self
 
-    def expect_partial(self):
-        return self
 
-    def run_restore_ops(self, session=None):
-        pass
-
-    def initialize_or_restore(self, session=None):
-        pass
-
-
-class InitializationOnlyStatus:
+class InitializationOnlyStatus(_Status):
     """What `restore(None)` returns: nothing was restored; variables keep their initial values."""
 
     def assert_consumed(self):
         raise AssertionError("No checkpoint specified (save_path=None); nothing is being restored.")
 
     assert_existing_objects_matched = assert_nontrivial_match = assert_consumed
-
-    def expect_partial(self):
-        return self
-
-    def run_restore_ops(self, session=None):
-        pass
-
-    def initialize_or_restore(self, session=None):
-        pass
 
 
 # ------------------------------------------------------------------------------------------ tf.train.Checkpoint
