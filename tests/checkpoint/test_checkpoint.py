@@ -255,3 +255,24 @@ def test_hostile_object_graph(tmp_path):
     w.finish()
     with pytest.raises(DataLossError):
         tf.train.Checkpoint(v=tf.Variable(0.0)).read(str(tmp_path / "bad2"))
+
+
+def test_delayed_restoration_of_attributes_assigned_later(tmp_path):
+    net = Net()
+    path = tf.train.Checkpoint(net=net, step=tf.Variable(7, dtype=tf.int64)).write(str(tmp_path / "c"))
+    # the checkpoint guide's pattern: restore into placeholders, attach the variables afterwards
+    fake_net = tf.train.Checkpoint()
+    root = tf.train.Checkpoint(net=fake_net)
+    status = root.restore(path)
+    b = tf.Variable(tf.zeros([2]))
+    fake_net.b = b
+    np.testing.assert_array_equal(b.numpy(), [1.0, 1.0])
+    with pytest.raises(AssertionError, match="Unresolved object in checkpoint"):
+        status.assert_consumed()  # net.l1 and step are still waiting
+
+    class Later(tf.Module):
+        pass
+    holder = Later()
+    tf.train.Checkpoint(net=holder).restore(path)
+    holder.l1 = tf.Variable(tf.ones([4, 2]))  # restored on assignment
+    np.testing.assert_array_equal(holder.l1.numpy(), np.zeros([4, 2]))

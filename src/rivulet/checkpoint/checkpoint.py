@@ -14,10 +14,13 @@ import numpy as np
 
 from .. import dtypes as _dt
 from ..core.context import init_scope
+from ..state.module import _SETATTR_HOOKS as _module_hooks
 from ..errors import NotFoundError
 from . import object_graph as og
 from . import trackable as tr
 from .bundle import BundleReader, BundleWriter
+
+_module_hooks.append(lambda module: apply_deferred(module))  # tf.Module attributes set after a restore
 
 __all__ = ["Checkpoint", "CheckpointLoadStatus", "InitializationOnlyStatus", "save_object", "restore_object"]
 
@@ -62,10 +65,13 @@ _pending = weakref.WeakKeyDictionary()  # live object -> [(restore session, chec
 
 def apply_deferred(obj):
     """Called by objects that just created children (a layer after build, an optimizer after creating
-    slots): restores values a checkpoint had for them."""
+    slots, a Module or Checkpoint given a new attribute): restores values a checkpoint had for them."""
     if not _pending:
         return
-    waiting = _pending.pop(obj, None)
+    try:
+        waiting = _pending.pop(obj, None)
+    except TypeError:  # not weakly referenceable: nothing can be waiting on it
+        return
     if waiting:
         with init_scope(), _lock:  # assign eagerly, even when the layer is built while a graph is traced
             for session, nid in waiting:
@@ -261,6 +267,7 @@ class Checkpoint:
         if tr.is_trackable(value) and not name.startswith("_"):
             self._deps[name] = value
         object.__setattr__(self, name, value)
+        apply_deferred(self)  # a restore that ran before this attribute existed
 
     def __getattr__(self, name):
         deps = self.__dict__.get("_deps", {})
