@@ -276,3 +276,19 @@ def test_delayed_restoration_of_attributes_assigned_later(tmp_path):
     tf.train.Checkpoint(net=holder).restore(path)
     holder.l1 = tf.Variable(tf.ones([4, 2]))  # restored on assignment
     np.testing.assert_array_equal(holder.l1.numpy(), np.zeros([4, 2]))
+
+
+def test_legacy_keras_optimizer_slot_variables():
+    """keras_legacy_adam: tf_keras.optimizers.legacy.Adam, whose slots are the object graph's
+    slot_variables (`.OPTIMIZER_SLOT/optimizer/m` keys) and whose step is `optimizer/iter`."""
+    z = np.load(data("keras_legacy_adam.values.npz"), allow_pickle=False)
+    m = keras.Sequential([keras.layers.Dense(2, input_shape=(4,))])
+    m.compile(optimizer=keras.optimizers.Adam(0.01), loss="mse")
+    status = tf.train.Checkpoint(model=m, optimizer=m.optimizer).read(data("keras_legacy_adam"))
+    np.testing.assert_allclose(m.predict(z["x"], verbose=0), z["pred"], atol=1e-6)
+    assert m.optimizer.iterations.numpy() == z["iters"]
+    m.optimizer._create_slots(m.trainable_variables)  # slots restored as they are created
+    for i, v in enumerate(m.trainable_variables):
+        np.testing.assert_array_equal(m.optimizer.get_slot(v, "m").numpy(), z[f"m_{i}"])
+        np.testing.assert_array_equal(m.optimizer.get_slot(v, "v").numpy(), z[f"v_{i}"])
+    status.assert_existing_objects_matched()

@@ -22,7 +22,7 @@ from .bundle import BundleReader, BundleWriter
 
 _module_hooks.append(lambda module: apply_deferred(module))  # tf.Module attributes set after a restore
 
-__all__ = ["Checkpoint", "CheckpointLoadStatus", "InitializationOnlyStatus", "save_object", "restore_object"]
+__all__ = ["Checkpoint", "CheckpointOptions", "CheckpointLoadStatus", "InitializationOnlyStatus", "save_object", "restore_object"]
 
 _lock = threading.RLock()
 
@@ -107,7 +107,7 @@ class _Session:
         if not node.children and not node.slot_variables:
             return
         live = {}
-        for name, child in tr.children(obj):
+        for name, child in tr.children(obj) + tr.restore_aliases(obj):
             live.setdefault(name, child)
         missing = False
         for cid, name in node.children:
@@ -247,6 +247,19 @@ class InitializationOnlyStatus(_Status):
 
 
 # ------------------------------------------------------------------------------------------ tf.train.Checkpoint
+class CheckpointOptions:
+    """tf.train.CheckpointOptions: accepted for compatibility; rivulet has one device and writes
+    synchronously, so none of the options changes what is written."""
+
+    def __init__(self, experimental_io_device=None, experimental_enable_async_checkpoint=False,
+                 experimental_write_callbacks=None, enable_async=False, experimental_sharding_callback=None,
+                 experimental_skip_slot_variables=False):
+        self.experimental_io_device = experimental_io_device
+        self.enable_async = bool(enable_async or experimental_enable_async_checkpoint)
+        self.experimental_write_callbacks = list(experimental_write_callbacks or [])
+        self.experimental_skip_slot_variables = experimental_skip_slot_variables
+
+
 class Checkpoint:
     """tf.train.Checkpoint(root=None, **objects): save/write/read/restore the objects' variables."""
     _is_checkpoint_root = True

@@ -9,7 +9,8 @@ TensorFlow names every saved value by the path of attribute names from the root 
 - Sequential and functional models: `layer-i` for each of `model.layers`, `layer_with_weights-j` for those
   with weights, and `optimizer` once compiled (as tf_keras 2.x names them);
 - Keras optimizers: `_variables` (iterations, then each variable's slots), `_iterations`, `_learning_rate`
-  (tf_keras 2.11+'s optimizer layout).
+  and one list per kind of slot (tf_keras 2.11+'s optimizer layout); restoring also reads the legacy
+  layout (`iter`, `learning_rate`, slots as the graph's slot_variables).
 """
 import weakref
 
@@ -132,6 +133,15 @@ def _optimizer_children(opt):
         if slot in lists:
             out.append((lists[slot], node(lists[slot], [opt._slots[k][slot] for k in opt._slot_order])))
     return out
+
+
+def restore_aliases(obj):
+    """Extra names an object answers to when restoring: the legacy (pre-2.11) Keras optimizers' `iter` and
+    `learning_rate`, whose slots come as the checkpoint's slot_variables."""
+    _, opt = _keras()
+    if opt is not None and isinstance(obj, opt.Optimizer):
+        return [("iter", obj._iterations), ("learning_rate", obj._lr)]
+    return []
 
 
 def children(obj):
