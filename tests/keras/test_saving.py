@@ -262,3 +262,30 @@ def test_functions_by_registered_or_custom_name():
         keras.saving.deserialize_keras_object(entry)
     assert keras.saving.deserialize_keras_object(entry, custom_objects={"halved": halved}).activation is halved
     assert keras.utils.get_custom_objects()["tests>doubled"] is doubled
+
+
+def test_nested_shared_multi_io_functional(tmp_path):
+    inner = keras.Sequential([layers.Dense(3, activation="relu", input_shape=(4,)), layers.BatchNormalization()],
+                             name="inner")
+    a, b = keras.Input((4,), name="a"), keras.Input((3,), name="b")
+    shared = layers.Dense(3, name="shared")
+    h1, h2, h3 = inner(a), shared(b), shared(layers.Dense(3, name="pre")(b))
+    out1 = layers.Add(name="add")([h1, h2, h3])
+    m = keras.Model([a, b], [out1, layers.Dense(1, name="o2")(out1)], name="multi")
+    # tf_keras 2.21 lists this model's layers in this order (deepest first); checkpoints and .keras use it
+    assert [l.name for l in m.layers] == ["b", "a", "pre", "inner", "shared", "add", "o2"]
+    cfg = json.loads(m.to_json())["config"]
+    add = next(l for l in cfg["layers"] if l["name"] == "add")
+    assert add["inbound_nodes"] == [[["inner", 1, 0, {}], ["shared", 0, 0, {}], ["shared", 1, 0, {}]]]
+    m.compile("adam", ["mse", "mse"])
+    xs = [X[:5], X[:5, :3]]
+    m.fit(xs, [np.ones((5, 3), "f"), np.ones((5, 1), "f")], epochs=1, verbose=0)
+    m.save(tmp_path / "m.keras")
+    back = keras.models.load_model(tmp_path / "m.keras")
+    for p, q in zip(m.predict(xs, verbose=0), back.predict(xs, verbose=0)):
+        np.testing.assert_allclose(p, q, atol=1e-6)
+    again = keras.models.model_from_json(m.to_json())
+    m.save_weights(str(tmp_path / "ck"))
+    again.load_weights(str(tmp_path / "ck"))
+    for p, q in zip(m.predict(xs, verbose=0), again.predict(xs, verbose=0)):
+        np.testing.assert_allclose(p, q, atol=1e-6)
