@@ -292,3 +292,71 @@ def test_legacy_keras_optimizer_slot_variables():
         np.testing.assert_array_equal(m.optimizer.get_slot(v, "m").numpy(), z[f"m_{i}"])
         np.testing.assert_array_equal(m.optimizer.get_slot(v, "v").numpy(), z[f"v_{i}"])
     status.assert_existing_objects_matched()
+
+
+def test_random_structures_round_trip(tmp_path):
+    """Random nests of lists, dicts (keys with '/' and '.') and variables of several dtypes: what is written
+    reads back into a fresh copy of the same structure, value for value (bounded: 12 examples)."""
+    hyp = pytest.importorskip("hypothesis")
+    st = pytest.importorskip("hypothesis.strategies")
+    dtypes = ["float32", "float64", "int32", "int64", "bool", "float16", "uint8", "complex64"]
+    leaf = st.tuples(st.sampled_from(dtypes), st.lists(st.integers(0, 3), max_size=3))
+    names = st.text("ab/._", min_size=1, max_size=4)
+    tree = st.recursive(leaf, lambda kids: st.lists(kids, min_size=1, max_size=3) |
+                        st.dictionaries(names, kids, min_size=1, max_size=3), max_leaves=8)
+    rng = np.random.default_rng(0)
+
+    def build(spec, fill):
+        if isinstance(spec, tuple):
+            dtype, shape = spec
+            value = (rng.standard_normal(shape) * 10).astype(dtype) if fill else np.zeros(shape, dtype)
+            return tf.Variable(value)
+        if isinstance(spec, list):
+            return [build(s, fill) for s in spec]
+        return {k: build(v, fill) for k, v in spec.items()}
+
+    def leaves(x):
+        if isinstance(x, list):
+            return [y for v in x for y in leaves(v)]
+        if isinstance(x, dict):
+            return [y for v in x.values() for y in leaves(v)]
+        return [x]
+    counter = iter(range(10 ** 6))
+
+    @hyp.settings(max_examples=12, deadline=None, database=None)
+    @hyp.given(tree)
+    def check(spec):
+        src, dst = tf.Module(), tf.Module()
+        src.tree, dst.tree = build(spec, True), build(spec, False)
+        path = tf.train.Checkpoint(m=src).write(str(tmp_path / f"c{next(counter)}"))
+        tf.train.Checkpoint(m=dst).read(path).assert_consumed()
+        for a, b in zip(leaves(src.tree), leaves(dst.tree)):
+            np.testing.assert_array_equal(a.numpy(), b.numpy())
+            assert a.dtype == b.dtype
+    check()
+
+
+def test_concurrent_saves_are_consistent(tmp_path):
+    import threading
+    v = tf.Variable(0.0)
+    ckpt = tf.train.Checkpoint(v=v)
+    mgr = tf.train.CheckpointManager(ckpt, str(tmp_path), max_to_keep=3)
+    errors = []
+
+    def work():
+        try:
+            for _ in range(5):
+                mgr.save()
+        except Exception as e:  # noqa: BLE001
+            errors.append(e)
+    threads = [threading.Thread(target=work) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors
+    assert ckpt.save_counter.numpy() == 20
+    assert [os.path.basename(p) for p in mgr.checkpoints] == ["ckpt-18", "ckpt-19", "ckpt-20"]
+    assert sorted(f for f in os.listdir(tmp_path) if f.endswith(".index")) == \
+        ["ckpt-18.index", "ckpt-19.index", "ckpt-20.index"]
+    tf.train.Checkpoint(v=tf.Variable(1.0)).restore(mgr.latest_checkpoint).assert_consumed()

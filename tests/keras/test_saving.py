@@ -289,3 +289,17 @@ def test_nested_shared_multi_io_functional(tmp_path):
     again.load_weights(str(tmp_path / "ck"))
     for p, q in zip(m.predict(xs, verbose=0), again.predict(xs, verbose=0)):
         np.testing.assert_allclose(p, q, atol=1e-6)
+
+
+def test_without_h5py_the_error_says_what_to_install(tmp_path, monkeypatch):
+    import sys
+    monkeypatch.setitem(sys.modules, "h5py", None)  # as if not installed
+    m = keras.Sequential([layers.Dense(2, input_shape=(4,))])
+    with pytest.raises(ImportError, match=r"pip install h5py.*rivulet\[h5\]"):
+        m.save(tmp_path / "m.keras")
+    assert not (tmp_path / "m.keras").exists()
+    with pytest.raises(ImportError, match="pip install h5py"):
+        m.save_weights(tmp_path / "w.weights.h5")
+    m.save_weights(tmp_path / "ck")  # the checkpoint format needs nothing extra
+    m.save(tmp_path / "dir")
+    assert isinstance(keras.models.load_model(tmp_path / "dir"), keras.Sequential)
