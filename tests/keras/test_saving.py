@@ -185,6 +185,13 @@ def test_subclassed_model(tmp_path):
     m.fit(X, np.ones((8, 4), "f"), epochs=1, verbose=0)
     assert m.get_config()["units"] == 4
     m.save(tmp_path / "s.keras")
+    with zipfile.ZipFile(tmp_path / "s.keras") as z:
+        import io
+        with h5py.File(io.BytesIO(z.read("model.weights.h5")), "r") as h:
+            names = []
+            h.visit(names.append)
+    # tf_keras 2.21's layout for a subclassed model: its `layers`, by class name (checked by hand: TF loads it)
+    assert {"layers/dense/vars/0", "layers/dense/vars/1", "layers/scale/vars/0", "optimizer/vars/0"} <= set(names)
     back = keras.models.load_model(tmp_path / "s.keras", custom_objects={"MyModel": MyModel})
     assert isinstance(back, MyModel) and back.units == 4
     np.testing.assert_allclose(back.predict(X, verbose=0), m.predict(X, verbose=0), rtol=1e-6)
