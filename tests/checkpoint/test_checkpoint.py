@@ -360,3 +360,18 @@ def test_concurrent_saves_are_consistent(tmp_path):
     assert sorted(f for f in os.listdir(tmp_path) if f.endswith(".index")) == \
         ["ckpt-18.index", "ckpt-19.index", "ckpt-20.index"]
     tf.train.Checkpoint(v=tf.Variable(1.0)).restore(mgr.latest_checkpoint).assert_consumed()
+
+
+def test_name_based_checkpoint_restores_by_variable_name(tmp_path):
+    from rivulet.checkpoint import write_bundle
+    # what tf.compat.v1.train.Saver writes: keys are the variables' names, and there is no object graph
+    write_bundle(str(tmp_path / "v1"), {"l1": np.full((4, 2), 3.0, "f"), "b": np.array([5.0, 6.0], "f")})
+    net = Net()
+    status = tf.train.Checkpoint(net=net).restore(str(tmp_path / "v1"))
+    np.testing.assert_array_equal(net.l1.numpy(), np.full((4, 2), 3.0))
+    np.testing.assert_array_equal(net.b.numpy(), [5.0, 6.0])
+    status.assert_consumed().assert_nontrivial_match()
+    extra = Net()
+    extra.c = tf.Variable(1.0, name="c")
+    with pytest.raises(AssertionError, match="matches variables by name"):
+        tf.train.Checkpoint(net=extra).restore(str(tmp_path / "v1")).assert_consumed()

@@ -174,8 +174,7 @@ def restore_object(root, save_path):
     save_path = os.fspath(save_path)
     reader = BundleReader(save_path)
     if og.OBJECT_GRAPH_KEY not in reader:
-        raise NotFoundError(None, None, f"The checkpoint at {save_path} has no object graph "
-                            f"({og.OBJECT_GRAPH_KEY}): it was not written by tf.train.Checkpoint or Keras.")
+        return _restore_by_name(root, reader)
     raw = reader.get_tensor(og.OBJECT_GRAPH_KEY).reshape(-1)[0]
     nodes = og.decode(raw)
     if not nodes:
@@ -184,6 +183,23 @@ def restore_object(root, save_path):
     with init_scope(), _lock:
         session.match(0, root, set())
     return CheckpointLoadStatus(session, root)
+
+
+def _restore_by_name(root, reader):
+    """A TF1-style checkpoint (tf.compat.v1.train.Saver: keys are variable names, no object graph): each
+    variable reachable from root takes the value saved under its own name."""
+    restored, unmatched = [], []
+    counter = getattr(root, "_save_counter", None)  # made by restore itself; TF1 files have none
+    with init_scope(), _lock:
+        for obj in tr.breadth_first(root)[0]:
+            if tr.is_variable(obj) and obj is not counter:
+                key = obj.name[:-2] if obj.name.endswith(":0") else obj.name
+                if key in reader:
+                    _assign(obj, reader.get_tensor(key), key)
+                    restored.append(obj)
+                else:
+                    unmatched.append(obj)
+    return NameBasedSaverStatus(restored, unmatched)
 
 
 # ------------------------------------------------------------------------------------------ statuses
@@ -234,6 +250,28 @@ class CheckpointLoadStatus(_Status):
         if len(self._session.matched) <= 1:
             raise AssertionError("Nothing except the root object matched a checkpointed value. Typically this "
                                  "means that the checkpoint does not match the Python program.")
+        return self
+
+
+class NameBasedSaverStatus(_Status):
+    """What restoring a name-based (TF1 Saver) checkpoint returns: variables were matched by name."""
+
+    def __init__(self, restored, unmatched):
+        self._restored, self._unmatched = restored, unmatched
+
+    def assert_consumed(self):
+        if self._unmatched:
+            raise AssertionError(f"Found {len(self._unmatched)} Python objects that were not bound to checkpointed "
+                                 f"values (restoring a name-based checkpoint matches variables by name): "
+                                 f"{self._unmatched[:10]}")
+        return self
+
+    assert_existing_objects_matched = assert_consumed
+
+    def assert_nontrivial_match(self):
+        if not self._restored:
+            raise AssertionError("No variable was restored: no variable's name is a key of this name-based "
+                                 "checkpoint.")
         return self
 
 
