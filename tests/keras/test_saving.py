@@ -310,3 +310,25 @@ def test_without_h5py_the_error_says_what_to_install(tmp_path, monkeypatch):
     m.save_weights(tmp_path / "ck")  # the checkpoint format needs nothing extra
     m.save(tmp_path / "dir")
     assert isinstance(keras.models.load_model(tmp_path / "dir"), keras.Sequential)
+
+
+def test_user_get_config_gets_keras2_base_config():
+    """A user's layer that defines get_config and calls super() gets name/trainable/dtype only (what the
+    custom-layers guide prints under TF 2.21); one without get_config gets its constructor arguments."""
+    class Linear(layers.Layer):
+        def __init__(self, units=32, input_dim=8, **kwargs):
+            super().__init__(**kwargs)
+            self.units = units
+
+        def get_config(self):
+            config = super().get_config()
+            config.update({"units": self.units})
+            return config
+
+    class NoConfig(layers.Layer):
+        def __init__(self, units=32, **kwargs):
+            super().__init__(**kwargs)
+            self.units = units
+    assert Linear(64, name="lin").get_config() == {"name": "lin", "trainable": True, "dtype": "float32", "units": 64}
+    assert NoConfig(5, name="n").get_config() == {"name": "n", "trainable": True, "dtype": "float32", "units": 5}
+    assert NoConfig.from_config(NoConfig(5).get_config()).units == 5
