@@ -167,11 +167,6 @@ class BundleReader:
             raise _loss(self.prefix, f"checksum does not match for tensor {key!r}")
         return arr
 
-    def get_raw(self, key):
-        """The stored bytes of one string scalar without building an array (the object graph)."""
-        arr = self.get_tensor(key)
-        return arr.reshape(-1)[0] if arr.size == 1 else arr
-
 
 def _decode_strings(buf, shape, prefix, key):
     buf = bytes(buf)

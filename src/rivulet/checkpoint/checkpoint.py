@@ -22,7 +22,8 @@ from .bundle import BundleReader, BundleWriter
 
 _module_hooks.append(lambda module: apply_deferred(module))  # tf.Module attributes set after a restore
 
-__all__ = ["Checkpoint", "CheckpointOptions", "CheckpointLoadStatus", "InitializationOnlyStatus", "save_object", "restore_object"]
+__all__ = ["Checkpoint", "CheckpointOptions", "CheckpointLoadStatus", "InitializationOnlyStatus",
+           "NameBasedSaverStatus", "save_object", "restore_object", "apply_deferred"]
 
 _lock = threading.RLock()
 
@@ -151,11 +152,11 @@ def _weakrefable(obj):
 
 
 def _legacy_slot(opt, var, slot_name):
+    """A legacy optimizer's slot by name (rivulet's slots carry the legacy names: m, v, momentum, rms ...)."""
     slots = getattr(opt, "_slots", None)
     if not isinstance(slots, dict):
         return None
-    names = {"m": "m", "v": "v", "momentum": "momentum", "rms": "rms", "accumulator": "accumulator"}
-    return slots.get(id(var), {}).get(names.get(slot_name, slot_name))
+    return slots.get(id(var), {}).get(slot_name)
 
 
 def _assign(var, value, key):

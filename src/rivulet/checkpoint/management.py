@@ -9,7 +9,6 @@ import os
 import threading
 import time
 
-from ..errors import NotFoundError
 from ..graph.graph_def import _escape  # C-style escapes, as protobuf's text format writes them
 from .bundle import BundleReader, index_filename
 

@@ -165,11 +165,6 @@ def children(obj):
     return _attribute_children(obj)
 
 
-def owner(obj):
-    """The real object that deferred restorations wait on (a list node waits on its owner)."""
-    return obj.owner if isinstance(obj, Sequence) else obj
-
-
 def breadth_first(root):
     """(nodes, paths, edges): every object reachable from root, numbered in breadth-first order (as
     TensorFlow numbers them), the first path of names to each, and each node's [(name, child id)]."""
