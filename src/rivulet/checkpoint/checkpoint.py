@@ -69,14 +69,15 @@ def apply_deferred(obj):
     slots, a Module or Checkpoint given a new attribute): restores values a checkpoint had for them."""
     if not _pending:
         return
-    try:
-        waiting = _pending.pop(obj, None)
-    except TypeError:  # not weakly referenceable: nothing can be waiting on it
-        return
-    if waiting:
-        with init_scope(), _lock:  # assign eagerly, even when the layer is built while a graph is traced
-            for session, nid in waiting:
-                session.match(nid, obj, set())
+    with _lock:
+        try:
+            waiting = _pending.pop(obj, None)
+        except TypeError:  # not weakly referenceable: nothing can be waiting on it
+            return
+        if waiting:
+            with init_scope():  # assign eagerly, even when the layer is built while a graph is traced
+                for session, nid in waiting:
+                    session.match(nid, obj, set())
 
 
 class _Session:
