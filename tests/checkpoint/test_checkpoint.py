@@ -375,3 +375,19 @@ def test_name_based_checkpoint_restores_by_variable_name(tmp_path):
     extra.c = tf.Variable(1.0, name="c")
     with pytest.raises(AssertionError, match="matches variables by name"):
         tf.train.Checkpoint(net=extra).restore(str(tmp_path / "v1")).assert_consumed()
+
+
+def test_nadam_slots_by_their_lists():
+    """keras_nadam (tf_keras Nadam, one epoch): its `_variables` list has an extra `_u_product` that rivulet's
+    Nadam does not keep, so slots are matched through `_momentums`/`_velocities` only."""
+    z = np.load(data("keras_nadam.values.npz"), allow_pickle=False)
+    m = keras.Sequential([keras.layers.Dense(2, input_shape=(4,))])
+    m.compile(optimizer=keras.optimizers.Nadam(0.01), loss="mse")
+    status = tf.train.Checkpoint(model=m, optimizer=m.optimizer).read(data("keras_nadam"))
+    m.optimizer._create_slots(m.trainable_variables)
+    np.testing.assert_allclose(m.predict(z["x"], verbose=0), z["pred"], atol=1e-6)
+    assert m.optimizer.iterations.numpy() == z["iters"]
+    kernel = m.trainable_variables[0]
+    np.testing.assert_array_equal(m.optimizer.get_slot(kernel, "m").numpy(), z["m0"])
+    np.testing.assert_array_equal(m.optimizer.get_slot(kernel, "v").numpy(), z["v0"])
+    status.assert_existing_objects_matched()

@@ -115,6 +115,11 @@ _SLOT_LISTS = {
 }
 
 
+# tf_keras's Nadam keeps a `_u_product` variable at `_variables/1`, which rivulet's Nadam computes instead:
+# its `_variables` positions would not line up, so only the named slot lists are written and matched.
+_NO_VARIABLES_LIST = frozenset(["Nadam"])
+
+
 def _optimizer_children(opt):
     nodes = _wrappers.get(opt)
     if nodes is None:
@@ -126,8 +131,9 @@ def _optimizer_children(opt):
             n = nodes[name] = Sequence(None, opt, synthetic=True)
         n.items = items
         return n
-    out = [("_variables", node("_variables", list(opt.variables))), ("_iterations", opt._iterations),
-           ("_learning_rate", opt._lr)]
+    out = [("_iterations", opt._iterations), ("_learning_rate", opt._lr)]
+    if type(opt).__name__ not in _NO_VARIABLES_LIST:
+        out.insert(0, ("_variables", node("_variables", list(opt.variables))))
     lists = _SLOT_LISTS.get(type(opt).__name__, {})
     for slot in opt._SLOTS:
         if slot in lists:
