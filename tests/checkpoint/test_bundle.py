@@ -67,24 +67,21 @@ def test_reads_every_dtype_and_restart_points():
     assert r.shape_map()["empty"] == [0, 3]
 
 
-def test_writer_is_byte_identical_to_tensorflow(tmp_path):
-    src = read_bundle(NET)
-    w = BundleWriter(tmp_path / "net")
-    for k in NET_KEYS:
-        w.add(k, src[k])
+def _rewrite_matches(tmp_path, name, values, order):
+    w = BundleWriter(tmp_path / name)
+    for k in order:
+        w.add(k, values[k])
     w.finish()
     for suffix in (".index", ".data-00000-of-00001"):
-        assert (tmp_path / ("net" + suffix)).read_bytes() == open(NET + suffix, "rb").read(), suffix
+        assert (tmp_path / (name + suffix)).read_bytes() == open(os.path.join(DATA, name + suffix), "rb").read()
+
+
+def test_writer_is_byte_identical_to_tensorflow(tmp_path):
+    _rewrite_matches(tmp_path, "net", read_bundle(NET), NET_KEYS)
     # SaveV2 adds tensors in the order given: the 49-tensor file (restart points every 16 keys) too
-    want = _mixed_values()
     names = ["str2x2", "str_scalar", "bools", "half", "i8", "u16", "c64", "f64", "empty"] + \
         [f"layer/w{i:02d}" for i in range(40)]
-    w = BundleWriter(tmp_path / "mixed")
-    for k in names:
-        w.add(k, want[k])
-    w.finish()
-    for suffix in (".index", ".data-00000-of-00001"):
-        assert (tmp_path / ("mixed" + suffix)).read_bytes() == open(MIXED + suffix, "rb").read(), suffix
+    _rewrite_matches(tmp_path, "mixed", _mixed_values(), names)
 
 
 def test_multi_block_index_round_trip(tmp_path, monkeypatch):

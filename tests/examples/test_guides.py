@@ -18,7 +18,8 @@ MASKS = {"<T>": r"[0-9.e+-]+(?:us|ms|s)?", "<R>": r"-?[0-9.e+-]+", "<D>": r"\d{4
 _SPLIT = re.compile("(" + "|".join(re.escape(m) for m in MASKS) + ")")
 # Examples whose features have all landed; the rest of examples/guide/ joins as its issues close.
 READY = ["intro_01_tracing", "intro_02_autograph", "intro_03_polymorphism", "intro_04_eager_vs_graph", "intro_05_tracing_and_speed",
-         "intro_06_many_small_layers", "intro_07_concrete_functions", "intro_08_run_eagerly", "function_01_basics", "function_02_tracing"]
+         "intro_06_many_small_layers", "intro_07_concrete_functions", "intro_08_run_eagerly", "function_01_basics", "function_02_tracing",
+         "modules_01_checkpoints", "keras_01_serialization"]
 
 
 def line_pattern(expected):

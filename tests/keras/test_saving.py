@@ -185,6 +185,13 @@ def test_subclassed_model(tmp_path):
     m.fit(X, np.ones((8, 4), "f"), epochs=1, verbose=0)
     assert m.get_config()["units"] == 4
     m.save(tmp_path / "s.keras")
+    with zipfile.ZipFile(tmp_path / "s.keras") as z:
+        import io
+        with h5py.File(io.BytesIO(z.read("model.weights.h5")), "r") as h:
+            names = []
+            h.visit(names.append)
+    # tf_keras 2.21's layout for a subclassed model: its `layers`, by class name (checked by hand: TF loads it)
+    assert {"layers/dense/vars/0", "layers/dense/vars/1", "layers/scale/vars/0", "optimizer/vars/0"} <= set(names)
     back = keras.models.load_model(tmp_path / "s.keras", custom_objects={"MyModel": MyModel})
     assert isinstance(back, MyModel) and back.units == 4
     np.testing.assert_allclose(back.predict(X, verbose=0), m.predict(X, verbose=0), rtol=1e-6)
@@ -242,5 +249,86 @@ def test_hostile_keras_files(tmp_path):
     (tmp_path / "plain.keras").write_bytes(b"nope")
     with pytest.raises(ValueError, match="File format not supported"):
         keras.models.load_model(tmp_path / "plain.keras")
-    with pytest.raises(ValueError, match="Cannot serialize the function"):
+    with pytest.raises(ValueError, match="Cannot serialize the function.*lambdas"):
         keras.Sequential([layers.Lambda(lambda x: x, input_shape=(2,))]).to_json()
+
+
+@keras.utils.register_keras_serializable(package="tests")
+def doubled(x):
+    return 2.0 * x
+
+
+def test_functions_by_registered_or_custom_name():
+    def halved(x):
+        return 0.5 * x
+    layer = keras.saving.deserialize_keras_object(
+        keras.saving.serialize_keras_object(layers.Dense(2, activation=doubled)))
+    assert layer.activation is doubled
+    entry = keras.saving.serialize_keras_object(layers.Dense(2, activation=halved))
+    with pytest.raises(ValueError, match="Unknown activation function: halved"):
+        keras.saving.deserialize_keras_object(entry)
+    assert keras.saving.deserialize_keras_object(entry, custom_objects={"halved": halved}).activation is halved
+    assert keras.utils.get_custom_objects()["tests>doubled"] is doubled
+
+
+def test_nested_shared_multi_io_functional(tmp_path):
+    inner = keras.Sequential([layers.Dense(3, activation="relu", input_shape=(4,)), layers.BatchNormalization()],
+                             name="inner")
+    a, b = keras.Input((4,), name="a"), keras.Input((3,), name="b")
+    shared = layers.Dense(3, name="shared")
+    h1, h2, h3 = inner(a), shared(b), shared(layers.Dense(3, name="pre")(b))
+    out1 = layers.Add(name="add")([h1, h2, h3])
+    m = keras.Model([a, b], [out1, layers.Dense(1, name="o2")(out1)], name="multi")
+    # tf_keras 2.21 lists this model's layers in this order (deepest first); checkpoints and .keras use it
+    assert [l.name for l in m.layers] == ["b", "a", "pre", "inner", "shared", "add", "o2"]
+    cfg = json.loads(m.to_json())["config"]
+    add = next(l for l in cfg["layers"] if l["name"] == "add")
+    assert add["inbound_nodes"] == [[["inner", 1, 0, {}], ["shared", 0, 0, {}], ["shared", 1, 0, {}]]]
+    m.compile("adam", ["mse", "mse"])
+    xs = [X[:5], X[:5, :3]]
+    m.fit(xs, [np.ones((5, 3), "f"), np.ones((5, 1), "f")], epochs=1, verbose=0)
+    m.save(tmp_path / "m.keras")
+    back = keras.models.load_model(tmp_path / "m.keras")
+    for p, q in zip(m.predict(xs, verbose=0), back.predict(xs, verbose=0)):
+        np.testing.assert_allclose(p, q, atol=1e-6)
+    again = keras.models.model_from_json(m.to_json())
+    m.save_weights(str(tmp_path / "ck"))
+    again.load_weights(str(tmp_path / "ck"))
+    for p, q in zip(m.predict(xs, verbose=0), again.predict(xs, verbose=0)):
+        np.testing.assert_allclose(p, q, atol=1e-6)
+
+
+def test_without_h5py_the_error_says_what_to_install(tmp_path, monkeypatch):
+    import sys
+    monkeypatch.setitem(sys.modules, "h5py", None)  # as if not installed
+    m = keras.Sequential([layers.Dense(2, input_shape=(4,))])
+    with pytest.raises(ImportError, match=r"pip install h5py.*rivulet\[h5\]"):
+        m.save(tmp_path / "m.keras")
+    assert not (tmp_path / "m.keras").exists()
+    with pytest.raises(ImportError, match="pip install h5py"):
+        m.save_weights(tmp_path / "w.weights.h5")
+    m.save_weights(tmp_path / "ck")  # the checkpoint format needs nothing extra
+    m.save(tmp_path / "dir")
+    assert isinstance(keras.models.load_model(tmp_path / "dir"), keras.Sequential)
+
+
+def test_user_get_config_gets_keras2_base_config():
+    """A user's layer that defines get_config and calls super() gets name/trainable/dtype only (what the
+    custom-layers guide prints under TF 2.21); one without get_config gets its constructor arguments."""
+    class Linear(layers.Layer):
+        def __init__(self, units=32, input_dim=8, **kwargs):
+            super().__init__(**kwargs)
+            self.units = units
+
+        def get_config(self):
+            config = super().get_config()
+            config.update({"units": self.units})
+            return config
+
+    class NoConfig(layers.Layer):
+        def __init__(self, units=32, **kwargs):
+            super().__init__(**kwargs)
+            self.units = units
+    assert Linear(64, name="lin").get_config() == {"name": "lin", "trainable": True, "dtype": "float32", "units": 64}
+    assert NoConfig(5, name="n").get_config() == {"name": "n", "trainable": True, "dtype": "float32", "units": 5}
+    assert NoConfig.from_config(NoConfig(5).get_config()).units == 5

@@ -140,10 +140,11 @@ class BundleReader:
         if e.offset + e.size > self._shard_size(e.shard):
             raise _loss(self.prefix, f"tensor {key!r} (offset {e.offset}, size {e.size}) runs past the end of "
                         "its data file")
+        buf = bytearray(e.size)  # writable, so arrays made from it are too
         with open(data_filename(self.prefix, e.shard, self._num_shards), "rb") as f:
             f.seek(e.offset)
-            buf = f.read(e.size)
-        if len(buf) != e.size:
+            got = f.readinto(buf)
+        if got != e.size:
             raise _loss(self.prefix, f"tensor {key!r} is truncated")
         return buf
 
@@ -160,19 +161,15 @@ class BundleReader:
             arr, crc = _decode_strings(buf, e.shape, self.prefix, key)
         else:
             crc = crc32c.value(buf)
-            np_dtype = e.dtype._np.newbyteorder(">" if self._big_endian else "<")
-            arr = np.frombuffer(buf, dtype=np_dtype).astype(e.dtype._np).reshape(e.shape)
+            arr = np.frombuffer(buf, dtype=e.dtype._np.newbyteorder(">" if self._big_endian else "<"))
+            arr = arr.astype(e.dtype._np, copy=False).reshape(e.shape)
         if e.crc is not None and crc32c.mask(crc) != e.crc:
             raise _loss(self.prefix, f"checksum does not match for tensor {key!r}")
         return arr
 
-    def get_raw(self, key):
-        """The stored bytes of one string scalar without building an array (the object graph)."""
-        arr = self.get_tensor(key)
-        return arr.reshape(-1)[0] if arr.size == 1 else arr
-
 
 def _decode_strings(buf, shape, prefix, key):
+    buf = bytes(buf)
     n = 1
     for d in shape:
         n *= d
@@ -243,12 +240,12 @@ class BundleWriter:
         if dt is _dt.string:
             payload, crc = _encode_strings(arr)
         else:
-            payload = np.ascontiguousarray(arr, dtype=arr.dtype.newbyteorder("<")).tobytes()
+            payload = memoryview(np.ascontiguousarray(arr, dtype=arr.dtype.newbyteorder("<")).reshape(-1)).cast("B")
             crc = crc32c.value(payload)
         entry = varint_field(1, dt.as_datatype_enum) + bytes_field(2, shape_message(arr.shape))
         if self._offset:
             entry += varint_field(4, self._offset)
-        if payload:
+        if len(payload):
             entry += varint_field(5, len(payload))
         if crc32c.mask(crc):
             entry += fixed32_field(6, crc32c.mask(crc))

@@ -14,12 +14,16 @@ import numpy as np
 
 from .. import dtypes as _dt
 from ..core.context import init_scope
+from ..state.module import _SETATTR_HOOKS as _module_hooks
 from ..errors import NotFoundError
 from . import object_graph as og
 from . import trackable as tr
 from .bundle import BundleReader, BundleWriter
 
-__all__ = ["Checkpoint", "CheckpointLoadStatus", "InitializationOnlyStatus", "save_object", "restore_object"]
+_module_hooks.append(lambda module: apply_deferred(module))  # tf.Module attributes set after a restore
+
+__all__ = ["Checkpoint", "CheckpointOptions", "CheckpointLoadStatus", "InitializationOnlyStatus",
+           "NameBasedSaverStatus", "save_object", "restore_object", "apply_deferred"]
 
 _lock = threading.RLock()
 
@@ -62,14 +66,18 @@ _pending = weakref.WeakKeyDictionary()  # live object -> [(restore session, chec
 
 def apply_deferred(obj):
     """Called by objects that just created children (a layer after build, an optimizer after creating
-    slots): restores values a checkpoint had for them."""
+    slots, a Module or Checkpoint given a new attribute): restores values a checkpoint had for them."""
     if not _pending:
         return
-    waiting = _pending.pop(obj, None)
-    if waiting:
-        with init_scope(), _lock:  # assign eagerly, even when the layer is built while a graph is traced
-            for session, nid in waiting:
-                session.match(nid, obj, set())
+    with _lock:
+        try:
+            waiting = _pending.pop(obj, None)
+        except TypeError:  # not weakly referenceable: nothing can be waiting on it
+            return
+        if waiting:
+            with init_scope():  # assign eagerly, even when the layer is built while a graph is traced
+                for session, nid in waiting:
+                    session.match(nid, obj, set())
 
 
 class _Session:
@@ -101,7 +109,7 @@ class _Session:
         if not node.children and not node.slot_variables:
             return
         live = {}
-        for name, child in tr.children(obj):
+        for name, child in tr.children(obj) + tr.restore_aliases(obj):
             live.setdefault(name, child)
         missing = False
         for cid, name in node.children:
@@ -145,11 +153,11 @@ def _weakrefable(obj):
 
 
 def _legacy_slot(opt, var, slot_name):
+    """A legacy optimizer's slot by name (rivulet's slots carry the legacy names: m, v, momentum, rms ...)."""
     slots = getattr(opt, "_slots", None)
     if not isinstance(slots, dict):
         return None
-    names = {"m": "m", "v": "v", "momentum": "momentum", "rms": "rms", "accumulator": "accumulator"}
-    return slots.get(id(var), {}).get(names.get(slot_name, slot_name))
+    return slots.get(id(var), {}).get(slot_name)
 
 
 def _assign(var, value, key):
@@ -168,8 +176,7 @@ def restore_object(root, save_path):
     save_path = os.fspath(save_path)
     reader = BundleReader(save_path)
     if og.OBJECT_GRAPH_KEY not in reader:
-        raise NotFoundError(None, None, f"The checkpoint at {save_path} has no object graph "
-                            f"({og.OBJECT_GRAPH_KEY}): it was not written by tf.train.Checkpoint or Keras.")
+        return _restore_by_name(root, reader)
     raw = reader.get_tensor(og.OBJECT_GRAPH_KEY).reshape(-1)[0]
     nodes = og.decode(raw)
     if not nodes:
@@ -180,8 +187,37 @@ def restore_object(root, save_path):
     return CheckpointLoadStatus(session, root)
 
 
+def _restore_by_name(root, reader):
+    """A TF1-style checkpoint (tf.compat.v1.train.Saver: keys are variable names, no object graph): each
+    variable reachable from root takes the value saved under its own name."""
+    restored, unmatched = [], []
+    counter = getattr(root, "_save_counter", None)  # made by restore itself; TF1 files have none
+    with init_scope(), _lock:
+        for obj in tr.breadth_first(root)[0]:
+            if tr.is_variable(obj) and obj is not counter:
+                key = obj.name[:-2] if obj.name.endswith(":0") else obj.name
+                if key in reader:
+                    _assign(obj, reader.get_tensor(key), key)
+                    restored.append(obj)
+                else:
+                    unmatched.append(obj)
+    return NameBasedSaverStatus(restored, unmatched)
+
+
 # ------------------------------------------------------------------------------------------ statuses
-class CheckpointLoadStatus:
+class _Status:
+    def expect_partial(self):
+        """Silences nothing here (rivulet does not warn about partial restores); kept for TF's API."""
+        return self
+
+    def run_restore_ops(self, session=None):
+        pass  # eager: values were assigned by restore itself
+
+    def initialize_or_restore(self, session=None):
+        pass
+
+
+class CheckpointLoadStatus(_Status):
     """What `restore` returns: assertions about how well the checkpoint matched the objects."""
 
     def __init__(self, session, root):
@@ -218,17 +254,30 @@ class CheckpointLoadStatus:
                                  "means that the checkpoint does not match the Python program.")
         return self
 
-    def expect_partial(self):
+
+class NameBasedSaverStatus(_Status):
+    """What restoring a name-based (TF1 Saver) checkpoint returns: variables were matched by name."""
+
+    def __init__(self, restored, unmatched):
+        self._restored, self._unmatched = restored, unmatched
+
+    def assert_consumed(self):
+        if self._unmatched:
+            raise AssertionError(f"Found {len(self._unmatched)} Python objects that were not bound to checkpointed "
+                                 f"values (restoring a name-based checkpoint matches variables by name): "
+                                 f"{self._unmatched[:10]}")
         return self
 
-    def run_restore_ops(self, session=None):
-        pass
+    assert_existing_objects_matched = assert_consumed
 
-    def initialize_or_restore(self, session=None):
-        pass
+    def assert_nontrivial_match(self):
+        if not self._restored:
+            raise AssertionError("No variable was restored: no variable's name is a key of this name-based "
+                                 "checkpoint.")
+        return self
 
 
-class InitializationOnlyStatus:
+class InitializationOnlyStatus(_Status):
     """What `restore(None)` returns: nothing was restored; variables keep their initial values."""
 
     def assert_consumed(self):
@@ -236,17 +285,21 @@ class InitializationOnlyStatus:
 
     assert_existing_objects_matched = assert_nontrivial_match = assert_consumed
 
-    def expect_partial(self):
-        return self
-
-    def run_restore_ops(self, session=None):
-        pass
-
-    def initialize_or_restore(self, session=None):
-        pass
-
 
 # ------------------------------------------------------------------------------------------ tf.train.Checkpoint
+class CheckpointOptions:
+    """tf.train.CheckpointOptions: accepted for compatibility; rivulet has one device and writes
+    synchronously, so none of the options changes what is written."""
+
+    def __init__(self, experimental_io_device=None, experimental_enable_async_checkpoint=False,
+                 experimental_write_callbacks=None, enable_async=False, experimental_sharding_callback=None,
+                 experimental_skip_slot_variables=False):
+        self.experimental_io_device = experimental_io_device
+        self.enable_async = bool(enable_async or experimental_enable_async_checkpoint)
+        self.experimental_write_callbacks = list(experimental_write_callbacks or [])
+        self.experimental_skip_slot_variables = experimental_skip_slot_variables
+
+
 class Checkpoint:
     """tf.train.Checkpoint(root=None, **objects): save/write/read/restore the objects' variables."""
     _is_checkpoint_root = True
@@ -267,6 +320,7 @@ class Checkpoint:
         if tr.is_trackable(value) and not name.startswith("_"):
             self._deps[name] = value
         object.__setattr__(self, name, value)
+        apply_deferred(self)  # a restore that ran before this attribute existed
 
     def __getattr__(self, name):
         deps = self.__dict__.get("_deps", {})

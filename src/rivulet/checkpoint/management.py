@@ -9,7 +9,7 @@ import os
 import threading
 import time
 
-from ..errors import NotFoundError
+from ..graph.graph_def import _escape  # C-style escapes, as protobuf's text format writes them
 from .bundle import BundleReader, index_filename
 
 __all__ = ["CheckpointManager", "latest_checkpoint", "get_checkpoint_state", "update_checkpoint_state",
@@ -32,18 +32,7 @@ class CheckpointState:
 
 
 def _quote(s):
-    out = []
-    for ch in s.encode("utf-8"):
-        c = chr(ch)
-        if c in "\"\\'":
-            out.append("\\" + c)
-        elif c == "\n":
-            out.append("\\n")
-        elif 32 <= ch < 127:
-            out.append(c)
-        else:
-            out.append(f"\\{ch:03o}")
-    return '"' + "".join(out) + '"'
+    return '"' + _escape(s) + '"'
 
 
 def _unquote(s):

@@ -9,7 +9,8 @@ TensorFlow names every saved value by the path of attribute names from the root 
 - Sequential and functional models: `layer-i` for each of `model.layers`, `layer_with_weights-j` for those
   with weights, and `optimizer` once compiled (as tf_keras 2.x names them);
 - Keras optimizers: `_variables` (iterations, then each variable's slots), `_iterations`, `_learning_rate`
-  (tf_keras 2.11+'s optimizer layout).
+  and one list per kind of slot (tf_keras 2.11+'s optimizer layout); restoring also reads the legacy
+  layout (`iter`, `learning_rate`, slots as the graph's slot_variables).
 """
 import weakref
 
@@ -114,6 +115,11 @@ _SLOT_LISTS = {
 }
 
 
+# tf_keras's Nadam keeps a `_u_product` variable at `_variables/1`, which rivulet's Nadam computes instead:
+# its `_variables` positions would not line up, so only the named slot lists are written and matched.
+_NO_VARIABLES_LIST = frozenset(["Nadam"])
+
+
 def _optimizer_children(opt):
     nodes = _wrappers.get(opt)
     if nodes is None:
@@ -125,13 +131,23 @@ def _optimizer_children(opt):
             n = nodes[name] = Sequence(None, opt, synthetic=True)
         n.items = items
         return n
-    out = [("_variables", node("_variables", list(opt.variables))), ("_iterations", opt._iterations),
-           ("_learning_rate", opt._lr)]
+    out = [("_iterations", opt._iterations), ("_learning_rate", opt._lr)]
+    if type(opt).__name__ not in _NO_VARIABLES_LIST:
+        out.insert(0, ("_variables", node("_variables", list(opt.variables))))
     lists = _SLOT_LISTS.get(type(opt).__name__, {})
     for slot in opt._SLOTS:
         if slot in lists:
             out.append((lists[slot], node(lists[slot], [opt._slots[k][slot] for k in opt._slot_order])))
     return out
+
+
+def restore_aliases(obj):
+    """Extra names an object answers to when restoring: the legacy (pre-2.11) Keras optimizers' `iter` and
+    `learning_rate`, whose slots come as the checkpoint's slot_variables."""
+    _, opt = _keras()
+    if opt is not None and isinstance(obj, opt.Optimizer):
+        return [("iter", obj._iterations), ("learning_rate", obj._lr)]
+    return []
 
 
 def children(obj):
@@ -153,11 +169,6 @@ def children(obj):
         from ..keras.models import Model
         return _model_children(obj) if isinstance(obj, Model) else _layer_children(obj)
     return _attribute_children(obj)
-
-
-def owner(obj):
-    """The real object that deferred restorations wait on (a list node waits on its owner)."""
-    return obj.owner if isinstance(obj, Sequence) else obj
 
 
 def breadth_first(root):

@@ -4,10 +4,10 @@ BundleEntryProto, TrackableObjectGraph, CheckpointState is text). Encoding reuse
 import struct
 
 from ..errors import DataLossError
-from ..summary.proto import _key, _varint, bytes_field, packed_varints, varint_field  # noqa: F401
+from ..summary.proto import _key, _varint, bytes_field, varint_field
 
 __all__ = ["parse", "read_varint", "encode_varint", "varint_field", "bytes_field", "fixed32_field",
-           "shape_message", "packed_varints", "first", "parse_shape"]
+           "shape_message", "first", "parse_shape"]
 
 encode_varint = _varint
 

@@ -73,18 +73,7 @@ class Model(Trainer, Layer):
                                  f"issue: {[n.layer.name for n in order if n is not node][:5]}")
         self._input_tensors, self._output_tensors = inputs, outputs
         self._nodes = [n for n in order if not isinstance(n.layer, InputLayer)]
-        # Keras lists layers by depth (farthest from the outputs first), ties in the order they were found.
-        depth = {}
-        for n in reversed(order):
-            d = depth.setdefault(id(n), 0)
-            for parent in n.parents:
-                depth[id(parent)] = max(depth.get(id(parent), 0), d + 1)
-        found, layer_depth = [], {}
-        for n in order:
-            if id(n.layer) not in layer_depth:
-                found.append(n.layer)
-            layer_depth[id(n.layer)] = max(layer_depth.get(id(n.layer), 0), depth[id(n)])
-        self._graph_layers = sorted(found, key=lambda l: -layer_depth[id(l)])  # stable: ties keep found order
+        self._graph_layers = _layers_by_depth(flat_in, nest.flatten(outputs))
         self._is_graph_network = True
         self.built = True
 
@@ -346,8 +335,9 @@ class Model(Trainer, Layer):
         def index_of(node):
             if id(node) not in node_index:
                 mine = [n for n in node.layer._inbound if id(n) in model_nodes]
+                first = _own_graph_nodes(node.layer)  # Keras counts a nested model's own node first
                 for i, n in enumerate(mine):
-                    node_index[id(n)] = i
+                    node_index[id(n)] = i + first
             return node_index[id(node)]
         model_nodes = {id(n) for n in self._nodes}
         model_nodes.update(id(l._inbound[0]) for l in self._graph_layers if isinstance(l, InputLayer))
@@ -403,6 +393,44 @@ _TF_ONLY_OPTIMIZER_KEYS = frozenset(["is_legacy_optimizer", "ema_overwrite_frequ
                                      "use_ema", "ema_momentum", "jit_compile"])
 
 
+def _layers_by_depth(inputs, outputs):
+    """A functional model's layers in Keras's order: deepest (farthest from the outputs) first, ties in the
+    order a depth-first walk from the outputs first reaches them. Checkpoint names (`layer-3`) and the
+    .keras weights layout depend on this order."""
+    order, index, done = [], {}, set()
+
+    def walk(node):  # post-order, recording each layer's first visit (pre-order) index
+        if id(node) in done:
+            return
+        index.setdefault(id(node.layer), (len(index), node.layer))
+        for parent in node.parents:
+            walk(parent)
+        done.add(id(node))
+        order.append(node)
+    for t in outputs:
+        walk(t.node)
+    node_depth, layer_depth = {}, {}
+    for node in reversed(order):
+        depth = max(node_depth.get(id(node), 0), layer_depth.get(id(node.layer), 0))
+        layer_depth[id(node.layer)] = node_depth[id(node)] = depth
+        for parent in node.parents:
+            node_depth[id(parent)] = max(depth + 1, node_depth.get(id(parent), 0))
+    for t in inputs:  # inputs that no output depends on
+        if id(t.node.layer) not in layer_depth:
+            layer_depth[id(t.node.layer)] = 0
+            index[id(t.node.layer)] = (-1, t.node.layer)
+    layers = [layer for _, layer in index.values()]
+    return sorted(layers, key=lambda l: (-layer_depth[id(l)], index[id(l)][0]))
+
+
+def _own_graph_nodes(layer):
+    """1 for a nested functional model, or a Sequential built on an input: Keras numbers the node its own
+    construction made first, so calls from an outer model count from 1 in configs."""
+    if isinstance(layer, Sequential):
+        return int(layer._graph_input is not None)
+    return int(isinstance(layer, Model) and layer._is_graph_network)
+
+
 def _functional_from_config(cls, config, custom_objects):
     from .saving.serialization import deserialize_keras_object
     created, pending = {}, []
@@ -419,6 +447,7 @@ def _functional_from_config(cls, config, custom_objects):
         if isinstance(layer, InputLayer):
             tensors[(layer.name, 0, 0)] = layer._keras_input
     done = {id(l): 0 for l in created.values()}
+    first = {id(l): _own_graph_nodes(l) for l in created.values()}
     progress = True
     while progress:
         progress = False
@@ -433,7 +462,7 @@ def _functional_from_config(cls, config, custom_objects):
                 args = [tensors[k] for k in keys]
                 out = layer(args[0] if len(args) == 1 else args, **kwargs)
                 for i, t in enumerate(nest.flatten(out)):
-                    tensors[(layer.name, done[id(layer)], i)] = t
+                    tensors[(layer.name, done[id(layer)] + first[id(layer)], i)] = t
                 done[id(layer)] += 1
                 progress = True
     try:

@@ -32,3 +32,8 @@ def to_categorical(y, num_classes=None, dtype="float32"):
     out = np.zeros((y.size, num_classes), dtype=dtype)
     out[np.arange(y.size), y] = 1
     return out.reshape(shape + (num_classes,))
+
+
+from .saving.serialization import (CustomObjectScope, custom_object_scope, deserialize_keras_object,  # noqa: E402,F401
+                                   get_custom_objects, get_registered_name, get_registered_object,
+                                   register_keras_serializable, serialize_keras_object)

@@ -17,9 +17,17 @@ def camel_to_snake(name):
     return _WORD_START.sub(r"_\1", name).lower()
 
 
+_SETATTR_HOOKS = []  # checkpoint restores waiting for attributes that do not exist yet (checkpoint/)
+
+
 class Module:
     """Base class for objects that own variables: `variables`, `trainable_variables` and `submodules`
     walk the attributes (sorted by name; lists, tuples and dicts included) and list each object once."""
+
+    def __setattr__(self, name, value):
+        object.__setattr__(self, name, value)
+        for hook in _SETATTR_HOOKS:
+            hook(self)
 
     def __init__(self, name=None):
         if name is None:

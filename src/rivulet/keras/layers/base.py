@@ -576,12 +576,15 @@ class Layer:
         return out
 
     def get_config(self):
-        """name, trainable, dtype (and batch_input_shape), then the constructor's arguments. Layers override
-        this to add what their constructor arguments do not capture."""
+        """name, trainable, dtype (and batch_input_shape), then the constructor's arguments. A user's layer
+        that defines its own get_config gets only the first part from `super().get_config()`, as in Keras 2;
+        rivulet's layers, and user layers without a get_config, get the arguments too."""
         from ..saving.serialization import serialize_keras_object
         config = {"name": self.name, "trainable": self.trainable, "dtype": self.dtype}
         if self._batch_input_shape is not None:
             config["batch_input_shape"] = self._batch_input_shape
+        if not type(self).get_config.__module__.startswith("rivulet."):
+            return config
         for k, v in self._init_arguments().items():
             if k not in config:
                 config[k] = serialize_keras_object(v)

@@ -20,7 +20,6 @@ _MAX_JSON = 64 << 20
 
 
 def model_config(model):
-    from ..models import KERAS_VERSION  # noqa: F401
     config = serialize_keras_object(model)
     compile_config = model.get_compile_config() if hasattr(model, "get_compile_config") else None
     if compile_config is not None:

@@ -28,6 +28,11 @@ def register_keras_serializable(package="Custom", name=None):
     return decorator
 
 
+def get_custom_objects():
+    """The global registry: name -> class or function (what `register_keras_serializable` adds to)."""
+    return _GLOBAL
+
+
 def get_registered_name(obj):
     cls = obj if inspect.isclass(obj) or inspect.isfunction(obj) else type(obj)
     registered = cls.__dict__.get("_keras_registered_name") if inspect.isclass(cls) else \
@@ -103,14 +108,20 @@ def _module_of(cls):
 
 
 def _function_name(fn):
+    """A function by name: registered ("package>name"), built-in, or its own name (which loading then finds
+    only in custom_objects). Lambdas have no name to find them by and are refused."""
     from .. import activations, losses
     name = getattr(fn, "__name__", None)
     if get_registered_name(fn) in _GLOBAL:
         return get_registered_name(fn)
     if activations._BY_NAME.get(name) is fn or getattr(losses, name or "", None) is fn:
         return name
-    raise ValueError(f"Cannot serialize the function {fn!r}: only Keras's built-in activations and losses, and "
-                     "functions registered with keras.saving.register_keras_serializable, can be saved.")
+    if not name or name == "<lambda>" or not inspect.isfunction(fn):
+        raise ValueError(f"Cannot serialize the function {fn!r}: Keras's built-in activations and losses, "
+                         "named functions (given back through custom_objects when loading) and functions "
+                         "registered with keras.saving.register_keras_serializable can be saved; lambdas "
+                         "cannot.")
+    return name
 
 
 # ------------------------------------------------------------------------------------------ serialize
@@ -215,7 +226,28 @@ def deserialize_keras_object(config, custom_objects=None, module_objects=None, p
     return obj
 
 
+_OBJECT_KEYS = ("activation", "_activation", "_initializer", "_regularizer", "_constraint")
+
+
+def _named_object(name, custom_objects):
+    """A custom or registered object that a config names by its plain or registered name, or None."""
+    custom = {**_scopes(), **(custom_objects or {})}
+    if name in custom:
+        return custom[name]
+    if name in _GLOBAL:
+        return _GLOBAL[name]
+    found = [v for k, v in _GLOBAL.items() if k.split(">", 1)[-1] == name]
+    return found[0] if len(found) == 1 else None
+
+
 def deserialize_nested(config, custom_objects=None):
-    """A layer config with its nested serialized objects (initializers, sublayers ...) made objects."""
-    return {k: deserialize_keras_object(v, custom_objects) if is_serialized_object(v) or
-            isinstance(v, list) and any(is_serialized_object(x) for x in v) else v for k, v in config.items()}
+    """A layer config with its nested serialized objects (initializers, sublayers ...) made objects, and
+    activations/initializers named by a custom or registered name resolved."""
+    out = {}
+    for k, v in config.items():
+        if is_serialized_object(v) or isinstance(v, list) and any(is_serialized_object(x) for x in v):
+            v = deserialize_keras_object(v, custom_objects)
+        elif isinstance(v, str) and k.endswith(_OBJECT_KEYS):
+            v = _named_object(v, custom_objects) or v
+        out[k] = v
+    return out

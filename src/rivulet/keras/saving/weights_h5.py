@@ -2,8 +2,9 @@
 h5py (an optional extra: `pip install h5py`, or `pip install rivulet[h5]`).
 
 Each object's own variables are datasets "0", "1" ... in a group `PATH/vars`; PATH follows the objects:
-a model's `layers` (each named by its class in snake case, numbered when repeated: dense, dense_1),
-sublayers held in attributes (by attribute name), and `optimizer` (iterations, then slots).
+a model's `layers` (each named by its class in snake case, numbered when repeated: dense, dense_1), a
+plain layer's sublayers by attribute name (lists by class name again), and `optimizer` (iterations, then
+slots).
 """
 import numpy as np
 
@@ -45,9 +46,9 @@ def _is_variable(v):
     return isinstance(v, Variable)
 
 
-def _is_graph_model(obj):
-    from ..models import Model, Sequential
-    return isinstance(obj, Sequential) or isinstance(obj, Model) and obj._is_graph_network
+def _is_model(obj):
+    from ..models import Model
+    return isinstance(obj, Model)
 
 
 def variable_paths(model, with_optimizer=True):
@@ -61,7 +62,7 @@ def variable_paths(model, with_optimizer=True):
         out[(path + "/vars").lstrip("/")] = _own_variables(obj)
         if not isinstance(obj, Layer):
             return
-        if _is_graph_model(obj):
+        if _is_model(obj):  # a model's sublayers, as `model.layers` lists them; plain layers' by attribute
             container(obj.layers, path + "/layers")
         else:
             for name in sorted(obj.__dict__):
