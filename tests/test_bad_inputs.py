@@ -235,3 +235,9 @@ def test_keras_arguments_in_range_still_work():
     assert tf.keras.Input(shape=(np.int64(3), None)).shape.as_list() == [None, 3, None]
     assert tf.keras.regularizers.L2(np.float32(0.5))(tf.ones([2])).numpy() == pytest.approx(1.0)
     assert tf.keras.layers.BatchNormalization(axis=-1)(tf.ones([2, 3])).shape == (2, 3)
+
+
+def test_as_dtype_takes_tensorflow_enum_numbers_but_not_bools():
+    assert tf.as_dtype(1) is tf.float32 and tf.as_dtype(9) is tf.int64 and tf.as_dtype(7) is tf.string
+    with pytest.raises(TypeError):
+        tf.as_dtype(True)

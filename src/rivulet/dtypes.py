@@ -1,4 +1,6 @@
 """The DType table: TensorFlow's dtypes, their NumPy counterparts and their conversion rules."""
+import builtins as _builtins
+
 import numpy as np
 
 __all__ = ["DType", "as_dtype", "float16", "half", "float32", "float64", "double", "int8", "int16", "int32",
@@ -132,7 +134,7 @@ def as_dtype(type_value):
         dt = _BY_NAME.get(type_value)
         if dt is not None:
             return dt
-    elif isinstance(type_value, int) and not isinstance(type_value, bool) and type_value in _BY_ENUM:
+    elif isinstance(type_value, int) and type(type_value) is not _builtins.bool and type_value in _BY_ENUM:
         return _BY_ENUM[type_value]
     elif isinstance(type_value, type) and type_value in _BY_PY:
         return _BY_PY[type_value]

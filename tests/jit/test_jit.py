@@ -278,7 +278,7 @@ def test_keras_compile_jit_compile():
     y = rs.integers(0, 3, 32)
 
     def fit(jit):
-        tf.random.set_seed(1)
+        tf.keras.utils.set_random_seed(1)
         m = tf.keras.Sequential([tf.keras.Input((6,)), tf.keras.layers.Dense(8, activation="relu"),
                                  tf.keras.layers.Dense(3)])
         m.compile(optimizer=tf.keras.optimizers.SGD(0.1),

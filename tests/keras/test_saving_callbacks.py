@@ -14,7 +14,7 @@ Y = np.random.default_rng(1).standard_normal((16, 1)).astype("float32")
 
 
 def _model(seed=0):
-    tf.random.set_seed(seed)
+    tf.keras.utils.set_random_seed(seed)
     m = keras.Sequential([layers.Dense(3, activation="relu", input_shape=(4,)), layers.Dense(1)])
     m.compile(optimizer=keras.optimizers.Adam(0.01), loss="mse", metrics=["mae"])
     return m

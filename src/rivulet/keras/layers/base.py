@@ -623,7 +623,10 @@ _NOT_CONFIG = frozenset(["input_shape", "input_dim", "batch_size", "weights", "b
 def _shape_config(shapes):
     """A (structure of) TensorShape as JSON lists, for build_config."""
     def one(s):
-        s = tf.TensorShape(s)
+        try:
+            s = tf.TensorShape(s)
+        except (TypeError, ValueError):  # not one shape (a layer called on a nested Python list): nothing to record
+            return None
         return s.as_list() if s.rank is not None else None
     if isinstance(shapes, (list, tuple)) and shapes and not isinstance(shapes[0], (int, type(None))):
         return [one(s) for s in shapes]
