@@ -1,7 +1,7 @@
 """MultiWorkerMirroredStrategy on Ray worker processes: two workers end with the weights one process reaches
 on the same global batches (Keras fit, and a custom loop with strategy.run inside a tf.function); a worker
-that dies makes the run fail with an error naming it instead of hanging; without Ray the message says what
-to install."""
+that dies makes the run fail with an error naming it instead of hanging, and BackupAndRestore then resumes
+training from the chief's last epoch; without Ray the message says what to install."""
 import os
 import sys
 
@@ -125,3 +125,39 @@ def test_strategy_made_in_the_driver_or_without_ray(monkeypatch):
     from rivulet.distribute import ray_runtime
     with pytest.raises(ImportError, match=r"pip install 'rivulet\[distribute\]'"):
         ray_runtime._ray()
+
+
+class _DieAtEpoch(tf.keras.callbacks.Callback):
+    """Kills worker 1's process when epoch `epoch` begins (a crashed machine)."""
+
+    def __init__(self, epoch):
+        super().__init__()
+        self.epoch = epoch
+
+    def on_epoch_begin(self, epoch, logs=None):
+        if epoch == self.epoch and RESOLVER.task_id == 1:
+            os._exit(3)
+
+
+def _fit_with_backup(backup_dir, die_at):
+    x, y = _data()
+    strategy = tf.distribute.MultiWorkerMirroredStrategy(cluster_resolver=RESOLVER)
+    with strategy.scope():
+        m = _model()
+    callbacks = [tf.keras.callbacks.BackupAndRestore(backup_dir)]
+    if die_at is not None:
+        callbacks.append(_DieAtEpoch(die_at))
+    hist = m.fit(x, y, batch_size=GLOBAL_BATCH, epochs=3, verbose=0, shuffle=False, callbacks=callbacks)
+    return m.get_weights(), len(hist.history["loss"])
+
+
+def test_backup_and_restore_resumes_multi_worker_training_after_a_worker_dies(tmp_path):
+    fit_w, _ = _fit(tf.distribute.OneDeviceStrategy("/cpu:0"))
+    backup = str(tmp_path / "backup")
+    with pytest.raises(RuntimeError, match="Ray worker 1 of 2 died"):
+        RESOLVER.run(_fit_with_backup, args=(backup, 2))
+    results = RESOLVER.run(_fit_with_backup, args=(backup, None))
+    for weights, epochs_run in results:
+        assert epochs_run == 1  # epochs 0 and 1 were backed up: only epoch 2 is left
+        for a, b in zip(fit_w, weights):
+            np.testing.assert_allclose(a, b, atol=1e-5)

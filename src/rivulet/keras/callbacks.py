@@ -283,11 +283,20 @@ class BackupAndRestore(Callback):
         opt = getattr(self.model, "optimizer", None)
         if opt is not None:
             objects["optimizer"] = opt
-        return CheckpointManager(Checkpoint(**objects), os.path.join(self.backup_dir, "chief"), max_to_keep=1)
+        return CheckpointManager(Checkpoint(**objects), self._own_dir(), max_to_keep=1)
+
+    def _own_dir(self):
+        """Where this process writes: `chief/`, or for the other workers of a multi-worker strategy a
+        `workertemp_<id>/` of their own (as TensorFlow), so that only the chief's backup is restored."""
+        strategy = getattr(self.model, "_distribution_strategy", None)
+        if strategy is not None and not strategy.extended.should_checkpoint:
+            return os.path.join(self.backup_dir, f"workertemp_{strategy.task_id}")
+        return os.path.join(self.backup_dir, "chief")
 
     def on_train_begin(self, logs=None):
+        from ..checkpoint import latest_checkpoint
         self._mgr = self._manager()
-        latest = self._mgr.latest_checkpoint
+        latest = latest_checkpoint(os.path.join(self.backup_dir, "chief"))  # every worker resumes from the chief's
         if latest is not None:
             self._mgr._checkpoint.restore(latest).expect_partial()
             # fit starts from the epoch after the last one backed up
@@ -305,8 +314,10 @@ class BackupAndRestore(Callback):
             self._mgr.save()
 
     def on_train_end(self, logs=None):
-        if self.delete_checkpoint and os.path.isdir(self.backup_dir):
-            shutil.rmtree(self.backup_dir, ignore_errors=True)
+        if not self.delete_checkpoint:
+            return
+        own = self._own_dir()
+        shutil.rmtree(own if not own.endswith("chief") else self.backup_dir, ignore_errors=True)
 
 
 class CSVLogger(Callback):

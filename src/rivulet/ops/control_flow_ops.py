@@ -233,7 +233,7 @@ def _variable_behind(t):
     while g is not None:
         var = getattr(g, "arg_values", {}).get(id(t))
         if getattr(var, "_is_resource", False):  # a variable passed to the function being traced
-            return zeros(var.shape, var.dtype)
+            return var
         for value, ph in g.captures:
             if ph is t:
                 if getattr(value, "_is_resource", False):
