@@ -32,6 +32,7 @@ from .autodiff.tape import GradientTape  # noqa: E402,F401
 from .autodiff.backprop import UnconnectedGradients, gradients  # noqa: E402,F401
 from .autodiff.custom_gradient import custom_gradient, stop_gradient  # noqa: E402,F401
 from .ops.logging_ops import get_logger, print_v2 as print  # noqa: E402,F401,A001
+from .devices import device, DeviceSpec  # noqa: E402,F401
 
 # Heavier namespaces load on first use, keeping `import rivulet` fast.
 _LAZY = {"keras": ".keras", "saved_model": ".saved_model", "summary": ".summary", "autograph": ".autograph",
