@@ -124,6 +124,9 @@ def from_numpy(np_dtype):
     return dt
 
 
+_pybool = type(True)  # this module's `bool` is tf.bool
+
+
 def as_dtype(type_value):
     """Converts a DType, name, NumPy dtype/type, Python type or enum into a DType (TypeError otherwise)."""
     if isinstance(type_value, DType):
@@ -132,7 +135,7 @@ def as_dtype(type_value):
         dt = _BY_NAME.get(type_value)
         if dt is not None:
             return dt
-    elif isinstance(type_value, int) and not isinstance(type_value, bool) and type_value in _BY_ENUM:
+    elif isinstance(type_value, int) and type_value.__class__ is not _pybool and type_value in _BY_ENUM:
         return _BY_ENUM[type_value]
     elif isinstance(type_value, type) and type_value in _BY_PY:
         return _BY_PY[type_value]

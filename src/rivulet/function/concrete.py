@@ -61,6 +61,11 @@ class ConcreteFunction:
         return tuple(args), kwargs
 
     @property
+    def inference_fn(self):
+        """The traced graph as a callable taking every parameter (TensorFlow's AtomicFunction)."""
+        return AtomicFunction(self)
+
+    @property
     def function_type(self):
         return FunctionType(self)
 
@@ -252,6 +257,28 @@ def _capture_value(v):
     if isinstance(v, EagerTensor):
         return v._v
     return v  # resources (variables) are passed as themselves
+
+
+class AtomicFunction:
+    """ConcreteFunction.inference_fn: the forward graph, called with all of its parameters (Python ones too)."""
+
+    def __init__(self, cf):
+        self._cf = cf
+        self.graph, self.function_type = cf.graph, cf.function_type
+        self.name = f"__inference_{cf.name}".encode()
+
+    def __call__(self, *args, **kwargs):
+        names = [n for n, _ in self._cf._params]
+        for n in names[len(args):]:
+            if n not in kwargs:
+                raise TypeError(f"missing a required argument: '{n}'")
+        return self._cf(*args, **kwargs)
+
+    def call_flat(self, *tensors):
+        return self._cf._call_flat(list(tensors))
+
+    def __repr__(self):
+        return f"<AtomicFunction> {self.name.decode()}{self.function_type!r}"
 
 
 class FunctionType:
