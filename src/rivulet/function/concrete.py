@@ -187,7 +187,7 @@ class ConcreteFunction:
 
 
 def _has_tensors(t):
-    if isinstance(t, (TensorSpec, VariableSpec)):
+    if isinstance(t, (TensorSpec, VariableSpec)) or hasattr(t, "_component_specs"):
         return True
     if isinstance(t, tuple):
         return any(_has_tensors(x) for x in (t[3] if t[0] == "namedtuple" else t[1]) if not isinstance(x, str))
@@ -208,6 +208,14 @@ def _flatten_checked(value, t, path, flat, cf):
         flat.append(x)
         return
     if isinstance(t, VariableSpec):
+        return
+    comps = getattr(t, "_component_specs", None)
+    if comps is not None and hasattr(value, "_to_components"):  # a composite: its component tensors
+        if not is_subtype(type_of(value), t):
+            raise TypeError(f"Binding inputs to tf.function failed: argument '{path}' of {cf._name} expects "
+                            f"{describe(t)}, got {describe(type_of(value))}.")
+        for v, s in zip(value._to_components(), comps):
+            _flatten_checked(v, s, path, flat, cf)
         return
     if isinstance(t, tuple) and t[0] in ("list", "tuple") and isinstance(value, (list, tuple)):
         for i, (v, s) in enumerate(zip(value, t[1])):

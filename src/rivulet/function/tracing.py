@@ -63,6 +63,10 @@ def placeholders_for(g, value, spec, name):
         return ph
     if isinstance(spec, VariableSpec) or getattr(value, "_is_resource", False):
         return value  # variables are captured by reference where they are used
+    comps = getattr(spec, "_component_specs", None)
+    if comps is not None:  # a composite (tf.SparseTensor): one placeholder per component tensor
+        vals = value._to_components() if hasattr(value, "_to_components") else [None] * len(comps)
+        return spec._from_components([placeholders_for(g, v, s, name) for v, s in zip(vals, comps)])
     if isinstance(spec, tuple) and isinstance(value, (list, tuple, dict)):
         if spec[0] == "dict":
             return type(value)((k, placeholders_for(g, value[k], s, f"{name}_{k}")) for k, s in spec[1]) \
