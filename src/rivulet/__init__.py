@@ -40,13 +40,16 @@ from .init_ops import (zeros_initializer, ones_initializer, constant_initializer
 # Heavier namespaces load on first use, keeping `import rivulet` fast.
 _LAZY = {"keras": ".keras", "saved_model": ".saved_model", "summary": ".summary", "autograph": ".autograph",
          "onnx": ".onnx", "graph_util": ".graph.graph_util", "types": ".types",
-         "profiler": ".profiler", "sparse": ".sparse"}
+         "profiler": ".profiler", "sparse": ".sparse", "ragged": ".ragged"}
 
 
 def __getattr__(name):
     if name in ("SparseTensor", "SparseTensorSpec"):
         from . import sparse
         return getattr(sparse, name)
+    if name in ("RaggedTensor", "RaggedTensorSpec"):
+        from . import ragged
+        return getattr(ragged, name)
     mod = _LAZY.get(name)
     if mod is None:
         raise AttributeError(f"module 'rivulet' has no attribute '{name}'")
