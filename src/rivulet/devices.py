@@ -220,3 +220,22 @@ def current_eager_device():
     if p.error is not None:
         raise p.error
     return p.eager or DEFAULT
+
+
+# ---------------------------------------------------------------- tf.debugging.set_log_device_placement
+_log_placement = [False]
+
+
+def set_log_device_placement(enabled):
+    """Records the setting; rivulet does not log each op (every op runs on the host CPU), and says so once."""
+    enabled = bool(enabled)
+    if enabled and not _log_placement[0]:
+        import logging
+        logging.getLogger("rivulet").warning(
+            "tf.debugging.set_log_device_placement: rivulet does not log per-op placement; every op runs on %s "
+            "(or on the logical CPU of its tf.device scope).", DEFAULT)
+    _log_placement[0] = enabled
+
+
+def get_log_device_placement():
+    return _log_placement[0]
