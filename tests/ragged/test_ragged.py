@@ -109,3 +109,15 @@ def test_strings_returning_ragged():
     assert tf.strings.ngrams(tf.constant(["a", "b", "c", "d"]), 2).numpy().tolist() == [b"a b", b"b c", b"c d"]
     assert str(tf.strings.ngrams(tf.ragged.constant([["a", "b", "c"], ["d"]]), 2)) == \
         "<tf.RaggedTensor [[b'a b', b'b c'], []]>"
+
+
+def test_tf_function_returns_ragged_and_sparse():
+    @tf.function
+    def f(x):
+        return tf.ragged.map_flat_values(tf.math.square, x), tf.sparse.from_dense(tf.constant([[0, 1], [2, 0]]))
+
+    r, s = f(tf.ragged.constant([[1, 2], [3]]))
+    assert isinstance(r, tf.RaggedTensor) and r.to_list() == [[1, 4], [9]]
+    assert isinstance(s, tf.SparseTensor) and tf.sparse.to_dense(s).numpy().tolist() == [[0, 1], [2, 0]]
+    assert "Tuple[RaggedTensorSpec(TensorShape([2, None]), tf.int32, 1, tf.int64), SparseTensorSpec(" in \
+        str(f.get_concrete_function(tf.ragged.constant([[1, 2], [3]])))

@@ -144,7 +144,8 @@ class ConcreteFunction:
         if len(outs) == 1 and so is outs[0]:
             return flat[0]
         it = iter(flat)
-        leaves = [next(it) if isinstance(leaf, Tensor) else leaf for leaf in nest.flatten(so)]
+        leaves = [next(it) if isinstance(leaf, Tensor) else _composite_output(leaf, it)
+                  if hasattr(leaf, "_to_components") else leaf for leaf in nest.flatten(so)]
         return nest.pack_sequence_as(so, leaves) if nest.is_nested(so) else leaves[0]
 
     def flat_args(self, args, kwargs):
@@ -249,9 +250,16 @@ def _spec_value(t, name):
     return t
 
 
+def _composite_output(leaf, it):
+    """A composite output (SparseTensor, RaggedTensor) rebuilt from its next flat component tensors."""
+    return leaf.__tf_tracing_type__(None)._from_components([next(it) for _ in leaf._to_components()])
+
+
 def _out_type(so):
     if isinstance(so, Tensor):
         return TensorSpec(so.shape, so.dtype)
+    if hasattr(so, "_to_components"):
+        return so.__tf_tracing_type__(None)
     if isinstance(so, tuple) and hasattr(so, "_fields"):
         return ("namedtuple", type(so).__name__, tuple(so._fields), tuple(_out_type(v) for v in so))
     if isinstance(so, (list, tuple)):

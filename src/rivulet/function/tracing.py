@@ -103,6 +103,10 @@ def finalize_outputs(g, result):
                 t = identity(leaf)
                 outs.append(t)
                 structured.append(t)
+            elif hasattr(leaf, "_to_components"):  # a composite (SparseTensor, RaggedTensor): its components
+                parts = [identity(c) for c in leaf._to_components()]
+                outs.extend(parts)
+                structured.append(leaf.__tf_tracing_type__(None)._from_components(parts))
             elif isinstance(leaf, _CONSTANTS):
                 # Python scalars, strings and arrays come back as tensors, as in TensorFlow.
                 from ..ops.constant_op import constant
