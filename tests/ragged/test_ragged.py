@@ -121,3 +121,21 @@ def test_tf_function_returns_ragged_and_sparse():
     assert isinstance(s, tf.SparseTensor) and tf.sparse.to_dense(s).numpy().tolist() == [[0, 1], [2, 0]]
     assert "Tuple[RaggedTensorSpec(TensorShape([2, None]), tf.int32, 1, tf.int64), SparseTensorSpec(" in \
         str(f.get_concrete_function(tf.ragged.constant([[1, 2], [3]])))
+
+
+def test_column_slices_tile_and_string_dispatch():
+    d = _digits()
+    assert d[:, :2].to_list() == [[3, 1], [], [5, 9], [6], []]
+    assert d[:, -2:].to_list() == [[4, 1], [], [9, 2], [6], []]
+    assert d[1:, 1:3].to_list() == [[], [9, 2], [], []]
+    assert tf.tile(d, [1, 2]).to_list() == [[3, 1, 4, 1, 3, 1, 4, 1], [], [5, 9, 2, 5, 9, 2], [6, 6], []]
+    words = tf.ragged.constant([["So", "long"], ["thanks", "for", "all", "the", "fish"]])
+    assert tf.strings.substr(words, 0, 2).to_list() == [[b"So", b"lo"], [b"th", b"fo", b"al", b"th", b"fi"]]
+    assert (d * 2 + 1).to_list() == [[7, 3, 9, 3], [], [11, 19, 5], [13], []]
+
+    @tf.function
+    def f(r):
+        return r[:, -2:], tf.tile(r, [2, 1])
+    a, b = f(tf.ragged.constant([[3, 1, 4, 1], [], [5, 9, 2]]))
+    assert a.to_list() == [[4, 1], [], [9, 2]]
+    assert b.to_list() == [[3, 1, 4, 1], [], [5, 9, 2], [3, 1, 4, 1], [], [5, 9, 2]]

@@ -181,10 +181,56 @@ def concat(values, axis, name="concat"):
     return RaggedTensor.from_row_splits(_a.concat(flats, 0), _a.concat(splits, 0), validate=False)
 
 
+def _gather_rows(rt, rows, positions_of):
+    """A ragged_rank-1 RaggedTensor whose row k holds rt's row rows[k] at the positions positions_of gives:
+    positions_of(lengths of the chosen rows) -> (new lengths, function (row, position) -> source position)."""
+    lengths = _a.gather(rt.row_lengths(), rows)
+    new_lengths, source = positions_of(lengths)
+    new_splits = _a.concat([_t(np.zeros(1, np.int64)), _m.cumsum(new_lengths)], 0)
+    out_rows = _a.repeat(_a.range(_a.shape(rows, out_type=_dt.int64)[0], dtype=_dt.int64), new_lengths)
+    pos = _m.subtract(_a.range(new_splits[-1], dtype=_dt.int64), _a.gather(new_splits, out_rows))
+    src = _m.add(_a.gather(_a.gather(rt.row_splits, rows), out_rows), source(out_rows, pos, lengths))
+    return RaggedTensor.from_row_splits(_a.gather(rt.flat_values, src), new_splits, validate=False)
+
+
+def _column_slice(rt, sl):
+    """rt[:, start:stop] for ragged_rank 1: each row sliced as a Python list would be."""
+    if sl.step not in (None, 1) or rt.ragged_rank != 1:
+        raise NotImplementedError("rivulet slices RaggedTensor columns with step 1, for ragged_rank 1")
+
+    def bound(b, lengths, default):
+        if b is None:
+            return default
+        b = np.int64(b)
+        return _m.minimum(b, lengths) if b >= 0 else _m.maximum(_m.add(lengths, b), np.int64(0))
+
+    def positions(lengths):
+        lo = bound(sl.start, lengths, _a.zeros_like(lengths))
+        hi = _m.maximum(bound(sl.stop, lengths, lengths), lo)
+        return _m.subtract(hi, lo), lambda rows, pos, _: _m.add(_a.gather(lo, rows), pos)
+    rows = _a.range(rt.nrows(), dtype=_dt.int64)
+    return _gather_rows(rt, rows, positions)
+
+
+def tile(rt, multiples):
+    """tf.tile of a ragged_rank-1 RaggedTensor by [rows, columns]: rows repeat whole, each row's values repeat."""
+    m = [int(v) for v in np.asarray(multiples.numpy() if isinstance(multiples, Tensor) else multiples).reshape(-1)]
+    if rt.ragged_rank != 1 or len(m) != 2:
+        raise NotImplementedError("rivulet tiles RaggedTensors of ragged_rank 1 by two multiples")
+    rows = _a.reshape(_a.tile(_a.reshape(_a.range(rt.nrows(), dtype=_dt.int64), [1, -1]), [m[0], 1]), [-1])
+
+    def positions(lengths):
+        safe = _m.maximum(lengths, np.int64(1))
+        return _m.multiply(lengths, np.int64(m[1])), lambda r, pos, _: _m.floormod(pos, _a.gather(safe, r))
+    return _gather_rows(rt, rows, positions)
+
+
 def getitem(rt, key):
     if not isinstance(key, tuple):
         key = (key,)
     first, rest = key[0], key[1:]
+    if isinstance(first, slice) and rest and isinstance(rest[0], slice) and len(rest) == 1:
+        return _column_slice(getitem(rt, first) if first != slice(None) else rt, rest[0])
     if isinstance(first, slice):
         if first.step not in (None, 1):
             raise NotImplementedError("rivulet slices RaggedTensor rows with step 1")
@@ -265,6 +311,16 @@ def _concat_wrapper(fn):
     return wrapper
 
 
+def _tile_wrapper(fn):
+    @functools.wraps(fn)
+    def wrapper(input, multiples, name=None):  # noqa: A002
+        if isinstance(input, RaggedTensor):
+            return tile(input, multiples)
+        return fn(input, multiples, name=name)
+    wrapper._ragged_dispatch = True
+    return wrapper
+
+
 _installed = [False]
 
 
@@ -274,7 +330,7 @@ def install_dispatch():
     if _installed[0]:
         return
     _installed[0] = True
-    targets = [(rivulet, n) for n in _UNARY + _BINARY + _REDUCE + ["concat"]] + \
+    targets = [(rivulet, n) for n in _UNARY + _BINARY + _REDUCE + ["concat", "tile"]] + \
               [(_math_ns, n) for n in _UNARY + _BINARY + _REDUCE] + [(_strings_ns, n) for n in _STRING_UNARY]
     for mod, n in targets:
         fn = mod.__dict__.get(n)
@@ -284,6 +340,8 @@ def install_dispatch():
             w = _reduce_wrapper(fn, n)
         elif n == "concat":
             w = _concat_wrapper(fn)
+        elif n == "tile":
+            w = _tile_wrapper(fn)
         elif n in _BINARY:
             w = _binary_wrapper(fn)
         else:
