@@ -104,3 +104,19 @@ def test_gradients_through_sparse_ops():
         sp = tf.sparse.SparseTensor(a.indices, v * 1.0, a.dense_shape)
         y = tf.reduce_sum(tf.sparse.to_dense(sp) * tf.constant([[1., 2., 3.], [4., 5., 6.]]))
     assert t.gradient(y, v).numpy().tolist() == [2., 4.]
+
+
+def test_map_values_slice_reduce_max_expand_dims_reshape():
+    a = tf.sparse.SparseTensor([[0, 1], [1, 0], [2, 3]], [1., -2., 5.], [4, 4])
+    assert _parts(tf.sparse.map_values(tf.add, a, 1)) == ([[0, 1], [1, 0], [2, 3]], [2., -1., 6.], [4, 4])
+    assert _parts(tf.sparse.map_values(tf.multiply, a, a))[1] == [1., 4., 25.]
+    assert _parts(tf.sparse.slice(a, start=[1, 0], size=[2, 4])) == ([[0, 0], [1, 3]], [-2., 5.], [2, 4])
+    assert _parts(tf.sparse.slice(a, start=[1, 0], size=[10, 2])) == ([[0, 0]], [-2.], [3, 2])
+    assert tf.sparse.reduce_max(a, axis=1).numpy().tolist() == [1., -2., 5., 0.]  # stored values only
+    assert tf.sparse.reduce_max(a).numpy() == 5.0
+    assert _parts(tf.sparse.reduce_max(a, axis=1, output_is_sparse=True)) == ([[0], [1], [2]], [1., -2., 5.], [4])
+    e = tf.sparse.expand_dims(a, 0)
+    assert e.dense_shape.numpy().tolist() == [1, 4, 4] and e.indices.numpy()[:1].tolist() == [[0, 0, 1]]
+    assert tf.sparse.expand_dims(a, -1).indices.numpy()[:1].tolist() == [[0, 1, 0]]
+    assert _parts(tf.sparse.reshape(a, [2, 8])) == ([[0, 1], [0, 4], [1, 3]], [1., -2., 5.], [2, 8])
+    assert _parts(tf.sparse.reshape(a, [-1, 8]))[2] == [2, 8]

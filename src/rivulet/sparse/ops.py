@@ -35,7 +35,7 @@ def _unknown_rows(rank_dim, dtype):
 def _to_dense_kernel(indices, output_shape, values, default_value, validate_indices):
     shape = tuple(int(d) for d in output_shape)
     out = np.full(shape, default_value, dtype=values.dtype if values.dtype != object else object)
-    if indices.size:
+    if len(indices):
         bad = (indices < 0) | (indices >= np.asarray(shape))
         if bad.any():
             i = int(np.nonzero(bad.any(axis=1))[0][0])
@@ -48,7 +48,10 @@ def _to_dense_kernel(indices, output_shape, values, default_value, validate_indi
                 i = int(np.nonzero(step <= 0)[0][0]) + 1
                 what = "is repeated" if step[i - 1] == 0 else "is out of order. " + _REORDER_HINT
                 raise InvalidArgumentError(f"indices[{i}] = [{','.join(map(str, indices[i]))}] {what}")
-        out[tuple(indices.T)] = values
+        if out.ndim == 0:  # a scalar: one index row of width 0
+            out[()] = values[-1]
+        else:
+            out[tuple(indices.T)] = values
     return out
 
 
@@ -244,7 +247,7 @@ def _norm_axes(axis, rank):
     return tuple(sorted({a % rank for a in axes}))
 
 
-def _reduce_sparse_kernel(indices, values, shape, axes, keepdims):
+def _reduce_sparse_kernel(indices, values, shape, axes, keepdims, how="sum"):
     rank = len(shape)
     keep = [d for d in range(rank) if d not in axes]
     kept = indices[:, keep]
@@ -252,9 +255,17 @@ def _reduce_sparse_kernel(indices, values, shape, axes, keepdims):
         [int(shape[d]) for d in keep]
     if not len(values):
         return np.zeros((0, len(out_shape)), np.int64), values[:0], np.asarray(out_shape, np.int64)
-    uniq, inv = np.unique(kept, axis=0, return_inverse=True)
-    sums = np.zeros(len(uniq), values.dtype)
-    np.add.at(sums, inv.reshape(-1), values)
+    if keep:
+        uniq, inv = np.unique(kept, axis=0, return_inverse=True)
+    else:  # every axis reduced: one group
+        uniq, inv = np.zeros((1, 0), np.int64), np.zeros(len(values), np.int64)
+    if how == "sum":
+        sums = np.zeros(len(uniq), values.dtype)
+        np.add.at(sums, inv.reshape(-1), values)
+    else:  # the largest stored value (implicit zeros do not count)
+        sums = np.full(len(uniq), -np.inf if values.dtype.kind in "fc" else np.iinfo(values.dtype).min,
+                       values.dtype)
+        np.maximum.at(sums, inv.reshape(-1), values)
     if keepdims:
         full = np.zeros((len(uniq), rank), np.int64)
         full[:, keep] = uniq
@@ -264,7 +275,7 @@ def _reduce_sparse_kernel(indices, values, shape, axes, keepdims):
 
 SPARSE_REDUCE_SUM_SPARSE = defop(
     "SparseReduceSumSparse", _reduce_sparse_kernel,
-    lambda indices, values, shape, axes, keepdims: [(TensorShape([None, None]), _dt.int64),
+    lambda indices, values, shape, axes, keepdims, how="sum": [(TensorShape([None, None]), _dt.int64),
                                                     (TensorShape([None]), values.dtype),
                                                     (TensorShape([None]), _dt.int64)], num_outputs=3)
 
@@ -280,6 +291,87 @@ def reduce_sum(sp_input, axis=None, keepdims=None, output_is_sparse=False, name=
                                 {"axes": axes, "keepdims": bool(keepdims)}, name=name or "SparseReduceSumSparse")
         return SparseTensor(idx, vals, shape)
     return _m.reduce_sum(to_dense(sp, validate_indices=False), axis=list(axes), keepdims=bool(keepdims))
+
+
+def reduce_max(sp_input, axis=None, keepdims=None, output_is_sparse=False, name=None):
+    """The largest stored value along `axis` (implicit zeros do not count; a slice with none gives 0)."""
+    sp = _sp(sp_input)
+    rank = sp.shape.rank
+    if rank is None:
+        raise ValueError("tf.sparse.reduce_max needs a SparseTensor of known rank")
+    axes = _norm_axes(axis, rank)
+    idx, vals, shape = bind(SPARSE_REDUCE_SUM_SPARSE, (sp.indices, sp.values, sp.dense_shape),
+                            {"axes": axes, "keepdims": bool(keepdims), "how": "max"}, name=name or "SparseReduceMax")
+    out = SparseTensor(idx, vals, shape)
+    return out if output_is_sparse else to_dense(out, validate_indices=False)
+
+
+def map_values(op, *args, **kwargs):
+    """op applied to the values of the SparseTensor arguments (which must share their indices)."""
+    first = next((a for a in list(args) + list(kwargs.values()) if isinstance(a, SparseTensor)), None)
+    if first is None:
+        raise ValueError("No SparseTensor in argument list of map_values")
+    unwrap = lambda a: a.values if isinstance(a, SparseTensor) else a  # noqa: E731
+    return first.with_values(op(*[unwrap(a) for a in args], **{k: unwrap(v) for k, v in kwargs.items()}))
+
+
+def _slice_kernel(indices, values, shape, start, size):
+    start, size = np.asarray(start, np.int64), np.asarray(size, np.int64)
+    stop = np.minimum(start + size, shape)
+    keep = np.all((indices >= start) & (indices < stop), axis=1)
+    return (indices[keep] - start).astype(np.int64), values[keep], np.maximum(stop - start, 0).astype(np.int64)
+
+
+SPARSE_SLICE = defop("SparseSlice", _slice_kernel,
+                     lambda indices, values, shape, start, size: [(indices.shape[:0].concatenate([None, indices.shape[1]]),
+                                                                   _dt.int64), (TensorShape([None]), values.dtype),
+                                                                  (shape.shape, _dt.int64)], num_outputs=3)
+
+
+def slice(sp_input, start, size, name=None):  # noqa: A001
+    """The entries within [start, start + size), re-indexed from `start`."""
+    sp = _sp(sp_input)
+    idx, vals, shape = bind(SPARSE_SLICE, (sp.indices, sp.values, sp.dense_shape, convert_to_tensor(
+        np.asarray(start, np.int64)), convert_to_tensor(np.asarray(size, np.int64))), name=name or "SparseSlice")
+    return SparseTensor(idx, vals, shape)
+
+
+def expand_dims(sp_input, axis=None, name=None):
+    sp = _sp(sp_input)
+    rank = sp.shape.rank
+    ax = int(axis if axis is not None else -1)
+    ax = ax + rank + 1 if ax < 0 else ax
+    n = _a.shape(sp.indices, out_type=_dt.int64)[0]
+    zeros = _a.zeros(_a.stack([n, np.int64(1)]), dtype=_dt.int64)
+    idx = _a.concat([sp.indices[:, :ax], zeros, sp.indices[:, ax:]], 1)
+    shape = _a.concat([sp.dense_shape[:ax], convert_to_tensor(np.ones(1, np.int64)), sp.dense_shape[ax:]], 0)
+    return SparseTensor(idx, sp.values, shape)
+
+
+def _reshape_kernel(indices, shape, new_shape):
+    new = [int(d) for d in new_shape]
+    total = int(np.prod(shape))
+    if new.count(-1) == 1:
+        known = int(np.prod([d for d in new if d != -1]))
+        new[new.index(-1)] = total // known if known else 0
+    if int(np.prod(new)) != total:
+        raise InvalidArgumentError(f"Input to reshape is a tensor with {total} dense values, but the requested "
+                                   f"shape has {int(np.prod(new))}")
+    flat = np.ravel_multi_index(indices.T, tuple(int(d) for d in shape)) if len(indices) else np.zeros(0, np.int64)
+    out = np.stack(np.unravel_index(flat, new), axis=1) if len(indices) else np.zeros((0, len(new)), np.int64)
+    return out.astype(np.int64), np.asarray(new, np.int64)
+
+
+SPARSE_RESHAPE = defop("SparseReshape", _reshape_kernel,
+                       lambda indices, shape, new_shape: [(TensorShape([None, new_shape.shape[0]]), _dt.int64),
+                                                          (new_shape.shape, _dt.int64)], num_outputs=2)
+
+
+def reshape(sp_input, shape, name=None):
+    sp = _sp(sp_input)
+    idx, new = bind(SPARSE_RESHAPE, (sp.indices, sp.dense_shape, convert_to_tensor(np.asarray(shape, np.int64))),
+                    name=name or "SparseReshape")
+    return SparseTensor(idx, sp.values, new)
 
 
 # ---------------------------------------------------------------- concat
