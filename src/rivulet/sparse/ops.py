@@ -280,29 +280,31 @@ SPARSE_REDUCE_SUM_SPARSE = defop(
                                                     (TensorShape([None]), _dt.int64)], num_outputs=3)
 
 
-def reduce_sum(sp_input, axis=None, keepdims=None, output_is_sparse=False, name=None):
+def _reduce_sparse(sp_input, axis, keepdims, how, name):
+    """(SparseTensor of the reduction over `axis`, the axes) for reduce_sum/reduce_max."""
     sp = _sp(sp_input)
-    rank = sp.shape.rank
-    if rank is None:
-        raise ValueError("tf.sparse.reduce_sum needs a SparseTensor of known rank")
-    axes = _norm_axes(axis, rank)
+    if sp.shape.rank is None:
+        raise ValueError(f"tf.sparse.reduce_{how} needs a SparseTensor of known rank")
+    axes = _norm_axes(axis, sp.shape.rank)
+    idx, vals, shape = bind(SPARSE_REDUCE_SUM_SPARSE, (sp.indices, sp.values, sp.dense_shape),
+                            {"axes": axes, "keepdims": bool(keepdims), "how": how}, name=name)
+    return SparseTensor(idx, vals, shape), axes
+
+
+def reduce_sum(sp_input, axis=None, keepdims=None, output_is_sparse=False, name=None):
     if output_is_sparse:
-        idx, vals, shape = bind(SPARSE_REDUCE_SUM_SPARSE, (sp.indices, sp.values, sp.dense_shape),
-                                {"axes": axes, "keepdims": bool(keepdims)}, name=name or "SparseReduceSumSparse")
-        return SparseTensor(idx, vals, shape)
-    return _m.reduce_sum(to_dense(sp, validate_indices=False), axis=list(axes), keepdims=bool(keepdims))
+        return _reduce_sparse(sp_input, axis, keepdims, "sum", name or "SparseReduceSumSparse")[0]
+    sp = _sp(sp_input)
+    if sp.shape.rank is None:
+        raise ValueError("tf.sparse.reduce_sum needs a SparseTensor of known rank")
+    # through the dense tensor, which carries gradients to the values
+    return _m.reduce_sum(to_dense(sp, validate_indices=False), axis=list(_norm_axes(axis, sp.shape.rank)),
+                         keepdims=bool(keepdims))
 
 
 def reduce_max(sp_input, axis=None, keepdims=None, output_is_sparse=False, name=None):
     """The largest stored value along `axis` (implicit zeros do not count; a slice with none gives 0)."""
-    sp = _sp(sp_input)
-    rank = sp.shape.rank
-    if rank is None:
-        raise ValueError("tf.sparse.reduce_max needs a SparseTensor of known rank")
-    axes = _norm_axes(axis, rank)
-    idx, vals, shape = bind(SPARSE_REDUCE_SUM_SPARSE, (sp.indices, sp.values, sp.dense_shape),
-                            {"axes": axes, "keepdims": bool(keepdims), "how": "max"}, name=name or "SparseReduceMax")
-    out = SparseTensor(idx, vals, shape)
+    out, _ = _reduce_sparse(sp_input, axis, keepdims, "max", name or "SparseReduceMax")
     return out if output_is_sparse else to_dense(out, validate_indices=False)
 
 
