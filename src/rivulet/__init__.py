@@ -32,15 +32,25 @@ from .autodiff.tape import GradientTape  # noqa: E402,F401
 from .autodiff.backprop import UnconnectedGradients, gradients  # noqa: E402,F401
 from .autodiff.custom_gradient import custom_gradient, stop_gradient  # noqa: E402,F401
 from .ops.logging_ops import get_logger, print_v2 as print  # noqa: E402,F401,A001
+from .devices import device, DeviceSpec  # noqa: E402,F401
+from .ops.script_ops import py_function, numpy_function  # noqa: E402,F401
+from .init_ops import (zeros_initializer, ones_initializer, constant_initializer,  # noqa: E402,F401
+                       random_uniform_initializer, random_normal_initializer)
 
 # Heavier namespaces load on first use, keeping `import rivulet` fast.
 _LAZY = {"keras": ".keras", "saved_model": ".saved_model", "summary": ".summary", "autograph": ".autograph",
          "onnx": ".onnx", "graph_util": ".graph.graph_util", "types": ".types", "jit": ".jit",
          "data": ".data", "io": ".io", "train": ".train", "image": ".image", "signal": ".signal",
-         "distribute": ".distribute"}
+         "distribute": ".distribute", "profiler": ".profiler", "sparse": ".sparse", "ragged": ".ragged"}
 
 
 def __getattr__(name):
+    if name in ("SparseTensor", "SparseTensorSpec"):
+        from . import sparse
+        return getattr(sparse, name)
+    if name in ("RaggedTensor", "RaggedTensorSpec"):
+        from . import ragged
+        return getattr(ragged, name)
     mod = _LAZY.get(name)
     if mod is None:
         raise AttributeError(f"module 'rivulet' has no attribute '{name}'")

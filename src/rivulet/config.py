@@ -1,26 +1,9 @@
-"""tf.config: run_functions_eagerly, functions_run_eagerly, and the optimizer options."""
+"""tf.config: run_functions_eagerly, functions_run_eagerly, the optimizer options, devices and threading."""
 from .core.context import functions_run_eagerly, run_functions_eagerly  # noqa: F401
-
-
-class experimental:
-    """tf.config.experimental (nothing device-specific: rivulet runs on the CPU)."""
-
-    @staticmethod
-    def list_physical_devices(device_type=None):
-        return list_physical_devices(device_type)
-
-
-class PhysicalDevice:
-    def __init__(self, name, device_type):
-        self.name, self.device_type = name, device_type
-
-    def __repr__(self):
-        return f"PhysicalDevice(name='{self.name}', device_type='{self.device_type}')"
-
-
-def list_physical_devices(device_type=None):
-    cpu = PhysicalDevice("/physical_device:CPU:0", "CPU")
-    return [cpu] if device_type in (None, "CPU") else []
+from .config_devices import (PhysicalDevice, LogicalDevice, LogicalDeviceConfiguration,  # noqa: F401
+                             list_physical_devices, list_logical_devices, get_visible_devices, set_visible_devices,
+                             get_logical_device_configuration, set_logical_device_configuration,
+                             get_soft_device_placement, set_soft_device_placement, experimental, threading)
 
 
 class optimizer:

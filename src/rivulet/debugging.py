@@ -5,3 +5,4 @@ from .ops.logging_ops import (Assert, assert_equal, assert_greater, assert_great
                               assert_shapes, assert_type, assert_all_finite)
 
 TOPLEVEL = ["Assert", "assert_equal", "assert_greater", "assert_less", "assert_rank"]
+from .devices import set_log_device_placement, get_log_device_placement  # noqa: E402,F401

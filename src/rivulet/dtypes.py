@@ -1,5 +1,4 @@
 """The DType table: TensorFlow's dtypes, their NumPy counterparts and their conversion rules."""
-import builtins as _builtins
 
 import numpy as np
 
@@ -126,6 +125,9 @@ def from_numpy(np_dtype):
     return dt
 
 
+_pybool = type(True)  # this module's `bool` is tf.bool
+
+
 def as_dtype(type_value):
     """Converts a DType, name, NumPy dtype/type, Python type or enum into a DType (TypeError otherwise)."""
     if isinstance(type_value, DType):
@@ -134,7 +136,7 @@ def as_dtype(type_value):
         dt = _BY_NAME.get(type_value)
         if dt is not None:
             return dt
-    elif isinstance(type_value, int) and type(type_value) is not _builtins.bool and type_value in _BY_ENUM:
+    elif isinstance(type_value, int) and type_value.__class__ is not _pybool and type_value in _BY_ENUM:
         return _BY_ENUM[type_value]
     elif isinstance(type_value, type) and type_value in _BY_PY:
         return _BY_PY[type_value]

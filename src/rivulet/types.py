@@ -7,6 +7,7 @@ import numpy as _np
 from .core.tensor import Tensor as _Tensor
 from .function.concrete import ConcreteFunction as _Concrete, FunctionType as _FunctionType
 from .function.polymorphic import PolymorphicFunction as _Polymorphic
+from .function.trace_type import TraceType as _TraceType
 from .state.variables import Variable as _Variable
 
 # What tf.convert_to_tensor accepts, as an annotation (TensorFlow's tf.types.experimental.TensorLike).
@@ -18,4 +19,5 @@ experimental = _pytypes.SimpleNamespace(
     GenericFunction=_Polymorphic,  # TensorFlow's older name for the same thing
     FunctionType=_FunctionType,
     TensorLike=_TensorLike,
+    TraceType=_TraceType,
 )

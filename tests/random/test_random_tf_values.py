@@ -167,3 +167,19 @@ def test_unseeded_initializer_keeps_its_seed_and_warns_on_reuse():
         warnings.simplefilter("error")
         init2 = tf.keras.initializers.GlorotUniform(seed=1)
         init2([2]), init2([2])  # seeded: no warning
+
+
+def test_generator_draws_from_threads_are_disjoint():
+    import threading
+    g = tf.random.Generator.from_seed(3)
+    out = []
+
+    def work():
+        for _ in range(50):
+            out.append(g.uniform_full_int([1], dtype=tf.int64).numpy()[0])
+    threads = [threading.Thread(target=work) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert len(set(out)) == 200 and g.state.numpy().tolist() == [3 + 200 * 256, 0, 0]

@@ -19,6 +19,7 @@ class _State(threading.local):
         self.tapes = []  # GradientTapes recording, innermost last
         self.init_scope = 0  # >0 inside tf.init_scope: ops run eagerly even while tracing
         self.stop_recording = 0
+        self.device = None  # the tf.device scope (rivulet.devices._Placement), None outside any
         self.quiet = _quiet_runner()  # quiet(fn, *args): fn run with NumPy's floating-point warnings off
 
 

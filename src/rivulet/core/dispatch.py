@@ -14,10 +14,16 @@ def bind(op, inputs, attrs=EMPTY, name=None):
     st = _state
     if st.graphs and not st.init_scope:
         g = st.graphs[-1]
-        outs = g.create_op(op, inputs, attrs, name).outputs
+        node = g.create_op(op, inputs, attrs, name)
+        if st.device is not None:
+            node._device = st.device.graph_string
+        outs = node.outputs
     else:
         g = None
         outs = execute(op, inputs, attrs)
+        if st.device is not None:
+            from ..devices import place
+            place(outs, st.device)
     if st.tapes and not st.stop_recording:
         for tape in st.tapes:
             tape._record(op, inputs, attrs, outs, g)

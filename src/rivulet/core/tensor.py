@@ -76,7 +76,7 @@ def _numpy_text(v, is_repr):
 
 class EagerTensor(Tensor):
     """A tensor with a concrete value."""
-    __slots__ = ("_v", "__weakref__")
+    __slots__ = ("_v", "_device", "__weakref__")  # _device: set only when placed off CPU:0 (rivulet.devices)
 
     def __init__(self, value):
         self._v = value
@@ -110,7 +110,10 @@ class EagerTensor(Tensor):
 
     @property
     def device(self):
-        return "/job:localhost/replica:0/task:0/device:CPU:0"
+        try:
+            return self._device
+        except AttributeError:
+            return "/job:localhost/replica:0/task:0/device:CPU:0"
 
     def __array__(self, dtype=None, copy=None):
         v = np.asarray(self._v)
@@ -180,7 +183,7 @@ class SymbolicTensor(Tensor):
     dtype = property(lambda self: self._dtype)
     shape = property(lambda self: self._shape)
     graph = property(lambda self: self._op.graph)
-    device = property(lambda self: "")
+    device = property(lambda self: self._op.device)
 
     @property
     def name(self):

@@ -62,6 +62,11 @@ class ConcreteFunction:
         return tuple(args), kwargs
 
     @property
+    def inference_fn(self):
+        """The traced graph as a callable taking every parameter (TensorFlow's AtomicFunction)."""
+        return AtomicFunction(self)
+
+    @property
     def function_type(self):
         return FunctionType(self)
 
@@ -146,7 +151,8 @@ class ConcreteFunction:
         if len(outs) == 1 and so is outs[0]:
             return flat[0]
         it = iter(flat)
-        leaves = [next(it) if isinstance(leaf, Tensor) else leaf for leaf in nest.flatten(so)]
+        leaves = [next(it) if isinstance(leaf, Tensor) else _composite_output(leaf, it)
+                  if hasattr(leaf, "_to_components") else leaf for leaf in nest.flatten(so)]
         return nest.pack_sequence_as(so, leaves) if nest.is_nested(so) else leaves[0]
 
     def flat_args(self, args, kwargs):
@@ -189,7 +195,7 @@ class ConcreteFunction:
 
 
 def _has_tensors(t):
-    if isinstance(t, (TensorSpec, VariableSpec)) or hasattr(t, "_flat_arg"):
+    if isinstance(t, (TensorSpec, VariableSpec)) or hasattr(t, "_flat_arg") or hasattr(t, "_component_specs"):
         return True
     if isinstance(t, tuple):
         return any(_has_tensors(x) for x in (t[3] if t[0] == "namedtuple" else t[1]) if not isinstance(x, str))
@@ -221,6 +227,14 @@ def _flatten_checked(value, t, path, flat, cf):
     hook = getattr(t, "_flat_arg", None)  # trace types fed by reference (a dataset argument)
     if hook is not None:
         flat.append(hook(value, path))
+        return
+    comps = getattr(t, "_component_specs", None)
+    if comps is not None and hasattr(value, "_to_components"):  # a composite: its component tensors
+        if not is_subtype(type_of(value), t):
+            raise TypeError(f"Binding inputs to tf.function failed: argument '{path}' of {cf._name} expects "
+                            f"{describe(t)}, got {describe(type_of(value))}.")
+        for v, s in zip(value._to_components(), comps):
+            _flatten_checked(v, s, path, flat, cf)
         return
     # lists, tuples and their subclasses (tagged with the class name, e.g. tf.distribute's PerReplica)
     if isinstance(t, tuple) and t[0] not in ("dict", "namedtuple") and isinstance(value, (list, tuple)):
@@ -255,9 +269,16 @@ def _spec_value(t, name):
     return t
 
 
+def _composite_output(leaf, it):
+    """A composite output (SparseTensor, RaggedTensor) rebuilt from its next flat component tensors."""
+    return leaf.__tf_tracing_type__(None)._from_components([next(it) for _ in leaf._to_components()])
+
+
 def _out_type(so):
     if isinstance(so, Tensor):
         return TensorSpec(so.shape, so.dtype)
+    if hasattr(so, "_to_components"):
+        return so.__tf_tracing_type__(None)
     if isinstance(so, tuple) and hasattr(so, "_fields"):
         return ("namedtuple", type(so).__name__, tuple(so._fields), tuple(_out_type(v) for v in so))
     if isinstance(so, (list, tuple)):
@@ -276,6 +297,28 @@ def _capture_value(v):
     if isinstance(v, EagerTensor):
         return v._v
     return v  # resources (variables) are passed as themselves
+
+
+class AtomicFunction:
+    """ConcreteFunction.inference_fn: the forward graph, called with all of its parameters (Python ones too)."""
+
+    def __init__(self, cf):
+        self._cf = cf
+        self.graph, self.function_type = cf.graph, cf.function_type
+        self.name = f"__inference_{cf.name}".encode()
+
+    def __call__(self, *args, **kwargs):
+        names = [n for n, _ in self._cf._params]
+        for n in names[len(args):]:
+            if n not in kwargs:
+                raise TypeError(f"missing a required argument: '{n}'")
+        return self._cf(*args, **kwargs)
+
+    def call_flat(self, *tensors):
+        return self._cf._call_flat(list(tensors))
+
+    def __repr__(self):
+        return f"<AtomicFunction> {self.name.decode()}{self.function_type!r}"
 
 
 class FunctionType:

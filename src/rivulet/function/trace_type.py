@@ -58,6 +58,27 @@ class ObjectRef:
         return f"{self.tname}<id={self.oid}>"
 
 
+class TraceType:
+    """tf.types.experimental.TraceType: what an object's `__tf_tracing_type__(context)` returns to choose its
+    own tracing rule. Subclasses define is_subtype_of, most_specific_common_supertype, placeholder_value,
+    __eq__ and __hash__; equal types share a graph."""
+
+    def is_subtype_of(self, other):
+        raise NotImplementedError
+
+    def most_specific_common_supertype(self, others):
+        raise NotImplementedError
+
+    def placeholder_value(self, placeholder_context=None):
+        raise NotImplementedError
+
+    def __eq__(self, other):
+        raise NotImplementedError
+
+    def __hash__(self):
+        raise NotImplementedError
+
+
 class VariableSpec:
     """A variable passed to a function: a resource input of the graph. `alias_id` numbers the distinct
     variables of one call in order of appearance, so f(a, a) and f(a, b) select different graphs."""
@@ -155,6 +176,9 @@ def type_of(x, aliases=None):
         return ("dict", tuple((k, type_of(x[k], aliases)) for k in keys))
     if _is_dataset(x):
         return DatasetTraceType(x.element_spec)
+    custom = getattr(type(x), "__tf_tracing_type__", None)
+    if custom is not None:
+        return custom(x, None)
     if type(x).__hash__ is None:
         raise TypeError(f"Could not generate a generic TraceType for {x!r}. Please verify that it is immutable"
                         f"/hashable. Unhashable argument of type {type(x).__name__} cannot be part of a "
@@ -202,6 +226,8 @@ def is_subtype(t, sup):
                 is_subtype(a, b) for (_, a), (_, b) in zip(t[1], sup[1]))
         if t[0] == "namedtuple":
             return t[1:3] == sup[1:3] and all(is_subtype(a, b) for a, b in zip(t[3], sup[3]))
+    if isinstance(t, TraceType):
+        return t.is_subtype_of(sup)
     return t == sup
 
 

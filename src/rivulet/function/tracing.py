@@ -78,6 +78,10 @@ def placeholders_for(g, value, spec, name):
         return _variable_input(g, value, name)
     if getattr(value, "_is_resource", False):
         return value
+    comps = getattr(spec, "_component_specs", None)
+    if comps is not None:  # a composite (tf.SparseTensor): one placeholder per component tensor
+        vals = value._to_components() if hasattr(value, "_to_components") else [None] * len(comps)
+        return spec._from_components([placeholders_for(g, v, s, name) for v, s in zip(vals, comps)])
     if isinstance(spec, tuple) and isinstance(value, (list, tuple, dict)):
         if spec[0] == "dict":
             return type(value)((k, placeholders_for(g, value[k], s, f"{name}_{k}")) for k, s in spec[1]) \
@@ -129,6 +133,10 @@ def finalize_outputs(g, result):
                 t = identity(leaf)
                 outs.append(t)
                 structured.append(t)
+            elif hasattr(leaf, "_to_components"):  # a composite (SparseTensor, RaggedTensor): its components
+                parts = [identity(c) for c in leaf._to_components()]
+                outs.extend(parts)
+                structured.append(leaf.__tf_tracing_type__(None)._from_components(parts))
             elif isinstance(leaf, _CONSTANTS):
                 # Python scalars, strings and arrays come back as tensors, as in TensorFlow.
                 from ..ops.constant_op import constant

@@ -19,7 +19,7 @@ _VALID_NAME = re.compile(r"^[A-Za-z0-9.][A-Za-z0-9_.\\/>-]*$")
 class Operation:
     """A node: an op type applied to input tensors with attributes, producing output tensors."""
     __slots__ = ("graph", "name", "type", "opdef", "_inputs", "outputs", "attrs", "control_inputs", "_id",
-                 "user_frame", "__weakref__")
+                 "user_frame", "_device", "__weakref__")
 
     def __init__(self, graph, opdef, name, inputs, attrs, control_inputs=()):
         self.graph, self.opdef, self.name, self.type = graph, opdef, name, opdef.name
@@ -33,6 +33,14 @@ class Operation:
     @property
     def inputs(self):
         return self._inputs
+
+    @property
+    def device(self):
+        """The device string the op was created under (tf.device), '' if none."""
+        try:
+            return self._device
+        except AttributeError:
+            return ""
 
     @property
     def node_def(self):
@@ -214,6 +222,8 @@ class Graph:
         new = Operation(self, op.opdef, name, inputs, op.attrs, control_inputs)
         new.outputs = [SymbolicTensor(new, i, t._shape, t._dtype) for i, t in enumerate(op.outputs)]
         new.user_frame = op.user_frame
+        if hasattr(op, "_device"):
+            new._device = op._device
         if op.opdef.stateful:
             if self._last_stateful is not None and self._last_stateful not in new.control_inputs:
                 new.control_inputs.append(self._last_stateful)

@@ -11,6 +11,7 @@ import threading
 import warnings
 
 import rivulet as tf
+from rivulet.init_ops import Initializer  # noqa: F401  (the base: __call__, get_config, from_config)
 
 from . import backend
 
@@ -42,18 +43,6 @@ def set_seed_generator(seed):
 def _new_seed():
     gen = getattr(_SEED_GENERATOR, "generator", None)
     return (gen or random).randint(1, int(1e9))
-
-
-class Initializer:
-    def __call__(self, shape, dtype=None, **kwargs):
-        raise NotImplementedError
-
-    def get_config(self):
-        return {}
-
-    @classmethod
-    def from_config(cls, config):
-        return cls(**config)
 
 
 class Zeros(Initializer):

@@ -54,4 +54,8 @@ def constant(value, dtype=None, shape=None, name="Const"):
     g = context.current_graph()
     if g is not None:
         return g.constant(v, name=name)
-    return EagerTensor(v)
+    t = EagerTensor(v)
+    if context.state.device is not None:
+        from ..devices import place
+        place([t], context.state.device)
+    return t

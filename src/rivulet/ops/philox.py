@@ -115,15 +115,15 @@ def _fixups():
                         table = np.zeros(1 << 23, np.int8)  # per input k: ulps to add (0, +1 or -1)
                         table[idx] = delta
                         tables[name] = table
+                # sinf and cosf take the same inputs: one table, one lookup (2 bits each, offset by 1)
+                tables["sincos"] = ((tables.pop("sinf") + 1) | ((tables.pop("cosf") + 1) << 2)).astype(np.uint8)
                 _FIXUPS[0] = tables
     return _FIXUPS[0]
 
 
-def _libm32(name, f64, k):
-    """float32 `name`(x) as glibc computes it, where x is determined by the 23-bit index k (uint32 array)."""
-    r = f64.astype(np.float32)
-    d = _fixups()[name][k]
-    return (r.view(np.int32) + d).view(np.float32)
+def _libm32(f64, d):
+    """float32 of the double results f64, moved by d ulps (glibc's rounding of the same function)."""
+    return (f64.astype(np.float32).view(np.int32) + d).view(np.float32)
 
 
 def box_muller32(x0, x1):
@@ -131,9 +131,11 @@ def box_muller32(x0, x1):
     k0, k1 = x0 & np.uint32(0x7FFFFF), x1 & np.uint32(0x7FFFFF)
     u1 = np.maximum(to_float32(x0), np.float32(1e-7))
     v1 = (2 * np.pi * to_float32(x1).astype(np.float64)).astype(np.float32)  # 2 * M_PI is a double in C
-    u2 = np.sqrt(np.float32(-2) * _libm32("logf", np.log(u1.astype(np.float64)), k0))
+    tables = _fixups()
+    u2 = np.sqrt(np.float32(-2) * _libm32(np.log(u1.astype(np.float64)), tables["logf"][k0]))
     v = v1.astype(np.float64)
-    return _libm32("sinf", np.sin(v), k1) * u2, _libm32("cosf", np.cos(v), k1) * u2
+    sc = tables["sincos"][k1].astype(np.int32)
+    return _libm32(np.sin(v), (sc & 3) - 1) * u2, _libm32(np.cos(v), (sc >> 2) - 1) * u2
 
 
 def box_muller64(x0, x1, x2, x3):

@@ -564,6 +564,7 @@ class Generator:
         st = np.array([int(v) & _M64 for v in st], np.uint64).view(np.int64)
         self._alg = _alg_int(alg if alg is not None else "auto_select")
         self._state_var = Variable(st, dtype=_dt.int64, trainable=False, name="StatefulRandomGenerator")
+        self._lock = threading.Lock()  # eager draws from several threads get disjoint counters
 
     @classmethod
     def from_seed(cls, seed, alg=None):
@@ -606,6 +607,13 @@ class Generator:
         from .array_ops import reshape
         shape_t = _shape_tensor(shape)
         v = static_value(shape_t)
+        if v is not None and context.current_graph() is None:
+            calls = int(np.prod(np.asarray(v), dtype=np.int64)) * philox.CALLS_PER_VALUE
+            with self._lock:
+                old = self._state_var.numpy()
+                self._state_var.assign(old + np.array([calls, 0, 0], np.int64))
+            return bind(V2_OPS[kind], (shape_t, to_tensor(old[2:3]), to_tensor(old[0:2])) + tuple(extra),
+                        {"dtype": dtype}, name=name or V2_OPS[kind].name)
         if v is not None:
             n = to_tensor(np.int64(int(np.prod(np.asarray(v), dtype=np.int64)) * philox.CALLS_PER_VALUE))
         else:

@@ -256,7 +256,7 @@ def reduce_join(inputs, axis=None, keepdims=False, separator="", name=None):
                                     "separator": _bytes(separator)}, name=name or "ReduceJoin")
 
 
-# ---------------------------------------------------------------- regex_full_match, split
+# ---------------------------------------------------------------- regex_full_match
 def _regex_kernel(x, pattern):
     try:
         rx = re.compile(pattern)
@@ -272,24 +272,170 @@ def regex_full_match(input, pattern, name=None):  # noqa: A002
     return bind(REGEX_FULL_MATCH, (_strings(input),), {"pattern": _bytes(pattern)}, name=name or "RegexFullMatch")
 
 
-def _split_kernel(x, sep=None, maxsplit=-1):
-    parts = x[()].split(sep, maxsplit) if sep is not None else x[()].split(None, maxsplit)
-    out = np.empty(len(parts), dtype=object)
-    out[:] = parts
+# ---------------------------------------------------------------- ops returning one list per string
+# A vector of strings gives a RaggedTensor (one row per string), a scalar a 1-D tensor, a RaggedTensor of
+# strings a RaggedTensor one ragged dimension deeper; the kernels return (flat values, row_splits).
+def _pieces_kernel_of(pieces, otype):
+    def kernel(x, **attrs):
+        rows = [pieces(s, **attrs) for s in np.asarray(x, dtype=object).reshape(-1)]
+        splits = np.zeros(len(rows) + 1, np.int64)
+        np.cumsum([len(r) for r in rows], out=splits[1:])
+        flat = np.empty(int(splits[-1]), dtype=otype)
+        if len(flat):
+            flat[:] = [p for r in rows for p in r]
+        return flat, splits
+    return kernel
+
+
+def _split_pieces(s, sep=None, maxsplit=-1):
+    return s.split(sep, maxsplit) if sep is not None else s.split(None, maxsplit)
+
+
+def _bytes_pieces(s):
+    return [s[i:i + 1] for i in range(len(s))]
+
+
+def _decode(s, errors, replacement_char):
+    text = s.decode("utf-8", errors="surrogateescape" if errors != "strict" else "strict")
+    out = []
+    for ch in text:
+        if 0xDC80 <= ord(ch) <= 0xDCFF:  # an undecodable byte
+            if errors == "ignore":
+                continue
+            out.append(chr(replacement_char))
+        else:
+            out.append(ch)
     return out
 
 
-SPLIT = defop("StringSplitScalar", _split_kernel, lambda x, **a: (TensorShape([None]), _dt.string), allowed=_STR)
+def _unicode_pieces(s, errors="replace", replacement_char=0xFFFD):
+    return [c.encode("utf-8") for c in _decode(s, errors, replacement_char)]
+
+
+def _codepoint_pieces(s, errors="replace", replacement_char=0xFFFD):
+    return [ord(c) for c in _decode(s, errors, replacement_char)]
+
+
+def _pieces_infer_of(otype):
+    return lambda x, **attrs: [(TensorShape([None]), otype), (TensorShape([None]), _dt.int64)]
+
+
+STRING_SPLIT_V2 = defop("StringSplitV2", _pieces_kernel_of(_split_pieces, object), _pieces_infer_of(_dt.string),
+                        num_outputs=2, allowed=_STR)
+BYTES_SPLIT = defop("StringBytesSplit", _pieces_kernel_of(_bytes_pieces, object), _pieces_infer_of(_dt.string),
+                    num_outputs=2, allowed=_STR)
+UNICODE_SPLIT = defop("UnicodeSplit", _pieces_kernel_of(_unicode_pieces, object), _pieces_infer_of(_dt.string),
+                      num_outputs=2, allowed=_STR)
+UNICODE_DECODE = defop("UnicodeDecode", _pieces_kernel_of(_codepoint_pieces, np.int32), _pieces_infer_of(_dt.int32),
+                       num_outputs=2, allowed=_STR)
+
+
+def _pieces(op, input, attrs, name):  # noqa: A002
+    from ..ragged.tensor import RaggedTensor
+    if isinstance(input, RaggedTensor):
+        return input.with_flat_values(_pieces(op, input.flat_values, attrs, name))
+    x = _strings(input)
+    flat, splits = bind(op, (x,), attrs, name=name)
+    if x.shape.rank == 0:
+        return flat
+    if x.shape.rank != 1:
+        raise NotImplementedError(f"rivulet's tf.strings ops returning ragged results take a scalar, a vector or a "
+                                  f"RaggedTensor, got shape {x.shape}")
+    return RaggedTensor.from_row_splits(flat, splits, validate=False)
+
+
+def _check_encoding(encoding, errors):
+    if str(encoding).upper().replace("-", "") != "UTF8":
+        raise NotImplementedError(f"rivulet decodes UTF-8 only, got input_encoding={encoding!r}")
+    if errors not in ("replace", "ignore", "strict"):
+        raise ValueError(f"errors must be 'replace', 'ignore' or 'strict', got {errors!r}")
 
 
 def split(input, sep=None, maxsplit=-1, name=None):  # noqa: A002
-    """tf.strings.split of a scalar string (a 1-D result). Splitting a vector needs RaggedTensor: not yet."""
-    x = _strings(input)
-    if x.shape.rank != 0:
-        raise NotImplementedError("tf.strings.split of a non-scalar returns a RaggedTensor, which rivulet does "
-                                  "not support yet")
+    """tf.strings.split: a scalar gives a 1-D tensor, a vector a RaggedTensor (one row per string)."""
     attrs = {"maxsplit": int(maxsplit)}
     if sep is not None and sep != "":
         attrs["sep"] = _bytes(sep)
-    return bind(SPLIT, (x,), attrs, name=name or "StringSplit")
+    return _pieces(STRING_SPLIT_V2, input, attrs, name or "StringSplit")
 
+
+def bytes_split(input, name=None):  # noqa: A002
+    return _pieces(BYTES_SPLIT, input, {}, name or "BytesSplit")
+
+
+def unicode_split(input, input_encoding, errors="replace", replacement_char=65533, name=None):  # noqa: A002
+    _check_encoding(input_encoding, errors)
+    return _pieces(UNICODE_SPLIT, input, {"errors": errors, "replacement_char": int(replacement_char)},
+                   name or "UnicodeSplit")
+
+
+def unicode_decode(input, input_encoding, errors="replace", replacement_char=65533,  # noqa: A002
+                   replace_control_characters=False, name=None):
+    _check_encoding(input_encoding, errors)
+    return _pieces(UNICODE_DECODE, input, {"errors": errors, "replacement_char": int(replacement_char)},
+                   name or "UnicodeDecode")
+
+
+# ---------------------------------------------------------------- regex_replace
+def _regex_replace_kernel(x, pattern, rewrite, replace_global):
+    try:
+        rx = re.compile(pattern)
+    except re.error as e:
+        raise InvalidArgumentError(f"Invalid pattern: {pattern.decode('utf-8', 'replace')}, error: {e}") from None
+    count = 0 if replace_global else 1
+    return _map(lambda s: rx.sub(rewrite, s, count=count), x)
+
+
+REGEX_REPLACE = defop("StaticRegexReplace", _regex_replace_kernel,
+                      lambda x, pattern, rewrite, replace_global: (x.shape, _dt.string), allowed=_STR)
+
+
+def regex_replace(input, pattern, rewrite, replace_global=True, name=None):  # noqa: A002
+    return bind(REGEX_REPLACE, (_strings(input),), {"pattern": _bytes(pattern), "rewrite": _bytes(rewrite),
+                                                     "replace_global": bool(replace_global)},
+                name=name or "StaticRegexReplace")
+
+
+# ---------------------------------------------------------------- ngrams
+def _ngram_rows(rows, width, sep, pad, padding_width, preserve_short):
+    out = []
+    for r in rows:
+        r = list(r)
+        if pad is not None:
+            left, right = pad
+            pw = width - 1 if padding_width is None or padding_width < 0 else padding_width
+            r = [left] * pw + r + [right] * pw
+        grams = [sep.join(r[i:i + width]) for i in range(len(r) - width + 1)]
+        if not grams and preserve_short and r:
+            grams = [sep.join(r)]
+        out.append(grams)
+    return out
+
+
+def ngrams(data, ngram_width, separator=" ", pad_values=None, padding_width=None, preserve_short_sequences=False,
+           name=None):
+    """tf.strings.ngrams of a 1-D tensor (a 1-D result) or a RaggedTensor (one row of n-grams per row)."""
+    from ..ragged.tensor import RaggedTensor
+    from ..ragged.ops import constant
+    widths = [ngram_width] if isinstance(ngram_width, int) else list(ngram_width)
+    if isinstance(pad_values, (str, bytes)):
+        pad_values = (pad_values, pad_values)
+    pad = None if pad_values is None else tuple(_bytes(p) for p in pad_values)
+    sep = _bytes(separator)
+    if isinstance(data, RaggedTensor):
+        rows = data.to_list()
+    else:
+        x = _strings(data)
+        if x.shape.rank != 1:
+            raise NotImplementedError("rivulet's tf.strings.ngrams takes a vector or a RaggedTensor of strings")
+        rows = [x.numpy().tolist()]
+    result = [[] for _ in rows]
+    for w in widths:
+        for acc, grams in zip(result, _ngram_rows(rows, int(w), sep, pad, padding_width, preserve_short_sequences)):
+            acc.extend(grams)
+    if isinstance(data, RaggedTensor):
+        return RaggedTensor.from_row_lengths(to_tensor(np.array([g for r in result for g in r] or [], dtype=object)
+                                                       .reshape(-1)),
+                                             np.array([len(r) for r in result], np.int64), validate=False) \
+            if any(result) else constant(result, dtype=_dt.string)
+    return to_tensor(np.array(result[0], dtype=object).reshape(-1))

@@ -3,5 +3,6 @@ the code that defined them. The format is docs/SAVED_MODEL_FORMAT.md."""
 from .format import SavedModelError  # noqa: F401
 from .restore import load  # noqa: F401
 from .save import DEFAULT_SIGNATURE as DEFAULT_SERVING_SIGNATURE_DEF_KEY, save  # noqa: F401
+from .options import LoadOptions, SaveOptions  # noqa: F401
 
 SERVING = "serve"

@@ -289,7 +289,10 @@ class _Saver:
                      if isinstance(f, PolymorphicFunction) and f.input_signature is not None and f is not call]
             if not found and call is not None:
                 found = [call]  # a Keras model serves its own call by default
-            signatures = {DEFAULT_SIGNATURE: found[0]} if len(found) == 1 else {}
+            # As TensorFlow: a function returning no tensors (an update step) is saved, but serves no signature.
+            signatures = {DEFAULT_SIGNATURE: found[0]} if len(found) == 1 and any(
+                isinstance(v, Tensor) for v in nest.flatten(found[0].get_concrete_function().graph
+                                                            .structured_outputs)) else {}
         elif not isinstance(signatures, dict):
             signatures = {DEFAULT_SIGNATURE: signatures}
         return {key: self._signature(key, f) for key, f in signatures.items()}

@@ -104,6 +104,9 @@ class Variable(metaclass=_VariableMeta):
         self._constraint = constraint
         self._synchronization = synchronization
         self._aggregation = VariableAggregation(aggregation)
+        if context.state.device is not None:  # made under tf.device: remember where
+            from ..devices import current_eager_device
+            self._device = current_eager_device()
         self._initial = value
         self._unique_id = next(_uids)
         self._res = self  # the variable that owns the storage (an UnreadVariable points at its parent)
@@ -183,7 +186,7 @@ class Variable(metaclass=_VariableMeta):
     constraint = property(lambda self: self._constraint)
     synchronization = property(lambda self: self._synchronization)
     aggregation = property(lambda self: self._aggregation)
-    device = property(lambda self: "/job:localhost/replica:0/task:0/device:CPU:0")
+    device = property(lambda self: getattr(self, "_device", None) or "/job:localhost/replica:0/task:0/device:CPU:0")
     initial_value = property(lambda self: _E(self._initial))
     _shared_name = property(lambda self: self._name[:-2])
 
