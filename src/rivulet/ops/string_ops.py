@@ -320,14 +320,16 @@ def _pieces_infer_of(otype):
     return lambda x, **attrs: [(TensorShape([None]), otype), (TensorShape([None]), _dt.int64)]
 
 
+# The kernels pass their attrs on to the per-string functions, so the attrs are declared (a saved model may
+# name only these).
 STRING_SPLIT_V2 = defop("StringSplitV2", _pieces_kernel_of(_split_pieces, object), _pieces_infer_of(_dt.string),
-                        num_outputs=2, allowed=_STR)
+                        num_outputs=2, allowed=_STR, attrs=("sep", "maxsplit"))
 BYTES_SPLIT = defop("StringBytesSplit", _pieces_kernel_of(_bytes_pieces, object), _pieces_infer_of(_dt.string),
-                    num_outputs=2, allowed=_STR)
+                    num_outputs=2, allowed=_STR, attrs=())
 UNICODE_SPLIT = defop("UnicodeSplit", _pieces_kernel_of(_unicode_pieces, object), _pieces_infer_of(_dt.string),
-                      num_outputs=2, allowed=_STR)
+                      num_outputs=2, allowed=_STR, attrs=("errors", "replacement_char"))
 UNICODE_DECODE = defop("UnicodeDecode", _pieces_kernel_of(_codepoint_pieces, np.int32), _pieces_infer_of(_dt.int32),
-                       num_outputs=2, allowed=_STR)
+                       num_outputs=2, allowed=_STR, attrs=("errors", "replacement_char"))
 
 
 def _pieces(op, input, attrs, name):  # noqa: A002
