@@ -4,6 +4,7 @@ import math
 
 import rivulet as tf
 
+from .. import initializers
 from . import _config
 from .base import Layer
 from .masking import get_mask
@@ -106,8 +107,11 @@ class MultiHeadAttention(Layer):
         self._shapes = (None, None, None)
 
     def _dense(self, name, shape, bias_shape):
-        kernel = _config.add_weight(self, "kernel", f"{name}/kernel", shape)
-        bias = _config.add_weight(self, "bias", f"{name}/bias", bias_shape) if self.use_bias else None
+        # each projection draws from its own copy of the initializer (tf_keras clones it per sublayer)
+        kernel = _config.add_weight(self, "kernel", f"{name}/kernel", shape,
+                                    initializer=_fresh(self.kernel_initializer))
+        bias = _config.add_weight(self, "bias", f"{name}/bias", bias_shape,
+                                  initializer=_fresh(self.bias_initializer)) if self.use_bias else None
         return kernel, bias
 
     def _build_from(self, query, value, key):
@@ -190,3 +194,7 @@ class MultiHeadAttention(Layer):
                 "softmax_robust_masking": False,
                 "activity_regularizer": _config.serialize(self.activity_regularizer),
                 **_config.settings(self, "kernel", "bias")}
+
+
+def _fresh(init):
+    return type(init).from_config(init.get_config()) if isinstance(init, initializers.Initializer) else init

@@ -410,6 +410,11 @@ class Bidirectional(Layer):
                       "recurrent_regularizer", "bias_regularizer", "kernel_constraint", "recurrent_constraint",
                       "bias_constraint"):
                 cfg[k] = getattr(layer.cell, k)
+            for k in ("kernel_initializer", "recurrent_initializer", "bias_initializer"):
+                # a fresh initializer from the same config, as tf_keras rebuilds the backward layer from config
+                init = cfg[k]
+                if isinstance(init, initializers.Initializer):
+                    cfg[k] = type(init).from_config(init.get_config())
             cfg["go_backwards"] = not layer.go_backwards
             units = cfg.pop("units")
             backward_layer = cls(units, name="backward_" + layer.name, **cfg)
