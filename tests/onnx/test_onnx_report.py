@@ -104,3 +104,12 @@ def test_problems_inside_every_branch_and_loop_part_are_each_listed_once():
     assert [(p.op_type, p.frame[1]) for p in report.problems] == [
         ("RandomUniform", _line("# @then")), ("RandomStandardNormal", _line("# @else")),
         ("RandomUniform", _line("# @cond")), ("TruncatedNormal", _line("# @body"))]
+
+
+def test_a_function_taking_variables_is_refused_with_a_clear_error():
+    @tf.function
+    def scale(v, x):
+        return v * x
+    cf = scale.get_concrete_function(tf.Variable([1.0, 2.0]), tf.TensorSpec([2]))
+    with pytest.raises(ValueError, match=r"takes tf.Variable arguments \(v\).*Close over the variables"):
+        tf.onnx.export(cf)

@@ -31,6 +31,12 @@ def export(source, path=None, opset=DEFAULT_OPSET, signature=None, strict=True):
     if opset not in OPSETS:
         raise ValueError(f"opset must be between {OPSETS[0]} and {OPSETS[-1]}, got {opset}")
     cf = concrete_function(source, signature)
+    resources = [ph.name.split(":")[0] for ph in cf.graph.arg_placeholders if ph.dtype.name == "resource"]
+    if resources:
+        # an ONNX model has no variable inputs; variables the function closes over export as initializers
+        raise ValueError(f"Cannot export {cf.name!r} to ONNX: it takes tf.Variable arguments ({', '.join(resources)}), "
+                         f"and ONNX models have no variable inputs. Close over the variables instead (they are "
+                         f"exported as initializers), or pass their values as tensors.")
     report = build(cf, opset)
     if not report.ok:
         if strict:
