@@ -63,11 +63,24 @@ def _fit(strategy):
     return m.get_weights(), m.predict(x[:10])
 
 
+def _unseeded(strategy):
+    """Unseeded initializers differ per process; the workers' variables must still start as worker 0's,
+    whether made in the scope or built by the first training step."""
+    x, y = _data()
+    with strategy.scope():
+        eager = tf.keras.Sequential([tf.keras.layers.Dense(4, input_shape=(8,))])
+        lazy = tf.keras.Sequential([tf.keras.layers.Dense(4), tf.keras.layers.Dense(3)])
+        lazy.compile("sgd", tf.keras.losses.SparseCategoricalCrossentropy(from_logits=True))
+    lazy.fit(x, y, batch_size=GLOBAL_BATCH, epochs=1, verbose=0)
+    return eager.get_weights() + lazy.get_weights()
+
+
 def _worker_program():
     strategy = tf.distribute.MultiWorkerMirroredStrategy(cluster_resolver=RESOLVER)
     gathered = strategy.gather(tf.constant([float(RESOLVER.task_id)]), axis=0)
     return dict(task=RESOLVER.task_id, replicas=strategy.num_replicas_in_sync, gathered=gathered,
-                chief=strategy.extended.should_checkpoint, fit=_fit(strategy), loop=_custom_loop(strategy))
+                chief=strategy.extended.should_checkpoint, fit=_fit(strategy), loop=_custom_loop(strategy),
+                unseeded=_unseeded(strategy))
 
 
 @pytest.fixture(scope="module", autouse=True)
@@ -83,6 +96,8 @@ def test_two_ray_workers_train_like_one_process():
     results = RESOLVER.run(_worker_program)
     assert [r["task"] for r in results] == [0, 1] and [r["replicas"] for r in results] == [2, 2]
     assert [r["chief"] for r in results] == [True, False]
+    for a, b in zip(results[0]["unseeded"], results[1]["unseeded"]):
+        np.testing.assert_array_equal(a, b)
     for r in results:
         assert r["gathered"].tolist() == [0.0, 1.0]
         for a, b in zip(fit_w, r["fit"][0]):

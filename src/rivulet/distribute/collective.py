@@ -108,3 +108,7 @@ class SequencedCommunicator:
 
     def all_gather(self, array):
         return self._call("gather", array)
+
+    def broadcast(self, array):
+        """Worker 0's array, on every worker."""
+        return self._call("broadcast", array)

@@ -62,6 +62,20 @@ class MultiWorkerMirroredStrategy(Strategy):
     def task_id(self):
         return self._rank
 
+    def _variable_creator(self):
+        """Variables start equal on every worker, as TensorFlow's: each takes worker 0's initial value
+        (workers create their variables in the same order, running the same program)."""
+        if self._size == 1:
+            return None
+
+        def creator(next_creator, **kwargs):
+            import rivulet as tf
+            v = next_creator(**kwargs)
+            with tf.init_scope():
+                v.assign(collective.current().broadcast(v.numpy()))
+            return v
+        return creator
+
     def _cross_worker_sum(self, tensors):
         return collective.all_reduce_sum(tensors) if self._size > 1 else list(tensors)
 

@@ -73,6 +73,8 @@ def _combine(kind, parts):
             for o, a in zip(out, p):
                 o += a
         return out
+    if kind == "broadcast":
+        return parts[0]
     return parts  # gather: each worker concatenates
 
 

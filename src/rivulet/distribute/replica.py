@@ -7,12 +7,16 @@ replicas' arguments joined into PerReplica values; then the replicas resume in t
 one thread runs at a time, replicas can trace into one graph and share one variable store, and a merged
 update (an optimizer step) is applied exactly once.
 """
+import contextlib
 import threading
 
 from ..core import context as _core
 from ..state import creation as _creation, naming as _naming
 from . import context as _ctx
 from .values import as_reduce_op, regroup, select_replica
+
+
+_nothing = contextlib.nullcontext
 
 
 class _Aborted(BaseException):
@@ -204,8 +208,10 @@ def call_for_each_replica(strategy, fn, args, kwargs):
     ids = strategy._local_replica_ids
     if len(ids) == 1:
         _ctx.push(strategy, ReplicaContext(strategy, ids[0]))
+        creator = strategy._variable_creator()  # layers built on their first step get the chief's values too
         try:
-            out = fn(*select_replica(ids[0], args), **select_replica(ids[0], kwargs))
+            with _creation.variable_creator_scope(creator) if creator is not None else _nothing():
+                out = fn(*select_replica(ids[0], args), **select_replica(ids[0], kwargs))
             return regroup([out], wrap=True) if strategy.num_replicas_in_sync > 1 else out
         finally:
             _ctx.pop()

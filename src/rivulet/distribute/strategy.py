@@ -101,10 +101,20 @@ class Strategy:
         if current and current[-1][0] is not self:
             raise ValueError(f"Mixing different tf.distribute.Strategy objects: {self!r} is not {current[-1][0]!r}")
         _ctx.push(self, None)
+        creator = self._variable_creator()
         try:
-            yield self
+            if creator is None:
+                yield self
+            else:
+                from ..state.creation import variable_creator_scope
+                with variable_creator_scope(creator):
+                    yield self
         finally:
             _ctx.pop()
+
+    def _variable_creator(self):
+        """A variable creator this strategy needs while variables are made for it (None: none)."""
+        return None
 
     def _require_cross_replica(self, what):
         if _ctx.has_strategy() and not _ctx.in_cross_replica_context():
