@@ -148,6 +148,9 @@ def test_variables_updated_by_a_compiled_step():
         np.testing.assert_allclose(after.numpy(), (start - 0.5 * k) * 10)
         assert int(count.numpy()) == k
     assert tf.jit.tier_of(step) == ["onnxruntime"]
+    held = v.read_value()  # holds the array: the next step must not write into it
+    step(tf.constant([0.0, 0.0, 0.0]))
+    np.testing.assert_allclose(held.numpy(), start - 1.5)
     v.assign([5.0, 5.0, 5.0])  # an eager assign between compiled calls is seen by the next one
     np.testing.assert_allclose(step(tf.constant([1.0, 1.0, 3.0]))[0].numpy(), [5.0, 5.0, 5.0])
     np.testing.assert_allclose(v.numpy(), [5.0, 5.0, 4.0])
