@@ -126,6 +126,20 @@ def test_unknown_batch_dimension():
         x = f32(n, 3)
         np.testing.assert_allclose(fn(x).numpy(), np.maximum(x.numpy(), 0) * 2)
     assert tf.jit.tier_of(fn) == ["onnxruntime"]
+    fn2 = tf.function(lambda x: tf.reduce_sum(x, 0) + tf.reduce_sum(x), jit_compile=True,
+                      input_signature=[tf.TensorSpec([None, None], tf.float32)])
+    for shape in ((2, 3), (4, 1)):  # the two unknown dims are independent
+        x = f32(*shape)
+        np.testing.assert_allclose(fn2(x).numpy(), x.numpy().sum(0) + x.numpy().sum(), rtol=1e-5)
+    assert tf.jit.tier_of(fn2) == ["onnxruntime"]
+
+
+def test_function_computing_nothing_stays_quietly_on_numpy():
+    f = tf.function(lambda x: None, jit_compile=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert f(f32(2)) is None
+    assert tf.jit.tier_of(f) == ["fallback"]
 
 
 def test_variables_updated_by_a_compiled_step():

@@ -110,6 +110,8 @@ class JitFunction:
                  f"executor (same results).")
             return None
         low, report = lower(*self._lower_args)
+        if low is None and report is None:
+            return None
         if low is None:
             p = report.problems[0]
             more = f" (and {len(report.problems) - 1} more)" if len(report.problems) > 1 else ""
