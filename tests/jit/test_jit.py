@@ -326,3 +326,35 @@ def test_configure_validates():
         tf.jit.configure(warmup_calls=-1)
     with pytest.raises(ValueError, match="threads"):
         tf.jit.configure(threads=0)
+
+
+def test_read_only_variables_are_frozen_until_they_change():
+    w = tf.Variable(np.eye(3, dtype=np.float32) * 2)
+
+    @tf.function(jit_compile=True)
+    def f(x):
+        return tf.matmul(x, w)
+
+    x = f32(2, 3)
+    np.testing.assert_allclose(f(x).numpy(), x.numpy() * 2, rtol=1e-6)
+    jf = f._list_all_concrete_functions()[0]._jit_function
+    assert len(jf.session.get_inputs()) == 1  # the weight is a constant of the compiled model
+    w.assign(np.eye(3, dtype=np.float32) * 5)  # changed: compiled again with the weight as an input
+    np.testing.assert_allclose(f(x).numpy(), x.numpy() * 5, rtol=1e-6)
+    assert len(jf.session.get_inputs()) == 2 and tf.jit.tier_of(f) == ["onnxruntime"]
+    w.assign_add(np.eye(3, dtype=np.float32))
+    np.testing.assert_allclose(f(x).numpy(), x.numpy() * 6, rtol=1e-6)
+
+
+
+def test_frozen_weights_see_a_numpy_step_updating_them():
+    w = tf.Variable(np.ones((300, 300), np.float32))
+    f = tf.function(lambda: tf.reduce_sum(w), jit_compile=True)
+
+    @tf.function
+    def step():  # updates in place when nothing else holds the array
+        w.assign_sub(tf.ones((300, 300)))
+
+    assert float(f()) == 90000.0
+    step()
+    assert float(f()) == 0.0  # the frozen array is held, so the step copied: the change is seen

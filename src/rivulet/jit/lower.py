@@ -28,25 +28,33 @@ _UPDATES = {"AssignVariableOp": None, "AssignAddVariableOp": "Add", "AssignSubVa
 class Lowered:
     """The ONNX model and how to call it: which compiled-graph inputs feed it, which variables it updates."""
     __slots__ = ("model", "arg_index", "var_index", "input_names", "n_outputs", "updated", "output_names",
-                 "heavy_flops")
+                 "heavy_flops", "frozen")
 
 
 class StepModel(Model):
     """Model bookkeeping plus each variable's current value: its input until an assign replaces it."""
 
-    def __init__(self, opset, report):
+    def __init__(self, opset, report, freeze):
         super().__init__(opset, report)
         self.resources = {}  # id(var) -> (var, position among the compiled graph's inputs)
         self.inputs = []  # (var, input name, position), in first-use order
         self.current, self.assigned = {}, {}
+        self.freeze = freeze  # ids of the variables that become constants: read, never assigned here
+        self.frozen = []  # (var, the array frozen)
 
     def variable(self, var):
         name = self.current.get(id(var))
         if name is None:
             if id(var) not in self.resources:
                 raise Unsupported("reads a resource that is not a tf.Variable")
-            name = self.current[id(var)] = self.fresh(var.name.split(":")[0].replace("/", "_") or "var")
-            self.inputs.append((var, name, self.resources[id(var)][1]))
+            base = var.name.split(":")[0].replace("/", "_") or "var"
+            if id(var) in self.freeze:
+                value = var._value
+                self.frozen.append((var, value))
+                name = self.current[id(var)] = self.initializer(np.asarray(value), base)
+            else:
+                name = self.current[id(var)] = self.fresh(base)
+                self.inputs.append((var, name, self.resources[id(var)][1]))
         return name
 
     def assign(self, ctx, ref, value):
@@ -72,13 +80,19 @@ for _t in _UPDATES:
         converter(_t)(_assign)
 
 
-def lower(graph, inputs, outputs, captures, n_args):
+def lower(graph, inputs, outputs, captures, n_args, freeze=True):
     """graph/inputs/outputs: the optimised graph and the compiled function's parameters and results;
-    captures: the values fed after the n_args arguments (variables, eager tensors).
+    captures: the values fed after the n_args arguments (variables, eager tensors). freeze: the variables
+    the function reads but never assigns become constants holding their current values (onnxruntime then
+    pre-packs the weights: w1 0.58 -> 0.34 ms); `Lowered.frozen` lists them, for the caller to check that
+    they still hold those arrays (an assign replaces a variable's array while anyone else holds it).
     Returns (Lowered, None); (None, an ExportReport listing what cannot be compiled); or (None, None) when
     the function computes nothing."""
     report = ExportReport()
-    model = StepModel(OPSET, report)
+    ops = needed_ops(graph, outputs)
+    assigned = {id(op.inputs[0]) for op in ops if op.type in _UPDATES}  # their resource placeholders
+    frozen = {id(v) for v, ph in zip(captures, inputs[n_args:]) if freeze and id(ph) not in assigned}
+    model = StepModel(OPSET, report, frozen)
     scope = Scope(model)
     feeds, in_infos = {}, []
     low = Lowered()
@@ -97,7 +111,6 @@ def lower(graph, inputs, outputs, captures, n_args):
         feeds[id(ph)] = VarRef(value)  # a resource that is not a variable: its users report themselves
         if getattr(value, "_is_resource", False) and hasattr(value, "_value"):
             model.resources[id(value)] = (value, n_args + k)
-    ops = needed_ops(graph, outputs)
     for op in ops:
         if op.opdef.stateful and op.type not in _UPDATES and op.type != "ReadVariableOp":
             report.add(op, "has a side effect (printing, an assertion, random numbers, other state) that the "
@@ -133,6 +146,7 @@ def lower(graph, inputs, outputs, captures, n_args):
     low.model = helper.make_model(g, opset_imports=opsets, producer_name="rivulet-jit",
                                   ir_version=helper.find_min_ir_version_for(opsets))
     low.heavy_flops = largest_gemm(ops)
+    low.frozen = model.frozen
     return low, None
 
 

@@ -2,8 +2,9 @@
 
 A jit function starts on the NumPy executor (its first calls cost no compile time); once it is hot (called
 `warmup_calls` times, or 0.1 s spent in it) its graph is lowered to ONNX (jit/lower.py) and compiled by
-onnxruntime, in a background thread for fast functions (in the caller for slow ones, where the compile
-costs a few calls), and later calls run there. What cannot be compiled (an op with no ONNX form,
+onnxruntime in the calling thread, as XLA compiles, and later calls run there. With background=True
+(rivulet.jit.configure) a fast function compiles in a thread while the NumPy executor keeps serving its
+calls (a slow one still compiles in the caller: there the compile costs a few of its own calls). What cannot be compiled (an op with no ONNX form,
 a side effect, onnxruntime not installed) is said once, naming the op and the user's line, and the function
 stays on the NumPy executor: results never depend on the tier beyond float rounding. A run that fails
 inside onnxruntime (bad data: an index out of range) is run again on the NumPy executor, which raises
@@ -22,7 +23,7 @@ from ..core.tensor import EagerTensor
 
 INSTALL = "pip install 'rivulet[jit]' (onnx and onnxruntime)"
 # Warm-up before compiling, and whether to compile in a background thread (see rivulet.jit.configure).
-SETTINGS = {"warmup_calls": 2, "background": True, "threads": None}
+SETTINGS = {"warmup_calls": 2, "background": False, "threads": None}
 # A graph whose largest GEMM/conv is below this many multiply-adds runs on one intra-op thread: for many
 # small ops, waking a thread pool costs more than it saves.
 _PARALLEL_FLOPS = 1 << 24
@@ -53,6 +54,7 @@ class JitFunction:
         self._lock = threading.Lock()
         self.tier = "numpy"  # "numpy" (warming up), "compiling", "onnxruntime", "fallback"
         self.session = None
+        self._checked = None  # the call that checks the frozen variables, while it is the one in use
         self.impl = self._warming
 
         def fn(*values):
@@ -95,13 +97,25 @@ class JitFunction:
             _say(f"jit_compile=True: '{self.name}' runs on the NumPy executor: onnxruntime could not compile "
                  f"it ({type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''})")
             run = None
-        self._lower_args = None
         if run is None:
+            self._lower_args = None
             self.tier, self.impl = "fallback", self.numpy_fn
         else:
             self.tier, self.impl = "onnxruntime", run
 
-    def _build(self):
+    def _thaw(self, *values):
+        """A frozen variable changed (the weights are being trained elsewhere): from now on every variable
+        is an input of the compiled step (compiled again, once)."""
+        with self._lock:
+            if self.impl is self._checked:
+                run = self._build(freeze=False)
+                self.impl = run or self.numpy_fn
+                if run is None:
+                    self.tier = "fallback"
+                self._lower_args = None
+        return self.impl(*values)
+
+    def _build(self, freeze=True):
         try:
             import onnxruntime as ort
             from .lower import lower
@@ -109,7 +123,7 @@ class JitFunction:
             _say(f"jit_compile=True needs onnxruntime: {INSTALL}. Until then jit functions run on the NumPy "
                  f"executor (same results).")
             return None
-        low, report = lower(*self._lower_args)
+        low, report = lower(*self._lower_args, freeze=freeze)
         if low is None and report is None:
             return None
         if low is None:
@@ -118,7 +132,20 @@ class JitFunction:
             _say(f"jit_compile=True: '{self.name}' runs on the NumPy executor: {p}{more}")
             return None
         self.session = _session(ort, low)
-        return _runner(self.session, low, self.numpy_fn, self.name, ort)
+        run = _runner(self.session, low, self.numpy_fn, self.name, ort)
+        if not low.frozen:
+            self._lower_args = None
+            return run
+        frozen = tuple(low.frozen)
+        thaw = self._thaw
+
+        def checked(*values):
+            for var, value in frozen:
+                if var._value is not value:
+                    return thaw(*values)
+            return run(*values)
+        self._checked = checked
+        return checked
 
 
 def _session(ort, low):
