@@ -11,6 +11,7 @@ inside onnxruntime (bad data: an index out of range) is run again on the NumPy e
 TensorFlow's error naming the node and the user's line.
 """
 import atexit
+import operator
 import os
 import threading
 import warnings
@@ -136,14 +137,16 @@ class JitFunction:
         if not low.frozen:
             self._lower_args = None
             return run
-        frozen = tuple(low.frozen)
+        holders = tuple(v for v, _ in low.frozen)
+        arrays = tuple(a for _, a in low.frozen)
+        current = operator.attrgetter("_value")
+        same = operator.is_
         thaw = self._thaw
 
         def checked(*values):
-            for var, value in frozen:
-                if var._value is not value:
-                    return thaw(*values)
-            return run(*values)
+            if all(map(same, map(current, holders), arrays)):  # the frozen arrays are still the variables'
+                return run(*values)
+            return thaw(*values)
         self._checked = checked
         return checked
 
