@@ -126,6 +126,20 @@ def test_unknown_batch_dimension():
         x = f32(n, 3)
         np.testing.assert_allclose(fn(x).numpy(), np.maximum(x.numpy(), 0) * 2)
     assert tf.jit.tier_of(fn) == ["onnxruntime"]
+    fn2 = tf.function(lambda x: tf.reduce_sum(x, 0) + tf.reduce_sum(x), jit_compile=True,
+                      input_signature=[tf.TensorSpec([None, None], tf.float32)])
+    for shape in ((2, 3), (4, 1)):  # the two unknown dims are independent
+        x = f32(*shape)
+        np.testing.assert_allclose(fn2(x).numpy(), x.numpy().sum(0) + x.numpy().sum(), rtol=1e-5)
+    assert tf.jit.tier_of(fn2) == ["onnxruntime"]
+
+
+def test_function_computing_nothing_stays_quietly_on_numpy():
+    f = tf.function(lambda x: None, jit_compile=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert f(f32(2)) is None
+    assert tf.jit.tier_of(f) == ["fallback"]
 
 
 def test_variables_updated_by_a_compiled_step():
@@ -148,6 +162,9 @@ def test_variables_updated_by_a_compiled_step():
         np.testing.assert_allclose(after.numpy(), (start - 0.5 * k) * 10)
         assert int(count.numpy()) == k
     assert tf.jit.tier_of(step) == ["onnxruntime"]
+    held = v.read_value()  # holds the array: the next step must not write into it
+    step(tf.constant([0.0, 0.0, 0.0]))
+    np.testing.assert_allclose(held.numpy(), start - 1.5)
     v.assign([5.0, 5.0, 5.0])  # an eager assign between compiled calls is seen by the next one
     np.testing.assert_allclose(step(tf.constant([1.0, 1.0, 3.0]))[0].numpy(), [5.0, 5.0, 5.0])
     np.testing.assert_allclose(v.numpy(), [5.0, 5.0, 4.0])
@@ -309,3 +326,35 @@ def test_configure_validates():
         tf.jit.configure(warmup_calls=-1)
     with pytest.raises(ValueError, match="threads"):
         tf.jit.configure(threads=0)
+
+
+def test_read_only_variables_are_frozen_until_they_change():
+    w = tf.Variable(np.eye(3, dtype=np.float32) * 2)
+
+    @tf.function(jit_compile=True)
+    def f(x):
+        return tf.matmul(x, w)
+
+    x = f32(2, 3)
+    np.testing.assert_allclose(f(x).numpy(), x.numpy() * 2, rtol=1e-6)
+    jf = f._list_all_concrete_functions()[0]._jit_function
+    assert len(jf.session.get_inputs()) == 1  # the weight is a constant of the compiled model
+    w.assign(np.eye(3, dtype=np.float32) * 5)  # changed: compiled again with the weight as an input
+    np.testing.assert_allclose(f(x).numpy(), x.numpy() * 5, rtol=1e-6)
+    assert len(jf.session.get_inputs()) == 2 and tf.jit.tier_of(f) == ["onnxruntime"]
+    w.assign_add(np.eye(3, dtype=np.float32))
+    np.testing.assert_allclose(f(x).numpy(), x.numpy() * 6, rtol=1e-6)
+
+
+
+def test_frozen_weights_see_a_numpy_step_updating_them():
+    w = tf.Variable(np.ones((300, 300), np.float32))
+    f = tf.function(lambda: tf.reduce_sum(w), jit_compile=True)
+
+    @tf.function
+    def step():  # updates in place when nothing else holds the array
+        w.assign_sub(tf.ones((300, 300)))
+
+    assert float(f()) == 90000.0
+    step()
+    assert float(f()) == 0.0  # the frozen array is held, so the step copied: the change is seen

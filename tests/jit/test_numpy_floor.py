@@ -141,3 +141,33 @@ def test_assign_sub_in_a_function_keeps_earlier_reads():
 
     a, b = f()
     assert float(a.numpy().sum()) == 90000.0 and float(b.numpy().sum()) == 0.0
+
+
+def test_graphs_of_small_gemms_run_blas_single_threaded():
+    from rivulet.execute import blas_threads
+    if blas_threads._openblas() is None:
+        pytest.skip("NumPy is not linked to OpenBLAS here")
+    get, set_ = blas_threads._openblas()
+    before = get()
+    set_(2)
+    try:
+        inner = blas_threads.single_threaded(lambda: (get(), blas_threads.single_threaded(get)()))
+        assert inner() == (1, 1) and get() == 2  # one thread inside (nested too), restored after
+
+        def wrapped(fn, *args):
+            fn(*args)
+            return hasattr(fn.get_concrete_function(*args)._compiled.fn, "__wrapped__")
+
+        mm = lambda a, b: tf.matmul(a, b) * 2.0  # noqa: E731
+        mid = (tf.ones((64, 784)), tf.ones((784, 128)))  # split by OpenBLAS, small for us
+        assert wrapped(tf.function(mm), *mid)
+        assert not wrapped(tf.function(mm), tf.ones((4, 4)), tf.ones((4, 4)))  # never split anyway
+        assert not wrapped(tf.function(mm), tf.ones((512, 512)), tf.ones((512, 512)))  # big: every thread
+        np.testing.assert_allclose(tf.function(mm)(*mid).numpy(), np.full((64, 128), 1568.0))
+        tf.config.optimizer.set_experimental_options({"blas_threads_per_graph": False})
+        try:
+            assert not wrapped(tf.function(mm), *mid)
+        finally:
+            tf.config.optimizer.set_experimental_options({"blas_threads_per_graph": True})
+    finally:
+        set_(before)

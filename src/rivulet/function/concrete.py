@@ -4,6 +4,7 @@ import inspect
 from .. import nest
 from ..core import context
 from ..core.tensor import EagerTensor, Tensor, convert_to_tensor
+from ..execute import blas_threads
 from ..execute.codegen import compile_graph
 from ..shape import TensorSpec
 from .trace_type import Literal, VariableSpec, describe, type_of, is_subtype
@@ -102,6 +103,7 @@ class ConcreteFunction:
             graph, inputs, outputs = optimize(g, g.arg_placeholders + g.internal_captures, g.outputs, consts)
             self._optimized_graph = graph
             self._compiled = compile_graph(graph, inputs, outputs, name=self._name, wrap=EagerTensor)
+            blas_threads.limit(self._compiled, graph.get_operations())
             self._capture_values = [_capture_value(v) for v in g.external_captures]
             if self._jit:  # jit_compile=True: the same graph, tiered onto onnxruntime (rivulet.jit)
                 from .. import jit

@@ -3,7 +3,7 @@ and Keras `model.compile(jit_compile=True)` (TensorFlow's XLA switches): the opt
 onnxruntime. Needs the `jit` extra (pip install 'rivulet[jit]'); without it jit functions run on the NumPy
 executor after a one-time warning saying what to install. See docs/JIT.md.
 
-    rivulet.jit.configure(warmup_calls=0, background=False)  # compile on the first call, in the caller
+    rivulet.jit.configure(warmup_calls=0)  # compile on the first call
     rivulet.jit.tier_of(f)  # 'numpy', 'compiling', 'onnxruntime' or 'fallback' for each traced signature
 """
 from .tier import SETTINGS, JitFunction
@@ -13,8 +13,9 @@ _KEEP = object()
 
 
 def configure(warmup_calls=None, background=None, threads=_KEEP):
-    """warmup_calls: NumPy-executor calls before compiling (default 2); background: compile in a thread
-    (default True); threads: onnxruntime intra-op threads (default None: chosen per graph)."""
+    """warmup_calls: NumPy-executor calls before compiling (default 2); background: compile fast functions
+    in a thread while NumPy serves their calls (default False: in the caller); threads: onnxruntime intra-op
+    threads (default None: chosen per graph). Returns the settings."""
     if warmup_calls is not None:
         if int(warmup_calls) < 0:
             raise ValueError(f"warmup_calls must be >= 0, got {warmup_calls}")

@@ -6,11 +6,14 @@ output, its final value, which the caller stores back. Stateful ops are converte
 read after an assign sees the assigned value. Anything else with a side effect (printing, assertions,
 random numbers with their own state) is refused: the function then runs on the NumPy executor.
 """
+import itertools
+
 import numpy as np
 from onnx import helper
 
 from .. import dtypes as _dt
 from ..core.tensor import EagerTensor
+from ..execute.blas_threads import largest_gemm
 from ..execute.plan import needed_ops
 from ..onnx import ops_array, ops_control, ops_math, ops_nn, ops_sort  # noqa: F401  (register the converters)
 from ..onnx.builder import CONVERTERS, Model, Scope, Unsupported, VarRef, converter, onnx_type, value_info
@@ -25,25 +28,33 @@ _UPDATES = {"AssignVariableOp": None, "AssignAddVariableOp": "Add", "AssignSubVa
 class Lowered:
     """The ONNX model and how to call it: which compiled-graph inputs feed it, which variables it updates."""
     __slots__ = ("model", "arg_index", "var_index", "input_names", "n_outputs", "updated", "output_names",
-                 "heavy_flops")
+                 "heavy_flops", "frozen")
 
 
 class StepModel(Model):
     """Model bookkeeping plus each variable's current value: its input until an assign replaces it."""
 
-    def __init__(self, opset, report):
+    def __init__(self, opset, report, freeze):
         super().__init__(opset, report)
         self.resources = {}  # id(var) -> (var, position among the compiled graph's inputs)
         self.inputs = []  # (var, input name, position), in first-use order
         self.current, self.assigned = {}, {}
+        self.freeze = freeze  # ids of the variables that become constants: read, never assigned here
+        self.frozen = []  # (var, the array frozen)
 
     def variable(self, var):
         name = self.current.get(id(var))
         if name is None:
             if id(var) not in self.resources:
                 raise Unsupported("reads a resource that is not a tf.Variable")
-            name = self.current[id(var)] = self.fresh(var.name.split(":")[0].replace("/", "_") or "var")
-            self.inputs.append((var, name, self.resources[id(var)][1]))
+            base = var.name.split(":")[0].replace("/", "_") or "var"
+            if id(var) in self.freeze:
+                value = var._value
+                self.frozen.append((var, value))
+                name = self.current[id(var)] = self.initializer(np.asarray(value), base)
+            else:
+                name = self.current[id(var)] = self.fresh(base)
+                self.inputs.append((var, name, self.resources[id(var)][1]))
         return name
 
     def assign(self, ctx, ref, value):
@@ -69,20 +80,28 @@ for _t in _UPDATES:
         converter(_t)(_assign)
 
 
-def lower(graph, inputs, outputs, captures, n_args):
+def lower(graph, inputs, outputs, captures, n_args, freeze=True):
     """graph/inputs/outputs: the optimised graph and the compiled function's parameters and results;
-    captures: the values fed after the n_args arguments (variables, eager tensors).
-    Returns (Lowered, None), or (None, an ExportReport listing what cannot be compiled)."""
+    captures: the values fed after the n_args arguments (variables, eager tensors). freeze: the variables
+    the function reads but never assigns become constants holding their current values (onnxruntime then
+    pre-packs the weights: w1 0.58 -> 0.34 ms); `Lowered.frozen` lists them, for the caller to check that
+    they still hold those arrays (an assign replaces a variable's array while anyone else holds it).
+    Returns (Lowered, None); (None, an ExportReport listing what cannot be compiled); or (None, None) when
+    the function computes nothing."""
     report = ExportReport()
-    model = StepModel(OPSET, report)
+    ops = needed_ops(graph, outputs)
+    assigned = {id(op.inputs[0]) for op in ops if op.type in _UPDATES}  # their resource placeholders
+    frozen = {id(v) for v, ph in zip(captures, inputs[n_args:]) if freeze and id(ph) not in assigned}
+    model = StepModel(OPSET, report, frozen)
     scope = Scope(model)
     feeds, in_infos = {}, []
     low = Lowered()
     low.arg_index, low.var_index, low.input_names, low.output_names, low.updated = [], [], [], [], []
+    unknown = itertools.count()
     for i, ph in enumerate(inputs[:n_args]):
         name = model.fresh(f"arg{i}")
         feeds[id(ph)] = name
-        in_infos.append(value_info(name, ph, symbolic=lambda i=i: f"arg{i}_dim"))
+        in_infos.append(value_info(name, ph, symbolic=lambda: f"unk__{next(unknown)}"))  # each dim its own
         low.arg_index.append(i)
         low.input_names.append(name)
     for k, (value, ph) in enumerate(zip(captures, inputs[n_args:])):
@@ -92,7 +111,6 @@ def lower(graph, inputs, outputs, captures, n_args):
         feeds[id(ph)] = VarRef(value)  # a resource that is not a variable: its users report themselves
         if getattr(value, "_is_resource", False) and hasattr(value, "_value"):
             model.resources[id(value)] = (value, n_args + k)
-    ops = needed_ops(graph, outputs)
     for op in ops:
         if op.opdef.stateful and op.type not in _UPDATES and op.type != "ReadVariableOp":
             report.add(op, "has a side effect (printing, an assertion, random numbers, other state) that the "
@@ -108,6 +126,8 @@ def lower(graph, inputs, outputs, captures, n_args):
         seen = set()  # one line per op (a stateful op without a converter is refused for both reasons)
         report.problems = [p for p in report.problems if not (p.op_name in seen or seen.add(p.op_name))]
         return None, report
+    if not outputs and not model.assigned:
+        return None, None  # nothing to compute: the NumPy executor's call is as cheap as any
     out_infos = [_output(scope, model, v, f"out{i}", lambda n, t=t: value_info(n, t), low)
                  for i, (v, t) in enumerate(zip(values, outputs))]
     low.n_outputs = len(outputs)
@@ -125,7 +145,8 @@ def lower(graph, inputs, outputs, captures, n_args):
     opsets = [helper.make_opsetid("", OPSET)]
     low.model = helper.make_model(g, opset_imports=opsets, producer_name="rivulet-jit",
                                   ir_version=helper.find_min_ir_version_for(opsets))
-    low.heavy_flops = _largest_flops(ops)
+    low.heavy_flops = largest_gemm(ops)
+    low.frozen = model.frozen
     return low, None
 
 
@@ -139,20 +160,3 @@ def _output(scope, model, value, base, make_info, low):
 def _var_info(name, var):
     v = np.asarray(var._value)
     return helper.make_tensor_value_info(name, onnx_type(v.dtype), list(v.shape))
-
-
-def _largest_flops(ops):
-    """The largest GEMM/conv of the graph in multiply-adds (unknown dims count as 1): picks the threads."""
-    best = 0
-    for op in ops:
-        if op.type in ("MatMul", "_FusedMatMul", "BatchMatMulV2", "Conv2D", "_FusedConv2D"):
-            ins = [[d or 1 for d in t.shape.as_list()] if t.shape.rank is not None else [1] for t in op.inputs[:2]]
-            out = op.outputs[0].shape
-            n_out = int(np.prod([d or 1 for d in out.as_list()])) if out.rank is not None else 1
-            if op.type.endswith("Conv2D"):
-                k = int(np.prod(ins[1][:3]))  # filter h * w * in-channels
-            else:
-                a = ins[0]
-                k = a[-2] if op.attrs.get("transpose_a") or op.attrs.get("adjoint_a") else a[-1]
-            best = max(best, n_out * k)
-    return best

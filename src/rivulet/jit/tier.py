@@ -1,16 +1,22 @@
 """The compiled tier behind jit_compile=True: a function's optimised graph run by onnxruntime.
 
-A jit function starts on the NumPy executor (its first calls cost no compile time); once it has been called
-`warmup_calls` times its graph is lowered to ONNX (jit/lower.py) and compiled by onnxruntime, in a
-background thread by default, and later calls run there. What cannot be compiled (an op with no ONNX form,
+A jit function starts on the NumPy executor (its first calls cost no compile time); once it is hot (called
+`warmup_calls` times, or 0.1 s spent in it) its graph is lowered to ONNX (jit/lower.py) and compiled by
+onnxruntime in the calling thread, as XLA compiles, and later calls run there. With background=True
+(rivulet.jit.configure) a fast function compiles in a thread while the NumPy executor keeps serving its
+calls (a slow one still compiles in the caller: there the compile costs a few of its own calls). What cannot be compiled (an op with no ONNX form,
 a side effect, onnxruntime not installed) is said once, naming the op and the user's line, and the function
 stays on the NumPy executor: results never depend on the tier beyond float rounding. A run that fails
 inside onnxruntime (bad data: an index out of range) is run again on the NumPy executor, which raises
 TensorFlow's error naming the node and the user's line.
 """
+import atexit
+import operator
 import os
 import threading
 import warnings
+import weakref
+from time import perf_counter
 
 import numpy as np
 
@@ -18,11 +24,21 @@ from ..core.tensor import EagerTensor
 
 INSTALL = "pip install 'rivulet[jit]' (onnx and onnxruntime)"
 # Warm-up before compiling, and whether to compile in a background thread (see rivulet.jit.configure).
-SETTINGS = {"warmup_calls": 2, "background": True, "threads": None}
+SETTINGS = {"warmup_calls": 2, "background": False, "threads": None}
 # A graph whose largest GEMM/conv is below this many multiply-adds runs on one intra-op thread: for many
 # small ops, waking a thread pool costs more than it saves.
 _PARALLEL_FLOPS = 1 << 24
+# Warm-up also ends once the NumPy executor has spent this long on the function; a function whose call
+# takes longer than _INLINE_SECONDS is compiled in the calling thread.
+_HOT_SECONDS, _INLINE_SECONDS = 0.1, 0.02
 _said = set()
+_compiling = weakref.WeakSet()  # background compiles: finished (or given up on) before the interpreter exits
+
+
+@atexit.register
+def _finish_compiles():
+    for t in list(_compiling):
+        t.join(timeout=10)
 
 
 class JitFunction:
@@ -35,9 +51,11 @@ class JitFunction:
         self.name = name
         self._lower_args = lower_args  # (graph, inputs, outputs, captures, n_args), dropped once used
         self._calls = 0
+        self._spent = self._last = 0.0  # seconds on the NumPy executor while warming up
         self._lock = threading.Lock()
         self.tier = "numpy"  # "numpy" (warming up), "compiling", "onnxruntime", "fallback"
         self.session = None
+        self._checked = None  # the call that checks the frozen variables, while it is the one in use
         self.impl = self._warming
 
         def fn(*values):
@@ -47,11 +65,17 @@ class JitFunction:
     # -- tiering -------------------------------------------------------------------------------------------
     def _warming(self, *values):
         self._calls += 1
-        if self._calls > SETTINGS["warmup_calls"]:
-            self.compile_now(background=SETTINGS["background"])
+        if self._calls > SETTINGS["warmup_calls"] or self._spent > _HOT_SECONDS:
+            # Hot. A slow function compiles in the caller (its compile costs a few of its own calls);
+            # a fast one in the background while the NumPy executor keeps serving.
+            self.compile_now(background=SETTINGS["background"] and self._last < _INLINE_SECONDS)
             if self.impl is not self._warming:
                 return self.impl(*values)
-        return self.numpy_fn(*values)
+        t0 = perf_counter()
+        result = self.numpy_fn(*values)
+        self._last = perf_counter() - t0
+        self._spent += self._last
+        return result
 
     def compile_now(self, background=False):
         """Lowers and compiles the graph (once); the NumPy executor serves calls until it is ready."""
@@ -61,7 +85,9 @@ class JitFunction:
             self.tier = "compiling"
             self.impl = self.numpy_fn
         if background:
-            threading.Thread(target=self._compile, name=f"rivulet-jit {self.name}", daemon=True).start()
+            t = threading.Thread(target=self._compile, name=f"rivulet-jit {self.name}", daemon=True)
+            _compiling.add(t)
+            t.start()
         else:
             self._compile()
 
@@ -72,13 +98,25 @@ class JitFunction:
             _say(f"jit_compile=True: '{self.name}' runs on the NumPy executor: onnxruntime could not compile "
                  f"it ({type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''})")
             run = None
-        self._lower_args = None
         if run is None:
+            self._lower_args = None
             self.tier, self.impl = "fallback", self.numpy_fn
         else:
             self.tier, self.impl = "onnxruntime", run
 
-    def _build(self):
+    def _thaw(self, *values):
+        """A frozen variable changed (the weights are being trained elsewhere): from now on every variable
+        is an input of the compiled step (compiled again, once)."""
+        with self._lock:
+            if self.impl is self._checked:
+                run = self._build(freeze=False)
+                self.impl = run or self.numpy_fn
+                if run is None:
+                    self.tier = "fallback"
+                self._lower_args = None
+        return self.impl(*values)
+
+    def _build(self, freeze=True):
         try:
             import onnxruntime as ort
             from .lower import lower
@@ -86,14 +124,31 @@ class JitFunction:
             _say(f"jit_compile=True needs onnxruntime: {INSTALL}. Until then jit functions run on the NumPy "
                  f"executor (same results).")
             return None
-        low, report = lower(*self._lower_args)
+        low, report = lower(*self._lower_args, freeze=freeze)
+        if low is None and report is None:
+            return None
         if low is None:
             p = report.problems[0]
             more = f" (and {len(report.problems) - 1} more)" if len(report.problems) > 1 else ""
             _say(f"jit_compile=True: '{self.name}' runs on the NumPy executor: {p}{more}")
             return None
         self.session = _session(ort, low)
-        return _runner(self.session, low, self.numpy_fn, self.name, ort)
+        run = _runner(self.session, low, self.numpy_fn, self.name, ort)
+        if not low.frozen:
+            self._lower_args = None
+            return run
+        holders = tuple(v for v, _ in low.frozen)
+        arrays = tuple(a for _, a in low.frozen)
+        current = operator.attrgetter("_value")
+        same = operator.is_
+        thaw = self._thaw
+
+        def checked(*values):
+            if all(map(same, map(current, holders), arrays)):  # the frozen arrays are still the variables'
+                return run(*values)
+            return thaw(*values)
+        self._checked = checked
+        return checked
 
 
 def _session(ort, low):
@@ -112,7 +167,9 @@ def _session(ort, low):
 
 
 def _runner(sess, low, numpy_fn, name, ort):
-    """The call: arrays in (arguments, then the variables' current values), outputs wrapped, variables set."""
+    """The call: arrays in (arguments, then the variables' current values), outputs wrapped, variables set.
+    (Binding the variables' new values to buffers of ours with io_binding measured slower here: the
+    per-call binding costs more than copying the outputs out of onnxruntime.)"""
     run = sess._sess.run  # the binding itself: sess.run re-validates its arguments on every call
     out_names = list(low.output_names)
     in_names = low.input_names

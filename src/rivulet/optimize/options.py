@@ -2,8 +2,9 @@
 
 TensorFlow's Grappler names where they mean the same thing: constant_folding, arithmetic_optimization
 (algebraic simplification), remapping (op fusion for the executor), disable_model_pruning. rivulet adds
-common_subexpression_elimination, buffer_reuse, parallel_execution and debug_verify (check the graph after
-every pass).
+common_subexpression_elimination, buffer_reuse, parallel_execution, blas_threads_per_graph (one OpenBLAS
+thread for graphs of small GEMMs: execute/blas_threads.py) and debug_verify (check the graph after every
+pass).
 """
 _DEFAULTS = {
     "constant_folding": True,
@@ -12,6 +13,7 @@ _DEFAULTS = {
     "remapping": True,
     "buffer_reuse": True,
     "parallel_execution": True,
+    "blas_threads_per_graph": True,
     "disable_model_pruning": False,
     "debug_verify": False,
 }
