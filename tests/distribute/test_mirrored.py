@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 import rivulet as tf
+from training_case import data as _data, model as _model
 
 CPUS = ["/cpu:0", "/cpu:1"]
 
@@ -146,19 +147,6 @@ def test_compute_average_loss(mirrored):
     assert [float(v) for v in mirrored.run(lambda: tf.nn.scale_regularization_loss(tf.constant(3.0)))] == [1.5, 1.5]
     with pytest.raises(TypeError):
         tf.nn.compute_average_loss(tf.constant([1, 2]))
-
-
-def _data():
-    rng = np.random.default_rng(0)
-    return rng.normal(size=(64, 8)).astype("float32"), rng.integers(0, 3, size=(64,)).astype("int64")
-
-
-def _model():
-    m = tf.keras.Sequential([tf.keras.layers.Dense(16, activation="relu", input_shape=(8,)),
-                             tf.keras.layers.Dense(3)])
-    rng = np.random.default_rng(1)  # the same start for every run (unseeded initializers differ per build, as in TF)
-    m.set_weights([rng.normal(scale=0.3, size=w.shape).astype("float32") for w in m.get_weights()])
-    return m
 
 
 @pytest.mark.parametrize("run_eagerly", [False, True])

@@ -9,6 +9,8 @@ import numpy as np
 import pytest
 
 import rivulet as tf
+import training_case
+from training_case import data as _data
 
 ray = pytest.importorskip("ray")
 
@@ -16,19 +18,8 @@ RESOLVER = tf.distribute.cluster_resolver.RayClusterResolver(num_workers=2, time
 GLOBAL_BATCH = 16
 
 
-def _data():
-    rng = np.random.default_rng(0)
-    return rng.normal(size=(64, 8)).astype("float32"), rng.integers(0, 3, size=(64,)).astype("int64")
-
-
 def _model():
-    m = tf.keras.Sequential([tf.keras.layers.Dense(16, activation="relu", input_shape=(8,)),
-                             tf.keras.layers.Dense(3)])
-    rng = np.random.default_rng(1)  # the same start for every run (unseeded initializers differ per build, as in TF)
-    m.set_weights([rng.normal(scale=0.3, size=w.shape).astype("float32") for w in m.get_weights()])
-    m.compile(optimizer=tf.keras.optimizers.Adam(0.01), metrics=["accuracy"],
-              loss=tf.keras.losses.SparseCategoricalCrossentropy(from_logits=True))
-    return m
+    return training_case.model(compiled=True)
 
 
 def _custom_loop(strategy):
