@@ -7,7 +7,8 @@ import time
 import numpy as np
 import pytest
 
-from rivulet.checkpoint import BundleReader, BundleWriter, bundle, crc32c, read_bundle, table
+from rivulet import crc32c
+from rivulet.checkpoint import BundleReader, BundleWriter, bundle, read_bundle, table
 from rivulet.errors import DataLossError, NotFoundError
 
 DATA = os.path.join(os.path.dirname(__file__), "data")

@@ -6,7 +6,8 @@ import numpy as np
 import pytest
 
 import rivulet as tf
-from rivulet.summary.records import crc32c, masked_crc
+from rivulet.crc32c import value as crc32c
+from rivulet.summary.records import masked_crc
 
 
 def records(path):

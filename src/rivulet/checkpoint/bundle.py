@@ -17,9 +17,9 @@ import threading
 
 import numpy as np
 
-from .. import dtypes as _dt
+from .. import crc32c, dtypes as _dt
 from ..errors import DataLossError, NotFoundError, UnimplementedError
-from . import crc32c, table
+from . import table
 from .wire import bytes_field, encode_varint, first, fixed32_field, parse, parse_shape, read_varint, \
     shape_message, varint_field
 

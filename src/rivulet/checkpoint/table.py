@@ -11,7 +11,7 @@ a separator key (>= the block's last key, < the next block's first) to each data
 import struct
 
 from ..errors import DataLossError
-from . import crc32c
+from .. import crc32c
 from .wire import encode_varint, read_varint
 
 MAGIC = 0xDB4775248B80FB57

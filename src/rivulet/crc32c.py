@@ -1,4 +1,4 @@
-"""CRC-32C (Castagnoli), as TensorFlow's checkpoints and LevelDB tables use it, in NumPy.
+"""CRC-32C (Castagnoli), as TensorFlow's checkpoints, LevelDB tables and TFRecord/event files use it, in NumPy.
 
 The CRC register is linear over GF(2): feeding a 4-byte word w to state s gives F(s ^ w), F being "feed
 four zero bytes". Long inputs are read as rows of k words: lane j takes words j, j+k, j+2k ... and
