@@ -11,7 +11,7 @@ import numpy as np
 
 from .. import dtypes as _dt
 from ..core.dispatch import bind
-from ..core.op import REAL, defop
+from ..core.op import defop
 from ..shape import TensorShape
 from ._rules import to_tensor
 from . import array_ops as _a
@@ -20,11 +20,6 @@ from .linalg_ops import tensordot
 
 
 # ============================================================================ resize weights
-def _nearest_index(n_in, n_out):
-    scale = n_in / n_out
-    return np.minimum(np.floor((np.arange(n_out) + 0.5) * scale).astype(np.int64), n_in - 1)
-
-
 def _keys_cubic(t, a=-0.5):
     t = np.abs(t)
     return np.where(t <= 1, ((a + 2) * t - (a + 3)) * t * t + 1,
@@ -33,21 +28,12 @@ def _keys_cubic(t, a=-0.5):
 
 @functools.lru_cache(maxsize=256)
 def _weights(method, n_in, n_out):
-    """[n_out, n_in] float64 interpolation weights along one axis."""
+    """[n_out, n_in] float64 interpolation weights along one axis (bicubic or area; bilinear and nearest are
+    resize_ops.py's)."""
     w = np.zeros((n_out, n_in))
     rows = np.arange(n_out)
     scale = n_in / n_out
-    if method == "nearest":
-        w[rows, _nearest_index(n_in, n_out)] = 1
-    elif method == "bilinear":
-        src = (rows + 0.5) * scale - 0.5
-        lo_f = np.floor(src)
-        lo = np.maximum(lo_f, 0).astype(np.int64)
-        hi = np.minimum(np.ceil(src), n_in - 1).astype(np.int64)
-        frac = src - lo_f
-        np.add.at(w, (rows, lo), 1 - frac)
-        np.add.at(w, (rows, hi), frac)
-    elif method == "bicubic":
+    if method == "bicubic":
         # Keys' cubic (a = -0.5) on half-pixel centers, with the fractional offset rounded to 1/1024 (TensorFlow
         # reads its weights from a 1024-entry table); taps outside the image get no weight and the rest are
         # renormalised, as TensorFlow's half-pixel bicubic kernel does.
@@ -77,10 +63,6 @@ def _apply(x, wh, ww):
 
 def _resize_kernel(method):
     def k(x, size):
-        if method == "nearest":  # a gather keeps integer images exact
-            ih = _nearest_index(x.shape[1], size[0])
-            iw = _nearest_index(x.shape[2], size[1])
-            return x[:, ih][:, :, iw]
         return _apply(x, _weights(method, x.shape[1], size[0]), _weights(method, x.shape[2], size[1]))
     return k
 
@@ -104,8 +86,7 @@ def _resize_infer(x, size):
 def _make_resize(method, name):
     grad = defop(name + "Grad", _resize_grad_kernel(method), lambda dy, x, size: (x.shape, x.dtype),
                  grad=lambda op, g: (bind(fwd, (g,), op.attrs), None))
-    fwd = defop(name, _resize_kernel(method), _resize_infer, allowed=REAL if method == "nearest" else
-                frozenset([_dt.float32, _dt.float64, _dt.float16]),
+    fwd = defop(name, _resize_kernel(method), _resize_infer, allowed=frozenset([_dt.float32, _dt.float64, _dt.float16]),
                 grad=lambda op, dy: (bind(grad, (dy, op.inputs[0]), op.attrs),))
     return fwd
 
