@@ -7,24 +7,20 @@ replica.py).
 """
 import contextlib
 import math
-import re
 
 from . import context as _ctx
 from .replica import ReplicaContext, call_for_each_replica
 from .values import PerReplica, ReduceOp, as_reduce_op, local_results, map_values
 
-_DEVICE = re.compile(r"^(?:/job:localhost/replica:0/task:0)?/?(?:device:)?(cpu|gpu|tpu):(\d+)$", re.I)
-
-
 def canonical_device(name):
-    """'/cpu:1' -> '/job:localhost/replica:0/task:0/device:CPU:1', as TensorFlow spells local devices."""
-    if not isinstance(name, str):
-        raise ValueError(f"A device must be a string such as '/cpu:0', got {name!r}")
-    m = _DEVICE.match(name.strip())
-    if not m:
+    """'/cpu:1' -> '/job:localhost/replica:0/task:0/device:CPU:1', as TensorFlow spells local devices
+    (parsed as tf.device parses; ValueError for a malformed or non-local device)."""
+    from ..devices import LOCAL_JOB, _parse, full_name
+    job, replica, task, device_type, index = _parse(name)
+    if job not in (None, LOCAL_JOB) or replica not in (None, 0) or task not in (None, 0) or device_type is None:
         raise ValueError(f"Unknown device {name!r}: expected a local device such as '/cpu:0' or "
                          f"'/job:localhost/replica:0/task:0/device:CPU:1'")
-    return f"/job:localhost/replica:0/task:0/device:{m.group(1).upper()}:{int(m.group(2))}"
+    return full_name(device_type, index or 0)
 
 
 class InputContext:
