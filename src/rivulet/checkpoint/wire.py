@@ -4,7 +4,8 @@ BundleEntryProto, TrackableObjectGraph, CheckpointState is text). Encoding reuse
 import struct
 
 from ..errors import DataLossError
-from ..summary.proto import _key, _varint, bytes_field, varint_field
+from ..summary.proto import _key, _varint, bytes_field, fields, varint_field
+from ..summary.proto import read_varint as _read_varint
 
 __all__ = ["parse", "read_varint", "encode_varint", "varint_field", "bytes_field", "fixed32_field",
            "shape_message", "first", "parse_shape"]
@@ -21,48 +22,24 @@ def shape_message(dims):
     return b"".join(bytes_field(2, varint_field(1, d) if d else b"") for d in dims)
 
 
+def _fail(kind, detail=None):
+    return DataLossError(None, None, {"varint": "corrupted varint in checkpoint data",
+                                      "field 0": "invalid protobuf field number 0 in checkpoint data",
+                                      "truncated": "truncated protobuf message in checkpoint data",
+                                      "wire type": f"unsupported protobuf wire type {detail} in checkpoint data"}[kind])
+
+
 def read_varint(buf, pos, end=None):
     """(value, new position) of the varint at buf[pos]; DataLossError if it runs past `end` or 10 bytes."""
-    end = len(buf) if end is None else end
-    result = shift = 0
-    while True:
-        if pos >= end or shift > 63:
-            raise DataLossError(None, None, "corrupted varint in checkpoint data")
-        b = buf[pos]
-        pos += 1
-        result |= (b & 0x7F) << shift
-        if not b & 0x80:
-            return result, pos
-        shift += 7
+    return _read_varint(buf, pos, len(buf) if end is None else end, _fail)
 
 
 def parse(buf):
     """{field: [value, ...]}: varints as ints, length-delimited as bytes, fixed32/64 as ints."""
-    buf = bytes(buf)
     out = {}
-    pos, end = 0, len(buf)
-    while pos < end:
-        key, pos = read_varint(buf, pos, end)
-        field, wire = key >> 3, key & 7
-        if field == 0:
-            raise DataLossError(None, None, "invalid protobuf field number 0 in checkpoint data")
-        if wire == 0:
-            v, pos = read_varint(buf, pos, end)
-        elif wire == 2:
-            n, pos = read_varint(buf, pos, end)
-            if n > end - pos:
-                raise DataLossError(None, None, "truncated protobuf message in checkpoint data")
-            v, pos = buf[pos:pos + n], pos + n
-        elif wire == 5:
-            if pos + 4 > end:
-                raise DataLossError(None, None, "truncated protobuf message in checkpoint data")
-            v, pos = struct.unpack_from("<I", buf, pos)[0], pos + 4
-        elif wire == 1:
-            if pos + 8 > end:
-                raise DataLossError(None, None, "truncated protobuf message in checkpoint data")
-            v, pos = struct.unpack_from("<Q", buf, pos)[0], pos + 8
-        else:
-            raise DataLossError(None, None, f"unsupported protobuf wire type {wire} in checkpoint data")
+    for field, wire, v in fields(bytes(buf), _fail):
+        if wire in (1, 5):
+            v = int.from_bytes(v, "little")
         out.setdefault(field, []).append(v)
     return out
 

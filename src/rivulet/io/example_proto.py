@@ -14,6 +14,7 @@ import struct
 import numpy as np
 
 from ..summary.proto import _varint, bytes_field
+from ..summary.proto import fields as _fields, read_varint as _read_varint
 
 
 class DecodeError(Exception):
@@ -21,46 +22,19 @@ class DecodeError(Exception):
 
 
 # -- wire reading ---------------------------------------------------------------------------------------------
+def _fail(kind, detail=None):
+    what = {"varint": "truncated varint", "field 0": "field number 0", "truncated": f"truncated {detail}",
+            "wire type": f"unsupported wire type {detail}"}[kind]
+    return DecodeError(f"Wire format was corrupt: {what}")
+
+
 def read_varint(b, i):
-    shift = result = 0
-    n = len(b)
-    while True:
-        if i >= n or shift > 63:
-            raise DecodeError("Wire format was corrupt: truncated varint")
-        c = b[i]
-        i += 1
-        result |= (c & 0x7F) << shift
-        if not c & 0x80:
-            return result, i
-        shift += 7
+    return _read_varint(b, i, len(b), _fail)
 
 
 def fields(b):
-    """Yields (field number, wire type, value) of a message: ints for varints/fixed, bytes for the rest."""
-    i, n = 0, len(b)
-    while i < n:
-        key, i = read_varint(b, i)
-        field, wire = key >> 3, key & 7
-        if field == 0:
-            raise DecodeError("Wire format was corrupt: field number 0")
-        if wire == 0:
-            v, i = read_varint(b, i)
-        elif wire == 1:
-            if i + 8 > n:
-                raise DecodeError("Wire format was corrupt: truncated fixed64")
-            v, i = b[i:i + 8], i + 8
-        elif wire == 2:
-            ln, i = read_varint(b, i)
-            if i + ln > n:
-                raise DecodeError("Wire format was corrupt: truncated length-delimited field")
-            v, i = b[i:i + ln], i + ln
-        elif wire == 5:
-            if i + 4 > n:
-                raise DecodeError("Wire format was corrupt: truncated fixed32")
-            v, i = b[i:i + 4], i + 4
-        else:
-            raise DecodeError(f"Wire format was corrupt: unsupported wire type {wire}")
-        yield field, wire, v
+    """Yields (field number, wire type, value) of a message: ints for varints, bytes for the rest."""
+    return _fields(b, _fail)
 
 
 def _signed64(v):

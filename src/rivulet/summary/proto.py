@@ -1,5 +1,6 @@
 """Just enough of the protobuf wire format to write TensorBoard's messages (Event, Summary, TensorProto,
-GraphDef, RunMetadata). Field numbers are those of TensorFlow's .proto files; only encoding is needed.
+GraphDef, RunMetadata), and a schema-less reader (`read_varint`, `fields`) that checkpoints and
+tf.train.Example decode with. Field numbers are those of TensorFlow's .proto files.
 
 Each `*_message` function returns the serialised bytes of one message.
 """
@@ -22,6 +23,49 @@ def _varint(n):
         else:
             out.append(b)
             return bytes(out)
+
+
+def read_varint(buf, pos, end, fail):
+    """(value, position after it) of the varint at buf[pos]; raises fail("varint") if it runs past `end`
+    or ten bytes. `fail(kind, detail=None)` builds the caller's exception."""
+    result = shift = 0
+    while True:
+        if pos >= end or shift > 63:
+            raise fail("varint")
+        b = buf[pos]
+        pos += 1
+        result |= (b & 0x7F) << shift
+        if not b & 0x80:
+            return result, pos
+        shift += 7
+
+
+_FIXED = {1: 8, 5: 4}
+_WIRE_NAMES = {1: "fixed64", 2: "length-delimited field", 5: "fixed32"}
+
+
+def fields(buf, fail):
+    """Yields (field number, wire type, value) of each field of a message: varints as ints, the rest as
+    bytes, every length checked. Problems raise fail(kind, detail): "field 0", "truncated" (detail: what
+    was cut short) or "wire type" (detail: the type)."""
+    pos, end = 0, len(buf)
+    while pos < end:
+        key, pos = read_varint(buf, pos, end, fail)
+        field, wire = key >> 3, key & 7
+        if field == 0:
+            raise fail("field 0")
+        if wire == 0:
+            v, pos = read_varint(buf, pos, end, fail)
+        elif wire in _FIXED or wire == 2:
+            n = _FIXED.get(wire)
+            if n is None:
+                n, pos = read_varint(buf, pos, end, fail)
+            if n > end - pos:
+                raise fail("truncated", _WIRE_NAMES[wire])
+            v, pos = buf[pos:pos + n], pos + n
+        else:
+            raise fail("wire type", wire)
+        yield field, wire, v
 
 
 def _key(field, wire):
