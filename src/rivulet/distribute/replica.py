@@ -16,9 +16,6 @@ from . import context as _ctx
 from .values import as_reduce_op, regroup, select_replica
 
 
-_nothing = contextlib.nullcontext
-
-
 class _Aborted(BaseException):
     """Unwinds a replica thread whose sibling failed (BaseException: user code should not catch it)."""
 
@@ -210,7 +207,7 @@ def call_for_each_replica(strategy, fn, args, kwargs):
         _ctx.push(strategy, ReplicaContext(strategy, ids[0]))
         creator = strategy._variable_creator()  # layers built on their first step get the chief's values too
         try:
-            with _creation.variable_creator_scope(creator) if creator is not None else _nothing():
+            with _creation.variable_creator_scope(creator) if creator is not None else contextlib.nullcontext():
                 out = fn(*select_replica(ids[0], args), **select_replica(ids[0], kwargs))
             return regroup([out], wrap=True) if strategy.num_replicas_in_sync > 1 else out
         finally:

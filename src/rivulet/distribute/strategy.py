@@ -258,9 +258,5 @@ def split_batch(value, n, index):
     import rivulet as tf
     t = tf.convert_to_tensor(value)
     size = t.shape[0] if t.shape.rank else None
-    if size is not None:
-        per = int(math.ceil(size / n))
-        return t[index * per:(index + 1) * per]
-    b = tf.shape(t)[0]
-    per = (b + n - 1) // n
+    per = math.ceil(size / n) if size is not None else (tf.shape(t)[0] + n - 1) // n  # known here, or at run time
     return t[index * per:(index + 1) * per]
