@@ -159,11 +159,11 @@ def test_graphs_of_small_gemms_run_blas_single_threaded():
             return hasattr(fn.get_concrete_function(*args)._compiled.fn, "__wrapped__")
 
         mm = lambda a, b: tf.matmul(a, b) * 2.0  # noqa: E731
-        mid = (tf.ones((64, 784)), tf.ones((784, 128)))  # split by OpenBLAS, small for us
+        mid = (tf.ones((20, 784)), tf.ones((784, 64)))  # split by OpenBLAS, small for us
         assert wrapped(tf.function(mm), *mid)
         assert not wrapped(tf.function(mm), tf.ones((4, 4)), tf.ones((4, 4)))  # never split anyway
-        assert not wrapped(tf.function(mm), tf.ones((512, 512)), tf.ones((512, 512)))  # big: every thread
-        np.testing.assert_allclose(tf.function(mm)(*mid).numpy(), np.full((64, 128), 1568.0))
+        assert not wrapped(tf.function(mm), tf.ones((64, 784)), tf.ones((784, 128)))  # big: every thread
+        np.testing.assert_allclose(tf.function(mm)(*mid).numpy(), np.full((20, 64), 1568.0))
         tf.config.optimizer.set_experimental_options({"blas_threads_per_graph": False})
         try:
             assert not wrapped(tf.function(mm), *mid)

@@ -4,7 +4,9 @@ OpenBLAS splits every GEMM above ~262k multiply-adds over its threads, whose wor
 the next job. For a graph of many small GEMMs (a small MLP's training step, a stack of Dense layers) the
 hand-offs cost more than they save, and on a busy machine, where a worker may be descheduled, one call can
 stall for milliseconds (measured on the 2-core machines with other jobs running: w5's step 0.7 -> 3.7-18 ms,
-w1's forward 2.3 -> 41-63 ms). Graphs with a big GEMM or convolution keep every thread. Like threadpoolctl,
+w1's forward 2.3 -> 41-63 ms). Graphs with a bigger GEMM or a convolution keep every thread: from about 2M
+multiply-adds a second core pays on a quiet machine (measured on the 2-core AMD EPYC machines, OpenBLAS's
+Haswell kernels: 64x784x128 takes 369 us on one thread, 224 us on two; 20x784x64 69 vs 61 us). Like threadpoolctl,
 this sets OpenBLAS's global thread count through its C API (the library NumPy loaded); with another BLAS
 (MKL, Accelerate) nothing changes. Switch: tf.config.optimizer option `blas_threads_per_graph`.
 """
@@ -15,7 +17,9 @@ from pathlib import Path
 import numpy as np
 
 _SPLIT_MNK = 1 << 18  # OpenBLAS's own threshold: smaller GEMMs already run on one thread
-_SMALL_MNK = 1 << 24  # up to this size one thread is as fast on a quiet machine and far steadier on a busy one
+# Up to this size one thread is about as fast on a quiet machine and far steadier on a busy one. The
+# compiled tier (rivulet.jit) gives onnxruntime one intra-op thread below the same size.
+PARALLEL_MNK = 1 << 21
 _GEMM = ("MatMul", "_FusedMatMul", "BatchMatMulV2", "Conv2D", "_FusedConv2D", "Conv2DBackpropInput",
          "Conv2DBackpropFilter", "Einsum", "_MatrixPowerMatMul")
 _api = []  # [(get, set)] once found; [None] when there is no OpenBLAS to talk to
@@ -43,7 +47,7 @@ def limit(compiled, ops):
     from ..optimize import options
     if not options.enabled("blas_threads_per_graph"):
         return
-    if not _SPLIT_MNK <= largest_gemm(ops) < _SMALL_MNK or _openblas() is None:
+    if not _SPLIT_MNK <= largest_gemm(ops) < PARALLEL_MNK or _openblas() is None:
         return
     compiled.fn = single_threaded(compiled.fn)
 

@@ -21,13 +21,11 @@ from time import perf_counter
 import numpy as np
 
 from ..core.tensor import EagerTensor
+from ..execute.blas_threads import PARALLEL_MNK  # one intra-op thread below it: a pool costs more than it saves
 
 INSTALL = "pip install 'rivulet[jit]' (onnx and onnxruntime)"
 # Warm-up before compiling, and whether to compile in a background thread (see rivulet.jit.configure).
 SETTINGS = {"warmup_calls": 2, "background": False, "threads": None}
-# A graph whose largest GEMM/conv is below this many multiply-adds runs on one intra-op thread: for many
-# small ops, waking a thread pool costs more than it saves.
-_PARALLEL_FLOPS = 1 << 24
 # Warm-up also ends once the NumPy executor has spent this long on the function; a function whose call
 # takes longer than _INLINE_SECONDS is compiled in the calling thread.
 _HOT_SECONDS, _INLINE_SECONDS = 0.1, 0.02
@@ -155,7 +153,7 @@ def _session(ort, low):
     so = ort.SessionOptions()
     threads = SETTINGS["threads"]
     if threads is None:
-        threads = 1 if low.heavy_flops < _PARALLEL_FLOPS else max(1, min(os.cpu_count() or 1, 8))
+        threads = 1 if low.heavy_flops < PARALLEL_MNK else max(1, min(os.cpu_count() or 1, 8))
     so.intra_op_num_threads = threads
     if threads > 1:  # the pool serves a few big GEMMs/convs: idle workers sleep instead of spinning
         so.add_session_config_entry("session.intra_op.allow_spinning", "0")
