@@ -261,6 +261,31 @@ def test_tiering_compiles_after_warmup():
         assert tf.jit.tier_of(f) == [want]
 
 
+def test_a_function_slower_on_onnxruntime_goes_back_to_numpy(monkeypatch):
+    from rivulet.jit import tier
+    real = tier._runner
+
+    def slow_runner(*args):
+        run = real(*args)
+
+        def slow(*values):
+            import time
+            time.sleep(0.05)
+            return run(*values)
+        return slow
+
+    monkeypatch.setattr(tier, "_runner", slow_runner)
+    tf.jit.configure(warmup_calls=2, background=False)
+    f = tf.function(lambda x: x * 3.0 + 1.0, jit_compile=True)
+    x = f32(3)
+    seen = []
+    for _ in range(6):
+        np.testing.assert_allclose(f(x).numpy(), x.numpy() * 3 + 1, rtol=1e-6)
+        seen.append(tf.jit.tier_of(f)[0])
+    # two NumPy warm-up calls, two timed onnxruntime calls, then the NumPy executor for good
+    assert seen == ["numpy", "numpy", "onnxruntime", "numpy (faster)", "numpy (faster)", "numpy (faster)"]
+
+
 def test_background_compile():
     tf.jit.configure(warmup_calls=0, background=True)
     f = tf.function(lambda x: x - 1.0, jit_compile=True)

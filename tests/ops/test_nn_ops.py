@@ -303,6 +303,58 @@ def test_conv2d_large_blocks(monkeypatch):
         np.testing.assert_allclose(big, one, rtol=1e-10)
 
 
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_conv2d_tap_sums_match_im2col(monkeypatch, dtype):
+    # Stride-1 float convolutions sum a BLAS GEMM per filter tap (no im2col copy) when NumPy's OpenBLAS is
+    # reachable; the im2col path serves the rest. Both agree, in one block or many, with the fused epilogue.
+    from rivulet.execute import openblas
+    if openblas.api() is None or not openblas.api().has_gemm(dtype):
+        pytest.skip("NumPy is not linked to OpenBLAS here")
+    rs = np.random.default_rng(7)
+    bias = rs.standard_normal(5).astype(dtype)
+
+    def epilogue(block):
+        np.add(block, bias, out=block)
+        np.maximum(block, 0, out=block)
+
+    for xs, ws, padding, dil in [((2, 9, 8, 3), (3, 3, 3, 5), "VALID", (1, 1)), ((1, 7, 11, 4), (2, 3, 4, 5), "SAME", (1, 1)),
+                                 ((3, 6, 6, 2), (3, 2, 2, 5), "SAME", (2, 1)), ((1, 4, 5, 1), (1, 3, 1, 5), "VALID", (1, 2)),
+                                 ((1, 5, 6, 2), (3, 3, 2, 5), "EXPLICIT", (1, 1))]:
+        x, w = rs.standard_normal(xs).astype(dtype), rs.standard_normal(ws).astype(dtype)
+        explicit = ((2, 0), (1, 3)) if padding == "EXPLICIT" else None
+        for block_bytes in (1, 1 << 20):
+            monkeypatch.setattr(nn_ops, "_TAP_BLOCK_BYTES", block_bytes)
+            taps = nn_ops._conv_kernel(x, w, (1, 1), padding, dil, explicit, epilogue)
+            with monkeypatch.context() as m:
+                m.setattr(openblas, "api", lambda: None)
+                cols = nn_ops._conv_kernel(x, w, (1, 1), padding, dil, explicit, epilogue)
+            assert taps.dtype == dtype and taps.shape == cols.shape and taps.flags.c_contiguous
+            np.testing.assert_allclose(taps, cols, rtol=1e-4 if dtype == np.float32 else 1e-12, atol=1e-5)
+
+
+def test_shifted_gemm_sum_checks_before_calling_blas():
+    from rivulet.execute import openblas
+    blas = openblas.api()
+    if blas is None or not blas.has_gemm(np.float32):
+        pytest.skip("NumPy is not linked to OpenBLAS here")
+    a = np.arange(40, dtype=np.float32).reshape(10, 4)
+    b = [np.ones((4, 3), np.float32), np.full((4, 3), 2.0, np.float32)]
+    out = np.full((5, 3), np.nan, np.float32)
+    blas.shifted_gemm_sum(a, [0, 5], b, out)
+    np.testing.assert_allclose(out, a[0:5] @ b[0] + a[5:10] @ b[1])
+    bad = [([0, 6], b, out, "leaves 10 rows"), ([-1, 0], b, out, "leaves 10 rows"),
+           ([0, 1], [b[0], np.ones((3, 3), np.float32)], out, "do not agree"),
+           ([0, 1], b, np.ones((5, 3)), "no BLAS GEMM"), ([0, 1], b, out[:, ::2], "do not agree"),
+           ([0, 1], b, np.ones((6, 6), np.float32)[:5, ::2], "rows must be contiguous")]
+    for offsets, bs, o, msg in bad:
+        with pytest.raises(ValueError, match=msg):
+            blas.shifted_gemm_sum(a, offsets, bs, o)
+    ro = np.ones((5, 3), np.float32)
+    ro.flags.writeable = False
+    with pytest.raises(ValueError, match="read-only"):
+        blas.shifted_gemm_sum(a, [0, 1], b, ro)
+
+
 def test_conv2d_int32_and_errors():
     x, w = np.ones([1, 5, 5, 2], np.int32), np.ones([3, 3, 2, 4], np.int32)
     y = tf.nn.conv2d(x, w, 1, "SAME")

@@ -10,11 +10,11 @@ Haswell kernels: 64x784x128 takes 369 us on one thread, 224 us on two; 20x784x64
 this sets OpenBLAS's global thread count through its C API (the library NumPy loaded); with another BLAS
 (MKL, Accelerate) nothing changes. Switch: tf.config.optimizer option `blas_threads_per_graph`.
 """
-import ctypes
 import threading
-from pathlib import Path
 
 import numpy as np
+
+from . import openblas
 
 _SPLIT_MNK = 1 << 18  # OpenBLAS's own threshold: smaller GEMMs already run on one thread
 # Up to this size one thread is about as fast on a quiet machine and far steadier on a busy one. The
@@ -22,7 +22,6 @@ _SPLIT_MNK = 1 << 18  # OpenBLAS's own threshold: smaller GEMMs already run on o
 PARALLEL_MNK = 1 << 21
 _GEMM = ("MatMul", "_FusedMatMul", "BatchMatMulV2", "Conv2D", "_FusedConv2D", "Conv2DBackpropInput",
          "Conv2DBackpropFilter", "Einsum", "_MatrixPowerMatMul")
-_api = []  # [(get, set)] once found; [None] when there is no OpenBLAS to talk to
 _lock = threading.Lock()
 _active = [0, None]  # graphs running single-threaded now, and the thread count to restore after them
 
@@ -74,27 +73,6 @@ def single_threaded(fn):
 
 
 def _openblas():
-    if not _api:
-        _api.append(_find())
-    return _api[0]
-
-
-def _find():
-    root = Path(np.__file__).parent
-    for folder in (root.parent / "numpy.libs", root / ".libs", root / "_core", root.parent / "scipy_openblas64" / "lib",
-                   root.parent / "scipy_openblas32" / "lib"):
-        if not folder.is_dir():
-            continue
-        for lib in sorted(folder.glob("*openblas*")):
-            try:
-                dll = ctypes.CDLL(str(lib))
-            except OSError:
-                continue
-            for prefix, suffix in (("scipy_openblas_", "64_"), ("scipy_openblas_", ""), ("openblas_", "64_"),
-                                   ("openblas_", "")):
-                get = getattr(dll, f"{prefix}get_num_threads{suffix}", None)
-                set_ = getattr(dll, f"{prefix}set_num_threads{suffix}", None)
-                if get is not None and set_ is not None:
-                    get.restype, set_.argtypes = ctypes.c_int, [ctypes.c_int]
-                    return get, set_
-    return None
+    """(get, set) of OpenBLAS's global thread count, or None."""
+    api = openblas.api()
+    return None if api is None else (api.get_threads, api.set_threads)

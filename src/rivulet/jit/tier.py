@@ -29,6 +29,11 @@ SETTINGS = {"warmup_calls": 2, "background": False, "threads": None}
 # Warm-up also ends once the NumPy executor has spent this long on the function; a function whose call
 # takes longer than _INLINE_SECONDS is compiled in the calling thread.
 _HOT_SECONDS, _INLINE_SECONDS = 0.1, 0.02
+# Once compiled, this many calls are timed on onnxruntime; if the fastest is slower than the NumPy executor's
+# fastest warm-up call, the function goes back to the NumPy executor for good (tier 'numpy (faster)'):
+# jit_compile=True never makes a function slower than graph mode (one big convolution: rivulet's
+# kernel sums a GEMM per filter tap with no im2col copy; onnxruntime's copies).
+_TRIALS = 2
 _said = set()
 _compiling = weakref.WeakSet()  # background compiles: finished (or given up on) before the interpreter exits
 
@@ -50,10 +55,13 @@ class JitFunction:
         self._lower_args = lower_args  # (graph, inputs, outputs, captures, n_args), dropped once used
         self._calls = 0
         self._spent = self._last = 0.0  # seconds on the NumPy executor while warming up
+        self._best = None  # its fastest warm-up call
         self._lock = threading.Lock()
-        self.tier = "numpy"  # "numpy" (warming up), "compiling", "onnxruntime", "fallback"
+        # "numpy" (warming up), "compiling", "onnxruntime", "fallback", "numpy (faster)"
+        self.tier = "numpy"
         self.session = None
         self._checked = None  # the call that checks the frozen variables, while it is the one in use
+        self._trying = None  # the call timing onnxruntime against NumPy, while it is the one in use
         self.impl = self._warming
 
         def fn(*values):
@@ -73,6 +81,7 @@ class JitFunction:
         result = self.numpy_fn(*values)
         self._last = perf_counter() - t0
         self._spent += self._last
+        self._best = self._last if self._best is None else min(self._best, self._last)
         return result
 
     def compile_now(self, background=False):
@@ -100,13 +109,32 @@ class JitFunction:
             self._lower_args = None
             self.tier, self.impl = "fallback", self.numpy_fn
         else:
-            self.tier, self.impl = "onnxruntime", run
+            self.tier, self.impl = "onnxruntime", run if self._best is None else self._trial(run)
+
+    def _trial(self, run):
+        """`run` timed on its first _TRIALS calls against the NumPy executor's best (see _TRIALS)."""
+        times = []
+
+        def trial(*values):
+            t0 = perf_counter()
+            result = run(*values)
+            times.append(perf_counter() - t0)
+            if len(times) >= _TRIALS:
+                with self._lock:
+                    if self.impl is trial:  # (a thaw may have replaced it meanwhile)
+                        if min(times) > self._best:
+                            self.tier, self.impl = "numpy (faster)", self.numpy_fn
+                        else:
+                            self.impl = run
+            return result
+        self._trying = trial
+        return trial
 
     def _thaw(self, *values):
         """A frozen variable changed (the weights are being trained elsewhere): from now on every variable
         is an input of the compiled step (compiled again, once)."""
         with self._lock:
-            if self.impl is self._checked:
+            if self.impl is self._checked or self.impl is self._trying:
                 run = self._build(freeze=False)
                 self.impl = run or self.numpy_fn
                 if run is None:

@@ -2,8 +2,10 @@
 
 Gradients follow TensorFlow's layout: each activation has its own `...Grad` op (one NumPy pass), the
 cross-entropy ops emit the fused backprop as a second output, and conv/pool gradients are ops of their own.
-Convolution is im2col + one BLAS matmul per block of output rows (see bench/bench_conv.py for the
-formulations measured); the copy of block k+1 overlaps the matmul of block k on a helper thread.
+A stride-1 float convolution sums one BLAS GEMM per filter tap into each block of output rows, with no
+im2col copy (`_conv_taps`, through execute/openblas.py); other convolutions are im2col + one matmul per
+block of output rows, the copy of block k+1 overlapping the matmul of block k on a helper thread (see
+bench/bench_conv.py for the formulations measured).
 """
 import inspect
 import math
@@ -19,6 +21,7 @@ from ..core.dispatch import bind
 from ..core.op import FLOATS, REAL, defop
 from ..core.tensor import Tensor
 from ..errors import InvalidArgumentError
+from ..execute import openblas
 from ..shape import TensorShape
 from ._rules import UNKNOWN, binary_args, broadcast_shape, same_shape, static_value, to_tensor
 from . import math_ops as _m
@@ -685,6 +688,10 @@ def _conv_kernel(x, w, strides, padding, dilations, explicit=None, epilogue=None
         if epilogue is not None:
             epilogue(out)
         return out
+    if strides == (1, 1) and x.dtype == w.dtype and n and oh and ow:
+        blas = openblas.api()
+        if blas is not None and blas.has_gemm(x.dtype):
+            return _conv_taps(blas, _pad_input(x, ph, pw), w, oh, ow, dilations, epilogue)
     cols = _windows(_pad_input(x, ph, pw), oh, ow, kh, kw, strides, dilations)
     w2 = w.reshape(-1, o)
     out = np.empty((n, oh, ow, o), dtype=np.result_type(x, w))
@@ -697,6 +704,36 @@ def _conv_kernel(x, w, strides, padding, dilations, explicit=None, epilogue=None
             epilogue(block)
 
     _im2col_blocks(cols, _blocks(n, oh, ow * kh * kw * c * x.itemsize), gemm)
+    return out
+
+
+_TAP_BLOCK_BYTES = 640 << 10  # output rows summed in one scratch block: it stays in L2 across the taps
+
+
+def _conv_taps(blas, xp, w, oh, ow, dilations, epilogue):
+    """Stride-1 convolution with no im2col copy: for each block of output rows, one BLAS GEMM per filter
+    tap accumulates (beta=1) into a scratch block. Flattening the padded image's rows makes each tap's
+    input a contiguous [rows, C] slice: output pixel p of virtual row width Wp reads input pixel
+    p + i*dh*Wp + j*dw; the Wp - OW columns past each row's end are computed and dropped."""
+    n, hp, wp, c = xp.shape
+    kh, kw, _, o = w.shape
+    dh, dw = dilations
+    xf = np.ascontiguousarray(xp).reshape(n, hp * wp, c)
+    offsets = [i * dh * wp + j * dw for i in range(kh) for j in range(kw)]
+    taps = [np.ascontiguousarray(w[i, j]) for i in range(kh) for j in range(kw)]
+    rows = max(1, min(oh, _TAP_BLOCK_BYTES // (wp * o * xp.itemsize)))
+    out = np.empty((n, oh, ow, o), dtype=xp.dtype)
+    scratch = np.empty((rows * wp, o), dtype=xp.dtype)
+    for b in range(n):
+        img = xf[b]
+        for r0 in range(0, oh, rows):
+            r1 = min(oh, r0 + rows)
+            start = r0 * wp
+            blas.shifted_gemm_sum(img, [start + off for off in offsets], taps, scratch[:(r1 - r0 - 1) * wp + ow])
+            block = out[b, r0:r1]
+            block[...] = scratch[:(r1 - r0) * wp].reshape(r1 - r0, wp, o)[:, :ow]
+            if epilogue is not None:
+                epilogue(block)
     return out
 
 
