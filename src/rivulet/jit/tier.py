@@ -29,11 +29,12 @@ SETTINGS = {"warmup_calls": 2, "background": False, "threads": None}
 # Warm-up also ends once the NumPy executor has spent this long on the function; a function whose call
 # takes longer than _INLINE_SECONDS is compiled in the calling thread.
 _HOT_SECONDS, _INLINE_SECONDS = 0.1, 0.02
-# Once compiled, this many calls are timed on onnxruntime; if the fastest is slower than the NumPy executor's
-# fastest warm-up call, the function goes back to the NumPy executor for good (tier 'numpy (faster)'):
-# jit_compile=True never makes a function slower than graph mode (one big convolution: rivulet's
-# kernel sums a GEMM per filter tap with no im2col copy; onnxruntime's copies).
-_TRIALS = 2
+# Once compiled, this many calls are timed on onnxruntime (the first, which sets up its memory arena, is not
+# counted); if the fastest is slower than the NumPy executor's fastest warm-up call, the function goes back
+# to the NumPy executor for good (tier 'numpy (faster)'): jit_compile=True never makes a function slower
+# than graph mode (one big convolution: rivulet's kernel sums a GEMM per filter tap with no im2col copy;
+# onnxruntime's copies).
+_TRIALS = 4
 _said = set()
 _compiling = weakref.WeakSet()  # background compiles: finished (or given up on) before the interpreter exits
 
@@ -122,7 +123,7 @@ class JitFunction:
             if len(times) >= _TRIALS:
                 with self._lock:
                     if self.impl is trial:  # (a thaw may have replaced it meanwhile)
-                        if min(times) > self._best:
+                        if min(times[1:]) > self._best:
                             self.tier, self.impl = "numpy (faster)", self.numpy_fn
                         else:
                             self.impl = run

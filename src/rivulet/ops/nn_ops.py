@@ -169,7 +169,10 @@ def _make_activation(name, f, df, d2f, allowed):
 
     grad_op = defop(name + "Grad", context.quiet(grad_kernel), same_shape, grad=grad_grad, same=2, allowed=allowed,
                     attrs=attrs)
-    fwd = defop(name, f, same_shape, grad=lambda op, dy: (bind(grad_op, (dy, op.inputs[0]), op.attrs),),
+    # Relu's and Relu6's masks read the same off their output (as TensorFlow's gradients take it): the
+    # pre-activation then has one consumer, and MatMul + bias + Relu fuse in training steps too.
+    src = (lambda op: op.outputs[0]) if name in ("Relu", "Relu6") else (lambda op: op.inputs[0])
+    fwd = defop(name, f, same_shape, grad=lambda op, dy: (bind(grad_op, (dy, src(op)), op.attrs),),
                 allowed=allowed)
     return fwd
 
@@ -707,7 +710,7 @@ def _conv_kernel(x, w, strides, padding, dilations, explicit=None, epilogue=None
     return out
 
 
-_TAP_BLOCK_BYTES = 640 << 10  # output rows summed in one scratch block: it stays in L2 across the taps
+_TAP_BLOCK_BYTES = 1 << 20  # output rows summed in one scratch block: it stays in L2 across the taps
 
 
 def _conv_taps(blas, xp, w, oh, ow, dilations, epilogue):
