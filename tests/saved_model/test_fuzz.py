@@ -61,8 +61,8 @@ def _hook(event, args):
 sys.addaudithook(_hook)  # cannot be removed: it records only while a fuzz run sets _events
 
 _OWN_FILES = re.compile(r"^<rivulet-(graph|call) ")
-_OWN_NAMES = re.compile(r"^([avckutzb]\d+(_\d+|_kw)?|graph_fn|fast|args|fn|e|r|_np|_par|_W|_Ws|_OpErrors|_fail|_cg|"
-                        r"_dot|_max|_sq|_rq|RuntimeError|str)$")
+_OWN_NAMES = re.compile(r"^([avckutzb]\d+(_\d+|_kw|_s)?|graph_fn|fast|args|fn|e|r|_np|_par|_W|_Ws|_OpErrors|_fail|_cg|"
+                        r"_dot|_max|_asarray|_sq|_rq|RuntimeError|str)$")
 
 
 def _vetted(source):
@@ -83,7 +83,7 @@ def _vetted(source):
             return False
         if isinstance(node, ast.keyword) and node.arg is not None and node.arg not in attr_names | {"out"}:
             return False
-        if isinstance(node, ast.Attribute) and node.attr not in ("_value", "_v"):
+        if isinstance(node, ast.Attribute) and node.attr not in ("_value", "_v", "reshape", "T"):
             return False
         if isinstance(node, ast.Constant) and isinstance(node.value, (str, bytes)) and node.value != "already entered":
             return False

@@ -218,6 +218,21 @@ def _inline_fused_matmul(op, glob):
     return expr
 
 
+def _inline_matmul(op, glob):
+    """A 2-D MatMul with transpose attrs (a gradient's): np.dot on transposed views, no kernel call."""
+    a, b = op.inputs
+    if a.shape.rank != 2 or b.shape.rank != 2 or not a.dtype.is_numeric or a.dtype.is_complex:
+        return None
+    if any(op.attrs.get(k) for k in ("adjoint_a", "adjoint_b")) or set(op.attrs) - _MATMUL_ATTRS:
+        return None
+    glob["_dot"] = np.dot
+    ta, tb = (".T" if op.attrs.get(k) else "" for k in ("transpose_a", "transpose_b"))
+    return f"_dot({{0}}{ta}, {{1}}{tb})"
+
+
+_MATMUL_ATTRS = {"transpose_a", "transpose_b", "adjoint_a", "adjoint_b"}
+
+
 def _zeros_like(t):
     """Relu's zero: an array of the output's static shape where it is known, which np.maximum takes about
     twice as fast as a scalar on small operands (no broadcasting); shared read-only by every call."""
@@ -245,7 +260,7 @@ def _inline_reshape(op, glob):
 # Ops whose compiled form is an expression rather than a kernel call: a variable read is an attribute
 # load (same place in program order, so the automatic control dependencies still hold).
 _INLINE = {"ReadVariableOp": lambda op, glob: "{0}._value", "_FusedMatMul": _inline_fused_matmul,
-           "Reshape": _inline_reshape}
+           "Reshape": _inline_reshape, "MatMul": _inline_matmul}
 # Elementwise ops computed in place (ufunc with out=), and ops whose kernels always return a new array.
 # BiasAdd without attrs is NHWC: the bias broadcasts on the last axis, as np.add does.
 _INPLACE = {"AddV2": np.add, "Sub": np.subtract, "Mul": np.multiply, "Maximum": np.maximum,

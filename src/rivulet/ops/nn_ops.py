@@ -359,6 +359,8 @@ def log_softmax(logits, axis=None, name=None):
 
 # ============================================================================ cross-entropies
 def _expand_mul_kernel(d, b, axis=-1):
+    if axis == -1 and d.__class__ is np.ndarray:
+        return d[..., None] * b  # indexing: np.expand_dims's Python wrapper costs as much as the product
     return np.expand_dims(d, axis) * b
 
 
@@ -442,23 +444,38 @@ def _sparse_xent_kernel(features, labels):
     # every classifier's training step, where the arrays are small and call overhead dominates).
     n = features.shape[-1]
     flat = labels.reshape(-1)
-    # Negative labels wrap to huge unsigned values: one comparison checks both ends of the range.
-    if flat.size and (flat.view(np.uint32 if flat.dtype == np.int32 else np.uint64) >= n).any():
+    # Negative labels wrap to huge unsigned values: one reduction checks both ends of the range.
+    if flat.size and flat.view(np.uint32 if flat.dtype == np.int32 else np.uint64).max() >= n:
         bad = flat[(flat < 0) | (flat >= n)][0]
         shown = " ".join(str(x) for x in flat[:10])
         raise InvalidArgumentError(f"Received a label value of {bad} which is outside the valid range of [0, {n}).  "
                                    f"Label values: {shown}")
     f = _f32(features).reshape(-1, n)
     z = f - f.max(axis=-1, keepdims=True)
-    e = np.exp(z)
-    s = e.sum(axis=-1, keepdims=True)
-    rows = np.arange(f.shape[0])
-    loss = np.log(s[:, 0]) - z[rows, flat]
+    rows = _rows(f.shape[0])
+    picked = z[rows, flat]
+    e = np.exp(z, out=z)
+    s = np.add.reduce(e, axis=-1, keepdims=True)
+    loss = np.log(s.reshape(-1)) - picked
     backprop = np.divide(e, s, out=e)
     backprop[rows, flat] -= 1
-    dt = features.dtype
-    return (loss.astype(dt, copy=False).reshape(labels.shape),
-            backprop.astype(dt, copy=False).reshape(features.shape))
+    if features.dtype != backprop.dtype:
+        loss, backprop = loss.astype(features.dtype), backprop.astype(features.dtype)
+    return loss.reshape(labels.shape), backprop.reshape(features.shape)
+
+
+_ROW_INDEX = {}
+
+
+def _rows(n):
+    """np.arange(n), kept for the batch sizes seen (read-only; a training loop asks for the same few)."""
+    r = _ROW_INDEX.get(n)
+    if r is None:
+        r = np.arange(n)
+        r.flags.writeable = False
+        if len(_ROW_INDEX) < 64:
+            _ROW_INDEX[n] = r
+    return r
 
 
 def _sparse_xent_infer(features, labels):
