@@ -29,12 +29,12 @@ SETTINGS = {"warmup_calls": 2, "background": False, "threads": None}
 # Warm-up also ends once the NumPy executor has spent this long on the function; a function whose call
 # takes longer than _INLINE_SECONDS is compiled in the calling thread.
 _HOT_SECONDS, _INLINE_SECONDS = 0.1, 0.02
-# Once compiled, this many calls are timed on onnxruntime (the first, which sets up its memory arena, is not
-# counted); if the fastest is slower than the NumPy executor's fastest warm-up call, the function goes back
-# to the NumPy executor for good (tier 'numpy (faster)'): jit_compile=True never makes a function slower
-# than graph mode (one big convolution: rivulet's kernel sums a GEMM per filter tap with no im2col copy;
-# onnxruntime's copies).
-_TRIALS = 4
+# Once compiled, the next _TRIALS calls alternate onnxruntime and the NumPy executor, timed (onnxruntime's
+# first run, which sets up its memory arena, is not counted). If onnxruntime's fastest is slower than the
+# NumPy executor's fastest (warm-up calls included), the function goes back to NumPy for good (tier
+# 'numpy (faster)'): jit_compile=True never makes a function slower than graph mode (one big
+# convolution: rivulet's kernel sums a GEMM per filter tap with no im2col copy; onnxruntime's copies).
+_TRIALS = 8
 _said = set()
 _compiling = weakref.WeakSet()  # background compiles: finished (or given up on) before the interpreter exits
 
@@ -113,17 +113,18 @@ class JitFunction:
             self.tier, self.impl = "onnxruntime", run if self._best is None else self._trial(run)
 
     def _trial(self, run):
-        """`run` timed on its first _TRIALS calls against the NumPy executor's best (see _TRIALS)."""
-        times = []
+        """`run` and the NumPy executor, alternately, for _TRIALS calls (see _TRIALS)."""
+        ort, numpy = [], [self._best]
 
         def trial(*values):
+            on_ort = len(ort) <= len(numpy) - 1
             t0 = perf_counter()
-            result = run(*values)
-            times.append(perf_counter() - t0)
-            if len(times) >= _TRIALS:
+            result = run(*values) if on_ort else self.numpy_fn(*values)
+            (ort if on_ort else numpy).append(perf_counter() - t0)
+            if len(ort) + len(numpy) > _TRIALS:
                 with self._lock:
                     if self.impl is trial:  # (a thaw may have replaced it meanwhile)
-                        if min(times[1:]) > self._best:
+                        if min(ort[1:]) > min(numpy):
                             self.tier, self.impl = "numpy (faster)", self.numpy_fn
                         else:
                             self.impl = run
