@@ -205,17 +205,39 @@ _INFIX = {"AddV2": "{0} + {1}", "Sub": "{0} - {1}", "Mul": "{0} * {1}", "Neg": "
           "MatMul": "{0} @ {1}", "Less": "{0} < {1}", "LessEqual": "{0} <= {1}", "Greater": "{0} > {1}",
           "GreaterEqual": "{0} >= {1}"}
 def _inline_fused_matmul(op, glob):
-    """relu(a @ b + bias) as one expression: for small operands, allocating beats out= (kwarg parsing)."""
+    """relu(a @ b + bias): for small operands a call of a plain function that adds and clamps in place on
+    the product's own buffer, comparing with a static zeros array (see _zeros_like)."""
     a, b = op.inputs[:2]
     if a.shape.rank != 2 or b.shape.rank != 2:
         return None
-    glob["_dot"], glob["_max"] = np.dot, np.maximum
-    expr = "_dot({0}, {1})" + (" + {2}" if len(op.inputs) == 3 else "")
-    if op.attrs.get("activation") == "relu":
+    glob["_dot"] = np.dot
+    relu = op.attrs.get("activation") == "relu"
+    if len(op.inputs) == 3:
+        if not relu:
+            glob["_dot_bias"] = _dot_bias
+            return "_dot_bias({0}, {1}, {2})"
         z = f"z{op._id}"
         glob[z] = _zeros_like(op.outputs[0])
-        expr = f"_max({expr}, {z})"
-    return expr
+        glob["_dot_bias_relu"] = _dot_bias_relu
+        return "_dot_bias_relu({0}, {1}, {2}, " + z + ")"
+    if relu:
+        z = f"z{op._id}"
+        glob[z] = _zeros_like(op.outputs[0])
+        glob["_max"] = np.maximum
+        return "_max(_dot({0}, {1}), " + z + ")"
+    return "_dot({0}, {1})"
+
+
+def _dot_bias(a, b, bias):
+    r = np.dot(a, b)
+    r += bias
+    return r
+
+
+def _dot_bias_relu(a, b, bias, zero):
+    r = np.dot(a, b)
+    r += bias
+    return np.maximum(r, zero, out=r)
 
 
 def _inline_matmul(op, glob):
