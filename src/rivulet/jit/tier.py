@@ -34,7 +34,8 @@ _HOT_SECONDS, _INLINE_SECONDS = 0.1, 0.02
 # NumPy executor's fastest (warm-up calls included), the function goes back to NumPy for good (tier
 # 'numpy (faster)'): jit_compile=True never makes a function slower than graph mode (one big
 # convolution: rivulet's kernel sums a GEMM per filter tap with no im2col copy; onnxruntime's copies).
-_TRIALS = 8
+# A slow function (a call over _INLINE_SECONDS) is timed on 4 calls: each costs much more than the noise.
+_TRIALS, _SLOW_TRIALS = 8, 4
 _said = set()
 _compiling = weakref.WeakSet()  # background compiles: finished (or given up on) before the interpreter exits
 
@@ -115,13 +116,14 @@ class JitFunction:
     def _trial(self, run):
         """`run` and the NumPy executor, alternately, for _TRIALS calls (see _TRIALS)."""
         ort, numpy = [], [self._best]
+        trials = _TRIALS if self._best < _INLINE_SECONDS else _SLOW_TRIALS
 
         def trial(*values):
             on_ort = len(ort) <= len(numpy) - 1
             t0 = perf_counter()
             result = run(*values) if on_ort else self.numpy_fn(*values)
             (ort if on_ort else numpy).append(perf_counter() - t0)
-            if len(ort) + len(numpy) > _TRIALS:
+            if len(ort) + len(numpy) > trials:
                 with self._lock:
                     if self.impl is trial:  # (a thaw may have replaced it meanwhile)
                         if min(ort[1:]) > min(numpy):
