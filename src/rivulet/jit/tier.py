@@ -29,13 +29,14 @@ SETTINGS = {"warmup_calls": 2, "background": False, "threads": None}
 # Warm-up also ends once the NumPy executor has spent this long on the function; a function whose call
 # takes longer than _INLINE_SECONDS is compiled in the calling thread.
 _HOT_SECONDS, _INLINE_SECONDS = 0.1, 0.02
-# Once compiled, the next _TRIALS calls alternate onnxruntime and the NumPy executor, timed (onnxruntime's
-# first run, which sets up its memory arena, is not counted). If onnxruntime's fastest is slower than the
-# NumPy executor's fastest (warm-up calls included), the function goes back to NumPy for good (tier
-# 'numpy (faster)'): jit_compile=True never makes a function slower than graph mode (one big
-# convolution: rivulet's kernel sums a GEMM per filter tap with no im2col copy; onnxruntime's copies).
-# A slow function (a call over _INLINE_SECONDS) is timed on 4 calls: each costs much more than the noise.
-_TRIALS, _SLOW_TRIALS = 8, 4
+# Once compiled, the first _TRIALS onnxruntime calls are timed, the first _SKIPPED not counted (onnxruntime
+# sets up its memory arena and wakes its threads: w5's step takes 0.9-1.3 ms on its first runs, 0.7 ms
+# after). If the fastest counted one is slower than the NumPy executor's fastest warm-up call, the function
+# goes back to NumPy for good (tier 'numpy (faster)'): jit_compile=True never makes a function slower than
+# graph mode (one big convolution: rivulet's kernel sums a GEMM per filter tap with no im2col copy;
+# onnxruntime's copies). A slow function (a call over _INLINE_SECONDS) is timed on fewer calls: each
+# costs much more than the noise.
+_TRIALS, _SKIPPED, _SLOW_TRIALS, _SLOW_SKIPPED = 6, 2, 3, 1
 _said = set()
 _compiling = weakref.WeakSet()  # background compiles: finished (or given up on) before the interpreter exits
 
@@ -114,19 +115,19 @@ class JitFunction:
             self.tier, self.impl = "onnxruntime", run if self._best is None else self._trial(run)
 
     def _trial(self, run):
-        """`run` and the NumPy executor, alternately, for _TRIALS calls (see _TRIALS)."""
-        ort, numpy = [], [self._best]
-        trials = _TRIALS if self._best < _INLINE_SECONDS else _SLOW_TRIALS
+        """`run`, timed on its first calls against the NumPy executor's best (see _TRIALS)."""
+        times = []
+        slow = self._best >= _INLINE_SECONDS
+        trials, skipped = (_SLOW_TRIALS, _SLOW_SKIPPED) if slow else (_TRIALS, _SKIPPED)
 
         def trial(*values):
-            on_ort = len(ort) <= len(numpy) - 1
             t0 = perf_counter()
-            result = run(*values) if on_ort else self.numpy_fn(*values)
-            (ort if on_ort else numpy).append(perf_counter() - t0)
-            if len(ort) + len(numpy) > trials:
+            result = run(*values)
+            times.append(perf_counter() - t0)
+            if len(times) >= trials:
                 with self._lock:
                     if self.impl is trial:  # (a thaw may have replaced it meanwhile)
-                        if min(ort[1:]) > min(numpy):
+                        if min(times[skipped:]) > self._best:
                             self.tier, self.impl = "numpy (faster)", self.numpy_fn
                         else:
                             self.impl = run
