@@ -135,3 +135,46 @@ def test_graphs_compute_nan_and_inf_silently_as_tensorflow_does():
 
 def wide_fn(*xs):
     return [tf.exp(x) - tf.sqrt(tf.abs(x)) for x in xs]
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int32])
+def test_inlined_matmuls_reshapes_and_dense_layers_match_the_kernels(dtype):
+    # 2-D MatMul with transpose attrs, static Reshape and fused Dense layers compile to expressions and
+    # plain calls instead of kernel calls; remapping off runs the kernels: both give the same values.
+    rs = np.random.default_rng(1)
+    x = tf.constant((rs.standard_normal((6, 2, 4)) * 4).astype(dtype))
+    w = tf.constant((rs.standard_normal((8, 5)) * 4).astype(dtype))
+    b = tf.constant((rs.standard_normal(5) * 4).astype(dtype))
+
+    def f(x):
+        h = tf.reshape(x, [6, 8])
+        y = tf.nn.relu(tf.matmul(h, w) + b)
+        z = tf.matmul(h, w * 2) + b
+        return (y, z, tf.matmul(y, z, transpose_a=True), tf.matmul(y, z, transpose_b=True),
+                tf.matmul(h, h, transpose_a=True, transpose_b=False), tf.reshape(y, [-1]))
+
+    fast = tf.function(f)
+    got = fast(x)
+    src = fast.get_concrete_function(x)._compiled.source
+    assert ".T)" in src and ".reshape(" in src
+    if dtype != np.int32:  # the fuser takes float Dense layers only
+        assert "_dot_bias_relu(" in src and "_dot_bias(" in src
+    tf.config.optimizer.set_experimental_options({"remapping": False})
+    plain = tf.function(lambda x: f(x))
+    want = plain(x)
+    for g, w_ in zip(got, want):
+        assert g.dtype == w_.dtype and g.shape == w_.shape
+        np.testing.assert_allclose(g.numpy(), w_.numpy(), rtol=1e-6)
+    hx = x.numpy().reshape(6, 8)
+    ref = np.maximum(hx @ w.numpy() + b.numpy(), 0)
+    np.testing.assert_allclose(got[0].numpy(), ref, rtol=1e-6)
+    np.testing.assert_allclose(got[2].numpy(), ref.T @ (hx @ (w.numpy() * 2) + b.numpy()), rtol=1e-5)
+
+
+def test_a_dense_relu_of_an_unknown_batch_compares_with_a_scalar_zero():
+    w = tf.constant(np.ones((3, 2), np.float32))
+    f = tf.function(lambda x: tf.nn.relu(tf.matmul(x, w) + 1.0 - 5.0),
+                    input_signature=[tf.TensorSpec([None, 3], tf.float32)])
+    for n in (1, 4):
+        x = np.arange(n * 3, dtype=np.float32).reshape(n, 3)
+        np.testing.assert_allclose(f(tf.constant(x)).numpy(), np.maximum(x @ np.ones((3, 2)) - 4.0, 0))
