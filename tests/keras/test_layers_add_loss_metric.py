@@ -52,3 +52,36 @@ def test_call_losses_belong_to_the_latest_call():
         keras.layers.Layer().add_metric(tf.constant(1.0))
     with pytest.raises(ValueError, match="only `mean`"):
         keras.layers.Layer().add_metric(tf.constant(1.0), name="m", aggregation="sum")
+
+
+def test_subclassed_model_fast_call_keeps_each_calls_losses_together():
+    class Penalised(tf.keras.layers.Layer):
+        def call(self, x):
+            self.add_loss(tf.reduce_sum(x))
+            return x * 2.0
+
+    class Net(tf.keras.Model):
+        def __init__(self):
+            super().__init__()
+            self.shared = Penalised()
+
+        def call(self, x):
+            return self.shared(self.shared(x))  # one layer, called twice per forward
+
+    net = Net()
+    for k in (1.0, 3.0):
+        net(tf.constant([k]))
+        # this call's two losses, not the previous call's as well
+        assert sorted(float(v) for v in net.losses) == [k, 2 * k]
+
+    class Plain(tf.keras.Model):
+        def __init__(self):
+            super().__init__()
+            self.d = tf.keras.layers.Dense(2, kernel_initializer="ones")
+
+        def call(self, x):
+            return self.d(x)
+
+    m = Plain()
+    np.testing.assert_allclose(m(tf.constant([[1.0, 2.0]])).numpy(), [[3.0, 3.0]])
+    np.testing.assert_allclose(m(np.array([[1.0, 1.0]], np.float32)).numpy(), [[2.0, 2.0]])

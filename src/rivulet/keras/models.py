@@ -113,6 +113,7 @@ class Model(Trainer, Layer):
         if type(self).build is not Model.build and not self.built:
             Layer._maybe_build(self, inputs)
         self.built = True
+        self._set_plain()  # a subclassed model whose call takes only inputs: the layers' fast call path
 
     def build(self, input_shape):
         """Creates the weights by running `call` on placeholders of `input_shape`."""

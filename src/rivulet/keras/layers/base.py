@@ -172,7 +172,9 @@ class Layer:
 
     # -- calling ----------------------------------------------------------------------------------------
     def __call__(self, *args, **kwargs):
-        if self._plain and not kwargs:
+        # (Once any layer has added a loss while called, calls take the general path, which keeps each
+        # outermost call's losses together.)
+        if self._plain and not kwargs and not _LOSSES_USED[0]:
             x = args[0]
             if isinstance(x, Tensor) and x.dtype is self._dtype:
                 try:
@@ -336,6 +338,11 @@ class Layer:
             if self._initial_weights is not None:
                 self.set_weights(self._initial_weights)
                 self._initial_weights = None
+        self._set_plain()
+
+    def _set_plain(self):
+        """Whether calls may skip the general path: `call` takes neither `training` nor `mask`, and nothing
+        runs around it (masks, activity regularisers, a subclass's _finish)."""
         spec = call_spec(type(self).call.__get__(self))
         self._plain = not (spec.takes_training or spec.takes_mask) and type(self)._finish is Layer._finish \
             and self.activity_regularizer is None and type(self).compute_mask is Layer.compute_mask \
