@@ -62,7 +62,7 @@ sys.addaudithook(_hook)  # cannot be removed: it records only while a fuzz run s
 
 _OWN_FILES = re.compile(r"^<rivulet-(graph|call) ")
 _OWN_NAMES = re.compile(r"^([avckutzb]\d+(_\d+|_kw|_s)?|graph_fn|fast|args|fn|e|r|_np|_par|_W|_Ws|_OpErrors|_fail|_cg|"
-                        r"_dot|_dot_bias|_dot_bias_relu|_max|_asarray|_sq|_rq|RuntimeError|str)$")
+                        r"_dot|_matmul|_dot_bias|_dot_bias_relu|_max|_asarray|_sq|_rq|RuntimeError|str)$")
 
 
 def _vetted(source):

@@ -208,8 +208,8 @@ def _inline_fused_matmul(op, glob):
     """relu(a @ b + bias): for small operands a call of a plain function that adds and clamps in place on
     the product's own buffer, comparing with a static zeros array (see _zeros_like)."""
     a, b = op.inputs[:2]
-    if a.shape.rank != 2 or b.shape.rank != 2:
-        return None
+    if a.shape.rank != 2 or b.shape.rank != 2 or a.dtype.name not in ("float32", "float64"):
+        return None  # (half floats: the kernel's np.matmul, which sums them as the unfused MatMul does)
     glob["_dot"] = np.dot
     relu = op.attrs.get("activation") == "relu"
     if len(op.inputs) == 3:
@@ -247,9 +247,12 @@ def _inline_matmul(op, glob):
         return None
     if any(op.attrs.get(k) for k in ("adjoint_a", "adjoint_b")) or set(op.attrs) - _MATMUL_ATTRS:
         return None
-    glob["_dot"] = np.dot
     ta, tb = (".T" if op.attrs.get(k) else "" for k in ("transpose_a", "transpose_b"))
-    return f"_dot({{0}}{ta}, {{1}}{tb})"
+    if a.dtype.name in ("float32", "float64"):  # BLAS either way; np.dot's entry is the cheaper
+        glob["_dot"] = np.dot
+        return f"_dot({{0}}{ta}, {{1}}{tb})"
+    glob["_matmul"] = np.matmul  # the kernel's own loops (np.dot sums half floats differently)
+    return f"_matmul({{0}}{ta}, {{1}}{tb})"
 
 
 _MATMUL_ATTRS = {"transpose_a", "transpose_b", "adjoint_a", "adjoint_b"}
