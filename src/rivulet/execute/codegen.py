@@ -264,12 +264,18 @@ def _zeros_like(t):
     dt = t.dtype.as_numpy_dtype
     if not t.shape.is_fully_defined() or t.shape.num_elements() > _ZEROS_UP_TO:
         return dt(0)
-    z = np.zeros(t.shape.as_list(), dt)
-    z.flags.writeable = False
+    key = (tuple(t.shape.as_list()), np.dtype(dt).str)
+    z = _ZEROS.get(key)
+    if z is None:
+        z = np.zeros(key[0], dt)
+        z.flags.writeable = False
+        if len(_ZEROS) < 256:  # one array per shape, shared by every layer and function using it
+            _ZEROS[key] = z
     return z
 
 
 _ZEROS_UP_TO = 1 << 14
+_ZEROS = {}
 
 
 def _inline_reshape(op, glob):
