@@ -99,7 +99,10 @@ def compile_graph(graph, inputs, outputs, name="fn", wrap=None, split=True):
                 continue
             n = t.shape.num_elements()
             expr = names[id(t)]
-            if n is not None and n > _FREE_ABOVE and expr.startswith("v") and "[" not in expr:
+            # A variable's value is dropped after its last read too: an update later in the function
+            # then finds the array held by the variable alone and writes it in place.
+            if ((n is not None and n > _FREE_ABOVE) or t.op.type == "ReadVariableOp") and expr.startswith("v") \
+                    and "[" not in expr:
                 lines.append(f"    del {expr}")
 
     for op in ops:
