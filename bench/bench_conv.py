@@ -1,6 +1,6 @@
 """Conv2D formulations in NumPy on workload w3 (Conv2D(100, 3), [1,200,200,100] float32, VALID, stride 1).
 
-    PYTHONPATH=src python bench/bench_conv.py [--reps N]
+    PYTHONPATH=src python bench/bench_conv.py [--reps N] [--shapes]
 
 Rounds interleave the formulations (the machines are noisy); prints min and median milliseconds. The kernel
 rivulet uses is `nn_ops._conv_kernel`: for this stride-1 float32 case `_conv_taps`, one OpenBLAS GEMM per
@@ -8,6 +8,11 @@ filter tap summed (beta=1) into cache-sized blocks of output rows, no im2col cop
 kernel other convolutions take (copy of block k+1 overlapping the matmul of block k). "shifted matmuls" is
 the tap-sum idea in plain NumPy, whose matmul cannot accumulate. On the 2-core AMD EPYC (AVX2) machines,
 2026-11-25: gemm only 106-108 ms, rivulet kernel 108-114, blocked im2col 130-137, one-gemm im2col 138.
+
+--shapes times rivulet's kernel against blocked im2col on typical 3x3 layers instead (nn_ops._taps_pay
+chooses between them from these; same machines, ratios im2col / tap sums): 64x28x28 with 1/3/4 input
+channels 0.4-0.8x (im2col kept), 16 channels 1.5x, 32 1.1-1.2x, 64 1.0-1.4x, 200x200x100 1.2x; 128-256
+channels 0.87-1.0x on 14x14 and 28x28 images (im2col kept), 1.03-1.13x on 56x56 and larger.
 """
 import argparse
 import time
@@ -57,20 +62,56 @@ def rivulet_kernel(x, w):
     return nn_ops._conv_kernel(x, w, (1, 1), "VALID", (1, 1))
 
 
-def blocked_im2col(x, w):
+def blocked_im2col(x, w, padding="VALID"):
     """The kernel without the tap sums (as when NumPy's BLAS is not OpenBLAS)."""
     real = nn_ops.openblas.api
     nn_ops.openblas.api = lambda: None
     try:
-        return nn_ops._conv_kernel(x, w, (1, 1), "VALID", (1, 1))
+        return nn_ops._conv_kernel(x, w, (1, 1), padding, (1, 1))
     finally:
         nn_ops.openblas.api = real
+
+
+SHAPES = [(64, 28, 1, 32, "VALID"), (64, 28, 16, 16, "SAME"), (64, 26, 32, 64, "VALID"), (32, 32, 64, 64, "SAME"),
+          (16, 14, 128, 128, "SAME"), (8, 56, 128, 128, "SAME"), (4, 28, 256, 256, "SAME"), (1, 200, 100, 100, "VALID")]
+
+
+def shapes(reps):
+    """Tap sums (forced) against blocked im2col: batch, image size, in/out channels, padding."""
+    rng = np.random.default_rng(0)
+    real = nn_ops._taps_pay
+    for n, h, c, o, pad in SHAPES:
+        x = rng.standard_normal((n, h, h, c), dtype=np.float32)
+        w = rng.standard_normal((3, 3, c, o), dtype=np.float32)
+        taps, cols = [], []
+        for _ in range(reps):
+            nn_ops._taps_pay = lambda *a: True
+            try:
+                t = time.perf_counter()
+                nn_ops._conv_kernel(x, w, (1, 1), pad, (1, 1))
+                taps.append(time.perf_counter() - t)
+            finally:
+                nn_ops._taps_pay = real
+            t = time.perf_counter()
+            blocked_im2col(x, w, pad)
+            cols.append(time.perf_counter() - t)
+        print(f"{n}x{h}x{h}x{c} -> {o} {pad:5s}  tap sums {min(taps) * 1e3:7.2f} ms  im2col {min(cols) * 1e3:7.2f} ms  "
+              f"ratio {min(cols) / min(taps):.2f}  (chosen: {'taps' if real((n, h, h, c), c, *_out(h, pad)) else 'im2col'})")
+
+
+def _out(h, pad):
+    oh = h if pad == "SAME" else h - K + 1
+    p = (1, 1) if pad == "SAME" else (0, 0)
+    return oh, oh, p, p
 
 
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--reps", type=int, default=7)
+    ap.add_argument("--shapes", action="store_true", help="typical layers: tap sums against im2col")
     args = ap.parse_args()
+    if args.shapes:
+        return shapes(min(args.reps, 3))
     rng = np.random.default_rng(0)
     x = rng.standard_normal((N, H, W, C), dtype=np.float32)
     w = rng.standard_normal((K, K, C, O), dtype=np.float32)

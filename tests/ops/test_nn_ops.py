@@ -312,12 +312,14 @@ def test_conv2d_tap_sums_match_im2col(monkeypatch, dtype):
         pytest.skip("NumPy is not linked to OpenBLAS here")
     rs = np.random.default_rng(7)
     bias = rs.standard_normal(5).astype(dtype)
+    monkeypatch.setattr(nn_ops, "_taps_pay", lambda *a: True)  # these small channel counts would take im2col
 
     def epilogue(block):
         np.add(block, bias, out=block)
         np.maximum(block, 0, out=block)
 
     for xs, ws, padding, dil in [((2, 9, 8, 3), (3, 3, 3, 5), "VALID", (1, 1)), ((1, 7, 11, 4), (2, 3, 4, 5), "SAME", (1, 1)),
+                                 ((5, 4, 3, 2), (3, 2, 2, 5), "SAME", (1, 1)), ((4, 3, 5, 2), (3, 3, 2, 5), "VALID", (1, 2)),
                                  ((3, 6, 6, 2), (3, 2, 2, 5), "SAME", (2, 1)), ((1, 4, 5, 1), (1, 3, 1, 5), "VALID", (1, 2)),
                                  ((1, 5, 6, 2), (3, 3, 2, 5), "EXPLICIT", (1, 1))]:
         x, w = rs.standard_normal(xs).astype(dtype), rs.standard_normal(ws).astype(dtype)
@@ -330,6 +332,17 @@ def test_conv2d_tap_sums_match_im2col(monkeypatch, dtype):
                 cols = nn_ops._conv_kernel(x, w, (1, 1), padding, dil, explicit, epilogue)
             assert taps.dtype == dtype and taps.shape == cols.shape and taps.flags.c_contiguous
             np.testing.assert_allclose(taps, cols, rtol=1e-4 if dtype == np.float32 else 1e-12, atol=1e-5)
+
+
+def test_conv2d_takes_tap_sums_where_they_pay():
+    # Few input channels starve each tap's GEMM; many channels on small images waste the dropped rows and
+    # columns: both keep im2col (bench/bench_conv.py has the measurements).
+    pay = nn_ops._taps_pay
+    assert not pay((64, 28, 28, 1), 1, 26, 26, (0, 0), (0, 0))
+    assert pay((64, 28, 28, 16), 16, 28, 28, (1, 1), (1, 1))
+    assert pay((1, 200, 200, 100), 100, 198, 198, (0, 0), (0, 0))
+    assert not pay((16, 14, 14, 128), 128, 14, 14, (1, 1), (1, 1))
+    assert pay((8, 56, 56, 128), 128, 56, 56, (1, 1), (1, 1))
 
 
 def test_shifted_gemm_sum_checks_before_calling_blas():

@@ -708,7 +708,7 @@ def _conv_kernel(x, w, strides, padding, dilations, explicit=None, epilogue=None
         if epilogue is not None:
             epilogue(out)
         return out
-    if strides == (1, 1) and x.dtype == w.dtype and n and oh and ow:
+    if strides == (1, 1) and x.dtype == w.dtype and n and oh and ow and _taps_pay(x.shape, c, oh, ow, ph, pw):
         blas = openblas.api()
         if blas is not None and blas.has_gemm(x.dtype):
             return _conv_taps(blas, _pad_input(x, ph, pw), w, oh, ow, dilations, epilogue)
@@ -730,30 +730,44 @@ def _conv_kernel(x, w, strides, padding, dilations, explicit=None, epilogue=None
 _TAP_BLOCK_BYTES = 1 << 20  # output rows summed in one scratch block: it stays in L2 across the taps
 
 
+def _taps_pay(xshape, c, oh, ow, ph, pw):
+    """Whether tap sums beat im2col (measured on 2-core AVX2 machines, bench/bench_conv.py): not for few
+    input channels (a K of 1-4 starves each GEMM: 0.4-0.8x), and for many channels only when the dropped
+    columns and rows past each output row and image stay under 8% (14x14 and 28x28 images at 128-256
+    channels: 0.87-1.06x; 56x56 and up: 1.03-1.13x); 8-100 channels: 1.0-1.5x."""
+    if c < 8:
+        return False
+    hp, wp = xshape[1] + ph[0] + ph[1], xshape[2] + pw[0] + pw[1]
+    return c < 128 or oh * ow >= 0.92 * hp * wp
+
+
 def _conv_taps(blas, xp, w, oh, ow, dilations, epilogue):
     """Stride-1 convolution with no im2col copy: for each block of output rows, one BLAS GEMM per filter
-    tap accumulates (beta=1) into a scratch block. Flattening the padded image's rows makes each tap's
+    tap accumulates (beta=1) into a scratch block. Flattening the padded batch's rows makes each tap's
     input a contiguous [rows, C] slice: output pixel p of virtual row width Wp reads input pixel
-    p + i*dh*Wp + j*dw; the Wp - OW columns past each row's end are computed and dropped."""
+    p + i*dh*Wp + j*dw. The Wp - OW columns past each row's end, and the Hp - OH rows past each image's
+    end (small images share one GEMM), are computed and dropped."""
     n, hp, wp, c = xp.shape
     kh, kw, _, o = w.shape
     dh, dw = dilations
-    xf = np.ascontiguousarray(xp).reshape(n, hp * wp, c)
+    xf = np.ascontiguousarray(xp).reshape(n * hp * wp, c)
     offsets = [i * dh * wp + j * dw for i in range(kh) for j in range(kw)]
     taps = [np.ascontiguousarray(w[i, j]) for i in range(kh) for j in range(kw)]
-    rows = max(1, min(oh, _TAP_BLOCK_BYTES // (wp * o * xp.itemsize)))
+    total = (n - 1) * hp + oh  # virtual output rows: image b's row r is virtual row b * hp + r
+    rows = max(1, min(total, _TAP_BLOCK_BYTES // (wp * o * xp.itemsize)))
     out = np.empty((n, oh, ow, o), dtype=xp.dtype)
     scratch = np.empty((rows * wp, o), dtype=xp.dtype)
-    for b in range(n):
-        img = xf[b]
-        for r0 in range(0, oh, rows):
-            r1 = min(oh, r0 + rows)
-            start = r0 * wp
-            blas.shifted_gemm_sum(img, [start + off for off in offsets], taps, scratch[:(r1 - r0 - 1) * wp + ow])
-            block = out[b, r0:r1]
-            block[...] = scratch[:(r1 - r0) * wp].reshape(r1 - r0, wp, o)[:, :ow]
-            if epilogue is not None:
-                epilogue(block)
+    for r0 in range(0, total, rows):
+        r1 = min(total, r0 + rows)
+        blas.shifted_gemm_sum(xf, [r0 * wp + off for off in offsets], taps, scratch[:(r1 - r0 - 1) * wp + ow])
+        block = scratch[:(r1 - r0) * wp].reshape(r1 - r0, wp, o)
+        for b in range(r0 // hp, (r1 - 1) // hp + 1):
+            lo, hi = max(r0, b * hp), min(r1, b * hp + oh)  # this image's valid rows in the block
+            if lo < hi:
+                dst = out[b, lo - b * hp:hi - b * hp]
+                dst[...] = block[lo - r0:hi - r0, :ow]
+                if epilogue is not None:
+                    epilogue(dst)
     return out
 
 
