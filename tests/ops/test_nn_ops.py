@@ -332,6 +332,13 @@ def test_conv2d_tap_sums_match_im2col(monkeypatch, dtype):
                 cols = nn_ops._conv_kernel(x, w, (1, 1), padding, dil, explicit, epilogue)
             assert taps.dtype == dtype and taps.shape == cols.shape and taps.flags.c_contiguous
             np.testing.assert_allclose(taps, cols, rtol=1e-4 if dtype == np.float32 else 1e-12, atol=1e-5)
+            # the stride-1 input gradient is a full correlation through the same kernel
+            dy = rs.standard_normal(cols.shape).astype(dtype)
+            dx = nn_ops._conv_backprop_input_kernel(x, w, dy, (1, 1), padding, dil, explicit)
+            with monkeypatch.context() as m:
+                m.setattr(openblas, "api", lambda: None)
+                dx_cols = nn_ops._conv_backprop_input_kernel(x, w, dy, (1, 1), padding, dil, explicit)
+            np.testing.assert_allclose(dx, dx_cols, rtol=1e-4 if dtype == np.float32 else 1e-12, atol=1e-4)
 
 
 def test_conv2d_takes_tap_sums_where_they_pay():
