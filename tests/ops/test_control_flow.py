@@ -287,3 +287,34 @@ def test_variable_gradients_through_control_flow_inside_functions():
     assert [g.numpy() for g in through_cond(tf.constant(1.0))] == [6.0, 0.0]
     assert [g.numpy() for g in through_cond(tf.constant(-2.0))] == [0.0, -2.0]
     assert through_while(tf.constant(2.0)).numpy() == 54.0  # d(x v^3)/dv = 3 x v^2
+
+
+def test_while_gradient_does_not_repeat_the_loops_side_effects():
+    # WhileGrad takes the loop variables the forward loop recorded: the body's assigns run once per
+    # iteration, as in TensorFlow (8.0, 12.0, counter 3.0), inside the function and under an outer tape.
+    count, x = tf.Variable(0.0), tf.Variable(2.0)
+
+    def loop():
+        y, i = tf.constant(1.0), tf.constant(0)
+        while i < 3:
+            y = y * x
+            count.assign_add(1.0)
+            i += 1
+        return y
+
+    @tf.function
+    def inside():
+        with tf.GradientTape() as tape:
+            y = loop()
+        return y, tape.gradient(y, x)
+
+    y, g = inside()
+    assert (float(y), float(g), float(count.numpy())) == (8.0, 12.0, 3.0)
+    outer = tf.function(loop)
+    count.assign(0.0)
+    with tf.GradientTape() as tape:
+        y = outer()
+    assert (float(y), float(tape.gradient(y, x)), float(count.numpy())) == (8.0, 12.0, 3.0)
+    for k in (1, 2):  # later calls record afresh
+        y, g = inside()
+        assert (float(y), float(g), float(count.numpy())) == (8.0, 12.0, 3.0 + 3 * k)

@@ -7,12 +7,15 @@ static attr holds the sub-graphs, each compiled to Python once, on its first run
 used when a sub-graph has stateful ops, so the op is never pruned and keeps its place in program order.
 
 Gradients: If/Case differentiate as a cond/switch_case over the branches' gradients (each replays its
-branch under a GradientTape). While differentiates through a WhileGrad op whose kernel runs the loop again,
-keeping every iteration's loop variables, then walks them backwards taking the body's vector-Jacobian
-product per iteration: correct in eager code and in graphs, but not itself differentiable (no
-second-order gradients through while loops).
+branch under a GradientTape). While differentiates through a WhileGrad op whose kernel takes every
+iteration's loop variables as the forward loop recorded them (once a gradient of it exists, or while a tape
+records), then walks them backwards taking the body's vector-Jacobian product per iteration, replayed
+without its side effects: correct in eager code and in graphs, but not itself differentiable (no
+second-order gradients through while loops). Only where no record matches does it run the loop again.
 """
 import contextlib
+import threading
+import weakref
 
 import numpy as np
 
@@ -433,8 +436,27 @@ class LoopBody:
         return lv, n
 
 
+_records = threading.local()  # per thread: {LoopBody: (its loop's input values, their history)}
+_recording = weakref.WeakSet()  # the loops a WhileGrad was built for (not an attr: saved models keep attrs)
+
+
+def _recorded():
+    d = getattr(_records, "d", None)
+    if d is None:
+        d = _records.d = weakref.WeakKeyDictionary()
+    return d
+
+
 def _while_kernel(*values, body):
-    final, n = body.run(values)
+    if _state.tapes or body in _recording:
+        # The gradient (WhileGrad, later in this run) takes the loop variables of every iteration from
+        # here: running the loop again would repeat its side effects (assigns, prints) and read what they
+        # changed. One record per loop and thread: the latest run's.
+        history = []
+        final, n = body.run(values, history)
+        _recorded()[body] = (tuple(values[:body.n_vars]), history)
+    else:
+        final, n = body.run(values)
     if body.must_iterate and not n:
         names = ", ".join(body.must_iterate)
         raise InvalidArgumentError(f"assertion failed: [loop must iterate at least once to initialize {names}]")
@@ -452,6 +474,7 @@ def _while_grad(op, *dys):
         return [None] * len(op.inputs)
     from .array_ops import zeros_like
     dys = [dy if dy is not None else zeros_like(o) for dy, o in zip(dys, op.outputs)]
+    _recording.add(lb)
     attrs = {"body": lb, "wrt": tuple(wrt)}
     # A captured variable's gradient is a value of the variable's shape and dtype (not a resource): recorded
     # now, while the capture still leads to the variable.
@@ -471,9 +494,13 @@ def _while_grad_kernel(*values, body, wrt, resource_specs=()):
     then pull the output gradients back through the body one iteration at a time."""
     n_in = len(values) - body.n_vars
     inputs, dys = values[:n_in], values[n_in:]
-    history = []
-    body.run(inputs, history)
     n = body.n_vars
+    rec = _recorded().pop(body, None)
+    if rec is not None and len(rec[0]) == n and all(a is b for a, b in zip(rec[0], inputs)):
+        history = rec[1]  # the forward run of these very inputs
+    else:
+        history = []
+        body.run(inputs, history)
     g_vars = list(dys)
     g_inputs = [None] * n_in
     bc = [inputs[i] for i in body.body_feed]
