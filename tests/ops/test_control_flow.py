@@ -318,3 +318,27 @@ def test_while_gradient_does_not_repeat_the_loops_side_effects():
     for k in (1, 2):  # later calls record afresh
         y, g = inside()
         assert (float(y), float(g), float(count.numpy())) == (8.0, 12.0, 3.0 + 3 * k)
+
+
+@pytest.mark.parametrize("read_first", [True, False])
+def test_while_gradient_sees_the_variable_values_each_iteration_read(read_first):
+    # The body assigns the variable it multiplies by: each iteration's read is replayed with the value the
+    # forward loop read (TensorFlow 2.21: 6.0 / 11.0 reading before the assign, 24.0 / 26.0 after).
+    w = tf.Variable(1.0)
+
+    @tf.function
+    def f():
+        with tf.GradientTape() as tape:
+            y, i = tf.constant(1.0), tf.constant(0)
+            while i < 3:
+                if read_first:
+                    y = y * w
+                    w.assign_add(1.0)
+                else:
+                    w.assign_add(1.0)
+                    y = y * w
+                i += 1
+        return y, tape.gradient(y, w)
+
+    y, g = f()
+    assert (float(y), float(g), float(w.numpy())) == ((6.0, 11.0, 4.0) if read_first else (24.0, 26.0, 4.0))

@@ -3,14 +3,17 @@ being built (inlining a ConcreteFunction into its caller)."""
 from ..core import context
 from ..core.dispatch import bind
 from ..core.tensor import EagerTensor
+from ..state.resource_ops import REPLAYED_READ
 from .plan import needed_ops
 
 
-def replay(graph, inputs, outputs, values, env=None, keep_stateful=None):
+def replay(graph, inputs, outputs, values, env=None, keep_stateful=None, reads=None):
     """The values of `outputs` (tensors of `graph`) given `values` for the placeholders `inputs`. `env`
     (id of a graph tensor -> its value here) holds values already known; it is filled in as ops run.
     Stateful ops run too (as in a call) unless `keep_stateful` is False; by default only when no `env`
-    was given: computing a forgotten value from a replay's `env` must not run its side effects again."""
+    was given: computing a forgotten value from a replay's `env` must not run its side effects again.
+    `reads` (id of a ReadVariableOp's output -> the value a forward run read) replays those reads with
+    the recorded values, their gradients still flowing to the variables."""
     if keep_stateful is None:
         keep_stateful = env is None
     env = {} if env is None else env
@@ -29,6 +32,9 @@ def replay(graph, inputs, outputs, values, env=None, keep_stateful=None):
         if op.type == "Const":
             v = op.attrs["value"]
             env[id(op.outputs[0])] = EagerTensor(v) if target is None else target.constant(v, name=op.name)
+            continue
+        if reads is not None and op.type == "ReadVariableOp" and id(op.outputs[0]) in reads:
+            env[id(op.outputs[0])] = bind(REPLAYED_READ, [env[id(op.inputs[0])], EagerTensor(reads[id(op.outputs[0])])])
             continue
         attrs = op.attrs
         if "grad_fn" in attrs:  # tf.custom_gradient: its gradient function speaks of this graph's tensors

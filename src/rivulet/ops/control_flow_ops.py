@@ -8,10 +8,11 @@ used when a sub-graph has stateful ops, so the op is never pruned and keeps its 
 
 Gradients: If/Case differentiate as a cond/switch_case over the branches' gradients (each replays its
 branch under a GradientTape). While differentiates through a WhileGrad op whose kernel takes every
-iteration's loop variables as the forward loop recorded them (once a gradient of it exists, or while a tape
-records), then walks them backwards taking the body's vector-Jacobian product per iteration, replayed
-without its side effects: correct in eager code and in graphs, but not itself differentiable (no
-second-order gradients through while loops). Only where no record matches does it run the loop again.
+iteration's loop variables, and the values the body's variable reads gave, as the forward loop recorded
+them (once a gradient of it exists, or while a tape records), then walks them backwards taking the body's
+vector-Jacobian product per iteration, replayed with those reads and without its side effects: correct in
+eager code and in graphs, but not itself differentiable (no second-order gradients through while loops).
+Only where no record matches does it run the loop again.
 """
 import contextlib
 import threading
@@ -56,6 +57,22 @@ class SubGraph:
             from ..execute.codegen import compile_graph
             fn = self._fn = compile_graph(self.graph, self.inputs, self.outputs, name=self.graph.name).fn
         return fn(*values)
+
+    @property
+    def reads(self):
+        """The outputs of the sub-graph's own variable reads."""
+        return [op.outputs[0] for op in self.graph._ops if op.type == "ReadVariableOp"]
+
+    def run_reading(self, *values):
+        """(outputs, the values its variable reads gave): what a gradient replays the run with."""
+        fn = self.__dict__.get("_fn_reading")
+        if fn is None:
+            from ..execute.codegen import compile_graph
+            fn = self._fn_reading = compile_graph(self.graph, self.inputs, self.outputs + self.reads,
+                                                  name=self.graph.name).fn
+        res = fn(*values)
+        n = len(self.outputs)
+        return res[:n], res[n:]
 
     def __repr__(self):
         return f"<SubGraph {self.graph.name}>"
@@ -420,7 +437,8 @@ class LoopBody:
 
     def run(self, values, history=None):
         """Runs the loop on the op's input values; returns (final loop variables, iteration count).
-        `history`, a list, receives the loop variables each iteration starts from."""
+        `history`, a list, receives (the loop variables each iteration starts from, the values its
+        variable reads gave)."""
         if _state.tapes:
             _watch_variables(values)
         lv = tuple(values[:self.n_vars])
@@ -428,9 +446,15 @@ class LoopBody:
         bc = [values[i] for i in self.body_feed]
         c, b = self.cond.run, self.body.run
         n = 0
+        if history is not None:
+            reading = self.body.run_reading
+            while c(*lv, *cc)[0]:
+                start = lv
+                lv, reads = reading(*lv, *bc)
+                history.append((start, reads))
+                n += 1
+            return lv, n
         while c(*lv, *cc)[0]:
-            if history is not None:
-                history.append(lv)
             lv = b(*lv, *bc)
             n += 1
         return lv, n
@@ -504,10 +528,11 @@ def _while_grad_kernel(*values, body, wrt, resource_specs=()):
     g_vars = list(dys)
     g_inputs = [None] * n_in
     bc = [inputs[i] for i in body.body_feed]
+    read_ids = [id(t) for t in body.body.reads]
     with isolated_tapes(), _eager():
-        for lv in reversed(history):
+        for lv, reads in reversed(history):
             ins = [EagerTensor(v) if not getattr(v, "_is_resource", False) else v for v in list(lv) + bc]
-            gs = vjp(body.body, ins, [EagerTensor(g) for g in g_vars])
+            gs = vjp(body.body, ins, [EagerTensor(g) for g in g_vars], dict(zip(read_ids, reads)))
             g_vars = [_value_or_zeros(g, x) for g, x in zip(gs[:n], lv)]
             for i, g in zip(body.body_feed, gs[n:]):
                 if g is not None and i in wrt:
@@ -549,10 +574,11 @@ WHILE_GRAD = defop("WhileGrad", _quiet(_while_grad_kernel), _while_grad_infer,
                    num_outputs=lambda attrs: len(attrs["wrt"]))
 
 
-def vjp(sub, inputs, dys):
+def vjp(sub, inputs, dys, reads=None):
     """Gradients of a sub-graph's outputs w.r.t. `inputs` (fed in sub.inputs order) given the output
     gradients, by replaying the sub-graph into the current context: eagerly under a fresh tape, in a graph
-    by reverse mode over the replayed ops. None where an input is unconnected."""
+    by reverse mode over the replayed ops. None where an input is unconnected. `reads` (eager only): the
+    values the forward run's variable reads gave, replayed instead of reading the variables now."""
     from ..autodiff.backprop import backprop, graph_no_grad_message
     from ..execute.replay import replay
     g = context.current_graph()
@@ -563,7 +589,7 @@ def vjp(sub, inputs, dys):
                 if isinstance(x, Tensor) and (x.dtype.is_floating or x.dtype.is_complex):
                     tape.watch(x)
             # keep_stateful=False: the forward pass already ran the sub-graph's side effects (assigns)
-            outs = replay(sub.graph, sub.inputs, sub.outputs, inputs, keep_stateful=False)
+            outs = replay(sub.graph, sub.inputs, sub.outputs, inputs, keep_stateful=False, reads=reads)
         targets, seeds = _float_pairs(outs, dys)
         if not targets:
             return [None] * len(inputs)

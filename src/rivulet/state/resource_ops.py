@@ -26,6 +26,10 @@ def _read_infer(handle, dtype, shape):
 # The gradient of a read flows to the resource input: a tape or tf.gradients asked for a variable
 # collects it there (summed over all reads of that variable).
 READ = defop("ReadVariableOp", _read_kernel, _read_infer, grad=lambda op, dy: (dy,), stateful=True)
+# A read replayed for a gradient with the value the forward run read (a while loop's VJP per iteration):
+# the recorded value, and the read's gradient flowing to the resource as above.
+REPLAYED_READ = defop("_ReplayedRead", lambda var, value: value, lambda handle, value: (value.shape, value.dtype),
+                      grad=lambda op, dy: (dy, None))
 
 
 def update_shape_error(var_shape, value_shape):
