@@ -522,7 +522,8 @@ def _while_grad_kernel(*values, body, wrt, resource_specs=()):
     rec = _recorded().pop(body, None)
     if rec is not None and len(rec[0]) == n and all(a is b for a, b in zip(rec[0], inputs)):
         history = rec[1]  # the forward run of these very inputs
-    else:
+    else:  # no record (a graph loaded from a file): run it again; its later runs record
+        _recording.add(body)
         history = []
         body.run(inputs, history)
     g_vars = list(dys)
