@@ -501,17 +501,9 @@ def _mean_kernel(x, axis=None, keepdims=False):
     if x.__class__ is np.ndarray and x.dtype.kind == "f":
         # np.mean's own steps (a pairwise sum in x's dtype, then a division by the count) without its
         # Python-level wrapper, which costs 4x the sum on the small arrays of a training step's loss.
-        count = x.size if axis is None else _reduced_count(x.shape, axis)
-        if count:
-            return np.add.reduce(x, axis=axis, dtype=x.dtype, keepdims=keepdims) / x.dtype.type(count)
+        s = np.add.reduce(x, axis=axis, dtype=x.dtype, keepdims=keepdims)
+        return s / x.dtype.type(x.size // np.size(s))  # (x is not empty, so neither is s)
     return np.mean(x, axis=axis, dtype=x.dtype, keepdims=keepdims)
-
-
-def _reduced_count(shape, axis):
-    n = 1
-    for a in (axis if isinstance(axis, (tuple, list)) else (axis,)):
-        n *= shape[a]
-    return n
 
 
 def _reduce_grad_shape(op, dy):
