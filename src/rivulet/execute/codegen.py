@@ -208,39 +208,29 @@ _INFIX = {"AddV2": "{0} + {1}", "Sub": "{0} - {1}", "Mul": "{0} * {1}", "Neg": "
           "MatMul": "{0} @ {1}", "Less": "{0} < {1}", "LessEqual": "{0} <= {1}", "Greater": "{0} > {1}",
           "GreaterEqual": "{0} >= {1}"}
 def _inline_fused_matmul(op, glob):
-    """relu(a @ b + bias): for small operands a call of a plain function that adds and clamps in place on
-    the product's own buffer, comparing with a static zeros array (see _zeros_like)."""
+    """relu(a @ b + bias) for 2-D float32/float64 operands: fusion.py's plain functions (or np.dot and
+    np.maximum) on a zeros array of the output's static shape (see _zeros_like)."""
+    from ..optimize import fusion
     a, b = op.inputs[:2]
-    if a.shape.rank != 2 or b.shape.rank != 2 or a.dtype.name not in ("float32", "float64"):
+    if a.shape.rank != 2 or b.shape.rank != 2 or a.dtype.name not in _BLAS_FLOATS:
         return None  # (half floats: the kernel's np.matmul, which sums them as the unfused MatMul does)
     glob["_dot"] = np.dot
-    relu = op.attrs.get("activation") == "relu"
-    if len(op.inputs) == 3:
-        if not relu:
-            glob["_dot_bias"] = _dot_bias
-            return "_dot_bias({0}, {1}, {2})"
-        z = f"z{op._id}"
-        glob[z] = _zeros_like(op.outputs[0])
-        glob["_dot_bias_relu"] = _dot_bias_relu
+    bias = len(op.inputs) == 3
+    if op.attrs.get("activation") != "relu":
+        if not bias:
+            return "_dot({0}, {1})"
+        glob["_dot_bias"] = fusion.dot_bias
+        return "_dot_bias({0}, {1}, {2})"
+    z = f"z{op._id}"
+    glob[z] = _zeros_like(op.outputs[0])
+    if bias:
+        glob["_dot_bias_relu"] = fusion.dot_bias_relu
         return "_dot_bias_relu({0}, {1}, {2}, " + z + ")"
-    if relu:
-        z = f"z{op._id}"
-        glob[z] = _zeros_like(op.outputs[0])
-        glob["_max"] = np.maximum
-        return "_max(_dot({0}, {1}), " + z + ")"
-    return "_dot({0}, {1})"
+    glob["_max"] = np.maximum
+    return "_max(_dot({0}, {1}), " + z + ")"
 
 
-def _dot_bias(a, b, bias):
-    r = np.dot(a, b)
-    r += bias
-    return r
-
-
-def _dot_bias_relu(a, b, bias, zero):
-    r = np.dot(a, b)
-    r += bias
-    return np.maximum(r, zero, out=r)
+_BLAS_FLOATS = ("float32", "float64")  # np.dot and np.matmul both call BLAS on these
 
 
 def _inline_matmul(op, glob):
@@ -251,7 +241,7 @@ def _inline_matmul(op, glob):
     if any(op.attrs.get(k) for k in ("adjoint_a", "adjoint_b")) or set(op.attrs) - _MATMUL_ATTRS:
         return None
     ta, tb = (".T" if op.attrs.get(k) else "" for k in ("transpose_a", "transpose_b"))
-    if a.dtype.name in ("float32", "float64"):  # BLAS either way; np.dot's entry is the cheaper
+    if a.dtype.name in _BLAS_FLOATS:  # BLAS either way; np.dot's entry is the cheaper
         glob["_dot"] = np.dot
         return f"_dot({{0}}{ta}, {{1}}{tb})"
     glob["_matmul"] = np.matmul  # the kernel's own loops (np.dot sums half floats differently)

@@ -24,6 +24,21 @@ def _fused_infer(a, b, *bias, activation=None):
 FUSED_MATMUL = defop("_FusedMatMul", _fused_kernel, _fused_infer)
 
 
+# The executor's compiled forms of a 2-D float32/float64 _FusedMatMul (execute/codegen.py): plain calls
+# with no attrs to parse, adding and clamping in place on the product's buffer; `zero` is a zeros array of
+# the output's shape, which np.maximum takes about twice as fast as a scalar on small operands.
+def dot_bias(a, b, bias):
+    r = np.dot(a, b)
+    r += bias
+    return r
+
+
+def dot_bias_relu(a, b, bias, zero):
+    r = np.dot(a, b)
+    r += bias
+    return np.maximum(r, zero, out=r)
+
+
 def _fused_conv_kernel(x, w, bias, strides, padding, dilations, explicit=None, activation=None):
     def epilogue(block):
         np.add(block, bias, out=block)
