@@ -31,11 +31,11 @@ SETTINGS = {"warmup_calls": 2, "background": False, "threads": None}
 _HOT_SECONDS, _INLINE_SECONDS = 0.1, 0.02
 # Once compiled, the first _TRIALS onnxruntime calls are timed, the first _SKIPPED not counted (onnxruntime
 # grows its memory arena and warms up over its first runs: w5's step took 1.8, 1.1, 0.9, 0.9, 0.8 ms ...
-# reaching 0.72 ms after about ten). If the fastest counted one is slower than the NumPy executor's fastest warm-up call, the function
-# goes back to NumPy for good (tier 'numpy (faster)'): jit_compile=True never makes a function slower than
-# graph mode (one big convolution: rivulet's kernel sums a GEMM per filter tap with no im2col copy;
-# onnxruntime's copies). A slow function (a call over _INLINE_SECONDS) is timed on fewer calls: each
-# costs much more than the noise.
+# reaching 0.72 ms after about ten). If the fastest counted one is slower than the NumPy executor's fastest
+# warm-up call, the function goes back to NumPy for good (tier 'numpy (faster)'): jit_compile=True never
+# makes a function slower than graph mode (one big convolution: rivulet's kernel sums a GEMM per filter
+# tap with no im2col copy; onnxruntime's copies). A slow function (a call over _INLINE_SECONDS) is timed
+# on fewer calls: each costs much more than the noise.
 _TRIALS, _SKIPPED, _SLOW_TRIALS, _SLOW_SKIPPED = 12, 4, 3, 1
 _said = set()
 _compiling = weakref.WeakSet()  # background compiles: finished (or given up on) before the interpreter exits

@@ -41,7 +41,7 @@ class SubGraph:
         self.graph = graph
         self.params = list(params)
         self.outputs = list(outputs)
-        self._fn = None
+        self._fn = self._fn_reading = None
 
     @property
     def inputs(self):
@@ -65,7 +65,7 @@ class SubGraph:
 
     def run_reading(self, *values):
         """(outputs, the values its variable reads gave): what a gradient replays the run with."""
-        fn = self.__dict__.get("_fn_reading")
+        fn = self._fn_reading
         if fn is None:
             from ..execute.codegen import compile_graph
             fn = self._fn_reading = compile_graph(self.graph, self.inputs, self.outputs + self.reads,
