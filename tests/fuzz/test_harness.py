@@ -1,0 +1,88 @@
+"""The fuzz harness itself catches what it promises to: undocumented errors, hangs, memory blow-ups, forbidden
+audit events; and passes documented errors and clean loads."""
+import os
+import subprocess
+import time
+
+import numpy as np
+import pytest
+
+from tests.fuzz.harness import CANARY, FuzzTarget, mutate_bytes, run_fuzz
+
+
+def _build(rng, case_dir):
+    path = os.path.join(case_dir, "f.bin")
+    with open(path, "wb") as f:
+        f.write(mutate_bytes(rng, b"0123456789" * 8))
+    return path
+
+
+def _documented(path):
+    if os.path.getsize(path) % 2:
+        raise ValueError("odd")
+
+
+def _keyerror(path):
+    raise KeyError("x")
+
+
+def _hang(path):
+    time.sleep(60)
+
+
+def _blowup(path):
+    return np.ones(2 ** 31, np.uint8).sum()  # 2 GiB past a 256 MiB cap
+
+
+def _spawns(path):
+    subprocess.run(["true"], check=False)
+
+
+def _writes_outside(path):
+    with open(os.path.join(os.path.dirname(os.path.dirname(path)), "escaped.txt"), "w") as f:
+        f.write("x")
+
+
+def _compiles_canary(path):
+    compile(f"{CANARY} = 1", "<from a file>", "exec")
+
+
+def _crashes(path):
+    os._exit(7)
+
+
+TARGETS = [
+    FuzzTarget("documented", _build, _documented, (ValueError,)),
+    FuzzTarget("keyerror", _build, _keyerror, (ValueError,)),
+    FuzzTarget("hang", _build, _hang, (ValueError,), seconds=0.5),
+    FuzzTarget("blowup", _build, _blowup, (ValueError,), mem_mb=256),
+    FuzzTarget("spawns", _build, _spawns, (ValueError,)),
+    FuzzTarget("writes", _build, _writes_outside, (ValueError,)),
+    FuzzTarget("canary", _build, _compiles_canary, (ValueError,)),
+    FuzzTarget("crashes", _build, _crashes, (ValueError,)),
+]
+_T = {t.name: t for t in TARGETS}
+
+
+def test_documented_errors_and_clean_loads_pass():
+    report = run_fuzz(_T["documented"], n=12, seed=1)
+    assert not report.failures, report.summary()
+    assert sum(report.counts.values()) == 12
+    assert set(report.counts) <= {"ok", "ValueError"}
+
+
+@pytest.mark.parametrize("name, outcome", [("keyerror", "undocumented KeyError"), ("hang", "timeout"),
+                                           ("blowup", "undocumented MemoryError"), ("spawns", "audit"),
+                                           ("writes", "audit"), ("canary", "audit"), ("crashes", "child died")])
+def test_findings_are_reported(name, outcome):
+    report = run_fuzz(_T[name], n=2, seed=1)
+    assert report.counts[outcome] == 2, report.summary()
+    assert len(report.failures) == 2 and "replay: python -m tests.fuzz.harness" in report.failures[0]
+
+
+def test_mutations_are_seeded_and_vary():
+    data = bytes(range(256))
+    a = [mutate_bytes(np.random.default_rng([3, i]), data) for i in range(20)]
+    b = [mutate_bytes(np.random.default_rng([3, i]), data) for i in range(20)]
+    assert a == b
+    assert len(set(a)) > 15
