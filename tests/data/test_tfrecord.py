@@ -1,11 +1,16 @@
 """TFRecord files, tf.train.Example and tf.io parsing, checked against bytes and files TensorFlow wrote."""
+import gzip
 import os
+import re
+import struct
+import zlib
 
 import numpy as np
 import pytest
 
 import rivulet as tf
 from rivulet.errors import DataLossError, InvalidArgumentError, NotFoundError
+from rivulet.summary.records import masked_crc
 
 HERE = os.path.dirname(__file__)
 TF_FILE = os.path.join(HERE, "fixtures", "tf_written.tfrecord")
@@ -135,3 +140,92 @@ def test_serialize_tensor_matches_tensorflow():
     assert back.numpy().tolist() == [[1.5, 2.0]]
     with pytest.raises(InvalidArgumentError, match="Type mismatch"):
         tf.io.parse_tensor(tf.io.serialize_tensor(tf.constant([1, 2])), tf.float32)
+
+
+def _framed(length, data=b"abcd"):
+    """A record header declaring `length` (with a correct header CRC: CRCs guard against accidents, not
+    against a crafted file), followed by `data`."""
+    hdr = struct.pack("<Q", length)
+    return hdr + struct.pack("<I", masked_crc(hdr)) + data
+
+
+def _write(path, data, compression):
+    if compression == "GZIP":
+        data = gzip.compress(data)
+    elif compression == "ZLIB":
+        data = zlib.compress(data)
+    with open(path, "wb") as f:
+        f.write(data)
+
+
+@pytest.mark.parametrize("compression", ["", "GZIP", "ZLIB"])
+def test_huge_declared_length_is_data_loss(tmp_path, compression):
+    # the length was allocated before reading: MemoryError / OverflowError instead of TF's DataLossError
+    path = str(tmp_path / "f.tfrecord")
+    ok = _framed(5, b"hello") + struct.pack("<I", masked_crc(b"hello"))
+    for n in (2 ** 31, 2 ** 40, 2 ** 63, 2 ** 64 - 1):
+        _write(path, ok + _framed(n), compression)
+        it = tf.io.tf_record_iterator(path, tf.io.TFRecordOptions(compression))
+        assert next(it) == b"hello"
+        with pytest.raises(DataLossError, match=rf"truncated record at 21 in {re.escape(path)}.*declares {n} "):
+            next(it)
+        with pytest.raises(DataLossError, match="truncated record at 21"):
+            list(tf.data.TFRecordDataset(path, compression_type=compression))
+
+
+def _gzip_records(path, n=5, size=20000):
+    with tf.io.TFRecordWriter(path, options=tf.io.TFRecordOptions(compression_type="GZIP")) as w:
+        for i in range(n):
+            w.write(bytes([i]) * size)
+    return open(path, "rb").read()
+
+
+def test_truncated_or_corrupt_compressed_files_are_data_loss(tmp_path):
+    # a cut GZIP stream raised EOFError; its records before the cut are still read, as TF reads them
+    path = str(tmp_path / "f.gz")
+    raw = _gzip_records(path)
+    cut = str(tmp_path / "cut.gz")
+    _write(cut, raw[:len(raw) // 2], "")
+    got = []
+    with pytest.raises(DataLossError, match=rf"truncated GZIP data at offset \d+ in {re.escape(cut)}"):
+        for r in tf.data.TFRecordDataset(cut, compression_type="GZIP").as_numpy_iterator():
+            got.append(r)
+    assert got and all(r == bytes([i]) * 20000 for i, r in enumerate(got))
+    bad = bytearray(raw)
+    bad[-6] ^= 0xFF  # the gzip trailer's CRC
+    _write(cut, bytes(bad), "")
+    with pytest.raises(DataLossError, match=rf"corrupted GZIP data at offset \d+ in {re.escape(cut)}: CRC check"):
+        list(tf.data.TFRecordDataset(cut, compression_type="GZIP"))
+    _write(cut, b"not gzip at all", "")
+    with pytest.raises(DataLossError, match="corrupted GZIP data at offset 0"):
+        list(tf.data.TFRecordDataset(cut, compression_type="GZIP"))
+    # the same for the line reader, which shares the opening of compressed files
+    _write(cut, raw[:len(raw) // 2], "")
+    with pytest.raises(DataLossError, match="truncated GZIP data"):
+        list(tf.data.TextLineDataset(cut, compression_type="GZIP"))
+
+
+def test_zlib_files_are_read_incrementally(tmp_path):
+    # a ZLIB file was inflated whole before its first record (a small file can inflate to gigabytes), so a
+    # corrupt tail lost the records before it; now they are read, then DataLossError names the offset
+    path = str(tmp_path / "f.zz")
+    with tf.io.TFRecordWriter(path, options=tf.io.TFRecordOptions(compression_type="ZLIB")) as w:
+        for i in range(3):
+            w.write(bytes([i]) * 100000)
+    raw = open(path, "rb").read()
+    for data, match in ((raw[:len(raw) - 40], "truncated ZLIB data"),
+                        (raw[:len(raw) // 2] + b"\xff" * 64 + raw[len(raw) // 2 + 64:], "corrupted ZLIB data"),
+                        (raw[:3] + b"\xff" * 64, "corrupted ZLIB data at offset 0")):
+        _write(path, data, "")
+        got = []
+        with pytest.raises(DataLossError, match=rf"{match}.* in {re.escape(path)}"):
+            for r in tf.data.TFRecordDataset(path, compression_type="ZLIB").as_numpy_iterator():
+                got.append(r)
+        assert all(r == bytes([i]) * 100000 for i, r in enumerate(got))
+    _write(path, raw[:len(raw) // 2] + b"\xff" * 64 + raw[len(raw) // 2 + 64:], "")
+    with pytest.raises(DataLossError):  # the records before the damage come first
+        it = tf.data.TFRecordDataset(path, compression_type="ZLIB").as_numpy_iterator()
+        assert next(it) == b"\x00" * 100000
+        list(it)
+    _write(path, b"", "")
+    assert list(tf.data.TFRecordDataset(path, compression_type="ZLIB")) == []

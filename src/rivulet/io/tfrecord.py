@@ -8,6 +8,8 @@ compressed as a whole, as TensorFlow writes them.
 """
 import gzip
 import io
+import os
+import stat
 import struct
 import zlib
 
@@ -108,48 +110,152 @@ def _path(p):
     return str(p)
 
 
-def _open(path, kind):
+_CHUNK = 1 << 20  # bytes asked of a stream at a time: a declared length is never allocated up front
+
+
+class _ZlibReader(io.RawIOBase):
+    """A ZLIB-compressed file, inflated a buffer at a time (a small file may inflate to gigabytes).
+    Streams written one after another are read as one; a stream cut short raises EOFError."""
+
+    def __init__(self, raw):
+        self._raw, self._d, self._in = raw, None, b""
+
+    def readable(self):
+        return True
+
+    def readinto(self, b):
+        if not len(b):
+            return 0  # (decompress's max_length 0 would mean no limit)
+        while True:
+            if self._d is None or self._d.eof:
+                if self._d is not None:
+                    self._in = self._d.unused_data
+                if not self._in:
+                    self._in = self._raw.read(_CHUNK)
+                    if not self._in:
+                        return 0
+                self._d = zlib.decompressobj()
+            if not self._in:
+                self._in = self._raw.read(_CHUNK)
+                if not self._in:
+                    raise EOFError("compressed stream ended before its end marker")
+            out = self._d.decompress(self._in, len(b))
+            self._in = self._d.unconsumed_tail
+            if out:
+                b[:len(out)] = out
+                return len(out)
+
+    def close(self):
+        self._raw.close()
+        super().close()
+
+
+def _raw_open(path, kind):
+    """The file's bytes, decompressed as they are read; decompression errors are the caller's to map."""
     try:
-        data = open(path, "rb")
+        raw = open(path, "rb")
     except FileNotFoundError:
         raise NotFoundError(f"{path}; No such file or directory") from None
     except OSError as e:
         raise NotFoundError(f"{path}; {e.strerror}") from None
     if kind == "GZIP":
-        return gzip.GzipFile(fileobj=data, mode="rb")
+        return gzip.GzipFile(fileobj=raw, mode="rb")
     if kind == "ZLIB":
-        with data:
-            try:
-                return io.BytesIO(zlib.decompress(data.read()))
-            except zlib.error as e:
-                raise DataLossError(f"corrupted ZLIB stream in {path}: {e}") from None
-    return data
+        return io.BufferedReader(_ZlibReader(raw), _CHUNK)
+    return raw
+
+
+_STREAM_ERRORS = (OSError, EOFError, zlib.error)  # gzip.BadGzipFile is an OSError
+
+
+class _Checked(io.RawIOBase):
+    """A file (decompressed) whose read errors are DataLossError naming the file and the offset."""
+
+    def __init__(self, path, kind, f):
+        self._path, self._kind, self._f, self._pos = path, kind, f, 0
+
+    def readable(self):
+        return True
+
+    def readinto(self, b):
+        try:
+            n = self._f.readinto(b)
+        except _STREAM_ERRORS as e:
+            raise _stream_error(self._path, self._kind, self._pos, e) from None
+        self._pos += n
+        return n
+
+    def close(self):
+        self._f.close()
+        super().close()
+
+
+def _stream_error(path, kind, offset, e):
+    what = f"{'truncated' if isinstance(e, EOFError) else 'corrupted'} {kind} data" if kind else "read error"
+    return DataLossError(f"{what} at offset {offset} in {path}: {e or type(e).__name__}")
+
+
+def _open(path, kind):
+    """A binary file object over the (decompressed) bytes of `path` for the line, CSV and fixed-length
+    readers: a missing file is NotFoundError, a corrupt or truncated compressed stream DataLossError."""
+    f = _raw_open(path, kind)
+    return io.BufferedReader(_Checked(path, kind, f), _CHUNK)
+
+
+def _read(f, n, path, kind, offset):
+    """Up to n bytes, in chunks, so the memory used is what the file really holds, never what it claims."""
+    parts = []
+    try:
+        while n > 0:
+            b = f.read(min(n, _CHUNK))
+            if not b:
+                break
+            parts.append(b)
+            n -= len(b)
+    except _STREAM_ERRORS as e:
+        raise _stream_error(path, kind, offset, e) from None
+    return parts[0] if len(parts) == 1 else b"".join(parts)
+
+
+def _file_size(f):
+    """The size of a plain regular file, else None (a pipe or a device has no size to check against)."""
+    try:
+        st = os.fstat(f.fileno())
+    except (OSError, AttributeError, io.UnsupportedOperation):
+        return None
+    return st.st_size if stat.S_ISREG(st.st_mode) else None
 
 
 def read_records(path, compression_type=None, buffer_size=None):
-    """Yields the data of each record of one file, verifying both CRCs."""
+    """Yields the data of each record of one file, verifying both CRCs. Offsets in messages are those of
+    the uncompressed records, as TensorFlow reports them."""
     path = _path(path)
-    f = _open(path, _compression(compression_type))
+    kind = _compression(compression_type)
+    f = _raw_open(path, kind)
     with f:
+        size = _file_size(f) if not kind else None
         offset = 0
         while True:
-            try:
-                header = f.read(12)
-            except (OSError, EOFError, zlib.error) as e:
-                raise DataLossError(f"corrupted compressed record in {path}: {e}") from None
+            header = _read(f, 12, path, kind, offset)
             if not header:
                 return
             if len(header) < 12:
-                raise DataLossError(f"truncated record at {offset} in {path}")
+                raise DataLossError(f"truncated record at {offset} in {path}: {len(header)} of the 12 header "
+                                    f"bytes")
             (length,), (crc,) = struct.unpack("<Q", header[:8]), struct.unpack("<I", header[8:])
             if masked_crc(header[:8]) != crc:
-                raise DataLossError(f"corrupted record at {offset} in {path}")
-            body = f.read(length + 4)
+                raise DataLossError(f"corrupted record at {offset} in {path}: the length's checksum does not "
+                                    f"match")
+            if size is not None and length + 4 > size - offset - 12:
+                raise DataLossError(f"truncated record at {offset} in {path}: declares {length} bytes, only "
+                                    f"{size - offset - 12} follow the header")
+            body = _read(f, length + 4, path, kind, offset)
             if len(body) < length + 4:
-                raise DataLossError(f"truncated record at {offset} in {path}")
+                raise DataLossError(f"truncated record at {offset} in {path}: declares {length} bytes, only "
+                                    f"{len(body)} follow the header")
             data = body[:length]
             if masked_crc(data) != struct.unpack("<I", body[length:])[0]:
-                raise DataLossError(f"corrupted record at {offset} in {path}")
+                raise DataLossError(f"corrupted record at {offset} in {path}: the data's checksum does not match")
             offset += 16 + length
             yield data
 
