@@ -7,8 +7,8 @@ from .config_devices import (PhysicalDevice, LogicalDevice, LogicalDeviceConfigu
 
 
 class optimizer:
-    """tf.config.optimizer: switches for the graph optimisation passes (see rivulet.optimize.options)."""
-    from .optimize.options import get_experimental_options, set_experimental_options  # noqa: F401
+    """tf.config.optimizer: switches for the graph optimisation passes (see rivulet.execute.options)."""
+    from .execute.options import get_experimental_options, set_experimental_options  # noqa: F401
     get_experimental_options = staticmethod(get_experimental_options)
     set_experimental_options = staticmethod(set_experimental_options)
 

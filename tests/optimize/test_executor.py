@@ -3,7 +3,7 @@ import numpy as np
 import pytest
 
 import rivulet as tf
-from rivulet.optimize import options
+from rivulet.execute import options
 
 
 @pytest.fixture(autouse=True)

@@ -4,7 +4,7 @@ import pytest
 
 import rivulet as tf
 from rivulet.execute.codegen import compile_graph, run_reference
-from rivulet.optimize import options
+from rivulet.execute import options
 from rivulet.optimize.arithmetic import simplify
 from rivulet.optimize.fold import fold_constants
 from rivulet.optimize.pipeline import optimize

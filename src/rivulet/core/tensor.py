@@ -462,10 +462,17 @@ def _holds_tensor(value):
                (isinstance(v, (list, tuple)) and _holds_tensor(v)) for v in value)
 
 
+_STACK = []  # tf.stack, given by ops/array_ops.py when it loads (the ops sit above core)
+
+
+def register_stack(fn):
+    _STACK[:] = [fn]
+
+
 def _autopack(value, dtype, name):
     """A (nested) list mixing tensors and Python numbers becomes tf.stack of its rows, as TensorFlow packs
     it; the Python numbers take the tensors' dtype."""
-    from ..ops.array_ops import stack
+    stack = _STACK[0]
     if dtype is None:
         dtype = next(_tensor_dtypes(value))
     rows = [_autopack(v, dtype, None) if isinstance(v, (list, tuple)) else convert_to_tensor(v, dtype=dtype)
@@ -485,3 +492,16 @@ def _tensor_dtypes(value):
 
 def spec_of(t):
     return TensorSpec(t.shape, t.dtype)
+
+
+def static_value(t):
+    """The concrete NumPy value of a tensor if it is known without running a graph (eager or Const)."""
+    v = getattr(t, "_v", None)
+    if v is not None:
+        return v
+    op = getattr(t, "_op", None)
+    if op is not None and op.type == "Const":
+        return op.attrs["value"]
+    if not isinstance(t, Tensor):
+        return np.asarray(t)
+    return None

@@ -43,7 +43,7 @@ def largest_gemm(ops):
 def limit(compiled, ops):
     """Makes `compiled.fn` run with one BLAS thread when every GEMM of `ops` is small but some would be
     split (see the module docstring)."""
-    from ..optimize import options
+    from . import options
     if not options.enabled("blas_threads_per_graph"):
         return
     if not _SPLIT_MNK <= largest_gemm(ops) < PARALLEL_MNK or _openblas() is None:

@@ -58,7 +58,7 @@ class CompiledGraph:
 def compile_graph(graph, inputs, outputs, name="fn", wrap=None, split=True):
     """inputs: placeholders fed in order; outputs: tensors returned. `wrap` (optional) is applied to each
     output inside the generated code (e.g. EagerTensor), saving a Python-level loop per call."""
-    from ..optimize import options
+    from . import options
     if split and options.enabled("parallel_execution"):
         groups = parallel.components(graph, outputs)
         if groups:
@@ -207,30 +207,7 @@ def _load(src, name, glob):
 _INFIX = {"AddV2": "{0} + {1}", "Sub": "{0} - {1}", "Mul": "{0} * {1}", "Neg": "-{0}",
           "MatMul": "{0} @ {1}", "Less": "{0} < {1}", "LessEqual": "{0} <= {1}", "Greater": "{0} > {1}",
           "GreaterEqual": "{0} >= {1}"}
-def _inline_fused_matmul(op, glob):
-    """relu(a @ b + bias) for 2-D float32/float64 operands: fusion.py's plain functions (or np.dot and
-    np.maximum) on a zeros array of the output's static shape (see _zeros_like)."""
-    from ..optimize import fusion
-    a, b = op.inputs[:2]
-    if a.shape.rank != 2 or b.shape.rank != 2 or a.dtype.name not in _BLAS_FLOATS:
-        return None  # (half floats: the kernel's np.matmul, which sums them as the unfused MatMul does)
-    glob["_dot"] = np.dot
-    bias = len(op.inputs) == 3
-    if op.attrs.get("activation") != "relu":
-        if not bias:
-            return "_dot({0}, {1})"
-        glob["_dot_bias"] = fusion.dot_bias
-        return "_dot_bias({0}, {1}, {2})"
-    z = f"z{op._id}"
-    glob[z] = _zeros_like(op.outputs[0])
-    if bias:
-        glob["_dot_bias_relu"] = fusion.dot_bias_relu
-        return "_dot_bias_relu({0}, {1}, {2}, " + z + ")"
-    glob["_max"] = np.maximum
-    return "_max(_dot({0}, {1}), " + z + ")"
-
-
-_BLAS_FLOATS = ("float32", "float64")  # np.dot and np.matmul both call BLAS on these
+BLAS_FLOATS = ("float32", "float64")  # np.dot and np.matmul both call BLAS on these
 
 
 def _inline_matmul(op, glob):
@@ -241,7 +218,7 @@ def _inline_matmul(op, glob):
     if any(op.attrs.get(k) for k in ("adjoint_a", "adjoint_b")) or set(op.attrs) - _MATMUL_ATTRS:
         return None
     ta, tb = (".T" if op.attrs.get(k) else "" for k in ("transpose_a", "transpose_b"))
-    if a.dtype.name in _BLAS_FLOATS:  # BLAS either way; np.dot's entry is the cheaper
+    if a.dtype.name in BLAS_FLOATS:  # BLAS either way; np.dot's entry is the cheaper
         glob["_dot"] = np.dot
         return f"_dot({{0}}{ta}, {{1}}{tb})"
     glob["_matmul"] = np.matmul  # the kernel's own loops (np.dot sums half floats differently)
@@ -251,7 +228,7 @@ def _inline_matmul(op, glob):
 _MATMUL_ATTRS = {"transpose_a", "transpose_b", "adjoint_a", "adjoint_b"}
 
 
-def _zeros_like(t):
+def zeros_like(t):
     """Relu's zero: an array of the output's static shape where it is known, which np.maximum takes about
     twice as fast as a scalar on small operands (no broadcasting); shared read-only by every call."""
     dt = t.dtype.as_numpy_dtype
@@ -283,8 +260,13 @@ def _inline_reshape(op, glob):
 
 # Ops whose compiled form is an expression rather than a kernel call: a variable read is an attribute
 # load (same place in program order, so the automatic control dependencies still hold).
-_INLINE = {"ReadVariableOp": lambda op, glob: "{0}._value", "_FusedMatMul": _inline_fused_matmul,
-           "Reshape": _inline_reshape, "MatMul": _inline_matmul}
+_INLINE = {"ReadVariableOp": lambda op, glob: "{0}._value", "Reshape": _inline_reshape, "MatMul": _inline_matmul}
+
+
+def register_inline(op_type, form):
+    """Ops defined above the executor (optimize/fusion.py's _FusedMatMul) give their compiled form here:
+    form(op, glob) returns an expression template over the inputs ({0}, {1} ...), or None for a kernel call."""
+    _INLINE[op_type] = form
 # Elementwise ops computed in place (ufunc with out=), and ops whose kernels always return a new array.
 # BiasAdd without attrs is NHWC: the bias broadcasts on the last axis, as np.add does.
 _INPLACE = {"AddV2": np.add, "Sub": np.subtract, "Mul": np.multiply, "Maximum": np.maximum,

@@ -4,7 +4,7 @@ TensorFlow's Grappler names where they mean the same thing: constant_folding, ar
 (algebraic simplification), remapping (op fusion for the executor), disable_model_pruning. rivulet adds
 common_subexpression_elimination, buffer_reuse, parallel_execution, blas_threads_per_graph (one OpenBLAS
 thread for graphs of small GEMMs: execute/blas_threads.py) and debug_verify (check the graph after every
-pass).
+pass). They live in execute/ because the executor reads them too and optimize/ sits above it.
 """
 _DEFAULTS = {
     "constant_folding": True,

@@ -9,6 +9,7 @@ import numpy as np
 from .. import dtypes as _dt
 from ..core import context
 from ..core.op import get_op
+from .node_kinds import CONST, PLACEHOLDER
 from ..core.tensor import EagerTensor, SymbolicTensor, Tensor
 from ..shape import TensorShape
 
@@ -236,7 +237,6 @@ class Graph:
 
     def constant(self, value, name=None):
         """A Const op. Built directly: its shape and dtype are the value's own, there is nothing to infer."""
-        from ..ops.constant_op import CONST
         dt = _dt.from_numpy(value.dtype if hasattr(value, "dtype") else np.asarray(value).dtype)
         name = self.unique_name(name or "Const")
         ctrl = [c for group in self._control_stack for c in group] if self._control_stack else ()
@@ -248,7 +248,6 @@ class Graph:
         return op.outputs[0]
 
     def placeholder(self, dtype, shape, name=None):
-        from ..ops.constant_op import PLACEHOLDER
         op = self.create_op(PLACEHOLDER, (), {"dtype": _dt.as_dtype(dtype), "shape": TensorShape(shape)},
                             name or "Placeholder")
         return op.outputs[0]

@@ -2,7 +2,7 @@
 import numpy as np
 
 from .. import dtypes as _dt
-from ..core.tensor import Tensor, convert_to_tensor
+from ..core.tensor import Tensor, convert_to_tensor, static_value  # noqa: F401 (the ops take it from here)
 from ..shape import TensorShape
 
 UNKNOWN = TensorShape(None)
@@ -89,16 +89,3 @@ def _convert_like(v, dtype):
         return convert_to_tensor(v, dtype=dtype)
     except (TypeError, ValueError):
         return convert_to_tensor(v)  # the dtype check of the op then names the mismatch
-
-
-def static_value(t):
-    """The concrete NumPy value of a tensor if it is known without running a graph (eager or Const)."""
-    v = getattr(t, "_v", None)
-    if v is not None:
-        return v
-    op = getattr(t, "_op", None)
-    if op is not None and op.type == "Const":
-        return op.attrs["value"]
-    if not isinstance(t, Tensor):
-        return np.asarray(t)
-    return None

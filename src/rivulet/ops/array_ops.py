@@ -12,6 +12,7 @@ from .. import dtypes as _dt
 from ..core import context
 from ..core.dispatch import bind
 from ..core.op import FLOATS, _short, defop
+from ..core import tensor as _tensor
 from ..core.tensor import Tensor, convert_to_tensor
 from ..errors import InvalidArgumentError
 from ..shape import TensorShape
@@ -360,6 +361,9 @@ def stack(values, axis=0, name="stack"):
     if rank is not None and not -(rank + 1) <= axis < rank + 1:
         raise ValueError(f"Argument `axis` = {axis} not in range [{-(rank + 1)}, {rank + 1})")
     return bind(PACK, tuple(xs), {"axis": axis if axis >= 0 or rank is None else axis + rank + 1}, name=name)
+
+
+_tensor.register_stack(stack)  # core packs lists mixing tensors and numbers with it
 
 
 def unstack(value, num=None, axis=0, name="unstack"):

@@ -1,4 +1,4 @@
-"""Const and Placeholder, and tf.constant."""
+"""tf.constant (the Const and Placeholder node kinds live in graph/node_kinds.py)."""
 import numpy as np
 
 from .. import dtypes as _dt
@@ -7,20 +7,6 @@ from ..core.op import defop
 from ..core.tensor import EagerTensor, Tensor, to_numpy_value
 from ..core import context
 from ..shape import TensorShape
-
-
-def _const_infer(value, dtype):
-    return TensorShape._known(np.shape(value)), dtype
-
-
-CONST = defop("Const", lambda value, dtype: value, _const_infer)
-
-
-def _placeholder_kernel(dtype, shape):
-    raise RuntimeError("A Placeholder has no value: it must be fed when the graph runs.")
-
-
-PLACEHOLDER = defop("Placeholder", _placeholder_kernel, lambda dtype, shape: (shape, dtype))
 
 
 def constant(value, dtype=None, shape=None, name="Const"):

@@ -8,6 +8,7 @@ import numpy as np
 from ..core import context
 from ..core.tensor import EagerTensor, Tensor
 from ..errors import InvalidArgumentError
+from ..state.variables import Variable
 from . import math_ops as m
 
 _SLOW = context.SLOW
@@ -148,3 +149,21 @@ def install(cls):
 
 
 install(Tensor)
+
+
+def _install_on_variables():
+    """Variables take the tensor operators, applied to their value: converting `self` first gives TensorFlow's
+    dtype rule for reflected operators (`1 + v` is float32 for a float32 v) and the eager fast path."""
+    class Probe:
+        pass
+    install(Probe)  # learns which operators tf.Tensor has
+
+    def delegate(fn):
+        return lambda self, *args: fn(self._as_tensor(), *args)
+    for name in vars(Probe):
+        if name.startswith("__") and name not in ("__module__", "__qualname__", "__dict__", "__weakref__",
+                                                  "__doc__", "__hash__"):
+            setattr(Variable, name, delegate(getattr(Tensor, name)))
+
+
+_install_on_variables()

@@ -5,6 +5,7 @@ them to each output block while it is in cache. Fused ops exist only in compiled
 import numpy as np
 
 from ..core.op import defop
+from ..execute import codegen
 from ..ops import nn_ops
 
 
@@ -37,6 +38,31 @@ def dot_bias_relu(a, b, bias, zero):
     r = np.dot(a, b)
     r += bias
     return np.maximum(r, zero, out=r)
+
+
+def _inline_fused_matmul(op, glob):
+    """The executor's form of _FusedMatMul: relu(a @ b + bias) for 2-D float32/float64 operands through the
+    plain functions above (or np.dot and np.maximum) on a zeros array of the output's static shape."""
+    a, b = op.inputs[:2]
+    if a.shape.rank != 2 or b.shape.rank != 2 or a.dtype.name not in codegen.BLAS_FLOATS:
+        return None  # (half floats: the kernel's np.matmul, which sums them as the unfused MatMul does)
+    glob["_dot"] = np.dot
+    bias = len(op.inputs) == 3
+    if op.attrs.get("activation") != "relu":
+        if not bias:
+            return "_dot({0}, {1})"
+        glob["_dot_bias"] = dot_bias
+        return "_dot_bias({0}, {1}, {2})"
+    z = f"z{op._id}"
+    glob[z] = codegen.zeros_like(op.outputs[0])
+    if bias:
+        glob["_dot_bias_relu"] = dot_bias_relu
+        return "_dot_bias_relu({0}, {1}, {2}, " + z + ")"
+    glob["_max"] = np.maximum
+    return "_max(_dot({0}, {1}), " + z + ")"
+
+
+codegen.register_inline("_FusedMatMul", _inline_fused_matmul)
 
 
 def _fused_conv_kernel(x, w, bias, strides, padding, dilations, explicit=None, activation=None):

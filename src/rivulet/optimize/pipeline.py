@@ -6,7 +6,7 @@
 Pruning (non-strict execution) is also what the compiler's planner does: only what outputs and stateful
 ops need is emitted.
 """
-from . import options
+from ..execute import options
 from .arithmetic import simplify
 from .fold import fold_constants
 from .fusion import make_fuser

@@ -13,7 +13,7 @@ import numpy as np
 from .. import dtypes as _dt
 from ..core import context
 from ..core.dispatch import bind
-from ..core.tensor import EagerTensor, SymbolicTensor, _numpy_text, _Ref, convert_to_tensor
+from ..core.tensor import EagerTensor, SymbolicTensor, _numpy_text, _Ref, convert_to_tensor, static_value
 from ..errors import InvalidArgumentError
 from ..shape import TensorShape
 from . import creation as _creator
@@ -267,6 +267,13 @@ def _unread(res):
     return u
 
 
+_LIFT = []  # eager_value(t): t's value in the call being traced; function/ gives it (tracing sits above state)
+
+
+def register_lift(fn):
+    _LIFT[:] = [fn]
+
+
 def _initial_value(init, dtype):
     """The NumPy value of an initial value (a callable is called first), of `dtype` when given."""
     if callable(init):
@@ -276,14 +283,12 @@ def _initial_value(init, dtype):
     except ValueError as e:
         raise ValueError(f"initial_value: {e}") from None
     if isinstance(t, SymbolicTensor):
-        from ..ops._rules import static_value
         v = static_value(t)
         if v is not None:
             return v
         # Computed in the function being traced: lifted out of it (tf.init_scope), it is computed now,
         # from the values of this call's arguments and captures.
-        from ..function.tracing import eager_value
-        v = eager_value(t)
+        v = _LIFT[0](t) if _LIFT else None
         if v is None:
             raise ValueError(
                 f"Unable to lift tensor {t!r}: the initial value of a tf.Variable created inside a tf.function "
@@ -295,24 +300,3 @@ def _initial_value(init, dtype):
     if v is init or (isinstance(init, np.ndarray) and isinstance(v, np.ndarray) and np.shares_memory(v, init)):
         v = np.copy(v)  # the caller's array stays theirs
     return v
-
-
-def _install_operators():
-    """The tensor operators, applied to the variable's value: converting `self` first gives TensorFlow's
-    dtype rule for reflected operators (`1 + v` is float32 for a float32 v) and the eager fast path."""
-    from ..core.tensor import Tensor
-    from ..ops import operators
-
-    class Probe:
-        pass
-    operators.install(Probe)  # learns which operators tf.Tensor has
-
-    def delegate(fn):
-        return lambda self, *args: fn(self._as_tensor(), *args)
-    for name in vars(Probe):
-        if name.startswith("__") and name not in ("__module__", "__qualname__", "__dict__", "__weakref__",
-                                                  "__doc__", "__hash__"):
-            setattr(Variable, name, delegate(getattr(Tensor, name)))
-
-
-_install_operators()
