@@ -1,5 +1,5 @@
 """Control flow exported at tf.NAME: tf.cond, tf.while_loop, tf.switch_case, tf.case, tf.TensorArray."""
-from .ops.control_flow_ops import case, cond, switch_case, while_loop  # noqa: F401
+from .function.control_flow import case, cond, switch_case, while_loop  # noqa: F401
 from .ops.tensor_array_ops import TensorArray  # noqa: F401
 
 TOPLEVEL = ["cond", "while_loop", "switch_case", "case", "TensorArray"]

@@ -2,7 +2,7 @@
 
 Eagerly it is a Python list of tensors, changed in place. In a graph its state is a `flow` tensor of dtype
 variant whose value is an immutable TensorList; each write returns a new TensorArray around a new flow, so
-it can be a while-loop variable or a cond output (control_flow_ops treats it as a composite: its flow).
+it can be a while-loop variable or a cond output (function/control_flow.py treats it as a composite: its flow).
 """
 import numpy as np
 
@@ -137,7 +137,7 @@ class TensorArray:
                               name=name or "TensorArrayV2")
             self._items = None
 
-    # -- composite protocol (control_flow_ops) ------------------------------------------------------------
+    # -- composite protocol (function/control_flow.py) ------------------------------------------------------------
     def _flow_tensor(self):
         if self._flow is None:
             raise TypeError("An eager TensorArray cannot be used inside a graph; create it inside the function.")

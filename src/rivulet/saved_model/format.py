@@ -26,11 +26,23 @@ TENSORS = "tensors.npz"
 MAX_DEPTH = 64  # nesting of values; deeper is refused rather than risking a RecursionError
 # Classes of attr values a saved graph may hold (control-flow ops keep their sub-graphs in them): a
 # "subgraph" is written as a graph-library reference, an "object" as its fields. Nothing else is rebuilt.
+# The keys are names in files: they stay as first written wherever the classes live now (ATTR_HOMES).
 ATTR_CLASSES = {
     "rivulet.ops.control_flow_ops:SubGraph": "subgraph",
     "rivulet.ops.control_flow_ops:Branches": "object",
     "rivulet.ops.control_flow_ops:LoopBody": "object",
 }
+ATTR_HOMES = {
+    "rivulet.ops.control_flow_ops:SubGraph": ("rivulet.function.control_flow", "SubGraph"),
+    "rivulet.ops.control_flow_ops:Branches": ("rivulet.function.control_flow", "Branches"),
+    "rivulet.ops.control_flow_ops:LoopBody": ("rivulet.function.control_flow", "LoopBody"),
+}
+_ATTR_KEYS = {home: key for key, home in ATTR_HOMES.items()}
+
+
+def attr_class_key(cls):
+    """The file's name for an attr value's class, or None when it is not one a file may hold."""
+    return _ATTR_KEYS.get((cls.__module__, cls.__qualname__))
 _KEY = re.compile(r"^[A-Za-z0-9_]{1,64}$")
 _NUMERIC = {d for d in _dt._BY_NP if d != np.dtype(object)}
 

@@ -40,8 +40,7 @@ def subgraphs(graph):
 
 
 def _subs(value):
-    cls = type(value)
-    kind = fmt.ATTR_CLASSES.get(f"{cls.__module__}:{cls.__qualname__}")
+    kind = fmt.ATTR_CLASSES.get(fmt.attr_class_key(type(value)))
     if kind == "subgraph":
         return [value]
     if kind == "object":

@@ -122,7 +122,7 @@ def _check_type(t, depth=0):
 def _attr_class(key, kind):
     if not isinstance(key, str) or fmt.ATTR_CLASSES.get(key) != kind:
         raise Invalid(f"attr values of class {short(key)} cannot be loaded")
-    module, _, qualname = key.partition(":")
+    module, qualname = fmt.ATTR_HOMES[key]
     return getattr(importlib.import_module(module), qualname)
 
 

@@ -272,9 +272,8 @@ class _Saver:
 
     def _attr_leaf(self, v):
         """Attr values holding sub-graphs (control-flow ops); see format.ATTR_CLASSES."""
-        cls = type(v)
-        key = f"{cls.__module__}:{cls.__qualname__}"
-        if key not in fmt.ATTR_CLASSES:
+        key = fmt.attr_class_key(type(v))
+        if key is None:
             return None
         if fmt.ATTR_CLASSES[key] == "subgraph":
             return {"subgraph": self.graph(v.graph, v.params, v.outputs)}

@@ -123,7 +123,7 @@ def _specs(where, specs):
 
 
 def _sub(where, sub):
-    from ..ops.control_flow_ops import SubGraph
+    from ..function.control_flow import SubGraph
     if type(sub) is not SubGraph:
         raise Invalid(f"{where}: {short(sub)} is not a sub-graph")
     return sub
@@ -155,7 +155,7 @@ def _returns(where, sub, specs):
 
 
 def _branches(where, b, inputs, kind, attrs):
-    from ..ops.control_flow_ops import Branches
+    from ..function.control_flow import Branches
     if type(b) is not Branches or set(vars(b)) != {"subs", "feeds", "out_specs"}:
         raise Invalid(f"{where}: bad branches {short(b)}")
     subs, feeds = b.subs, b.feeds
@@ -172,7 +172,7 @@ def _branches(where, b, inputs, kind, attrs):
 
 
 def _loop(where, lb, inputs, kind, attrs):
-    from ..ops.control_flow_ops import LoopBody
+    from ..function.control_flow import LoopBody
     if type(lb) is not LoopBody or set(vars(lb)) != _LOOP_FIELDS:
         raise Invalid(f"{where}: bad loop {short(lb)}")
     n = lb.n_vars

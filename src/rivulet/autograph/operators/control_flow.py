@@ -8,7 +8,7 @@ must be defined on every path, and keep its nested structure and dtype (and, in 
 from ... import nest
 from ...core import context
 from ...core.tensor import EagerTensor, SymbolicTensor, Tensor, convert_to_tensor
-from ...ops import control_flow_ops as cf
+from ...function import control_flow as cf
 from ...shape import TensorShape
 from .variables import Undefined, UndefinedReturnValue
 

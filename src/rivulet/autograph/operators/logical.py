@@ -5,7 +5,7 @@ from ...core.tensor import SymbolicTensor, Tensor
 def and_(a, b):
     a_val = a()
     if isinstance(a_val, SymbolicTensor):
-        from ...ops.control_flow_ops import cond
+        from ...function.control_flow import cond
         return cond(a_val, b, lambda: a_val)
     return a_val and b()
 
@@ -13,7 +13,7 @@ def and_(a, b):
 def or_(a, b):
     a_val = a()
     if isinstance(a_val, SymbolicTensor):
-        from ...ops.control_flow_ops import cond
+        from ...function.control_flow import cond
         return cond(a_val, lambda: a_val, b)
     return a_val or b()
 

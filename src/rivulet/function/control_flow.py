@@ -113,7 +113,7 @@ def _flow_of(x):
 def trace(fn, name, params=(), template=None):
     """Traces fn(*args) into a FuncGraph nested in the current graph. params: [(shape, dtype)] of the
     arguments, packed like `template`. Returns (graph, placeholders, raw Python result)."""
-    from ..function.tracing import FuncGraph
+    from .tracing import FuncGraph
     outer = context.current_graph()
     g = FuncGraph(outer.unique_name(name, mark_as_used=True), outer_graph=outer)
     with isolated_tapes(), g.as_default():
@@ -203,7 +203,7 @@ def _branches_grad(op, *dys):
     out = [None] * len(inputs)
     if not wrt:
         return out
-    from .array_ops import zeros_like
+    from ..ops.array_ops import zeros_like
     dys = [dy if dy is not None else zeros_like(o) for dy, o in zip(dys, op.outputs)]
 
     def branch_grad(k):
@@ -240,7 +240,7 @@ def _differentiable(t, eager):
 def _zero_grad(t):
     """The gradient a branch that does not use input `t` contributes: zeros of t's value (for a variable's
     resource placeholder, zeros of the variable)."""
-    from .array_ops import zeros, zeros_like
+    from ..ops.array_ops import zeros, zeros_like
     if t.dtype.name != "resource":
         return zeros_like(t)
     var = _variable_behind(t)
@@ -382,7 +382,7 @@ def switch_case(branch_index, branch_fns, default=None, name="switch_case"):
         i = int(idx)
         return _unpack_singleton((fns[i] if 0 <= i < len(fns) else default)())
     if idx.dtype is not _dt.int32:
-        from .math_ops import cast
+        from ..ops.math_ops import cast
         idx = cast(idx, _dt.int32)
     return _unpack_singleton(build_branches(idx, fns + [default], case=True, name=name))
 
@@ -496,7 +496,7 @@ def _while_grad(op, *dys):
     wrt = [i for i, t in enumerate(op.inputs) if _differentiable(t, context.current_graph() is None)]
     if not wrt:
         return [None] * len(op.inputs)
-    from .array_ops import zeros_like
+    from ..ops.array_ops import zeros_like
     dys = [dy if dy is not None else zeros_like(o) for dy, o in zip(dys, op.outputs)]
     _recording.add(lb)
     attrs = {"body": lb, "wrt": tuple(wrt)}
@@ -727,7 +727,7 @@ def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations
                                  f"{_pyshape(t.shape)}, but the specified shape invariant is {_pyshape(s)}.")
     c_fn, b_fn, template = cond, step, args
     if maximum_iterations is not None:
-        from .math_ops import add, less, logical_and
+        from ..ops.math_ops import add, less, logical_and
         limit = convert_to_tensor(maximum_iterations, dtype=_dt.int32)
         zero = convert_to_tensor(0)
         init, shapes, template = [zero] + init, [TensorShape([])] + shapes, [zero] + args
