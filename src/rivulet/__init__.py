@@ -31,7 +31,8 @@ from .state.module import Module  # noqa: E402,F401
 from .autodiff.tape import GradientTape  # noqa: E402,F401
 from .autodiff.backprop import UnconnectedGradients, gradients  # noqa: E402,F401
 from .autodiff.custom_gradient import custom_gradient, stop_gradient  # noqa: E402,F401
-from .ops.logging_ops import get_logger, print_v2 as print  # noqa: E402,F401,A001
+from .log import get_logger  # noqa: E402,F401
+from .ops.logging_ops import print_v2 as print  # noqa: E402,F401,A001
 from .devices import device, DeviceSpec  # noqa: E402,F401
 from .ops.script_ops import py_function, numpy_function  # noqa: E402,F401
 from .init_ops import (zeros_initializer, ones_initializer, constant_initializer,  # noqa: E402,F401

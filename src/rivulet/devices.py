@@ -230,8 +230,8 @@ def set_log_device_placement(enabled):
     """Records the setting; rivulet does not log each op (every op runs on the host CPU), and says so once."""
     enabled = bool(enabled)
     if enabled and not _log_placement[0]:
-        import logging
-        logging.getLogger("rivulet").warning(
+        from .log import logger
+        logger.warning(
             "tf.debugging.set_log_device_placement: rivulet does not log per-op placement; every op runs on %s "
             "(or on the logical CPU of its tf.device scope).", DEFAULT)
     _log_placement[0] = enabled

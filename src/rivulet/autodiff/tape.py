@@ -276,5 +276,5 @@ def _warn(kind, limit, message):
     """TensorFlow's logging.log_first_n: the first `limit` times only."""
     if _warned[kind] < limit:
         _warned[kind] += 1
-        from ..ops.logging_ops import get_logger
+        from ..log import get_logger
         get_logger().warning(message)

@@ -8,16 +8,15 @@ with the function's globals, defaults and closure cells, so it sees what the ori
 import ast
 import functools
 import inspect
-import logging
 import sys
 import types
 import weakref
 
+from ..log import logger
 from .converters import PIPELINE
 from .converters.base import Context
 from .pyct import naming, parser
 
-logger = logging.getLogger("rivulet")
 _DO_NOT_CONVERT = "__ag_do_not_convert__"
 _converted = weakref.WeakKeyDictionary()  # original function -> converted function
 _factories = {}  # code object -> (converted ast, factory function): conversion happens once per code object

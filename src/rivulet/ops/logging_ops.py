@@ -4,7 +4,6 @@ check_numerics; and tf.get_logger.
 PrintV2 and Assert are stateful: inside a function they always run, in program order. Eagerly they
 act at once. Text is formatted as TensorFlow's kernels do (`[1 2 ... 9]`, floats in %g style).
 """
-import logging
 import pprint
 import re
 import sys
@@ -426,30 +425,6 @@ def check_numerics(tensor, message, name=None):
         if context.current_graph() is not None or "[Op:" in str(e):
             raise
         raise InvalidArgumentError(f"{e} [Op:CheckNumerics]") from None
-
-
-# ----------------------------------------------------------------------------- logger
-class _StderrHandler(logging.StreamHandler):
-    """Writes to whatever sys.stderr is at the time (so redirected or captured stderr sees it)."""
-
-    @property
-    def stream(self):
-        return sys.stderr
-
-    @stream.setter
-    def stream(self, _):
-        pass
-
-
-def get_logger():
-    """tf.get_logger: the 'tensorflow' logger, printing 'WARNING:tensorflow:...' to stderr."""
-    logger = logging.getLogger("tensorflow")
-    if not logger.handlers:
-        h = _StderrHandler()
-        h.setFormatter(logging.Formatter(logging.BASIC_FORMAT))
-        logger.addHandler(h)
-        logger.propagate = False
-    return logger
 
 
 # ----------------------------------------------------------------------------- assert_type, all_finite, shapes
