@@ -51,7 +51,6 @@ ALLOWED = {
     "io.parsing -> sparse",
     "io.parsing -> summary.proto",
     "io.tfrecord -> summary.records",
-    "ops.script_ops -> autodiff.tape",
     "ops.string_ops -> ragged.ops",
     "ops.string_ops -> ragged.tensor",
     "ragged.ops -> rivulet",

@@ -10,6 +10,7 @@ import numpy as np
 
 from ..core import context
 from ..core.tensor import Tensor, convert_to_tensor
+from ..ops import script_ops
 from .. import nest
 from ..state.resource_ops import READ
 from ..state.variables import Variable
@@ -278,3 +279,6 @@ def _warn(kind, limit, message):
         _warned[kind] += 1
         from ..log import get_logger
         get_logger().warning(message)
+
+
+script_ops.register_tape(GradientTape)  # py_function's gradient differentiates the Python function with a tape
