@@ -159,6 +159,30 @@ def test_huge_or_inconsistent_constants(copy_of):
         _load_and_call(d, "control_flow")
 
 
+def test_a_constant_of_another_dtype_than_its_node_is_refused(copy_of):
+    """A Const whose tensor is uint64 while its dtype attr says float32 loaded and ran (the value read from the
+    wrong field, silently); TensorFlow refuses it with InvalidArgumentError."""
+    d = copy_of("control_flow")
+    sm = _read(d)
+    consts = [n for n in _nodes(sm, "Const") if n.attr["dtype"].type == 1]
+    assert consts
+    for n in consts:
+        n.attr["value"].tensor.dtype = 23
+    _write(d, sm)
+    with pytest.raises(tf.errors.InvalidArgumentError, match=r"saved_model.pb: node '[^']+' \(Const\) in function "
+                                                             r"'[^']+': type mismatch between value \(uint64\) and "
+                                                             r"dtype \(float32\)") as e:
+        _load_and_call(d, "control_flow")
+    assert isinstance(e.value, SavedModelError)  # and still the loader's error for a bad file
+    d = copy_of("captures")  # a constant the object graph holds (a captured tensor)
+    sm = _read(d)
+    const = next(n for n in sm.meta_graphs[0].graph_def.node if n.op == "Const" and n.attr["dtype"].type == 1)
+    const.attr["value"].tensor.dtype = 3  # int32: as many bytes as the float32 content
+    _write(d, sm)
+    with pytest.raises(tf.errors.InvalidArgumentError, match=r"constant 'Const'.*type mismatch between value \(int32\)"):
+        tf.saved_model.load(d)
+
+
 def test_bad_references(copy_of):
     d = copy_of("keras_mlp")
     sm = _read(d)

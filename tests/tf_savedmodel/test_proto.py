@@ -34,6 +34,30 @@ def test_typed_values_repeat_the_last_one_as_tensorflow():
     assert proto.tensor(_tensor(8, [1], scomplex_val=[1, 2])).tolist() == [1 + 2j]
 
 
+def test_narrow_types_keep_the_low_bits_of_their_int32_fields_as_tensorflow():
+    """float16 and the 8/16-bit integers travel in int32 fields; TensorFlow keeps their low bits (an
+    OverflowError escaped for half_val, Invalid for int_val)."""
+    assert proto.tensor(_tensor(19, [1], half_val=[0x13C00])).tolist() == [1.0]
+    got = proto.tensor(_tensor(6, [3], int_val=[300, -129, 5]))
+    assert got.dtype == np.int8 and got.tolist() == [44, 127, 5]
+    assert proto.tensor(_tensor(4, [1], int_val=[-1])).tolist() == [255]
+
+
+def test_string_tensor_content_is_read():
+    """TensorFlow's encoding of strings in tensor_content (the lengths as varints, then the bytes); it was
+    ignored, giving empty strings."""
+    got = proto.tensor(_tensor(7, [3], tensor_content=b"\x02\x00\x03ab" + b"xyz"))
+    assert got.tolist() == [b"ab", b"", b"xyz"]
+    for bad in (b"\x02\x00\x03ab", b"\x02\x00\x03abxyz!", b"\x80"):
+        with pytest.raises(proto.InvalidGraph, match="content"):
+            proto.tensor(_tensor(7, [3], tensor_content=bad))
+
+
+def test_bool_content_is_true_or_false():
+    got = proto.tensor(_tensor(10, [3], tensor_content=b"\x00\x02\xff"))
+    assert got.view(np.uint8).tolist() == [0, 1, 1]
+
+
 def test_tensor_content_is_little_endian_bytes():
     v = np.arange(6, dtype="<i4").reshape(2, 3)
     got = proto.tensor(_tensor(3, [2, 3], tensor_content=v.tobytes()))
@@ -43,6 +67,7 @@ def test_tensor_content_is_little_endian_bytes():
 @pytest.mark.parametrize("t,message", [
     (lambda: _tensor(1, [3], tensor_content=b"\0" * 5), "5 bytes of content for 3 float32 values"),
     (lambda: _tensor(1, [2], float_val=[1, 2, 3]), "3 values for shape"),
+    (lambda: _tensor(7, [2], string_val=[b"a", b"b", b"c"]), "3 values for shape"),  # were cut to 2
     (lambda: _tensor(1, [1 << 20, 1 << 20]), "elements is more than"),
     (lambda: _tensor(1, [-1]), "not fully defined"),
     (lambda: _tensor(1, [-7]), "bad dimension -7"),
@@ -50,7 +75,7 @@ def test_tensor_content_is_little_endian_bytes():
     (lambda: _tensor(20, [1]), "tensors of dtype resource cannot be read"),
 ])
 def test_bad_tensors(t, message):
-    with pytest.raises(Invalid, match=message):
+    with pytest.raises(proto.InvalidGraph, match=message):
         proto.tensor(t())
 
 

@@ -9,10 +9,23 @@ and the function that uses it.
 """
 import os
 
+from ...errors import INVALID_ARGUMENT, InvalidArgumentError
 from ..format import Invalid, SavedModelError
 
 SAVED_MODEL_PB = "saved_model.pb"
 MAX_FILE_BYTES = 1 << 31  # protobuf's own limit on one message
+
+
+class InvalidGraphError(SavedModelError, InvalidArgumentError):
+    """A SavedModel whose graph TensorFlow refuses with InvalidArgumentError (a constant that is not of its
+    dtype, say): raised as both, so code written for either error catches it."""
+    error_code = INVALID_ARGUMENT
+
+
+def error(path, e):
+    """The error to raise for the Invalid `e` found in the file at `path`."""
+    from .proto import InvalidGraph
+    return (InvalidGraphError if isinstance(e, InvalidGraph) else SavedModelError)(path, str(e))
 
 
 def is_tf_saved_model(export_dir):
@@ -58,7 +71,7 @@ def load(export_dir, tags=None):
     try:
         return Loader(meta_graph, export_dir, path).root
     except Invalid as e:
-        raise SavedModelError(path, str(e)) from None
+        raise error(path, e) from None
     except RecursionError:
         raise SavedModelError(path, "the model is nested too deeply") from None
     except (ValueError, TypeError, IndexError, KeyError) as e:  # values the file gives that rules refuse

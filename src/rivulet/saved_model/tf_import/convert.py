@@ -13,6 +13,7 @@ from ... import dtypes as _dt
 from ...core.dispatch import bind
 from ...core.op import REGISTRY
 from ..format import Invalid
+from . import proto
 
 CONVERTERS = {}
 
@@ -93,7 +94,7 @@ def _const(ctx, inputs, attrs):
     value = attrs.get("value")
     if not isinstance(value, np.ndarray):
         raise Invalid("a Const without a tensor value")
-    return tf.constant(value, dtype=_dtype(attrs, "dtype"))
+    return tf.constant(proto.const_value(value, _dtype(attrs, "dtype"), ctx.where))
 
 
 @converter("Identity", "Snapshot", "EnsureShape", "CheckNumerics", "PreventGradient", "PlaceholderWithDefault")

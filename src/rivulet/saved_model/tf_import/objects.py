@@ -17,7 +17,7 @@ from ...shape import TensorSpec
 from ...function.concrete import ConcreteFunction
 from ..format import Invalid, SavedModelError
 from ..restore import RestoredFunction, _SignatureMap, _UserObject
-from . import proto
+from . import error, proto
 from .functions import Library
 
 _P = inspect.Parameter
@@ -118,7 +118,9 @@ class Loader:
     def _constant(self, operation):
         for n in self.meta.graph_def.node:
             if n.name == operation and n.op == "Const" and "value" in n.attr:
-                return EagerTensor(proto.tensor(n.attr["value"].tensor, f"constant '{operation}'"))
+                what = f"constant '{operation}'"
+                value = proto.tensor(n.attr["value"].tensor, what)
+                return EagerTensor(proto.const_value(value, proto.dtype(n.attr["dtype"].type, what), what))
         raise Invalid(f"constant '{operation}' is not a Const node of the graph")
 
     # -- variables bundle -------------------------------------------------------------------------------
@@ -223,7 +225,7 @@ class _LazyConcreteFunction(ConcreteFunction):
             try:
                 cf = build()
             except Invalid as e:
-                raise SavedModelError(self._path, str(e)) from None
+                raise error(self._path, e) from None
             except (ValueError, TypeError, IndexError, KeyError) as e:  # rules refusing hostile attrs or specs
                 raise SavedModelError(self._path, f"{type(e).__name__}: {e}") from None
             except RecursionError:

@@ -6,7 +6,8 @@ the `tf-interop` extra. The SavedModel wrapper itself (field 1: schema version, 
 is not among them, so it is described here from its public field numbers.
 
 Everything decoded is checked: dtypes must be known, shapes non-negative and of bounded size, tensor bytes
-exactly as long as the shape says. Problems raise `Invalid`, which the loader reports as SavedModelError.
+exactly as long as the shape says. Problems raise `Invalid`, which the loader reports as SavedModelError;
+a tensor TensorFlow would refuse raises `InvalidGraph`, reported as one that is an InvalidArgumentError too.
 """
 import math
 
@@ -137,51 +138,101 @@ _VALUE_FIELDS = {  # dtype name -> (TensorProto repeated field, how to turn its 
     "uint8": "int_val", "uint16": "int_val", "int64": "int64_val", "bool": "bool_val", "uint32": "uint32_val",
     "uint64": "uint64_val", "float16": "half_val", "complex64": "scomplex_val",
     "complex128": "dcomplex_val", "string": "string_val"}
+_NARROW = {"int8", "int16", "uint8", "uint16", "float16"}  # kept in int32 fields: TensorFlow keeps the low bits
+
+
+class InvalidGraph(Invalid):
+    """What TensorFlow refuses as an invalid argument (InvalidArgumentError): a tensor whose values do not
+    fit its dtype and shape, a Const whose value is not of its dtype, a call with arguments of other types."""
 
 
 def tensor(proto, what="tensor"):
-    """TensorProto -> NumPy array of its dtype (strings: object array of bytes)."""
-    dt = dtype(proto.dtype, what)
-    sh = shape(proto.tensor_shape)
+    """TensorProto -> NumPy array of its dtype (strings: object array of bytes). As TensorFlow reads it:
+    tensor_content when present, else the typed value field, whose last value repeats to fill the shape."""
+    try:
+        dt = dtype(proto.dtype, what)
+        sh = shape(proto.tensor_shape)
+    except InvalidGraph:
+        raise
+    except Invalid as e:
+        raise InvalidGraph(str(e)) from None
     if not sh.is_fully_defined():
-        raise Invalid(f"{what}: shape {sh} is not fully defined")
+        raise InvalidGraph(f"{what}: shape {sh} is not fully defined")
     dims = sh.as_list()
     n = math.prod(dims)
     if n > MAX_ELEMENTS:
-        raise Invalid(f"{what}: {n} elements is more than this reader accepts ({MAX_ELEMENTS})")
+        raise InvalidGraph(f"{what}: {n} elements is more than this reader accepts ({MAX_ELEMENTS})")
     field = _VALUE_FIELDS.get(dt.name)
     if field is None:
-        raise Invalid(f"{what}: tensors of dtype {dt.name} cannot be read")
+        raise InvalidGraph(f"{what}: tensors of dtype {dt.name} cannot be read")
+    try:
+        return _values(proto, dt, field, dims, what).reshape(dims)
+    except MemoryError:
+        raise InvalidGraph(f"{what}: {n} {dt.name} values do not fit in memory") from None
+
+
+def _values(proto, dt, field, dims, what):
+    raw, n = proto.tensor_content, math.prod(dims)
     if dt.name == "string":
-        items = list(proto.string_val)
-        if len(items) not in (0, 1, n) and len(items) < n:
-            raise Invalid(f"{what}: {len(items)} strings for shape {dims}")
-        out = np.empty(n, dtype=object)
-        out[:] = (items + [items[-1] if items else b""] * (n - len(items)))[:n] if n else []
-        return out.reshape(dims)
-    npd = dt.as_numpy_dtype
-    if proto.tensor_content:
-        raw = proto.tensor_content
-        if len(raw) != n * np.dtype(npd).itemsize:
-            raise Invalid(f"{what}: {len(raw)} bytes of content for {n} {dt.name} values")
-        return np.frombuffer(raw, dtype=np.dtype(npd).newbyteorder("<")).astype(npd).reshape(dims)
-    vals = list(getattr(proto, field))
-    if dt.name == "float16":  # half_val holds the bits
-        vals = np.array(vals, dtype=np.uint16).view(np.float16).tolist()
+        items = _strings(raw, n, what) if raw else list(proto.string_val)
+        return _filled(items, dims, object, what)
+    npd = np.dtype(dt.as_numpy_dtype)
+    if raw:
+        if len(raw) != n * npd.itemsize:
+            raise InvalidGraph(f"{what}: {len(raw)} bytes of content for {n} {dt.name} values")
+        arr = np.frombuffer(raw, dtype=npd.newbyteorder("<"))
+        return arr.view(np.uint8) != 0 if dt.name == "bool" else arr.astype(npd)  # a bool is any non-zero byte
+    vals = getattr(proto, field)
     if field in ("scomplex_val", "dcomplex_val"):
         if len(vals) % 2:
-            raise Invalid(f"{what}: an odd number of complex parts")
-        vals = [complex(a, b) for a, b in zip(vals[::2], vals[1::2])]
-    if len(vals) > n:
-        raise Invalid(f"{what}: {len(vals)} values for shape {dims}")
+            raise InvalidGraph(f"{what}: an odd number of complex parts")
+        parts = np.array(vals, dtype=np.float32 if field == "scomplex_val" else np.float64)
+        return _filled(parts[::2] + 1j * parts[1::2], dims, npd, what)
+    if dt.name in _NARROW:
+        arr = np.array(vals, dtype=np.int64).astype(np.uint16 if dt.name == "float16" else npd)
+        return _filled(arr.view(np.float16) if dt.name == "float16" else arr, dims, npd, what)
+    return _filled(np.array(vals, dtype=npd), dims, npd, what)
+
+
+def _filled(items, dims, npd, what):
+    """The values of a tensor of shape `dims` given `items`: more is an error, fewer repeat the last (none:
+    zeros)."""
+    k, n = len(items), math.prod(dims)
+    if k > n:
+        raise InvalidGraph(f"{what}: {k} values for shape {dims}")
+    out = np.full(n, items[-1] if k else b"" if npd is object else 0, dtype=npd)
+    out[:k] = items
+    return out
+
+
+def _strings(raw, n, what):
+    """DT_STRING tensor_content: the n lengths as varints, then the strings back to back."""
+    from ...checkpoint.wire import read_varint
+    from ...errors import DataLossError
+    sizes, at = [], 0
     try:
-        arr = np.array(vals, dtype=npd)
-    except (OverflowError, ValueError) as e:
-        raise Invalid(f"{what}: {e}") from None
-    if len(vals) < n:  # TensorFlow repeats the last value given (none given: zeros)
-        fill = np.full(n - len(vals), arr[-1] if len(vals) else 0, dtype=npd)
-        arr = np.concatenate([arr, fill])
-    return arr.reshape(dims)
+        for _ in range(n):
+            size, at = read_varint(raw, at)
+            sizes.append(size)
+    except DataLossError:
+        raise InvalidGraph(f"{what}: string content is truncated") from None
+    if at + sum(sizes) != len(raw):
+        raise InvalidGraph(f"{what}: {len(raw)} bytes of content for {n} strings of {sum(sizes)} bytes")
+    out = []
+    for size in sizes:
+        out.append(raw[at:at + size])
+        at += size
+    return out
+
+
+def const_value(value, want, what):
+    """A Const's value (an array from `tensor`), which must be of the node's `dtype` attr `want`: TensorFlow
+    refuses the node otherwise, where a cast would silently change the numbers."""
+    got = _dt.from_numpy(value.dtype)
+    if got != want:
+        raise InvalidGraph(f"{what}: type mismatch between value ({got.name}) and dtype "
+                           f"({getattr(want, 'name', want)})")
+    return value
 
 
 class NoneType:
