@@ -4,6 +4,7 @@ that dies makes the run fail with an error naming it instead of hanging, and Bac
 training from the chief's last epoch; without Ray the message says what to install."""
 import os
 import sys
+import time
 
 import numpy as np
 import pytest
@@ -119,6 +120,45 @@ def _raises():
     return strategy.reduce("SUM", strategy.run(lambda: tf.constant(1.0)), axis=None)
 
 
+# a bound for the tests below: the old code waited in the collective until the driver gave up after this long
+QUICK = tf.distribute.cluster_resolver.RayClusterResolver(num_workers=2, timeout=30)
+
+
+def _worker_one_finishes_early():
+    strategy = tf.distribute.MultiWorkerMirroredStrategy(cluster_resolver=QUICK)
+    if QUICK.task_id == 1:
+        return "done"
+    return strategy.reduce("SUM", strategy.run(lambda: tf.constant(1.0)), axis=None)
+
+
+def test_a_worker_that_finishes_early_fails_the_collective_the_others_wait_in():
+    start = time.monotonic()
+    with pytest.raises(tf.errors.UnavailableError, match=r"worker 1 of 2 finished while worker 0 waits in "
+                                                         r"all_reduce #1"):
+        QUICK.run(_worker_one_finishes_early)
+    assert time.monotonic() - start < 20  # at once, not at a timeout
+
+
+def _worker_one_is_late(timeout_seconds):
+    strategy = tf.distribute.MultiWorkerMirroredStrategy(
+        cluster_resolver=QUICK,
+        communication_options=tf.distribute.experimental.CommunicationOptions(timeout_seconds=timeout_seconds))
+    strategy.gather(tf.constant([1.0]), axis=0)
+    if QUICK.task_id == 1:
+        time.sleep(60)
+    return strategy.reduce("SUM", strategy.run(lambda: tf.constant(1.0)), axis=None)
+
+
+def test_a_collective_past_its_timeout_raises_deadline_exceeded():
+    start = time.monotonic()
+    with pytest.raises(tf.errors.DeadlineExceededError, match=r"all_reduce #2 timed out after 1 s: worker 1 of 2 "
+                                                              r"did not arrive"):
+        QUICK.run(_worker_one_is_late, args=(1,))
+    assert time.monotonic() - start < 20
+    with pytest.raises(ValueError, match="timeout_seconds"):
+        tf.distribute.experimental.CommunicationOptions(timeout_seconds=-1)
+
+
 def test_a_worker_error_is_raised_in_the_driver():
     with pytest.raises(KeyError, match="bad key on worker 0"):
         RESOLVER.run(_raises)
@@ -167,3 +207,4 @@ def test_backup_and_restore_resumes_multi_worker_training_after_a_worker_dies(tm
         assert epochs_run == 1  # epochs 0 and 1 were backed up: only epoch 2 is left
         for a, b in zip(fit_w, weights):
             np.testing.assert_allclose(a, b, atol=1e-5)
+

@@ -160,7 +160,10 @@ class RayClusterResolver(ClusterResolver):
     def run(self, fn, args=(), kwargs=None):
         """Runs fn(*args, **kwargs) on every worker; returns the results in worker order (tensors as NumPy).
         A worker that fails or dies makes this raise (its error, or RuntimeError naming it) after the others
-        are stopped: nothing is left waiting."""
+        are stopped: nothing is left waiting. A worker that finishes while the others wait for it in a
+        collective fails that collective (UnavailableError); a collective waits at most
+        CommunicationOptions(timeout_seconds=...), 600 s unless set (DeadlineExceededError); `timeout`
+        limits the whole run (TimeoutError)."""
         from .ray_runtime import run_on_workers
         return run_on_workers(self, fn, tuple(args), dict(kwargs or {}))
 

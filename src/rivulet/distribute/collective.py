@@ -3,6 +3,8 @@ process's communicator, so they run the same eagerly and inside compiled graphs.
 
 The communicator is installed by the process that runs a worker (ray_runtime.py); its `all_reduce_sum`
 and `all_gather` take and return NumPy arrays, and every worker must make the same calls in the same order.
+A call that cannot complete raises a rivulet.errors exception: UnavailableError (another worker has finished
+or died), DeadlineExceededError (past the communicator's `timeout`).
 """
 import threading
 
@@ -14,6 +16,10 @@ from ..core.tensor import convert_to_tensor
 from ..shape import TensorShape
 
 _current = [None]
+# Seconds a worker waits in a collective for the others before it fails with DeadlineExceededError (TF waits
+# forever by default; a worker that finished or died fails the wait at once, so this only ends real hangs).
+# tf.distribute.experimental.CommunicationOptions(timeout_seconds=...) sets another.
+DEFAULT_TIMEOUT = 600.0
 
 
 def set_communicator(communicator):
@@ -94,6 +100,7 @@ class SequencedCommunicator:
 
     def __init__(self, rank, size, exchange):
         self.rank, self.size = rank, size
+        self.timeout = DEFAULT_TIMEOUT  # the transport's limit on one collective's wait (seconds)
         self._exchange = exchange
         self._seq = 0
         self._lock = threading.Lock()

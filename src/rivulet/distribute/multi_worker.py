@@ -13,9 +13,15 @@ from .strategy import Strategy, StrategyExtended
 
 
 class CommunicationOptions:
-    """tf.distribute.experimental.CommunicationOptions (accepted; the transport is Ray's object store)."""
+    """tf.distribute.experimental.CommunicationOptions: `timeout_seconds` limits each collective's wait for
+    the other workers (None: collective.DEFAULT_TIMEOUT); the others are accepted (the transport is Ray's
+    object store)."""
 
     def __init__(self, bytes_per_pack=0, timeout_seconds=None, implementation=None):
+        if timeout_seconds is not None and (isinstance(timeout_seconds, bool) or
+                                            not isinstance(timeout_seconds, (int, float)) or
+                                            not 0 < timeout_seconds < float("inf")):
+            raise ValueError(f"timeout_seconds must be a positive number of seconds or None, got {timeout_seconds!r}")
         self.bytes_per_pack, self.timeout_seconds, self.implementation = bytes_per_pack, timeout_seconds, implementation
 
 
@@ -25,6 +31,8 @@ class MultiWorkerMirroredStrategy(Strategy):
         comm = collective.current()
         if comm is not None:
             rank, size = comm.rank, comm.size
+            timeout = getattr(communication_options, "timeout_seconds", None)
+            comm.timeout = collective.DEFAULT_TIMEOUT if timeout is None else float(timeout)
         else:
             if isinstance(resolver, RayClusterResolver):
                 raise RuntimeError(

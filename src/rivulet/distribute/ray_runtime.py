@@ -3,7 +3,9 @@
 Each worker is a Ray actor holding one replica; the reducer is a threaded actor where the workers' n-th
 collective calls meet: it sums (in worker order, so every worker gets bit-identical results) or concatenates
 what they send and hands the result back to all. The driver watches the workers: one that raises or dies
-aborts the reducer (so the others stop waiting), every actor is killed, and the error is raised here.
+aborts the reducer (so the others stop waiting), every actor is killed, and the error is raised here; one
+that finishes while others still run is reported to the reducer, so a collective that waits for it fails at
+once (UnavailableError) instead of at its timeout (DeadlineExceededError, collective.DEFAULT_TIMEOUT).
 """
 import os
 import sys
@@ -13,7 +15,7 @@ import time
 import numpy as np
 
 _started_by_us = [False]
-_WAIT = 600.0  # seconds a worker waits at a collective for the others before giving up
+_NAMES = {"sum": "all_reduce", "gather": "all_gather", "broadcast": "broadcast"}
 
 
 def _ray():
@@ -25,45 +27,81 @@ def _ray():
     return ray
 
 
+def _workers(ranks, size=None):
+    ranks = sorted(ranks)
+    return f"worker{'s' if len(ranks) > 1 else ''} {', '.join(map(str, ranks))}" + (f" of {size}" if size else "")
+
+
 class Reducer:
-    """Where the workers' collective calls meet (a Ray actor with one thread per waiting worker)."""
+    """Where the workers' collective calls meet (a Ray actor with one thread per waiting worker).
+
+    `exchange` answers ("ok", result) or ("error", error class name, message): the worker raises it as
+    a rivulet.errors exception (Ray would wrap an exception raised here in its own)."""
 
     def __init__(self, size):
         self._size = size
         self._cond = threading.Condition()
-        self._slots = {}  # seq -> {"parts": {rank: value}, "result": ..., "taken": int}
-        self._aborted = None
+        self._slots = {}  # seq -> {"kind", "parts": {rank: value}, "result", "taken": int}
+        self._failed = None  # (error class name, message): once set, every collective fails with it
+        self._gone = {}  # rank -> "finished" or "died": workers that will make no more collective calls
 
-    def exchange(self, kind, seq, rank, value):
+    def _fail(self, error, message):
+        if self._failed is None:
+            self._failed = (error, message)
+        self._cond.notify_all()
+
+    def _check_gone(self):
+        """A slot still waiting for a worker that has gone can never complete: fail it now."""
+        for seq, slot in self._slots.items():
+            missing = [r for r in self._gone if r not in slot["parts"]]
+            if slot["result"] is None and missing:
+                waiting = len(slot["parts"])
+                self._fail("UnavailableError",
+                           f"{_workers([missing[0]], self._size)} {self._gone[missing[0]]} while "
+                           f"{_workers(slot['parts'])} wait{'s' if waiting == 1 else ''} in "
+                           f"{_NAMES[slot['kind']]} #{seq} (every worker must make the same collective calls)")
+                return
+
+    def exchange(self, kind, seq, rank, value, timeout=None):
         with self._cond:
-            if self._aborted:
-                raise RuntimeError(self._aborted)
-            slot = self._slots.setdefault(seq, {"kind": kind, "parts": {}, "result": None, "taken": 0})
-            if slot["kind"] != kind:
-                self._aborted = (f"workers disagree at collective #{seq}: {slot['kind']} and {kind} (every worker "
-                                 f"must make the same collective calls in the same order)")
-                self._cond.notify_all()
-                raise RuntimeError(self._aborted)
-            slot["parts"][rank] = value
-            if len(slot["parts"]) == self._size:
-                parts = [slot["parts"][r] for r in range(self._size)]
-                slot["result"] = _combine(kind, parts)
-                self._cond.notify_all()
-            elif not self._cond.wait_for(lambda: slot["result"] is not None or self._aborted, timeout=_WAIT):
-                self._aborted = f"collective #{seq}: only {len(slot['parts'])} of {self._size} workers arrived"
-                self._cond.notify_all()
-            if self._aborted:
-                raise RuntimeError(self._aborted)
+            slot = None if self._failed else self._slots.setdefault(
+                seq, {"kind": kind, "parts": {}, "result": None, "taken": 0})
+            if slot is not None and slot["kind"] != kind:
+                self._fail("InternalError", f"workers disagree at collective #{seq}: {_NAMES[slot['kind']]} and "
+                                            f"{_NAMES[kind]} (every worker must make the same collective calls in "
+                                            f"the same order)")
+            elif slot is not None:
+                slot["parts"][rank] = value
+                if len(slot["parts"]) == self._size:
+                    slot["result"] = _combine(kind, [slot["parts"][r] for r in range(self._size)])
+                    self._cond.notify_all()
+                else:
+                    self._check_gone()
+                    if not self._cond.wait_for(lambda: slot["result"] is not None or self._failed, timeout=timeout):
+                        late = [r for r in range(self._size) if r not in slot["parts"]]
+                        self._fail("DeadlineExceededError",
+                                   f"Collective {_NAMES[kind]} #{seq} timed out after {timeout:g} s: "
+                                   f"{_workers(late, self._size)} did not arrive (set another limit with "
+                                   f"tf.distribute.experimental.CommunicationOptions(timeout_seconds=...))")
+            if slot is None or slot["result"] is None:  # failed (a collective that completed still returns)
+                return ("error",) + self._failed
             slot["taken"] += 1
-            result = slot["result"]
             if slot["taken"] == self._size:
                 del self._slots[seq]
-            return result
+            return ("ok", slot["result"])
+
+    def worker_gone(self, rank, how):
+        """Worker `rank` has finished or died: collectives that wait for it fail now. Returns who waits
+        where, for the driver's message."""
+        with self._cond:
+            self._gone[rank] = how
+            self._check_gone()
+            return "; ".join(f"{_workers(s['parts'])} waiting in {_NAMES[s['kind']]} #{seq}"
+                             for seq, s in self._slots.items() if s["result"] is None and s["parts"])
 
     def abort(self, why):
         with self._cond:
-            self._aborted = why
-            self._cond.notify_all()
+            self._fail("AbortedError", why)
 
 
 def _combine(kind, parts):
@@ -84,10 +122,15 @@ class Worker:
     def __init__(self, rank, size, reducer):
         import ray
         from . import collective
+        from .. import errors
 
         def exchange(kind, seq, value):
-            return ray.get(reducer.exchange.remote(kind, seq, rank, value))
-        collective.set_communicator(collective.SequencedCommunicator(rank, size, exchange))
+            reply = ray.get(reducer.exchange.remote(kind, seq, rank, value, comm.timeout))
+            if reply[0] == "ok":
+                return reply[1]
+            raise getattr(errors, reply[1])(reply[2])
+        comm = collective.SequencedCommunicator(rank, size, exchange)
+        collective.set_communicator(comm)
 
     def run(self, fn, args, kwargs):
         from .. import nest
@@ -138,10 +181,13 @@ def run_on_workers(resolver, fn, args, kwargs):
             i = refs.index(ready[0])
             try:
                 results[i] = ray.get(ready[0])
+                if pending:  # the others must not wait for it in a collective
+                    reducer.worker_gone.remote(i, "finished")
             except ray.exceptions.RayTaskError as e:  # the function raised on worker i: raise its error
                 failure = e.as_instanceof_cause()
             except ray.exceptions.RayActorError as e:
-                failure = RuntimeError(f"Ray worker {i} of {n} died while running {getattr(fn, '__name__', fn)!r}: "
+                failure = RuntimeError(f"Ray worker {i} of {n} died while running {getattr(fn, '__name__', fn)!r}"
+                                       f"{_waiting(ray, reducer, i)}: "
                                        f"{str(e).splitlines()[0] if str(e) else type(e).__name__}")
             except Exception as e:  # the result could not be fetched (worker gone, object lost)
                 failure = RuntimeError(f"Ray worker {i} of {n} failed: {type(e).__name__}: {e}")
@@ -158,6 +204,15 @@ def run_on_workers(resolver, fn, args, kwargs):
                 ray.kill(a)
             except Exception:
                 pass
+
+
+def _waiting(ray, reducer, rank):
+    """ " (worker 0 of 2 waiting in all_reduce #5)" when other workers wait for the dead one, else ""."""
+    try:
+        where = ray.get(reducer.worker_gone.remote(rank, "died"), timeout=10)
+    except Exception:  # the reducer is gone too: the message goes without it
+        return ""
+    return f" ({where})" if where else ""
 
 
 def shutdown():
