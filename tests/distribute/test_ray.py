@@ -208,3 +208,47 @@ def test_backup_and_restore_resumes_multi_worker_training_after_a_worker_dies(tm
         for a, b in zip(fit_w, weights):
             np.testing.assert_allclose(a, b, atol=1e-5)
 
+
+class _HoldLastBackup(tf.keras.callbacks.Callback):
+    """On worker 1, holds the last epoch's backup between creating its directory and writing its files until
+    the chief has finished fit (and cleaned up): the interleaving of a flaky failure, made certain."""
+
+    def __init__(self, marker):
+        super().__init__()
+        self.marker = marker
+
+    def on_epoch_begin(self, epoch, logs=None):
+        from rivulet.checkpoint import bundle
+        if epoch != 2 or RESOLVER.task_id != 1:
+            return
+        write = bundle._atomic_write
+
+        def held(path, chunks):
+            bundle._atomic_write = write
+            deadline = time.monotonic() + 20
+            while not os.path.exists(self.marker) and time.monotonic() < deadline:
+                time.sleep(0.05)
+            write(path, chunks)
+        bundle._atomic_write = held
+
+
+def _fit_while_the_chief_cleans_up(backup_dir, marker):
+    x, y = _data()
+    strategy = tf.distribute.MultiWorkerMirroredStrategy(cluster_resolver=RESOLVER)
+    with strategy.scope():
+        m = _model()
+    m.fit(x, y, batch_size=GLOBAL_BATCH, epochs=3, verbose=0, shuffle=False,
+          callbacks=[_HoldLastBackup(marker), tf.keras.callbacks.BackupAndRestore(backup_dir)])
+    if RESOLVER.task_id == 0:
+        open(marker, "w").close()
+    return m.get_weights()
+
+
+def test_the_chief_ending_training_leaves_the_other_workers_backups_alone(tmp_path):
+    # the chief deleted the whole backup directory at the end of fit while worker 1 still wrote its last
+    # backup under it: FileNotFoundError on worker 1
+    backup = str(tmp_path / "backup")
+    first, second = RESOLVER.run(_fit_while_the_chief_cleans_up, args=(backup, str(tmp_path / "chief_done")))
+    for a, b in zip(first, second):
+        np.testing.assert_array_equal(a, b)
+    assert os.listdir(backup) == []  # the chief's backup deleted; a worker's own is deleted after each backup

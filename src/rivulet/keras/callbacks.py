@@ -285,13 +285,22 @@ class BackupAndRestore(Callback):
             objects["optimizer"] = opt
         return CheckpointManager(Checkpoint(**objects), self._own_dir(), max_to_keep=1)
 
+    def _other_worker(self):
+        """True on a multi-worker strategy's workers other than the chief."""
+        strategy = getattr(self.model, "_distribution_strategy", None)
+        return strategy is not None and not strategy.extended.should_checkpoint
+
     def _own_dir(self):
         """Where this process writes: `chief/`, or for the other workers of a multi-worker strategy a
         `workertemp_<id>/` of their own (as TensorFlow), so that only the chief's backup is restored."""
-        strategy = getattr(self.model, "_distribution_strategy", None)
-        if strategy is not None and not strategy.extended.should_checkpoint:
-            return os.path.join(self.backup_dir, f"workertemp_{strategy.task_id}")
+        if self._other_worker():
+            return os.path.join(self.backup_dir, f"workertemp_{self.model._distribution_strategy.task_id}")
         return os.path.join(self.backup_dir, "chief")
+
+    def _backup(self):
+        self._mgr.save()
+        if self._other_worker():  # every worker saves (the same program); only the chief's backup is kept
+            shutil.rmtree(self._own_dir(), ignore_errors=True)
 
     def on_train_begin(self, logs=None):
         from ..checkpoint import latest_checkpoint
@@ -306,18 +315,22 @@ class BackupAndRestore(Callback):
         if self.save_freq != "epoch":
             self._batches += 1
             if self._batches % self.save_freq == 0:
-                self._mgr.save()
+                self._backup()
 
     def on_epoch_end(self, epoch, logs=None):
         self._epoch_var.assign(epoch)
         if self.save_freq == "epoch":
-            self._mgr.save()
+            self._backup()
 
     def on_train_end(self, logs=None):
-        if not self.delete_checkpoint:
+        if not self.delete_checkpoint or self._other_worker():
             return
-        own = self._own_dir()
-        shutil.rmtree(own if not own.endswith("chief") else self.backup_dir, ignore_errors=True)
+        strategy = getattr(self.model, "_distribution_strategy", None)
+        if strategy is not None and len(strategy._local_replica_ids) < strategy.num_replicas_in_sync:
+            # other workers may still be writing their last backup under backup_dir: delete only chief/
+            shutil.rmtree(self._own_dir(), ignore_errors=True)
+        else:
+            shutil.rmtree(self.backup_dir, ignore_errors=True)
 
 
 class CSVLogger(Callback):
