@@ -1,17 +1,56 @@
-"""tf.nest: flatten and rebuild nested structures (lists, tuples, namedtuples, dicts by sorted key)."""
+"""tf.nest: flatten and rebuild nested structures (lists, tuples, namedtuples, dicts and other mappings).
+
+The one order every flattener and packer in rivulet follows (datasets, tf.function arguments and results,
+Keras models, saved signatures): a mapping's values flatten in sorted-key order, and packing puts them
+back by sorted key into a mapping that keeps the template's own key order (as TensorFlow does). Keys that
+do not sort are a TypeError, not some other order that a packer elsewhere might not share.
+"""
+import collections
+import collections.abc
 
 __all__ = ["flatten", "pack_sequence_as", "map_structure", "is_nested", "assert_same_structure"]
 
 
 def is_nested(x):
-    return isinstance(x, (list, tuple, dict))
+    return isinstance(x, (list, tuple, collections.abc.Mapping))
+
+
+def _is_mapping(x):
+    return isinstance(x, collections.abc.Mapping)
+
+
+def _is_namedtuple(x):
+    return isinstance(x, tuple) and isinstance(getattr(type(x), "_fields", None), tuple)
 
 
 def _sorted_keys(d):
+    """A mapping's keys in flattening order."""
     try:
         return sorted(d)
     except TypeError:
-        return list(d)
+        raise TypeError(f"nest only supports dicts with sortable keys; got keys {list(d)!r}.") from None
+
+
+def _children(s):
+    """The direct children of a nested value, in flattening order."""
+    if _is_mapping(s):
+        return [s[k] for k in _sorted_keys(s)]
+    return list(s)
+
+
+def _rebuild(template, children):
+    """A container like `template` holding `children` (given in flattening order)."""
+    if _is_mapping(template):
+        by_key = dict(zip(_sorted_keys(template), children))
+        pairs = [(k, by_key[k]) for k in template]  # the template's own key order
+        if type(template) is dict:
+            return dict(pairs)
+        if isinstance(template, collections.defaultdict):
+            return type(template)(template.default_factory, pairs)
+        return type(template)(pairs)
+    if _is_namedtuple(template):
+        return type(template)(*children)
+    return type(template)(children)  # lists, tuples and their subclasses that take an iterable
 
 
 def flatten(structure, expand_composites=False):
@@ -21,69 +60,85 @@ def flatten(structure, expand_composites=False):
 
 
 def _flatten(s, out):
-    if isinstance(s, dict):
-        for k in _sorted_keys(s):
-            _flatten(s[k], out)
-    elif isinstance(s, (list, tuple)):
-        for v in s:
-            _flatten(v, out)
+    if is_nested(s):
+        for c in _children(s):
+            _flatten(c, out)
     else:
         out.append(s)
 
 
 def pack_sequence_as(structure, flat_sequence, expand_composites=False):
-    it = iter(flat_sequence)
-    result = _pack(structure, it)
-    rest = list(it)
-    if rest:
-        raise ValueError(f"Structure had fewer leaves than flat_sequence ({len(rest)} left over).")
-    return result
+    if isinstance(flat_sequence, (str, bytes)) or not hasattr(flat_sequence, "__iter__"):
+        raise TypeError(f"Attempted to pack value:\n  {flat_sequence!r}\ninto a structure, but found "
+                        f"incompatible type `{type(flat_sequence)}` instead.")
+    flat = flat_sequence if isinstance(flat_sequence, (list, tuple)) else list(flat_sequence)
+    it = iter(flat)
+    try:
+        packed = _pack(structure, it)
+        left_over = next(it, it) is not it
+    except StopIteration:
+        left_over = True
+    if left_over:
+        raise ValueError(f"Could not pack sequence. Structure had {len(flatten(structure))} atoms, but "
+                         f"flat_sequence had {len(flat)} items. Structure: {structure!r}, flat_sequence: "
+                         f"{flat!r}.")
+    return packed
 
 
 def _pack(s, it):
-    if isinstance(s, dict):
-        vals = {k: _pack(s[k], it) for k in _sorted_keys(s)}
-        return type(s)((k, vals[k]) for k in s) if type(s) is not dict else {k: vals[k] for k in s}
-    if isinstance(s, tuple) and hasattr(s, "_fields"):
-        return type(s)(*[_pack(v, it) for v in s])
-    if isinstance(s, (list, tuple)):
-        return type(s)(_pack(v, it) for v in s)
-    try:
+    if not is_nested(s):
         return next(it)
-    except StopIteration:
-        raise ValueError("Structure had more leaves than flat_sequence.") from None
+    return _rebuild(s, [_pack(c, it) for c in _children(s)])
 
 
-def map_structure(func, *structures, **kwargs):
+def map_structure(func, *structures, check_types=True, expand_composites=False):
+    if not callable(func):
+        raise TypeError(f"func must be callable, got: {func!r}")
     if not structures:
         raise ValueError("Must provide at least one structure")
     for s in structures[1:]:
-        assert_same_structure(structures[0], s)
+        assert_same_structure(structures[0], s, check_types=check_types)
     flats = [flatten(s) for s in structures]
     return pack_sequence_as(structures[0], [func(*xs) for xs in zip(*flats)])
 
 
-def _shape_of(s):
-    if isinstance(s, dict):
-        return ("dict", tuple((k, _shape_of(s[k])) for k in _sorted_keys(s)))
-    if isinstance(s, (list, tuple)):
-        return (type(s).__name__ if not isinstance(s, list) else "list", tuple(_shape_of(v) for v in s))
+def assert_same_structure(nest1, nest2, check_types=True, expand_composites=False):
+    """ValueError when the nesting (lengths, mapping keys) differs; TypeError when, with check_types, a
+    container's type differs (mappings compare alike, as do namedtuples with the same name and fields)."""
+    problem = _difference(nest1, nest2, check_types)
+    if problem is not None:
+        cls, detail = problem
+        raise cls(f"The two structures don't have the same nested structure.\n\nFirst structure: {nest1!r}\n\n"
+                  f"Second structure: {nest2!r}\n\nMore specifically: {detail}")
+
+
+def _difference(a, b, check_types):
+    """(exception class, reason) for the first place a and b differ, or None."""
+    na, nb = is_nested(a), is_nested(b)
+    if not na or not nb:
+        if na != nb:
+            nested, atom = (a, b) if na else (b, a)
+            return ValueError, f"Substructure {nested!r} is a sequence, while substructure {atom!r} is not"
+        return None
+    if check_types and not _same_type(a, b):
+        return TypeError, (f"The two namedtuples don't have the same sequence type. First structure {a!r} has "
+                           f"type {type(a).__name__}, while second structure {b!r} has type {type(b).__name__}")
+    if _is_mapping(a) != _is_mapping(b):
+        return ValueError, f"Substructure {a!r} and substructure {b!r} are not both mappings"
+    if _is_mapping(a) and set(a) != set(b):
+        return ValueError, (f"The two dictionaries don't have the same set of keys. First structure has keys "
+                            f"{list(a)!r}, while second structure has keys {list(b)!r}.")
+    if len(a) != len(b):
+        return ValueError, f"Substructure {a!r} has length {len(a)}, while substructure {b!r} has length {len(b)}"
+    for x, y in zip(_children(a), _children(b)):
+        problem = _difference(x, y, check_types)
+        if problem is not None:
+            return problem
     return None
 
 
-def assert_same_structure(nest1, nest2, check_types=True, expand_composites=False):
-    a, b = _shape_of(nest1), _shape_of(nest2)
-    if not check_types:
-        a, b = _untyped(a), _untyped(b)
-    if a != b:
-        raise ValueError(f"The two structures don't have the same nested structure.\n\nFirst structure: "
-                         f"{nest1!r}\n\nSecond structure: {nest2!r}")
-
-
-def _untyped(s):
-    if s is None:
-        return None
-    kind, items = s
-    if kind == "dict":
-        return ("dict", tuple((k, _untyped(v)) for k, v in items))
-    return ("seq", tuple(_untyped(v) for v in items))
+def _same_type(a, b):
+    ta, tb = type(a), type(b)
+    if ta is tb or (_is_mapping(a) and _is_mapping(b)) or (isinstance(a, list) and isinstance(b, list)):
+        return True
+    return _is_namedtuple(a) and _is_namedtuple(b) and ta.__name__ == tb.__name__ and ta._fields == tb._fields

@@ -301,3 +301,39 @@ def test_csv_datasets(tmp_path):
                        "TensorSpec(shape=(None,), dtype=tf.int32, name=None))>")
     assert [(f["b"].tolist(), f["name"].tolist(), lab.tolist()) for f, lab in m.as_numpy_iterator()] == \
         [([2.5, 0.0], [b"x", b"y,z"], [1, 3]), ([4.0], [b"w"], [5])]
+
+
+# -- dict elements: components travel in tf.nest's sorted-key order; the user's key order is kept ----------
+def test_dict_elements_keep_each_key_with_its_own_values():
+    # TensorFlow: {'b': 1, 'a': 3, 'c': 5}, keys in the order given (rivulet gave {'b': 3, 'a': 1, 'c': 5})
+    ds = tf.data.Dataset.from_tensor_slices({"b": [1, 2], "a": [3, 4], "c": [5, 6]})
+    assert list(ds.element_spec) == ["b", "a", "c"]
+    first = next(iter(ds))
+    assert list(first) == ["b", "a", "c"]
+    assert {k: int(v) for k, v in first.items()} == {"b": 1, "a": 3, "c": 5}
+    assert L(ds) == [{"b": 1, "a": 3, "c": 5}, {"b": 2, "a": 4, "c": 6}]
+    one = tf.data.Dataset.from_tensors({"y": np.float32(0.5), "x": np.int64(7)})
+    assert {k: (v.dtype.name, v.numpy().item()) for k, v in next(iter(one)).items()} == \
+        {"y": ("float32", 0.5), "x": ("int64", 7)}
+
+
+def test_reduce_and_scan_with_a_dict_state():
+    ds = tf.data.Dataset.from_tensor_slices({"n": [1, 2, 3], "f": [0.5, 0.25, 0.25]})
+    out = ds.reduce({"total": np.int32(0), "frac": np.float32(0)},
+                    lambda s, e: {"total": s["total"] + e["n"], "frac": s["frac"] + e["f"]})
+    assert (out["total"].dtype.name, int(out["total"]), float(out["frac"])) == ("int32", 6, 1.0)
+    sc = ds.scan({"z": np.int32(0), "a": np.float32(0)},
+                 lambda s, e: ({"z": s["z"] + e["n"], "a": s["a"] + e["f"]}, s["z"]))
+    assert [int(x) for x in sc] == [0, 1, 3]
+
+
+def test_padded_batch_matches_padded_shapes_and_values_by_key():
+    ds = tf.data.Dataset.from_tensor_slices({"b": [[1, 2], [3, 4]], "a": [[3.0], [4.0]]})
+    got = next(iter(ds.padded_batch(2, padded_shapes={"b": [4], "a": [2]}, padding_values={"b": -1, "a": 9.0})))
+    assert _py({k: v.numpy() for k, v in got.items()}) == {"b": [[1, 2, -1, -1], [3, 4, -1, -1]],
+                                                           "a": [[3.0, 9.0], [4.0, 9.0]]}
+    # other keys were matched by position (silently padding the wrong component)
+    with pytest.raises(ValueError, match="padded_shapes"):
+        ds.padded_batch(2, padded_shapes={"b": [4], "c": [2]})
+    with pytest.raises(ValueError, match="padding_values"):
+        ds.padded_batch(2, padded_shapes={"b": [4], "a": [2]}, padding_values={"c": -1, "a": 9.0})

@@ -58,25 +58,22 @@ def to_numpy(value, dtype=None):
 
 def normalize(value):
     """A user's nested value -> (structure with TensorSpec leaves, flat NumPy components). Lists are
-    tensors (converted whole), as in tf.data; tuples and dicts are structure."""
-    specs, flat = [], []
+    tensors (converted whole), as in tf.data; tuples and dicts are structure. The spec keeps the user's
+    dict key order; the components follow tf.nest's order (sorted keys), as every packer expects."""
+    arrays = {}
 
     def leaf(v):
         a = np.asarray(to_numpy(v)) if not isinstance(v, np.ndarray) else to_numpy(v)
-        flat.append(a)
         s = TensorSpec(a.shape, _dt.from_numpy(a.dtype))
-        specs.append(s)
+        arrays[id(s)] = a
         return s
-    return _map_value(leaf, value), flat
+    spec = _map_value(leaf, value)
+    return spec, [arrays[id(s)] for s in flat_specs(spec)]
 
 
 def _map_value(fn, value):
-    if isinstance(value, dict):
-        return type(value)((k, _map_value(fn, value[k])) for k in value)
-    if isinstance(value, tuple) and hasattr(value, "_fields"):
-        return type(value)(*[_map_value(fn, v) for v in value])
-    if isinstance(value, tuple):
-        return tuple(_map_value(fn, v) for v in value)
+    if isinstance(value, (dict, tuple)):  # rebuilt by tf.nest, so dict subclasses and namedtuples survive
+        return nest._rebuild(value, [_map_value(fn, v) for v in nest._children(value)])
     if value is None:
         raise TypeError("Unsupported `None` component in a dataset element: use a tensor or a Python value.")
     return fn(value)
@@ -158,17 +155,23 @@ def unbatched(spec):
 
 
 def flatten_up_to(spec, value):
-    """value's leaves at the positions of spec's leaves (a list where spec has a TensorSpec is one leaf);
-    ValueError when value does not have spec's structure."""
+    """value's leaves at the positions of spec's leaves, in tf.nest order (whatever value holds where spec
+    has a TensorSpec, a list or a shape included, is one leaf); ValueError when value does not have spec's
+    structure (other dict keys, other lengths)."""
     if isinstance(spec, (TensorSpec, DatasetSpec)):
         return [value]
     if isinstance(spec, dict):
         if not isinstance(value, dict) or set(value) != set(spec):
-            raise ValueError("structure mismatch")
+            raise ValueError(f"expected a dict with keys {nest._sorted_keys(spec)}, got {_short(value)}")
         return [x for k in nest._sorted_keys(spec) for x in flatten_up_to(spec[k], value[k])]
     if not isinstance(value, (tuple, list)) or len(value) != len(spec):
-        raise ValueError("structure mismatch")
+        raise ValueError(f"expected a sequence of {len(spec)} items, got {_short(value)}")
     return [x for s, v in zip(spec, value) for x in flatten_up_to(s, v)]
+
+
+def _short(value):
+    text = repr(value)
+    return text if len(text) <= 200 else text[:200] + "..."
 
 
 def check_value(spec, flat, what):

@@ -171,10 +171,7 @@ class PaddedBatchDataset(_Unary):
                                      "rank.")
             shapes = [TensorShape([None] * s.rank) for s in shapes]
         else:
-            shapes = nest.flatten(padded_shapes) if nest.is_nested(spec) else [padded_shapes]
-            if nest.is_nested(spec) and len(shapes) != len(flat):
-                # tuples of dims are leaves of padded_shapes: flatten one level per component instead
-                shapes = _shape_leaves(padded_shapes, spec)
+            shapes = _up_to(spec, padded_shapes, "padded_shapes")  # a shape (tuple of dims) is one leaf
             shapes = [TensorShape(getattr(s, "_v", s).tolist() if hasattr(s, "_v") else s) for s in shapes]
             for s, want in zip(flat, shapes):
                 if not s.shape.is_compatible_with(TensorShape([None] * (want.rank or 0))) and want.rank is not None \
@@ -184,8 +181,7 @@ class PaddedBatchDataset(_Unary):
         if padding_values is None:
             pads = [b"" if s.dtype is _dt.string else 0 for s in flat]
         else:
-            pads = nest.flatten(padding_values) if nest.is_nested(spec) else [padding_values]
-            pads = [getattr(p, "_v", p) for p in pads]
+            pads = [getattr(p, "_v", p) for p in _up_to(spec, padding_values, "padding_values")]
         drop = bool(drop_remainder)
         out = [TensorSpec(TensorShape([n if drop else None]).concatenate(
             TensorShape([w if w is not None else d for w, d in zip(sh.as_list(), s.shape.as_list())])
@@ -218,12 +214,12 @@ class PaddedBatchDataset(_Unary):
         return out
 
 
-def _shape_leaves(padded_shapes, spec):
-    if isinstance(spec, TensorSpec):
-        return [padded_shapes]
-    if isinstance(spec, dict):
-        return [x for k in nest._sorted_keys(spec) for x in _shape_leaves(padded_shapes[k], spec[k])]
-    return [x for p, s in zip(padded_shapes, spec) for x in _shape_leaves(p, s)]
+def _up_to(spec, value, what):
+    """padded_shapes / padding_values: one entry per component of spec, matched by structure (dict keys)."""
+    try:
+        return structure.flatten_up_to(spec, value)
+    except ValueError as e:
+        raise ValueError(f"`{what}` must have the structure of the dataset's elements {spec}: {e}.") from None
 
 
 class UnbatchDataset(_Unary):
