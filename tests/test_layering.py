@@ -56,7 +56,6 @@ ALLOWED = {
     "ragged.ops -> rivulet",
     "ragged.ops -> math",
     "ragged.ops -> strings",
-    "saved_model.commands -> cli",
     "saved_model.tf_import.control -> rivulet",
     "saved_model.tf_import.convert -> rivulet",
     "saved_model.tf_import.functions -> rivulet",

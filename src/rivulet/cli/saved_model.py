@@ -5,20 +5,20 @@ import sys
 
 import numpy as np
 
-from ..cli import command
+from . import command
 from ..function.trace_type import Literal, describe
 from ..shape import TensorSpec
 
 
 def _load(path):
-    from . import load
+    from ..saved_model import load
     return load(path)
 
 
 def _functions(obj):
     """[(attribute path, RestoredFunction)] reachable from a loaded object, depth first in attribute order
     (an explicit stack: a loaded object tree may be arbitrarily deep)."""
-    from .restore import RestoredFunction, _UserObject
+    from ..saved_model.restore import RestoredFunction, _UserObject
     out, seen, stack = [], set(), [("", obj)]
     while stack:
         prefix, obj = stack.pop()
@@ -97,9 +97,9 @@ def show_text(loaded):
 @command("show", "show a saved model's signatures (inputs, outputs) and functions",
          lambda p: p.add_argument("dir", help="the saved model directory"))
 def _show(args):
-    from . import tf_import
+    from ..saved_model import tf_import
     if tf_import.is_tf_saved_model(args.dir):  # written by TensorFlow: shown from saved_model.pb
-        from .tf_import.show import show_text as tf_show_text
+        from ..saved_model.tf_import.show import show_text as tf_show_text
         sys.stdout.write(tf_show_text(args.dir))
         return
     sys.stdout.write(show_text(_load(args.dir)))
@@ -171,7 +171,7 @@ def _pick_graph(loaded, name):
                     p.add_argument("--function", default=None,
                                    help="signature key, or function path with optional #option (f#2)")))
 def _graph(args):
-    from . import render
+    from ..saved_model import render
     title, graph, outputs = _pick_graph(_load(args.dir), args.function)
     ext = os.path.splitext(args.output)[1].lower()
     draw = {".svg": render.to_svg, ".dot": render.to_dot, ".gv": render.to_dot, ".html": render.to_html}.get(ext)

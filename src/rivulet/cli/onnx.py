@@ -1,8 +1,8 @@
 """`python -m rivulet export-onnx DIR -o model.onnx`: a saved model's signature as an ONNX file."""
 import sys
 
-from ..cli import command
-from .export import DEFAULT_OPSET, OPSETS, SERVING
+from . import command
+from ..onnx.export import DEFAULT_OPSET, OPSETS, SERVING
 
 
 def _arguments(p):
@@ -15,8 +15,8 @@ def _arguments(p):
 
 @command("export-onnx", "export a saved model's signature to an ONNX file", _arguments)
 def _export_onnx(args):
-    from .export import export
-    from .report import ExportError
+    from ..onnx.export import export
+    from ..onnx.report import ExportError
     try:
         report = export(args.dir, args.output, opset=args.opset, signature=args.signature)
     except (ExportError, OSError, ValueError, ImportError) as e:

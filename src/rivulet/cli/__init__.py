@@ -1,4 +1,5 @@
-"""Command line: `python -m rivulet` runs the tour; subcommands are registered in COMMANDS.
+"""Command line: `python -m rivulet` runs the tour; subcommands are registered in COMMANDS by this package's
+modules (saved_model.py: show, run, graph; onnx.py: export-onnx).
 
 The errors a command can meet on bad input (a damaged or missing saved model, inputs that do not fit, an op
 failing on them, a file it cannot write, a missing optional package) are printed as one line on stderr,
@@ -7,7 +8,7 @@ without a traceback, and exit with status 1. Anything else is a bug in rivulet a
 import argparse
 import sys
 
-from .errors import OpError
+from ..errors import OpError
 
 # tf.errors.OpError covers SavedModelError (a DataLossError) and the errors of running a graph.
 REPORTED = (OpError, OSError, ValueError, ImportError)
@@ -25,13 +26,12 @@ def command(name, help, arguments=None):  # noqa: A002
 @command("tour", "the guided tour of rivulet (default)",
          lambda p: p.add_argument("--quick", action="store_true", help="skip the timing sections"))
 def _tour(args):
-    from .tour import run
+    from ..tour import run
     run(quick=args.quick)
 
 
 def main(argv=None):
-    from .saved_model import commands  # noqa: F401  (registers show, run, graph)
-    from .onnx import commands as _onnx_commands  # noqa: F401  (registers export-onnx)
+    from . import saved_model, onnx  # noqa: F401  (register show, run, graph; export-onnx)
     ap = argparse.ArgumentParser(prog="python -m rivulet", description="rivulet: tf.function graphs on NumPy")
     sub = ap.add_subparsers(dest="cmd")
     for name, (h, add, _) in COMMANDS.items():
