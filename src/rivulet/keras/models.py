@@ -234,6 +234,10 @@ class Model(Trainer, Layer):
             from .saving.weights_h5 import load_weights_h5
             load_weights_h5(self, filepath)
             return None
+        if filepath.endswith(".keras") and os.path.isfile(filepath) and zipfile.is_zipfile(filepath):
+            from .saving.model_files import load_weights_from_keras
+            load_weights_from_keras(self, filepath)
+            return None
         if not os.path.isfile(filepath) or not zipfile.is_zipfile(filepath):
             # A TensorFlow checkpoint (or a directory holding some): restored by object, deferred for
             # layers that are built later.

@@ -363,6 +363,10 @@ class Layer:
                    constraint=None, synchronization=None, aggregation=None, **kwargs):
         """Creates a variable owned by this layer (trainable unless told otherwise)."""
         shape = () if shape is None else tuple(shape)
+        if not all(hasattr(d, "__index__") and not isinstance(d, bool) and 0 <= d.__index__() < 1 << 63 for d in shape):
+            # (a layer built from a config with units 2**64 or -1): TensorFlow's dimensions are int64
+            raise ValueError(f"Layer '{self.name}': the shape {shape} of weight '{name}' must be non-negative "
+                             f"integers below 2**63")
         dtype = tf.as_dtype(getattr(dtype, "name", dtype) or self._dtype)
         if initializer is None:
             initializer = "glorot_uniform" if dtype.is_floating else "zeros"
@@ -370,6 +374,9 @@ class Layer:
         trainable = True if trainable is None else bool(trainable)
         with tf.init_scope():
             value = init(shape, dtype=dtype)
+            if tuple(getattr(value, "shape", shape)) != shape:  # an op that took the shape as int32 and wrapped
+                raise ValueError(f"Layer '{self.name}': the initializer of weight '{name}' gave shape "
+                                 f"{tuple(value.shape)}, not {shape}")
             var = tf.Variable(value, trainable=trainable, name=f"{self._name}/{name}" if name else self._name,
                               dtype=dtype)
         var._keras_constraint = constraint

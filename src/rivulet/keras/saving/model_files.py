@@ -9,14 +9,18 @@ import datetime
 import io
 import json
 import os
+import struct
 import zipfile
+import zlib
 
+from .config_checks import INTERNAL_ERRORS, MAX_JSON_BYTES, check_depth, parse_json
 from .serialization import deserialize_keras_object, serialize_keras_object
-from .weights_h5 import load_weights_h5, require_h5py, save_weights_h5
+from .weights_h5 import load_weights_h5, require_h5py, save_weights_h5, size_limit
+from .zip_member import open_member
 
 _CONFIG, _METADATA, _WEIGHTS = "config.json", "metadata.json", "model.weights.h5"
 _DIR_CONFIG, _DIR_WEIGHTS = "keras_metadata.json", "keras_weights"
-_MAX_JSON = 64 << 20
+_MAX_JSON = MAX_JSON_BYTES
 
 
 def model_config(model):
@@ -60,12 +64,7 @@ def save_model(model, filepath, overwrite=True):
 
 
 def _read_json(raw, where):
-    if len(raw) > _MAX_JSON:
-        raise ValueError(f"{where} is too large to be a Keras config")
-    try:
-        config = json.loads(raw)
-    except (ValueError, UnicodeDecodeError) as e:
-        raise ValueError(f"{where} is not valid JSON: {e}") from None
+    config = parse_json(raw, where)
     if not isinstance(config, dict) or "class_name" not in config:
         raise ValueError(f"{where} does not describe a Keras model")
     return config
@@ -77,11 +76,14 @@ def _revive(config, custom_objects, compile):
                                      custom_objects, printable_module_name="model")
     if not isinstance(model, Model):
         raise ValueError(f"The saved config describes a {type(model).__name__}, not a Keras model")
-    build = config.get("build_config")
-    if build and not model.built:
-        model.build_from_config(build)
-    if compile and config.get("compile_config"):
-        model.compile_from_config(config["compile_config"], custom_objects)
+    compile_config = config.get("compile_config")
+    if compile and compile_config:
+        if not isinstance(compile_config, dict):
+            raise ValueError(f"The saved compile_config must be a dict, got {type(compile_config).__name__}")
+        try:
+            model.compile_from_config(compile_config, custom_objects)
+        except INTERNAL_ERRORS as e:
+            raise ValueError(f"The saved compile_config cannot be used: {type(e).__name__}: {e}") from e
     return model
 
 
@@ -94,7 +96,7 @@ def load_model(filepath, custom_objects=None, compile=True, safe_mode=True):
             raise ValueError(f"{filepath} is a saved model without a Keras config ({_DIR_CONFIG}); load it with "
                              "tf.saved_model.load instead.")
         with open(meta, "rb") as f:
-            config = _read_json(f.read(), meta)
+            config = _read_json(f.read(_MAX_JSON + 1), meta)
         model = _revive(config, custom_objects, compile)
         from ...checkpoint.checkpoint import restore_object
         restore_object(model, os.path.join(filepath, _DIR_WEIGHTS)).expect_partial()
@@ -102,23 +104,55 @@ def load_model(filepath, custom_objects=None, compile=True, safe_mode=True):
     if filepath.endswith((".h5", ".hdf5")):
         raise ValueError(f"Loading the legacy HDF5 model format ({filepath}) is not supported: save the model as "
                          ".keras or a directory.")
+    if not os.path.isfile(filepath):
+        raise OSError(f"No file or directory found at {filepath}")
     if not zipfile.is_zipfile(filepath):
-        if not os.path.exists(filepath):
-            raise OSError(f"No file or directory found at {filepath}")
         raise ValueError(f"File format not supported: filepath={filepath}. Keras 2 supports .keras files and "
                          "saved-model directories.")
-    with zipfile.ZipFile(filepath) as z:
-        names = set(z.namelist())
-        if _CONFIG not in names:
-            raise ValueError(f"{filepath} has no {_CONFIG}: not a .keras file")
-        info = z.getinfo(_CONFIG)
-        if info.file_size > _MAX_JSON:
-            raise ValueError(f"{filepath}: {_CONFIG} is too large")
-        config = _read_json(z.read(_CONFIG), f"{filepath}/{_CONFIG}")
+    with _open_zip(filepath) as z:
+        config = _read_json(_read_member(z, _CONFIG, _MAX_JSON, filepath), f"{filepath}/{_CONFIG}")
         model = _revive(config, custom_objects, compile)
-        if _WEIGHTS in names:
-            load_weights_h5(model, io.BytesIO(z.read(_WEIGHTS)), skip_optimizer=not compile)
+        if _WEIGHTS in z.namelist():
+            _load_zip_weights(model, z, filepath, skip_optimizer=not compile)
     return model
+
+
+def load_weights_from_keras(model, filepath):
+    """`model.load_weights("x.keras")`: the weights (and optimizer state) of a .keras file into `model`."""
+    with _open_zip(filepath) as z:
+        if _WEIGHTS not in z.namelist():
+            raise ValueError(f"{filepath} has no {_WEIGHTS}: not a .keras file with weights")
+        _load_zip_weights(model, z, filepath, skip_optimizer=False)
+
+
+def _load_zip_weights(model, z, filepath, skip_optimizer):
+    where = f"{filepath}/{_WEIGHTS}"
+    limit = size_limit(model)
+    with open_member(z, z.getinfo(_WEIGHTS), limit, where) as member:
+        load_weights_h5(model, member, skip_optimizer=skip_optimizer, where=where)
+
+
+def _open_zip(filepath):
+    try:
+        return zipfile.ZipFile(filepath)
+    except (zipfile.BadZipFile, zipfile.LargeZipFile, EOFError, struct.error, ValueError) as e:
+        raise ValueError(f"{filepath} is not a valid .keras archive: {e}") from None
+
+
+def _read_member(z, name, limit, filepath):
+    """A small member read whole (at most `limit` bytes, whatever its header says)."""
+    if name not in z.namelist():
+        raise ValueError(f"{filepath} has no {name}: not a .keras file")
+    info = z.getinfo(name)
+    if info.file_size > limit:
+        raise ValueError(f"{filepath}: {name} is too large ({info.file_size} bytes; at most {limit})")
+    if info.flag_bits & 0x1:
+        raise ValueError(f"{filepath}: {name} is encrypted")
+    try:
+        with z.open(info) as f:
+            return f.read(limit + 1)
+    except (zipfile.BadZipFile, zlib.error, EOFError, NotImplementedError, struct.error) as e:
+        raise ValueError(f"{filepath}: {name} cannot be read, the archive is corrupted: {e}") from None
 
 
 def model_from_json(json_string, custom_objects=None):
@@ -128,4 +162,5 @@ def model_from_json(json_string, custom_objects=None):
 
 
 def model_from_config(config, custom_objects=None):
+    check_depth(config, "the model config")
     return deserialize_keras_object(config, custom_objects, printable_module_name="model")

@@ -11,6 +11,9 @@ import threading
 
 import numpy as np
 
+from .config_checks import (INTERNAL_ERRORS, check_build_config, check_functional, check_layer_shapes,
+                            numpy_from_config)
+
 _GLOBAL = {}  # registered name ("package>Name") -> class or function
 _scope = threading.local()
 
@@ -201,9 +204,9 @@ def deserialize_keras_object(config, custom_objects=None, module_objects=None, p
     class_name = config["class_name"]
     inner = config["config"]
     if class_name == "__numpy__":
-        return np.array(inner["value"], dtype=np.dtype(str(inner["dtype"])))
+        return numpy_from_config(inner)
     if not isinstance(class_name, str) or not isinstance(inner, (dict, str)):
-        raise ValueError(f"Invalid serialized {printable_module_name}: {config!r}")
+        raise ValueError(f"Invalid serialized {printable_module_name}: {config!r}"[:1000])
     cls = (module_objects or {}).get(class_name) or \
         _lookup(class_name, config.get("module"), config.get("registered_name"), custom_objects)
     if cls is None:
@@ -213,17 +216,43 @@ def deserialize_keras_object(config, custom_objects=None, module_objects=None, p
                          "for details.")
     if not inspect.isclass(cls):
         return cls  # a registered function
-    with CustomObjectScope(custom_objects or {}):
-        if hasattr(cls, "from_config"):
-            params = inspect.signature(cls.from_config).parameters
-            obj = cls.from_config(inner, custom_objects=custom_objects) if "custom_objects" in params else \
-                cls.from_config(inner)
-        else:
-            obj = cls(**inner)
+    name = inner.get("name") if isinstance(inner, dict) else None
+    what = f"{printable_module_name} '{name}' ({class_name})" if isinstance(name, str) else \
+        f"{printable_module_name} {class_name}"
+    if not isinstance(inner, dict):
+        raise ValueError(f"The config of {what} must be a dict, got {inner!r}"[:1000])
     build = config.get("build_config")
-    if build and hasattr(obj, "build_from_config") and not getattr(obj, "built", True):
-        obj.build_from_config(build)
+    _check_before_construction(cls, inner, build, what)
+    try:
+        with CustomObjectScope(custom_objects or {}):
+            if hasattr(cls, "from_config"):
+                params = inspect.signature(cls.from_config).parameters
+                obj = cls.from_config(inner, custom_objects=custom_objects) if "custom_objects" in params else \
+                    cls.from_config(inner)
+            else:
+                obj = cls(**inner)
+        if build and hasattr(obj, "build_from_config") and not getattr(obj, "built", True):
+            obj.build_from_config(build)
+    except _internal_errors() as e:
+        # A value of the wrong type or range reached the constructor (or its symbolic call): a bad config.
+        raise ValueError(f"Could not deserialize {what} from its config: {type(e).__name__}: {e}"[:2000]) from e
     return obj
+
+
+def _check_before_construction(cls, inner, build, what):
+    from ..layers.base import Layer
+    from ..models import Model
+    if issubclass(cls, Layer):
+        check_layer_shapes(inner, what)
+    if issubclass(cls, Model) and "layers" in inner and "input_layers" in inner:
+        check_functional(inner, f"The config of {what}")
+    if build is not None:
+        check_build_config(build, what)
+
+
+def _internal_errors():
+    from ...errors import OpError
+    return INTERNAL_ERRORS + (OpError,)
 
 
 _OBJECT_KEYS = ("activation", "_activation", "_initializer", "_regularizer", "_constraint")

@@ -6,6 +6,8 @@ a model's `layers` (each named by its class in snake case, numbered when repeate
 plain layer's sublayers by attribute name (lists by class name again), and `optimizer` (iterations, then
 slots).
 """
+import os
+
 import numpy as np
 
 from ..layers.base import Layer
@@ -105,32 +107,102 @@ def save_weights_h5(model, target):
                 group.create_dataset(str(i), data=v.numpy())
 
 
-def load_weights_h5(model, source, skip_optimizer=False):
-    """Assigns the variables saved in `source`; a layer whose variable count or shapes differ raises
-    ValueError before anything is assigned. Datasets are read as plain arrays (no object types)."""
+def size_limit(model):
+    """The most bytes a weights file for `model` can need: 8 bytes an element for each variable and three
+    optimizer slots of it, plus room for HDF5's metadata. A larger .keras member is not this model's weights."""
+    variables = {id(v): v for vs in variable_paths(model).values() for v in vs}.values()
+    elements = sum(max(1, int(np.prod(v.shape))) for v in variables)
+    return 32 * elements + (1 << 20) + (64 << 10) * len(variables)
+
+
+def load_weights_h5(model, source, skip_optimizer=False, where=None):
+    """Assigns the variables saved in `source` (a path or file object; `where` names it in errors). Every
+    dataset is checked against the variable it goes to (shape, numeric dtype, plain storage inside the file)
+    before any is read; a mismatch raises ValueError and nothing is assigned."""
     h5py = require_h5py("Loading weights from the .weights.h5 format")
+    where = where or (source if isinstance(source, str) else "the weights file")
+    if isinstance(source, str) and os.path.exists(source) and not os.path.isfile(source):
+        raise OSError(f"Unable to open {source}: not a regular file")
     with h5py.File(source, "r") as f:
-        if not skip_optimizer and getattr(model, "optimizer", None) is not None and "optimizer/vars" in f and \
-                len(f["optimizer/vars"]) > 1:
+        if not skip_optimizer and getattr(model, "optimizer", None) is not None and \
+                _group_len(_resolve(h5py, f, "optimizer/vars", where)) > 1:
             model.optimizer._create_slots(model.trainable_variables)
         plan = []
         for path, variables in variable_paths(model, not skip_optimizer).items():
-            group = f.get(path)
-            stored = len(group) if isinstance(group, h5py.Group) else 0
+            group = _resolve(h5py, f, path, where)
+            stored = _group_len(group)
             if path.startswith("optimizer") and stored != len(variables):
                 continue  # an optimizer of another kind or not yet used: keep its state
+            layer = path.rsplit('/vars', 1)[0] or model.name
             if stored != len(variables):
-                raise ValueError(f"Layer '{path.rsplit('/vars', 1)[0] or model.name}' expected {len(variables)} "
-                                 f"variables, but received {stored} variables during loading. "
-                                 f"Expected: {[v.name for v in variables]}")
+                raise ValueError(f"Layer '{layer}' expected {len(variables)} variables, but received {stored} "
+                                 f"variables during loading. Expected: {[v.name for v in variables]}")
             for i, v in enumerate(variables):
-                ds = group[str(i)]
-                if not isinstance(ds, h5py.Dataset) or ds.dtype.kind not in "biufc":
-                    raise ValueError(f"{path}/{i} in the weights file is not a numeric array")
-                value = np.asarray(ds[()])
-                if tuple(value.shape) != tuple(v.shape):
-                    raise ValueError(f"Shape mismatch in {path}/{i} for {v.name}: the file has {value.shape}, the "
-                                     f"model {tuple(v.shape)}")
-                plan.append((v, value))
-        for v, value in plan:
-            v.assign(value.astype(v.dtype.as_numpy_dtype, copy=False))
+                ds = _resolve(h5py, f, f"{path}/{i}", where)
+                what = f"{where}: dataset {path}/{i} (variable {v.name})"
+                _check_dataset(h5py, ds, v, what)
+                plan.append((v, ds, what))
+        values = [(v, _cast(_read(ds, where), v, what)) for v, ds, what in plan]
+    for v, value in values:
+        v.assign(value)
+
+
+def _resolve(h5py, f, path, where):
+    """The object at `path`, following hard links and soft links within the file only; None if it is missing.
+    External links and soft links that do not resolve (dangling, or a cycle) are refused."""
+    node = f
+    for part in path.split("/"):
+        if not isinstance(node, h5py.Group):
+            return None
+        try:
+            link = node.get(part, getlink=True)
+            if link is None:
+                return None
+            if isinstance(link, h5py.ExternalLink):
+                raise ValueError(f"{where}: {path} goes through an external link (to {link.filename!r}): a weights "
+                                 "file must hold its own data")
+            node = node[part]
+        except (KeyError, RuntimeError) as e:  # what h5py raises for a dangling or cyclic soft link
+            raise ValueError(f"{where}: {path} cannot be opened (a dangling or cyclic link?): {e}") from None
+    return node
+
+
+def _group_len(group):
+    from h5py import Group
+    return len(group) if isinstance(group, Group) else 0
+
+
+def _check_dataset(h5py, ds, v, what):
+    if not isinstance(ds, h5py.Dataset):
+        raise ValueError(f"{what} is missing from the weights file (or is not a dataset)")
+    if ds.is_virtual or ds.external:
+        raise ValueError(f"{what} keeps its data outside the weights file ("
+                         f"{'a virtual dataset' if ds.is_virtual else 'external storage'}): refused")
+    want = np.dtype(v.dtype.as_numpy_dtype)
+    if ds.dtype.kind not in "biufc" or not np.can_cast(ds.dtype, want, "same_kind"):
+        raise ValueError(f"{what}: the weights file holds dtype {ds.dtype}, which does not load into the "
+                         f"variable's {want}")
+    if ds.shape is None or tuple(ds.shape) != tuple(v.shape):
+        raise ValueError(f"Shape mismatch in {what}: the variable's shape is {tuple(v.shape)}, the weights file "
+                         f"holds shape {ds.shape}")
+
+
+def _cast(value, v, what):
+    """`value` as the variable's dtype; a value that the narrower dtype cannot hold is refused, not wrapped."""
+    want = np.dtype(v.dtype.as_numpy_dtype)
+    if value.dtype == want:
+        return value
+    with np.errstate(over="ignore", invalid="ignore"):
+        out = value.astype(want)
+    if value.dtype.kind in "biu" and want.kind in "biu" and not np.array_equal(out.astype(value.dtype), value) or \
+            value.dtype.kind in "fc" and np.any(np.isinf(out) & np.isfinite(value)):
+        raise ValueError(f"{what}: a value in the weights file ({value.dtype}) is out of range for the "
+                         f"variable's {want}")
+    return out
+
+
+def _read(ds, where):
+    try:
+        return np.asarray(ds[()])
+    except (KeyError, RuntimeError) as e:
+        raise OSError(f"{where}: cannot read {ds.name}: {e}") from None
