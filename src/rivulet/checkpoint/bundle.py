@@ -12,16 +12,17 @@ allocated, every tensor's CRC is verified, and a bad file raises `tf.errors.Data
 file or key `tf.errors.NotFoundError`). Nothing is executed or unpickled.
 """
 import os
+import stat
 import struct
 import threading
 
 import numpy as np
 
 from .. import crc32c, dtypes as _dt
-from ..errors import DataLossError, NotFoundError, UnimplementedError
+from ..errors import DataLossError, InvalidArgumentError, NotFoundError, PermissionDeniedError, UnimplementedError
 from . import table
 from .wire import bytes_field, encode_varint, first, fixed32_field, parse, parse_shape, read_varint, \
-    shape_message, varint_field
+    repeated, shape_message, varint_field
 
 __all__ = ["BundleReader", "BundleWriter", "read_bundle", "write_bundle", "data_filename", "index_filename"]
 
@@ -40,6 +41,32 @@ def _loss(prefix, what):
     return DataLossError(None, None, f"Checkpoint {prefix!r} is corrupted: {what}")
 
 
+def _open_regular(path):
+    """`path` opened for binary reading; only a regular file is accepted: a FIFO, /dev/zero or a directory
+    would block, never end or mean nothing. Opened non-blocking, so that opening a FIFO cannot hang.
+    A missing file raises FileNotFoundError for the caller to word."""
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
+    except (FileNotFoundError, NotADirectoryError):
+        raise FileNotFoundError(path) from None
+    except PermissionError as e:
+        raise PermissionDeniedError(None, None, f"{path}; {e.strerror}") from None
+    except OSError as e:
+        raise DataLossError(None, None, f"Cannot open checkpoint file {path}: {e.strerror or e}") from None
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        raise DataLossError(None, None, f"Checkpoint file {path} is not a regular file")
+    return os.fdopen(fd, "rb")
+
+
+def _read_exactly(f, size, path):
+    """The file's `size` bytes (its size when opened): a file that grows meanwhile is not read on and on."""
+    data = f.read(size)
+    if len(data) != size:
+        raise DataLossError(None, None, f"Checkpoint file {path} changed while it was read")
+    return data
+
+
 class _Entry:
     __slots__ = ("dtype", "shape", "shard", "offset", "size", "crc")
 
@@ -50,13 +77,15 @@ class BundleReader:
     def __init__(self, prefix):
         prefix = os.fspath(prefix)
         self.prefix = prefix
+        path = index_filename(prefix)
         try:
-            with open(index_filename(prefix), "rb") as f:
-                raw = f.read()
-        except (FileNotFoundError, NotADirectoryError, IsADirectoryError):
+            f = _open_regular(path)
+        except FileNotFoundError:
             raise NotFoundError(None, None, "Unsuccessful TensorSliceReader constructor: Failed to find any "
                                 f"matching files for {prefix}") from None
-        items = table.read_table(raw, index_filename(prefix))
+        with f:
+            raw = _read_exactly(f, os.fstat(f.fileno()).st_size, path)
+        items = table.read_table(raw, path)
         if not items or items[0][0] != b"":
             raise _loss(prefix, "the index has no header entry")
         header = parse(items[0][1])
@@ -75,8 +104,6 @@ class BundleReader:
             except UnicodeDecodeError:
                 raise _loss(prefix, "a key is not UTF-8") from None
             self._entries[name] = self._parse_entry(name, value)
-        self._sizes = {}
-        self._lock = threading.Lock()
 
     def _parse_entry(self, name, value):
         msg = parse(value)
@@ -87,15 +114,16 @@ class BundleReader:
         if e.shape is None or any(d is None for d in e.shape):
             raise _loss(self.prefix, f"tensor {name!r} has an unknown shape")
         e.shard, e.offset, e.size = first(msg, 3), first(msg, 4), first(msg, 5)
-        e.crc = first(msg, 6, None)
-        if msg.get(7):
+        e.crc = first(msg, 6, None, wire=5)
+        if repeated(msg, 7):
             e.dtype = "sliced"
         if e.shard >= self._num_shards:
             raise _loss(self.prefix, f"tensor {name!r} names shard {e.shard} of {self._num_shards}")
-        n = 1
+        n = bound = 1
         for d in e.shape:
             n *= d
-            if n > _MAX_ELEMENTS:
+            bound *= max(d, 1)  # NumPy refuses (0, 2**62) too: its nonzero dims must fit as well
+            if bound > _MAX_ELEMENTS:
                 raise _loss(self.prefix, f"tensor {name!r} has an implausible shape {list(e.shape)}")
         if isinstance(e.dtype, _dt.DType) and e.dtype._np is not None:
             if n * e.dtype._np.itemsize != e.size:
@@ -126,27 +154,33 @@ class BundleReader:
             raise NotFoundError(None, None, f"Key {key} not found in checkpoint")
         return e
 
-    def _shard_size(self, shard):
-        with self._lock:
-            if shard not in self._sizes:
-                path = data_filename(self.prefix, shard, self._num_shards)
-                try:
-                    self._sizes[shard] = os.path.getsize(path)
-                except OSError:
-                    raise NotFoundError(None, None, f"Data file {path} of checkpoint not found") from None
-            return self._sizes[shard]
-
     def _read_bytes(self, key, e):
-        if e.offset + e.size > self._shard_size(e.shard):
-            raise _loss(self.prefix, f"tensor {key!r} (offset {e.offset}, size {e.size}) runs past the end of "
-                        "its data file")
-        buf = bytearray(e.size)  # writable, so arrays made from it are too
-        with open(data_filename(self.prefix, e.shard, self._num_shards), "rb") as f:
+        path = data_filename(self.prefix, e.shard, self._num_shards)
+        try:
+            f = _open_regular(path)
+        except FileNotFoundError:
+            raise NotFoundError(None, None, f"Data file {path} of checkpoint not found") from None
+        with f:
+            # the entry's extent is checked against the file's real size before its buffer is allocated
+            if e.offset + e.size > os.fstat(f.fileno()).st_size:
+                raise _loss(self.prefix, f"tensor {key!r} (offset {e.offset}, size {e.size}) runs past the end "
+                            f"of its data file {path}")
             f.seek(e.offset)
+            buf = bytearray(e.size)  # writable, so arrays made from it are too
             got = f.readinto(buf)
         if got != e.size:
             raise _loss(self.prefix, f"tensor {key!r} is truncated")
         return buf
+
+    def check_dtype(self, key, dtype, variable=None):
+        """Raises InvalidArgumentError unless the tensor under `key` has `dtype` (as TensorFlow's RestoreV2
+        refuses to restore a value into a variable of another dtype: no silent cast)."""
+        e = self._entry(key)
+        if e.dtype is not dtype and e.dtype != "sliced":
+            have = e.dtype.name if isinstance(e.dtype, _dt.DType) else "an unsupported dtype"
+            into = f" (restoring variable {variable})" if variable else ""
+            raise InvalidArgumentError(None, None, f"tensor_name = {key}; expected dtype {dtype.name} does not "
+                                       f"equal original dtype {have} in checkpoint {self.prefix!r}{into}")
 
     def get_tensor(self, key):
         """The tensor stored under `key`, as a NumPy array (strings: an object array of bytes)."""
@@ -163,6 +197,8 @@ class BundleReader:
             crc = crc32c.value(buf)
             arr = np.frombuffer(buf, dtype=e.dtype._np.newbyteorder(">" if self._big_endian else "<"))
             arr = arr.astype(e.dtype._np, copy=False).reshape(e.shape)
+            if e.dtype is _dt.bool:  # a byte other than 0 or 1 would make a bool that is neither
+                arr = arr.view(np.uint8) != 0
         if e.crc is not None and crc32c.mask(crc) != e.crc:
             raise _loss(self.prefix, f"checksum does not match for tensor {key!r}")
         return arr

@@ -5,7 +5,7 @@ local_name 2}; attributes 2: SerializedTensor{name 1, full_name 2, checkpoint_ke
 from dataclasses import dataclass, field
 
 from ..errors import DataLossError
-from .wire import bytes_field, first, parse, varint_field
+from .wire import bytes_field, first, parse, repeated, varint_field
 
 OBJECT_GRAPH_KEY = "_CHECKPOINTABLE_OBJECT_GRAPH"
 _ESCAPE = "."
@@ -51,19 +51,19 @@ def _text(b):
 
 def decode(raw):
     nodes = []
-    for buf in parse(raw).get(1, []):
+    for buf in repeated(parse(raw), 1):
         m = parse(buf)
         n = Node()
-        for c in m.get(1, []):
+        for c in repeated(m, 1):
             c = parse(c)
             n.children.append((first(c, 1), _text(first(c, 2, b""))))
-        for a in m.get(2, []):
+        for a in repeated(m, 2):
             a = parse(a)
             n.attributes.append((_text(first(a, 1, b"")), _text(first(a, 2, b"")), _text(first(a, 3, b""))))
-        for s in m.get(3, []):
+        for s in repeated(m, 3):
             s = parse(s)
             n.slot_variables.append((first(s, 1), _text(first(s, 2, b"")), first(s, 3)))
-        hv = m.get(5)
+        hv = repeated(m, 5)
         n.has_values = bool(first(parse(hv[-1]), 1)) if hv else True
         nodes.append(n)
     count = len(nodes)

@@ -18,6 +18,7 @@ MAGIC = 0xDB4775248B80FB57
 FOOTER_SIZE = 48
 _RESTART_INTERVAL = 16
 _BLOCK_SIZE = 256 * 1024
+_OUTPUT_SLACK, _OUTPUT_RATIO = 64 << 20, 16
 
 
 def _corrupt(path, what):
@@ -43,10 +44,18 @@ def read_table(data, path="<bytes>"):
     index = _read_block(data, handles[1], limit, path)
     out = []
     last = None
-    for _, handle in _entries(index, path):
+    block_end = 0
+    # Prefix compression lets a small block spell out huge keys (one long key shared by thousands of
+    # entries): the bytes of all keys built, index block's included, are bounded by a generous multiple
+    # of the file's size.
+    budget = [_OUTPUT_SLACK + _OUTPUT_RATIO * len(data)]
+    for _, handle in _entries(index, path, budget):
         off, p = read_varint(handle, 0)
         size, p = read_varint(handle, p)
-        for key, value in _entries(_read_block(data, (off, size), limit, path), path):
+        if off < block_end:  # a table's data blocks follow one another; overlapping ones would be reread
+            raise _corrupt(path, "data blocks overlap or are out of order")
+        block_end = off + size
+        for key, value in _entries(_read_block(data, (off, size), limit, path), path, budget):
             if last is not None and key <= last:
                 raise _corrupt(path, "keys out of order")
             last = key
@@ -68,7 +77,7 @@ def _read_block(data, handle, limit, path):
     return block
 
 
-def _entries(block, path):
+def _entries(block, path, budget):
     n = len(block)
     if n < 4:
         raise _corrupt(path, "block too short")
@@ -83,6 +92,9 @@ def _entries(block, path):
         vlen, pos = read_varint(block, pos, end)
         if shared > len(key) or unshared + vlen > end - pos:
             raise _corrupt(path, "bad entry in block")
+        budget[0] -= shared + unshared
+        if budget[0] < 0:
+            raise _corrupt(path, "its keys decompress to an implausible size")
         key = key[:shared] + block[pos:pos + unshared]
         pos += unshared
         yield key, block[pos:pos + vlen]

@@ -8,7 +8,7 @@ from ..summary.proto import _key, _varint, bytes_field, fields, varint_field
 from ..summary.proto import read_varint as _read_varint
 
 __all__ = ["parse", "read_varint", "encode_varint", "varint_field", "bytes_field", "fixed32_field",
-           "shape_message", "first", "parse_shape"]
+           "shape_message", "first", "repeated", "parse_shape"]
 
 encode_varint = _varint
 
@@ -34,19 +34,34 @@ def read_varint(buf, pos, end=None):
     return _read_varint(buf, pos, len(buf) if end is None else end, _fail)
 
 
+_U64 = (1 << 64) - 1
+_WIRE_OF = {int: 0, bytes: 2}
+
+
 def parse(buf):
-    """{field: [value, ...]}: varints as ints, length-delimited as bytes, fixed32/64 as ints."""
+    """{field: [(wire type, value), ...]}: varints as ints (cut to 64 bits, as protobuf reads them),
+    length-delimited as bytes, fixed32/64 as ints. Read values with `first` and `repeated`."""
     out = {}
     for field, wire, v in fields(bytes(buf), _fail):
         if wire in (1, 5):
             v = int.from_bytes(v, "little")
-        out.setdefault(field, []).append(v)
+        elif wire == 0:
+            v &= _U64
+        out.setdefault(field, []).append((wire, v))
     return out
 
 
-def first(msg, field, default=0):
-    v = msg.get(field)
-    return v[-1] if v else default  # protobuf: the last occurrence of a scalar field wins
+def repeated(msg, field, wire=2):
+    """Every value of `field` sent with wire type `wire`; protobuf skips a field sent with another wire type
+    as an unknown field, and so does this (a varint never reaches code that expects bytes)."""
+    return [v for w, v in msg.get(field, ()) if w == wire]
+
+
+def first(msg, field, default=0, wire=None):
+    """The scalar `field` (protobuf: its last occurrence wins), of the wire type the default's type implies
+    (0 for ints, 2 for bytes) unless `wire` is given."""
+    vals = repeated(msg, field, _WIRE_OF[type(default)] if wire is None else wire)
+    return vals[-1] if vals else default
 
 
 def signed(n):
@@ -60,7 +75,7 @@ def parse_shape(buf):
     if first(msg, 3):
         return None
     dims = []
-    for d in msg.get(2, []):
+    for d in repeated(msg, 2):
         size = signed(first(parse(d), 1))
         if size < -1:
             raise DataLossError(None, None, f"invalid dimension {size} in checkpoint shape")
