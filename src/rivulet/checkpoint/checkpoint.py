@@ -5,6 +5,8 @@ value under its path (`net/l1/.ATTRIBUTES/VARIABLE_VALUE`) and the object graph 
 `_CHECKPOINTABLE_OBJECT_GRAPH`. Restoring walks the checkpoint's graph and the live objects together,
 matching children by name; a value whose object does not exist yet (a layer not built, optimizer slots
 not created) waits on its parent and is applied when that parent creates it (deferred restoration).
+Each restore reads and checks all its values first (a dtype other than the variable's: InvalidArgumentError,
+never a cast; another shape: ValueError) and assigns them only if all pass.
 """
 import os
 import threading
@@ -77,7 +79,7 @@ def apply_deferred(obj):
         if waiting:
             with init_scope():  # assign eagerly, even when the layer is built while a graph is traced
                 for session, nid in waiting:
-                    session.match(nid, obj, set())
+                    session.match(nid, obj)
 
 
 class _Session:
@@ -90,58 +92,94 @@ class _Session:
         self.root = weakref.ref(root) if _weakrefable(root) else (lambda r=root: r)
         self.errors = []
 
-    def match(self, nid, obj, walking, anchor=None):
-        if nid in walking:
-            return
-        walking.add(nid)
-        prior = self.matched.get(nid)
-        if prior is not None and prior is not obj and not isinstance(obj, tr.Sequence):
-            return  # the checkpoint's node is already bound to another object
-        self.matched[nid] = obj
-        node = self.nodes[nid]
-        if tr.is_variable(obj) and nid not in self.restored:
-            for name, _, key in node.attributes:
-                if name == "VARIABLE_VALUE":
+    def match(self, nid, obj):
+        """Binds checkpoint node `nid` to `obj` and what lies below both, then restores every value found,
+        all or nothing (as TensorFlow reads a restore's tensors in one op before assigning any): a bad value
+        leaves the variables, and this session, as they were."""
+        matched, restored = dict(self.matched), set(self.restored)
+        plan, waits = [], []
+        try:
+            self._walk(nid, obj, plan, waits)
+            _assign_all(self.reader, plan)
+        except BaseException:
+            self.matched, self.restored = matched, restored
+            raise
+        for anchor, anchor_nid in waits:
+            _pending.setdefault(anchor, []).append((self, anchor_nid))
+
+    def _walk(self, nid, obj, plan, waits):
+        # Depth first with an explicit stack (no recursion limit on deep graphs), visiting each node once.
+        # A node's slot variables are looked at after its children, whose variables they belong to.
+        seen = set()
+        stack = [("node", nid, obj, None)]
+        while stack:
+            item = stack.pop()
+            if item[0] == "slots":
+                self._slots(*item[1:], stack, waits)
+                continue
+            _, nid, obj, anchor = item
+            if nid in seen:
+                continue
+            seen.add(nid)
+            prior = self.matched.get(nid)
+            if prior is not None and prior is not obj and not isinstance(obj, tr.Sequence):
+                continue  # the checkpoint's node is already bound to another object
+            self.matched[nid] = obj
+            node = self.nodes[nid]
+            if tr.is_variable(obj) and nid not in self.restored:
+                keys = [key for name, _, key in node.attributes if name == "VARIABLE_VALUE"]
+                if keys:
                     self.restored.add(nid)
-                    _assign(obj, self.reader.get_tensor(key), key)
-        if not isinstance(obj, tr.Sequence):
-            anchor = (obj, nid)
-        if not node.children and not node.slot_variables:
-            return
-        live = {}
-        for name, child in tr.children(obj) + tr.restore_aliases(obj):
-            live.setdefault(name, child)
-        missing = False
-        for cid, name in node.children:
-            child = live.get(name)
-            if child is None:
-                missing = missing or self.nodes[cid].has_values
-            else:
-                self.match(cid, child, walking, anchor)
+                    plan.append((obj, keys[-1]))
+            if not isinstance(obj, tr.Sequence):
+                anchor = (obj, nid)
+            if not node.children and not node.slot_variables:
+                continue
+            live = {}
+            for name, child in tr.children(obj) + tr.restore_aliases(obj):
+                live.setdefault(name, child)
+            missing = False
+            below = []
+            for cid, name in node.children:
+                child = live.get(name)
+                if child is None:
+                    missing = missing or self.nodes[cid].has_values
+                else:
+                    below.append(("node", cid, child, anchor))
+            stack.append(("slots", node, obj, anchor, missing))
+            stack.extend(reversed(below))  # popped in the checkpoint's order
+
+    def _slots(self, node, obj, anchor, missing, stack, waits):
         for orig, slot_name, sid in node.slot_variables:  # TF 1.x / legacy Keras optimizers' slots
             var = self.matched.get(orig)
             slot = _legacy_slot(obj, var, slot_name) if var is not None else None
             if slot is None:
                 missing = True
             else:
-                self.match(sid, slot, walking, anchor)
+                stack.append(("node", sid, slot, anchor))
         if missing and anchor is not None and _weakrefable(anchor[0]):
-            _pending.setdefault(anchor[0], []).append((self, anchor[1]))
+            waits.append(anchor)
 
     # -- for the status object
     def unresolved(self):
-        return [i for i, n in enumerate(self.nodes) if i not in self.matched and n.has_values]
+        """Checkpoint nodes holding values that no live object took (as TensorFlow: nodes with attributes)."""
+        return [i for i, n in enumerate(self.nodes) if i not in self.matched and n.attributes]
 
     def path_of(self, nid):
-        parent = {}
-        for i, n in enumerate(self.nodes):
-            for c, name in n.children:
-                parent.setdefault(c, (i, name))
-        names = []
-        while nid in parent and nid != 0:
-            nid, name = parent[nid]
-            names.append(name)
-        return ".".join(["(root)"] + names[::-1])
+        """The names leading from the root to node `nid` (breadth first, each node once: a cycle in the graph
+        cannot loop), or a note that the root does not reach it."""
+        names = {0: ()}
+        queue = [0]
+        for i in queue:  # grows while iterated: a breadth-first walk
+            for c, name in self.nodes[i].children:
+                if c not in names:
+                    names[c] = names[i] + (name,)
+                    queue.append(c)
+            if nid in names:
+                break
+        if nid not in names:
+            return f"(node {nid}, not reachable from the root)"
+        return ".".join(("(root)",) + names[nid])
 
 
 def _weakrefable(obj):
@@ -160,15 +198,20 @@ def _legacy_slot(opt, var, slot_name):
     return slots.get(id(var), {}).get(slot_name)
 
 
-def _assign(var, value, key):
-    shape = tuple(var.shape)
-    if tuple(value.shape) != shape:
-        raise ValueError(f"Received incompatible tensor with shape {tuple(value.shape)} when attempting to restore "
-                         f"variable with shape {shape} and name {var.name}.")
-    dt = var.dtype
-    if dt is not _dt.string:
-        value = value.astype(dt.as_numpy_dtype, copy=False)
-    var.assign(value)
+def _assign_all(reader, plan):
+    """Restores [(variable, checkpoint key)]: every value is read and checked (dtype: InvalidArgumentError,
+    as TensorFlow's RestoreV2; shape: ValueError, as its variables' restore) before any is assigned."""
+    values = []
+    for var, key in plan:
+        reader.check_dtype(key, var.dtype, var.name)  # before reading: a wrong dtype is never cast
+        value = reader.get_tensor(key)
+        shape = tuple(var.shape)
+        if tuple(value.shape) != shape:
+            raise ValueError(f"Received incompatible tensor with shape {tuple(value.shape)} when attempting to "
+                             f"restore variable with shape {shape} and name {var.name}.")
+        values.append(value)
+    for (var, _), value in zip(plan, values):
+        var.assign(value)
 
 
 def restore_object(root, save_path):
@@ -183,25 +226,25 @@ def restore_object(root, save_path):
         raise NotFoundError(None, None, f"The checkpoint at {save_path} has an empty object graph.")
     session = _Session(reader, nodes, root)
     with init_scope(), _lock:
-        session.match(0, root, set())
+        session.match(0, root)
     return CheckpointLoadStatus(session, root)
 
 
 def _restore_by_name(root, reader):
     """A TF1-style checkpoint (tf.compat.v1.train.Saver: keys are variable names, no object graph): each
     variable reachable from root takes the value saved under its own name."""
-    restored, unmatched = [], []
+    plan, unmatched = [], []
     counter = getattr(root, "_save_counter", None)  # made by restore itself; TF1 files have none
     with init_scope(), _lock:
         for obj in tr.breadth_first(root)[0]:
             if tr.is_variable(obj) and obj is not counter:
                 key = obj.name[:-2] if obj.name.endswith(":0") else obj.name
                 if key in reader:
-                    _assign(obj, reader.get_tensor(key), key)
-                    restored.append(obj)
+                    plan.append((obj, key))
                 else:
                     unmatched.append(obj)
-    return NameBasedSaverStatus(restored, unmatched)
+        _assign_all(reader, plan)
+    return NameBasedSaverStatus([v for v, _ in plan], unmatched)
 
 
 # ------------------------------------------------------------------------------------------ statuses
