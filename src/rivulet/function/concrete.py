@@ -238,16 +238,24 @@ def _flatten_checked(value, t, path, flat, cf):
         for v, s in zip(value._to_components(), comps):
             _flatten_checked(v, s, path, flat, cf)
         return
+    # A container must hold exactly what the graph was traced for: a missing or extra dict key or item would
+    # shift every later flat argument onto the wrong placeholder.
     # lists, tuples and their subclasses (tagged with the class name, e.g. tf.distribute's PerReplica)
     if isinstance(t, tuple) and t[0] not in ("dict", "namedtuple") and isinstance(value, (list, tuple)):
+        if len(value) != len(t[1]):
+            raise _structure_error(value, t, path, cf)
         for i, (v, s) in enumerate(zip(value, t[1])):
             _flatten_checked(v, s, f"{path}[{i}]", flat, cf)
         return
     if isinstance(t, tuple) and t[0] == "namedtuple":
+        if not isinstance(value, tuple) or len(value) != len(t[3]):
+            raise _structure_error(value, t, path, cf)
         for i, (v, s) in enumerate(zip(value, t[3])):
             _flatten_checked(v, s, f"{path}.{t[2][i]}", flat, cf)
         return
     if isinstance(t, tuple) and t[0] == "dict" and isinstance(value, dict):
+        if set(value) != {k for k, _ in t[1]}:
+            raise _structure_error(value, t, path, cf)
         for k, s in t[1]:
             _flatten_checked(value[k], s, f"{path}[{k!r}]", flat, cf)
         return
@@ -255,6 +263,15 @@ def _flatten_checked(value, t, path, flat, cf):
     if not is_subtype(vt, t):
         raise TypeError(f"Binding inputs to tf.function failed: argument '{path}' of {cf._name} was traced for "
                         f"{describe(t)}, got {describe(vt)}.")
+
+
+def _structure_error(value, t, path, cf):
+    try:
+        got = describe(type_of(value))
+    except TypeError:  # an unhashable leaf: its type says enough
+        got = type(value).__name__
+    return TypeError(f"Binding inputs to tf.function failed: argument '{path}' of {cf._name} was traced for "
+                     f"{describe(t)}, got {got}.")
 
 
 def _spec_value(t, name):
@@ -268,6 +285,8 @@ def _spec_value(t, name):
             return vals if t[0] == "list" else tuple(vals)
         if t[0] == "dict":
             return {k: _spec_value(x, f"{name}_{k}") for k, x in t[1]}
+        if t[0] == "namedtuple":  # the trace type keeps the class's name and fields, not the class
+            return tuple(_spec_value(x, f"{name}_{f}") for f, x in zip(t[2], t[3]))
     return t
 
 
@@ -286,7 +305,7 @@ def _out_type(so):
     if isinstance(so, (list, tuple)):
         return (type(so).__name__, tuple(_out_type(v) for v in so))
     if isinstance(so, dict):
-        return ("dict", tuple((k, _out_type(so[k])) for k in sorted(so, key=str)))
+        return ("dict", tuple((k, _out_type(so[k])) for k in nest._sorted_keys(so)))
     return Literal(so)
 
 

@@ -14,6 +14,7 @@ import sys
 import threading
 import weakref
 
+from .. import nest
 from ..core import context
 from ..core.tensor import EagerTensor, Tensor
 from ..shape import TensorSpec
@@ -55,11 +56,12 @@ class PolymorphicFunction:
         self._converted = None
         self._reduce_retracing = reduce_retracing
         self._jit_compile = jit_compile
-        self._input_signature = None
+        self._input_signature = self._signature_types = None
         if input_signature is not None:
             if not isinstance(input_signature, (tuple, list)):
                 raise TypeError(f"input_signature must be either a tuple or a list, got {type(input_signature)}.")
-            self._input_signature = tuple(_check_spec(s) for s in input_signature)
+            self._input_signature = tuple(input_signature)  # the user's specs, as TensorFlow shows them
+            self._signature_types = tuple(_check_spec(s) for s in input_signature)  # what calls bind to
         self._cache = collections.OrderedDict()  # trace types -> ConcreteFunction (LRU order)
         self._fast = {}  # flat fast key -> ConcreteFunction
         self.cache_size = cache_size or DEFAULT_CACHE_SIZE
@@ -243,7 +245,7 @@ class PolymorphicFunction:
     def _bind_input_signature(self, args, kwargs):
         names = [n for n, p in self._sig.parameters.items()
                  if p.kind in (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)]
-        specs = self._input_signature
+        specs = self._signature_types
         var = [n for n, p in self._sig.parameters.items() if p.kind == inspect.Parameter.VAR_POSITIONAL]
         if var and len(specs) > len(names):
             names += [f"{var[0]}_{i}" for i in range(len(specs) - len(names))]
@@ -266,8 +268,13 @@ class PolymorphicFunction:
         params, types = [], []
         for n, spec in zip(names, specs):
             v = values[n]
-            if isinstance(v, TensorSpec):
-                t = v
+            leaves = nest.flatten(v)
+            if leaves and all(isinstance(x, TensorSpec) for x in leaves):
+                # specs (get_concrete_function(), which passes the signature itself): they must fit it
+                if not is_subtype(type_of(v), spec):
+                    raise TypeError(f"Binding inputs to tf.function failed due to `{describe(type_of(v))} is "
+                                    f"not compatible with {describe(spec)}`. Received args: {args!r} and "
+                                    f"kwargs: {kwargs!r} for signature: {sig_text}.")
             else:
                 from .concrete import _flatten_checked
                 holder = []
@@ -278,9 +285,8 @@ class PolymorphicFunction:
                     raise TypeError(f"Binding inputs to tf.function failed due to `{reason}`. Received args: "
                                     f"{args!r} and kwargs: {kwargs!r} for signature: {sig_text}.") from None
                 values[n] = holder[0] if len(holder) == 1 and isinstance(spec, TensorSpec) else v
-                t = spec
             params.append((n, inspect.Parameter.POSITIONAL_OR_KEYWORD))
-            types.append(spec if isinstance(spec, TensorSpec) else t)
+            types.append(spec)
         return params, tuple(types), values
 
     def _relaxed(self, types):
@@ -545,8 +551,13 @@ def _user_facing(exc, fname):
 
 
 def _check_spec(s):
+    """One input_signature entry -> its trace type (dicts in tf.nest's sorted-key order, as type_of)."""
     if isinstance(s, TensorSpec):
         return s
+    if isinstance(s, dict):
+        return ("dict", tuple((k, _check_spec(s[k])) for k in nest._sorted_keys(s)))
+    if nest._is_namedtuple(s):
+        return ("namedtuple", type(s).__name__, tuple(s._fields), tuple(_check_spec(x) for x in s))
     if isinstance(s, (list, tuple)):
         return (type(s).__name__, tuple(_check_spec(x) for x in s))
     raise TypeError(f"input_signature must be a possibly nested sequence of TensorSpec objects, got {s!r}")

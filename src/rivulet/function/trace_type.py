@@ -10,6 +10,7 @@ import weakref
 import numpy as np
 
 from .. import dtypes as _dt
+from .. import nest
 from ..core.tensor import EagerTensor, SymbolicTensor, Tensor
 from ..shape import TensorShape, TensorSpec
 
@@ -168,12 +169,8 @@ def type_of(x, aliases=None):
         return ("namedtuple", type(x).__name__, tuple(x._fields), tuple(type_of(v, aliases) for v in x))
     if isinstance(x, (list, tuple)):
         return (type(x).__name__, tuple(type_of(v, aliases) for v in x))
-    if isinstance(x, dict):
-        try:
-            keys = sorted(x, key=lambda k: (type(k).__name__, k))
-        except TypeError:
-            keys = list(x)
-        return ("dict", tuple((k, type_of(x[k], aliases)) for k in keys))
+    if isinstance(x, dict):  # tf.nest's key order: the order the graph's flat arguments take
+        return ("dict", tuple((k, type_of(x[k], aliases)) for k in nest._sorted_keys(x)))
     if _is_dataset(x):
         return DatasetTraceType(x.element_spec)
     custom = getattr(type(x), "__tf_tracing_type__", None)

@@ -84,9 +84,9 @@ def placeholders_for(g, value, spec, name):
         return spec._from_components([placeholders_for(g, v, s, name) for v, s in zip(vals, comps)])
     if isinstance(spec, tuple) and isinstance(value, (list, tuple, dict)):
         if spec[0] == "dict":
-            return type(value)((k, placeholders_for(g, value[k], s, f"{name}_{k}")) for k, s in spec[1]) \
-                if type(value) is not dict else {k: placeholders_for(g, value[k], s, f"{name}_{k}")
-                                                 for k, s in spec[1]}
+            # Placeholders in the trace type's (sorted-key) order, which is the order the flat arguments
+            # are fed in; the function sees the dict in the caller's own key order and type.
+            return nest._rebuild(value, [placeholders_for(g, value[k], s, f"{name}_{k}") for k, s in spec[1]])
         items = spec[3] if spec[0] == "namedtuple" else spec[1]
         vals = [placeholders_for(g, v, s, f"{name}_{i}") for i, (v, s) in enumerate(zip(value, items))]
         if spec[0] == "namedtuple":
