@@ -87,7 +87,12 @@ class Model(Trainer, Layer):
 
     def _run_graph(self, inputs):
         values = {}
-        for kt, v in zip(nest.flatten(self._input_tensors), nest.flatten(inputs)):
+        refs = nest.flatten(self._input_tensors)
+        given = self._flat_inputs(inputs, refs)
+        if len(given) != len(refs):
+            raise ValueError(f"Layer \"{self.name}\" expects {len(refs)} input(s), but it received {len(given)} "
+                             f"input tensors. Inputs received: {given!r}")
+        for kt, v in zip(refs, given):
             values[id(kt)] = v
         for node in self._nodes:
             def value(structure):
@@ -96,6 +101,25 @@ class Model(Trainer, Layer):
             for kt, v in zip(nest.flatten(node.outputs), nest.flatten(out)):
                 values[id(kt)] = v
         return nest.map_structure(lambda kt: values[id(kt)], self._output_tensors)
+
+    def _flat_inputs(self, inputs, refs):
+        """The call's input values in the order of `self.inputs` (tf_keras' mapping): a dict is matched by key
+        (the model's own input dict keys, else its Input layers' names), so neither its key order nor keys
+        the model does not take can shift a value onto another input."""
+        if not isinstance(inputs, dict):
+            return nest.flatten(inputs)
+        ref = self._input_tensors
+        if isinstance(ref, dict):
+            missing = [k for k in nest._sorted_keys(ref) if k not in inputs]
+            if missing:
+                raise ValueError(f"Missing data for input {missing[0]!r} of model \"{self.name}\". You passed a data "
+                                 f"dictionary with keys {list(inputs)}. Expected the following keys: "
+                                 f"{nest._sorted_keys(ref)}")
+            return nest.flatten({k: inputs[k] for k in ref})
+        names = [kt._creator for kt in refs]
+        if all(n in inputs for n in names):
+            return [inputs[n] for n in names]
+        return nest.flatten(inputs)
 
     def call(self, inputs, training=None, mask=None):
         if self._is_graph_network:

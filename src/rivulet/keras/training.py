@@ -30,7 +30,11 @@ class LossesContainer:
         if self._loss is None:
             raise ValueError("No loss to compute. Provide a `loss` argument in `compile()`.")
         if nest.is_nested(y_pred):
-            # Several outputs: one loss each (the same one, or one per output), summed.
+            # Several outputs: one loss each (the same one, or one per output), summed. Dict targets pair
+            # with dict outputs by key (both flatten in sorted-key order), so their keys must agree.
+            if isinstance(y_pred, dict) and isinstance(y_true, dict) and set(y_pred) != set(y_true):
+                raise ValueError(f"The model's outputs are {nest._sorted_keys(y_pred)}, but the targets `y` have "
+                                 f"the keys {list(y_true)}: give one target per output, keyed by output name.")
             preds, trues = nest.flatten(y_pred), nest.flatten(y_true)
             fns = self._loss if isinstance(self._loss, list) else [self._loss] * len(preds)
             if not (len(fns) == len(preds) == len(trues)):
