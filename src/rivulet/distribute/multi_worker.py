@@ -77,9 +77,9 @@ class MultiWorkerMirroredStrategy(Strategy):
             return None
 
         def creator(next_creator, **kwargs):
-            import rivulet as tf
+            from ..core.context import init_scope
             v = next_creator(**kwargs)
-            with tf.init_scope():
+            with init_scope():
                 v.assign(collective.current().broadcast(v.numpy()))
             return v
         return creator

@@ -33,8 +33,9 @@ class ReplicaContext:
 
     @property
     def replica_id_in_sync_group(self):
-        import rivulet as tf
-        return tf.constant(self._replica_id, tf.int32)
+        from .. import dtypes
+        from ..ops.constant_op import constant
+        return constant(self._replica_id, dtypes.int32)
 
     @property
     def devices(self):

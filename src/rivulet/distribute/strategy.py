@@ -8,6 +8,10 @@ replica.py).
 import contextlib
 import math
 
+from ..core.tensor import convert_to_tensor as _convert_to_tensor
+from ..ops.array_ops import concat as _concat, shape as _shape
+from ..ops.constant_op import constant as _constant
+from ..ops.math_ops import add_n as _add_n, cast as _cast, reduce_sum as _reduce_sum
 from . import context as _ctx
 from .replica import ReplicaContext, call_for_each_replica
 from .values import PerReplica, ReduceOp, as_reduce_op, local_results, map_values
@@ -149,7 +153,6 @@ class Strategy:
         return self._reduce_structure(op, value, axis)
 
     def _reduce_structure(self, op, value, axis):
-        import rivulet as tf
         leaves = []
         map_values(leaves.append, value)
         sums, counts = [], []
@@ -157,13 +160,13 @@ class Strategy:
             if not isinstance(v, PerReplica) and op is ReduceOp.SUM and self.num_replicas_in_sync > 1:
                 raise ValueError(f"A non-DistributedValues value {v} cannot be reduced with the given reduce op "
                                  f"{op}.")
-            parts = [tf.convert_to_tensor(p) for p in (v if isinstance(v, PerReplica) else [v])]
+            parts = [_convert_to_tensor(p) for p in (v if isinstance(v, PerReplica) else [v])]
             if axis is not None:
-                counts.append(tf.add_n([tf.cast(tf.shape(p)[axis], parts[0].dtype) for p in parts]))
-                parts = [tf.reduce_sum(p, axis=axis) for p in parts]
+                counts.append(_add_n([_cast(_shape(p)[axis], parts[0].dtype) for p in parts]))
+                parts = [_reduce_sum(p, axis=axis) for p in parts]
             else:
-                counts.append(tf.constant(len(parts), parts[0].dtype))  # a plain value counts once a process
-            sums.append(tf.add_n(parts) if len(parts) > 1 else parts[0])
+                counts.append(_constant(len(parts), parts[0].dtype))  # a plain value counts once a process
+            sums.append(_add_n(parts) if len(parts) > 1 else parts[0])
         totals = self._cross_worker_sum(sums + (counts if op is ReduceOp.MEAN else []))
         if op is ReduceOp.MEAN:
             totals = [t / c for t, c in zip(totals[:len(sums)], totals[len(sums):])]
@@ -173,8 +176,7 @@ class Strategy:
     def _sum_across_replicas(self, values):
         """The optimizer's all-reduce: each gradient (PerReplica, a tensor, or None) summed over every
         replica, in one cross-worker exchange for all of them."""
-        import rivulet as tf
-        local = [v if v is None else (tf.add_n(list(v)) if isinstance(v, PerReplica) else v) for v in values]
+        local = [v if v is None else (_add_n(list(v)) if isinstance(v, PerReplica) else v) for v in values]
         present = [i for i, v in enumerate(local) if v is not None]
         summed = self._cross_worker_sum([local[i] for i in present])
         for i, v in zip(present, summed):
@@ -186,9 +188,8 @@ class Strategy:
 
     def gather(self, value, axis):
         """Concatenates each per-replica value's components along `axis`, across all replicas."""
-        import rivulet as tf
-        return map_values(lambda v: self._cross_worker_gather(tf.concat(list(v), axis) if isinstance(v, PerReplica)
-                                                              else tf.convert_to_tensor(v), axis), value)
+        return map_values(lambda v: self._cross_worker_gather(_concat(list(v), axis) if isinstance(v, PerReplica)
+                                                              else _convert_to_tensor(v), axis), value)
 
     def experimental_distribute_dataset(self, dataset, options=None):
         """Each global batch the dataset yields is split along its first dimension, one slice a replica."""
@@ -255,8 +256,7 @@ class MirroredStrategy(Strategy):
 
 def split_batch(value, n, index):
     """The `index`-th of `n` slices of a batch along its first dimension (ceil-sized slices first)."""
-    import rivulet as tf
-    t = tf.convert_to_tensor(value)
+    t = _convert_to_tensor(value)
     size = t.shape[0] if t.shape.rank else None
-    per = math.ceil(size / n) if size is not None else (tf.shape(t)[0] + n - 1) // n  # known here, or at run time
+    per = math.ceil(size / n) if size is not None else (_shape(t)[0] + n - 1) // n  # known here, or at run time
     return t[index * per:(index + 1) * per]
