@@ -337,3 +337,17 @@ def test_padded_batch_matches_padded_shapes_and_values_by_key():
         ds.padded_batch(2, padded_shapes={"b": [4], "c": [2]})
     with pytest.raises(ValueError, match="padding_values"):
         ds.padded_batch(2, padded_shapes={"b": [4], "a": [2]}, padding_values={"c": -1, "a": 9.0})
+
+
+def test_from_generator_output_types_and_shapes_by_key():
+    import collections
+    P = collections.namedtuple("P", "y x")
+    ds = tf.data.Dataset.from_generator(lambda: iter([P(1, 2.0)]), output_types=P(tf.int32, tf.float32),
+                                        output_shapes=P([], []))
+    assert type(ds.element_spec) is P and type(next(iter(ds))) is P  # was a plain tuple
+    ds = tf.data.Dataset.from_generator(lambda: iter([{"b": 1, "a": [2.0, 3.0]}]),
+                                        output_types={"b": tf.int32, "a": tf.float32},
+                                        output_shapes={"a": [2], "b": []})
+    assert L(ds) == [{"b": 1, "a": [2.0, 3.0]}]
+    with pytest.raises(ValueError, match="output_shapes"):  # was KeyError
+        tf.data.Dataset.from_generator(lambda: iter([]), output_types={"a": tf.int32}, output_shapes={"b": []})

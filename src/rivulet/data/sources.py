@@ -142,12 +142,28 @@ class GeneratorDataset(DatasetV2):
 
 
 def _specs_of(types, shapes):
-    """output_types/output_shapes -> TensorSpecs; a shape (a tuple of dims) is a leaf at each type's place."""
+    """output_types/output_shapes -> TensorSpecs; a shape (a tuple of dims) is a leaf at each type's place.
+    Containers are rebuilt by tf.nest (dict subclasses and namedtuples kept; a list of types is a tuple)."""
+    if not isinstance(types, (dict, tuple, list)):
+        return TensorSpec(TensorShape(shapes), _dt.as_dtype(types))
+    children = nest._children(types)
+    try:
+        shapes = [None] * len(children) if shapes is None else _shapes_like(types, shapes)
+    except ValueError as e:
+        raise ValueError(f"`output_shapes` must have the structure of `output_types` {types!r}: {e}") from None
+    specs = [_specs_of(t, s) for t, s in zip(children, shapes)]
+    return tuple(specs) if type(types) is list else nest._rebuild(types, specs)
+
+
+def _shapes_like(types, shapes):
+    """output_shapes' entries for types' children, in tf.nest order (dicts by key)."""
     if isinstance(types, dict):
-        return type(types)((k, _specs_of(types[k], None if shapes is None else shapes[k])) for k in types)
-    if isinstance(types, (tuple, list)):
-        return tuple(_specs_of(t, None if shapes is None else shapes[i]) for i, t in enumerate(types))
-    return TensorSpec(TensorShape(shapes), _dt.as_dtype(types))
+        if not isinstance(shapes, dict) or set(shapes) != set(types):
+            raise ValueError(f"expected a dict with keys {nest._sorted_keys(types)}, got {shapes!r}")
+        return nest._children(shapes)
+    if not isinstance(shapes, (tuple, list)) or len(shapes) != len(types):
+        raise ValueError(f"expected a sequence of {len(types)} shapes, got {shapes!r}")
+    return list(shapes)
 
 
 class ZipDataset(DatasetV2):
