@@ -49,6 +49,17 @@ def test_a_fifo_does_not_block(tmp_path, victim):
         tf.train.load_checkpoint(prefix).get_tensor("v/.ATTRIBUTES/VARIABLE_VALUE")
 
 
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs FIFOs")
+def test_the_state_file_is_read_only_if_regular(tmp_path):
+    os.mkfifo(tmp_path / "checkpoint")
+    with deadline(5), pytest.raises(ValueError, match="checkpoint is not a regular file"):
+        tf.train.latest_checkpoint(str(tmp_path))
+    os.remove(tmp_path / "checkpoint")
+    (tmp_path / "checkpoint").write_bytes(b'model_checkpoint_path: "\xff"\n')
+    with pytest.raises(ValueError, match="not UTF-8"):
+        tf.train.latest_checkpoint(str(tmp_path))
+
+
 def test_a_directory_as_the_data_file(tmp_path):
     prefix = _write(tmp_path)
     os.remove(prefix + ".data-00000-of-00001")

@@ -47,7 +47,7 @@ def _open_regular(path):
     A missing file raises FileNotFoundError for the caller to word."""
     try:
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
-    except (FileNotFoundError, NotADirectoryError):
+    except (FileNotFoundError, NotADirectoryError, ValueError):  # ValueError: a NUL in the path
         raise FileNotFoundError(path) from None
     except PermissionError as e:
         raise PermissionDeniedError(None, None, f"{path}; {e.strerror}") from None

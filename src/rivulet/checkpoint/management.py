@@ -10,12 +10,14 @@ import threading
 import time
 
 from ..graph.graph_def import _escape  # C-style escapes, as protobuf's text format writes them
-from .bundle import BundleReader, index_filename
+from ..errors import DataLossError
+from .bundle import BundleReader, _open_regular, index_filename
 
 __all__ = ["CheckpointManager", "latest_checkpoint", "get_checkpoint_state", "update_checkpoint_state",
            "list_variables", "load_checkpoint", "CheckpointReader", "CheckpointState"]
 
 _STATE = "checkpoint"
+_MAX_STATE = 64 << 20  # a state file lists paths: a million of them fit
 _REPEATED = ("all_model_checkpoint_paths", "all_model_checkpoint_timestamps")
 
 
@@ -98,10 +100,19 @@ def get_checkpoint_state(checkpoint_dir, latest_filename=None):
     """The CheckpointState in `checkpoint_dir` (relative paths made absolute), or None."""
     path = os.path.join(os.fspath(checkpoint_dir), latest_filename or _STATE)
     try:
-        with open(path, encoding="utf-8") as f:
-            text = f.read()
-    except (FileNotFoundError, NotADirectoryError):
+        f = _open_regular(path)
+    except FileNotFoundError:
         return None
+    except DataLossError as e:  # a FIFO or /dev/zero would block or never end
+        raise ValueError(f"Invalid checkpoint state: {e.message}") from None
+    with f:
+        raw = f.read(_MAX_STATE + 1)
+    if len(raw) > _MAX_STATE:
+        raise ValueError(f"Invalid checkpoint state file {path}: larger than {_MAX_STATE} bytes")
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        raise ValueError(f"Invalid checkpoint state file {path}: not UTF-8 text") from None
     state = _parse(text, path)
     if not state.model_checkpoint_path:
         raise ValueError(f"Invalid checkpoint state loaded from {checkpoint_dir}")
