@@ -11,16 +11,39 @@ import collections.abc
 __all__ = ["flatten", "pack_sequence_as", "map_structure", "is_nested", "assert_same_structure"]
 
 
+_LEAF, _SEQ, _NAMEDTUPLE, _MAP = range(4)
+_KINDS = {dict: _MAP, list: _SEQ, tuple: _SEQ}  # type -> kind, filled as types are met (bounded below)
+
+
+def _kind(x):
+    t = type(x)
+    k = _KINDS.get(t)
+    if k is None:  # once per type: the Mapping ABC check is slow to repeat for every leaf
+        if issubclass(t, collections.abc.Mapping):
+            k = _MAP
+        elif issubclass(t, tuple) and isinstance(getattr(t, "_fields", None), tuple):
+            k = _NAMEDTUPLE
+        elif issubclass(t, (list, tuple)):
+            k = _SEQ
+        else:
+            k = _LEAF
+        if len(_KINDS) > 4096:  # classes made on the fly must not pile up here
+            _KINDS.clear()
+            _KINDS.update({dict: _MAP, list: _SEQ, tuple: _SEQ})
+        _KINDS[t] = k
+    return k
+
+
 def is_nested(x):
-    return isinstance(x, (list, tuple, collections.abc.Mapping))
+    return _kind(x) != _LEAF
 
 
 def _is_mapping(x):
-    return isinstance(x, collections.abc.Mapping)
+    return _kind(x) == _MAP
 
 
 def _is_namedtuple(x):
-    return isinstance(x, tuple) and isinstance(getattr(type(x), "_fields", None), tuple)
+    return _kind(x) == _NAMEDTUPLE
 
 
 def _sorted_keys(d):
@@ -33,22 +56,23 @@ def _sorted_keys(d):
 
 def _children(s):
     """The direct children of a nested value, in flattening order."""
-    if _is_mapping(s):
+    if _kind(s) == _MAP:
         return [s[k] for k in _sorted_keys(s)]
     return list(s)
 
 
 def _rebuild(template, children):
     """A container like `template` holding `children` (given in flattening order)."""
-    if _is_mapping(template):
+    kind = _kind(template)
+    if kind == _MAP:
         by_key = dict(zip(_sorted_keys(template), children))
-        pairs = [(k, by_key[k]) for k in template]  # the template's own key order
         if type(template) is dict:
-            return dict(pairs)
+            return {k: by_key[k] for k in template}  # the template's own key order
+        pairs = [(k, by_key[k]) for k in template]
         if isinstance(template, collections.defaultdict):
             return type(template)(template.default_factory, pairs)
         return type(template)(pairs)
-    if _is_namedtuple(template):
+    if kind == _NAMEDTUPLE:
         return type(template)(*children)
     return type(template)(children)  # lists, tuples and their subclasses that take an iterable
 
@@ -60,11 +84,15 @@ def flatten(structure, expand_composites=False):
 
 
 def _flatten(s, out):
-    if is_nested(s):
-        for c in _children(s):
-            _flatten(c, out)
-    else:
+    kind = _kind(s)
+    if kind == _LEAF:
         out.append(s)
+    elif kind == _MAP:
+        for k in _sorted_keys(s):
+            _flatten(s[k], out)
+    else:
+        for c in s:
+            _flatten(c, out)
 
 
 def pack_sequence_as(structure, flat_sequence, expand_composites=False):
@@ -86,8 +114,14 @@ def pack_sequence_as(structure, flat_sequence, expand_composites=False):
 
 
 def _pack(s, it):
-    if not is_nested(s):
+    kind = _kind(s)
+    if kind == _LEAF:
         return next(it)
+    if kind == _SEQ and (type(s) is tuple or type(s) is list):
+        return type(s)([_pack(c, it) for c in s])
+    if type(s) is dict:
+        by_key = {k: _pack(s[k], it) for k in _sorted_keys(s)}
+        return {k: by_key[k] for k in s}
     return _rebuild(s, [_pack(c, it) for c in _children(s)])
 
 
