@@ -71,22 +71,85 @@ class _Message:
         return str(self)
 
 
+_SCALAR_BELOW = 256  # bytes
+
+
+def decode_varints(b):
+    """Every varint of a packed field at once, as uint64. A byte below 0x80 ends a varint; then the k-th
+    7-bit group of every varint longer than k is OR-ed in at once, k = 0..9 (a uint64 shift drops the bits
+    past the 64th, as protobuf does). Raises DecodeError where read_varint would: a varint cut short or
+    over ten bytes long."""
+    if len(b) < _SCALAR_BELOW:  # a few values: NumPy's per-call cost exceeds a plain loop's
+        out, i = [], 0
+        while i < len(b):
+            x, i = read_varint(b, i)
+            out.append(x)
+        return np.array(out, dtype=np.uint64)
+    a = np.frombuffer(b, dtype=np.uint8)
+    last = a < 0x80
+    if last.all():  # every value below 128: one byte each
+        return a.astype(np.uint64)
+    if not last[-1]:
+        raise _fail("varint")
+    ends = np.flatnonzero(last)
+    starts = np.empty_like(ends)
+    starts[0], starts[1:] = 0, ends[:-1] + 1
+    lengths = ends - starts + 1
+    if lengths.max() > 10:
+        raise _fail("varint")
+    out = (a[starts] & 0x7F).astype(np.uint64)
+    live, k = np.flatnonzero(lengths > 1), 1
+    while live.size:
+        out[live] |= (a[starts[live] + k] & 0x7F).astype(np.uint64) << np.uint64(7 * k)
+        k += 1
+        live = live[lengths[live] > k]
+    return out
+
+
 class _List(_Message):
+    """A repeated field. Decoding keeps the values as a NumPy array (what parse_example reads); `value`
+    turns them into a Python list, as protobuf's repeated field reads, on first use."""
+
     def __init__(self, value=()):
-        self.value = [self._convert(v) for v in value]
+        self._vals, self._arr = [self._convert(v) for v in value], None
+
+    @property
+    def value(self):
+        if self._vals is None:
+            self._vals, self._arr = self._arr.tolist(), None
+        return self._vals
+
+    @value.setter
+    def value(self, v):
+        self._vals, self._arr = [self._convert(x) for x in v], None
+
+    def _array(self):
+        """The values as a NumPy array of the list's dtype."""
+        if self._arr is not None:
+            return self._arr
+        return self._to_array(self._vals)
+
+    @classmethod
+    def _from_array(cls, arr):
+        out = cls()
+        out._vals, out._arr = None, arr
+        return out
 
     @classmethod
     def _decode(cls, b):
         """Numeric lists: field 1, packed (wire type 2) or one value per field, as protobuf accepts both."""
-        vals = []
+        parts, singles = [], []
         for f, w, v in fields(b):
             if f == 1 and w == 2:
-                vals.extend(cls._packed(v))
+                if singles:
+                    parts.append(cls._to_array(singles))
+                    singles = []
+                parts.append(cls._packed(v))
             elif f == 1 and w == cls._single_wire:
-                vals.append(cls._single(v))
-        out = cls()
-        out.value = vals
-        return out
+                singles.append(cls._single(v))
+        if singles or not parts:
+            parts.append(cls._to_array(singles))
+        return cls._from_array(parts[0] if len(parts) == 1 else np.concatenate(parts))
 
     def _text(self):
         return [f"value: {self._show(v)}" for v in self.value]
@@ -108,11 +171,15 @@ class BytesList(_List):
     def _encode(self):
         return b"".join(bytes_field(1, v) for v in self.value)
 
+    @staticmethod
+    def _to_array(vals):
+        a = np.empty(len(vals), dtype=object)
+        a[:] = vals
+        return a
+
     @classmethod
     def _decode(cls, b):
-        out = cls()
-        out.value = [bytes(v) for f, w, v in fields(b) if f == 1 and w == 2]
-        return out
+        return cls._from_array(cls._to_array([bytes(v) for f, w, v in fields(b) if f == 1 and w == 2]))
 
 
 def _escape(c):
@@ -147,10 +214,14 @@ class FloatList(_List):
         return bytes_field(1, np.asarray(self.value, dtype="<f4").tobytes())
 
     @staticmethod
+    def _to_array(vals):
+        return np.asarray(vals, dtype=np.float32).reshape(-1)
+
+    @staticmethod
     def _packed(v):
         if len(v) % 4:
             raise DecodeError("Wire format was corrupt: packed floats")
-        return np.frombuffer(v, dtype="<f4").tolist()
+        return np.frombuffer(v, dtype="<f4").astype(np.float32)
 
     @staticmethod
     def _single(v):
@@ -164,7 +235,10 @@ class Int64List(_List):
     def _convert(v):
         if isinstance(v, (float, str, bytes)) or isinstance(v, np.floating):
             raise TypeError(f"{v!r} has type {type(v).__name__}, but expected one of: int")
-        return int(v)
+        v = int(v)
+        if not -(1 << 63) <= v < 1 << 63:
+            raise ValueError(f"Value out of range: {v}")
+        return v
 
     _show = staticmethod(str)
 
@@ -174,12 +248,12 @@ class Int64List(_List):
         return bytes_field(1, b"".join(_varint(v) for v in self.value))
 
     @staticmethod
+    def _to_array(vals):
+        return np.asarray(vals, dtype=np.int64).reshape(-1)
+
+    @staticmethod
     def _packed(v):
-        out, i = [], 0
-        while i < len(v):
-            x, i = read_varint(v, i)
-            out.append(_signed64(x))
-        return out
+        return decode_varints(v).view(np.int64)
 
     _single = staticmethod(_signed64)
     _single_wire = 0

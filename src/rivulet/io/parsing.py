@@ -2,6 +2,7 @@
 parse_tensor. Each is one op (ParseExampleV2, SerializeTensor, ParseTensor) so it works eagerly and inside
 traced functions (a dataset's map)."""
 import collections
+import math
 
 import numpy as np
 
@@ -40,15 +41,16 @@ SparseTensorValue = collections.namedtuple("SparseTensorValue", ["indices", "val
 
 # -- the op --------------------------------------------------------------------------------------------------
 def _values_of(feature, key, dtype):
+    """The values of `feature` as a NumPy array of `dtype` (empty for a feature with no list)."""
     kind = feature.WhichOneof("kind")
     want = {_dt.int64: "int64_list", _dt.float32: "float_list", _dt.string: "bytes_list"}[dtype]
     if kind is None:
-        return []
+        return _array([], dtype)
     if kind != want:
         have = {"int64_list": "int64", "float_list": "float", "bytes_list": "string"}[kind]
         raise InvalidArgumentError(f"Key: {key}.  Data types don't match. Data type: {have} but expected type: "
                                    f"{_tf_type(dtype)}")
-    return getattr(feature, kind).value
+    return getattr(feature, kind)._array()
 
 
 def _tf_type(dt):
@@ -56,6 +58,8 @@ def _tf_type(dt):
 
 
 def _array(vals, dtype):
+    if isinstance(vals, np.ndarray) and vals.dtype == (object if dtype is _dt.string else dtype._np):
+        return vals
     if dtype is _dt.string:
         a = np.empty(len(vals), dtype=object)
         a[:] = list(vals)
@@ -75,16 +79,18 @@ def _parse_kernel(serialized, dense_keys, dense_types, dense_shapes, dense_defau
             raise InvalidArgumentError(f"Could not parse example input, value: '{bytes(r)[:64]!r}'") from None
     sparse_out = [[], [], []]
     for key, dt in zip(sparse_keys, sparse_types):
-        idx, vals = [], []
-        longest = 0
-        for b, ex in enumerate(examples):
+        vals = []
+        for ex in examples:
             f = ex.features.feature.get(key)
-            v = _values_of(f, key, dt) if f is not None else []
-            longest = max(longest, len(v))
-            vals.extend(v)
-            idx.extend(([j] if scalar else [b, j]) for j in range(len(v)))
-        sparse_out[0].append(np.asarray(idx, dtype=np.int64).reshape(-1, 1 if scalar else 2))
-        sparse_out[1].append(_array(vals, dt))
+            vals.append(_values_of(f, key, dt) if f is not None else _array([], dt))
+        counts = np.array([len(v) for v in vals], dtype=np.int64)
+        # the j-th value of example b is at [b, j]: j counts from each example's first value
+        starts = np.cumsum(counts) - counts
+        j = np.arange(counts.sum(), dtype=np.int64) - np.repeat(starts, counts)
+        idx = j[:, None] if scalar else np.stack([np.repeat(np.arange(len(vals), dtype=np.int64), counts), j], 1)
+        longest = int(counts.max()) if len(counts) else 0
+        sparse_out[0].append(idx)
+        sparse_out[1].append(np.concatenate(vals) if vals else _array([], dt))
         sparse_out[2].append(np.asarray([longest] if scalar else [len(examples), longest], dtype=np.int64))
     dense_out = []
     for key, dt, shape, default in zip(dense_keys, dense_types, dense_shapes, dense_defaults):
@@ -92,8 +98,8 @@ def _parse_kernel(serialized, dense_keys, dense_types, dense_shapes, dense_defau
         rows = []
         for ex in examples:
             f = ex.features.feature.get(key)
-            v = _values_of(f, key, dt) if f is not None else []
-            if f is None or not v and n:
+            v = _values_of(f, key, dt) if f is not None else ()
+            if f is None or not len(v) and n:
                 if default is None:
                     raise InvalidArgumentError(f"Feature: {key} (data type: {_tf_type(dt)}) is required but could "
                                                f"not be found.")
@@ -159,6 +165,10 @@ def _features(features):
 
 def _parse(serialized, features, scalar):
     dense, sparse = _features(features)
+    if isinstance(serialized, (list, tuple)):
+        # a list of bytes through np.asarray becomes a fixed-width bytes array, which drops each record's
+        # trailing NUL bytes (an Example often ends in one); an object array keeps them
+        serialized = np.array(serialized, dtype=object)
     s = serialized if isinstance(serialized, Tensor) else convert_to_tensor(serialized, dtype=_dt.string)
     if s.dtype is not _dt.string:
         raise TypeError(f"`serialized` must be a string tensor, got {s.dtype.name}")
@@ -234,9 +244,9 @@ def _parse_tensor_kernel(data, out_type):
     if dtype != out_type.as_datatype_enum:
         got = _dt._BY_ENUM[dtype].name if dtype in _dt._BY_ENUM else str(dtype)
         raise InvalidArgumentError(f"Type mismatch between parsed tensor ({got}) and dtype ({out_type.name})")
-    n = int(np.prod(dims)) if dims else 1
     if any(d < 0 for d in dims):
         raise InvalidArgumentError("Could not parse `serialized` as TensorProto: negative dimension")
+    n = math.prod(dims)  # Python ints: a huge shape cannot wrap around to a small count
     if out_type is _dt.string:
         if len(strings) != n:
             raise InvalidArgumentError("Could not parse `serialized` as TensorProto: wrong number of strings")

@@ -27,7 +27,9 @@ def _varint(n):
 
 def read_varint(buf, pos, end, fail):
     """(value, position after it) of the varint at buf[pos]; raises fail("varint") if it runs past `end`
-    or ten bytes. `fail(kind, detail=None)` builds the caller's exception."""
+    or ten bytes. The value is taken modulo 2**64 (a tenth byte's bits past the 64th are dropped, as
+    protobuf drops them), so it always fits a uint64. `fail(kind, detail=None)` builds the caller's
+    exception."""
     result = shift = 0
     while True:
         if pos >= end or shift > 63:
@@ -36,7 +38,7 @@ def read_varint(buf, pos, end, fail):
         pos += 1
         result |= (b & 0x7F) << shift
         if not b & 0x80:
-            return result, pos
+            return result & 0xFFFFFFFFFFFFFFFF, pos
         shift += 7
 
 
