@@ -71,6 +71,7 @@ def check(got, want, ordered=True, path="element"):
     """Same container types, same keys (in the same order when `ordered`), and leaves equal to want's: arrays
     (same dtype, shape and values; got's leaves may be tensors) or TensorSpecs."""
     if isinstance(want, (np.ndarray, np.generic)):
+        assert isinstance(got, (tf.Tensor, np.ndarray, np.generic)), f"{path}: {got!r} where a tensor was expected"
         g = np.asarray(got.numpy() if hasattr(got, "numpy") else got)
         assert g.dtype == want.dtype and g.shape == want.shape and np.array_equal(g, want), \
             f"{path}: {g!r} where {want!r} was expected"
@@ -97,9 +98,11 @@ def spec_of(s):
     return rebuild(lambda a: tf.TensorSpec(a.shape, tf.as_dtype(a.dtype)), s)
 
 
-def call(fn, x):
-    """How tf.data calls a map function: a plain tuple's parts as separate arguments."""
-    return fn(*x) if type(x) is tuple else fn(x)
+def check_all(elements, wants):
+    elements = list(elements)
+    assert len(elements) == len(wants)
+    for got, w in zip(elements, wants):
+        check(got, w)
 
 
 def plus_one_flipped(x):
@@ -114,34 +117,20 @@ def test_datasets_keep_every_value_under_its_key(layout):
     want = [row(s, i) for i in range(ROWS)]
     ds = tf.data.Dataset.from_tensor_slices(s)
     check(ds.element_spec, spec_of(want[0]))
-    for got, w in zip(ds, want):
-        check(got, w)
-    for got, w in zip(ds.as_numpy_iterator(), want):
-        check(got, w)
-
-    gen = tf.data.Dataset.from_generator(lambda: iter(want), output_signature=ds.element_spec)
-    assert len(list(gen)) == ROWS
-    for got, w in zip(gen, want):
-        check(got, w)
-
-    same = ds.map(lambda *x: x) if type(s) is tuple else ds.map(lambda x: x)
-    for got, w in zip(same, want):
-        check(got, w)
+    check_all(ds, want)
+    check_all(ds.as_numpy_iterator(), want)
+    check_all(tf.data.Dataset.from_generator(lambda: iter(want), output_signature=ds.element_spec), want)
+    check_all(ds.map(lambda *x: x) if type(s) is tuple else ds.map(lambda x: x), want)
     # a function returning a new structure: its own key order is the element's
     flipped = ds.map(lambda *x: plus_one_flipped(x) if type(s) is tuple else plus_one_flipped(x[0]))
-    for got, w in zip(flipped, want):
-        check(got, rebuild(lambda a: a + 1, w, flip=True))
-
-    batches = list(ds.batch(2))
-    check(batches[0], rebuild(lambda a: a[:2], s))
-    for got, w in zip(ds.batch(2).unbatch(), want):
-        check(got, w)
-
-    for got, w in zip(tf.data.Dataset.zip({"z": ds, "a": flipped, "m": (ds, ds)}), want):
-        check(got, {"z": w, "a": rebuild(lambda a: a + 1, w, flip=True), "m": (w, w)})
+    check_all(flipped, [rebuild(lambda a: a + 1, w, flip=True) for w in want])
+    check(next(iter(ds.batch(2))), rebuild(lambda a: a[:2], s))
+    check_all(ds.batch(2).unbatch(), want)
+    check_all(tf.data.Dataset.zip({"z": ds, "a": flipped, "m": (ds, ds)}),
+              [{"z": w, "a": rebuild(lambda a: a + 1, w, flip=True), "m": (w, w)} for w in want])
 
 
-def test_dataset_reduce_with_a_random_looking_dict_state():
+def test_dataset_reduce_with_a_dict_state_of_mixed_dtypes():
     ds = tf.data.Dataset.from_tensor_slices({"k2": [1, 2], "k10": [0.5, 1.5]})
     out = ds.reduce({"s": np.float32(0), "n": np.int32(0), "b": np.int64(0)},
                     lambda st_, e: {"s": st_["s"] + e["k10"], "n": st_["n"] + e["k2"], "b": st_["b"] + 1})
