@@ -38,6 +38,23 @@ from .ops.script_ops import py_function, numpy_function  # noqa: E402,F401
 from .init_ops import (zeros_initializer, ones_initializer, constant_initializer,  # noqa: E402,F401
                        random_uniform_initializer, random_normal_initializer)
 
+
+
+def _autograph_convert(fn):
+    from .autograph.impl import convert
+    return convert(fn)
+
+
+def _jit_wrap(*args):
+    from .jit import wrap
+    return wrap(*args)
+
+
+# tf.function reaches up to AutoGraph and the compiled tier through these (loaded on first use)
+from .function import concrete as _concrete, polymorphic as _polymorphic  # noqa: E402
+_polymorphic.register_autograph(_autograph_convert)
+_concrete.register_jit(_jit_wrap)
+
 # Heavier namespaces load on first use, keeping `import rivulet` fast.
 _LAZY = {"keras": ".keras", "saved_model": ".saved_model", "summary": ".summary", "autograph": ".autograph",
          "onnx": ".onnx", "graph_util": ".graph.graph_util", "types": ".types", "jit": ".jit",

@@ -12,14 +12,14 @@ class optimizer:
     get_experimental_options = staticmethod(get_experimental_options)
     set_experimental_options = staticmethod(set_experimental_options)
 
-    _jit = [""]
-
     @staticmethod
     def set_jit(enabled):
         """Compiles tf.functions (those not saying jit_compile=False) with the compiled tier, rivulet.jit."""
-        optimizer._jit[0] = "autoclustering" if enabled else ""
+        from .function.polymorphic import set_jit_default
+        set_jit_default("autoclustering" if enabled else "")
 
     @staticmethod
     def get_jit():
         """'autoclustering' when set_jit(True) is on, else ''."""
-        return optimizer._jit[0]
+        from .function.polymorphic import get_jit_default
+        return get_jit_default()

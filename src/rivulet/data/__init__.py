@@ -6,3 +6,4 @@ from .options import Options, ThreadingOptions  # noqa: F401
 from .readers import FixedLengthRecordDatasetV2 as FixedLengthRecordDataset  # noqa: F401
 from .readers import TextLineDatasetV2 as TextLineDataset, TFRecordDatasetV2 as TFRecordDataset  # noqa: F401
 from .structure import DatasetSpec  # noqa: F401
+from . import autograph_loop  # noqa: F401  (registers `for x in dataset` into AutoGraph)

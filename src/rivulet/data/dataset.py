@@ -26,6 +26,11 @@ class DatasetV2:
         self._inputs = tuple(inputs)
         self._options_obj = None
 
+    def __tf_tracing_type__(self, context):
+        """A tf.function argument: traced by element_spec, fed by reference (data/trace_type.py)."""
+        from .trace_type import DatasetTraceType
+        return DatasetTraceType(self.element_spec)
+
     # -- to implement ---------------------------------------------------------------------------------
     def _make_iter(self):
         raise NotImplementedError

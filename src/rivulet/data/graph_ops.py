@@ -44,6 +44,10 @@ class GraphDataset:
         self._graph_input = placeholder
         self.element_spec = element_spec
 
+    def __tf_tracing_type__(self, context):  # passed on to another tf.function
+        from .trace_type import DatasetTraceType
+        return DatasetTraceType(self.element_spec)
+
     def _make_iter(self):
         raise NotImplementedError("rivulet cannot transform a dataset argument inside a tf.function: apply the "
                                   "transformations outside the function and pass the resulting dataset.")

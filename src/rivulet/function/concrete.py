@@ -24,6 +24,14 @@ def remove_call_observer(fn):
         _call_observers.remove(fn)
 
 
+# rivulet.jit's wrap (the compiled tier), given by the face (rivulet/__init__.py), which loads jit/ on first use
+_JIT_WRAP = []
+
+
+def register_jit(wrap):
+    _JIT_WRAP[:] = [wrap]
+
+
 class ConcreteFunction:
     _jit = False  # set (before compiling) for jit_compile=True: see rivulet.jit
     def __init__(self, graph, params, arg_types, name, python_function=None):
@@ -106,8 +114,7 @@ class ConcreteFunction:
             blas_threads.limit(self._compiled, graph.get_operations())
             self._capture_values = [_capture_value(v) for v in g.external_captures]
             if self._jit:  # jit_compile=True: the same graph, tiered onto onnxruntime (rivulet.jit)
-                from .. import jit
-                self._jit_function = jit.wrap(self._compiled, self._name, graph, inputs, outputs,
+                self._jit_function = _JIT_WRAP[0](self._compiled, self._name, graph, inputs, outputs,
                                               g.external_captures, len(g.arg_placeholders))
         return self._compiled
 

@@ -188,12 +188,7 @@ class PolymorphicFunction:
 
     def _python_to_run(self):
         if self._autograph and self._converted is None:
-            try:
-                from ..autograph.impl import convert
-            except ImportError:
-                self._converted = self._python_function
-            else:
-                self._converted = convert(self._python_function)
+            self._converted = _AUTOGRAPH[0](self._python_function) if _AUTOGRAPH else self._python_function
         return self._converted if self._autograph else self._python_function
 
     # -- signatures ------------------------------------------------------------------------------------
@@ -591,7 +586,24 @@ def function(func=None, input_signature=None, autograph=True, jit_compile=None, 
 Function = PolymorphicFunction
 
 
+# AutoGraph's converter, given by the face (rivulet/__init__.py), which loads autograph/ on first use
+_AUTOGRAPH = []
+
+
+def register_autograph(convert):
+    _AUTOGRAPH[:] = [convert]
+
+
+_JIT_DEFAULT = [""]  # tf.config.optimizer.set_jit: "autoclustering" compiles functions not saying jit_compile=False
+
+
+def set_jit_default(mode):
+    _JIT_DEFAULT[0] = mode
+
+
+def get_jit_default():
+    return _JIT_DEFAULT[0]
+
+
 def _config_jit():
-    """tf.config.optimizer.set_jit(True) compiles functions that do not say jit_compile=False."""
-    from ..config import optimizer
-    return optimizer.get_jit() != ""
+    return _JIT_DEFAULT[0] != ""

@@ -102,41 +102,6 @@ class VariableSpec:
                 f"alias_id={self.alias_id})")
 
 
-class DatasetTraceType:
-    """A tf.data.Dataset argument: traced by its element_spec (another dataset with the same spec reuses the
-    graph), and fed to the graph by reference on each call (data/graph_ops.py)."""
-    __slots__ = ("element_spec", "_key")
-
-    def __init__(self, element_spec):
-        from ..data.structure import _hashable
-        self.element_spec = element_spec
-        self._key = _hashable(element_spec)
-
-    def __eq__(self, other):
-        return isinstance(other, DatasetTraceType) and self._key == other._key
-
-    def __hash__(self):
-        return hash(self._key)
-
-    def __repr__(self):
-        return f"DatasetSpec({self.element_spec!r}, TensorShape([]))"
-
-    def _placeholder_for(self, g, value, name):
-        from ..data.graph_ops import dataset_argument
-        return dataset_argument(g, self.element_spec, name)
-
-    def _flat_arg(self, value, path):
-        from ..data.graph_ops import handle_of
-        if not _is_dataset(value) or DatasetTraceType(value.element_spec) != self:
-            raise TypeError(f"Binding inputs to tf.function failed: argument '{path}' was traced for {self!r}, got "
-                            f"{value!r}.")
-        return handle_of(value)
-
-
-def _is_dataset(x):
-    return hasattr(x, "_make_iter") and hasattr(x, "element_spec")
-
-
 def is_tensor_like(x):
     return isinstance(x, (Tensor, np.ndarray))
 
@@ -171,9 +136,7 @@ def type_of(x, aliases=None):
         return (type(x).__name__, tuple(type_of(v, aliases) for v in x))
     if isinstance(x, dict):  # tf.nest's key order: the order the graph's flat arguments take
         return ("dict", tuple((k, type_of(x[k], aliases)) for k in nest._sorted_keys(x)))
-    if _is_dataset(x):
-        return DatasetTraceType(x.element_spec)
-    custom = getattr(type(x), "__tf_tracing_type__", None)
+    custom = getattr(type(x), "__tf_tracing_type__", None)  # composites and datasets give their own
     if custom is not None:
         return custom(x, None)
     if type(x).__hash__ is None:

@@ -85,16 +85,26 @@ def _dtype(x):
 def while_stmt(test, body, get_state, set_state, symbol_names, opts):
     cond = test()
     if isinstance(cond, SymbolicTensor):
-        return _tf_loop(lambda: test(), lambda: body(), get_state, set_state, symbol_names, opts)
+        return graph_loop(lambda: test(), lambda: body(), get_state, set_state, symbol_names, opts)
     while cond:
         body()
         cond = test()
 
 
+# Iterables with a graph loop of their own, registered by their packages (tf.data: data/autograph_loop.py):
+# [(matches(iter_), lowering(iter_, extra_test, body, get_state, set_state, symbol_names, opts))].
+_FOR_LOWERINGS = []
+
+
+def register_for_loop(matches, lowering):
+    _FOR_LOWERINGS.append((matches, lowering))
+
+
 def for_stmt(iter_, extra_test, body, get_state, set_state, symbol_names, opts):
-    if (hasattr(iter_, "_make_iter") or hasattr(iter_, "element_spec") and hasattr(iter_, "__next__")) and \
-            context.current_graph() is not None:
-        return _tf_dataset_for(iter_, extra_test, body, get_state, set_state, symbol_names, opts)
+    if _FOR_LOWERINGS and context.current_graph() is not None:
+        for matches, lowering in _FOR_LOWERINGS:
+            if matches(iter_):
+                return lowering(iter_, extra_test, body, get_state, set_state, symbol_names, opts)
     if isinstance(iter_, SymbolicTensor):
         return _tf_for(iter_, extra_test, body, get_state, set_state, symbol_names, opts)
     if isinstance(iter_, EagerTensor) and iter_.shape.rank == 0:
@@ -131,29 +141,7 @@ def _tf_for(iter_, extra_test, body, get_state, set_state, symbol_names, opts):
         body(item(i))
         return math_ops.add(i, 1)
 
-    _tf_loop(test, step, get_state, set_state, symbol_names, opts, index=convert_to_tensor(0))
-
-
-def _tf_dataset_for(ds, extra_test, body, get_state, set_state, symbol_names, opts):
-    """A loop over a tf.data.Dataset (or an iterator of one) inside a graph: a While that pulls each element
-    from an iterator made when the function runs, or from the given one (data/graph_ops.py); the hidden loop
-    variable counts iterations."""
-    from ...data import graph_ops
-    from ...ops import math_ops
-    it = graph_ops.iterator_tensor(ds)
-
-    def test(i):
-        more = graph_ops.has_next(it)
-        if extra_test is None:
-            return more
-        from .logical import and_
-        return and_(lambda: extra_test(), lambda: more)
-
-    def step(i):
-        body(graph_ops.get_next(it, ds.element_spec))
-        return math_ops.add(i, 1)
-
-    _tf_loop(test, step, get_state, set_state, symbol_names, opts, index=convert_to_tensor(0))
+    graph_loop(test, step, get_state, set_state, symbol_names, opts, index=convert_to_tensor(0))
 
 
 def _range_inputs(t):
@@ -167,7 +155,7 @@ def _undefined(v):
     return v is None or isinstance(v, (Undefined, UndefinedReturnValue))
 
 
-def _tf_loop(test, body, get_state, set_state, names, opts, index=None):
+def graph_loop(test, body, get_state, set_state, names, opts, index=None):
     """Stages a While over the statement's variables; `index`, when given, is a hidden first loop variable
     passed to test(index) and body(index) (which returns its next value)."""
     init = list(get_state())
