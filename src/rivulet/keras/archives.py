@@ -1,0 +1,126 @@
+"""Safe tar/zip extraction for get_file: every member is checked before anything is written, so a hostile archive
+is refused whole (no member outside the target directory, no links leading out of it, no device files) and its
+member count and declared sizes are bounded."""
+import gzip
+import lzma
+import os
+import tarfile
+import zipfile
+import zlib
+
+# Real datasets stay far below these (aclImdb: 100k files, 0.5 GB); tests lower them.
+MAX_MEMBERS = 1_000_000
+MAX_TOTAL_BYTES = 32 << 30
+
+_CORRUPT = (tarfile.TarError, zipfile.BadZipFile, gzip.BadGzipFile, EOFError, zlib.error, lzma.LZMAError)
+
+
+def _inside(root, path):
+    return path == root or path.startswith(root.rstrip(os.sep) + os.sep)
+
+
+def _check_name(archive, name, root):
+    """`name` is a member path as stored; `root` the real path of the target directory."""
+    parts = name.replace("\\", "/").split("/")
+    if not name or name.startswith(("/", "\\")) or os.path.isabs(name) or (len(name) > 1 and name[1] == ":"):
+        raise ValueError(f"Refusing to extract {archive}: member {name!r} has an absolute path.")
+    if ".." in parts:
+        raise ValueError(f"Refusing to extract {archive}: member {name!r} points outside the target directory.")
+    if "\x00" in name:
+        raise ValueError(f"Refusing to extract {archive}: member {name!r} has a NUL byte in its name.")
+    if not _inside(root, os.path.realpath(os.path.join(root, name))):
+        raise ValueError(f"Refusing to extract {archive}: member {name!r} would be written outside {root} "
+                         "(through a symbolic link).")
+
+
+def _check_budget(archive, count, total):
+    if count > MAX_MEMBERS:
+        raise ValueError(f"Refusing to extract {archive}: it has more than {MAX_MEMBERS} members.")
+    if total > MAX_TOTAL_BYTES:
+        raise ValueError(f"Refusing to extract {archive}: its members hold more than {MAX_TOTAL_BYTES} bytes.")
+
+
+def _tar_members(archive, tar, root):
+    members, total = [], 0
+    while True:
+        m = tar.next()
+        if m is None:
+            return members
+        members.append(m)
+        total += max(m.size, 0)
+        _check_budget(archive, len(members), total)
+        _check_name(archive, m.name, root)
+        if m.issym() or m.islnk():
+            link = m.linkname
+            if not link or os.path.isabs(link) or link.startswith(("/", "\\")):
+                raise ValueError(f"Refusing to extract {archive}: link {m.name!r} points to the absolute path "
+                                 f"{link!r}.")
+            # symbolic links resolve from their own directory, hard links from the archive's root
+            base = os.path.dirname(os.path.join(root, m.name)) if m.issym() else root
+            if not _inside(root, os.path.normpath(os.path.join(base, link))):
+                raise ValueError(f"Refusing to extract {archive}: link {m.name!r} -> {link!r} points outside the "
+                                 "target directory.")
+        elif not (m.isreg() or m.isdir()):
+            raise ValueError(f"Refusing to extract {archive}: member {m.name!r} is a device, FIFO or other special "
+                             "file.")
+
+
+def _extract_tar(archive, path, root):
+    with tarfile.open(archive) as tar:
+        members = _tar_members(archive, tar, root)
+        kwargs = {"filter": "data"} if hasattr(tarfile, "data_filter") else {}  # a second, independent check
+        try:
+            tar.extractall(path, members=members, **kwargs)
+        except tarfile.FilterError as e:
+            raise ValueError(f"Refusing to extract {archive}: {e}") from None
+
+
+def _extract_zip(archive, path, root):
+    with zipfile.ZipFile(archive) as zf:
+        infos = zf.infolist()
+        _check_budget(archive, len(infos), sum(i.file_size for i in infos))
+        for info in infos:
+            _check_name(archive, info.filename, root)
+        zf.extractall(path, members=infos)  # zipfile stops each member at its declared size (then checks its CRC)
+
+
+def _is_tar(archive):
+    try:
+        return tarfile.is_tarfile(archive)
+    except _CORRUPT + (OSError,):
+        return False
+
+
+def _is_zip(archive):
+    try:
+        return zipfile.is_zipfile(archive)
+    except _CORRUPT + (OSError,):
+        return False
+
+
+_FORMATS = {"tar": (_is_tar, _extract_tar), "zip": (_is_zip, _extract_zip)}
+
+
+def extract_archive(file_path, path=".", archive_format="auto", required=False):
+    """Extracts a tar (plain, gz, bz2, xz) or zip archive into `path`. Returns False when the file is none of
+    `archive_format` (tf_keras's behaviour), or raises ValueError when `required`."""
+    if archive_format is None:
+        return False
+    formats = ["tar", "zip"] if archive_format == "auto" else (
+        [archive_format] if isinstance(archive_format, str) else list(archive_format))
+    for fmt in formats:
+        if fmt not in _FORMATS:
+            raise ValueError(f"Unknown archive format {fmt!r}: expected 'tar', 'zip' or 'auto'.")
+    file_path, path = os.fspath(file_path), os.fspath(path)
+    for fmt in formats:
+        is_match, extract = _FORMATS[fmt]
+        if is_match(file_path):
+            os.makedirs(path, exist_ok=True)
+            try:
+                extract(file_path, path, os.path.realpath(path))
+            except _CORRUPT as e:
+                raise ValueError(f"Cannot extract {file_path}: the {fmt} archive is corrupt ({e}).") from None
+            return True
+    if required:
+        raise ValueError(f"Cannot extract {file_path}: it is not a {' or '.join(formats)} archive.")
+    return False

@@ -1,0 +1,50 @@
+"""What several loaders share: the storage bucket, the word-index files, and filtering long sequences."""
+import json
+
+import numpy as np
+
+from ..data_utils import get_file
+
+ORIGIN_FOLDER = "https://storage.googleapis.com/tensorflow/tf-keras-datasets/"
+
+
+def load_word_index(path, origin, file_hash):
+    path = get_file(path, origin=origin, file_hash=file_hash)
+    try:
+        with open(path, encoding="utf-8") as f:
+            index = json.load(f)
+    except (ValueError, RecursionError) as e:  # JSONDecodeError, UnicodeDecodeError, a nesting bomb
+        raise ValueError(f"{path}: not a word index JSON file ({type(e).__name__}: {e}).") from None
+    if not isinstance(index, dict) or not all(isinstance(v, int) and not isinstance(v, bool)
+                                              for v in index.values()):
+        raise ValueError(f"{path}: a word index maps words to integers; this file holds something else.")
+    return index
+
+
+def remove_long_seq(maxlen, seq, label):
+    """Keeps the sequences strictly shorter than `maxlen` (tf_keras's rule) with their labels."""
+    kept = [(x, y) for x, y in zip(seq, label) if len(x) < maxlen]
+    return [x for x, _ in kept], [y for _, y in kept]
+
+
+def word_sequences(arr, path, key):
+    """An object array of word-index lists -> a list of lists of Python ints, checked."""
+    out = []
+    for i, x in enumerate(arr.reshape(-1) if isinstance(arr, np.ndarray) else ()):
+        if isinstance(x, np.ndarray) and x.dtype.kind in "iu" and x.ndim == 1:
+            x = x.tolist()
+        if not isinstance(x, (list, tuple)) or not all(
+                isinstance(w, int) and not isinstance(w, bool) and 0 <= w < 2 ** 31 for w in x):
+            raise ValueError(f"{path}: {key}[{i}] is not a list of non-negative word indices.")
+        out.append(list(x))
+    if not isinstance(arr, np.ndarray) or arr.ndim != 1:
+        raise ValueError(f"{path}: {key} is not a 1-D array of word-index lists.")
+    return out
+
+
+def labels(arr, path, key, n):
+    if not isinstance(arr, np.ndarray) or arr.ndim != 1 or arr.dtype.kind not in "iu":
+        raise ValueError(f"{path}: {key} is not a 1-D integer array.")
+    if len(arr) != n:
+        raise ValueError(f"{path}: {key} has {len(arr)} labels for {n} sequences.")
+    return arr

@@ -1,0 +1,153 @@
+"""tf.keras.utils.get_file with local origins only (file:// URLs and pre-placed cache files), and safe extraction."""
+import hashlib
+import io
+import os
+import tarfile
+import zipfile
+
+import pytest
+
+import rivulet as tf
+from rivulet.keras import archives
+
+
+def _origin(tmp_path, name, data):
+    src = tmp_path / "server" / name
+    src.parent.mkdir(parents=True, exist_ok=True)
+    src.write_bytes(data)
+    return src.as_uri()
+
+
+def _tar_gz(entries):
+    """entries: (name, bytes) files, or TarInfo objects as they are."""
+    buf = io.BytesIO()
+    with tarfile.open(fileobj=buf, mode="w:gz") as tar:
+        for e in entries:
+            if isinstance(e, tarfile.TarInfo):
+                tar.addfile(e)
+            else:
+                info = tarfile.TarInfo(e[0])
+                info.size = len(e[1])
+                tar.addfile(info, io.BytesIO(e[1]))
+    return buf.getvalue()
+
+
+def test_downloads_once_into_the_cache_with_a_progress_bar(tmp_path, capsys):
+    url = _origin(tmp_path, "data.bin", b"x" * 5000)
+    path = tf.keras.utils.get_file("data.bin", url, cache_dir=tmp_path / "cache")
+    assert path == os.path.join(tmp_path / "cache", "datasets", "data.bin")
+    assert open(path, "rb").read() == b"x" * 5000
+    out = capsys.readouterr().out
+    assert f"Downloading data from {url}" in out
+    assert "5000/5000 [==============================]" in out
+    os.remove(tmp_path / "server" / "data.bin")  # cached: the origin is not read again
+    assert tf.keras.utils.get_file("data.bin", url, cache_dir=tmp_path / "cache") == path
+    assert "Downloading" not in capsys.readouterr().out
+
+
+def test_fname_defaults_to_the_url_basename_and_keras_home_is_the_cache(tmp_path, monkeypatch):
+    monkeypatch.setenv("KERAS_HOME", str(tmp_path / "kh"))
+    url = _origin(tmp_path, "words.txt", b"hello")
+    path = tf.keras.utils.get_file(origin=url, cache_subdir="text")
+    assert path == os.path.join(tmp_path / "kh", "text", "words.txt")
+
+
+def test_hashes_are_checked(tmp_path, capsys):
+    data = b"payload"
+    url = _origin(tmp_path, "p.bin", data)
+    cache = tmp_path / "cache"
+    sha, md5 = hashlib.sha256(data).hexdigest(), hashlib.md5(data).hexdigest()
+    assert open(tf.keras.utils.get_file("p.bin", url, file_hash=sha, cache_dir=cache), "rb").read() == data
+    assert tf.keras.utils.get_file("p.bin", url, md5_hash=md5, cache_dir=cache)
+    # a download whose hash does not match is refused, naming the file, and not kept
+    with pytest.raises(ValueError, match=r"q\.bin.*hash does not match"):
+        tf.keras.utils.get_file("q.bin", url, file_hash="0" * 64, cache_dir=cache)
+    assert not os.path.exists(cache / "datasets" / "q.bin")
+    # a cached file whose hash is stale is downloaded again
+    (cache / "datasets" / "p.bin").write_bytes(b"stale")
+    capsys.readouterr()
+    path = tf.keras.utils.get_file("p.bin", url, file_hash=sha, cache_dir=cache)
+    assert open(path, "rb").read() == data
+    assert "hash does not match the original value" in capsys.readouterr().out
+    with pytest.raises(ValueError, match="Unknown hash algorithm"):
+        tf.keras.utils.get_file("p.bin", url, file_hash=sha, hash_algorithm="sha1", cache_dir=cache)
+
+
+def test_offline_and_not_cached_is_a_url_fetch_failure(tmp_path):
+    url = (tmp_path / "nowhere" / "f.npz").as_uri()
+    with pytest.raises(Exception, match=r"URL fetch failure on file://.*f\.npz"):
+        tf.keras.utils.get_file("f.npz", url, cache_dir=tmp_path / "cache")
+    assert os.listdir(tmp_path / "cache" / "datasets") == []
+    with pytest.raises(ValueError, match="origin"):
+        tf.keras.utils.get_file("f.npz")
+
+
+def test_untar_and_extract(tmp_path):
+    data = _tar_gz([("flowers/a/1.txt", b"one"), ("flowers/b/2.txt", b"two")])
+    url = _origin(tmp_path, "flowers.tgz", data)
+    path = tf.keras.utils.get_file("flowers", url, untar=True, cache_dir=tmp_path / "c")
+    assert path == os.path.join(tmp_path / "c", "datasets", "flowers")
+    assert open(os.path.join(path, "b", "2.txt"), "rb").read() == b"two"
+    assert os.path.exists(path + ".tar.gz")
+
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w") as zf:
+        zf.writestr("pack/x.txt", "zipped")
+    url = _origin(tmp_path, "pack.zip", buf.getvalue())
+    path = tf.keras.utils.get_file("pack.zip", url, extract=True, cache_dir=tmp_path / "c")
+    assert path.endswith("pack.zip")
+    assert open(os.path.join(tmp_path / "c", "datasets", "pack", "x.txt")).read() == "zipped"
+
+
+def _link(name, target, kind=tarfile.SYMTYPE):
+    info = tarfile.TarInfo(name)
+    info.type, info.linkname = kind, target
+    return info
+
+
+@pytest.mark.parametrize("entries, words", [
+    ([("../evil.txt", b"x")], "outside"),
+    ([("ok/../../evil.txt", b"x")], "outside"),
+    ([("/tmp/evil.txt", b"x")], "absolute"),
+    ([_link("d/ln", "../../elsewhere")], "outside"),
+    ([_link("d/ln", "/etc/passwd")], "absolute"),
+    ([_link("d/hard", "../../etc/passwd", tarfile.LNKTYPE)], "outside"),
+    ([_link("d/dev", "", tarfile.CHRTYPE)], "special"),
+    ([_link("d/up", "../.."), ("d/up/evil.txt", b"x")], "outside"),
+])
+def test_hostile_tar_members_are_refused_whole(tmp_path, entries, words):
+    url = _origin(tmp_path, "bad.tar.gz", _tar_gz([("d/fine.txt", b"fine")] + entries))
+    cache = tmp_path / "deep" / "cache"
+    with pytest.raises(ValueError, match=rf"bad\.tar\.gz.*{words}"):
+        tf.keras.utils.get_file("bad", url, untar=True, cache_dir=cache)
+    assert not os.path.exists(cache / "datasets" / "d")  # nothing extracted, not even the good member
+    assert not os.path.exists(tmp_path / "deep" / "evil.txt") and not os.path.exists(tmp_path / "evil.txt")
+
+
+def test_hostile_zip_members_and_archive_bombs_are_refused(tmp_path, monkeypatch):
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w") as zf:
+        zf.writestr("../evil.txt", "x")
+    url = _origin(tmp_path, "bad.zip", buf.getvalue())
+    with pytest.raises(ValueError, match=r"bad\.zip.*outside"):
+        tf.keras.utils.get_file("bad.zip", url, extract=True, cache_dir=tmp_path / "c")
+
+    many = _tar_gz([(f"m/{i}.txt", b"") for i in range(5)])
+    monkeypatch.setattr(archives, "MAX_MEMBERS", 4)
+    with pytest.raises(ValueError, match="more than 4 members"):
+        tf.keras.utils.get_file("many", _origin(tmp_path, "many.tar.gz", many), untar=True, cache_dir=tmp_path / "c")
+    monkeypatch.setattr(archives, "MAX_MEMBERS", 100)
+    monkeypatch.setattr(archives, "MAX_TOTAL_BYTES", 1000)
+    big = _tar_gz([("big/zeros", b"\0" * 2000)])
+    with pytest.raises(ValueError, match="more than 1000 bytes"):
+        tf.keras.utils.get_file("big", _origin(tmp_path, "big.tar.gz", big), untar=True, cache_dir=tmp_path / "c")
+
+
+def test_untar_of_a_file_that_is_no_archive_is_a_clear_error(tmp_path):
+    url = _origin(tmp_path, "junk.tar.gz", b"<html>Service unavailable</html>")
+    with pytest.raises(ValueError, match=r"junk\.tar\.gz.*not a tar archive"):
+        tf.keras.utils.get_file("junk", url, untar=True, cache_dir=tmp_path / "c")
+    data = _tar_gz([("t/a.txt", b"a" * 1000)])
+    url = _origin(tmp_path, "trunc.tar.gz", data[:len(data) // 2])
+    with pytest.raises(ValueError, match=r"trunc\.tar\.gz"):
+        tf.keras.utils.get_file("trunc", url, untar=True, cache_dir=tmp_path / "c")
