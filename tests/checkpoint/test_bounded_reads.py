@@ -132,3 +132,12 @@ def test_bool_bytes_other_than_0_and_1_read_as_true(tmp_path):
     prefix = _bundle(tmp_path, _entry(shape, dtype=10, size=3), data=b"\x01\x00\x07")  # no checksum, as TF 1.x
     got = BundleReader(prefix).get_tensor("v")
     assert got.tolist() == [True, False, True] and got.view(np.uint8).tolist() == [1, 0, 1]
+
+
+def test_a_bad_entry_names_the_checkpoint_and_the_tensor(tmp_path):
+    prefix = _bundle(tmp_path, b"\x12\x09\x0a")  # the shape field claims 9 bytes; 1 follows
+    with pytest.raises(DataLossError, match=r"x' is corrupted: the entry of tensor 'v': truncated protobuf"):
+        BundleReader(prefix)
+    prefix = _bundle(tmp_path, _entry(bundle.bytes_field(2, b"\x12\x05")))
+    with pytest.raises(DataLossError, match=r"x' is corrupted: the shape of tensor 'v': truncated protobuf"):
+        BundleReader(prefix)

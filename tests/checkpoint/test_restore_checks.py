@@ -154,3 +154,28 @@ def test_a_deep_object_graph_is_walked_without_recursion(tmp_path):
     with deadline(10):
         tf.train.Checkpoint(m=m).read(prefix)
     assert m.v.numpy() == 0.0
+
+
+@pytest.mark.parametrize("graph", [np.zeros([0], dtype=object), np.array([b"a", b"b"], dtype=object),
+                                   np.array([1.0, 2.0]), np.zeros([3], np.uint8)])
+def test_an_object_graph_that_is_not_a_string_scalar(tmp_path, graph):
+    bundle.write_bundle(str(tmp_path / "c"), {og.OBJECT_GRAPH_KEY: graph})
+    with pytest.raises(tf.errors.DataLossError, match=r"c' is corrupted: its object graph .* is not a string scalar"):
+        tf.train.Checkpoint(v=tf.Variable(1.0)).restore(str(tmp_path / "c"))
+
+
+def test_a_variable_with_children_in_the_checkpoint(tmp_path):
+    v = tf.Variable(1.0)
+    prefix = tf.train.Checkpoint(v=v).write(str(tmp_path / "c"))
+    t = bundle.read_bundle(prefix)
+    nodes = og.decode(t[og.OBJECT_GRAPH_KEY].reshape(-1)[0])
+    v_node = nodes[0].children[0][0]
+    nodes[v_node].children.append((len(nodes), "extra"))  # no live variable has children: it can never match
+    nodes.append(og.Node(attributes=[("VARIABLE_VALUE", "x", "v/.ATTRIBUTES/VARIABLE_VALUE")], has_values=True))
+    t[og.OBJECT_GRAPH_KEY] = np.array(og.encode(nodes), dtype=object)
+    bundle.write_bundle(prefix, t)
+    target = tf.Variable(0.0)
+    status = tf.train.Checkpoint(v=target).restore(prefix)  # was a TypeError: Variable is unhashable
+    assert target.numpy() == 1.0
+    with pytest.raises(AssertionError, match=r"Unresolved object in checkpoint \(root\)\.v\.extra"):
+        status.assert_consumed()

@@ -88,12 +88,12 @@ class BundleReader:
         items = table.read_table(raw, path)
         if not items or items[0][0] != b"":
             raise _loss(prefix, "the index has no header entry")
-        header = parse(items[0][1])
+        header = self._proto("its header", parse, items[0][1])
         self._num_shards = first(header, 1)
         self._big_endian = first(header, 2) == 1
         if not 1 <= self._num_shards <= 100000:
             raise _loss(prefix, f"bad number of shards {self._num_shards}")
-        version = parse(first(header, 3, b""))
+        version = self._proto("its header's version", parse, first(header, 3, b""))
         if first(version, 2) > 1:  # min_consumer
             raise UnimplementedError(None, None, f"Checkpoint {prefix!r} needs a newer reader (min_consumer "
                                      f"{first(version, 2)})")
@@ -105,12 +105,19 @@ class BundleReader:
                 raise _loss(prefix, "a key is not UTF-8") from None
             self._entries[name] = self._parse_entry(name, value)
 
+    def _proto(self, what, fn, *args):
+        """fn(*args) (a protobuf decode), its DataLossError worded with the checkpoint and what was read."""
+        try:
+            return fn(*args)
+        except DataLossError as e:
+            raise _loss(self.prefix, f"{what}: {e.message}") from None
+
     def _parse_entry(self, name, value):
-        msg = parse(value)
+        msg = self._proto(f"the entry of tensor {name!r}", parse, value)
         e = _Entry()
         enum = first(msg, 1)
         e.dtype = _dt._BY_ENUM.get(enum)  # None: a dtype NumPy lacks (bfloat16 ...), refused when read
-        e.shape = parse_shape(first(msg, 2, b""))
+        e.shape = self._proto(f"the shape of tensor {name!r}", parse_shape, first(msg, 2, b""))
         if e.shape is None or any(d is None for d in e.shape):
             raise _loss(self.prefix, f"tensor {name!r} has an unknown shape")
         e.shard, e.offset, e.size = first(msg, 3), first(msg, 4), first(msg, 5)

@@ -17,7 +17,7 @@ import numpy as np
 from .. import dtypes as _dt
 from ..core.context import init_scope
 from ..state.module import _SETATTR_HOOKS as _module_hooks
-from ..errors import NotFoundError
+from ..errors import DataLossError, NotFoundError
 from . import object_graph as og
 from . import trackable as tr
 from .bundle import BundleReader, BundleWriter
@@ -157,7 +157,7 @@ class _Session:
                 missing = True
             else:
                 stack.append(("node", sid, slot, anchor))
-        if missing and anchor is not None and _weakrefable(anchor[0]):
+        if missing and anchor is not None and _can_wait(anchor[0]):
             waits.append(anchor)
 
     # -- for the status object
@@ -180,6 +180,18 @@ class _Session:
         if nid not in names:
             return f"(node {nid}, not reachable from the root)"
         return ".".join(("(root)",) + names[nid])
+
+
+def _can_wait(obj):
+    """Whether values may wait on `obj` to create its missing children; never a variable (it has none, and
+    is not hashable), only a weakly referenceable, hashable object."""
+    if tr.is_variable(obj) or not _weakrefable(obj):
+        return False
+    try:
+        hash(obj)
+        return True
+    except TypeError:
+        return False
 
 
 def _weakrefable(obj):
@@ -220,14 +232,26 @@ def restore_object(root, save_path):
     reader = BundleReader(save_path)
     if og.OBJECT_GRAPH_KEY not in reader:
         return _restore_by_name(root, reader)
-    raw = reader.get_tensor(og.OBJECT_GRAPH_KEY).reshape(-1)[0]
-    nodes = og.decode(raw)
+    graph = reader.get_tensor(og.OBJECT_GRAPH_KEY)
+    if graph.dtype != object or graph.size != 1:  # TensorFlow writes one serialized proto, a string scalar
+        raise DataLossError(None, None, f"Checkpoint {save_path!r} is corrupted: its object graph "
+                            f"({og.OBJECT_GRAPH_KEY}) is not a string scalar but {_dtype_name(graph)} of shape "
+                            f"{list(graph.shape)}")
+    try:
+        nodes = og.decode(graph.reshape(-1)[0])
+    except DataLossError as e:
+        raise DataLossError(None, None, f"Checkpoint {save_path!r} is corrupted: its object graph: "
+                            f"{e.message}") from None
     if not nodes:
         raise NotFoundError(None, None, f"The checkpoint at {save_path} has an empty object graph.")
     session = _Session(reader, nodes, root)
     with init_scope(), _lock:
         session.match(0, root)
     return CheckpointLoadStatus(session, root)
+
+
+def _dtype_name(arr):
+    return "string" if arr.dtype == object else arr.dtype.name
 
 
 def _restore_by_name(root, reader):
