@@ -63,12 +63,8 @@ class StructuredFunction:
         self.graph = g
         self.output_spec = structure.spec_of_tensors(g.structured_outputs)
         self._n_out = len(g.outputs)
-        consts = {id(ph): v._v for v, ph in g.captures if isinstance(v, EagerTensor)}
-        from ..execute.codegen import compile_graph
-        from ..optimize.pipeline import optimize
-        inputs = g.arg_placeholders + g.internal_captures
-        graph, ins, outs = optimize(g, inputs, g.outputs, consts)
-        self._fn = compile_graph(graph, ins, outs, name=name).fn
+        from ..optimize.pipeline import lower
+        self._fn = lower(g, name=name)[3].fn
         self._captures = tuple(v._v if isinstance(v, EagerTensor) else v for v in g.external_captures)
 
     def __call__(self, flat):
@@ -156,11 +152,8 @@ def vectorize(sf):
             return None
         res = [new[id(t)] for t in g.outputs]
         finalize_outputs(bg, tuple(res))
-    from ..execute.codegen import compile_graph
-    from ..optimize.pipeline import optimize
-    consts = {id(ph): v._v for v, ph in bg.captures if isinstance(v, EagerTensor)}
-    graph, ins, outs = optimize(bg, bg.arg_placeholders + bg.internal_captures, bg.outputs, consts)
-    fn = compile_graph(graph, ins, outs, name=bg.name).fn
+    from ..optimize.pipeline import lower
+    fn = lower(bg)[3].fn
     caps = tuple(v._v for v in bg.external_captures)
     return lambda flat: context.run_quiet(fn, *flat, *caps)
 

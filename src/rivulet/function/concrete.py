@@ -5,7 +5,6 @@ from .. import nest
 from ..core import context
 from ..core.tensor import EagerTensor, Tensor, convert_to_tensor
 from ..execute import blas_threads
-from ..execute.codegen import compile_graph
 from ..shape import TensorSpec
 from .trace_type import Literal, VariableSpec, describe, type_of, is_subtype
 
@@ -106,11 +105,9 @@ class ConcreteFunction:
     def _compile(self):
         if self._compiled is None:
             g = self.graph
-            from ..optimize.pipeline import optimize
-            consts = {id(ph): v._v for v, ph in g.captures if isinstance(v, EagerTensor)}
-            graph, inputs, outputs = optimize(g, g.arg_placeholders + g.internal_captures, g.outputs, consts)
+            from ..optimize.pipeline import lower
+            graph, inputs, outputs, self._compiled = lower(g, name=self._name, wrap=EagerTensor)
             self._optimized_graph = graph
-            self._compiled = compile_graph(graph, inputs, outputs, name=self._name, wrap=EagerTensor)
             blas_threads.limit(self._compiled, graph.get_operations())
             self._capture_values = [_capture_value(v) for v in g.external_captures]
             if self._jit:  # jit_compile=True: the same graph, tiered onto onnxruntime (rivulet.jit)

@@ -11,7 +11,7 @@ import os
 import numpy as np
 
 from .. import nest
-from ..core.tensor import EagerTensor, Tensor
+from ..core.tensor import Tensor
 from .report import ExportError, ExportReport, Problem
 
 DEFAULT_OPSET = 17
@@ -82,7 +82,7 @@ def build(cf, opset):
         from onnx import checker, helper
     except ImportError:
         raise ImportError("Exporting to ONNX needs the onnx package: pip install 'rivulet[onnx]'") from None
-    from ..optimize.pipeline import optimize
+    from ..optimize.pipeline import optimize_traced
     from . import ops_array, ops_control, ops_math, ops_nn, ops_sort  # noqa: F401  (register the converters)
     from .builder import Model, Scope, VarRef, value_info
     from .convert import convert_ops
@@ -90,8 +90,7 @@ def build(cf, opset):
     report = ExportReport()
     model = Model(opset, report)
     g = cf.graph
-    consts = {id(ph): v._v for v, ph in g.captures if isinstance(v, EagerTensor)}
-    graph, inputs, outputs = optimize(g, g.arg_placeholders + g.internal_captures, g.outputs, consts)
+    graph, inputs, outputs = optimize_traced(g)
     n_args = len(g.arg_placeholders)
     scope = Scope(model)
     feeds, in_infos, unknown = {}, [], itertools.count()

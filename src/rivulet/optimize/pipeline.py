@@ -6,7 +6,9 @@
 Pruning (non-strict execution) is also what the compiler's planner does: only what outputs and stateful
 ops need is emitted.
 """
+from ..core.tensor import EagerTensor
 from ..execute import options
+from ..execute.codegen import compile_graph
 from .arithmetic import simplify
 from .fold import fold_constants
 from .fusion import make_fuser
@@ -14,6 +16,20 @@ from .rewrite import rebuild
 from .verify import verify
 
 _FUSIBLE = {"MatMul", "Conv2D"}  # what the fuser starts from
+
+
+def optimize_traced(g):
+    """The optimised copy of a traced function graph: (graph, inputs, outputs). Its inputs are the arguments'
+    placeholders, then the captures'; captured eager tensors are folded as the constants they are."""
+    consts = {id(ph): v._v for v, ph in g.captures if isinstance(v, EagerTensor)}
+    return optimize(g, g.arg_placeholders + g.internal_captures, g.outputs, consts)
+
+
+def lower(g, name=None, wrap=None):
+    """A traced function graph optimised, then compiled: (graph, inputs, outputs, CompiledGraph). The one
+    way tf.function, tf.data's functions and their batched forms lower what they traced."""
+    graph, inputs, outputs = optimize_traced(g)
+    return graph, inputs, outputs, compile_graph(graph, inputs, outputs, name=name or g.name, wrap=wrap)
 
 
 def optimize(graph, inputs, outputs, consts=None):
