@@ -54,7 +54,7 @@ class DeviceSpec:
 
     @classmethod
     def from_string(cls, spec):
-        return cls(*_parse(spec))
+        return cls(*parse_name(spec))
 
     def parse_from_string(self, spec):
         return DeviceSpec.from_string(spec)
@@ -83,7 +83,7 @@ class DeviceSpec:
                f"device_type={self._device_type}, device_index={self._device_index})>"
 
 
-def _parse(spec):
+def parse_name(spec):
     """(job, replica, task, device_type, device_index) of a device string such as '/job:localhost/replica:0/
     task:0/device:CPU:0', '/cpu:0', 'GPU:1' or 'CPU'; ValueError as TensorFlow's for anything else."""
     if isinstance(spec, DeviceSpec):
@@ -177,7 +177,7 @@ class device:
     def __init__(self, device_name):
         if callable(device_name) and not isinstance(device_name, DeviceSpec):
             raise RuntimeError("tf.device does not support functions.")
-        self._spec = None if device_name in (None, "") else DeviceSpec(*_parse(device_name))
+        self._spec = None if device_name in (None, "") else DeviceSpec(*parse_name(device_name))
         self._saved = None
         self._bumped = False
 

@@ -29,7 +29,7 @@ import pytest
 import rivulet as tf
 from rivulet.core.op import REGISTRY
 from rivulet.saved_model import SavedModelError
-from rivulet.cli.saved_model import _functions
+from rivulet.saved_model.restore import restored_functions as _functions
 
 from .test_corrupt_files import Model as ControlFlow
 

@@ -7,37 +7,13 @@ import numpy as np
 
 from . import command
 from ..function.trace_type import Literal, describe
+from ..saved_model.restore import restored_functions
 from ..shape import TensorSpec
 
 
 def _load(path):
     from ..saved_model import load
     return load(path)
-
-
-def _functions(obj):
-    """[(attribute path, RestoredFunction)] reachable from a loaded object, depth first in attribute order
-    (an explicit stack: a loaded object tree may be arbitrarily deep)."""
-    from ..saved_model.restore import RestoredFunction, _UserObject
-    out, seen, stack = [], set(), [("", obj)]
-    while stack:
-        prefix, obj = stack.pop()
-        if id(obj) in seen:
-            continue
-        seen.add(id(obj))
-        if isinstance(obj, RestoredFunction):
-            out.append((prefix, obj))
-            continue
-        if isinstance(obj, _UserObject):
-            items = [(f"{prefix}.{k}" if prefix else k, v) for k, v in sorted(vars(obj).items()) if k != "signatures"]
-        elif isinstance(obj, dict):
-            items = [(f"{prefix}[{k!r}]", obj[k]) for k in sorted(obj)]
-        elif isinstance(obj, (list, tuple)):
-            items = [(f"{prefix}[{i}]", v) for i, v in enumerate(obj)]
-        else:
-            continue
-        stack.extend(reversed(items))
-    return out
 
 
 def _dims(shape):
@@ -79,7 +55,7 @@ def show_text(loaded):
     for key in sorted(loaded.signatures):
         lines += _signature_lines(key, loaded.signatures[key]) + [""]
     lines.append("Concrete Functions:")
-    for path, fn in _functions(loaded):
+    for path, fn in restored_functions(loaded):
         lines.append(f"  Function Name: '{path}'")
         for n, cf in enumerate(fn.concrete_functions, 1):
             lines += [f"    Option #{n}", "      Callable with:"]
@@ -154,7 +130,7 @@ def _pick_graph(loaded, name):
     if name in loaded.signatures:
         cf = loaded.signatures[name]
         return f"signature {name}", cf.graph, cf.graph.outputs
-    fns = dict(_functions(loaded))
+    fns = dict(restored_functions(loaded))
     path, _, option = (name or "").partition("#")
     fn = fns.get(path) if name else next(iter(fns.values()), None)
     if fn is None or not fn.concrete_functions:

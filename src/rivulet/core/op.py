@@ -118,7 +118,7 @@ class Op:
                     if eager:
                         raise InvalidArgumentError(
                             f"cannot compute {self.name} as input #{i}(zero-based) was expected to be a "
-                            f"{_short(d0)} tensor but is a {_short(dts[i])} tensor [Op:{self.name}]")
+                            f"{cpp_dtype_name(d0)} tensor but is a {cpp_dtype_name(dts[i])} tensor [Op:{self.name}]")
                     raise TypeError(f"Input {i} of '{self.name}' Op has type {dts[i].name} that does not match "
                                     f"type {d0.name} of argument 0.")
         if self.allowed is not None and dts and dts[0] not in self.allowed:
@@ -126,8 +126,8 @@ class Op:
                 (want,) = self.allowed
                 if eager:
                     raise InvalidArgumentError(
-                        f"cannot compute {self.name} as input #0(zero-based) was expected to be a {_short(want)} "
-                        f"tensor but is a {_short(dts[0])} tensor [Op:{self.name}]")
+                        f"cannot compute {self.name} as input #0(zero-based) was expected to be a {cpp_dtype_name(want)} "
+                        f"tensor but is a {cpp_dtype_name(dts[0])} tensor [Op:{self.name}]")
                 raise TypeError(f"Input 'x' of '{self.name}' Op has type {dts[0].name} that does not match expected "
                                 f"type of {want.name}.")
             names = ", ".join(d.name for d in sorted(self.allowed, key=lambda d: d.as_datatype_enum))
@@ -162,7 +162,7 @@ def _call_facts(fn):
                           and _identifier(p.name)), None
 
 
-def _short(dt):
+def cpp_dtype_name(dt):
     # TensorFlow names dtypes by their C++ spelling in this message: "float", "double", "int32".
     return {"float32": "float", "float64": "double", "float16": "half"}.get(dt.name, dt.name)
 

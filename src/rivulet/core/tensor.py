@@ -25,7 +25,7 @@ class Tensor:
         raise TypeError("Tensor is unhashable. Instead, use tensor.ref() as the key.")
 
     def ref(self):
-        return _Ref(self)
+        return Ref(self)
 
     def experimental_ref(self):
         return self.ref()
@@ -47,7 +47,7 @@ class Tensor:
         return s[0]
 
 
-class _Ref:
+class Ref:
     """A hashable reference to a tensor (`tensor.ref()`), compared by identity."""
     __slots__ = ("_t",)
 
@@ -61,13 +61,13 @@ class _Ref:
         return id(self._t)
 
     def __eq__(self, other):
-        return isinstance(other, _Ref) and other._t is self._t
+        return isinstance(other, Ref) and other._t is self._t
 
     def __repr__(self):
         return f"<Reference wrapping {self._t!r}>"
 
 
-def _numpy_text(v, is_repr):
+def numpy_text(v, is_repr):
     if v.ndim == 0:
         return str(v[()] if isinstance(v, np.ndarray) else v)
     text = repr(v) if is_repr else str(v)
@@ -156,10 +156,10 @@ class EagerTensor(Tensor):
         return format(v, spec)
 
     def __str__(self):
-        return f"tf.Tensor({_numpy_text(self._v, False)}, shape={self.shape}, dtype={self.dtype.name})"
+        return f"tf.Tensor({numpy_text(self._v, False)}, shape={self.shape}, dtype={self.dtype.name})"
 
     def __repr__(self):
-        return f"<tf.Tensor: shape={self.shape}, dtype={self.dtype.name}, numpy={_numpy_text(self._v, True)}>"
+        return f"<tf.Tensor: shape={self.shape}, dtype={self.dtype.name}, numpy={numpy_text(self._v, True)}>"
 
     def __reduce__(self):
         return EagerTensor, (self._v,)

@@ -19,7 +19,7 @@ class StructuredFunction:
     NumPy components returns the flat tuple of the result's components; `output_spec` is its structure."""
 
     def __init__(self, fn, input_specs, name, unpack=True):
-        from ..function.polymorphic import _user_facing
+        from ..function.polymorphic import user_facing
         from ..function.tracing import FuncGraph, finalize_outputs
         if not callable(fn):
             raise TypeError(f"`{name}` expects a callable, got {fn!r}")
@@ -53,7 +53,7 @@ class StructuredFunction:
             try:
                 result = conv(*args)
             except Exception as e:
-                raise _user_facing(e, name) from e.__cause__
+                raise user_facing(e, name) from e.__cause__
             finally:
                 if paused:
                     gc.enable()

@@ -19,8 +19,8 @@ from .values import PerReplica, ReduceOp, as_reduce_op, local_results, map_value
 def canonical_device(name):
     """'/cpu:1' -> '/job:localhost/replica:0/task:0/device:CPU:1', as TensorFlow spells local devices
     (parsed as tf.device parses; ValueError for a malformed or non-local device)."""
-    from ..devices import LOCAL_JOB, _parse, full_name
-    job, replica, task, device_type, index = _parse(name)
+    from ..devices import LOCAL_JOB, parse_name, full_name
+    job, replica, task, device_type, index = parse_name(name)
     if job not in (None, LOCAL_JOB) or replica not in (None, 0) or task not in (None, 0) or device_type is None:
         raise ValueError(f"Unknown device {name!r}: expected a local device such as '/cpu:0' or "
                          f"'/job:localhost/replica:0/task:0/device:CPU:1'")

@@ -158,7 +158,7 @@ class PolymorphicFunction:
             return self._call_slow(args, kwargs)
         except Exception as e:
             if getattr(e, "_rivulet_noted", False):  # a tracing error: show the user's frames only
-                raise _user_facing(e, self._name) from e.__cause__
+                raise user_facing(e, self._name) from e.__cause__
             raise
 
     def _call_slow(self, args, kwargs):
@@ -361,7 +361,7 @@ class PolymorphicFunction:
                 try:
                     result = fn(*args, **kwargs)
                 except Exception as e:
-                    raise _user_facing(e, self._name) from e.__cause__
+                    raise user_facing(e, self._name) from e.__cause__
                 finally:
                     g.end_trace()  # the first call's values are not kept alive by its graph
         return finalize_outputs(g, result)
@@ -523,7 +523,7 @@ def _fast_key_matches(cf, args):
         k in (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD) for _, k in cf._params)
 
 
-def _user_facing(exc, fname):
+def user_facing(exc, fname):
     """Drops rivulet's own frames from a tracing error's traceback and notes the user's line, so the error
     reads as coming from the user's code (TensorFlow filters its tracebacks the same way)."""
     tb, kept = exc.__traceback__, []

@@ -66,7 +66,7 @@ def build_nodes(graph, nodes, input_map=None, attrs_of=None, placeholder=None):
             raise ValueError(f"Node '{node.name}': Unknown input node '{ref}'.")
         return _output(op, int(m.group(3) or 0), ref)
 
-    for n in _topological(by_name):
+    for n in topological(by_name):
         opdef = REGISTRY.get(n.op)
         if opdef is None:
             raise ValueError(f"Node '{n.name}': Op type not registered '{n.op}'.")
@@ -104,7 +104,7 @@ def _untag(tv):
     return v
 
 
-def _topological(by_name, deps=None):
+def topological(by_name, deps=None):
     """Nodes ordered so each comes after its inputs (a GraphDef need not list them in order).
     deps(node) -> the names of the nodes it reads (default: parsed from the GraphDef's input references)."""
     order, state = [], {}

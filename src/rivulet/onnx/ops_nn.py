@@ -176,8 +176,8 @@ def _conv_transpose(ctx, op, x, w, dy):
     kh, kw, _, _ = ws.as_list()
     at = op.attrs
     strides, dilations = list(at["strides"]), list(at["dilations"])
-    from ..ops.nn_ops import _conv_geometry
-    oh, ow, ph, pw = _conv_geometry(xs.as_list(), kh, kw, strides, at["padding"], at.get("explicit"), dilations)
+    from ..ops.nn_ops import conv_geometry
+    oh, ow, ph, pw = conv_geometry(xs.as_list(), kh, kw, strides, at["padding"], at.get("explicit"), dilations)
     begin, extra = [ph[0], pw[0]], []
     for i, (n, o, k, s, d) in enumerate(zip(xs.as_list()[1:3], (oh, ow), [kh, kw], strides, dilations)):
         full = (o - 1) * s + (k - 1) * d + 1

@@ -11,7 +11,7 @@ import numpy as np
 from .. import dtypes as _dt
 from ..core import context
 from ..core.dispatch import bind
-from ..core.op import FLOATS, _short, defop
+from ..core.op import FLOATS, cpp_dtype_name, defop
 from ..core import tensor as _tensor
 from ..core.tensor import Tensor, convert_to_tensor
 from ..errors import InvalidArgumentError
@@ -77,7 +77,7 @@ def _int_array(v, what, kind="an integer or a list of integers"):
 def _check_index_dtype(t, op_name, attr="Tindices", allowed=_INDEX):
     if t.dtype not in allowed:
         names = ", ".join(d.name for d in allowed)
-        msg = (f"Value for attr '{attr}' of {_short(t.dtype)} is not in the list of allowed values: {names}\n"
+        msg = (f"Value for attr '{attr}' of {cpp_dtype_name(t.dtype)} is not in the list of allowed values: {names}\n"
                f"\t; NodeDef: {{{{node {op_name}}}}}; Op<name={op_name}>")
         if context.executing_eagerly():
             raise InvalidArgumentError(f"{msg} [Op:{op_name}]")
@@ -302,7 +302,7 @@ def where(condition, x=None, y=None, name=None):
     if x.dtype is not y.dtype:  # no promotion: NumPy's where would promote
         if context.executing_eagerly():
             raise InvalidArgumentError(f"cannot compute SelectV2 as input #2(zero-based) was expected to be a "
-                                       f"{_short(x.dtype)} tensor but is a {_short(y.dtype)} tensor [Op:SelectV2]")
+                                       f"{cpp_dtype_name(x.dtype)} tensor but is a {cpp_dtype_name(y.dtype)} tensor [Op:SelectV2]")
         raise TypeError(f"Input 'e' of 'SelectV2' Op has type {y.dtype.name} that does not match type "
                         f"{x.dtype.name} of argument 't'.")
     return bind(SELECT, (c, x, y), name=name or "SelectV2")

@@ -63,7 +63,7 @@ def _one(v, what):
 # ============================================================================ conv2d_transpose
 def _transpose_geometry_error(sizes, w, dy, strides, padding, dilations, explicit):
     """TensorFlow checks that convolving an output of `sizes` gives back dy's spatial size."""
-    oh, ow, _, _ = _nn._conv_geometry(sizes, w[0], w[1], strides, padding, explicit, dilations)
+    oh, ow, _, _ = _nn.conv_geometry(sizes, w[0], w[1], strides, padding, explicit, dilations)
     for dim, (got, want) in enumerate(((dy[1], oh), (dy[2], ow))):
         if got is not None and want is not None and got != want:
             return (f"Conv2DCustomBackpropInputOp: Size of out_backprop doesn't match computed: actual = {got}, "
@@ -163,14 +163,14 @@ def _dw_infer(x, w, strides, padding, dilations, explicit=None):
     out_c = None if fc is None or ws[3] is None else fc * ws[3]
     if ws[0] is None or ws[1] is None:
         return TensorShape([xs[0], None, None, out_c]), x.dtype
-    oh, ow, _, _ = _nn._conv_geometry(xs, ws[0], ws[1], strides, padding, explicit, dilations)
+    oh, ow, _, _ = _nn.conv_geometry(xs, ws[0], ws[1], strides, padding, explicit, dilations)
     return TensorShape([xs[0], oh, ow, out_c]), x.dtype
 
 
 def _dw_slices(x_shape, w_shape, strides, padding, dilations, explicit):
     """(oh, ow, pads, view(a, i, j)): `view` is the padded input under filter tap (i, j) for every output."""
     kh, kw = w_shape[:2]
-    oh, ow, ph, pw = _nn._conv_geometry(x_shape, kh, kw, strides, padding, explicit, dilations)
+    oh, ow, ph, pw = _nn.conv_geometry(x_shape, kh, kw, strides, padding, explicit, dilations)
     (sh, sw), (dh, dw) = strides, dilations
 
     def view(a, i, j):

@@ -7,7 +7,7 @@ import numpy as np
 
 from .. import dtypes as _dt
 from ..core.dispatch import bind
-from ..core.op import COMPLEX, FLOATS, _short, defop
+from ..core.op import COMPLEX, FLOATS, cpp_dtype_name, defop
 from ..core.tensor import EagerTensor, Tensor
 from ..core import context
 from ..errors import InvalidArgumentError, NotFoundError
@@ -1015,7 +1015,7 @@ def global_norm(t_list, name=None):
     for i, v in enumerate(values[1:], 1):
         if v.dtype is not values[0].dtype:
             raise _m.static_error(f"cannot compute Pack as input #{i}(zero-based) was expected to be a "
-                                  f"{_short(values[0].dtype)} tensor but is a {_short(v.dtype)} tensor", "Pack")
+                                  f"{cpp_dtype_name(values[0].dtype)} tensor but is a {cpp_dtype_name(v.dtype)} tensor", "Pack")
     half = _m.reduce_sum(_a.stack([l2_loss(v) for v in values]))
     return _m.sqrt(_m.multiply(half, _m.cast(2.0, half.dtype)), name=name or "global_norm")
 

@@ -5,7 +5,7 @@ from .. import dtypes as _dt
 from ..core import context
 from ..core.dispatch import bind
 from ..core.op import COMPLEX, FLOATS, INTS, NUMERIC, REAL, defop
-from ..core.op import _short as _cpp_name
+from ..core.op import cpp_dtype_name as _cpp_name
 from ..core.tensor import Tensor, to_numpy_value
 from ..errors import InternalError, InvalidArgumentError, NotFoundError, UnimplementedError
 from ..shape import TensorShape

@@ -611,7 +611,7 @@ def _out_size(n, k, s, d, padding, explicit):
     return out, before, after
 
 
-def _conv_geometry(xshape, kh, kw, strides, padding, explicit, dilations):
+def conv_geometry(xshape, kh, kw, strides, padding, explicit, dilations):
     oh, pt, pb = _out_size(xshape[1], kh, strides[0], dilations[0], padding, explicit and explicit[0])
     ow, pl, pr = _out_size(xshape[2], kw, strides[1], dilations[1], padding, explicit and explicit[1])
     return oh, ow, (pt, pb), (pl, pr)
@@ -634,7 +634,7 @@ def _conv_infer(x, w, strides, padding, dilations, explicit=None):
         raise ValueError(f"Grouped convolution is not supported: input depth {c} vs filter depth {fc}")
     if ws[0] is None or ws[1] is None:
         return TensorShape([xs[0], None, None, ws[3]]), x.dtype
-    oh, ow, _, _ = _conv_geometry(xs, ws[0], ws[1], strides, padding, explicit, dilations)
+    oh, ow, _, _ = conv_geometry(xs, ws[0], ws[1], strides, padding, explicit, dilations)
     return TensorShape([xs[0], oh, ow, ws[3]]), x.dtype
 
 
@@ -701,7 +701,7 @@ def _conv_kernel(x, w, strides, padding, dilations, explicit=None, epilogue=None
     kh, kw, c, o = w.shape
     if x.shape[3] != c:
         raise ValueError(f"input depth must be evenly divisible by filter depth: {x.shape[3]} vs {c}")
-    oh, ow, ph, pw = _conv_geometry(x.shape, kh, kw, strides, padding, explicit, dilations)
+    oh, ow, ph, pw = conv_geometry(x.shape, kh, kw, strides, padding, explicit, dilations)
     n = x.shape[0]
     if kh == kw == 1 and strides == (1, 1) and padding != "EXPLICIT":
         out = np.matmul(x.reshape(-1, c), w.reshape(c, o)).reshape(n, oh, ow, o)
@@ -775,7 +775,7 @@ def _conv_backprop_input_kernel(x, w, dy, strides, padding, dilations, explicit=
     """d(conv)/d(input); `x` only supplies the input shape."""
     kh, kw, c, o = w.shape
     n, h, wd, _ = x.shape
-    oh, ow, ph, pw = _conv_geometry(x.shape, kh, kw, strides, padding, explicit, dilations)
+    oh, ow, ph, pw = conv_geometry(x.shape, kh, kw, strides, padding, explicit, dilations)
     dh, dw = dilations
     if strides == (1, 1):
         # A stride-1 input gradient is the full correlation of dy with the flipped, transposed filter.
@@ -799,7 +799,7 @@ def _conv_backprop_input_kernel(x, w, dy, strides, padding, dilations, explicit=
 def _conv_backprop_filter_kernel(x, w, dy, strides, padding, dilations, explicit=None):
     """d(conv)/d(filter); `w` only supplies the filter shape."""
     kh, kw, c, o = w.shape
-    oh, ow, ph, pw = _conv_geometry(x.shape, kh, kw, strides, padding, explicit, dilations)
+    oh, ow, ph, pw = conv_geometry(x.shape, kh, kw, strides, padding, explicit, dilations)
     cols = _windows(_pad_input(x, ph, pw), oh, ow, kh, kw, strides, dilations)
     acc = np.zeros((kh * kw * c, o), dtype=np.result_type(x, dy))
 
@@ -857,13 +857,13 @@ def _pool_infer(x, ksize, strides, padding):
         return TensorShape([None] * 4), x.dtype
     if xs.rank != 4:
         raise ValueError(f"input must be 4-dimensional{_fmt(xs)}")
-    oh, ow, _, _ = _conv_geometry(xs, ksize[0], ksize[1], strides, padding, None, (1, 1))
+    oh, ow, _, _ = conv_geometry(xs, ksize[0], ksize[1], strides, padding, None, (1, 1))
     return TensorShape([xs[0], oh, ow, xs[3]]), x.dtype
 
 
 def _pool_geom(h, w, ksize, strides, padding):
     """(oh, ow, pads, sl) where sl(a, i, j) views the inputs at window offset (i, j) of every output."""
-    oh, ow, ph, pw = _conv_geometry((None, h, w), ksize[0], ksize[1], strides, padding, None, (1, 1))
+    oh, ow, ph, pw = conv_geometry((None, h, w), ksize[0], ksize[1], strides, padding, None, (1, 1))
     sh, sw = strides
 
     def sl(a, i, j):

@@ -128,7 +128,7 @@ def _shape_tensor(shape):
     return to_tensor(dims.reshape(-1).astype(np.int32))
 
 
-def _shape_of(shape_t):
+def static_shape_of(shape_t):
     v = static_value(shape_t)
     if v is not None:
         return TensorShape([int(d) for d in np.asarray(v).reshape(-1)])
@@ -144,7 +144,7 @@ def _dims(shape):
 
 
 def _scaled_infer(shape, a, b, **_):
-    return broadcast_shape(broadcast_shape(_shape_of(shape), a.shape), b.shape), a.dtype
+    return broadcast_shape(broadcast_shape(static_shape_of(shape), a.shape), b.shape), a.dtype
 
 
 # ---------------------------------------------------------------- uniform
@@ -182,7 +182,7 @@ def _uniform_int_infer(shape, minval, maxval, **_):
     for t, what in ((minval, "minval"), (maxval, "maxval")):
         if t.shape.rank not in (None, 0):
             raise ValueError(f"{what} must be 0-D, got shape {t.shape}")
-    return _shape_of(shape), minval.dtype
+    return static_shape_of(shape), minval.dtype
 
 
 RANDOM_UNIFORM = defop("RandomUniform", _uniform_kernel, _scaled_infer, grad=_uniform_grad, stateful=True)
@@ -339,7 +339,7 @@ def _key_counter(seed):
 def _stateless_infer(shape, seed, *rest, dtype):
     if seed.shape.rank is not None and not seed.shape.is_compatible_with([2]):
         raise ValueError(f"seed must have shape [2], not {seed.shape.as_list()}")
-    return _shape_of(shape), dtype
+    return static_shape_of(shape), dtype
 
 
 def _stateless_kernel_of(draw):
@@ -480,7 +480,7 @@ def _kc(key, counter):
 
 
 def _v2_infer(shape, key, counter, *rest, dtype):
-    return _shape_of(shape), dtype
+    return static_shape_of(shape), dtype
 
 
 def _v2_kernel_of(draw):

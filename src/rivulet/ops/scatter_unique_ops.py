@@ -7,7 +7,7 @@ import numpy as np
 from .. import dtypes as _dt
 from ..core import context
 from ..core.dispatch import bind
-from ..core.op import REAL, _short, defop
+from ..core.op import REAL, cpp_dtype_name, defop
 from ..errors import InvalidArgumentError
 from ..shape import TensorShape
 from . import array_ops as _a
@@ -68,7 +68,7 @@ def unique_with_counts(x, out_idx=_dt.int32, name=None):
     t = to_tensor(x)
     out_idx = _dt.as_dtype(out_idx)
     if out_idx not in _s._INDEX:
-        msg = (f"Value for attr 'out_idx' of {_short(out_idx)} is not in the list of allowed values: int32, int64"
+        msg = (f"Value for attr 'out_idx' of {cpp_dtype_name(out_idx)} is not in the list of allowed values: int32, int64"
                f"\n\t; NodeDef: {{{{node UniqueWithCounts}}}}; Op<name=UniqueWithCounts>")
         raise InvalidArgumentError(f"{msg} [Op:UniqueWithCounts]") if context.executing_eagerly() else TypeError(msg)
     _a._check(UNIQUE_WITH_COUNTS, (t,), out_idx=out_idx)

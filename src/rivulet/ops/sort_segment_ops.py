@@ -12,7 +12,7 @@ import numpy as np
 from .. import dtypes as _dt
 from ..core import context
 from ..core.dispatch import bind
-from ..core.op import NUMERIC, REAL, _short, defop
+from ..core.op import NUMERIC, REAL, cpp_dtype_name, defop
 from ..core.tensor import Tensor
 from ..errors import InvalidArgumentError
 from ..shape import TensorShape
@@ -515,7 +515,7 @@ def unique(x, out_idx=_dt.int32, name=None):
     t = to_tensor(x)
     out_idx = _dt.as_dtype(out_idx)
     if out_idx not in _INDEX:
-        msg = (f"Value for attr 'out_idx' of {_short(out_idx)} is not in the list of allowed values: int32, int64"
+        msg = (f"Value for attr 'out_idx' of {cpp_dtype_name(out_idx)} is not in the list of allowed values: int32, int64"
                f"\n\t; NodeDef: {{{{node Unique}}}}; Op<name=Unique>")
         raise InvalidArgumentError(f"{msg} [Op:Unique]") if context.executing_eagerly() else TypeError(msg)
     _a._check(UNIQUE, (t,), out_idx=out_idx)
@@ -557,7 +557,7 @@ def searchsorted(sorted_sequence, values, side="left", out_type=_dt.int32, name=
     op = LOWER_BOUND if side == "left" else UPPER_BOUND
     out_type = _dt.as_dtype(out_type)
     if out_type not in _INDEX:
-        msg = (f"Value for attr 'out_type' of {_short(out_type)} is not in the list of allowed values: int32, int64"
+        msg = (f"Value for attr 'out_type' of {cpp_dtype_name(out_type)} is not in the list of allowed values: int32, int64"
                f"\n\t; NodeDef: {{{{node {op.name}}}}}; Op<name={op.name}>")
         raise InvalidArgumentError(f"{msg} [Op:{op.name}]") if context.executing_eagerly() else TypeError(msg)
     s = to_tensor(sorted_sequence)
@@ -688,7 +688,7 @@ def _tensor_scatter_fn(op, doc):
         if u.dtype is not t.dtype:
             if context.executing_eagerly():
                 raise InvalidArgumentError(f"cannot compute {op.name} as input #2(zero-based) was expected to be a "
-                                           f"{_short(t.dtype)} tensor but is a {_short(u.dtype)} tensor "
+                                           f"{cpp_dtype_name(t.dtype)} tensor but is a {cpp_dtype_name(u.dtype)} tensor "
                                            f"[Op:{op.name}]")
             raise TypeError(f"Input 'updates' of '{op.name}' Op has type {u.dtype.name} that does not match type "
                             f"{t.dtype.name} of argument 'tensor'.")

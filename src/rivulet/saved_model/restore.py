@@ -583,3 +583,27 @@ def _match(v, t, convert, call):
         return _NO
     items = [_match(x, s, convert, call) for x, s in zip(v, t[3])]
     return _NO if any(x is _NO for x in items) else type(v)(*items)
+
+
+def restored_functions(obj):
+    """[(attribute path, RestoredFunction)] reachable from a loaded object, depth first in attribute order
+    (an explicit stack: a loaded object tree may be arbitrarily deep)."""
+    out, seen, stack = [], set(), [("", obj)]
+    while stack:
+        prefix, obj = stack.pop()
+        if id(obj) in seen:
+            continue
+        seen.add(id(obj))
+        if isinstance(obj, RestoredFunction):
+            out.append((prefix, obj))
+            continue
+        if isinstance(obj, _UserObject):
+            items = [(f"{prefix}.{k}" if prefix else k, v) for k, v in sorted(vars(obj).items()) if k != "signatures"]
+        elif isinstance(obj, dict):
+            items = [(f"{prefix}[{k!r}]", obj[k]) for k in sorted(obj)]
+        elif isinstance(obj, (list, tuple)):
+            items = [(f"{prefix}[{i}]", v) for i, v in enumerate(obj)]
+        else:
+            continue
+        stack.extend(reversed(items))
+    return out

@@ -56,8 +56,8 @@ def _to_dense_kernel(indices, output_shape, values, default_value, validate_indi
 
 
 def _to_dense_infer(indices, output_shape, values, default_value, validate_indices):
-    from ..ops.random_ops import _shape_of
-    return _shape_of(output_shape), values.dtype
+    from ..ops.random_ops import static_shape_of
+    return static_shape_of(output_shape), values.dtype
 
 
 def _to_dense_grad(op, dy):

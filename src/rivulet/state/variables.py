@@ -13,7 +13,7 @@ import numpy as np
 from .. import dtypes as _dt
 from ..core import context
 from ..core.dispatch import bind
-from ..core.tensor import EagerTensor, SymbolicTensor, _numpy_text, _Ref, convert_to_tensor, static_value
+from ..core.tensor import EagerTensor, SymbolicTensor, numpy_text, Ref, convert_to_tensor, static_value
 from ..errors import InvalidArgumentError
 from ..shape import TensorShape
 from . import creation as _creator
@@ -194,7 +194,7 @@ class Variable(metaclass=_VariableMeta):
         return self._shape
 
     def ref(self):
-        return _Ref(self)
+        return Ref(self)
 
     def experimental_ref(self):
         return self.ref()
@@ -204,7 +204,7 @@ class Variable(metaclass=_VariableMeta):
         head = f"<tf.Variable '{self.name}' shape={self._shape} dtype={self._dtype.name}"
         if context.current_graph() is not None:
             return head + ">"
-        return f"{head}, numpy={_numpy_text(self._value, True)}>"
+        return f"{head}, numpy={numpy_text(self._value, True)}>"
 
     __str__ = __repr__
 

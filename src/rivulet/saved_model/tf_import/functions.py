@@ -6,7 +6,16 @@ shape rules run, gradients exist, and nothing from the file becomes code. Calls 
 whose op is a library function) are inlined; If/While bodies become rivulet cond/while_loop branches.
 
 Values flowing between nodes are tensors, rivulet Variables (for DT_RESOURCE handles) or None (NoOp).
+
+A function that control flow runs (an If/Case branch, a While condition or body) is converted once per
+kind of input into a sub-graph of its own, which every op running it shares (`Library.shared`): a file
+whose branches call the same function at each of N levels of nesting is converted in N steps, not 2**N.
+Direct calls are inlined; what that costs is bounded by a budget of converted nodes proportional to the
+library, so a file whose calls fan out level after level fails fast. A function that calls itself,
+directly or through others, is refused.
 """
+import threading
+
 import numpy as np
 
 from ... import dtypes as _dt
@@ -15,6 +24,8 @@ from ..format import Invalid
 from . import proto
 
 MAX_CALL_DEPTH = 64
+# Converted nodes allowed per node in the library (calls inline their functions' nodes again), and at least.
+NODES_PER_NODE, MIN_NODE_BUDGET = 16, 1 << 14
 _SKIPPED_ATTRS = ("_", )  # attrs starting with "_" are TensorFlow's annotations, not op semantics
 
 
@@ -68,6 +79,11 @@ class Library:
         self.op_defs = {op.name: op for op in op_list.op}
         self._checked = set()
         self._order_cache = {}
+        self._shared = {}  # (name, finish, input kinds) -> Shared
+        self._active = set()  # the functions being converted (one calling itself is refused)
+        self._lock = threading.RLock()  # lazily traced functions may be converted from several threads
+        size = sum(len(f.node_def) for f in self.functions.values())
+        self._budget = max(MIN_NODE_BUDGET, NODES_PER_NODE * size)
 
     # -- checking ----------------------------------------------------------------------------------------
     def check(self, names):
@@ -103,9 +119,47 @@ class Library:
     # -- running ------------------------------------------------------------------------------------------
     def call(self, name, inputs, depth=0):
         """The outputs (a list) of library function `name` applied to `inputs`, built in the current graph."""
-        from .convert import CONVERTERS
         if depth > MAX_CALL_DEPTH:
-            raise Invalid(f"function '{name}': calls nest more than {MAX_CALL_DEPTH} deep (recursion?)")
+            raise Invalid(f"function '{name}': calls nest more than {MAX_CALL_DEPTH} deep")
+        with self._lock:
+            if name in self._active:
+                raise Invalid(f"function '{name}' calls itself (directly or through other functions): recursive "
+                              f"functions cannot be imported")
+            self._active.add(name)
+            try:
+                return self._inline(name, inputs, depth)
+            finally:
+                self._active.discard(name)
+
+    def shared(self, name, inputs, depth, finish=None):
+        """Library function `name` as a sub-graph shared by every control-flow op that runs it on inputs of
+        the same kinds: `inputs` are tensors or TensorSpecs (they become its parameters) and other values
+        (variables, passed through as they are). `finish(outputs)` may post-process the outputs (a loop
+        condition's truth value). Converted once per (name, finish, dtypes and shapes, other inputs)."""
+        key = (name, finish, tuple(_kind(v) for v in inputs))
+        with self._lock:
+            hit = self._shared.get(key)
+            if hit is None:
+                hit = self._shared[key] = self._convert_shared(name, inputs, depth, finish)
+            return hit
+
+    def _convert_shared(self, name, inputs, depth, finish):
+        from ...core.tensor import Tensor
+        from ...function.control_flow import SubGraph, internal, isolated_tapes
+        from ...function.tracing import FuncGraph
+        g = FuncGraph(f"{name[:64]}_shared")  # not nested: it captures only variables and eager values
+        with isolated_tapes(), g.as_default():
+            params = [g.placeholder(v.dtype, v.shape, name=f"arg{i}") for i, v in enumerate(inputs) if _spec(v)]
+            it = iter(params)
+            outputs = self.call(name, [next(it) if _spec(v) else v for v in inputs], depth + 1)
+            if finish is not None:
+                outputs = finish(outputs)
+            pattern = [None if isinstance(v, Tensor) else v for v in outputs]
+            tensors = [internal(g, v) for v in outputs if isinstance(v, Tensor)]
+        return Shared(SubGraph(g, params, tensors), pattern, [v for v in inputs if not _spec(v)])
+
+    def _inline(self, name, inputs, depth):
+        from .convert import CONVERTERS
         f = self._function(name)
         sig = f.signature
         if len(inputs) != len(sig.input_arg):
@@ -113,7 +167,13 @@ class Library:
         env = {a.name: [v] for a, v in zip(sig.input_arg, inputs)}
         args = {a.name for a in sig.input_arg}
         outputs = {}  # node name -> {output arg name: (offset, count)}
-        for node in self._order(name, f, args):
+        order = self._order(name, f, args)
+        self._budget -= len(order)
+        if self._budget < 0:
+            raise Invalid(f"function '{name}': the library's functions, inlined where they are called, come to "
+                          f"more nodes than this reader converts for a library of this size (calls that fan out "
+                          f"level after level?)")
+        for node in order:
             where = f"node '{node.name}' ({node.op}) in function '{name}'"
             values = [_fold(self._ref(r, env, outputs, args, where)) for r in node.input if not r.startswith("^")]
             attrs = self._attrs(node, where)
@@ -201,6 +261,31 @@ class Library:
         return values[span[0] + i]
 
 
+class Shared:
+    """A library function converted once for control flow: `sub` takes its tensor inputs as parameters and
+    returns its tensor results; `pattern` lists its results, None for each tensor (in order) and the value
+    itself for anything else (a variable passed through); `keep` holds the non-tensor inputs of the key."""
+    __slots__ = ("sub", "pattern", "keep")
+
+    def __init__(self, sub, pattern, keep):
+        self.sub, self.pattern, self.keep = sub, pattern, keep
+
+
+def _spec(v):
+    """Whether `v` becomes a parameter of a shared sub-graph (a tensor or a TensorSpec)."""
+    from ...core.tensor import Tensor
+    from ...shape import TensorSpec
+    return isinstance(v, (Tensor, TensorSpec))
+
+
+def _kind(v):
+    """What converting a function depends on about one input: a tensor's dtype and shape, another value's
+    identity (the variables a function reads are part of its graph)."""
+    if _spec(v):
+        return v.dtype, None if v.shape.rank is None else tuple(v.shape.as_list())
+    return id(v)
+
+
 _OUTPUT_NAMES = {op: names.split() for op, names in {
     "FusedBatchNorm": "y batch_mean batch_variance reserve_space_1 reserve_space_2",
     "FusedBatchNormV2": "y batch_mean batch_variance reserve_space_1 reserve_space_2",
@@ -248,6 +333,13 @@ class _Ctx:
         self.library, self.depth, self.where = library, depth, where
 
     def call(self, func, inputs):
+        return self.library.call(self._name(func), list(inputs), self.depth + 1)
+
+    def shared(self, func, inputs, finish=None):
+        """`func` converted for control flow (Library.shared)."""
+        return self.library.shared(self._name(func), list(inputs), self.depth, finish)
+
+    def _name(self, func):
         if not isinstance(func, FuncRef):
             raise Invalid(f"{self.where}: expected a function attr, got {func!r}")
-        return self.library.call(func.name, list(inputs), self.depth + 1)
+        return func.name
