@@ -179,3 +179,22 @@ def test_a_variable_with_children_in_the_checkpoint(tmp_path):
     assert target.numpy() == 1.0
     with pytest.raises(AssertionError, match=r"Unresolved object in checkpoint \(root\)\.v\.extra"):
         status.assert_consumed()
+
+
+def test_the_path_of_a_deep_unresolved_node(tmp_path):
+    prefix = tf.train.Checkpoint(v=tf.Variable(1.0)).write(str(tmp_path / "c"))
+    depth = 60000
+
+    def chain(n):  # root -> n -> n+1 -> ... : each node keeps one parent, not its whole path
+        return [og.Node(children=[(n + i + 1, "a")] if i + 1 < depth else [], has_values=True,
+                        attributes=[] if i + 1 < depth else [("VARIABLE_VALUE", "x", "nope")]) for i in range(depth)]
+    t = bundle.read_bundle(prefix)
+    nodes = og.decode(t[og.OBJECT_GRAPH_KEY].reshape(-1)[0])
+    nodes[0].children.append((len(nodes), "a"))
+    nodes += chain(len(nodes))
+    t[og.OBJECT_GRAPH_KEY] = np.array(og.encode(nodes), dtype=object)
+    bundle.write_bundle(prefix, t)
+    status = tf.train.Checkpoint(v=tf.Variable(0.0)).restore(prefix)
+    with deadline(10), pytest.raises(AssertionError) as info:
+        status.assert_consumed()
+    assert str(info.value).startswith("Unresolved object in checkpoint (root)" + ".a" * depth + ":")

@@ -168,18 +168,22 @@ class _Session:
     def path_of(self, nid):
         """The names leading from the root to node `nid` (breadth first, each node once: a cycle in the graph
         cannot loop), or a note that the root does not reach it."""
-        names = {0: ()}
+        parent = {0: None}  # node -> (its parent, its name there): one entry per node, not a path per node
         queue = [0]
         for i in queue:  # grows while iterated: a breadth-first walk
-            for c, name in self.nodes[i].children:
-                if c not in names:
-                    names[c] = names[i] + (name,)
-                    queue.append(c)
-            if nid in names:
+            if nid in parent:
                 break
-        if nid not in names:
+            for c, name in self.nodes[i].children:
+                if c not in parent:
+                    parent[c] = (i, name)
+                    queue.append(c)
+        if nid not in parent:
             return f"(node {nid}, not reachable from the root)"
-        return ".".join(("(root)",) + names[nid])
+        names = []
+        while parent[nid] is not None:
+            nid, name = parent[nid]
+            names.append(name)
+        return ".".join(["(root)"] + names[::-1])
 
 
 def _can_wait(obj):
@@ -298,7 +302,7 @@ class CheckpointLoadStatus(_Status):
         missing = s.unresolved()
         if missing:
             raise AssertionError(f"Unresolved object in checkpoint {s.path_of(missing[0])}: "
-                                 f"{s.nodes[missing[0]].attributes or 'children only'}")
+                                 f"{str(s.nodes[missing[0]].attributes)[:1000]}")
         return self
 
     def assert_existing_objects_matched(self):

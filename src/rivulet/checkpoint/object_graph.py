@@ -29,7 +29,7 @@ class Node:
 
 
 def encode(nodes):
-    out = b""
+    out = []  # joined once: adding to one bytes object would copy it for every node
     for n in nodes:
         msg = b"".join(bytes_field(1, (varint_field(1, i) if i else b"") + bytes_field(2, name))
                        for i, name in n.children)
@@ -38,8 +38,8 @@ def encode(nodes):
         msg += b"".join(bytes_field(3, (varint_field(1, o) if o else b"") + bytes_field(2, s) +
                                     (varint_field(3, v) if v else b"")) for o, s, v in n.slot_variables)
         msg += bytes_field(5, varint_field(1, 1) if n.has_values else b"")
-        out += bytes_field(1, msg)
-    return out
+        out.append(bytes_field(1, msg))
+    return b"".join(out)
 
 
 def _text(b):
