@@ -1,18 +1,20 @@
 """Converters for calls, control flow, resource variables and TensorLists.
 
-Calls are inlined. If/Case/While become rivulet's cond/switch_case/while_loop, whose branch and body
-callables replay the named library functions. A DT_RESOURCE value is the restored rivulet Variable itself:
-it is passed to branches and bodies unchanged (TensorFlow's loops only ever pass handles through), and
-ReadVariableOp/AssignVariableOp become reads and assigns of that variable. TensorList* ops are the ops
-rivulet's graph-mode TensorArray is built from (a variant flow tensor).
+Calls are inlined. If/Case/While become the If/Case/While ops rivulet's cond, switch_case and while_loop
+stage, built here around the library's shared sub-graphs (functions.Library.shared): the tensors a branch
+or loop takes are its parameters, so one converted function serves every op that runs it. A DT_RESOURCE
+value is the restored rivulet Variable itself: it is passed to branches and bodies unchanged (TensorFlow's
+loops only ever pass handles through), and ReadVariableOp/AssignVariableOp become reads and assigns of that
+variable. TensorList* ops are the ops rivulet's graph-mode TensorArray is built from (a variant flow tensor).
 """
 import rivulet as tf
 
 from ... import dtypes as _dt
 from ...core.dispatch import bind
+from ...function import control_flow as cf
 from ...ops import tensor_array_ops as ta
 from ...ops.array_ops import partial_value
-from ...shape import TensorShape
+from ...shape import TensorShape, TensorSpec
 from ..format import Invalid
 from .convert import _dtype, converter
 
@@ -51,57 +53,88 @@ def _pred(p):
 
 @converter("If", "StatelessIf")
 def _if(ctx, inputs, attrs):
-    then_f, else_f = _func(attrs, "then_branch"), _func(attrs, "else_branch")
-    args = list(inputs[1:])
-    return _outputs(tf.cond(_pred(inputs[0]), lambda: ctx.call(then_f, args), lambda: ctx.call(else_f, args)))
+    funcs = [_func(attrs, "then_branch"), _func(attrs, "else_branch")]
+    return _branches(ctx, _pred(inputs[0]), funcs, list(inputs[1:]), case=False)
 
 
 @converter("Case", "StatelessCase")
 def _case(ctx, inputs, attrs):
+    """Out of range, TensorFlow's Case runs its last branch, as rivulet's Case op does."""
     from .functions import FuncRef
     branches = attrs.get("branches")
     if not isinstance(branches, tuple) or not branches or not all(isinstance(f, FuncRef) for f in branches):
         raise Invalid("a Case without branch functions")
-    args = list(inputs[1:])
-    fns = [lambda f=f: ctx.call(f, args) for f in branches]
-    return _outputs(tf.switch_case(inputs[0], fns))
+    index = inputs[0]
+    if not isinstance(index, tf.Tensor) or index.dtype != _dt.int32:
+        raise Invalid("the branch index of a Case is not an int32 tensor")
+    return _branches(ctx, index, list(branches), list(inputs[1:]), case=True)
+
+
+def _branches(ctx, selector, funcs, args, case):
+    """One If (or Case) op choosing among the shared sub-graphs of `funcs`, all applied to `args`."""
+    shared = [ctx.shared(f, args) for f in funcs]
+    pattern = shared[0].pattern
+    for s in shared[1:]:  # what is not a tensor (a variable) must be the same object in every branch
+        if len(s.pattern) != len(pattern) or any((a is None) != (b is None) or a is not b
+                                                 for a, b in zip(s.pattern, pattern)):
+            raise Invalid("the branches return different kinds of values")
+    subs = [s.sub for s in shared]
+    specs = []
+    for ts in zip(*(sub.outputs for sub in subs)):
+        if len({t.dtype for t in ts}) > 1:
+            raise Invalid(f"the branches return {' and '.join(sorted({t.dtype.name for t in ts}))} for one output")
+        shape = ts[0].shape
+        for t in ts[1:]:
+            shape = shape.most_specific_compatible_shape(t.shape)
+        specs.append((shape, ts[0].dtype))
+    tensors = [a for a in args if isinstance(a, tf.Tensor)]
+    outer, captures = cf._feeds(subs, 1 + len(tensors))  # op inputs: selector, parameters, captures
+    params = tuple(range(1, 1 + len(tensors)))
+    stateful = any(sub.stateful for sub in subs)
+    op = (cf.CASE if stateful else cf.STATELESS_CASE) if case else (cf.IF if stateful else cf.STATELESS_IF)
+    res = iter(bind(op, [selector] + tensors + outer,
+                    {"branches": cf.Branches(subs, [params + c for c in captures], tuple(specs))},
+                    name="case" if case else "cond"))
+    return [next(res) if p is None else p for p in pattern]
 
 
 # ---------------------------------------------------------------------- loops
+def _truth(outputs):
+    """A loop condition's result as the scalar bool rivulet's While takes."""
+    if not outputs:
+        raise Invalid("the condition of a While loop returns nothing")
+    return [_pred(outputs[0])]
+
+
 @converter("While", "StatelessWhile")
 def _while(ctx, inputs, attrs):
     """Only tensors are rivulet loop variables; resource handles ride along unchanged."""
     cond_f, body_f = _func(attrs, "cond"), _func(attrs, "body")
-    fixed = list(inputs)
     idx = [i for i, v in enumerate(inputs) if isinstance(v, tf.Tensor)]
     if not idx:
         raise Invalid("a While loop without tensor loop variables")
-
-    def full(values):
-        out = list(fixed)
-        for i, v in zip(idx, values):
-            out[i] = v
-        return out
-
-    def cond(*values):
-        return _pred(ctx.call(cond_f, full(values))[0])
-
-    def body(*values):
-        out = ctx.call(body_f, full(values))
-        if len(out) != len(fixed):
-            raise Invalid(f"the body of a While loop returns {len(out)} values for {len(fixed)} loop variables")
-        return [out[i] for i in idx]
-
     shapes = attrs.get("output_shapes") or ()
-    invariants = None
+    invariants = [inputs[i].shape for i in idx]  # TensorFlow's output_shapes may relax them
     if len(shapes) == len(inputs) and all(isinstance(s, TensorShape) for s in shapes):
         invariants = [shapes[i] if inputs[i].shape.is_subtype_of(shapes[i]) else TensorShape(None) for i in idx]
-    iterations = attrs.get("parallel_iterations", 10)
-    iterations = iterations if isinstance(iterations, int) and not isinstance(iterations, bool) and \
-        iterations > 0 else 10
-    out = tf.while_loop(cond, body, [inputs[i] for i in idx], shape_invariants=invariants,
-                        parallel_iterations=iterations)
-    return full(_outputs(out))
+    specs = {i: TensorSpec(s, inputs[i].dtype) for i, s in zip(idx, invariants)}
+    args = [specs.get(i, v) for i, v in enumerate(inputs)]
+    cond, body = ctx.shared(cond_f, args, _truth), ctx.shared(body_f, args)
+    if len(body.pattern) != len(inputs) or any((p is None) != (i in specs) or p is not None and p is not inputs[i]
+                                               for i, p in enumerate(body.pattern)):
+        raise Invalid(f"the body of a While loop does not return its {len(inputs)} loop variables as they came")
+    for i, t, shape in zip(idx, body.sub.outputs, invariants):
+        cf._check_iteration(inputs[i], t, shape, None)
+    outer, feeds = cf._feeds([cond.sub, body.sub], len(idx))
+    stateful = cond.sub.stateful or body.sub.stateful
+    loop = cf.LoopBody(cond.sub, body.sub, len(idx), feeds, tuple((s, inputs[i].dtype) for i, s in
+                                                                  zip(idx, invariants)))
+    res = bind(cf.WHILE if stateful else cf.STATELESS_WHILE, [inputs[i] for i in idx] + outer, {"body": loop},
+               name="while")
+    out = list(inputs)
+    for i, v in zip(idx, res if isinstance(res, list) else [res]):
+        out[i] = v
+    return out
 
 
 # ---------------------------------------------------------------------- variables

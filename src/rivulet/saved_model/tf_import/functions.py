@@ -201,7 +201,7 @@ class Library:
 
     def _order(self, name, f, args):
         """The function's nodes, each after the nodes it reads (data and control inputs)."""
-        from ...graph.graph_util import _topological
+        from ...graph.graph_util import topological
         order = self._order_cache.get(name)
         if order is None:
             by_name = {}
@@ -210,7 +210,7 @@ class Library:
                     raise Invalid(f"function '{name}': node '{n.name}' is defined twice")
                 by_name[n.name] = n
             try:  # references are "node:output_arg:index" or "^node"
-                order = _topological(by_name, lambda n: [r.lstrip("^").split(":", 1)[0] for r in n.input])
+                order = topological(by_name, lambda n: [r.lstrip("^").split(":", 1)[0] for r in n.input])
             except ValueError as e:
                 raise Invalid(f"function '{name}': {e}") from None
             self._order_cache[name] = order
