@@ -175,6 +175,10 @@ class _IndexLookup(Layer):
                  idf_weights=None, invert=False, output_mode="int", sparse=False, pad_to_max_tokens=False,
                  encoding="utf-8", **kwargs):
         kwargs.setdefault("dtype", "int64" if not invert or not self._string else "string")
+        # Keys tf_keras writes into (or once wrote into) the config that are no constructor arguments: the frozen
+        # vocabulary size (recomputed from the vocabulary) and flags of its saved-model saver.
+        for key in ("vocabulary_size", "has_input_vocabulary", "has_static_table"):
+            kwargs.pop(key, None)
         super().__init__(**kwargs)
         if num_oov_indices not in (0, 1):
             raise NotImplementedError("rivulet's lookup layers support num_oov_indices of 0 or 1 (more hash OOV "
