@@ -11,7 +11,7 @@ SRC = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), 
 
 # bottom to top; a module's layer is that of its first name below rivulet (a folder or a top-level module)
 LAYERS = [
-    ("base", {"dtypes", "errors", "nest", "shape", "log", "crc32c"}),
+    ("base", {"dtypes", "errors", "nest", "shape", "log", "crc32c", "version"}),
     ("formats", {"formats"}),
     ("core", {"core", "devices", "config_devices"}),
     ("graph", {"graph"}),

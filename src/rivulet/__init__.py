@@ -15,7 +15,9 @@ from .ops import operators as _operators  # noqa: F401  (attaches tf.Tensor's Py
 from . import math, array as _array, linalg, nn, random, strings, debugging, config, bitwise  # noqa: F401
 from . import control_flow as _control_flow  # noqa: E402
 
-__version__ = "0.1.0"
+from . import version  # noqa: E402,F401
+from .version import VERSION as __version__, GIT_VERSION as __git_version__  # noqa: E402,F401
+from .version import COMPILER_VERSION as __compiler_version__  # noqa: E402,F401
 
 for _ns in (math, _array, linalg, nn, random, strings, debugging, bitwise, _control_flow):
     for _name in _ns.TOPLEVEL:
@@ -62,7 +64,18 @@ _LAZY = {"keras": ".keras", "saved_model": ".saved_model", "summary": ".summary"
          "distribute": ".distribute", "profiler": ".profiler", "sparse": ".sparse", "ragged": ".ragged"}
 
 
+# TensorFlow's short aliases of Keras namespaces (tf.losses is tf.keras.losses ...), loaded on first use
+_KERAS_ALIASES = {"losses": "losses", "metrics": "metrics", "optimizers": "optimizers",
+                  "initializers": "initializers"}
+
+
 def __getattr__(name):
+    alias = _KERAS_ALIASES.get(name)
+    if alias is not None:
+        from . import keras
+        m = getattr(keras, alias)
+        globals()[name] = m
+        return m
     if name in ("SparseTensor", "SparseTensorSpec"):
         from . import sparse
         return getattr(sparse, name)

@@ -46,7 +46,7 @@ def run(quick=False):
 
 
 def _story(quick, grab):
-    print(f"rivulet {tf.__version__}: TensorFlow-2-style graphs on NumPy  (import rivulet as tf)")
+    print(f"rivulet {tf.version.RIVULET_VERSION}: TensorFlow-2-style graphs on NumPy  (import rivulet as tf)")
 
     _h("Eager tensors: ops run now, and print like TensorFlow")
     x = tf.constant([[1.0, 2.0], [3.0, 4.0]])
