@@ -4,6 +4,7 @@ DataLossError (or read as protobuf would), never with an internal error, a hang 
 import contextlib
 import os
 import signal
+import struct
 
 import numpy as np
 import pytest
@@ -141,3 +142,18 @@ def test_a_bad_entry_names_the_checkpoint_and_the_tensor(tmp_path):
     prefix = _bundle(tmp_path, _entry(bundle.bytes_field(2, b"\x12\x05")))
     with pytest.raises(DataLossError, match=r"x' is corrupted: the shape of tensor 'v': truncated protobuf"):
         BundleReader(prefix)
+
+
+def test_string_lengths_of_every_width(tmp_path):
+    """The lengths are decoded together (vectorised): one to three-byte varints, empty strings, and a length
+    longer than ten bytes or than the data."""
+    values = np.array([b"", b"a", b"b" * 127, b"c" * 128, b"d" * 300, b"e" * 20000, b""], dtype=object).reshape(7, 1)
+    bundle.write_bundle(str(tmp_path / "s"), {"s": values})
+    assert BundleReader(str(tmp_path / "s")).get_tensor("s").tolist() == values.tolist()
+    from rivulet import crc32c
+    for lengths, what in ((b"\xff" * 11 + b"\x01", "corrupted length"), (b"\xff\xff\xff\xff\x0f", "wrong size")):
+        check = struct.pack("<I", crc32c.mask(crc32c.value(struct.pack("<I", 2 ** 32 - 1))))
+        prefix = _bundle(tmp_path, _entry(bundle.bytes_field(2, bundle.bytes_field(2, bundle.varint_field(1, 1))),
+                                          dtype=7, size=len(lengths) + 4), data=lengths + check)
+        with pytest.raises(DataLossError, match=f"string tensor 'v' has a {what}|string tensor 'v' has the {what}"):
+            BundleReader(prefix).get_tensor("v")
