@@ -11,6 +11,7 @@ from ..core.tensor import Tensor
 from ..errors import InvalidArgumentError
 from ..shape import TensorShape
 from ._rules import broadcast_shape, to_tensor
+from .fingerprint import fingerprint64, siphash24
 from .math_ops import reduction_axes, reduce_infer
 
 _STR = frozenset([_dt.string])
@@ -441,3 +442,41 @@ def ngrams(data, ngram_width, separator=" ", pad_values=None, padding_width=None
                                              np.array([len(r) for r in result], np.int64), validate=False) \
             if any(result) else constant(result, dtype=_dt.string)
     return to_tensor(np.array(result[0], dtype=object).reshape(-1))
+
+
+# ---------------------------------------------------------------- hash buckets (TensorFlow's fingerprints)
+def _check_buckets(num_buckets, op_name):
+    if isinstance(num_buckets, bool) or not isinstance(num_buckets, (int, np.integer)) or num_buckets < 1:
+        raise InvalidArgumentError(f"Value for attr 'num_buckets' of {num_buckets} must be at least minimum 1 "
+                                   f"[Op:{op_name}]")
+    return int(num_buckets)
+
+
+def _hash_buckets_kernel(x, num_buckets, key=None):
+    if key is None:
+        return _map(lambda s: fingerprint64(_bytes(s)) % num_buckets, x, np.int64)
+    k0, k1 = (int(k) & 0xFFFFFFFFFFFFFFFF for k in key)
+    return _map(lambda s: siphash24(k0, k1, _bytes(s)) % num_buckets, x, np.int64)
+
+
+STRING_TO_HASH_BUCKET_FAST = defop("StringToHashBucketFast", _hash_buckets_kernel,
+                                   lambda x, num_buckets: (x.shape, _dt.int64), allowed=_STR)
+STRING_TO_HASH_BUCKET_STRONG = defop("StringToHashBucketStrong", _hash_buckets_kernel,
+                                     lambda x, num_buckets, key: (x.shape, _dt.int64), allowed=_STR)
+
+
+def to_hash_bucket_fast(input, num_buckets, name=None):  # noqa: A002
+    """FarmHash Fingerprint64 of each string modulo num_buckets (int64), as TensorFlow computes it."""
+    n = _check_buckets(num_buckets, "StringToHashBucketFast")
+    return bind(STRING_TO_HASH_BUCKET_FAST, (_strings(input),), {"num_buckets": n},
+                name=name or "StringToHashBucketFast")
+
+
+def to_hash_bucket_strong(input, num_buckets, key, name=None):  # noqa: A002
+    """SipHash-2-4 of each string under the 128-bit `key` (two ints) modulo num_buckets (int64)."""
+    n = _check_buckets(num_buckets, "StringToHashBucketStrong")
+    key = tuple(int(k) for k in (key.numpy().tolist() if hasattr(key, "numpy") else key))
+    if len(key) != 2:
+        raise InvalidArgumentError("Key must have 2 elements [Op:StringToHashBucketStrong]")
+    return bind(STRING_TO_HASH_BUCKET_STRONG, (_strings(input),), {"num_buckets": n, "key": key},
+                name=name or "StringToHashBucketStrong")

@@ -19,5 +19,5 @@ from .masking import Masking  # noqa: F401
 from .recurrent import GRU, LSTM, RNN, Bidirectional, GRUCell, LSTMCell, SimpleRNN, SimpleRNNCell  # noqa: F401
 from .attention import Attention, MultiHeadAttention  # noqa: F401
 from .wrappers import TimeDistributed  # noqa: F401
-from .preprocessing import (CategoryEncoding, IntegerLookup, Normalization, StringLookup,  # noqa: F401
-                            TextVectorization)
+from .preprocessing import (CategoryEncoding, Discretization, Hashing, HashedCrossing, IntegerLookup,  # noqa: F401
+                            Normalization, StringLookup, TextVectorization)

@@ -9,7 +9,7 @@ import numpy as np
 
 import rivulet as tf
 from rivulet.errors import InvalidArgumentError
-from rivulet.ops import lookup_ops
+from rivulet.ops import fingerprint, lookup_ops
 
 from .base import Layer
 
@@ -372,3 +372,282 @@ class TextVectorization(_IndexLookup):
         return {**config, "standardize": self.standardize if not callable(self.standardize) else None,
                 "split": self.split, "ngrams": self.ngrams, "output_sequence_length": self.output_sequence_length,
                 "ragged": self.ragged}
+
+
+# ============================================================================ Hashing, HashedCrossing, Discretization
+_MODES = ("int", "one_hot", "multi_hot", "count")
+
+
+def _check_mode(layer, output_mode, allowed=_MODES):
+    if output_mode not in allowed:
+        raise ValueError(f"Unknown value for `output_mode`. Expected one of {list(allowed)}. Received: "
+                         f"output_mode={output_mode}")
+
+
+def _encode_categorical(indices, output_mode, depth, dtype):
+    """tf_keras's encode_categorical_inputs, dense: int -> cast; one_hot/multi_hot/count -> [.., depth]."""
+    if output_mode == "int":
+        return tf.identity(tf.cast(indices, dtype))
+    if indices.shape.rank == 0:
+        indices = tf.expand_dims(indices, -1)
+    if output_mode == "one_hot" and indices.shape[-1] != 1:
+        indices = tf.expand_dims(indices, -1)
+    if indices.shape.rank is not None and indices.shape.rank > 2:
+        raise ValueError(f"When output_mode is not `'int'`, maximum supported output rank is 2. Received "
+                         f"output_mode {output_mode} and input shape {indices.shape}, which would result in output "
+                         f"rank {indices.shape.rank}.")
+    return tf.cast(_encode(indices, depth, output_mode), dtype)
+
+
+class _StringInputs(Layer):
+    def __call__(self, inputs, *args, **kwargs):
+        if isinstance(inputs, (list, str, bytes, np.ndarray)):
+            inputs = tf.constant(inputs)
+        return super().__call__(inputs, *args, **kwargs)
+
+
+class Hashing(_StringInputs):
+    """Strings or integers -> hash bins: FarmHash Fingerprint64 (TensorFlow's, so bins match), or SipHash-2-4
+    with `salt`; bin 0 is reserved for `mask_value` when it is set. Integers are hashed as their decimal text."""
+
+    def __init__(self, num_bins, mask_value=None, salt=None, output_mode="int", sparse=False, **kwargs):
+        if num_bins is None or num_bins <= 0:
+            raise ValueError(f"The `num_bins` for `Hashing` cannot be `None` or non-positive values. Received: "
+                             f"num_bins={num_bins}.")
+        if kwargs.get("dtype") is None:
+            kwargs["dtype"] = "int64" if output_mode == "int" else "float32"
+        elif output_mode == "int" and not tf.as_dtype(kwargs["dtype"]).is_integer:
+            kwargs["dtype"] = "int64"
+        super().__init__(**kwargs)
+        _check_mode(self, output_mode)
+        if sparse and output_mode == "int":
+            raise ValueError(f'`sparse` may only be true if `output_mode` is `"one_hot"`, `"multi_hot"`, or '
+                             f'`"count"`. Received: sparse={sparse} and output_mode={output_mode}')
+        if sparse:
+            raise NotImplementedError("rivulet's Hashing layer gives dense outputs (sparse=False)")
+        self.num_bins, self.mask_value, self.output_mode, self.sparse = num_bins, mask_value, output_mode, sparse
+        self.strong_hash = salt is not None
+        self.salt = None
+        if salt is not None:
+            if isinstance(salt, (tuple, list)) and len(salt) == 2:
+                self.salt = list(salt)
+            elif isinstance(salt, int):
+                self.salt = [salt, salt]
+            else:
+                raise ValueError(f"The `salt` argument for `Hashing` can only be a tuple of size 2 integers, or a "
+                                 f"single integer. Received: salt={salt}.")
+        self._autocast = False
+
+    def _hash_values_to_bins(self, values):
+        bins = self.num_bins
+        mask = None
+        if self.mask_value is not None and bins > 1:
+            bins -= 1
+            mask = tf.equal(values, tf.cast(self.mask_value, values.dtype) if values.dtype != tf.string
+                            else self.mask_value)
+        if values.dtype.is_integer:
+            values = tf.strings.as_string(values)
+        elif values.dtype != tf.string:
+            raise ValueError(f"`Hashing` takes string or integer inputs. Received: dtype={values.dtype.name}")
+        if self.strong_hash:
+            out = tf.strings.to_hash_bucket_strong(values, bins, key=self.salt, name="hash")
+        else:
+            out = tf.strings.to_hash_bucket_fast(values, bins, name="hash")
+        if mask is not None:
+            out = out + tf.ones_like(out)
+            out = tf.where(mask, tf.zeros_like(out), out)
+        return out
+
+    def call(self, inputs):
+        x = inputs if isinstance(inputs, tf.Tensor) else tf.convert_to_tensor(inputs)
+        return _encode_categorical(self._hash_values_to_bins(x), self.output_mode, self.num_bins, self.dtype)
+
+    def compute_output_shape(self, input_shape):
+        return _categorical_shape(input_shape, self.output_mode, self.num_bins)
+
+    def get_config(self):
+        return {**super().get_config(), "num_bins": self.num_bins, "salt": self.salt, "mask_value": self.mask_value,
+                "output_mode": self.output_mode, "sparse": self.sparse}
+
+
+def _categorical_shape(input_shape, output_mode, depth):
+    shape = tf.TensorShape(input_shape).as_list()
+    if output_mode == "int":
+        return tf.TensorShape(shape)
+    if not shape:
+        return tf.TensorShape([depth])
+    if output_mode == "one_hot" and shape[-1] != 1:
+        return tf.TensorShape(shape + [depth])
+    return tf.TensorShape(shape[:-1] + [depth])
+
+
+class HashedCrossing(_StringInputs):
+    """Crosses two or more scalar features per sample into hash bins, as `tf.sparse.cross_hashed` does
+    (FarmHash fingerprints of strings and the bits of integers, combined with FingerprintCat64)."""
+
+    def __init__(self, num_bins, output_mode="int", sparse=False, **kwargs):
+        if kwargs.get("dtype") is None:
+            kwargs["dtype"] = "int64" if output_mode == "int" else "float32"
+        super().__init__(**kwargs)
+        if output_mode == "int" and not tf.as_dtype(self.dtype).is_integer:
+            raise ValueError(f"When `output_mode='int'`, `dtype` should be an integer type. Received: "
+                             f"dtype={kwargs['dtype']}")
+        _check_mode(self, output_mode, ("int", "one_hot"))
+        if sparse:
+            raise NotImplementedError("rivulet's HashedCrossing layer gives dense outputs (sparse=False)")
+        self.num_bins, self.output_mode, self.sparse = num_bins, output_mode, sparse
+        self._autocast = False
+
+    def __call__(self, inputs, *args, **kwargs):
+        if isinstance(inputs, (list, tuple)):
+            inputs = type(inputs)(tf.constant(x) if isinstance(x, (list, str, bytes, np.ndarray)) else x
+                                  for x in inputs)
+        return Layer.__call__(self, inputs, *args, **kwargs)
+
+    @staticmethod
+    def _check_two(inputs):
+        if not isinstance(inputs, (list, tuple)):
+            raise ValueError(f"`HashedCrossing` should be called on a list or tuple of inputs. Received: "
+                             f"inputs={inputs}")
+        if len(inputs) < 2:
+            raise ValueError(f"`HashedCrossing` should be called on at least two inputs. Received: inputs={inputs}")
+
+    def call(self, inputs):
+        self._check_two(inputs)
+        inputs = [x if isinstance(x, tf.Tensor) else tf.convert_to_tensor(x) for x in inputs]
+        first = inputs[0].shape.as_list()
+        rank = len(first)
+        if rank > 2 or (rank == 2 and first[-1] != 1):
+            raise ValueError(f"All `HashedCrossing` inputs should have shape `[]`, `[batch_size]` or "
+                             f"`[batch_size, 1]`. Received: inputs={inputs}")
+        if not all(x.shape.as_list() == first for x in inputs[1:]):
+            raise ValueError(f"All `HashedCrossing` inputs should have equal shape. Received: inputs={inputs}")
+        if not all(x.dtype.is_integer or x.dtype == tf.string for x in inputs):
+            raise ValueError(f"All `HashedCrossing` inputs should have an integer or string dtype. Received: "
+                             f"inputs={inputs}")
+        flat = [tf.reshape(x, [-1]) for x in inputs]
+        out = fingerprint.cross_hashed_dense(flat, self.num_bins)
+        if rank == 2:
+            out = tf.reshape(out, [-1, 1])
+        elif rank == 0:
+            out = tf.reshape(out, [])
+        return _encode_categorical(out, self.output_mode, self.num_bins, self.dtype)
+
+    def compute_output_shape(self, input_shapes):
+        self._check_two(input_shapes)
+        return _categorical_shape(input_shapes[0], self.output_mode, self.num_bins)
+
+    def get_config(self):
+        return {**super().get_config(), "num_bins": self.num_bins, "output_mode": self.output_mode,
+                "sparse": self.sparse}
+
+
+# ---------------------------------------------------------------- Discretization
+def _summarize(values, epsilon):
+    """tf_keras's quantile summary of one batch: every step-th sorted value, each weighing step."""
+    values = np.sort(values.reshape(-1).astype(np.float32))
+    increment = int(np.float32(values.size) / np.float32(1.0 / epsilon))
+    step = max(increment, 1)
+    bounds = values[increment::step]
+    return np.stack([bounds, np.full(bounds.shape, step, np.float32)])
+
+
+def _compress(summary, epsilon):
+    if summary.shape[1] * epsilon < 1:
+        return summary
+    percents = epsilon + np.arange(0.0, 1.0, epsilon)
+    cum = summary[1].cumsum()
+    cum_percents = cum / cum[-1]
+    bins = np.interp(percents, cum_percents, summary[0])
+    cum = np.interp(percents, cum_percents, cum)
+    weights = cum - np.concatenate((np.array([0]), cum[:-1]))
+    return np.stack((bins, weights)).astype(np.float32)
+
+
+class Discretization(Layer):
+    """Buckets numbers by `bin_boundaries` (given, or learnt by `adapt` as `num_bins` approximate quantiles, as
+    tf_keras computes them); output "int" indices or one_hot/multi_hot/count encodings."""
+
+    def __init__(self, bin_boundaries=None, num_bins=None, epsilon=0.01, output_mode="int", sparse=False,
+                 **kwargs):
+        if "bins" in kwargs:
+            bins = kwargs.pop("bins")
+            if isinstance(bins, int) and num_bins is None:
+                num_bins = bins
+            elif bin_boundaries is None:
+                bin_boundaries = bins
+        if kwargs.get("dtype") is None:
+            kwargs["dtype"] = "int64" if output_mode == "int" else "float32"
+        elif output_mode == "int" and not tf.as_dtype(kwargs["dtype"]).is_integer:
+            kwargs["dtype"] = "int64"
+        super().__init__(**kwargs)
+        _check_mode(self, output_mode)
+        if sparse and output_mode == "int":
+            raise ValueError(f"`sparse` may only be true if `output_mode` is `'one_hot'`, `'multi_hot'`, or "
+                             f"`'count'`. Received: sparse={sparse} and output_mode={output_mode}")
+        if sparse:
+            raise NotImplementedError("rivulet's Discretization layer gives dense outputs (sparse=False)")
+        if num_bins is not None and num_bins < 0:
+            raise ValueError(f"`num_bins` must be greater than or equal to 0. You passed `num_bins={num_bins}`")
+        if num_bins is not None and bin_boundaries is not None:
+            raise ValueError(f"Both `num_bins` and `bin_boundaries` should not be set. You passed "
+                             f"`num_bins={num_bins}` and `bin_boundaries={bin_boundaries}`")
+        if bin_boundaries is not None:
+            bin_boundaries = np.asarray(bin_boundaries.numpy() if hasattr(bin_boundaries, "numpy")
+                                        else bin_boundaries).tolist()
+        self.input_bin_boundaries = bin_boundaries
+        self.bin_boundaries = bin_boundaries if bin_boundaries is not None else []
+        self.num_bins, self.epsilon, self.output_mode, self.sparse = num_bins, epsilon, output_mode, sparse
+        self._autocast = False
+
+    def adapt(self, data, batch_size=None, steps=None):
+        if self.input_bin_boundaries is not None:
+            raise ValueError(f"Cannot adapt a Discretization layer that has been initialized with "
+                             f"`bin_boundaries`, use `num_bins` instead. You passed "
+                             f"`bin_boundaries={self.input_bin_boundaries}`.")
+        if self.num_bins is None:
+            raise ValueError("Discretization.adapt() needs `num_bins`")
+        summary = np.zeros((2, 0), np.float32)
+        size = batch_size or 32  # arrays are adapted in batches of 32 rows, as tf_keras' data adapter cuts them
+        seen = False
+        for batch in _batches(data):
+            parts = [batch] if not _is_array_input(data) or batch.ndim == 0 else \
+                [batch[i:i + size] for i in range(0, len(batch), size)]
+            for part in parts:
+                merged = np.concatenate((_summarize(np.asarray(part), self.epsilon), summary), axis=1)
+                merged = merged[:, np.argsort(merged[0], kind="stable")]
+                summary = _compress(merged, self.epsilon)
+                seen = True
+        if not seen:
+            raise ValueError("Discretization.adapt() got no data")
+        self.bin_boundaries = _compress(summary, 1.0 / self.num_bins)[0, :-1].tolist()
+        if not self.built:
+            self.built = True
+
+    def call(self, inputs):
+        x = inputs if isinstance(inputs, tf.Tensor) else tf.convert_to_tensor(inputs)
+        idx = _bucketize(x, self.bin_boundaries)
+        return _encode_categorical(idx, self.output_mode, len(self.bin_boundaries) + 1, self.dtype)
+
+    def compute_output_shape(self, input_shape):
+        return _categorical_shape(input_shape, self.output_mode, len(self.bin_boundaries) + 1) \
+            if self.output_mode != "int" else tf.TensorShape(input_shape)
+
+    def get_config(self):
+        boundaries, num_bins = self.input_bin_boundaries, self.num_bins
+        if boundaries is None and self.bin_boundaries:  # adapted: keep what was learnt (tf_keras keeps a summary
+            boundaries, num_bins = list(self.bin_boundaries), None  # weight instead)
+        return {**super().get_config(), "bin_boundaries": boundaries, "num_bins": num_bins,
+                "epsilon": self.epsilon, "output_mode": self.output_mode, "sparse": self.sparse}
+
+
+def _is_array_input(data):
+    return isinstance(data, (np.ndarray, list, tuple)) or isinstance(data, tf.Tensor)
+
+
+def _bucketize(x, boundaries):
+    """TensorFlow's Bucketize: for each value, how many boundaries are <= it (int32; boundaries are float32)."""
+    values = tf.cast(x, tf.float64)
+    edges = tf.constant(np.asarray(boundaries, np.float32).astype(np.float64).reshape(1, -1))
+    flat = tf.reshape(values, [1, -1])
+    return tf.reshape(tf.searchsorted(edges, flat, side="right", out_type=tf.int32), tf.shape(values))
