@@ -1,5 +1,6 @@
 """tf.keras.losses: per-sample loss functions, and Loss classes that weight and reduce them."""
 import rivulet as tf
+from rivulet.core.tensor import Tensor
 
 from . import backend
 
@@ -26,6 +27,29 @@ def _pred_true(y_true, y_pred):
         y_pred = tf.cast(y_pred, backend.floatx())
     y_true = tf.cast(y_true, y_pred.dtype)
     return y_true, y_pred
+
+
+def _is_tensor(x):
+    return isinstance(x, (Tensor, tf.Variable))
+
+
+def _compatible_with_1(dim):
+    return dim is None or dim == 1
+
+
+def squeeze_or_expand_dimensions(y_pred, y_true):
+    """tf_keras's rank matching of labels and predictions (static ranks): a trailing dimension of 1 is
+    dropped from whichever is one rank higher, unless `y_true` holds sparse labels against class scores
+    (rank one lower and a last prediction dimension other than 1)."""
+    pr, tr = y_pred.shape.rank, y_true.shape.rank
+    if pr is None or tr is None:
+        return y_pred, y_true
+    if pr - tr != 1 or y_pred.shape[-1] == 1:
+        if pr - tr == 1 and _compatible_with_1(y_pred.shape[-1]):
+            y_pred = tf.squeeze(y_pred, [-1])
+        elif pr - tr == -1 and _compatible_with_1(y_true.shape[-1]):
+            y_true = tf.squeeze(y_true, [-1])
+    return y_pred, y_true
 
 
 def _clip(p):
@@ -64,7 +88,7 @@ def sparse_categorical_crossentropy(y_true, y_pred, from_logits=False, axis=-1, 
     if y_true.shape.rank is not None and y_pred.shape.rank is not None and \
             y_true.shape.rank == y_pred.shape.rank and y_true.shape[-1] == 1:
         y_true = tf.squeeze(y_true, axis=-1)
-    labels = tf.cast(y_true, tf.int64) if not y_true.dtype.is_integer else y_true
+    labels = y_true if y_true.dtype == tf.int64 else tf.cast(y_true, tf.int64)  # any integer or float labels
     logits = y_pred if from_logits else tf.math.log(_clip(y_pred))
     return tf.nn.sparse_softmax_cross_entropy_with_logits(labels=labels, logits=logits)
 
@@ -206,6 +230,10 @@ class LossFunctionWrapper(Loss):
         self._fn_kwargs = kwargs
 
     def call(self, y_true, y_pred):
+        if _is_tensor(y_pred) and _is_tensor(y_true):
+            # as tf_keras: labels (batch,) against predictions (batch, 1) are matched by rank (only for
+            # tensors: NumPy arrays given straight to a loss broadcast, as in TensorFlow)
+            y_pred, y_true = squeeze_or_expand_dimensions(tf.convert_to_tensor(y_pred), tf.convert_to_tensor(y_true))
         return self.fn(y_true, y_pred, **self._fn_kwargs)
 
     def get_config(self):

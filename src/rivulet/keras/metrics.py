@@ -12,11 +12,16 @@ def accuracy(y_true, y_pred):
     return tf.cast(tf.equal(y_true, y_pred), backend.floatx())
 
 
-def binary_accuracy(y_true, y_pred, threshold=0.5):
+def binary_matches(y_true, y_pred, threshold=0.5):
+    """1.0 where the thresholded prediction equals the label, element by element (BinaryAccuracy's values)."""
     y_pred = tf.convert_to_tensor(y_pred)
     y_true = tf.cast(y_true, y_pred.dtype)
     hit = tf.equal(y_true, tf.cast(y_pred > threshold, y_pred.dtype))
-    return tf.reduce_mean(tf.cast(hit, backend.floatx()), axis=-1)
+    return tf.cast(hit, backend.floatx())
+
+
+def binary_accuracy(y_true, y_pred, threshold=0.5):
+    return tf.reduce_mean(binary_matches(y_true, y_pred, threshold), axis=-1)
 
 
 def categorical_accuracy(y_true, y_pred):
@@ -164,6 +169,10 @@ class MeanMetricWrapper(Mean):
         self._fn_kwargs = kwargs
 
     def update_state(self, y_true, y_pred, sample_weight=None):
+        # as tf_keras: both cast to the metric's dtype (uint8 or int64 labels alike), then matched by rank
+        y_true = tf.cast(y_true, self._dtype)
+        y_pred = tf.cast(y_pred, self._dtype)
+        y_pred, y_true = _losses.squeeze_or_expand_dimensions(y_pred, y_true)
         super().update_state(self._fn(y_true, y_pred, **self._fn_kwargs), sample_weight)
 
     def get_config(self):
@@ -177,7 +186,8 @@ def _wrapper(cls_name, fn, default_name, **defaults):
 
 
 Accuracy = _wrapper("Accuracy", accuracy, "accuracy")
-BinaryAccuracy = _wrapper("BinaryAccuracy", binary_accuracy, "binary_accuracy", threshold=0.5)
+# (per element, as tf_keras: labels (batch,) against predictions (batch, 1) are weighted sample by sample)
+BinaryAccuracy = _wrapper("BinaryAccuracy", binary_matches, "binary_accuracy", threshold=0.5)
 CategoricalAccuracy = _wrapper("CategoricalAccuracy", categorical_accuracy, "categorical_accuracy")
 SparseCategoricalAccuracy = _wrapper("SparseCategoricalAccuracy", sparse_categorical_accuracy,
                                      "sparse_categorical_accuracy")

@@ -6,6 +6,7 @@ import numpy as np
 
 import rivulet as tf
 from rivulet import nest
+from rivulet.core.tensor import Tensor
 
 from .layers.base import Layer
 from .layers.input_layer import Input, InputLayer, KerasTensor
@@ -51,6 +52,7 @@ class Model(Trainer, Layer):
         if isinstance(outputs, (list, tuple)) and len(outputs) == 1:
             outputs = outputs[0]
         flat_in = nest.flatten(inputs)
+        self._autocast = False  # as tf_keras: inputs take their Input's dtype (_conform_to_input), not autocast
         if not all(isinstance(t, KerasTensor) for t in flat_in + nest.flatten(outputs)):
             raise ValueError("Functional models take KerasTensors (from tf.keras.Input and layer calls) as "
                              f"`inputs` and `outputs`; got inputs={inputs!r}, outputs={outputs!r}")
@@ -93,7 +95,7 @@ class Model(Trainer, Layer):
             raise ValueError(f"Layer \"{self.name}\" expects {len(refs)} input(s), but it received {len(given)} "
                              f"input tensors. Inputs received: {given!r}")
         for kt, v in zip(refs, given):
-            values[id(kt)] = v
+            values[id(kt)] = _conform_to_input(v, kt)
         for node in self._nodes:
             def value(structure):
                 return nest.map_structure(lambda t: values[id(t)] if isinstance(t, KerasTensor) else t, structure)
@@ -171,8 +173,7 @@ class Model(Trainer, Layer):
     def summary(self, line_length=None, positions=None, print_fn=None, expand_nested=False, show_trainable=False):
         if not self.built:
             raise ValueError("This model has not yet been built. Build the model first by calling `build()` or "
-                             "calling `fit()` with some data, or specify an `input_shape` argument in the first "
-                             "layer(s) for automatic build.")
+                             "by calling the model on a batch of data.")
         print_summary(self, line_length, positions, print_fn, show_trainable=show_trainable,
                       expand_nested=expand_nested)
 
@@ -507,6 +508,25 @@ def _functional_from_config(cls, config, custom_objects):
     return model
 
 
+def _conform_to_input(value, ref):
+    """tf_keras's fitting of a value to its `Input`: a trailing dimension of 1 is dropped or added when the
+    ranks differ by one (data (batch,) for an Input of shape (1,)), then the value is cast to the Input's dtype
+    (float arrays fed to an int32 Input, uint8 or float64 images to a float32 one)."""
+    if not isinstance(value, Tensor):
+        if not (isinstance(value, np.ndarray) or (hasattr(value, "__array__") and hasattr(value, "dtype"))):
+            return value
+        value = tf.convert_to_tensor(value)
+    rank, ref_rank = value.shape.rank, ref.shape.rank
+    if rank is not None and ref_rank is not None:
+        if rank == ref_rank + 1 and value.shape[-1] == 1:
+            value = tf.squeeze(value, axis=-1)
+        elif rank == ref_rank - 1 and ref.shape[-1] == 1:
+            value = tf.expand_dims(value, axis=-1)
+    if value.dtype != ref.dtype:
+        value = tf.cast(value, ref.dtype)
+    return value
+
+
 def _spec_of(inputs):
     """TensorSpecs (batch dimension None) for a structure of tensors / KerasTensors; None if any is not one."""
     leaves = nest.flatten(inputs)
@@ -529,6 +549,7 @@ class Sequential(Model):
 
     def __init__(self, layers=None, name=None):
         super().__init__(name=name)
+        self._autocast = False  # as tf_keras: the Input's dtype (or the first layer's own autocast) decides
         self._stack = []
         self._graph_input = None
         for layer in layers or ():
@@ -634,6 +655,8 @@ class Sequential(Model):
 
     def call(self, inputs, training=None, mask=None):
         x = inputs
+        if self._graph_input is not None and not nest.is_nested(inputs):
+            x = _conform_to_input(x, self._graph_input)
         for layer in self._stack:
             x = layer(x)
         return x

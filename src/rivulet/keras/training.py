@@ -40,9 +40,9 @@ class LossesContainer:
             if not (len(fns) == len(preds) == len(trues)):
                 raise ValueError(f"The model has {len(preds)} outputs, but got {len(trues)} targets and "
                                  f"{len(fns)} losses.")
-            loss = tf.add_n([fn(t, p, sample_weight) for fn, t, p in zip(fns, trues, preds)])
+            loss = tf.add_n([fn(*match_dtype_and_rank(t, p, sample_weight)) for fn, t, p in zip(fns, trues, preds)])
         else:
-            loss = self._loss(y_true, y_pred, sample_weight)
+            loss = self._loss(*match_dtype_and_rank(y_true, y_pred, sample_weight))
         if regularization_losses:
             loss = loss + tf.add_n([tf.cast(r, loss.dtype) for r in regularization_losses])
         batch = tf.cast(tf.shape(nest.flatten(y_pred)[0])[0], loss.dtype)
@@ -52,6 +52,29 @@ class LossesContainer:
             # the replicas' gradients are summed: each replica's mean loss counts 1/n of the global mean
             loss = loss * (1.0 / replica.num_replicas_in_sync)
         return loss
+
+
+def match_dtype_and_rank(y_true, y_pred, sample_weight):
+    """What tf_keras's compiled loss and metrics do to each output's targets first: labels (batch,) against
+    predictions (batch, n) gain a last axis, as do per-sample weights, and labels take the predictions' dtype
+    when both are floating or both integer (uint8 class ids against float scores stay as they are; sparse
+    losses and metrics cast them). Returns (y_true, y_pred, sample_weight)."""
+    if y_true is None or not isinstance(y_pred, Tensor):
+        return y_true, y_pred, sample_weight
+    if not isinstance(y_true, Tensor):
+        y_true = tf.convert_to_tensor(y_true)
+    if y_true.shape.rank == 1 and y_pred.shape.rank == 2:
+        y_true = tf.expand_dims(y_true, axis=-1)
+    if sample_weight is not None:
+        if not isinstance(sample_weight, Tensor):
+            sample_weight = tf.convert_to_tensor(sample_weight)
+        if sample_weight.shape.rank == 1 and y_pred.shape.rank == 2:
+            sample_weight = tf.expand_dims(sample_weight, axis=-1)
+        sample_weight = tf.cast(sample_weight, y_pred.dtype)
+    t, p = y_true.dtype, y_pred.dtype
+    if t != p and ((t.is_floating and p.is_floating) or (t.is_integer and p.is_integer)):
+        y_true = tf.cast(y_true, p)
+    return y_true, y_pred, sample_weight
 
 
 def _loss_object(loss):
@@ -84,6 +107,7 @@ class MetricsContainer:
         if self._metrics is None:
             yt, yp = tf.convert_to_tensor(y_true), tf.convert_to_tensor(y_pred)
             self._metrics = [_metrics.for_compile(s, yt, yp) for s in self._specs]
+        y_true, y_pred, sample_weight = match_dtype_and_rank(y_true, y_pred, sample_weight)
         for m in self._metrics:
             m.update_state(y_true, y_pred, sample_weight)
 

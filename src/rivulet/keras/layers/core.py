@@ -181,8 +181,9 @@ class Embedding(Layer):
 
     def __init__(self, input_dim, output_dim, embeddings_initializer="uniform", embeddings_regularizer=None,
                  mask_zero=False, input_length=None, **kwargs):
-        if "input_shape" not in kwargs and input_length is not None:
-            kwargs["input_shape"] = (input_length,)
+        if "input_shape" not in kwargs and "batch_input_shape" not in kwargs:
+            # as tf_keras: (None,) without input_length, so a Sequential starting with it is built at once
+            kwargs["input_shape"] = (input_length,) if input_length else (None,)
         super().__init__(**kwargs)
         self.input_dim = _positive_int(input_dim, "input_dim")
         self.output_dim = _positive_int(output_dim, "output_dim")
