@@ -268,6 +268,15 @@ def _strings_to_object(a):
     return out
 
 
+def _bytes_list(value, a):
+    """A list of bytes keeps its trailing NULs (NumPy's "S" dtype drops them; TensorFlow keeps them)."""
+    if a.dtype.kind == "S" and isinstance(value, (list, tuple)):
+        o = np.array(value, dtype=object)
+        if o.shape == a.shape:
+            return o
+    return a
+
+
 def _numpy_strings(a):
     """A NumPy string or object array as a tf.string value (an object array must hold only str/bytes)."""
     if a.dtype.kind == "O":
@@ -306,7 +315,7 @@ def _python_default(value):
     if k in "US":
         if isinstance(value, (list, tuple)) and a.size and not _all_strings(value):
             raise ValueError("Can't convert Python sequence with mixed types to Tensor.")
-        return _strings_to_object(a)
+        return _strings_to_object(_bytes_list(value, a))
     if k == "O":
         return _object_list(value, a)
     return a
@@ -397,7 +406,7 @@ def to_numpy_value(value, dtype=None):
             _python_default(value)  # raises TensorFlow's "Attempt to convert a value (None)" ValueError
         a = np.asarray(value)
         if a.dtype.kind in "USO":
-            return _numpy_strings(a)
+            return _numpy_strings(_bytes_list(value, a))
         raise TypeError(f"Cannot convert {value!r} to EagerTensor of dtype string")
     if isinstance(value, (np.ndarray, np.generic)):
         if value.dtype == np_t:
