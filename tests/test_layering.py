@@ -25,7 +25,8 @@ LAYERS = [
     ("subsystems", {"data", "io", "summary", "checkpoint", "saved_model", "sparse", "ragged", "distribute"}),
     ("clients", {"keras", "onnx", "jit"}),
     ("face", {"__init__", "__main__", "cli", "tour", "math", "nn", "random", "strings", "linalg", "debugging",
-              "array", "bitwise", "control_flow", "image", "signal", "train", "types", "config", "profiler"}),
+              "array", "bitwise", "control_flow", "image", "signal", "train", "types", "config", "profiler",
+              "audio"}),
 ]
 RANK = {name: i for i, (_, names) in enumerate(LAYERS) for name in names}
 LAYER = {name: layer for layer, names in LAYERS for name in names}

@@ -61,7 +61,8 @@ _concrete.register_jit(_jit_wrap)
 _LAZY = {"keras": ".keras", "saved_model": ".saved_model", "summary": ".summary", "autograph": ".autograph",
          "onnx": ".onnx", "graph_util": ".graph.graph_util", "types": ".types", "jit": ".jit",
          "data": ".data", "io": ".io", "train": ".train", "image": ".image", "signal": ".signal",
-         "distribute": ".distribute", "profiler": ".profiler", "sparse": ".sparse", "ragged": ".ragged"}
+         "distribute": ".distribute", "profiler": ".profiler", "sparse": ".sparse", "ragged": ".ragged",
+         "audio": ".audio"}
 
 
 # TensorFlow's short aliases of Keras namespaces (tf.losses is tf.keras.losses ...), loaded on first use
