@@ -1,0 +1,379 @@
+"""How much of TensorFlow's own tutorials runs unchanged on rivulet.
+
+Get the tutorials (a clone of tensorflow/docs at the commit in NOTEBOOKS, or any later one):
+
+    git clone https://github.com/tensorflow/docs /tmp/tf-docs && git -C /tmp/tf-docs checkout <COMMIT>
+
+Run (needs pandas, matplotlib, seaborn, scikit-learn, ipython, imageio and Pillow beside rivulet; none of
+them is a rivulet dependency):
+
+    pip install pandas matplotlib seaborn scikit-learn ipython imageio pillow h5py
+    python tools/tutorials/run_tutorials.py --docs /tmp/tf-docs [--only quickstart/beginner] [--out report.md]
+
+`--docs` may be a work tree or a bare mirror (the notebooks are then read with `git show COMMIT:PATH`).
+
+What the runner does to each notebook, and nothing else:
+- takes its code cells in order and runs them in one namespace, in a subprocess of its own per notebook,
+  in a fresh temporary directory (the cwd), with HOME and KERAS_HOME inside it, MPLBACKEND=Agg;
+- rewrites the imports: `import tensorflow as tf` -> `import rivulet as tf`, `from tensorflow(.x) import`
+  -> `from rivulet(.x) import`, `import tensorflow.x as y` -> `import rivulet.x as y`;
+- drops shell and magic lines (`!pip ...`, `%matplotlib`, `%load_ext`) and the `%%time` cell magic line;
+  a cell that was nothing but magics or comments is not scored;
+- shrinks training: an integer literal larger than MAX_EPOCHS given to `epochs=`, or assigned to a name
+  spelled `epochs`/`EPOCHS`/`MAX_EPOCHS`/`num_epochs` (any case), becomes MAX_EPOCHS (2). The synthetic data
+  sets are small too (a few hundred rows), so no other rewrite is needed;
+- shows the value of a cell's last expression with repr(), as the notebook would (a repr that raises
+  fails the cell);
+- serves the files the tutorials download from `synthetic.py` (the real formats: npz, IDX gzip, CIFAR's
+  pickled batches in a tar.gz, aclImdb and flower_photos archives, the CSVs with their real columns) through
+  an urllib handler, so `tf.keras.utils.get_file`, `tf.keras.datasets.*` and `pandas.read_csv(url)` read them
+  through their ordinary download path into the ordinary cache; any other URL fails as offline;
+- accepts the synthetic files where a loader checks the real file's hash (rivulet.keras.data_utils'
+  validate_file is told the synthetic file's sha256 is good; a real file would pass unchanged).
+A cell passes when it raises nothing within CELL_TIMEOUT seconds. Cells that import a package which itself
+imports TensorFlow (tensorflow_docs, tensorflow_probability) are not scored, nor the cells after the
+notebook's time budget runs out (they are reported as not run).
+"""
+import argparse
+import ast
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+import traceback
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.dirname(os.path.dirname(HERE))
+
+# tensorflow/docs at this commit; the notebooks that need no tensorflow_datasets, tensorflow_hub,
+# pretrained weights or packages that import TensorFlow themselves for most of their cells.
+COMMIT = "7c3650212740204359d4ceae481abc79345541be"
+NOTEBOOKS = [
+    "quickstart/beginner", "quickstart/advanced",
+    "keras/classification", "keras/regression", "keras/save_and_load", "keras/text_classification",
+    "load_data/numpy", "load_data/csv", "load_data/pandas_dataframe", "load_data/tfrecord",
+    "images/cnn", "images/classification",
+    "structured_data/preprocessing_layers", "structured_data/time_series", "structured_data/imbalanced_data",
+    "generative/autoencoder", "generative/dcgan",
+    "customization/basics", "customization/custom_layers",
+    "distribute/custom_training", "distribute/input",
+]
+PREFIX = "site/en/tutorials/"
+
+MAX_EPOCHS = 2
+CELL_TIMEOUT = 240  # seconds per cell
+NOTEBOOK_TIMEOUT = 900  # seconds per notebook
+UNSCORED_IMPORTS = ("tensorflow_docs", "tensorflow_probability")
+
+
+# ---------------------------------------------------------------------------------------------- cells
+def read_notebook(docs, path):
+    full = os.path.join(docs, path)
+    if os.path.isfile(full):
+        with open(full, encoding="utf-8") as f:
+            return json.load(f)
+    out = subprocess.run(["git", "-C", docs, "show", f"{COMMIT}:{path}"], capture_output=True, check=False)
+    if out.returncode != 0:
+        out = subprocess.run(["git", "-C", docs, "show", f"HEAD:{path}"], capture_output=True, check=True)
+    return json.loads(out.stdout)
+
+
+_IMPORT_RULES = [
+    (re.compile(r"^(\s*)import tensorflow as (\w+)"), r"\1import rivulet as \2"),
+    (re.compile(r"^(\s*)import tensorflow\.([\w.]+) as (\w+)"), r"\1import rivulet.\2 as \3"),
+    (re.compile(r"^(\s*)from tensorflow(\.[\w.]+)? import"), r"\1from rivulet\2 import"),
+    (re.compile(r"^(\s*)import tensorflow\s*$"), r"\1import rivulet as tensorflow"),
+]
+_EPOCH_KW = re.compile(r"\b(epochs\s*=\s*)(\d+)\b")
+_EPOCH_NAME = re.compile(r"^(\s*(?:epochs|EPOCHS|MAX_EPOCHS|max_epochs|num_epochs|NUM_EPOCHS)\s*=\s*)(\d+)\s*$")
+
+
+def _shrink(m):
+    return m.group(1) + (str(MAX_EPOCHS) if int(m.group(2)) > MAX_EPOCHS else m.group(2))
+
+
+def transform(source):
+    """The cell's code as run on rivulet, or None when nothing is left to run."""
+    lines = source.splitlines()
+    if lines and lines[0].startswith("%%"):
+        if not lines[0].startswith("%%time"):
+            return None  # %%bash, %%writefile ...: not Python
+        lines = lines[1:]
+    out = []
+    for line in lines:
+        s = line.strip()
+        if s.startswith("!") or s.startswith("%"):
+            # keep the block structure: a shell line inside an `if` becomes `pass`
+            out.append(line[:len(line) - len(line.lstrip())] + "pass")
+            continue
+        for pat, rep in _IMPORT_RULES:
+            line = pat.sub(rep, line)
+        line = _EPOCH_KW.sub(_shrink, line)
+        line = _EPOCH_NAME.sub(_shrink, line)
+        out.append(line)
+    code = "\n".join(out)
+    try:
+        tree = ast.parse(code)
+    except SyntaxError:
+        return code  # scored: it fails as it would
+    if not any(not isinstance(n, ast.Pass) for n in tree.body):
+        return None
+    return code
+
+
+def code_cells(nb):
+    cells = []
+    for c in nb["cells"]:
+        if c.get("cell_type") != "code":
+            continue
+        src = "".join(c["source"]) if isinstance(c["source"], list) else c["source"]
+        code = transform(src)
+        if code is None:
+            continue
+        scored = not any(re.search(rf"^\s*(import|from)\s+{m}\b", code, re.M) for m in UNSCORED_IMPORTS)
+        cells.append({"source": src, "code": code, "scored": scored})
+    return cells
+
+
+def defined_names(code):
+    """Names a cell binds at top level (to see later NameErrors as blocked by it)."""
+    try:
+        tree = ast.parse(code)
+    except SyntaxError:
+        return []
+    names = set()
+    for node in tree.body:
+        for n in ast.walk(node):
+            if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store):
+                names.add(n.id)
+            elif isinstance(n, (ast.FunctionDef, ast.ClassDef, ast.AsyncFunctionDef)):
+                names.add(n.name)
+            elif isinstance(n, ast.alias):
+                names.add((n.asname or n.name).split(".")[0])
+    return sorted(names)
+
+
+# ---------------------------------------------------------------------------------------------- child
+class CellTimeout(BaseException):
+    pass
+
+
+def _install_network(files):
+    import hashlib
+    import io
+    import urllib.error
+    import urllib.request
+    import urllib.response
+    from email.message import Message
+
+    class Synthetic(urllib.request.BaseHandler):
+        def _open(self, req):
+            url = req.full_url
+            data = files.get(url)
+            if data is None:
+                raise urllib.error.URLError(f"offline (the tutorial runner has no stand-in for {url})")
+            headers = Message()
+            headers["Content-Length"] = str(len(data))
+            headers["Content-Type"] = "application/octet-stream"
+            resp = urllib.response.addinfourl(io.BytesIO(data), headers, url, 200)
+            resp.msg = "OK"
+            return resp
+
+        http_open = https_open = _open
+        handler_order = 100  # before urllib's own HTTP(S)Handler
+
+    urllib.request.install_opener(urllib.request.build_opener(Synthetic))
+    good = {hashlib.sha256(d).hexdigest() for d in files.values()}
+    from rivulet.keras import data_utils
+    real = data_utils.validate_file
+
+    def validate_file(fpath, file_hash, algorithm="auto", chunk_size=65535):
+        if data_utils.hash_file(fpath, "sha256") in good:
+            return True
+        return real(fpath, file_hash, algorithm, chunk_size)
+
+    data_utils.validate_file = validate_file
+
+
+def _run_cell(code, ns, filename):
+    tree = ast.parse(code, filename)
+    last = None
+    if tree.body and isinstance(tree.body[-1], ast.Expr):
+        last = ast.Expression(tree.body.pop().value)
+    exec(compile(tree, filename, "exec"), ns)
+    if last is not None:
+        value = eval(compile(last, filename, "eval"), ns)
+        if value is not None:
+            print(repr(value)[:2000])
+
+
+def child(spec_path, out_path):
+    import signal
+    with open(spec_path) as f:
+        spec = json.load(f)
+    sys.path.insert(0, HERE)
+    import synthetic
+    _install_network(synthetic.files())
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+        plt.show = lambda *a, **k: plt.close("all")  # Agg's show() does nothing but keep figures open
+    except ImportError:
+        pass
+
+    def alarm(signum, frame):
+        raise CellTimeout(f"cell ran past {CELL_TIMEOUT} s")
+
+    signal.signal(signal.SIGALRM, alarm)
+    ns = {"__name__": "__main__"}
+    with open(out_path, "w") as out:
+        for i, cell in enumerate(spec["cells"]):
+            t0 = time.perf_counter()
+            err = None
+            signal.alarm(CELL_TIMEOUT)
+            try:
+                _run_cell(cell["code"], ns, f"<{spec['name']} cell {i}>")
+            except (Exception, CellTimeout, SystemExit) as e:
+                tb = traceback.extract_tb(e.__traceback__)
+                where = next((f"{fr.filename}:{fr.lineno}" for fr in reversed(tb)
+                              if "rivulet" in fr.filename or fr.filename.startswith("<")), "")
+                err = {"type": type(e).__name__, "message": str(e), "where": where,
+                       "missing": getattr(e, "name", None) if isinstance(e, NameError) else None}
+            finally:
+                signal.alarm(0)
+            sys.stdout.flush()
+            out.write(json.dumps({"cell": i, "error": err, "seconds": round(time.perf_counter() - t0, 2)}) + "\n")
+            out.flush()
+
+
+# ---------------------------------------------------------------------------------------------- parent
+def run_notebook(name, cells, log_dir, python):
+    work = tempfile.mkdtemp(prefix="tut-" + name.replace("/", "-") + "-")
+    spec = os.path.join(work, "spec.json")
+    res = os.path.join(work, "results.jsonl")
+    with open(spec, "w") as f:
+        json.dump({"name": name, "cells": cells}, f)
+    env = dict(os.environ, HOME=work, KERAS_HOME=os.path.join(work, ".keras"), MPLBACKEND="Agg",
+               PYTHONPATH=os.path.join(REPO, "src") + os.pathsep + os.environ.get("PYTHONPATH", ""),
+               TF_CPP_MIN_LOG_LEVEL="2")
+    log = os.path.join(log_dir, name.replace("/", "-") + ".log")
+    t0 = time.time()
+    with open(log, "w") as lf:
+        try:
+            subprocess.run([python, os.path.abspath(__file__), "--child", spec, res], cwd=work, env=env,
+                           stdout=lf, stderr=subprocess.STDOUT, timeout=NOTEBOOK_TIMEOUT, check=False)
+        except subprocess.TimeoutExpired:
+            lf.write(f"\n[runner] notebook ran past {NOTEBOOK_TIMEOUT} s\n")
+    results = {}
+    if os.path.exists(res):
+        with open(res) as f:
+            for line in f:
+                r = json.loads(line)
+                results[r["cell"]] = r
+    shutil.rmtree(work, ignore_errors=True)
+    return results, time.time() - t0
+
+
+def cause_of(err):
+    msg = err["message"].strip().splitlines()[0] if err["message"].strip() else ""
+    msg = re.sub(r"0x[0-9a-f]+", "0x..", msg)
+    return f"{err['type']}: {msg[:110]}"
+
+
+def summarise(report):
+    """Per notebook passed/scored; causes ranked by the cells they fail directly or block (NameErrors of
+    names a failed cell would have bound)."""
+    causes = {}
+    for nb in report:
+        failed_defs = {}
+        for c in nb["cells"]:
+            if not c["scored"]:
+                continue
+            err = c.get("error")
+            if err is None:
+                continue
+            cause = cause_of(err) if err["type"] != "NotRun" else None
+            if err.get("missing") and err["missing"] in failed_defs:
+                root = failed_defs[err["missing"]]
+                causes.setdefault(root, {"direct": 0, "blocked": 0, "where": set()})["blocked"] += 1
+                root_cause = root
+            elif cause is None:
+                continue
+            else:
+                e = causes.setdefault(cause, {"direct": 0, "blocked": 0, "where": set()})
+                e["direct"] += 1
+                e["where"].add(f"{nb['name']}#{c['index']}")
+                root_cause = cause
+            for n in c["defines"]:
+                failed_defs.setdefault(n, root_cause)
+    return causes
+
+
+def markdown(report, causes, commit):
+    lines = [f"TensorFlow's tutorials (tensorflow/docs `{commit[:10]}`, `site/en/tutorials/`), run unchanged on "
+             "rivulet with synthetic data in the real file formats (`tools/tutorials/run_tutorials.py`):", "",
+             "| notebook | cells passed / scored | first failing cell: cause |", "|---|---:|---|"]
+    tp = ts = 0
+    for nb in report:
+        sc = [c for c in nb["cells"] if c["scored"]]
+        p = sum(1 for c in sc if c.get("error") is None)
+        tp, ts = tp + p, ts + len(sc)
+        first = next((c for c in sc if c.get("error")), None)
+        why = f"#{first['index']}: `{cause_of(first['error'])[:90]}`" if first else ""
+        lines.append(f"| {nb['name']} | {p} / {len(sc)} | {why.replace('|', '/')} |")
+    lines.append(f"| **all** | **{tp} / {ts} ({100 * tp / max(ts, 1):.0f}%)** | |")
+    lines += ["", "Failing causes, by cells they fail (directly + cells blocked by a name they did not define):", "",
+              "| cells | cause | where (notebook#cell) |", "|---:|---|---|"]
+    for cause, e in sorted(causes.items(), key=lambda kv: -(kv[1]["direct"] + kv[1]["blocked"])):
+        where = ", ".join(sorted(e["where"])[:4]) + (" ..." if len(e["where"]) > 4 else "")
+        lines.append(f"| {e['direct']} + {e['blocked']} | `{cause.replace('|', '/')}` | {where} |")
+    return "\n".join(lines) + "\n", tp, ts
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--docs", help="a tensorflow/docs clone or bare mirror")
+    ap.add_argument("--only", action="append", help="a notebook of NOTEBOOKS (repeatable)")
+    ap.add_argument("--out", help="write the markdown report here")
+    ap.add_argument("--json", help="write per-cell results here")
+    ap.add_argument("--logs", default=os.path.join(tempfile.gettempdir(), "rivulet-tutorial-logs"))
+    ap.add_argument("--child", nargs=2, help=argparse.SUPPRESS)
+    args = ap.parse_args(argv)
+    if args.child:
+        return child(*args.child)
+    if not args.docs:
+        ap.error("--docs is required (see this file's docstring for how to get tensorflow/docs)")
+    os.makedirs(args.logs, exist_ok=True)
+    report = []
+    for name in args.only or NOTEBOOKS:
+        nb = read_notebook(args.docs, PREFIX + name + ".ipynb")
+        cells = code_cells(nb)
+        results, secs = run_notebook(name, cells, args.logs, sys.executable)
+        entry = {"name": name, "seconds": round(secs, 1), "cells": []}
+        for i, c in enumerate(cells):
+            r = results.get(i)
+            err = r["error"] if r else {"type": "NotRun", "message": "the notebook's time ran out", "where": ""}
+            entry["cells"].append({"index": i, "scored": c["scored"], "error": err,
+                                   "defines": defined_names(c["code"]), "seconds": r["seconds"] if r else None})
+        sc = [c for c in entry["cells"] if c["scored"]]
+        print(f"{name}: {sum(1 for c in sc if c['error'] is None)}/{len(sc)} in {secs:.0f} s", flush=True)
+        report.append(entry)
+    causes = summarise(report)
+    md, tp, ts = markdown(report, causes, COMMIT)
+    print(md)
+    if args.out:
+        with open(args.out, "w") as f:
+            f.write(md)
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump(report, f, indent=1)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

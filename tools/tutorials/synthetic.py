@@ -1,0 +1,298 @@
+"""Synthetic stand-ins, in the real file formats, for the files TensorFlow's tutorials download.
+
+Each entry of `files(root)` maps a URL the tutorials fetch (through `tf.keras.utils.get_file`,
+`tf.keras.datasets.*.load_data` or `pandas.read_csv(url)`) to bytes with the layout, column names, dtypes
+and archive structure of the real file, but few rows and random values, so that a notebook runs in
+seconds. Nothing here is real data: accuracy figures the tutorials print are meaningless on it.
+"""
+import csv
+import gzip
+import io
+import pickle
+import struct
+import tarfile
+import zipfile
+
+import numpy as np
+
+KERAS = "https://storage.googleapis.com/tensorflow/tf-keras-datasets/"
+DL = "https://storage.googleapis.com/download.tensorflow.org/"
+
+
+def _rng(seed):
+    return np.random.default_rng(seed)
+
+
+def _npz(**arrays):
+    buf = io.BytesIO()
+    np.savez(buf, **arrays)
+    return buf.getvalue()
+
+
+def _digits(n, seed):
+    """28x28 uint8 images whose label is visible (a bright band in a label-dependent row), so models learn."""
+    r = _rng(seed)
+    y = r.integers(0, 10, n).astype(np.uint8)
+    x = (r.random((n, 28, 28)) * 60).astype(np.uint8)
+    for i, lab in enumerate(y):
+        x[i, 2 + 2 * lab: 4 + 2 * lab, 4:24] = 230
+    return x, y
+
+
+def mnist_npz():
+    (xt, yt), (xv, yv) = _digits(1200, 1), _digits(200, 2)
+    return _npz(x_train=xt, y_train=yt, x_test=xv, y_test=yv)
+
+
+def _idx(arr):
+    """IDX format (big-endian magic 0x0000080N, dims as uint32), as LeCun's / Zalando's files."""
+    head = struct.pack(">HBB", 0, 8, arr.ndim) + b"".join(struct.pack(">I", d) for d in arr.shape)
+    return gzip.compress(head + arr.astype(np.uint8).tobytes())
+
+
+def fashion_files():
+    (xt, yt), (xv, yv) = _digits(1200, 3), _digits(200, 4)
+    return {"train-labels-idx1-ubyte.gz": _idx(yt), "train-images-idx3-ubyte.gz": _idx(xt),
+            "t10k-labels-idx1-ubyte.gz": _idx(yv), "t10k-images-idx3-ubyte.gz": _idx(xv)}
+
+
+def _tar_gz(members, mode="w:gz"):
+    buf = io.BytesIO()
+    with tarfile.open(fileobj=buf, mode=mode) as t:
+        for name, data in members.items():
+            info = tarfile.TarInfo(name)
+            info.size = len(data)
+            info.mode = 0o644
+            t.addfile(info, io.BytesIO(data))
+    return buf.getvalue()
+
+
+def _zip(members):
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as z:
+        for name, data in members.items():
+            z.writestr(name, data)
+    return buf.getvalue()
+
+
+def cifar10_tar():
+    r = _rng(5)
+
+    def batch(n, label):
+        y = r.integers(0, 10, n)
+        x = (r.random((n, 3072)) * 80).astype(np.uint8)
+        x[np.arange(n), y * 100] = 255
+        return pickle.dumps({b"batch_label": label, b"labels": [int(v) for v in y], b"data": x,
+                             b"filenames": [b"img_%d.png" % i for i in range(n)]}, protocol=2)
+
+    members = {f"cifar-10-batches-py/data_batch_{i}": batch(200, b"training batch %d of 5" % i)
+               for i in range(1, 6)}
+    members["cifar-10-batches-py/test_batch"] = batch(200, b"testing batch 1 of 1")
+    members["cifar-10-batches-py/batches.meta"] = pickle.dumps(
+        {b"num_cases_per_batch": 200, b"label_names": [b"airplane", b"automobile", b"bird", b"cat", b"deer",
+                                                       b"dog", b"frog", b"horse", b"ship", b"truck"],
+         b"num_vis": 3072}, protocol=2)
+    return _tar_gz(members)
+
+
+_WORDS = ("good great bad awful movie film plot actor story fun boring love hate best worst the a and of "
+          "to is was it this that with for as on but not very really just so").split()
+
+
+def _text(r, n_words, positive=None):
+    words = list(r.choice(_WORDS, n_words))
+    if positive is not None:
+        words += ["great", "love", "best"] if positive else ["awful", "worst", "boring"]
+    return " ".join(words).capitalize() + ". <br /><br />The end."
+
+
+def imdb_tar():
+    r = _rng(6)
+    members = {}
+    for split in ("train", "test"):
+        for label in ("pos", "neg"):
+            for i in range(60):
+                members[f"aclImdb/{split}/{label}/{i}_{7 if label == 'pos' else 2}.txt"] = \
+                    _text(r, 30, label == "pos").encode()
+    for i in range(20):
+        members[f"aclImdb/train/unsup/{i}_0.txt"] = _text(r, 30).encode()
+    members["aclImdb/imdb.vocab"] = "\n".join(_WORDS).encode()
+    members["aclImdb/README"] = b"Synthetic stand-in for the Large Movie Review Dataset v1.0\n"
+    return _tar_gz(members)
+
+
+def _jpeg(r, h, w):
+    from PIL import Image
+    arr = (r.random((h, w, 3)) * 255).astype(np.uint8)
+    buf = io.BytesIO()
+    Image.fromarray(arr).save(buf, format="JPEG", quality=85)
+    return buf.getvalue()
+
+
+def flowers_tgz():
+    r = _rng(7)
+    members = {"flower_photos/LICENSE.txt": b"synthetic\n"}
+    for cls in ("daisy", "dandelion", "roses", "sunflowers", "tulips"):
+        for i in range(24):
+            members[f"flower_photos/{cls}/{1000 + i}_{cls}.jpg"] = _jpeg(r, 60 + (i % 3) * 8, 80)
+    return _tar_gz(members)
+
+
+def _csv(header, rows, write_header=True):
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\n")
+    if write_header:
+        w.writerow(header)
+    w.writerows(rows)
+    return buf.getvalue().encode()
+
+
+def auto_mpg():
+    """auto-mpg.data: whitespace-separated, '?' for a missing horsepower, the car name after a tab."""
+    r = _rng(8)
+    lines = []
+    for i in range(120):
+        cyl = int(r.choice([4, 6, 8]))
+        hp = "?" if i % 40 == 7 else f"{50 + cyl * 15 + r.integers(0, 30)}.0"
+        disp, weight = 50.0 + cyl * 30 + r.integers(0, 40), 1800.0 + cyl * 300 + r.integers(0, 500)
+        mpg = 50.0 - cyl * 3 - weight / 400 + r.normal()
+        lines.append(f"{mpg:4.1f}   {cyl}   {disp:5.1f}      {hp:>5s}      {weight:6.1f}      "
+                     f"{12 + r.random() * 10:4.1f}   {70 + i % 13}  {1 + i % 3}\t\"car {i}\"")
+    return ("\n".join(lines) + "\n").encode()
+
+
+def abalone():
+    r = _rng(9)
+    rows = [[round(float(v), 4) for v in r.random(7)] + [int(r.integers(1, 25))] for _ in range(300)]
+    return _csv(None, rows, write_header=False)
+
+
+def titanic():
+    r = _rng(10)
+    header = ["survived", "sex", "age", "n_siblings_spouses", "parch", "fare", "class", "deck", "embark_town",
+              "alone"]
+    rows = []
+    for _ in range(200):
+        sex = str(r.choice(["male", "female"]))
+        rows.append([int(sex == "female" or r.random() < 0.2), sex, float(r.integers(1, 70)),
+                     int(r.integers(0, 3)), int(r.integers(0, 3)), round(float(r.random() * 80), 4),
+                     str(r.choice(["First", "Second", "Third"])), str(r.choice(["unknown", "A", "B", "C"])),
+                     str(r.choice(["Southampton", "Cherbourg", "Queenstown"])), str(r.choice(["y", "n"]))])
+    return _csv(header, rows)
+
+
+def traffic_gz():
+    r = _rng(11)
+    header = ["holiday", "temp", "rain_1h", "snow_1h", "clouds_all", "weather_main", "weather_description",
+              "date_time", "traffic_volume"]
+    rows = [["None", round(260 + float(r.random()) * 40, 2), 0.0, 0.0, int(r.integers(0, 100)),
+             str(r.choice(["Clouds", "Clear", "Rain"])), "scattered clouds",
+             f"2012-10-{2 + i // 24:02d} {i % 24:02d}:00:00", int(r.integers(100, 7000))] for i in range(600)]
+    return gzip.compress(_csv(header, rows))
+
+
+def fonts_zip():
+    r = _rng(12)
+    header = ["font", "fontVariant", "m_label", "strength", "italic", "orientation", "m_top", "m_left",
+              "originalH", "originalW", "h", "w"] + [f"r{i}c{j}" for i in range(20) for j in range(20)]
+    members = {}
+    for font in ("AGENCY", "ARIAL", "BAITI", "BANKGOTHIC", "BASKERVILLE", "BAUHAUS"):
+        rows = [[font, "scanned", int(r.integers(33, 127)), 0.4, 0, 0.0, int(r.integers(0, 60)),
+                 int(r.integers(0, 60)), 40, 30, 20, 20] + [int(v) for v in r.integers(1, 256, 400)]
+                for _ in range(30)]
+        members[f"{font}.csv"] = _csv(header, rows)
+    return _zip(members)
+
+
+def heart():
+    r = _rng(13)
+    header = ["age", "sex", "cp", "trestbps", "chol", "fbs", "restecg", "thalach", "exang", "oldpeak", "slope",
+              "ca", "thal", "target"]
+    rows = [[int(r.integers(29, 77)), int(r.integers(0, 2)), int(r.integers(0, 5)), int(r.integers(94, 200)),
+             int(r.integers(126, 564)), int(r.integers(0, 2)), int(r.integers(0, 3)), int(r.integers(71, 202)),
+             int(r.integers(0, 2)), round(float(r.random() * 6), 1), int(r.integers(1, 4)), int(r.integers(0, 4)),
+             str(r.choice(["fixed", "normal", "reversible"])), int(r.integers(0, 2))] for _ in range(303)]
+    return _csv(header, rows)
+
+
+def petfinder_zip():
+    r = _rng(14)
+    header = ["Type", "Age", "Breed1", "Gender", "Color1", "Color2", "MaturitySize", "FurLength", "Vaccinated",
+              "Sterilized", "Health", "Fee", "Description", "PhotoAmt", "AdoptionSpeed"]
+    rows = [[str(r.choice(["Cat", "Dog"])), int(r.integers(1, 100)), str(r.choice(["Tabby", "Mixed Breed",
+                                                                                   "Domestic Short Hair"])),
+             str(r.choice(["Male", "Female"])), str(r.choice(["Black", "Brown", "White"])),
+             str(r.choice(["White", "No Color", "Cream"])), str(r.choice(["Small", "Medium", "Large"])),
+             str(r.choice(["Short", "Medium", "Long"])), str(r.choice(["Yes", "No", "Not Sure"])),
+             str(r.choice(["Yes", "No", "Not Sure"])), str(r.choice(["Healthy", "Minor Injury"])),
+             int(r.choice([0, 50, 100])), "Nibble is a 3+ month old ball of cuteness.", int(r.integers(0, 10)),
+             int(r.integers(0, 5))] for _ in range(400)]
+    return _zip({"petfinder-mini/petfinder-mini.csv": _csv(header, rows)})
+
+
+def jena_zip():
+    """jena_climate_2009_2016.csv: a row every 10 minutes from 01.01.2009 00:10:00 (dd.mm.yyyy hh:mm:ss)."""
+    import datetime
+    r = _rng(15)
+    header = ["Date Time", "p (mbar)", "T (degC)", "Tpot (K)", "Tdew (degC)", "rh (%)", "VPmax (mbar)",
+              "VPact (mbar)", "VPdef (mbar)", "sh (g/kg)", "H2OC (mmol/mol)", "rho (g/m**3)", "wv (m/s)",
+              "max. wv (m/s)", "wd (deg)"]
+    t0 = datetime.datetime(2009, 1, 1, 0, 10)
+    rows = []
+    for i in range(6 * 24 * 60):  # 60 days, 1440 hourly samples after the tutorial's [5::6]
+        t = t0 + datetime.timedelta(minutes=10 * i)
+        temp = 5 + 8 * np.sin(2 * np.pi * i / 144) + r.normal()
+        wv = -9999.0 if i == 100 else round(float(abs(r.normal(2, 1))), 2)
+        rows.append([t.strftime("%d.%m.%Y %H:%M:%S"), round(990 + float(r.normal()) * 5, 2), round(float(temp), 2),
+                     round(273.15 + float(temp), 2), round(float(temp) - 3, 2), round(80 + float(r.normal()), 1),
+                     6.5, 5.0, 1.5, 3.1, 5.0, round(1300 + float(r.normal()) * 10, 2), wv,
+                     round(wv + 1 if wv > 0 else wv, 2), round(float(r.random()) * 360, 1)])
+    return _zip({"jena_climate_2009_2016.csv": _csv(header, rows)})
+
+
+def creditcard():
+    r = _rng(16)
+    header = ["Time"] + [f"V{i}" for i in range(1, 29)] + ["Amount", "Class"]
+    rows = []
+    for i in range(2000):
+        fraud = int(i % 100 == 3)
+        rows.append([float(i)] + [round(float(v) + (3 if fraud else 0), 6) for v in r.normal(size=28)]
+                    + [round(float(r.random()) * 200, 2), fraud])
+    return _csv(header, rows)
+
+
+def ecg():
+    r = _rng(17)
+    rows = []
+    for i in range(500):
+        normal = int(i % 3 != 0)
+        sig = np.sin(np.linspace(0, 6, 140) + (0 if normal else 1.5)) + r.normal(size=140) * 0.1
+        rows.append([round(float(v), 6) for v in sig] + [float(normal)])
+    return _csv(None, rows, write_header=False)
+
+
+def files():
+    """URL -> bytes: every file the chosen tutorials fetch."""
+    r = _rng(18)
+    out = {KERAS + "mnist.npz": mnist_npz(),
+           "https://www.cs.toronto.edu/~kriz/cifar-10-python.tar.gz": cifar10_tar(),
+           "https://ai.stanford.edu/~amaas/data/sentiment/aclImdb_v1.tar.gz": imdb_tar(),
+           DL + "example_images/flower_photos.tgz": flowers_tgz(),
+           DL + "example_images/592px-Red_sunflower.jpg": _jpeg(r, 120, 90),
+           DL + "example_images/320px-Felis_catus-cat_on_snow.jpg": _jpeg(r, 213, 320),
+           DL + "example_images/194px-New_East_River_Bridge_from_Brooklyn_det.4a09796u.jpg": _jpeg(r, 146, 194),
+           "http://archive.ics.uci.edu/ml/machine-learning-databases/auto-mpg/auto-mpg.data": auto_mpg(),
+           DL + "data/abalone_train.csv": abalone(),
+           "https://storage.googleapis.com/tf-datasets/titanic/train.csv": titanic(),
+           "https://storage.googleapis.com/tf-datasets/titanic/eval.csv": titanic(),
+           "https://archive.ics.uci.edu/ml/machine-learning-databases/00492/Metro_Interstate_Traffic_Volume.csv.gz":
+               traffic_gz(),
+           "https://archive.ics.uci.edu/ml/machine-learning-databases/00417/fonts.zip": fonts_zip(),
+           DL + "data/heart.csv": heart(),
+           "http://storage.googleapis.com/download.tensorflow.org/data/petfinder-mini.zip": petfinder_zip(),
+           KERAS + "jena_climate_2009_2016.csv.zip": jena_zip(),
+           DL + "data/creditcard.csv": creditcard(),
+           "http://storage.googleapis.com/download.tensorflow.org/data/ecg.csv": ecg()}
+    for name, data in fashion_files().items():
+        out[KERAS + name] = data
+    return out
