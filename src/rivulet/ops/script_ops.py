@@ -6,6 +6,7 @@ differentiable (its gradient re-runs the function under a GradientTape); numpy_f
 NumPy arrays and has no gradient. A graph holding one cannot be saved (the Python function is not data).
 """
 import contextlib
+import functools
 
 import numpy as np
 
@@ -150,11 +151,42 @@ def _wrap(op, func, inp, Tout, name, eager_args):
     return outs[0] if single else list(outs)
 
 
-def py_function(func, inp, Tout, name=None):
-    """Wraps a Python function (taking and returning eager tensors) as an op; differentiable."""
-    return _wrap(EAGER_PY_FUNC, func, inp, Tout, name or "EagerPyFunc", eager_args=True)
+def _decorator_or_check(op_name, make, func, inp, Tout):
+    """TF 2.x's two spellings: `op(func, inp, Tout)`, or `@op(Tout=...)` above a function (func and inp left
+    out), which gives a function running `op(f, args, Tout)` on the arguments of each call. Returns the
+    decorator, or None when called the first way."""
+    if Tout is None:
+        raise TypeError(f"Missing required argument: 'Tout'\n  If using {op_name} as a decorator, set `Tout`\n"
+                        f"  **by name** above the function:\n  `@{op_name}(Tout=tout)`")
+    if func is None:
+        if inp is not None:
+            raise TypeError(f"Don't set the `inp` argument when using {op_name} as a decorator (`func=None`).")
+
+        def decorator(f):
+            @functools.wraps(f)
+            def wrapper(*args):
+                return make(f, list(args))
+            return wrapper
+        return decorator
+    if inp is None:
+        raise TypeError(f"Missing argument `inp`:\n  You must set the `inp` argument (the list of arguments to "
+                        f"the\n  function), unless you use `{op_name}` as a decorator(`func=None`).")
+    return None
 
 
-def numpy_function(func, inp, Tout, stateful=True, name=None):
-    """Wraps a Python function taking and returning NumPy arrays as an op (no gradient)."""
-    return _wrap(PY_FUNC, func, inp, Tout, name or "PyFunc", eager_args=False)
+def py_function(func=None, inp=None, Tout=None, name=None):
+    """Wraps a Python function (taking and returning eager tensors) as an op; differentiable. With only
+    `Tout` (and `name`) given it is a decorator: `@tf.py_function(Tout=tf.float32)`."""
+    def make(f, args):
+        return _wrap(EAGER_PY_FUNC, f, args, Tout, name or "EagerPyFunc", eager_args=True)
+    decorator = _decorator_or_check("tf.py_function", make, func, inp, Tout)
+    return decorator if decorator is not None else make(func, inp)
+
+
+def numpy_function(func=None, inp=None, Tout=None, stateful=True, name=None):
+    """Wraps a Python function taking and returning NumPy arrays as an op (no gradient); a decorator when
+    only `Tout` (`stateful`, `name`) is given."""
+    def make(f, args):
+        return _wrap(PY_FUNC, f, args, Tout, name or "PyFunc", eager_args=False)
+    decorator = _decorator_or_check("tf.numpy_function", make, func, inp, Tout)
+    return decorator if decorator is not None else make(func, inp)
