@@ -162,3 +162,197 @@ def test_discretization_adapt_on_dataset_modes_and_config():
         L.Discretization(bin_boundaries=[1.0], num_bins=2)
     with pytest.raises(ValueError, match="Cannot adapt"):
         L.Discretization(bin_boundaries=[1.0]).adapt(data)
+
+
+# ============================================================================ ImageProjectiveTransformV3
+# tf_keras' image_preprocessing_test: a [1, 5, 3, 1] ramp shifted by one pixel down/up/left/right under each
+# fill mode (rows of the expected images).
+RAMP = np.arange(15, dtype=np.float32).reshape(1, 5, 3, 1)
+SHIFTS = ([1, 0, 0, 0, 1, -1, 0, 0], [1, 0, 0, 0, 1, 1, 0, 0], [1, 0, 1, 0, 1, 0, 0, 0], [1, 0, -1, 0, 1, 0, 0, 0])
+EXPECTED_SHIFTS = {
+    "REFLECT": ([[0, 1, 2], [0, 1, 2], [3, 4, 5], [6, 7, 8], [9, 10, 11]],
+                [[3, 4, 5], [6, 7, 8], [9, 10, 11], [12, 13, 14], [12, 13, 14]],
+                [[1, 2, 2], [4, 5, 5], [7, 8, 8], [10, 11, 11], [13, 14, 14]],
+                [[0, 0, 1], [3, 3, 4], [6, 6, 7], [9, 9, 10], [12, 12, 13]]),
+    "WRAP": ([[12, 13, 14], [0, 1, 2], [3, 4, 5], [6, 7, 8], [9, 10, 11]],
+             [[3, 4, 5], [6, 7, 8], [9, 10, 11], [12, 13, 14], [0, 1, 2]],
+             [[1, 2, 0], [4, 5, 3], [7, 8, 6], [10, 11, 9], [13, 14, 12]],
+             [[2, 0, 1], [5, 3, 4], [8, 6, 7], [11, 9, 10], [14, 12, 13]]),
+    "NEAREST": ([[0, 1, 2], [0, 1, 2], [3, 4, 5], [6, 7, 8], [9, 10, 11]],
+                [[3, 4, 5], [6, 7, 8], [9, 10, 11], [12, 13, 14], [12, 13, 14]],
+                [[1, 2, 2], [4, 5, 5], [7, 8, 8], [10, 11, 11], [13, 14, 14]],
+                [[0, 0, 1], [3, 3, 4], [6, 6, 7], [9, 9, 10], [12, 12, 13]]),
+    "CONSTANT": ([[1, 1, 1], [0, 1, 2], [3, 4, 5], [6, 7, 8], [9, 10, 11]],  # fill_value=1
+                 [[3, 4, 5], [6, 7, 8], [9, 10, 11], [12, 13, 14], [1, 1, 1]],
+                 [[1, 2, 1], [4, 5, 1], [7, 8, 1], [10, 11, 1], [13, 14, 1]],
+                 [[1, 0, 1], [1, 3, 4], [1, 6, 7], [1, 9, 10], [1, 12, 13]]),
+}
+
+
+@pytest.mark.parametrize("fill_mode", sorted(EXPECTED_SHIFTS))
+@pytest.mark.parametrize("interpolation", ["BILINEAR", "NEAREST"])
+def test_image_projective_transform_v3_fill_modes(fill_mode, interpolation):
+    from rivulet.ops.image_transform_ops import image_projective_transform_v3
+    for t, want in zip(SHIFTS, EXPECTED_SHIFTS[fill_mode]):
+        out = image_projective_transform_v3(RAMP, np.array([t], np.float32), [5, 3], 1.0, interpolation, fill_mode)
+        assert out.dtype == tf.float32 and out.shape == (1, 5, 3, 1)
+        np.testing.assert_array_equal(out.numpy()[0, :, :, 0], want)
+
+
+def test_image_projective_transform_v3_bilinear_dtypes_output_shape_and_errors():
+    from rivulet.ops.image_transform_ops import image_projective_transform_v3
+    img = np.array([[0, 10], [20, 30]], np.uint8).reshape(1, 2, 2, 1)
+    half = np.array([[1, 0, 0.5, 0, 1, 0.5, 0, 0]], np.float32)  # read at (x + .5, y + .5)
+    out = image_projective_transform_v3(img, half, [2, 2], 0.0, "BILINEAR", "NEAREST")
+    assert out.dtype == tf.uint8
+    np.testing.assert_array_equal(out.numpy()[0, :, :, 0], [[15, 20], [25, 30]])
+    big = image_projective_transform_v3(RAMP, np.array([[1, 0, 0, 0, 1, 0, 0, 0]], np.float32), [6, 4], 0.0,
+                                        "NEAREST", "CONSTANT")
+    assert big.shape == (1, 6, 4, 1) and big.numpy()[0, 5].sum() == 0 and big.numpy()[0, 0, :3, 0].tolist() == [0, 1, 2]
+    f = tf.function(lambda x: image_projective_transform_v3(x, half, [2, 2], 0.0, "NEAREST", "REFLECT"))
+    assert f(tf.zeros([3, 2, 2, 1])).shape == (3, 2, 2, 1)
+    with pytest.raises(tf.errors.InvalidArgumentError, match="num_images x 8"):
+        image_projective_transform_v3(RAMP, np.zeros((1, 6), np.float32), [5, 3], 0.0, "NEAREST", "CONSTANT")
+    with pytest.raises(tf.errors.InvalidArgumentError, match="fill_mode"):
+        image_projective_transform_v3(RAMP, half, [5, 3], 0.0, "NEAREST", "MIRROR")
+
+
+# ============================================================================ augmentation layers
+GRID = np.arange(25).reshape(1, 5, 5, 1)
+
+
+@pytest.mark.parametrize("dtype", [np.int64, np.float32])
+def test_random_translation_numeric_as_tf_keras(dtype):
+    up = L.RandomTranslation(height_factor=(-0.2, -0.2), width_factor=0.0)(GRID.astype(dtype))
+    assert up.dtype == tf.float32
+    np.testing.assert_array_equal(up.numpy()[0, :, :, 0], [[5, 6, 7, 8, 9], [10, 11, 12, 13, 14], [15, 16, 17, 18, 19],
+                                                           [20, 21, 22, 23, 24], [20, 21, 22, 23, 24]])
+    down = L.RandomTranslation(height_factor=(0.2, 0.2), width_factor=0.0, fill_mode="constant")(GRID.astype(dtype))
+    np.testing.assert_array_equal(down.numpy()[0, :, :, 0], [[0] * 5, [0, 1, 2, 3, 4], [5, 6, 7, 8, 9],
+                                                             [10, 11, 12, 13, 14], [15, 16, 17, 18, 19]])
+
+
+def test_random_rotation_and_zoom_numeric_as_tf_keras():
+    rot = L.RandomRotation(factor=(0.5, 0.5))(GRID[0].astype(np.float32))  # unbatched, 180 degrees
+    np.testing.assert_allclose(rot.numpy()[:, :, 0], np.arange(25)[::-1].reshape(5, 5), atol=1e-5)
+    zin = L.RandomZoom((-0.5, -0.5), (-0.5, -0.5), interpolation="nearest")(GRID)
+    np.testing.assert_array_equal(zin.numpy()[0, :, :, 0], [[6, 7, 7, 8, 8], [11, 12, 12, 13, 13],
+                                                            [11, 12, 12, 13, 13], [16, 17, 17, 18, 18],
+                                                            [16, 17, 17, 18, 18]])
+    zout = L.RandomZoom((0.5, 0.5), (0.8, 0.8), fill_mode="constant", interpolation="nearest")(GRID)
+    np.testing.assert_array_equal(zout.numpy()[0, :, :, 0], [[0] * 5, [0, 5, 7, 9, 0], [0, 10, 12, 14, 0],
+                                                             [0, 20, 22, 24, 0], [0] * 5])
+    keep = L.RandomZoom((0.5, 0.5), fill_mode="constant", interpolation="nearest")(GRID)
+    np.testing.assert_array_equal(keep.numpy()[0, :, :, 0], [[0] * 5, [0, 6, 7, 9, 0], [0, 11, 12, 14, 0],
+                                                             [0, 21, 22, 24, 0], [0] * 5])
+
+
+def test_random_layers_are_identity_at_inference_and_random_in_training():
+    x = np.random.RandomState(0).rand(2, 6, 8, 3).astype("float32") * 255
+    layers = [L.RandomFlip(seed=1), L.RandomRotation(0.3, seed=1), L.RandomZoom(0.3, seed=1),
+              L.RandomTranslation(0.3, 0.3, seed=1), L.RandomContrast(0.5, seed=1), L.RandomBrightness(0.5, seed=1),
+              L.RandomHeight(0.5, seed=1), L.RandomWidth(0.5, seed=1)]
+    for layer in layers:
+        np.testing.assert_array_equal(layer(x, training=False).numpy(), x)
+        outs = [layer(x) for _ in range(3)]  # training defaults to True when called directly, as in tf_keras
+        assert any(o.shape != x.shape or not np.array_equal(o.numpy(), x) for o in outs), type(layer).__name__
+    model = tf.keras.Sequential([tf.keras.Input((6, 8, 3)), L.RandomFlip(seed=3), L.RandomRotation(0.2, seed=3)])
+    np.testing.assert_array_equal(model.predict(x, verbose=0), x)
+
+
+def test_seeded_layers_repeat_their_draws():
+    x = np.random.RandomState(1).rand(4, 5, 5, 1).astype("float32")
+    for make in (lambda: L.RandomRotation(0.4, seed=7), lambda: L.RandomFlip(seed=7),
+                 lambda: L.RandomCrop(3, 3, seed=7), lambda: L.RandomBrightness(0.3, value_range=(0, 1), seed=7)):
+        a, b = make(), make()
+        first = a(x).numpy()
+        np.testing.assert_array_equal(first, b(x).numpy())
+        assert not np.array_equal(a(x).numpy(), first) or isinstance(a, L.RandomFlip)
+
+
+def test_random_flip_uses_stateless_coins_from_generator_seeds():
+    x = np.arange(2 * 2 * 3).reshape(2, 2, 3, 1).astype("float32")
+    layer = L.RandomFlip("horizontal", seed=5)
+    g = tf.random.Generator.from_seed(5)
+    coins = tf.random.stateless_uniform([2], seed=g.make_seeds()[:, 0], minval=0, maxval=1.0).numpy()
+    out = layer(x).numpy()
+    for i in range(2):
+        np.testing.assert_array_equal(out[i], x[i, :, ::-1] if np.round(coins[i]) else x[i])
+
+
+def test_random_contrast_and_brightness():
+    x = np.array([[[[0.0], [100.0]], [[200.0], [300.0]]]], "float32")
+    out = L.RandomContrast((0.5, 0.5))(x).numpy()  # factor 1 - 0.5 .. 1 + 0.5: a draw in [0.5, 1.5]
+    mean = x.mean()
+    f = (out[0, 0, 0, 0] - mean) / (x[0, 0, 0, 0] - mean)
+    assert 0.5 <= f <= 1.5 and out.max() <= 255
+    b = L.RandomBrightness((0.1, 0.1), value_range=(0, 1))(np.full((2, 2, 2, 3), 0.5, "float32")).numpy()
+    np.testing.assert_allclose(b, 0.6, rtol=1e-6)
+    with pytest.raises(ValueError, match="factor"):
+        L.RandomBrightness(2.0)
+    with pytest.raises(ValueError, match="factor"):
+        L.RandomContrast(-0.1)
+
+
+def test_resizing_center_crop_random_crop():
+    img = np.arange(16).reshape(1, 4, 4, 1)
+    near = L.Resizing(2, 2, interpolation="nearest")(img.astype("float32"))
+    np.testing.assert_array_equal(near.numpy()[0, :, :, 0], [[5, 7], [13, 15]])
+    up = L.Resizing(4, 4, interpolation="nearest")(np.arange(4).reshape(1, 2, 2, 1).astype("float32"))
+    np.testing.assert_array_equal(up.numpy()[0, :, :, 0], [[0, 0, 1, 1], [0, 0, 1, 1], [2, 2, 3, 3], [2, 2, 3, 3]])
+    assert L.Resizing(3, 5)(np.zeros((2, 8, 8, 3))).shape == (2, 3, 5, 3)
+    assert L.Resizing(2, 4, crop_to_aspect_ratio=True)(np.zeros((6, 6, 1))).shape == (2, 4, 1)
+    cc = L.CenterCrop(2, 2)(img)
+    assert cc.dtype == tf.float32
+    np.testing.assert_array_equal(cc.numpy()[0, :, :, 0], [[5, 6], [9, 10]])
+    assert L.CenterCrop(6, 6)(img).shape == (1, 6, 6, 1)  # smaller images are resized up
+    crop = L.RandomCrop(2, 3, seed=3)(img).numpy()[0, :, :, 0]
+    windows = [img[0, i:i + 2, j:j + 3, 0] for i in range(3) for j in range(2)]
+    assert any(np.array_equal(crop, w) for w in windows)
+    np.testing.assert_array_equal(L.RandomCrop(2, 2)(img, training=False).numpy(),
+                                  L.Resizing(2, 2)(img.astype("float32")).numpy())
+
+
+def test_random_height_and_width_numeric_as_tf_keras():
+    img = np.arange(6).reshape(1, 2, 3, 1).astype("float32")
+    out = L.RandomHeight(factor=(1.0, 1.0))(img)
+    np.testing.assert_array_equal(out.numpy()[0, :, :, 0], [[0, 1, 2], [0.75, 1.75, 2.75], [2.25, 3.25, 4.25],
+                                                            [3, 4, 5]])
+    short = L.RandomHeight(factor=(-0.5, -0.5), interpolation="nearest")(np.arange(8).reshape(1, 4, 2, 1))
+    np.testing.assert_array_equal(short.numpy()[0, :, :, 0], [[2, 3], [6, 7]])
+    assert L.RandomWidth(factor=(1.0, 1.0))(img).shape == (1, 2, 6, 1)
+    assert L.RandomWidth(0.5).compute_output_shape((None, 4, 4, 3)).as_list() == [None, 4, None, 3]
+
+
+def test_augmentation_in_fit_and_keras_round_trip(tmp_path):
+    pytest.importorskip("h5py")
+    x = np.random.RandomState(2).rand(16, 8, 8, 3).astype("float32")
+    y = np.random.RandomState(3).randint(0, 2, 16)
+    model = tf.keras.Sequential([
+        tf.keras.Input((8, 8, 3)), L.RandomFlip("horizontal", seed=1), L.RandomRotation(0.1, seed=1),
+        L.RandomZoom(0.1, seed=1), L.RandomTranslation(0.1, 0.1, seed=1), L.RandomContrast(0.1, seed=1),
+        L.Resizing(6, 6), L.CenterCrop(4, 4), L.Rescaling(1 / 255.0), L.Flatten(), L.Dense(2)])
+    model.compile("adam", tf.keras.losses.SparseCategoricalCrossentropy(from_logits=True))
+    history = model.fit(x, y, epochs=2, batch_size=8, verbose=0)
+    assert np.isfinite(history.history["loss"]).all()
+    path = str(tmp_path / "aug.keras")
+    model.save(path)
+    again = tf.keras.models.load_model(path)
+    np.testing.assert_allclose(again.predict(x, verbose=0), model.predict(x, verbose=0), rtol=1e-5)
+    cfg = again.layers[1].get_config()
+    assert cfg["factor"] == 0.1 and cfg["fill_mode"] == "reflect" and cfg["seed"] == 1
+
+
+def test_configs_round_trip():
+    for layer in (L.RandomFlip("vertical", seed=2), L.RandomRotation((-0.1, 0.2), fill_mode="constant", fill_value=3.0),
+                  L.RandomZoom(0.2, (0.1, 0.3), interpolation="nearest"), L.RandomTranslation(0.1, (0.0, 0.2)),
+                  L.RandomContrast((0.1, 0.2)), L.RandomBrightness(0.2, value_range=(0, 1)), L.RandomHeight(0.3),
+                  L.RandomWidth((0.1, 0.2), interpolation="nearest"), L.Resizing(3, 4, crop_to_aspect_ratio=True),
+                  L.CenterCrop(2, 3), L.RandomCrop(2, 3, seed=4)):
+        cfg = layer.get_config()
+        assert type(layer).from_config(cfg).get_config() == cfg
+    assert L.RandomBrightness(0.2).get_config()["factor"] == [-0.2, 0.2]
+    with pytest.raises(NotImplementedError, match="fill_mode"):
+        L.RandomRotation(0.1, fill_mode="mirror")
+    with pytest.raises(ValueError, match="unknown mode"):
+        L.RandomFlip("diagonal")

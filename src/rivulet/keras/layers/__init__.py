@@ -21,3 +21,5 @@ from .attention import Attention, MultiHeadAttention  # noqa: F401
 from .wrappers import TimeDistributed  # noqa: F401
 from .preprocessing import (CategoryEncoding, Discretization, Hashing, HashedCrossing, IntegerLookup,  # noqa: F401
                             Normalization, StringLookup, TextVectorization)
+from .augmentation import (CenterCrop, RandomBrightness, RandomContrast, RandomCrop, RandomFlip,  # noqa: F401
+                           RandomHeight, RandomRotation, RandomTranslation, RandomWidth, RandomZoom, Resizing)
