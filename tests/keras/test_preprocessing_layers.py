@@ -356,3 +356,31 @@ def test_configs_round_trip():
         L.RandomRotation(0.1, fill_mode="mirror")
     with pytest.raises(ValueError, match="unknown mode"):
         L.RandomFlip("diagonal")
+
+
+def test_experimental_preprocessing_namespace():
+    pre = tf.keras.layers.experimental.preprocessing
+    assert pre.RandomFlip is L.RandomFlip and pre.Resizing is L.Resizing and pre.Hashing is L.Hashing
+    assert pre.Rescaling is L.Rescaling and pre.StringLookup is L.StringLookup
+
+
+def test_augmentation_in_dataset_map_and_tf_function_draws_anew():
+    aug = L.RandomRotation(0.2, seed=1)
+    x = np.random.RandomState(4).rand(2, 5, 5, 1).astype("float32")
+    outs = [b.numpy() for b in tf.data.Dataset.from_tensors(x).repeat(2).map(lambda v: aug(v, training=True))]
+    assert not np.array_equal(outs[0], outs[1])
+    f = tf.function(lambda v: aug(v, training=True))
+    assert not np.array_equal(f(x).numpy(), f(x).numpy())
+
+
+def test_image_projective_transform_gradient_warps_back():
+    from rivulet.ops.image_transform_ops import image_projective_transform_v3
+    x = tf.constant(np.random.RandomState(5).rand(1, 4, 4, 1).astype("float32"))
+    w = tf.reshape(tf.range(16.0), [1, 4, 4, 1])
+    with tf.GradientTape() as tape:
+        tape.watch(x)
+        y = image_projective_transform_v3(x, np.array([[1, 0, 1, 0, 1, 0, 0, 0]], np.float32), [4, 4], 0.0,
+                                          "BILINEAR", "CONSTANT")  # y[:, j] = x[:, j + 1]
+        loss = tf.reduce_sum(y * w)
+    np.testing.assert_array_equal(tape.gradient(loss, x).numpy()[0, :, :, 0],
+                                  [[0, 0, 1, 2], [0, 4, 5, 6], [0, 8, 9, 10], [0, 12, 13, 14]])

@@ -23,3 +23,19 @@ from .preprocessing import (CategoryEncoding, Discretization, Hashing, HashedCro
                             Normalization, StringLookup, TextVectorization)
 from .augmentation import (CenterCrop, RandomBrightness, RandomContrast, RandomCrop, RandomFlip,  # noqa: F401
                            RandomHeight, RandomRotation, RandomTranslation, RandomWidth, RandomZoom, Resizing)
+
+
+def _experimental():
+    """tf.keras.layers.experimental.preprocessing: the preprocessing layers' older home, still used by tutorials."""
+    import types
+    preprocessing = types.ModuleType("rivulet.keras.layers.experimental.preprocessing")
+    for name in ("CategoryEncoding", "CenterCrop", "Discretization", "Hashing", "IntegerLookup", "Normalization",
+                 "RandomContrast", "RandomCrop", "RandomFlip", "RandomHeight", "RandomRotation", "RandomTranslation",
+                 "RandomWidth", "RandomZoom", "Rescaling", "Resizing", "StringLookup", "TextVectorization"):
+        setattr(preprocessing, name, globals()[name])
+    module = types.ModuleType("rivulet.keras.layers.experimental")
+    module.preprocessing = preprocessing
+    return module
+
+
+experimental = _experimental()
