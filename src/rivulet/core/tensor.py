@@ -407,6 +407,8 @@ def to_numpy_value(value, dtype=None):
         a = np.asarray(value)
         if a.dtype.kind in "USO":
             return _numpy_strings(_bytes_list(value, a))
+        if a.size == 0 and isinstance(value, (list, tuple)):  # tf.constant([], tf.string)
+            return np.empty(a.shape, dtype=object)
         raise TypeError(f"Cannot convert {value!r} to EagerTensor of dtype string")
     if isinstance(value, (np.ndarray, np.generic)):
         if value.dtype == np_t:
