@@ -145,8 +145,9 @@ def resize(images, size, method=ResizeMethod.BILINEAR, preserve_aspect_ratio=Fal
 
     def run(x):
         h, w = x.shape[1], x.shape[2]
-        if h is None or w is None:
-            raise ValueError("rivulet's tf.image.resize needs images of known height and width")
+        if (h is None or w is None) and preserve_aspect_ratio:
+            raise ValueError("rivulet's tf.image.resize needs images of known height and width to preserve the "
+                             "aspect ratio")
         nh, nw = new_h, new_w
         if preserve_aspect_ratio:
             scale = min(nh / h, nw / w)
