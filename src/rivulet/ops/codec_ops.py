@@ -577,7 +577,8 @@ def _bad(fmt, data, e=None):
         return InvalidArgumentError("jpeg::Uncompress failed. Invalid JPEG data or crop window.")
     if fmt == "PNG":
         return InvalidArgumentError(f"Invalid PNG data, size {len(data)}")
-    return InvalidArgumentError(f"Invalid GIF data (size {len(data)}), {e}")
+    why = "not a GIF Pillow can read" if type(e).__name__ == "UnidentifiedImageError" else f"{e}"
+    return InvalidArgumentError(f"Invalid GIF data (size {len(data)}), {why}")
 
 
 def _load(img, fmt, data):
