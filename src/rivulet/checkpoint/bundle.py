@@ -7,9 +7,10 @@ shard holds the tensors' bytes back to back: numeric tensors raw little-endian; 
 varint64 lengths, a masked CRC-32C of the lengths (each as a little-endian uint32,
 as TensorFlow checksums them), then the bytes.
 
-Reading never trusts the file: sizes are checked against shapes and file sizes before anything is
-allocated, every tensor's CRC is verified, and a bad file raises `tf.errors.DataLossError` (a missing
-file or key `tf.errors.NotFoundError`). Nothing is executed or unpickled.
+Reading never trusts the file: only regular files are opened (a FIFO or /dev/zero is DataLossError), sizes
+are checked against shapes and file sizes before anything is allocated, every tensor's CRC is verified, and
+a bad file raises `tf.errors.DataLossError` (a missing file or key `tf.errors.NotFoundError`). `check_dtype`
+refuses a value of another dtype than its variable's (InvalidArgumentError). Nothing is executed or unpickled.
 """
 import os
 import stat
