@@ -472,3 +472,20 @@ def test_namespaces():
         assert getattr(tf.image, name) is getattr(tf.io, name)
     assert callable(tf.audio.decode_wav) and callable(tf.audio.encode_wav)
     assert tf.io.read_file.__module__ == "rivulet.ops.codec_ops" and os.sep
+
+
+def test_jpeg_dct_methods_reach_libjpeg():
+    """TensorFlow decodes with JDCT_IFAST unless dct_method='INTEGER_ACCURATE' (JDCT_ISLOW): on a 4:4:4 file the
+    default matches libjpeg's IFAST decode (Pillow's draft flag) and INTEGER_ACCURATE its ISLOW decode."""
+    img = np.random.RandomState(7).randint(0, 256, (24, 24, 3)).astype(np.uint8)
+    data = _pil_bytes(img, "JPEG", quality=90, subsampling="4:4:4")
+    islow = np.asarray(Image.open(io.BytesIO(data)).convert("RGB"))
+    fast = Image.open(io.BytesIO(data))
+    fast.decoderconfig = (1, 1)
+    fast.load()
+    ifast = np.asarray(fast)
+    assert (ifast != islow).any()
+    np.testing.assert_array_equal(tf.io.decode_jpeg(data).numpy(), ifast)
+    np.testing.assert_array_equal(tf.io.decode_jpeg(data, dct_method="INTEGER_FAST").numpy(), ifast)
+    np.testing.assert_array_equal(tf.io.decode_jpeg(data, dct_method="INTEGER_ACCURATE").numpy(), islow)
+    np.testing.assert_array_equal(tf.io.decode_image(data).numpy(), ifast)  # DecodeImage: TensorFlow's IFAST too

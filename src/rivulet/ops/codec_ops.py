@@ -593,9 +593,11 @@ def _load(img, fmt, data):
 # ---------------------------------------------------------------- JPEG
 def _jpeg_pixels(data, channels, ratio=1, fancy_upscaling=True, dct_method="", crop=None):
     """libjpeg(-turbo) through Pillow: channels=1 asks libjpeg for grayscale (the Y plane, as TensorFlow's
-    JCS_GRAYSCALE), ratio scales in the DCT, and the DCT method follows dct_method where Pillow can ask for it:
-    Pillow's draft flag means JDCT_IFAST without fancy upsampling, which is TensorFlow's default DCT with
-    fancy_upscaling=False; otherwise libjpeg's accurate JDCT_ISLOW with fancy upsampling."""
+    JCS_GRAYSCALE), ratio scales in the DCT, and libjpeg gets TensorFlow's DCT method and upsampling where
+    Pillow can ask for them: JDCT_IFAST (TensorFlow's default) for grey and 4:4:4 files and whenever
+    fancy_upscaling=False; JDCT_ISLOW with fancy upsampling for dct_method='INTEGER_ACCURATE', and (the one
+    approximation) for the default settings on chroma-subsampled files, where Pillow cannot combine IFAST with
+    fancy upsampling."""
     Image = _pillow()
     from PIL import ImageFile
     img = _open(Image, data, "JPEG")
@@ -603,7 +605,11 @@ def _jpeg_pixels(data, channels, ratio=1, fancy_upscaling=True, dct_method="", c
     comps = {"L": 1, "RGB": 3, "CMYK": 4}.get(img.mode, 3)
     out_c = channels or (1 if comps == 1 else 3)
     _check_size(w * h * max(out_c, comps), "JPEG image")
-    fast = dct_method in ("", "INTEGER_FAST") and not fancy_upscaling
+    # Pillow's draft flag is libjpeg's JDCT_IFAST without fancy upsampling. Upsampling only happens to
+    # subsampled chroma, so for grey and 4:4:4 files the flag is exactly TensorFlow's default (IFAST).
+    layers = getattr(img, "layer", None) or []
+    upsampled = len({(h_, v_) for _, h_, v_, _ in layers}) > 1
+    fast = dct_method in ("", "INTEGER_FAST") and (not fancy_upscaling or not upsampled)
     try:
         if ratio > 1 and w >= ratio and h >= ratio:
             img.draft("L" if out_c == 1 and img.mode == "RGB" else None, (w // ratio, h // ratio))
