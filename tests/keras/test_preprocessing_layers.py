@@ -384,3 +384,18 @@ def test_image_projective_transform_gradient_warps_back():
         loss = tf.reduce_sum(y * w)
     np.testing.assert_array_equal(tape.gradient(loss, x).numpy()[0, :, :, 0],
                                   [[0, 0, 1, 2], [0, 4, 5, 6], [0, 8, 9, 10], [0, 12, 13, 14]])
+
+
+def test_random_height_width_and_crops_in_graphs_with_unknown_sizes():
+    spec = [tf.TensorSpec([None, None, None, 1])]
+    img = np.arange(6).reshape(1, 2, 3, 1).astype("float32")
+    tall = L.RandomHeight(factor=(1.0, 1.0))
+    f = tf.function(lambda v: tall(v, training=True), input_signature=spec)
+    np.testing.assert_array_equal(f(img).numpy()[0, :, :, 0], [[0, 1, 2], [0.75, 1.75, 2.75], [2.25, 3.25, 4.25],
+                                                               [3, 4, 5]])
+    wide = L.RandomWidth(factor=(1.0, 1.0), interpolation="nearest")
+    assert tf.function(lambda v: wide(v, training=True), input_signature=spec)(img).shape == (1, 2, 6, 1)
+    for size in ((1, 2), (3, 3)):  # crop, or (larger than the image) smart-resize
+        for layer in (L.RandomCrop(*size, seed=1), L.CenterCrop(*size)):
+            g = tf.function(lambda v: layer(v, training=True), input_signature=spec)
+            assert g(img).shape == (1, *size, 1)

@@ -12,7 +12,7 @@ transforms and run ImageProjectiveTransformV3 (`ops/image_transform_ops.py`).
 import numpy as np
 
 import rivulet as tf
-from rivulet.ops import image_transform_ops
+from rivulet.ops import image_transform_ops, resize_ops
 
 from .. import initializers
 from .base import Layer
@@ -482,6 +482,18 @@ class RandomBrightness(_RandomLayer):
 
 
 # ============================================================================ RandomHeight, RandomWidth
+def _resize_to_tensor_size(x, size, method):
+    """tf.image.resize by "bilinear" (float32 out) or "nearest" to a size tensor: TensorFlow 2's half-pixel
+    ResizeBilinear / ResizeNearestNeighbor ops."""
+    unbatched = x.shape.rank == 3
+    if unbatched:
+        x = tf.expand_dims(x, 0)
+    if method == "bilinear" and x.dtype != tf.float32:
+        x = tf.cast(x, tf.float32)
+    out = resize_ops.resize(x, size, method, half_pixel_centers=True)
+    return tf.squeeze(out, 0) if unbatched else out
+
+
 class _RandomSide(_RandomLayer):
     _axis = H_AXIS
 
@@ -507,7 +519,11 @@ class _RandomSide(_RandomLayer):
             size = tf.stack([tf.cast(f * tf.cast(h, tf.float32), tf.int32), tf.cast(w, tf.int32)])
         else:
             size = tf.stack([tf.cast(h, tf.int32), tf.cast(f * tf.cast(w, tf.float32), tf.int32)])
-        return tf.cast(tf.image.resize(x, size, method=self._method), self.dtype)
+        if self._method in ("bilinear", "nearest") and not tf.executing_eagerly():
+            out = _resize_to_tensor_size(x, size, self._method)  # the size is drawn: a tensor in graphs
+        else:
+            out = tf.image.resize(x, size, method=self._method)
+        return tf.cast(out, self.dtype)
 
     def compute_output_shape(self, input_shape):
         shape = tf.TensorShape(input_shape).as_list()
