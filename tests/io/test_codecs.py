@@ -489,3 +489,15 @@ def test_jpeg_dct_methods_reach_libjpeg():
     np.testing.assert_array_equal(tf.io.decode_jpeg(data, dct_method="INTEGER_FAST").numpy(), ifast)
     np.testing.assert_array_equal(tf.io.decode_jpeg(data, dct_method="INTEGER_ACCURATE").numpy(), islow)
     np.testing.assert_array_equal(tf.io.decode_image(data).numpy(), ifast)  # DecodeImage: TensorFlow's IFAST too
+
+
+def test_gif_first_frame_is_black_where_transparent_or_uncovered():
+    a = Image.new("P", (4, 3))
+    a.putpalette([10, 20, 30, 200, 0, 0] + [0] * 762)
+    for x in range(4):
+        for y in range(3):
+            a.putpixel((x, y), 1 if x < 2 else 0)
+    b = io.BytesIO()
+    a.save(b, "GIF", transparency=0)
+    out = tf.io.decode_gif(b.getvalue()).numpy()
+    assert out[0, 0].tolist() == [[200, 0, 0], [200, 0, 0], [0, 0, 0], [0, 0, 0]]

@@ -830,8 +830,9 @@ def _png_pixels(data, channels, want16):
 
 # ---------------------------------------------------------------- GIF
 def _gif_frames(data, first_only):
-    """Every frame of a GIF as RGB uint8 (frames, h, w, 3), composited over the previous frames as Pillow
-    does (frame disposal applied)."""
+    """Every frame of a GIF as RGB uint8 (frames, h, w, 3). As TensorFlow documents: the first frame is black
+    where it leaves the canvas uncovered (and, as its decoder does, where it is transparent); later frames show
+    the previous frame there (Pillow's compositing, which also applies disposal methods TensorFlow ignores)."""
     Image = _pillow()
     img = _open(Image, data, "GIF")
     try:
@@ -843,10 +844,21 @@ def _gif_frames(data, first_only):
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
                 img.seek(k)
-                frame = img.convert("RGB")
-            if frame.size != (w, h):
+                box = img.tile[0][1] if k == 0 and img.tile else None
+                frame = np.array(img.convert("RGB"), np.uint8)
+                if k == 0 and img.mode == "P":
+                    # TensorFlow: the first frame is black where it is transparent or outside its rectangle
+                    # (later frames keep the previous frame there, as Pillow composites them)
+                    index = np.asarray(img)
+                    black = np.ones(index.shape, bool)
+                    if box is not None:
+                        black[box[1]:box[3], box[0]:box[2]] = False
+                    if img.info.get("transparency") is not None:
+                        black |= index == img.info["transparency"]
+                    frame[black] = 0
+            if frame.shape[:2] != (h, w):
                 raise InvalidArgumentError(f"Invalid GIF data (size {len(data)}), frame {k} has another size")
-            frames.append(np.asarray(frame, np.uint8))
+            frames.append(frame)
     except InvalidArgumentError:
         raise
     except Exception as e:
