@@ -116,7 +116,7 @@ class PolymorphicFunction:
     def __repr__(self):
         return f"<rivulet.function.PolymorphicFunction {self._name} at 0x{id(self):x}>"
 
-    def __get__(self, instance, owner):
+    def __get__(self, instance, owner=None):
         if instance is None:
             return self
         try:

@@ -2,8 +2,10 @@
 
 Tensors and NumPy arrays by dtype and shape; Python scalars, strings and None by value (1, 1.0 and True
 are one key, as in TensorFlow); lists, tuples, namedtuples and dicts structurally (dict key order
-ignored); variables by dtype and shape; any other object by identity (weakly). Each argument becomes a
-hashable key plus a description used in signatures and retrace explanations.
+ignored); variables by dtype and shape; NumPy array-likes (a DataFrame) as tensors; any other object by
+weak reference (the same or an equal object), or by value when it cannot be weakly referenced; an unhashable
+one is refused, as in TensorFlow. Each argument becomes a hashable key plus a description used in
+signatures and retrace explanations.
 """
 import weakref
 
@@ -35,28 +37,69 @@ class Literal:
 
 
 class ObjectRef:
-    """An arbitrary Python object, keyed by identity without keeping it alive."""
-    __slots__ = ("ref", "oid", "tname")
+    """An arbitrary Python object, held weakly: TensorFlow's Weakref type. The same object, or one equal to
+    it (`==`, for classes that define equality), selects the same graph while both are alive."""
+    __slots__ = ("ref", "oid", "tname", "hash")
 
-    def __init__(self, obj):
+    def __init__(self, obj, ref=None, hash_value=None):
         self.oid = id(obj)
         self.tname = type(obj).__name__
-        try:
-            self.ref = weakref.ref(obj)
-        except TypeError:
-            self.ref = None
+        self.ref = ref if ref is not None else weakref.ref(obj)
+        self.hash = hash(obj) if hash_value is None else hash_value
 
     def alive(self):
-        return self.ref is None or self.ref() is not None
+        return self.ref() is not None
 
     def __eq__(self, other):
-        return isinstance(other, ObjectRef) and other.oid == self.oid and self.alive()
+        if not isinstance(other, ObjectRef):
+            return False
+        a, b = self.ref(), other.ref()
+        if a is None or b is None:
+            return False
+        if a is b:
+            return True
+        try:
+            return bool(a == b)
+        except Exception:  # noqa: BLE001  (an __eq__ that cannot answer: not the same argument)
+            return False
 
     def __hash__(self):
-        return self.oid
+        return self.hash
 
     def __repr__(self):
         return f"{self.tname}<id={self.oid}>"
+
+
+def _untraceable(x):
+    return TypeError(f"Could not generate a generic TraceType for {x!r}. Please verify that it is immutable/"
+                     f"hashable. Unhashable argument of type {type(x).__name__} cannot be part of a tf.function "
+                     "signature; pass tensors, or hashable Python values.")
+
+
+def _object_type(x):
+    """TensorFlow's rule for any other object: by weak reference (keyed by the object's hash and equality) if
+    it can be weakly referenced, else by value as a Literal; an unhashable object is refused either way."""
+    try:
+        ref = weakref.ref(x)
+    except TypeError:
+        ref = None
+    try:
+        h = hash(x)
+    except TypeError:
+        raise _untraceable(x) from None
+    return Literal(x) if ref is None else ObjectRef(x, ref, h)
+
+
+def _array_like_type(x):
+    """A NumPy array-like (a pandas DataFrame or Series, anything with `__array__`): its array's TensorSpec,
+    as TensorFlow traces such arguments; None if it has no tensor dtype."""
+    if not hasattr(x, "__array__") or isinstance(x, (np.str_, type)):
+        return None
+    try:
+        a = np.asarray(x)
+        return TensorSpec(a.shape, _dt.from_numpy(a.dtype))
+    except Exception:  # noqa: BLE001  (object arrays and the like: traced as objects)
+        return None
 
 
 class TraceType:
@@ -139,11 +182,10 @@ def type_of(x, aliases=None):
     custom = getattr(type(x), "__tf_tracing_type__", None)  # composites and datasets give their own
     if custom is not None:
         return custom(x, None)
-    if type(x).__hash__ is None:
-        raise TypeError(f"Could not generate a generic TraceType for {x!r}. Please verify that it is immutable"
-                        f"/hashable. Unhashable argument of type {type(x).__name__} cannot be part of a "
-                        "tf.function signature; pass tensors, or hashable Python values.")
-    return ObjectRef(x)
+    spec = _array_like_type(x)
+    if spec is not None:
+        return spec
+    return _object_type(x)
 
 
 def describe(t):

@@ -13,7 +13,7 @@ import os
 from ..core.tensor import EagerTensor, SymbolicTensor, Tensor
 from ..function.concrete import ConcreteFunction
 from ..function.polymorphic import PolymorphicFunction
-from ..function.trace_type import ObjectRef
+from ..function.trace_type import Literal, ObjectRef
 from ..shape import TensorSpec
 from .. import nest
 from . import format as fmt
@@ -220,7 +220,8 @@ class _Saver:
             index = {id(t): i for i, t in enumerate(g.outputs)}
             for (name, _), t in zip(cf._params, cf._arg_types):
                 for x in nest.flatten(t):
-                    if isinstance(x, ObjectRef):
+                    if isinstance(x, ObjectRef) or (isinstance(x, Literal) and not isinstance(
+                            x.value, (bool, int, float, str, bytes, type(None)))):  # an object kept by value
                         raise ValueError(f"Cannot save function '{cf.name}': its argument '{name}' was traced for "
                                          f"a Python object ({x!r}); only tensors and Python scalars can be "
                                          f"saved.")
