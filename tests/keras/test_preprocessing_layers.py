@@ -292,6 +292,9 @@ def test_random_contrast_and_brightness():
         L.RandomBrightness(2.0)
     with pytest.raises(ValueError, match="factor"):
         L.RandomContrast(-0.1)
+    with pytest.raises(ValueError, match="upper must be > lower"):  # a zero factor fails in training, as in TF
+        L.RandomContrast(0.0)(x)
+    np.testing.assert_array_equal(L.RandomContrast(0.0)(x, training=False).numpy(), x)
 
 
 def test_resizing_center_crop_random_crop():

@@ -421,6 +421,8 @@ class RandomContrast(_RandomLayer):
         x = _convert(inputs, self.dtype)
         if not training:
             return x
+        if 1.0 + self.upper <= 1.0 - self.lower:  # tf.image.stateless_random_contrast's own check
+            raise ValueError("upper must be > lower.")
         f = tf.random.stateless_uniform([], seed=self._stateless_seed(), minval=1.0 - self.lower,
                                         maxval=1.0 + self.upper)
         return tf.clip_by_value(tf.image.adjust_contrast(x, f), 0, 255)
