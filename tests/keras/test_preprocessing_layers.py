@@ -206,6 +206,9 @@ def test_image_projective_transform_v3_bilinear_dtypes_output_shape_and_errors()
     out = image_projective_transform_v3(img, half, [2, 2], 0.0, "BILINEAR", "NEAREST")
     assert out.dtype == tf.uint8
     np.testing.assert_array_equal(out.numpy()[0, :, :, 0], [[15, 20], [25, 30]])
+    filled = image_projective_transform_v3(img, np.array([[1, 0, 1, 0, 1, 0, 0, 0]], np.float32), [2, 2], 7.9,
+                                           "NEAREST", "CONSTANT")  # the fill value is held as the image dtype
+    np.testing.assert_array_equal(filled.numpy()[0, :, :, 0], [[10, 7], [30, 7]])
     big = image_projective_transform_v3(RAMP, np.array([[1, 0, 0, 0, 1, 0, 0, 0]], np.float32), [6, 4], 0.0,
                                         "NEAREST", "CONSTANT")
     assert big.shape == (1, 6, 4, 1) and big.numpy()[0, 5].sum() == 0 and big.numpy()[0, 0, :3, 0].tolist() == [0, 1, 2]

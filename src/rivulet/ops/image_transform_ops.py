@@ -82,7 +82,9 @@ def _transform_kernel(images, transforms, output_shape, fill_value=None, interpo
     if oh <= 0 or ow <= 0:
         raise InvalidArgumentError(f"output dimensions must be positive, got [{oh}, {ow}]")
     b, h, w, ch = images.shape
-    fill = F32(0 if fill_value is None else np.asarray(fill_value, F32).reshape(()))
+    # The kernel holds fill_value in the image dtype (static_cast<T>) and reads it back as float.
+    with np.errstate(invalid="ignore", over="ignore"):
+        fill = F32(np.asarray(0 if fill_value is None else fill_value, F32).reshape(()).astype(images.dtype))
     src = images.astype(F32)
     ys, xs = np.meshgrid(np.arange(oh, dtype=F32), np.arange(ow, dtype=F32), indexing="ij")
     out = np.empty((b, oh, ow, ch), F32)
