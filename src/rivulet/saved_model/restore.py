@@ -20,6 +20,7 @@ from ..function.trace_type import Literal, VariableSpec, type_of
 from ..function.tracing import FuncGraph
 from ..graph.graph_def import NodeDef
 from ..core.op import REGISTRY
+from ..ops import codec_ops, image_ops, resize_ops, signal_ops  # noqa: F401  (ops of lazily loaded namespaces)
 from ..graph.graph_util import build_nodes
 from ..shape import TensorSpec
 from . import format as fmt
