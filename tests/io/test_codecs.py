@@ -501,3 +501,22 @@ def test_gif_first_frame_is_black_where_transparent_or_uncovered():
     a.save(b, "GIF", transparency=0)
     out = tf.io.decode_gif(b.getvalue()).numpy()
     assert out[0, 0].tolist() == [[200, 0, 0], [200, 0, 0], [0, 0, 0], [0, 0, 0]]
+
+
+def test_codec_ops_in_a_saved_model(tmp_path):
+    class M(tf.Module):
+        @tf.function(input_signature=[tf.TensorSpec([], tf.string)])
+        def img(self, x):
+            return tf.io.decode_image(x, channels=3, expand_animations=False, dtype=tf.uint16)
+
+        @tf.function(input_signature=[tf.TensorSpec([None], tf.string)])
+        def csv(self, x):
+            return tf.io.decode_csv(x, [[0], ["z"]], field_delim=";", na_value="NA")
+
+    tf.saved_model.save(M(), str(tmp_path))
+    m = tf.saved_model.load(str(tmp_path))
+    png = tf.io.encode_png(np.full((2, 2, 1), 9, np.uint8))
+    assert m.img(png).numpy().tolist() == [[[9 * 257] * 3] * 2] * 2
+    a, b = m.csv(tf.constant(["1;NA", "NA;x"]))
+    assert a.numpy().tolist() == [1, 0]
+    assert b.numpy().tolist() == [b"z", b"x"]

@@ -913,8 +913,9 @@ def _bmp_pixels(data, channels):
 
 
 # ---------------------------------------------------------------- the decoders, as TensorFlow's DecodeImageV2
-def _decode(contents, op_type, channels=0, dtype="uint8", expand_animations=True, ratio=1, fancy_upscaling=True,
+def _decode(contents, op_type, channels=0, dtype=_dt.uint8, expand_animations=True, ratio=1, fancy_upscaling=True,
             dct_method="", crop=None):
+    dtype = dtype.name
     data = _scalar_bytes(contents, "`contents` must be scalar but got shape")
     if not data:
         raise InvalidArgumentError("Input is empty.")
@@ -967,7 +968,7 @@ def _decode(contents, op_type, channels=0, dtype="uint8", expand_animations=True
     return _from_uint8(_bmp_pixels(data, channels), dtype)
 
 
-def _image_infer(contents, *rest, op_type, channels=0, dtype="uint8", expand_animations=True, **_):
+def _image_infer(contents, *rest, op_type, channels=0, dtype=_dt.uint8, expand_animations=True, **_):
     _rank0(contents, f"'{op_type}'")
     c = channels or None
     if op_type == "DecodeGif":
@@ -976,7 +977,7 @@ def _image_infer(contents, *rest, op_type, channels=0, dtype="uint8", expand_ani
         shape = TensorShape(None)
     else:
         shape = TensorShape([None, None, c])
-    return shape, _dt.as_dtype(dtype)
+    return shape, dtype
 
 
 def _decode_kernel(contents, op_type, **attrs):
@@ -1042,7 +1043,7 @@ def decode_png(contents, channels=0, dtype=_dt.uint8, name=None):
         raise TypeError(f"Value passed to parameter 'dtype' has DataType {dtype.name} not in list of allowed "
                         "values: uint8, uint16")
     return bind(DECODE_PNG, [_strings(contents, "contents")],
-                {"op_type": "DecodePng", "channels": _channels(channels), "dtype": dtype.name}, name=name)
+                {"op_type": "DecodePng", "channels": _channels(channels), "dtype": dtype}, name=name)
 
 
 def decode_gif(contents, name=None):
@@ -1064,9 +1065,9 @@ def decode_image(contents, channels=None, dtype=_dt.uint8, name=None, expand_ani
     attrs = {"op_type": "DecodeImage", "channels": _channels(channels), "expand_animations": bool(expand_animations)}
     x = _strings(contents, "contents")
     if dtype in (_dt.uint8, _dt.uint16, _dt.float32):
-        return bind(DECODE_IMAGE, [x], dict(attrs, dtype=dtype.name), name=name)
+        return bind(DECODE_IMAGE, [x], dict(attrs, dtype=dtype), name=name)
     from .image_ops import convert_image_dtype
-    return convert_image_dtype(bind(DECODE_IMAGE, [x], dict(attrs, dtype="uint16"), name=name), dtype)
+    return convert_image_dtype(bind(DECODE_IMAGE, [x], dict(attrs, dtype=_dt.uint16), name=name), dtype)
 
 
 def _is_jpeg_kernel(contents):
@@ -1078,12 +1079,12 @@ def _extract_jpeg_shape_kernel(contents, output_type):
     if not data.startswith(_JPEG_MAGIC):
         raise InvalidArgumentError("Invalid JPEG data, size " + str(len(data)))
     h, w, c = _jpeg_header(data)
-    return np.array([h, w, c], _dt.as_dtype(output_type)._np)
+    return np.array([h, w, c], output_type._np)
 
 
 IS_JPEG = defop("IsJpeg", _is_jpeg_kernel, lambda contents: (TensorShape([]), _dt.bool), allowed=_STR)
 EXTRACT_JPEG_SHAPE = defop("ExtractJpegShape", _extract_jpeg_shape_kernel,
-                           lambda contents, output_type: (TensorShape([3]), _dt.as_dtype(output_type)), allowed=_STR)
+                           lambda contents, output_type: (TensorShape([3]), output_type), allowed=_STR)
 
 
 def is_jpeg(contents, name=None):
@@ -1094,7 +1095,7 @@ def is_jpeg(contents, name=None):
 def extract_jpeg_shape(contents, output_type=_dt.int32, name=None):
     """tf.io.extract_jpeg_shape: [height, width, channels] from the JPEG header, nothing decoded."""
     output_type = _dt.as_dtype(output_type)
-    return bind(EXTRACT_JPEG_SHAPE, [_strings(contents, "contents")], {"output_type": output_type.name}, name=name)
+    return bind(EXTRACT_JPEG_SHAPE, [_strings(contents, "contents")], {"output_type": output_type}, name=name)
 
 
 # ---------------------------------------------------------------- encoders
