@@ -68,6 +68,7 @@ def _factory(fn, user_requested):
     if hit is not None:
         return hit
     node, filename = _transform(fn, user_requested)
+    _drop_definition_time_expressions(node)
     freevars = list(code.co_freevars)
     inner = ast.FunctionDef(name="inner_factory", args=_args(["ag__"]), body=[node, ast.Return(
         ast.Name(node.name, ast.Load()))], decorator_list=[], returns=None, type_params=[])
@@ -79,6 +80,19 @@ def _factory(fn, user_requested):
     exec(compile(module, filename, "exec"), ns)
     hit = _factories[code] = (node, ns["outer_factory"]())
     return hit
+
+
+def _drop_definition_time_expressions(node):
+    """Defaults and annotations are evaluated where the user's `def` ran (`def step(w=w)` names a local of
+    the enclosing function, unknown to the factory): the converted def gets placeholders instead, and
+    _instantiate gives it the original function's own default values."""
+    a = node.args
+    a.defaults = [ast.Constant(None) for _ in a.defaults]
+    a.kw_defaults = [None if d is None else ast.Constant(None) for d in a.kw_defaults]
+    for arg in a.posonlyargs + a.args + a.kwonlyargs + [a.vararg, a.kwarg]:
+        if arg is not None:
+            arg.annotation = None
+    node.returns = None
 
 
 def _args(names):
@@ -94,6 +108,7 @@ def _instantiate(fn, inner_factory):
     new = factory(operators)
     new.__defaults__ = fn.__defaults__
     new.__kwdefaults__ = fn.__kwdefaults__
+    new.__annotations__ = dict(getattr(fn, "__annotations__", None) or {})
     new.__wrapped__ = fn
     new.__name__, new.__qualname__ = fn.__name__, getattr(fn, "__qualname__", fn.__name__)
     # tracebacks through converted code name the user's function, not the generated tf__ one
