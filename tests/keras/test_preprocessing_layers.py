@@ -405,3 +405,12 @@ def test_random_height_width_and_crops_in_graphs_with_unknown_sizes():
         for layer in (L.RandomCrop(*size, seed=1), L.CenterCrop(*size)):
             g = tf.function(lambda v: layer(v, training=True), input_signature=spec)
             assert g(img).shape == (1, *size, 1)
+
+
+def test_hashing_and_discretization_keep_ragged_and_sparse_inputs():
+    ragged = L.Hashing(num_bins=3)(tf.ragged.constant([["A", "B"], ["C"]]))
+    assert isinstance(ragged, tf.RaggedTensor) and ragged.to_list() == [[1, 0], [1]]
+    sparse = L.Hashing(num_bins=3)(tf.sparse.from_dense(tf.constant([["A", ""], ["", "E"]])))
+    assert isinstance(sparse, tf.SparseTensor) and sparse.values.numpy().tolist() == [1, 2]
+    bins = L.Discretization(bin_boundaries=[0.0, 1.0])(tf.ragged.constant([[-1.0, 0.5], [2.0]]))
+    assert bins.to_list() == [[0, 1], [2]] and bins.dtype == tf.int64

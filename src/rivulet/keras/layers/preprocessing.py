@@ -459,6 +459,9 @@ class Hashing(_StringInputs):
         return out
 
     def call(self, inputs):
+        composite = _map_composite(inputs, self._hash_values_to_bins, self.output_mode, "Hashing")
+        if composite is not None:
+            return composite
         x = inputs if isinstance(inputs, tf.Tensor) else tf.convert_to_tensor(inputs)
         return _encode_categorical(self._hash_values_to_bins(x), self.output_mode, self.num_bins, self.dtype)
 
@@ -468,6 +471,22 @@ class Hashing(_StringInputs):
     def get_config(self):
         return {**super().get_config(), "num_bins": self.num_bins, "salt": self.salt, "mask_value": self.mask_value,
                 "output_mode": self.output_mode, "sparse": self.sparse}
+
+
+def _map_composite(inputs, fn, output_mode, name):
+    """A SparseTensor or RaggedTensor input keeps its structure with fn applied to its values ("int" mode only;
+    None for dense inputs)."""
+    if isinstance(inputs, tf.SparseTensor):
+        kind = "SparseTensor"
+    elif isinstance(inputs, tf.RaggedTensor):
+        kind = "RaggedTensor"
+    else:
+        return None
+    if output_mode != "int":
+        raise NotImplementedError(f"rivulet's {name} layer encodes {kind} inputs in output_mode='int' only")
+    if kind == "SparseTensor":
+        return tf.SparseTensor(inputs.indices, fn(inputs.values), inputs.dense_shape)
+    return tf.ragged.map_flat_values(fn, inputs)
 
 
 def _categorical_shape(input_shape, output_mode, depth):
@@ -625,6 +644,10 @@ class Discretization(Layer):
             self.built = True
 
     def call(self, inputs):
+        composite = _map_composite(inputs, lambda v: tf.cast(_bucketize(v, self.bin_boundaries), self.dtype),
+                                   self.output_mode, "Discretization")
+        if composite is not None:
+            return composite
         x = inputs if isinstance(inputs, tf.Tensor) else tf.convert_to_tensor(inputs)
         idx = _bucketize(x, self.bin_boundaries)
         return _encode_categorical(idx, self.output_mode, len(self.bin_boundaries) + 1, self.dtype)
