@@ -263,3 +263,31 @@ def test_cifar_batches_in_python2s_format(tmp_path):
     data, labels = cifar10.load_batch(str(path))
     assert data.shape == (2, 3, 32, 32) and labels == [3, 8]
     assert data.tobytes() == raw
+
+
+def test_fuzz_findings_npz_header_and_zip_offsets(keras_home, monkeypatch, tmp_path):
+    # a .npy header cut inside its dict: numpy's tokenizer raised tokenize.TokenError
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w") as zf:
+        zf.writestr("x_train.npy", b"\x93NUMPY\x01\x00\x20\x00{'descr': '|u1', 'shape': (2,     \n")
+    _place(monkeypatch, mnist, keras_home / "mnist.npz", buf.getvalue())
+    with pytest.raises(ValueError, match=r"mnist\.npz.*x_train.*invalid \.npy header"):
+        mnist.load_data()
+    # a zip member whose local header offset lies before the file: zipfile's seek raised OSError(EINVAL)
+    from rivulet.keras import archives
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w") as zf:
+        zf.writestr("a.txt", "x")
+    data = bytearray(buf.getvalue())
+    cd = data.rindex(b"PK\x01\x02")
+    eocd = data.rindex(b"PK\x05\x06")  # a central directory recorded 100 bytes later than it lies
+    data[eocd + 16:eocd + 20] = (cd + 100).to_bytes(4, "little")
+    (tmp_path / "neg.zip").write_bytes(bytes(data))
+    with pytest.raises(ValueError, match=r"neg\.zip.*corrupt.*offset"):
+        archives.extract_archive(tmp_path / "neg.zip", tmp_path / "out", "zip")
+    # an unknown zip version: zipfile raised NotImplementedError
+    data = bytearray(buf.getvalue())
+    data[cd + 6] = 127  # the central directory's "version needed to extract"
+    (tmp_path / "ver.zip").write_bytes(bytes(data))
+    with pytest.raises(ValueError, match=r"ver\.zip.*corrupt"):
+        archives.extract_archive(tmp_path / "ver.zip", tmp_path / "out", "zip")

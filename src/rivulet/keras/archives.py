@@ -12,7 +12,9 @@ import zlib
 MAX_MEMBERS = 1_000_000
 MAX_TOTAL_BYTES = 32 << 30
 
-_CORRUPT = (tarfile.TarError, zipfile.BadZipFile, gzip.BadGzipFile, EOFError, zlib.error, lzma.LZMAError)
+# zipfile raises NotImplementedError for an unknown version or compression method, RuntimeError for encryption
+_CORRUPT = (tarfile.TarError, zipfile.BadZipFile, zipfile.LargeZipFile, gzip.BadGzipFile, EOFError, zlib.error,
+            lzma.LZMAError, NotImplementedError, RuntimeError, UnicodeDecodeError)
 
 
 def _inside(root, path):
@@ -79,8 +81,12 @@ def _extract_zip(archive, path, root):
     with zipfile.ZipFile(archive) as zf:
         infos = zf.infolist()
         _check_budget(archive, len(infos), sum(i.file_size for i in infos))
+        size = os.path.getsize(archive)
         for info in infos:
             _check_name(archive, info.filename, root)
+            if not 0 <= info.header_offset < size:
+                raise zipfile.BadZipFile(f"member {info.filename!r} starts at offset {info.header_offset}, "
+                                         f"outside the file's {size} bytes")
         zf.extractall(path, members=infos)  # zipfile stops each member at its declared size (then checks its CRC)
 
 

@@ -4,7 +4,7 @@ import os
 
 import numpy as np
 
-from .safe_pickle import loads
+from .safe_pickle import loads, read_limited
 
 MAX_BATCH_BYTES = 1 << 30  # a real batch is ~31 MB (CIFAR-100's train file ~155 MB)
 
@@ -12,9 +12,7 @@ MAX_BATCH_BYTES = 1 << 30  # a real batch is ~31 MB (CIFAR-100's train file ~155
 def load_batch(fpath, label_key="labels"):
     """Returns `(data, labels)`: data uint8 of shape (N, 3, 32, 32), labels a list of N ints."""
     with open(fpath, "rb") as f:
-        raw = f.read(MAX_BATCH_BYTES + 1)
-    if len(raw) > MAX_BATCH_BYTES:
-        raise ValueError(f"{fpath}: larger than {MAX_BATCH_BYTES} bytes; not a CIFAR batch.")
+        raw = read_limited(f, MAX_BATCH_BYTES, f"{fpath}: not a CIFAR batch")
     d = loads(raw, what=f"{fpath}: not a CIFAR batch")
     if not isinstance(d, dict):
         raise ValueError(f"{fpath}: not a CIFAR batch: it holds a {type(d).__name__}, not a dict.")

@@ -14,9 +14,17 @@ MAX_LABELS = 1 << 24  # bounds what a gzip member may inflate to (the real files
 
 
 def _gunzip(path, limit):
+    """At most `limit` + 1 inflated bytes (enough to tell that a file holds more than it should)."""
+    chunks, total = [], 0
     try:
         with gzip.open(path, "rb") as f:
-            return f.read(limit + 1)
+            while total <= limit:
+                chunk = f.read(min(1 << 20, limit + 1 - total))
+                if not chunk:
+                    break
+                chunks.append(chunk)
+                total += len(chunk)
+        return b"".join(chunks)
     except (OSError, EOFError, zlib.error) as e:
         if isinstance(e, (FileNotFoundError, PermissionError)):
             raise

@@ -3,13 +3,14 @@ shape and dtype are checked against the bytes the member holds, and object array
 word indices) go through the data-only pickle reader."""
 import lzma
 import math
+import tokenize
 import zipfile
 import zlib
 
 import numpy as np
 from numpy.lib import format as npy_format
 
-from .safe_pickle import loads
+from .safe_pickle import loads, read_limited
 
 MAX_ARRAY_BYTES = 1 << 31  # the real files' largest array is ~50 MB
 _BAD_ZIP = (zipfile.BadZipFile, zipfile.LargeZipFile, zlib.error, lzma.LZMAError, EOFError, NotImplementedError,
@@ -37,16 +38,14 @@ def _read_member(zf, path, key, allow_object):
                 shape, fortran, dtype = npy_format.read_array_header_2_0(f)
             else:
                 raise ValueError(f"unsupported .npy format version {version}")
-        except (ValueError, TypeError, SyntaxError) as e:
+        except (ValueError, TypeError, SyntaxError, tokenize.TokenError) as e:  # numpy tokenizes the header
             raise ValueError(f"{path}: array {key!r} has an invalid .npy header ({e}).") from None
         count = math.prod(shape)
         if dtype.hasobject:
             if dtype != np.dtype(object) or key not in allow_object:
                 raise ValueError(f"{path}: array {key!r} holds Python objects ({dtype}), which this dataset's "
                                  "file never does.")
-            data = f.read(MAX_ARRAY_BYTES + 1)
-            if len(data) > MAX_ARRAY_BYTES:
-                raise ValueError(f"{path}: array {key!r} is larger than {MAX_ARRAY_BYTES} bytes.")
+            data = read_limited(f, MAX_ARRAY_BYTES, f"{path}: array {key!r}")
             arr = loads(data, what=f"{path}: array {key!r}", allow_object=True)
             if not isinstance(arr, np.ndarray) or arr.shape != shape:
                 raise ValueError(f"{path}: array {key!r} does not hold the array of shape {shape} that its "

@@ -287,6 +287,19 @@ class _Reader:
                           "does not accept")
 
 
+def read_limited(f, limit, what):
+    """f's remaining bytes, refusing more than `limit`, in chunks (read(limit) would reserve `limit` up front)."""
+    chunks, total = [], 0
+    while True:
+        chunk = f.read(1 << 20)
+        if not chunk:
+            return b"".join(chunks)
+        total += len(chunk)
+        if total > limit:
+            raise ValueError(f"{what}: larger than {limit} bytes.")
+        chunks.append(chunk)
+
+
 def loads(data, what="pickle", allow_object=False):
     """Reads a pickle of plain data and NumPy arrays; `what` names the source in error messages. Object arrays
     (of lists, as imdb.npz holds) only with `allow_object`."""
