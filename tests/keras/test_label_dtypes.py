@@ -155,3 +155,18 @@ def test_summary_of_an_unbuilt_model_raises_tf_keras_error():
         model.summary()
     model(np.ones((1, 3)))
     model.summary(print_fn=lambda *_: None)
+
+
+def test_model_input_and_output_shapes():
+    inp = tf.keras.Input((3,))
+    model = tf.keras.Model(inp, [tf.keras.layers.Dense(2)(inp), tf.keras.layers.Dense(4)(inp)])
+    assert model.input_shape == (None, 3) and model.output_shape == [(None, 2), (None, 4)]
+    seq = tf.keras.Sequential([tf.keras.layers.Embedding(50, 8, mask_zero=True), tf.keras.layers.LSTM(4),
+                               tf.keras.layers.Dense(1)])
+    assert seq.input_shape == (None, None) and seq.output_shape == (None, 1)
+
+    class Plain(tf.keras.Model):
+        def call(self, x):
+            return x
+    with pytest.raises(AttributeError, match="only available for Functional and Sequential models"):
+        Plain().input_shape

@@ -152,6 +152,23 @@ class Model(Trainer, Layer):
         self(Input(batch_shape=shape))
         self.built = True
 
+    @property
+    def input_shape(self):
+        """A functional model's input shape(s), from its Input KerasTensors."""
+        if self._is_graph_network:
+            return nest.map_structure(_int_shape, self._input_tensors)
+        raise AttributeError(f"The layer \"{self.name}\" has never been called and thus has no defined input "
+                             "shape. Note that the `input_shape` property is only available for Functional and "
+                             "Sequential models.")
+
+    @property
+    def output_shape(self):
+        """A functional (or built Sequential) model's output shape(s), from its output KerasTensors."""
+        if self._is_graph_network or self.outputs:
+            structure = self._output_tensors if self._is_graph_network else self.outputs[0]
+            return nest.map_structure(_int_shape, structure)
+        return Layer.output_shape.fget(self)
+
     # -- layers and weights ---------------------------------------------------------------------------------
     @property
     def layers(self):
@@ -506,6 +523,10 @@ def _functional_from_config(cls, config, custom_objects):
     if config.get("trainable") is False:
         model.trainable = False
     return model
+
+
+def _int_shape(kt):
+    return tuple(kt.shape.as_list()) if kt.shape.rank is not None else None
 
 
 def _conform_to_input(value, ref):
