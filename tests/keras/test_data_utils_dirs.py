@@ -178,3 +178,29 @@ def test_split_dataset():
         tf.keras.utils.split_dataset(np.arange(4), left_size=4)
     with pytest.raises(TypeError, match="tf.data.Dataset"):
         tf.keras.utils.split_dataset("abc", left_size=1)
+
+
+def test_load_img_img_to_array_array_to_img_save_img(tmp_path):
+    Image = pytest.importorskip("PIL.Image")
+    u = tf.keras.utils
+    x = np.zeros((4, 6, 3), "float32")
+    x[:, :3] = [255, 0, 0]
+    u.save_img(tmp_path / "a.png", x)
+    img = u.load_img(tmp_path / "a.png")
+    assert img.size == (6, 4) and img.mode == "RGB"
+    arr = u.img_to_array(img)
+    assert arr.dtype == np.float32 and arr.shape == (4, 6, 3) and arr[0, 0].tolist() == [255, 0, 0]
+    small = u.img_to_array(u.load_img(str(tmp_path / "a.png"), target_size=(2, 3), color_mode="grayscale"))
+    assert small.shape == (2, 3, 1)
+    cropped = u.load_img(tmp_path / "a.png", target_size=(2, 2), keep_aspect_ratio=True)
+    assert cropped.size == (2, 2)
+    assert u.img_to_array(img, data_format="channels_first").shape == (3, 4, 6)
+    scaled = u.array_to_img(np.array([[[0.0], [0.5]], [[1.0], [0.25]]]))
+    assert scaled.mode == "L" and np.asarray(scaled).tolist() == [[0, 127], [255, 63]]
+    assert tf.keras.preprocessing.image.load_img is u.load_img
+    with pytest.raises(ValueError, match="rank 3"):
+        u.array_to_img(np.zeros((2, 2)))
+    with pytest.raises(ValueError, match="Invalid interpolation"):
+        u.load_img(tmp_path / "a.png", target_size=(2, 2), interpolation="fancy")
+    with pytest.raises(TypeError, match="path-like"):
+        u.load_img(42)
