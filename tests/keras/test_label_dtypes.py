@@ -170,3 +170,23 @@ def test_model_input_and_output_shapes():
             return x
     with pytest.raises(AttributeError, match="only available for Functional and Sequential models"):
         Plain().input_shape
+
+
+# tf.keras.losses.sparse_categorical_crossentropy's docstring: a segmentation map whose "void" class is -1
+VOID_TRUE = [[[0, 2], [-1, -1]], [[0, 2], [-1, -1]]]
+VOID_PRED = [[[[1.0, 0.0, 0.0], [0.0, 0.0, 1.0]], [[0.2, 0.5, 0.3], [0.0, 1.0, 0.0]]],
+             [[[1.0, 0.0, 0.0], [0.0, 0.5, 0.5]], [[0.2, 0.5, 0.3], [0.0, 1.0, 0.0]]]]
+
+
+def test_sparse_crossentropy_ignore_class():
+    per_pixel = losses.sparse_categorical_crossentropy(VOID_TRUE, VOID_PRED, ignore_class=-1)
+    np.testing.assert_allclose(per_pixel.numpy(), [[[2.3841855e-07, 2.3841855e-07], [0.0, 0.0]],
+                                                   [[2.3841855e-07, 6.9314730e-01], [0.0, 0.0]]], rtol=1e-6)
+    loss = losses.SparseCategoricalCrossentropy(ignore_class=-1)
+    assert float(loss(VOID_TRUE, VOID_PRED)) == pytest.approx(0.6931480 / 4, rel=1e-5)  # mean over the 4 valid
+    assert loss.get_config()["ignore_class"] == -1
+    total = losses.SparseCategoricalCrossentropy(ignore_class=-1, reduction="sum")(VOID_TRUE, VOID_PRED)
+    assert float(total) == pytest.approx(0.6931480, rel=1e-5)
+    m = metrics.SparseCategoricalCrossentropy(ignore_class=-1)
+    m.update_state(VOID_TRUE, VOID_PRED)
+    assert float(m.result()) == pytest.approx(0.6931480 / 4, rel=1e-5)

@@ -90,7 +90,17 @@ def sparse_categorical_crossentropy(y_true, y_pred, from_logits=False, axis=-1, 
         y_true = tf.squeeze(y_true, axis=-1)
     labels = y_true if y_true.dtype == tf.int64 else tf.cast(y_true, tf.int64)  # any integer or float labels
     logits = y_pred if from_logits else tf.math.log(_clip(y_pred))
-    return tf.nn.sparse_softmax_cross_entropy_with_logits(labels=labels, logits=logits)
+    if ignore_class is None:
+        return tf.nn.sparse_softmax_cross_entropy_with_logits(labels=labels, logits=logits)
+    # the ignored class (a segmentation map's "void", often -1 or 255) gives 0, and a mask that Loss and
+    # metric reductions leave out of their means
+    valid = tf.not_equal(labels, tf.cast(ignore_class, tf.int64))
+    zeros = tf.zeros_like(labels)
+    res = tf.nn.sparse_softmax_cross_entropy_with_logits(labels=tf.where(valid, labels, zeros), logits=logits)
+    res = tf.where(valid, res, tf.zeros_like(res))
+    from .layers.masking import set_mask
+    set_mask(res, valid)
+    return res
 
 
 def categorical_crossentropy(y_true, y_pred, from_logits=False, label_smoothing=0.0, axis=-1):
@@ -198,6 +208,28 @@ def compute_weighted_loss(losses, sample_weight=None, reduction=Reduction.SUM_OV
     return total / tf.cast(tf.size(losses), losses.dtype)
 
 
+def apply_valid_mask(values, sample_weight, reduction):
+    """Sample weights that leave out the entries masked on `values` (sparse crossentropy's ignore_class):
+    for a mean over the batch the valid entries weigh total/valid, so the mean is over the valid ones."""
+    from .layers.masking import get_mask
+    mask = get_mask(values) if isinstance(values, Tensor) else None
+    if mask is None:
+        return sample_weight
+    mask = tf.cast(mask, values.dtype)
+    if reduction in (Reduction.AUTO, Reduction.SUM_OVER_BATCH_SIZE):
+        mask = mask * (tf.cast(tf.size(mask), values.dtype) / tf.reduce_sum(mask))
+    if sample_weight is None:
+        return mask
+    sw = tf.cast(sample_weight, values.dtype)
+    mr, sr = mask.shape.rank, sw.shape.rank
+    if mr is not None and sr is not None and sr > 0:
+        if sr == mr + 1:
+            sw = tf.squeeze(sw, [-1])
+        elif mr == sr + 1:
+            sw = tf.expand_dims(sw, -1)
+    return sw * mask
+
+
 class Loss:
     """`loss(y_true, y_pred, sample_weight=None)`: `call` gives per-sample losses, then weighting and reduction
     (by default the mean over all per-sample values)."""
@@ -210,6 +242,7 @@ class Loss:
     def __call__(self, y_true, y_pred, sample_weight=None):
         losses = self.call(y_true, y_pred)
         reduction = Reduction.SUM_OVER_BATCH_SIZE if self.reduction == Reduction.AUTO else self.reduction
+        sample_weight = apply_valid_mask(losses, sample_weight, reduction)
         return compute_weighted_loss(losses, sample_weight, reduction)
 
     def call(self, y_true, y_pred):
@@ -284,7 +317,8 @@ class CosineSimilarity(LossFunctionWrapper):
 class SparseCategoricalCrossentropy(LossFunctionWrapper):
     def __init__(self, from_logits=False, reduction=Reduction.AUTO, name="sparse_categorical_crossentropy",
                  ignore_class=None):
-        super().__init__(sparse_categorical_crossentropy, reduction=reduction, name=name, from_logits=from_logits)
+        super().__init__(sparse_categorical_crossentropy, reduction=reduction, name=name, from_logits=from_logits,
+                         ignore_class=ignore_class)
         self.from_logits = from_logits
 
 

@@ -173,7 +173,9 @@ class MeanMetricWrapper(Mean):
         y_true = tf.cast(y_true, self._dtype)
         y_pred = tf.cast(y_pred, self._dtype)
         y_pred, y_true = _losses.squeeze_or_expand_dimensions(y_pred, y_true)
-        super().update_state(self._fn(y_true, y_pred, **self._fn_kwargs), sample_weight)
+        values = self._fn(y_true, y_pred, **self._fn_kwargs)
+        # entries the function masked out (ignore_class) are left out of the mean
+        super().update_state(values, _losses.apply_valid_mask(values, sample_weight, "weighted_mean"))
 
     def get_config(self):
         return {**super().get_config(), **self._fn_kwargs}
