@@ -178,9 +178,10 @@ def test_soft_links_load_when_they_resolve_and_are_refused_when_they_do_not(tmp_
     def dangling(f, names):
         del f[names[0]]
         f[names[0]] = h5py.SoftLink("/nowhere")
-    with pytest.raises(ValueError, match="cannot be opened.*too many links"):  # was RuntimeError
+    with pytest.raises(ValueError, match="is a soft link to '/layers/dense.*/vars/0', which does not resolve.*"
+                                         "too many links"):  # was RuntimeError
         keras.models.load_model(_write(tmp_path / "c.keras", _edit_weights(members, cycle)))
-    with pytest.raises(ValueError, match="cannot be opened.*component not found"):
+    with pytest.raises(ValueError, match="soft link to '/nowhere', which does not resolve.*component not found"):
         keras.models.load_model(_write(tmp_path / "d.keras", _edit_weights(members, dangling)))
 
 
@@ -271,7 +272,8 @@ FUNCTIONAL_CASES = {
                             r"must be \[layer name, node index, tensor index, \(kwargs\)\]"),
     "output of an unknown layer": (_set(["config", "output_layers", [["nowhere", 0, 0]]]),
                                    "refers to layer 'nowhere', which the config does not define"),
-    "input_layers missing": (lambda cfg: cfg["config"].pop("input_layers") and cfg, "Unable to revive model"),
+    "input_layers missing": (lambda cfg: cfg["config"].pop("input_layers") and cfg,
+                             r"input_layers must be \[layer name, node index, tensor index, \(kwargs\)\], got None"),
 }
 
 
@@ -297,3 +299,34 @@ def test_not_a_zip_and_missing_files(tmp_path):
     (tmp_path / "bad.keras").write_bytes(b"PK\x05\x06" + b"\0" * 18)  # an empty archive's end record only
     with pytest.raises(ValueError, match="has no config.json"):
         keras.models.load_model(tmp_path / "bad.keras")
+
+
+# ---------------------------------------------------------------------------------------------- found by fuzzing
+def test_damaged_hdf5_structures_are_os_errors(tmp_path, members):
+    data = members["model.weights.h5"]
+    assert b"SNOD" in data
+    (tmp_path / "w.weights.h5").write_bytes(data.replace(b"SNOD", b"XNOD", 1))  # a group's symbol table node
+    with pytest.raises(OSError, match="is damaged: .*bad symbol table node signature"):  # was RuntimeError
+        _model().load_weights(tmp_path / "w.weights.h5")
+
+
+def test_zip_needing_a_newer_version_is_a_value_error(tmp_path, members):
+    p = _write(tmp_path / "v.keras", members)
+    raw = bytearray(p.read_bytes())
+    cd = raw.find(b"PK\x01\x02")
+    raw[cd + 6] = 134  # the central directory's "version needed to extract": 13.4
+    p.write_bytes(bytes(raw))
+    with pytest.raises(ValueError, match="not a valid .keras archive: zip file version 13.4"):  # NotImplementedError
+        keras.models.load_model(p)
+
+
+@pytest.mark.parametrize("config, match", [
+    ({"class_name": "Dense", "config": {"units": 2}, "registered_name": ["x"]}, "Invalid serialized model"),  # TypeError
+    ({"class_name": "Sequential"}, "needs 'class_name' and 'config'"),  # returned a dict
+    ({"class_name": "Functional", "config": {"name": "f"}}, "'layers' must be a non-empty list"),  # a bare Model
+    ({"class_name": "Model", "config": {"name": "m"}, "build_config": {"input_shape": [[None, 2], [None, 3]]}},
+     "(?s)Could not deserialize model .m. .Model.*NotImplementedError.*has no `call`"),
+])
+def test_configs_found_by_fuzzing(config, match):
+    with pytest.raises(ValueError, match=match):
+        keras.models.model_from_json(json.dumps(config))

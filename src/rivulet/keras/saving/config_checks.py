@@ -18,9 +18,10 @@ MAX_RANK = 64  # NumPy's: no array, so no input or weight, can have more dimensi
 MAX_DIM = (1 << 63) - 1  # TensorFlow's dimensions are int64
 
 # Errors that Python, NumPy or rivulet's ops raise inside a layer's constructor or symbolic call when a config
-# holds a value of the wrong type or range; deserialize_keras_object reports them as a bad config (ValueError).
+# holds a value of the wrong type or range (or builds a Model that has no call); deserialize_keras_object
+# reports them as a bad config (ValueError).
 INTERNAL_ERRORS = (TypeError, KeyError, IndexError, AttributeError, OverflowError, ZeroDivisionError,
-                   StopIteration, RecursionError, MemoryError, UnicodeError)
+                   StopIteration, RecursionError, MemoryError, UnicodeError, NotImplementedError)
 
 
 def parse_json(raw, where):

@@ -135,7 +135,7 @@ def _load_zip_weights(model, z, filepath, skip_optimizer):
 def _open_zip(filepath):
     try:
         return zipfile.ZipFile(filepath)
-    except (zipfile.BadZipFile, zipfile.LargeZipFile, EOFError, struct.error, ValueError) as e:
+    except (zipfile.BadZipFile, zipfile.LargeZipFile, EOFError, struct.error, ValueError, NotImplementedError) as e:
         raise ValueError(f"{filepath} is not a valid .keras archive: {e}") from None
 
 
@@ -157,10 +157,20 @@ def _read_member(z, name, limit, filepath):
 
 def model_from_json(json_string, custom_objects=None):
     """A model (without weights) from `model.to_json()`."""
-    config = _read_json(json_string, "the JSON string")
-    return deserialize_keras_object(config, custom_objects, printable_module_name="model")
+    return _layer_from_config(_read_json(json_string, "the JSON string"), custom_objects)
 
 
 def model_from_config(config, custom_objects=None):
     check_depth(config, "the model config")
-    return deserialize_keras_object(config, custom_objects, printable_module_name="model")
+    return _layer_from_config(config, custom_objects)
+
+
+def _layer_from_config(config, custom_objects):
+    from ..layers.base import Layer
+    if not isinstance(config, dict) or "class_name" not in config or "config" not in config:
+        raise ValueError(f"Improper config format for a model: it needs 'class_name' and 'config', got "
+                         f"{list(config) if isinstance(config, dict) else type(config).__name__}")
+    layer = deserialize_keras_object(config, custom_objects, printable_module_name="model")
+    if not isinstance(layer, Layer):  # (a registered function, say)
+        raise ValueError(f"The config describes a {type(layer).__name__}, not a Keras model or layer")
+    return layer

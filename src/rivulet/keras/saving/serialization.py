@@ -205,7 +205,8 @@ def deserialize_keras_object(config, custom_objects=None, module_objects=None, p
     inner = config["config"]
     if class_name == "__numpy__":
         return numpy_from_config(inner)
-    if not isinstance(class_name, str) or not isinstance(inner, (dict, str)):
+    if not isinstance(class_name, str) or not isinstance(inner, (dict, str)) or \
+            not all(isinstance(config.get(k), (str, type(None))) for k in ("module", "registered_name")):
         raise ValueError(f"Invalid serialized {printable_module_name}: {config!r}"[:1000])
     cls = (module_objects or {}).get(class_name) or \
         _lookup(class_name, config.get("module"), config.get("registered_name"), custom_objects)
@@ -222,7 +223,7 @@ def deserialize_keras_object(config, custom_objects=None, module_objects=None, p
     if not isinstance(inner, dict):
         raise ValueError(f"The config of {what} must be a dict, got {inner!r}"[:1000])
     build = config.get("build_config")
-    _check_before_construction(cls, inner, build, what)
+    _check_before_construction(cls, class_name, inner, build, what)
     try:
         with CustomObjectScope(custom_objects or {}):
             if hasattr(cls, "from_config"):
@@ -239,13 +240,13 @@ def deserialize_keras_object(config, custom_objects=None, module_objects=None, p
     return obj
 
 
-def _check_before_construction(cls, inner, build, what):
+def _check_before_construction(cls, class_name, inner, build, what):
     from ..layers.base import Layer
     from ..models import Model
     if issubclass(cls, Layer):
         check_layer_shapes(inner, what)
-    if issubclass(cls, Model) and "layers" in inner and "input_layers" in inner:
-        check_functional(inner, f"The config of {what}")
+    if issubclass(cls, Model) and ("layers" in inner and "input_layers" in inner or class_name == "Functional"):
+        check_functional(inner, f"The config of {what}")  # (tf_keras cannot revive a Functional without them)
     if build is not None:
         check_build_config(build, what)
 

@@ -6,6 +6,7 @@ a model's `layers` (each named by its class in snake case, numbered when repeate
 plain layer's sublayers by attribute name (lists by class name again), and `optimizer` (iterations, then
 slots).
 """
+import contextlib
 import os
 
 import numpy as np
@@ -123,7 +124,7 @@ def load_weights_h5(model, source, skip_optimizer=False, where=None):
     where = where or (source if isinstance(source, str) else "the weights file")
     if isinstance(source, str) and os.path.exists(source) and not os.path.isfile(source):
         raise OSError(f"Unable to open {source}: not a regular file")
-    with h5py.File(source, "r") as f:
+    with _corrupt_as_oserror(where), h5py.File(source, "r") as f:
         if not skip_optimizer and getattr(model, "optimizer", None) is not None and \
                 _group_len(_resolve(h5py, f, "optimizer/vars", where)) > 1:
             model.optimizer._create_slots(model.trainable_variables)
@@ -133,18 +134,28 @@ def load_weights_h5(model, source, skip_optimizer=False, where=None):
             stored = _group_len(group)
             if path.startswith("optimizer") and stored != len(variables):
                 continue  # an optimizer of another kind or not yet used: keep its state
-            layer = path.rsplit('/vars', 1)[0] or model.name
             if stored != len(variables):
-                raise ValueError(f"Layer '{layer}' expected {len(variables)} variables, but received {stored} "
-                                 f"variables during loading. Expected: {[v.name for v in variables]}")
+                raise ValueError(f"Layer '{path.rsplit('/vars', 1)[0] or model.name}' expected {len(variables)} "
+                                 f"variables, but received {stored} variables during loading. "
+                                 f"Expected: {[v.name for v in variables]}")
             for i, v in enumerate(variables):
                 ds = _resolve(h5py, f, f"{path}/{i}", where)
                 what = f"{where}: dataset {path}/{i} (variable {v.name})"
                 _check_dataset(h5py, ds, v, what)
                 plan.append((v, ds, what))
-        values = [(v, _cast(_read(ds, where), v, what)) for v, ds, what in plan]
+        values = [(v, _cast(np.asarray(ds[()]), v, what)) for v, ds, what in plan]
     for v, value in values:
         v.assign(value)
+
+
+@contextlib.contextmanager
+def _corrupt_as_oserror(where):
+    """h5py reports some damage in a file it opened as RuntimeError or KeyError; h5py's own type for a file
+    it cannot read is OSError, which is what tf_keras's users see for a damaged file."""
+    try:
+        yield
+    except (RuntimeError, KeyError) as e:
+        raise OSError(f"{where} is damaged: {e}") from None
 
 
 def _resolve(h5py, f, path, where):
@@ -154,16 +165,19 @@ def _resolve(h5py, f, path, where):
     for part in path.split("/"):
         if not isinstance(node, h5py.Group):
             return None
+        link = node.get(part, getlink=True)
+        if link is None:
+            return None
+        if isinstance(link, h5py.ExternalLink):
+            raise ValueError(f"{where}: {path} goes through an external link (to {link.filename!r}): a weights "
+                             "file must hold its own data")
         try:
-            link = node.get(part, getlink=True)
-            if link is None:
-                return None
-            if isinstance(link, h5py.ExternalLink):
-                raise ValueError(f"{where}: {path} goes through an external link (to {link.filename!r}): a weights "
-                                 "file must hold its own data")
             node = node[part]
         except (KeyError, RuntimeError) as e:  # what h5py raises for a dangling or cyclic soft link
-            raise ValueError(f"{where}: {path} cannot be opened (a dangling or cyclic link?): {e}") from None
+            if not isinstance(link, h5py.SoftLink):
+                raise
+            raise ValueError(f"{where}: {path} is a soft link to {link.path!r}, which does not resolve (dangling "
+                             f"or cyclic): {e}") from None
     return node
 
 
@@ -199,10 +213,3 @@ def _cast(value, v, what):
         raise ValueError(f"{what}: a value in the weights file ({value.dtype}) is out of range for the "
                          f"variable's {want}")
     return out
-
-
-def _read(ds, where):
-    try:
-        return np.asarray(ds[()])
-    except (KeyError, RuntimeError) as e:
-        raise OSError(f"{where}: cannot read {ds.name}: {e}") from None
