@@ -520,3 +520,37 @@ def test_codec_ops_in_a_saved_model(tmp_path):
     a, b = m.csv(tf.constant(["1;NA", "NA;x"]))
     assert a.numpy().tolist() == [1, 0]
     assert b.numpy().tolist() == [b"z", b"x"]
+
+
+def _interlaced_png16(img):
+    """An Adam7-interlaced 16-bit PNG written by hand (each pass's rows with filter 1, Sub)."""
+    h, w, c = img.shape
+    raw = b""
+    for x0, y0, dx, dy in ((0, 0, 8, 8), (4, 0, 8, 8), (0, 4, 4, 8), (2, 0, 4, 4), (0, 2, 2, 4), (1, 0, 2, 2),
+                           (0, 1, 1, 2)):
+        sub = img[y0::dy, x0::dx]
+        if sub.size == 0:
+            continue
+        for row in sub.astype(">u2").reshape(sub.shape[0], -1).view(np.uint8).reshape(sub.shape[0], -1, 2 * c):
+            diff = row.astype(np.int64).copy()
+            diff[1:] -= row[:-1]
+            raw += b"\x01" + (diff % 256).astype(np.uint8).tobytes()
+    ihdr = struct.pack(">IIBBBBB", w, h, 16, {1: 0, 2: 4, 3: 2, 4: 6}[c], 0, 0, 1)
+    return b"\x89PNG\r\n\x1a\n" + _chunk(b"IHDR", ihdr) + _chunk(b"IDAT", zlib.compress(raw)) + _chunk(b"IEND", b"")
+
+
+def test_png16_interlaced_and_grey():
+    rs = np.random.RandomState(8)
+    for c in (1, 3, 4):
+        img = rs.randint(0, 65536, (5, 7, c)).astype(np.uint16)
+        data = _interlaced_png16(img)
+        np.testing.assert_array_equal(tf.io.decode_png(data, dtype=tf.uint16).numpy(), img)
+        np.testing.assert_array_equal(tf.io.decode_png(data).numpy(), (img >> 8).astype(np.uint8))
+    grey = rs.randint(0, 65536, (3, 4)).astype(np.uint16)
+    b = io.BytesIO()
+    Image.fromarray(grey).save(b, "PNG")  # mode I;16: a 16-bit grey file
+    np.testing.assert_array_equal(tf.io.decode_png(b.getvalue(), dtype=tf.uint16).numpy()[..., 0], grey)
+    # RGB -> grey on 16-bit data happens before the cut to 8 bits (libpng's order), rounded
+    rgb = np.array([[[65535, 0, 0]]], np.uint16)
+    assert tf.io.decode_png(tf.io.encode_png(rgb), channels=1, dtype=tf.uint16).numpy().item() == \
+        (9797 * 65535 + 16384) >> 15

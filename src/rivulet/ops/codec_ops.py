@@ -705,21 +705,12 @@ def _paeth(a, b, c):
     return np.where((pa <= pb) & (pa <= pc), a, np.where(pb <= pc, b, c))
 
 
-def _png16(data, w, h, ctype, size):
-    """A non-interlaced 16-bit grey/colour PNG unfiltered here (Pillow keeps only 8 of its bits): uint16
-    (h, w, samples). The inflated size is bounded by what the header declares."""
-    samples = {0: 1, 2: 3, 4: 2, 6: 4}[ctype]
-    bpp = 2 * samples
-    stride = w * bpp
-    idat = b"".join(body for kind, body in _png_chunks(data) if kind == b"IDAT")
-    try:
-        d = zlib.decompressobj()
-        raw = d.decompress(idat, h * (stride + 1))
-    except zlib.error:
-        raise InvalidArgumentError(f"Invalid PNG data, size {size}") from None
-    if len(raw) < h * (stride + 1):
-        raise InvalidArgumentError(f"Invalid PNG data, size {size}")
-    rows = np.frombuffer(raw, np.uint8, h * (stride + 1)).reshape(h, stride + 1)
+_ADAM7 = ((0, 0, 8, 8), (4, 0, 8, 8), (0, 4, 4, 8), (2, 0, 4, 4), (0, 2, 2, 4), (1, 0, 2, 2), (0, 1, 1, 2))
+
+
+def _unfilter(rows, w, bpp, size):
+    """PNG scanline filters undone: rows is (h, 1 + w*bpp) uint8 as inflated; returns (h, w*bpp)."""
+    h, stride = rows.shape[0], w * bpp
     out = np.zeros((h, stride), np.uint8)
     prev = np.zeros(stride, np.uint8)
     for y in range(h):
@@ -744,6 +735,34 @@ def _png16(data, w, h, ctype, size):
             raise InvalidArgumentError(f"Invalid PNG data, size {size}")
         out[y] = cur
         prev = cur
+    return out
+
+
+def _png16(data, w, h, ctype, interlace, size):
+    """A 16-bit grey/colour PNG unfiltered here (Pillow keeps only 8 of its bits): uint16 (h, w, samples).
+    Interlaced files are put together from their seven Adam7 passes. The inflated size is bounded by what the
+    header declares."""
+    samples = {0: 1, 2: 3, 4: 2, 6: 4}[ctype]
+    bpp = 2 * samples
+    passes = _ADAM7 if interlace else ((0, 0, 1, 1),)
+    shapes = [(-(-(h - y0) // dy), -(-(w - x0) // dx)) for x0, y0, dx, dy in passes]
+    need = sum(ph * (1 + pw * bpp) for ph, pw in shapes if ph > 0 and pw > 0)
+    idat = b"".join(body for kind, body in _png_chunks(data) if kind == b"IDAT")
+    try:
+        raw = zlib.decompressobj().decompress(idat, need)
+    except zlib.error:
+        raise InvalidArgumentError(f"Invalid PNG data, size {size}") from None
+    if len(raw) < need:
+        raise InvalidArgumentError(f"Invalid PNG data, size {size}")
+    out = np.zeros((h, w * bpp), np.uint8)
+    at = 0
+    for (x0, y0, dx, dy), (ph, pw) in zip(passes, shapes):
+        if ph <= 0 or pw <= 0:
+            continue
+        n = ph * (1 + pw * bpp)
+        part = _unfilter(np.frombuffer(raw, np.uint8, n, at).reshape(ph, 1 + pw * bpp), pw, bpp, size)
+        at += n
+        out.reshape(h, w, bpp)[y0::dy, x0::dx] = part.reshape(ph, pw, bpp)
     return out.view(">u2").astype(np.uint16).reshape(h, w, samples)
 
 
@@ -759,10 +778,11 @@ def _trns(data):
 def _png_native(data, depth, ctype, interlace, want16):
     """The image as stored (palette expanded, tRNS as alpha for palettes): (array, bits, has_alpha, trns_key)."""
     w, h = struct.unpack(">II", data[16:24])
-    if depth == 16 and ctype in (2, 4, 6) and not interlace:
-        arr = _png16(data, w, h, ctype, len(data))
-        key = _trns(data) if ctype == 2 else None
-        key = None if key is None or len(key) < 6 else np.array(struct.unpack(">HHH", key[:6]), np.uint16)
+    if depth == 16 and ctype in (0, 2, 4, 6):
+        arr = _png16(data, w, h, ctype, interlace, len(data))
+        key = _trns(data) if ctype in (0, 2) else None
+        n = 1 if ctype == 0 else 3
+        key = None if key is None or len(key) < 2 * n else np.array(struct.unpack(f">{n}H", key[:2 * n]), np.uint16)
         return arr, 16, ctype in (4, 6), key
     Image = _pillow()
     img = _open(Image, data, "PNG")
