@@ -554,3 +554,12 @@ def test_png16_interlaced_and_grey():
     rgb = np.array([[[65535, 0, 0]]], np.uint16)
     assert tf.io.decode_png(tf.io.encode_png(rgb), channels=1, dtype=tf.uint16).numpy().item() == \
         (9797 * 65535 + 16384) >> 15
+
+
+def test_png_critical_chunk_crc_is_checked():
+    for data in (tf.io.encode_png(np.ones((2, 2, 3), np.uint16)).numpy(),
+                 tf.io.encode_png(np.ones((2, 2, 3), np.uint8)).numpy()):
+        k = data.find(b"IDAT") + 4
+        bad = data[:k] + bytes([data[k] ^ 1]) + data[k + 1:]
+        with pytest.raises(tf.errors.InvalidArgumentError, match="Invalid PNG"):
+            tf.io.decode_png(bad)

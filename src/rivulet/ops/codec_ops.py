@@ -686,13 +686,20 @@ def _png_header(data):
 
 
 def _png_chunks(data):
+    """(kind, body) of each chunk. As libpng: a critical chunk with a bad CRC fails the file, an ancillary one
+    is dropped."""
     i, out = 8, []
     while i + 8 <= len(data):
         size, kind = struct.unpack(">I4s", data[i:i + 8])
         body = data[i + 8:i + 8 + size]
-        if len(body) != size:
+        crc = data[i + 8 + size:i + 12 + size]
+        if len(body) != size or len(crc) != 4:
             break
-        out.append((kind, body))
+        if struct.unpack(">I", crc)[0] != zlib.crc32(kind + body) & 0xFFFFFFFF:
+            if kind[:1].isupper():
+                raise InvalidArgumentError(f"Invalid PNG data, size {len(data)}")
+        else:
+            out.append((kind, body))
         i += 12 + size
         if kind == b"IEND":
             break
