@@ -291,3 +291,11 @@ def test_fuzz_findings_npz_header_and_zip_offsets(keras_home, monkeypatch, tmp_p
     (tmp_path / "ver.zip").write_bytes(bytes(data))
     with pytest.raises(ValueError, match=r"ver\.zip.*corrupt"):
         archives.extract_archive(tmp_path / "ver.zip", tmp_path / "out", "zip")
+
+
+def test_word_lists_of_numpy_scalars_and_arrays(keras_home, monkeypatch):
+    xs = np.empty(3, object)
+    xs[:] = [[np.int64(4), np.int32(5)], np.array([6, 7], np.int64), [8]]
+    _place(monkeypatch, reuters, keras_home / "reuters.npz", _npz(x=xs, y=np.array([1, 2, 3])))
+    (x_train, _), (x_test, _) = reuters.load_data(test_split=0.0, start_char=None, index_from=0, num_words=100)
+    assert sorted(map(list, x_train)) == [[4, 5], [6, 7], [8]] and len(x_test) == 0

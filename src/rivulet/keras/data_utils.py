@@ -82,8 +82,6 @@ def _download(origin, fpath, file_hash, hash_algorithm):
             raise Exception(error_msg.format(origin, e.code, e.msg)) from None
         except urllib.error.URLError as e:
             raise Exception(error_msg.format(origin, e.errno, e.reason)) from None
-        except (ValueError, OSError) as e:  # an unknown URL scheme, a full disk...
-            raise Exception(error_msg.format(origin, getattr(e, "errno", None), e)) from None
         # checked before it takes the cache's name, so that a corrupt download is not kept
         if file_hash is not None and not validate_file(tmp, file_hash, hash_algorithm):
             raise ValueError(f"Incomplete or corrupted file detected at {fpath} (downloaded from {origin}). "

@@ -33,6 +33,8 @@ def word_sequences(arr, path, key):
     for i, x in enumerate(arr.reshape(-1) if isinstance(arr, np.ndarray) else ()):
         if isinstance(x, np.ndarray) and x.dtype.kind in "iu" and x.ndim == 1:
             x = x.tolist()
+        elif isinstance(x, (list, tuple)):  # NumPy integer scalars (pickled as such) count as ints
+            x = [int(w) if isinstance(w, np.integer) else w for w in x]
         if not isinstance(x, (list, tuple)) or not all(
                 isinstance(w, int) and not isinstance(w, bool) and 0 <= w < 2 ** 31 for w in x):
             raise ValueError(f"{path}: {key}[{i}] is not a list of non-negative word indices.")

@@ -10,6 +10,7 @@ import numpy as np
 
 _NUMERIC = {"b1", "i1", "u1", "i2", "u2", "i4", "u4", "i8", "u8", "f2", "f4", "f8"}
 _RECONSTRUCT = {("numpy.core.multiarray", "_reconstruct"), ("numpy._core.multiarray", "_reconstruct")}
+_SCALAR = {("numpy.core.multiarray", "scalar"), ("numpy._core.multiarray", "scalar")}
 _FROMBUFFER = {("numpy.core.numeric", "_frombuffer"), ("numpy._core.numeric", "_frombuffer")}
 _NDARRAY = ("numpy", "ndarray")
 _DTYPE = ("numpy", "dtype")
@@ -31,14 +32,21 @@ class _Global:
         self.key = key
 
 
-class _ArrayStub:
+class _Stub:
+    """An object REDUCE made and BUILD completes. Pickle's BUILD mutates in place, so the memo entries that hold the
+    stub (stored between the two) are pointed at the finished object."""
+
+    def __init__(self):
+        self.memo_keys = []
+
+
+class _ArrayStub(_Stub):
     """numpy's _reconstruct(ndarray, (0,), b'b'): an empty array that BUILD fills from its state."""
 
 
-class _DtypeStub:
-    __slots__ = ("descr",)
-
+class _DtypeStub(_Stub):
     def __init__(self, descr):
+        super().__init__()
         self.descr = descr
 
 
@@ -119,6 +127,10 @@ class _Reader:
         elif key == _DTYPE:
             if len(args) == 3 and isinstance(args[0], (str, bytes)):  # bytes: Python 2's str
                 return _DtypeStub(_ascii(args[0]))
+        elif key in _SCALAR:  # a NumPy scalar: (dtype, its bytes)
+            if (len(args) == 2 and isinstance(args[0], np.dtype) and args[0] != np.dtype(object)
+                    and isinstance(args[1], (bytes, bytearray)) and len(args[1]) == args[0].itemsize):
+                return np.frombuffer(bytes(args[1]), dtype=args[0])[0]
         elif key in _FROMBUFFER:
             if len(args) == 4 and isinstance(args[0], (bytes, bytearray)) and isinstance(args[1], np.dtype):
                 return self.array(args[2], args[1], args[3] == "F", args[0])
@@ -263,6 +275,8 @@ class _Reader:
                     self.fail("the pickle memoizes an empty stack")
                 idx = len(self.memo) if op == b"\x94" else self.uint(1 if op == b"q" else 4)
                 self.memo[idx] = self.stack[-1]
+                if isinstance(self.stack[-1], _Stub):
+                    self.stack[-1].memo_keys.append(idx)
             elif op in (b"h", b"j"):
                 idx = self.uint(1 if op == b"h" else 4)
                 if idx not in self.memo:
@@ -281,7 +295,11 @@ class _Reader:
                 push(self.reduce(func, args))
             elif op == b"b":
                 state, obj = self.pop(), self.pop()
-                push(self.build(obj, state))
+                done = self.build(obj, state)
+                for idx in obj.memo_keys:
+                    if self.memo.get(idx) is obj:
+                        self.memo[idx] = done
+                push(done)
             else:
                 self.fail(f"the pickle uses opcode {op!r} at byte {self.pos - 1}, which a data-only reader "
                           "does not accept")
