@@ -183,6 +183,21 @@ def test_a_constant_of_another_dtype_than_its_node_is_refused(copy_of):
         tf.saved_model.load(d)
 
 
+@pytest.mark.parametrize("args", ["input_arg", "output_arg"])
+def test_a_function_called_with_or_returning_other_types_than_declared(copy_of, args):
+    """A signature's declared types were not compared with the values: the model ran as if they agreed.
+    TensorFlow refuses the call (InvalidArgumentError)."""
+    d = copy_of("keras_mlp")
+    sm = _read(d)
+    f = _function(sm, "__inference___call__")
+    getattr(f.signature, args)[0].type = 3  # int32 where the function takes and returns float32
+    _write(d, sm)
+    with pytest.raises(tf.errors.InvalidArgumentError, match=f"function '{f.signature.name}': "
+                                                             f"(argument|output) '[^']+' is declared int32 but is "
+                                                             f"float32"):
+        _load_and_call(d)
+
+
 def test_bad_references(copy_of):
     d = copy_of("keras_mlp")
     sm = _read(d)
@@ -197,6 +212,27 @@ def test_bad_references(copy_of):
     _write(d, sm)
     with pytest.raises(SavedModelError, match="bad object reference 10000"):
         tf.saved_model.load(d)
+
+
+def test_signatures_that_are_not_a_map_of_functions(copy_of):
+    """Found by fuzzing: a root whose 'signatures' is a plain object raised AttributeError; a signature that
+    is a variable (or a tf.function, not one concrete function) loaded, to fail when called."""
+    def edit(change):
+        d = copy_of("keras_mlp")
+        sm = _read(d)
+        nodes = sm.meta_graphs[0].object_graph_def.nodes
+        sig_map = nodes[next(c.node_id for c in nodes[0].children if c.local_name == "signatures")]
+        change(nodes, sig_map)
+        _write(d, sm)
+        return d
+    d = edit(lambda nodes, sig_map: setattr(sig_map.user_object, "identifier", "_generic_user_object"))
+    with pytest.raises(SavedModelError, match="the root's 'signatures' is not a signature map"):
+        tf.saved_model.load(d)
+    for kind in ("variable", "function"):
+        d = edit(lambda nodes, sig_map: setattr(sig_map.children[0], "node_id", next(
+            i for i, n in enumerate(nodes) if n.WhichOneof("kind") == kind)))
+        with pytest.raises(SavedModelError, match="signature 'serving_default' is not a concrete function"):
+            tf.saved_model.load(d)
 
 
 def test_shape_rules_refuse_hostile_attrs(copy_of):

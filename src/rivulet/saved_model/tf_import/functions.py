@@ -164,6 +164,7 @@ class Library:
         sig = f.signature
         if len(inputs) != len(sig.input_arg):
             raise Invalid(f"function '{name}' takes {len(sig.input_arg)} inputs, called with {len(inputs)}")
+        _typed(sig.input_arg, inputs, f"function '{name}': argument")
         env = {a.name: [v] for a, v in zip(sig.input_arg, inputs)}
         args = {a.name for a in sig.input_arg}
         outputs = {}  # node name -> {output arg name: (offset, count)}
@@ -197,6 +198,7 @@ class Library:
             if a.name not in f.ret:
                 raise Invalid(f"function '{name}' does not say what its output '{a.name}' is")
             ret.append(self._ref(f.ret[a.name], env, outputs, args, f"output '{a.name}' of function '{name}'"))
+        _typed(sig.output_arg, ret, f"function '{name}': output")
         return ret
 
     def _order(self, name, f, args):
@@ -305,6 +307,19 @@ def _fold(v):
         return v
     import rivulet as tf
     return tf.constant(np.array(p, v.dtype.as_numpy_dtype))
+
+
+def _typed(arg_defs, values, what):
+    """Values of a function's arguments or results are of the types its signature declares: TensorFlow refuses
+    the call otherwise (InvalidArgumentError). A DT_RESOURCE value is a variable."""
+    for a, v in zip(arg_defs, values):
+        if not a.type or a.number_attr or a.type_list_attr or a.type_attr:
+            continue  # polymorphic: the instantiating attrs say (library functions do not use these)
+        want = proto.dtype(a.type, f"{what} '{a.name}'")
+        got = _dt.resource if getattr(v, "_is_resource", False) else getattr(v, "dtype", None)
+        if got != want:
+            got = got.name if isinstance(got, _dt.DType) else type(v).__name__
+            raise proto.InvalidGraph(f"{what} '{a.name}' is declared {want.name} but is {got}")
 
 
 def _arg_offsets(output_args, attrs, where):

@@ -46,8 +46,11 @@ class Loader:
         self.root = self._object(0)
         if not isinstance(self.root, _UserObject):
             raise Invalid("the root of the object graph is not an object")
-        if "signatures" not in vars(self.root):
+        signatures = vars(self.root).get("signatures")
+        if signatures is None:
             self.root.signatures = _SignatureMap()
+        elif not isinstance(signatures, _SignatureMap):  # what serving would look up in
+            raise Invalid("the root's 'signatures' is not a signature map")
         # What serving runs is checked and traced now, so its problems show at load. Other functions (a
         # Keras model's training-mode calls, say) are checked when first traced: an op rivulet lacks there
         # does not stop the model from serving.
@@ -99,6 +102,8 @@ class Loader:
                 raise Invalid(f"bad attribute name {name[:80]!r}")
             child = self._object(c.node_id)
             if isinstance(obj, _SignatureMap):
+                if not isinstance(child, ConcreteFunction):
+                    raise Invalid(f"signature {name!r} is not a concrete function")
                 obj[name] = child
             else:
                 setattr(obj, name, child)
