@@ -43,6 +43,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import traceback
 
@@ -67,6 +68,7 @@ PREFIX = "site/en/tutorials/"
 MAX_EPOCHS = 2
 CELL_TIMEOUT = 240  # seconds per cell
 NOTEBOOK_TIMEOUT = 900  # seconds per notebook
+MEMORY_LIMIT = 3 << 30  # resident bytes; a cell past it ends the notebook (the machine is shared)
 UNSCORED_IMPORTS = ("tensorflow_docs", "tensorflow_probability")
 
 
@@ -231,9 +233,39 @@ def child(spec_path, out_path):
 
     signal.signal(signal.SIGALRM, alarm)
     ns = {"__name__": "__main__"}
+    state = {"cell": None, "t0": 0.0}
+    lock = threading.Lock()
+
+    def watchdog(out):
+        """Ends the process when a cell holds more than MEMORY_LIMIT or outlives its alarm (stuck in C)."""
+        page = os.sysconf("SC_PAGE_SIZE")
+        while True:
+            time.sleep(0.5)
+            with open("/proc/self/statm") as f:
+                rss = int(f.read().split()[1]) * page
+            i, t0 = state["cell"], state["t0"]
+            if i is None:
+                continue
+            why = None
+            if rss > MEMORY_LIMIT:
+                why = ("MemoryLimit", f"the cell held more than {MEMORY_LIMIT >> 30} GiB")
+            elif time.perf_counter() - t0 > CELL_TIMEOUT + 30:
+                why = ("CellTimeout", f"cell ran past {CELL_TIMEOUT} s")
+            if why:
+                with lock:
+                    out.write(json.dumps({"cell": i, "error": {"type": why[0], "message": why[1], "where": "",
+                                                               "missing": None},
+                                          "seconds": round(time.perf_counter() - t0, 2)}) + "\n")
+                    out.flush()
+                sys.stdout.write(f"\n[runner] {why[1]}: the notebook stops here\n")
+                sys.stdout.flush()
+                os._exit(3)
+
     with open(out_path, "w") as out:
+        threading.Thread(target=watchdog, args=(out,), daemon=True).start()
         for i, cell in enumerate(spec["cells"]):
             t0 = time.perf_counter()
+            state["t0"], state["cell"] = t0, i
             err = None
             signal.alarm(CELL_TIMEOUT)
             try:
@@ -247,8 +279,11 @@ def child(spec_path, out_path):
             finally:
                 signal.alarm(0)
             sys.stdout.flush()
-            out.write(json.dumps({"cell": i, "error": err, "seconds": round(time.perf_counter() - t0, 2)}) + "\n")
-            out.flush()
+            with lock:
+                state["cell"] = None
+                out.write(json.dumps({"cell": i, "error": err,
+                                      "seconds": round(time.perf_counter() - t0, 2)}) + "\n")
+                out.flush()
 
 
 # ---------------------------------------------------------------------------------------------- parent
@@ -291,6 +326,7 @@ def summarise(report):
     causes = {}
     for nb in report:
         failed_defs = {}
+        stopper = None  # the cause that ended the notebook: it blocks every cell not run
         for c in nb["cells"]:
             if not c["scored"]:
                 continue
@@ -298,12 +334,16 @@ def summarise(report):
             if err is None:
                 continue
             cause = cause_of(err) if err["type"] != "NotRun" else None
+            if cause is None:
+                root = stopper or "NotRun: the notebook's time budget ran out"
+                causes.setdefault(root, {"direct": 0, "blocked": 0, "where": set()})["blocked"] += 1
+                continue
+            if err["type"] in ("MemoryLimit", "CellTimeout"):
+                stopper = cause
             if err.get("missing") and err["missing"] in failed_defs:
                 root = failed_defs[err["missing"]]
                 causes.setdefault(root, {"direct": 0, "blocked": 0, "where": set()})["blocked"] += 1
                 root_cause = root
-            elif cause is None:
-                continue
             else:
                 e = causes.setdefault(cause, {"direct": 0, "blocked": 0, "where": set()})
                 e["direct"] += 1

@@ -1,0 +1,92 @@
+"""tools/tutorials/run_tutorials.py: how notebook cells are rewritten, served and scored (no notebook is run)."""
+import gzip
+import io
+import json
+import os
+import sys
+import urllib.request
+
+import numpy as np
+import pytest
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "tools", "tutorials"))
+import run_tutorials as rt  # noqa: E402
+import synthetic  # noqa: E402
+
+
+def test_imports_magics_and_epochs_are_rewritten():
+    src = ("!pip install -q seaborn\n%matplotlib inline\nimport tensorflow as tf\n"
+           "from tensorflow import keras\nfrom tensorflow.keras.layers import Dense\n"
+           "import tensorflow.keras.backend as K\nEPOCHS = 50\nmodel.fit(x, y, epochs=10, verbose=0)\n"
+           "model.fit(x, y, epochs=1)\nepochs = range(1, 5)")
+    code = rt.transform(src)
+    assert code.splitlines() == [
+        "pass", "pass", "import rivulet as tf", "from rivulet import keras", "from rivulet.keras.layers import Dense",
+        "import rivulet.keras.backend as K", "EPOCHS = 2", "model.fit(x, y, epochs=2, verbose=0)",
+        "model.fit(x, y, epochs=1)", "epochs = range(1, 5)"]
+
+
+def test_cells_left_without_code_are_not_cells():
+    assert rt.transform("# Licensed under the Apache License\n# comment only") is None
+    assert rt.transform("!ls saved_model") is None
+    assert rt.transform("%%bash\nls") is None
+    assert rt.transform("%%time\nx = 1") == "x = 1"
+    assert rt.transform("if True:\n  !ls\n  y = 2") == "if True:\n  pass\n  y = 2"
+
+
+def test_cells_needing_tensorflow_itself_are_not_scored():
+    nb = {"cells": [{"cell_type": "markdown", "source": ["# t"]},
+                    {"cell_type": "code", "source": ["import tensorflow_docs as tfdocs"]},
+                    {"cell_type": "code", "source": ["x = 1"]}]}
+    assert [c["scored"] for c in rt.code_cells(nb)] == [False, True]
+
+
+def test_blocked_cells_count_against_the_cause_that_blocked_them():
+    def cell(i, code, err=None):
+        return {"index": i, "scored": True, "error": err, "defines": rt.defined_names(code)}
+    report = [{"name": "nb", "cells": [
+        cell(0, "ds = load()", {"type": "ValueError", "message": "bad file\nmore", "where": "", "missing": None}),
+        cell(1, "m = f(ds)", {"type": "NameError", "message": "name 'ds' is not defined", "where": "",
+                              "missing": "ds"}),
+        cell(2, "m.fit()", {"type": "NameError", "message": "name 'm' is not defined", "where": "", "missing": "m"}),
+        cell(3, "print(1)"),
+        cell(4, "train()", {"type": "MemoryLimit", "message": "the cell held more than 3 GiB", "where": "",
+                            "missing": None}),
+        cell(5, "x", {"type": "NotRun", "message": "", "where": ""})]}]
+    causes = rt.summarise(report)
+    assert causes["ValueError: bad file"]["direct"] == 1 and causes["ValueError: bad file"]["blocked"] == 2
+    assert causes["MemoryLimit: the cell held more than 3 GiB"]["blocked"] == 1
+    md, passed, scored = rt.markdown(report, causes, "0" * 40)
+    assert (passed, scored) == (1, 6)
+    assert "| nb | 1 / 6 | #0: `ValueError: bad file` |" in md
+
+
+def test_downloads_are_served_from_the_synthetic_files(tmp_path, monkeypatch):
+    import rivulet as tf
+    monkeypatch.setenv("KERAS_HOME", str(tmp_path))
+    files = {synthetic.KERAS + "mnist.npz": synthetic.mnist_npz()}
+    files.update({synthetic.KERAS + k: v for k, v in synthetic.fashion_files().items()})
+    old = urllib.request._opener
+    from rivulet.keras import data_utils
+    real = data_utils.validate_file
+    try:
+        rt._install_network(files)
+        (x, y), (xt, yt) = tf.keras.datasets.mnist.load_data()  # through get_file's hash check
+        assert x.shape == (1200, 28, 28) and x.dtype == np.uint8 and y.dtype == np.uint8 and xt.shape[0] == 200
+        (fx, fy), _ = tf.keras.datasets.fashion_mnist.load_data()
+        assert fx.shape == (1200, 28, 28) and fy.shape == (1200,)
+        with pytest.raises(Exception, match="URL fetch failure"):
+            tf.keras.utils.get_file("other.csv", "https://example.invalid/other.csv")
+    finally:
+        urllib.request.install_opener(old)
+        data_utils.validate_file = real
+
+
+def test_synthetic_files_have_the_real_layouts():
+    head = gzip.decompress(synthetic.fashion_files()["train-images-idx3-ubyte.gz"])[:16]
+    assert head[:4] == b"\x00\x00\x08\x03" and int.from_bytes(head[4:8], "big") == 1200
+    rows = synthetic.heart().decode().splitlines()
+    assert rows[0].split(",")[-2:] == ["thal", "target"] and len(rows) == 304
+    assert synthetic.auto_mpg().decode().splitlines()[7].split()[3] == "?"
+    assert json.loads(json.dumps(rt.NOTEBOOKS)) == rt.NOTEBOOKS and len(rt.NOTEBOOKS) >= 17
+    assert io.BytesIO(synthetic.mnist_npz()).read(2) == b"PK"
