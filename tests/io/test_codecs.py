@@ -302,6 +302,10 @@ def test_jpeg_channels_ratio_and_shape():
     assert tf.io.decode_jpeg(jpg, channels=1).shape == (37, 45, 1)
     for ratio, shape in ((2, (19, 23, 3)), (4, (10, 12, 3)), (8, (5, 6, 3))):  # libjpeg rounds up
         assert tf.io.decode_jpeg(jpg, ratio=ratio).shape == shape
+    cmyk = io.BytesIO()
+    Image.fromarray(img).convert("CMYK").save(cmyk, "JPEG")
+    assert tf.io.decode_jpeg(cmyk.getvalue(), channels=1).shape == (37, 45, 1)
+    assert tf.io.decode_jpeg(cmyk.getvalue()).shape == (37, 45, 3)
     tiny = tf.io.encode_jpeg(np.zeros((3, 5, 3), np.uint8))
     assert tf.io.decode_jpeg(tiny, ratio=8).shape == (1, 1, 3)
     assert tf.io.extract_jpeg_shape(jpg).numpy().tolist() == [37, 45, 3]

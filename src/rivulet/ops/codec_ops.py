@@ -636,7 +636,9 @@ def _jpeg_pixels(data, channels, ratio=1, fancy_upscaling=True, dct_method="", c
         raise _bad("JPEG", data, e) from None
     _load(img, "JPEG", data)
     try:
-        if img.mode == "CMYK" or (out_c == 3 and img.mode != "RGB"):
+        if img.mode not in ("RGB", "L"):  # CMYK/YCCK files: Pillow's conversion to RGB first
+            img = img.convert("RGB")
+        if out_c == 3 and img.mode != "RGB":
             img = img.convert("RGB")
         elif out_c == 1 and img.mode != "L":
             img = img.convert("L")
