@@ -414,3 +414,20 @@ def test_hashing_and_discretization_keep_ragged_and_sparse_inputs():
     assert isinstance(sparse, tf.SparseTensor) and sparse.values.numpy().tolist() == [1, 2]
     bins = L.Discretization(bin_boundaries=[0.0, 1.0])(tf.ragged.constant([[-1.0, 0.5], [2.0]]))
     assert bins.to_list() == [[0, 1], [2]] and bins.dtype == tf.int64
+
+
+def test_lookup_vocabulary_assets_as_tf_keras_writes_them(tmp_path):
+    s = L.StringLookup(mask_token="")
+    s.adapt(np.array(["a", "b", "b"]))
+    s.save_assets(str(tmp_path))
+    assert (tmp_path / "vocabulary.txt").read_text() == "\n[UNK]\nb\na"  # special tokens first, one a line
+    again = L.StringLookup(mask_token="")
+    again.load_assets(str(tmp_path))
+    assert again.get_vocabulary() == ["", "[UNK]", "b", "a"]
+    (tmp_path / "vocabulary.txt").write_text("-1\n7\n5")
+    ints = L.IntegerLookup()
+    ints.load_assets(str(tmp_path))
+    assert ints.get_vocabulary() == [-1, 7, 5] and ints(tf.constant([5, 9])).numpy().tolist() == [2, 0]
+    fixed = L.StringLookup(vocabulary=["q"])
+    fixed.load_assets(str(tmp_path))  # a vocabulary given in the config wins, as in tf_keras
+    assert fixed.get_vocabulary() == ["[UNK]", "q"]

@@ -196,6 +196,7 @@ class _IndexLookup(Layer):
         self.sparse, self.pad_to_max_tokens, self.encoding = sparse, pad_to_max_tokens, encoding
         self._autocast = False
         self._vocab = []
+        self._has_input_vocabulary = vocabulary is not None
         if vocabulary is not None:
             self.set_vocabulary(vocabulary)
 
@@ -239,6 +240,34 @@ class _IndexLookup(Layer):
 
     def vocabulary_size(self):
         return len(self.get_vocabulary())
+
+    # tf_keras keeps an adapted vocabulary out of the config, in `vocabulary.txt` among a `.keras` file's assets
+    # (one token a line, special tokens first); rivulet's configs carry it, and these read and write that file.
+    def save_assets(self, dir_path):
+        if self._has_input_vocabulary:
+            return
+        import os
+        with open(os.path.join(dir_path, "vocabulary.txt"), "w", encoding="utf-8") as f:
+            f.write("\n".join(str(t) for t in self.get_vocabulary(include_special_tokens=True)))
+
+    def load_assets(self, dir_path):
+        if self._has_input_vocabulary:
+            return
+        import os
+        path = os.path.join(dir_path, "vocabulary.txt")
+        with open(path, encoding="utf-8") as f:
+            lines = f.read().split("\n")
+        if not self._string:
+            try:
+                lines = [int(t) for t in lines]
+            except ValueError as e:
+                raise ValueError(f"{path}: an integer vocabulary holds a token that is no integer ({e})") from None
+        head = self.get_vocabulary(include_special_tokens=True)[:self._reserved()] if self.output_mode == "int" \
+            else self.get_vocabulary(include_special_tokens=True)[:self.num_oov_indices]
+        norm = [self._norm(t) for t in lines]
+        if [self._norm(t) for t in head] == norm[:len(head)]:
+            norm = norm[len(head):]
+        self.set_vocabulary([self._out(t) for t in norm])
 
     def adapt(self, data, batch_size=None, steps=None):
         counter = collections.Counter()
