@@ -299,3 +299,11 @@ def test_word_lists_of_numpy_scalars_and_arrays(keras_home, monkeypatch):
     _place(monkeypatch, reuters, keras_home / "reuters.npz", _npz(x=xs, y=np.array([1, 2, 3])))
     (x_train, _), (x_test, _) = reuters.load_data(test_split=0.0, start_char=None, index_from=0, num_words=100)
     assert sorted(map(list, x_train)) == [[4, 5], [6, 7], [8]] and len(x_test) == 0
+
+
+def test_load_data_takes_a_cache_dir(tmp_path, monkeypatch):
+    x = np.arange(26, dtype=float).reshape(2, 13)
+    _place(monkeypatch, boston_housing, tmp_path / "mine" / "datasets" / "boston_housing.npz",
+           _npz(x=x, y=np.array([1.0, 2.0])))
+    (x_train, _), (x_test, _) = boston_housing.load_data(test_split=0.5, cache_dir=str(tmp_path / "mine"))
+    assert sorted([x_train[0, 0], x_test[0, 0]]) == [0.0, 13.0]

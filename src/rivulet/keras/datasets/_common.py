@@ -1,11 +1,21 @@
 """What several loaders share: the storage bucket, the word-index files, and filtering long sequences."""
 import json
+import os
 
 import numpy as np
 
 from ..data_utils import get_file
 
 ORIGIN_FOLDER = "https://storage.googleapis.com/tensorflow/tf-keras-datasets/"
+
+
+def cache_root(cache_dir):
+    """load_data's cache_dir: created when given (tf_keras 2.21 takes it), None for get_file's default."""
+    if not cache_dir:
+        return None
+    cache_dir = os.path.expanduser(cache_dir)
+    os.makedirs(cache_dir, exist_ok=True)
+    return cache_dir
 
 
 def load_word_index(path, origin, file_hash):

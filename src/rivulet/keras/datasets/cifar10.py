@@ -2,15 +2,17 @@
 import numpy as np
 
 from ..data_utils import get_file
+from ._common import cache_root
 from .cifar import batch_path, load_batch
 
 ORIGIN = "https://www.cs.toronto.edu/~kriz/cifar-10-python.tar.gz"
 FILE_HASH = "6d958be074577803d12ecdefd02955f39262c83c16fe9348329d7fe0b5c001ce"
 
 
-def load_data():
+def load_data(cache_dir=None):
     """Returns `(x_train, y_train), (x_test, y_test)`; images channels-last."""
-    path = get_file("cifar-10-batches-py", origin=ORIGIN, untar=True, file_hash=FILE_HASH)
+    path = get_file("cifar-10-batches-py", origin=ORIGIN, untar=True, file_hash=FILE_HASH,
+                    cache_dir=cache_root(cache_dir))
     parts = [load_batch(batch_path(path, f"data_batch_{i}")) for i in range(1, 6)]
     x_train = np.concatenate([p[0] for p in parts]).astype("uint8")
     y_train = np.concatenate([np.asarray(p[1], dtype="int64") for p in parts]).astype("uint8")

@@ -2,17 +2,19 @@
 import numpy as np
 
 from ..data_utils import get_file
+from ._common import cache_root
 from .cifar import batch_path, load_batch
 
 ORIGIN = "https://www.cs.toronto.edu/~kriz/cifar-100-python.tar.gz"
 FILE_HASH = "85cd44d02ba6437773c5bbd22e183051d648de2e7d6b014e1ef29b855ba677a7"
 
 
-def load_data(label_mode="fine"):
+def load_data(label_mode="fine", cache_dir=None):
     """Returns `(x_train, y_train), (x_test, y_test)`; labels of shape (N, 1), int64 (a reshaped list, as tf_keras)."""
     if label_mode not in ("fine", "coarse"):
         raise ValueError(f'`label_mode` must be one of `"fine"`, `"coarse"`. Received: label_mode={label_mode}.')
-    path = get_file("cifar-100-python", origin=ORIGIN, untar=True, file_hash=FILE_HASH)
+    path = get_file("cifar-100-python", origin=ORIGIN, untar=True, file_hash=FILE_HASH,
+                    cache_dir=cache_root(cache_dir))
     x_train, y_train = load_batch(batch_path(path, "train"), label_key=label_mode + "_labels")
     x_test, y_test = load_batch(batch_path(path, "test"), label_key=label_mode + "_labels")
     y_train = np.reshape(y_train, (len(y_train), 1))

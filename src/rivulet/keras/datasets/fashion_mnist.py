@@ -6,7 +6,7 @@ import zlib
 import numpy as np
 
 from ..data_utils import get_file
-from ._common import ORIGIN_FOLDER
+from ._common import ORIGIN_FOLDER, cache_root
 
 FILES = ["train-labels-idx1-ubyte.gz", "train-images-idx3-ubyte.gz", "t10k-labels-idx1-ubyte.gz",
          "t10k-images-idx3-ubyte.gz"]
@@ -46,10 +46,11 @@ def _load_pair(labels_path, images_path):
     return np.frombuffer(raw, np.uint8, offset=16).reshape(len(y), 28, 28), y
 
 
-def load_data():
+def load_data(cache_dir=None):
     """Returns `(x_train, y_train), (x_test, y_test)`: uint8 arrays of shapes (60000, 28, 28) and (60000,) ..."""
     dirname = os.path.join("datasets", "fashion-mnist")
-    paths = [get_file(fname, origin=ORIGIN_FOLDER + fname, cache_subdir=dirname) for fname in FILES]
+    cache_dir = cache_root(cache_dir)
+    paths = [get_file(fname, origin=ORIGIN_FOLDER + fname, cache_subdir=dirname, cache_dir=cache_dir) for fname in FILES]
     x_train, y_train = _load_pair(paths[0], paths[1])
     x_test, y_test = _load_pair(paths[2], paths[3])
     return (x_train, y_train), (x_test, y_test)

@@ -3,7 +3,7 @@
 import numpy as np
 
 from ..data_utils import get_file
-from ._common import ORIGIN_FOLDER, labels, load_word_index, remove_long_seq, word_sequences
+from ._common import ORIGIN_FOLDER, cache_root, labels, load_word_index, remove_long_seq, word_sequences
 from .npz import load_npz
 
 FILE_HASH = "69664113be75683a8fe16e3ed0ab59fda8886cb3cd7ada244f7d9544e4676b9f"
@@ -11,13 +11,13 @@ WORD_INDEX_HASH = "bfafd718b763782e994055a2d397834f"
 
 
 def load_data(path="imdb.npz", num_words=None, skip_top=0, maxlen=None, seed=113, start_char=1, oov_char=2,
-              index_from=3, **kwargs):
+              index_from=3, cache_dir=None, **kwargs):
     """Returns `(x_train, y_train), (x_test, y_test)`: object arrays of lists of ints and int64 labels."""
     if "nb_words" in kwargs:  # the Keras 1 name
         num_words = kwargs.pop("nb_words")
     if kwargs:
         raise TypeError(f"Unrecognized keyword arguments: {kwargs}.")
-    path = get_file(path, origin=ORIGIN_FOLDER + "imdb.npz", file_hash=FILE_HASH)
+    path = get_file(path, origin=ORIGIN_FOLDER + "imdb.npz", file_hash=FILE_HASH, cache_dir=cache_root(cache_dir))
     d = load_npz(path, ("x_train", "y_train", "x_test", "y_test"), allow_object=("x_train", "x_test"))
     x_train, x_test = word_sequences(d["x_train"], path, "x_train"), word_sequences(d["x_test"], path, "x_test")
     labels_train = labels(d["y_train"], path, "y_train", len(x_train))

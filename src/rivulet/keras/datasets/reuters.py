@@ -2,7 +2,7 @@
 import numpy as np
 
 from ..data_utils import get_file
-from ._common import ORIGIN_FOLDER, labels, load_word_index, remove_long_seq, word_sequences
+from ._common import ORIGIN_FOLDER, cache_root, labels, load_word_index, remove_long_seq, word_sequences
 from .imdb import _object_array
 from .npz import load_npz
 
@@ -11,13 +11,13 @@ WORD_INDEX_HASH = "4d44cc38712099c9e383dc6e5f11a921"
 
 
 def load_data(path="reuters.npz", num_words=None, skip_top=0, maxlen=None, test_split=0.2, seed=113, start_char=1,
-              oov_char=2, index_from=3, **kwargs):
+              oov_char=2, index_from=3, cache_dir=None, **kwargs):
     """Returns `(x_train, y_train), (x_test, y_test)`: object arrays of lists of ints and int64 labels."""
     if "nb_words" in kwargs:
         num_words = kwargs.pop("nb_words")
     if kwargs:
         raise TypeError(f"Unrecognized keyword arguments: {kwargs}.")
-    path = get_file(path, origin=ORIGIN_FOLDER + "reuters.npz", file_hash=FILE_HASH)
+    path = get_file(path, origin=ORIGIN_FOLDER + "reuters.npz", file_hash=FILE_HASH, cache_dir=cache_root(cache_dir))
     d = load_npz(path, ("x", "y"), allow_object=("x",))
     xs = word_sequences(d["x"], path, "x")
     ys = labels(d["y"], path, "y", len(xs))
