@@ -12,7 +12,6 @@ import io
 import os
 import re
 import struct
-import warnings
 import zlib
 
 import numpy as np
@@ -567,10 +566,8 @@ def _from_uint8(arr, dtype):
 
 def _open(Image, data, fmt):
     """A Pillow image for these bytes (header only), every Pillow failure an InvalidArgumentError."""
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            return Image.open(io.BytesIO(data), formats=[fmt])
+    try:  # (no warnings.catch_warnings here: it is not thread-safe, and tf.data maps decode on threads)
+        return Image.open(io.BytesIO(data), formats=[fmt])
     except Exception as e:  # Pillow raises many kinds (OSError, SyntaxError, DecompressionBombError ...)
         raise _bad(fmt, data, e) from None
 
@@ -586,9 +583,7 @@ def _bad(fmt, data, e=None):
 
 def _load(img, fmt, data):
     try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            img.load()
+        img.load()
     except Exception as e:
         raise _bad(fmt, data, e) from None
 
@@ -603,6 +598,12 @@ def _jpeg_pixels(data, channels, ratio=1, fancy_upscaling=True, dct_method="", c
     fancy upsampling."""
     Image = _pillow()
     from PIL import ImageFile
+    try:  # the declared size, checked before Pillow sees the file
+        dh, dw, dc = _jpeg_header(data)
+    except InvalidArgumentError:
+        pass
+    else:
+        _check_size(dh * dw * (channels or (1 if dc == 1 else 3)), "JPEG image")
     img = _open(Image, data, "JPEG")
     w, h = img.size
     comps = {"L": 1, "RGB": 3, "CMYK": 4}.get(img.mode, 3)
@@ -866,6 +867,9 @@ def _gif_frames(data, first_only):
     where it leaves the canvas uncovered (and, as its decoder does, where it is transparent); later frames show
     the previous frame there (Pillow's compositing, which also applies disposal methods TensorFlow ignores)."""
     Image = _pillow()
+    if len(data) >= 10:  # the logical screen, checked before Pillow sees the file
+        sw, sh = struct.unpack("<HH", data[6:10])
+        _check_size(sw * sh * 3, "GIF image")
     img = _open(Image, data, "GIF")
     try:
         w, h = img.size
@@ -873,21 +877,19 @@ def _gif_frames(data, first_only):
         _check_size(n * w * h * 3, "GIF image")
         frames = []
         for k in range(n):
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                img.seek(k)
-                box = img.tile[0][1] if k == 0 and img.tile else None
-                frame = np.array(img.convert("RGB"), np.uint8)
-                if k == 0 and img.mode == "P":
-                    # TensorFlow: the first frame is black where it is transparent or outside its rectangle
-                    # (later frames keep the previous frame there, as Pillow composites them)
-                    index = np.asarray(img)
-                    black = np.ones(index.shape, bool)
-                    if box is not None:
-                        black[box[1]:box[3], box[0]:box[2]] = False
-                    if img.info.get("transparency") is not None:
-                        black |= index == img.info["transparency"]
-                    frame[black] = 0
+            img.seek(k)
+            box = img.tile[0][1] if k == 0 and img.tile else None
+            frame = np.array(img.convert("RGB"), np.uint8)
+            if k == 0 and img.mode == "P":
+                # TensorFlow: the first frame is black where it is transparent or outside its rectangle
+                # (later frames keep the previous frame there, as Pillow composites them)
+                index = np.asarray(img)
+                black = np.ones(index.shape, bool)
+                if box is not None:
+                    black[box[1]:box[3], box[0]:box[2]] = False
+                if img.info.get("transparency") is not None:
+                    black |= index == img.info["transparency"]
+                frame[black] = 0
             if frame.shape[:2] != (h, w):
                 raise InvalidArgumentError(f"Invalid GIF data (size {len(data)}), frame {k} has another size")
             frames.append(frame)
