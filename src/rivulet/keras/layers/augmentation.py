@@ -259,9 +259,9 @@ class RandomFlip(_RandomLayer):
 
 
 # ============================================================================ affine layers
-def _bounds(factor, name, symmetric_check=True):
-    lower, upper = (factor[0], factor[1]) if isinstance(factor, (tuple, list)) else (-factor, factor)
-    return lower, upper
+def _bounds(factor):
+    """(lower, upper) of a factor given as a pair, or as x meaning (-x, x)."""
+    return (factor[0], factor[1]) if isinstance(factor, (tuple, list)) else (-factor, factor)
 
 
 def get_translation_matrix(translations):
@@ -336,13 +336,13 @@ class RandomTranslation(_AffineLayer):
     def __init__(self, height_factor, width_factor, fill_mode="reflect", interpolation="bilinear", seed=None,
                  fill_value=0.0, **kwargs):
         self.height_factor, self.width_factor = height_factor, width_factor
-        self.height_lower, self.height_upper = _bounds(height_factor, "height_factor")
+        self.height_lower, self.height_upper = _bounds(height_factor)
         if self.height_upper < self.height_lower:
             raise ValueError(f"`height_factor` cannot have upper bound less than lower bound, got {height_factor}")
         if abs(self.height_lower) > 1.0 or abs(self.height_upper) > 1.0:
             raise ValueError(f"`height_factor` argument must have values between [-1, 1]. Received: "
                              f"height_factor={height_factor}")
-        self.width_lower, self.width_upper = _bounds(width_factor, "width_factor")
+        self.width_lower, self.width_upper = _bounds(width_factor)
         if self.width_upper < self.width_lower:
             raise ValueError(f"`width_factor` cannot have upper bound less than lower bound, got {width_factor}")
         if abs(self.width_lower) > 1.0 or abs(self.width_upper) > 1.0:
@@ -363,7 +363,7 @@ class RandomRotation(_AffineLayer):
 
     def __init__(self, factor, fill_mode="reflect", interpolation="bilinear", seed=None, fill_value=0.0, **kwargs):
         self.factor = factor
-        self.lower, self.upper = _bounds(factor, "factor")
+        self.lower, self.upper = _bounds(factor)
         if self.upper < self.lower:
             raise ValueError(f"`factor` argument cannot have a negative value. Received: factor={factor}")
         super().__init__(fill_mode, interpolation, seed, fill_value, **kwargs)
@@ -383,12 +383,12 @@ class RandomZoom(_AffineLayer):
     def __init__(self, height_factor, width_factor=None, fill_mode="reflect", interpolation="bilinear", seed=None,
                  fill_value=0.0, **kwargs):
         self.height_factor, self.width_factor = height_factor, width_factor
-        self.height_lower, self.height_upper = _bounds(height_factor, "height_factor")
+        self.height_lower, self.height_upper = _bounds(height_factor)
         if abs(self.height_lower) > 1.0 or abs(self.height_upper) > 1.0:
             raise ValueError(f"`height_factor` argument must have values between [-1, 1]. Received: "
                              f"height_factor={height_factor}")
         if width_factor is not None:
-            self.width_lower, self.width_upper = _bounds(width_factor, "width_factor")
+            self.width_lower, self.width_upper = _bounds(width_factor)
             if self.width_lower < -1.0 or self.width_upper < -1.0:
                 raise ValueError(f"`width_factor` argument must have values larger than -1. Received: "
                                  f"width_factor={width_factor}")
@@ -502,7 +502,7 @@ class _RandomSide(_RandomLayer):
     def __init__(self, factor, interpolation="bilinear", seed=None, **kwargs):
         super().__init__(seed=seed, **kwargs)
         self.factor = factor
-        self._lower, self._upper = _bounds(factor, "factor")
+        self._lower, self._upper = _bounds(factor)
         if self._upper < self._lower:
             raise ValueError(f"`factor` argument cannot have an upper bound {self._bound_word} the lower bound. "
                              f"Received: factor={factor}")
