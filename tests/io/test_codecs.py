@@ -567,3 +567,13 @@ def test_png_critical_chunk_crc_is_checked():
         bad = data[:k] + bytes([data[k] ^ 1]) + data[k + 1:]
         with pytest.raises(tf.errors.InvalidArgumentError, match="Invalid PNG"):
             tf.io.decode_png(bad)
+
+
+def test_jpeg_grey_output_of_a_subsampled_file_uses_tensorflows_dct():
+    img = np.random.RandomState(9).randint(0, 256, (24, 24, 3)).astype(np.uint8)
+    data = _pil_bytes(img, "JPEG", quality=90, subsampling="4:2:0")
+    fast = Image.open(io.BytesIO(data))
+    fast.draft("L", None)
+    fast.decoderconfig = (1, 1)
+    fast.load()
+    np.testing.assert_array_equal(tf.io.decode_jpeg(data, channels=1).numpy()[..., 0], np.asarray(fast))

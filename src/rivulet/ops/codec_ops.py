@@ -592,7 +592,7 @@ def _load(img, fmt, data):
 def _jpeg_pixels(data, channels, ratio=1, fancy_upscaling=True, dct_method="", crop=None):
     """libjpeg(-turbo) through Pillow: channels=1 asks libjpeg for grayscale (the Y plane, as TensorFlow's
     JCS_GRAYSCALE), ratio scales in the DCT, and libjpeg gets TensorFlow's DCT method and upsampling where
-    Pillow can ask for them: JDCT_IFAST (TensorFlow's default) for grey and 4:4:4 files and whenever
+    Pillow can ask for them: JDCT_IFAST (TensorFlow's default) for grey and 4:4:4 files, grey output, and whenever
     fancy_upscaling=False; JDCT_ISLOW with fancy upsampling for dct_method='INTEGER_ACCURATE', and (the one
     approximation) for the default settings on chroma-subsampled files, where Pillow cannot combine IFAST with
     fancy upsampling."""
@@ -612,7 +612,7 @@ def _jpeg_pixels(data, channels, ratio=1, fancy_upscaling=True, dct_method="", c
     # Pillow's draft flag is libjpeg's JDCT_IFAST without fancy upsampling. Upsampling only happens to
     # subsampled chroma, so for grey and 4:4:4 files the flag is exactly TensorFlow's default (IFAST).
     layers = getattr(img, "layer", None) or []
-    upsampled = len({(h_, v_) for _, h_, v_, _ in layers}) > 1
+    upsampled = len({(h_, v_) for _, h_, v_, _ in layers}) > 1 and out_c != 1  # grey output: luma only
     fast = dct_method in ("", "INTEGER_FAST") and (not fancy_upscaling or not upsampled)
     try:
         if ratio > 1 and w >= ratio and h >= ratio:
