@@ -431,3 +431,16 @@ def test_lookup_vocabulary_assets_as_tf_keras_writes_them(tmp_path):
     fixed = L.StringLookup(vocabulary=["q"])
     fixed.load_assets(str(tmp_path))  # a vocabulary given in the config wins, as in tf_keras
     assert fixed.get_vocabulary() == ["[UNK]", "q"]
+
+
+def test_discretization_summary_state_in_tf_keras_store_form():
+    layer = L.Discretization(num_bins=4)
+    layer.adapt(np.arange(100, dtype="float32"))
+    store = {}
+    layer.save_own_variables(store)
+    assert store["0"].shape[0] == 2 and store["0"].dtype == np.float32
+    again = L.Discretization(num_bins=4)
+    again.load_own_variables(store)
+    assert again.bin_boundaries == layer.bin_boundaries
+    with pytest.raises(ValueError, match="shape"):
+        again.load_own_variables({"0": np.zeros(3, "float32")})

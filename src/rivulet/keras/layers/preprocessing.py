@@ -668,9 +668,28 @@ class Discretization(Layer):
                 seen = True
         if not seen:
             raise ValueError("Discretization.adapt() got no data")
-        self.bin_boundaries = _compress(summary, 1.0 / self.num_bins)[0, :-1].tolist()
+        self._finalize(summary)
         if not self.built:
             self.built = True
+
+    def _finalize(self, summary):
+        self._summary = summary
+        self.bin_boundaries = _compress(summary, 1.0 / self.num_bins)[0, :-1].tolist()
+
+    # tf_keras keeps an adapted layer's quantile summary as a (2, None) float32 weight ("vars/0" of a .keras file)
+    # and recomputes the boundaries from it; these give a loader that state in tf_keras' store form.
+    def save_own_variables(self, store):
+        if self.input_bin_boundaries is None and getattr(self, "_summary", None) is not None:
+            store["0"] = np.asarray(self._summary, np.float32)
+
+    def load_own_variables(self, store):
+        if self.input_bin_boundaries is not None or "0" not in store:
+            return
+        summary = np.asarray(store["0"], np.float32)
+        if summary.ndim != 2 or summary.shape[0] != 2:
+            raise ValueError(f"Discretization's summary weight must have shape (2, n); got {summary.shape}")
+        if summary.shape[1] and self.num_bins:
+            self._finalize(summary)
 
     def call(self, inputs):
         composite = _map_composite(inputs, lambda v: tf.cast(_bucketize(v, self.bin_boundaries), self.dtype),
