@@ -303,9 +303,12 @@ def test_jpeg_channels_ratio_and_shape():
     for ratio, shape in ((2, (19, 23, 3)), (4, (10, 12, 3)), (8, (5, 6, 3))):  # libjpeg rounds up
         assert tf.io.decode_jpeg(jpg, ratio=ratio).shape == shape
     cmyk = io.BytesIO()
-    Image.fromarray(img).convert("CMYK").save(cmyk, "JPEG")
-    assert tf.io.decode_jpeg(cmyk.getvalue(), channels=1).shape == (37, 45, 1)
-    assert tf.io.decode_jpeg(cmyk.getvalue()).shape == (37, 45, 3)
+    Image.new("CMYK", (4, 2), (0, 0, 255, 100)).save(cmyk, "JPEG", quality=100)
+    # TensorFlow's RGB of an (Adobe) CMYK file: (255 - C) * (255 - K) // 255 per channel: yellow ink, 100 black
+    out = tf.io.decode_jpeg(cmyk.getvalue())
+    assert out.shape == (2, 4, 3) and np.all(np.abs(out.numpy()[0, 0].astype(int) - [155, 155, 0]) <= 1)
+    with pytest.raises(tf.errors.InvalidArgumentError):  # libjpeg has no CMYK -> grey conversion
+        tf.io.decode_jpeg(cmyk.getvalue(), channels=1)
     tiny = tf.io.encode_jpeg(np.zeros((3, 5, 3), np.uint8))
     assert tf.io.decode_jpeg(tiny, ratio=8).shape == (1, 1, 3)
     assert tf.io.extract_jpeg_shape(jpg).numpy().tolist() == [37, 45, 3]

@@ -637,7 +637,15 @@ def _jpeg_pixels(data, channels, ratio=1, fancy_upscaling=True, dct_method="", c
         raise _bad("JPEG", data, e) from None
     _load(img, "JPEG", data)
     try:
-        if img.mode not in ("RGB", "L"):  # CMYK/YCCK files: Pillow's conversion to RGB first
+        if img.mode == "CMYK":
+            # TensorFlow asks libjpeg for CMYK and makes RGB itself (libjpeg has no CMYK -> grey): Pillow's values
+            # are inverted ("CMYK;I"), so an Adobe file's r = raw_c * raw_k / 255 is (255 - C) * (255 - K) // 255
+            if out_c == 1:
+                raise _bad("JPEG", data)
+            cmyk = np.asarray(img, np.uint8).astype(np.int32)
+            ink = 255 - cmyk if "adobe" in img.info else cmyk
+            return np.ascontiguousarray(_crop((ink[..., :3] * ink[..., 3:] // 255).astype(np.uint8), crop))
+        if img.mode not in ("RGB", "L"):
             img = img.convert("RGB")
         if out_c == 3 and img.mode != "RGB":
             img = img.convert("RGB")
@@ -646,13 +654,16 @@ def _jpeg_pixels(data, channels, ratio=1, fancy_upscaling=True, dct_method="", c
         arr = np.asarray(img, dtype=np.uint8)
     except Exception as e:
         raise _bad("JPEG", data, e) from None
-    arr = arr.reshape(arr.shape[0], arr.shape[1], out_c)
-    if crop is not None:
-        y, x, ch, cw = crop
-        if y < 0 or x < 0 or ch <= 0 or cw <= 0 or y + ch > arr.shape[0] or x + cw > arr.shape[1]:
-            raise InvalidArgumentError("jpeg::Uncompress failed. Invalid JPEG data or crop window.")
-        arr = arr[y:y + ch, x:x + cw]
-    return np.ascontiguousarray(arr)
+    return np.ascontiguousarray(_crop(arr.reshape(arr.shape[0], arr.shape[1], out_c), crop))
+
+
+def _crop(arr, crop):
+    if crop is None:
+        return arr
+    y, x, ch, cw = crop
+    if y < 0 or x < 0 or ch <= 0 or cw <= 0 or y + ch > arr.shape[0] or x + cw > arr.shape[1]:
+        raise InvalidArgumentError("jpeg::Uncompress failed. Invalid JPEG data or crop window.")
+    return arr[y:y + ch, x:x + cw]
 
 
 def _jpeg_header(data):
