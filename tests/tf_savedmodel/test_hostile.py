@@ -179,7 +179,7 @@ def test_a_constant_of_another_dtype_than_its_node_is_refused(copy_of):
     const = next(n for n in sm.meta_graphs[0].graph_def.node if n.op == "Const" and n.attr["dtype"].type == 1)
     const.attr["value"].tensor.dtype = 3  # int32: as many bytes as the float32 content
     _write(d, sm)
-    with pytest.raises(tf.errors.InvalidArgumentError, match=r"constant 'Const'.*type mismatch between value \(int32\)"):
+    with pytest.raises(tf.errors.InvalidArgumentError, match=r"constant 'Const'.*mismatch between value \(int32\)"):
         tf.saved_model.load(d)
 
 
@@ -196,6 +196,19 @@ def test_a_function_called_with_or_returning_other_types_than_declared(copy_of, 
                                                              f"(argument|output) '[^']+' is declared int32 but is "
                                                              f"float32"):
         _load_and_call(d)
+
+
+@pytest.mark.parametrize("key,where", [("Tin", "inputs"), ("Tout", "outputs")])
+def test_an_if_whose_declared_types_disagree(copy_of, key, where):
+    """An If's Tin/Tout were not compared with its values (TensorFlow: InvalidArgumentError)."""
+    d = copy_of("control_flow")
+    sm = _read(d)
+    node = _nodes(sm, "StatelessIf")[0]
+    node.attr[key].list.type[0] = 9  # int64
+    _write(d, sm)
+    with pytest.raises(tf.errors.InvalidArgumentError, match=f"the {where} of an If are .* but attr '{key}' says "
+                                                             r"\['int64'"):
+        _load_and_call(d, "control_flow")
 
 
 def test_bad_references(copy_of):

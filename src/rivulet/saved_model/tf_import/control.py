@@ -17,6 +17,7 @@ from ...ops.array_ops import partial_value
 from ...shape import TensorShape, TensorSpec
 from ..format import Invalid
 from .convert import _dtype, converter
+from .proto import InvalidGraph
 
 
 def _func(attrs, key):
@@ -51,10 +52,24 @@ def _pred(p):
     return tf.not_equal(p, tf.zeros_like(p))
 
 
+def _declared(attrs, key, values, what):
+    """Values agree with the list of dtypes in attr `key` (Tin, Tout, T), where the node gives one: TensorFlow
+    refuses the node otherwise (InvalidArgumentError). A variable is DT_RESOURCE."""
+    types = attrs.get(key)
+    if types is None:
+        return values
+    got = [_dt.resource if getattr(v, "_is_resource", False) else getattr(v, "dtype", None) for v in values]
+    if not isinstance(types, tuple) or list(types) != got:
+        raise InvalidGraph(f"{what} are {[getattr(t, 'name', t) for t in got]} but attr '{key}' says "
+                           f"{[getattr(t, 'name', t) for t in types] if isinstance(types, tuple) else types}")
+    return values
+
+
 @converter("If", "StatelessIf")
 def _if(ctx, inputs, attrs):
     funcs = [_func(attrs, "then_branch"), _func(attrs, "else_branch")]
-    return _branches(ctx, _pred(inputs[0]), funcs, list(inputs[1:]), case=False)
+    args = _declared(attrs, "Tin", list(inputs[1:]), "the inputs of an If")
+    return _declared(attrs, "Tout", _branches(ctx, _pred(inputs[0]), funcs, args, case=False), "the outputs of an If")
 
 
 @converter("Case", "StatelessCase")
@@ -67,7 +82,8 @@ def _case(ctx, inputs, attrs):
     index = inputs[0]
     if not isinstance(index, tf.Tensor) or index.dtype != _dt.int32:
         raise Invalid("the branch index of a Case is not an int32 tensor")
-    return _branches(ctx, index, list(branches), list(inputs[1:]), case=True)
+    args = _declared(attrs, "Tin", list(inputs[1:]), "the inputs of a Case")
+    return _declared(attrs, "Tout", _branches(ctx, index, list(branches), args, case=True), "the outputs of a Case")
 
 
 def _branches(ctx, selector, funcs, args, case):
@@ -110,6 +126,7 @@ def _truth(outputs):
 def _while(ctx, inputs, attrs):
     """Only tensors are rivulet loop variables; resource handles ride along unchanged."""
     cond_f, body_f = _func(attrs, "cond"), _func(attrs, "body")
+    _declared(attrs, "T", inputs, "the loop variables of a While")
     idx = [i for i, v in enumerate(inputs) if isinstance(v, tf.Tensor)]
     if not idx:
         raise Invalid("a While loop without tensor loop variables")
