@@ -212,6 +212,9 @@ def test_image_projective_transform_v3_bilinear_dtypes_output_shape_and_errors()
     big = image_projective_transform_v3(RAMP, np.array([[1, 0, 0, 0, 1, 0, 0, 0]], np.float32), [6, 4], 0.0,
                                         "NEAREST", "CONSTANT")
     assert big.shape == (1, 6, 4, 1) and big.numpy()[0, 5].sum() == 0 and big.numpy()[0, 0, :3, 0].tolist() == [0, 1, 2]
+    from rivulet.ops.image_transform_ops import image_projective_transform_v2
+    v2 = image_projective_transform_v2(RAMP, np.array([SHIFTS[0]], np.float32), [5, 3], "NEAREST", "CONSTANT")
+    np.testing.assert_array_equal(v2.numpy()[0, :, :, 0], [[0, 0, 0]] + RAMP[0, :4, :, 0].tolist())  # fills 0
     f = tf.function(lambda x: image_projective_transform_v3(x, half, [2, 2], 0.0, "NEAREST", "REFLECT"))
     assert f(tf.zeros([3, 2, 2, 1])).shape == (3, 2, 2, 1)
     with pytest.raises(tf.errors.InvalidArgumentError, match="num_images x 8"):

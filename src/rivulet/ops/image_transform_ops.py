@@ -165,11 +165,16 @@ def _transform_grad(op, dy):
 
 IMAGE_PROJECTIVE_TRANSFORM_V3 = defop("ImageProjectiveTransformV3", _transform_kernel, _transform_infer,
                                       grad=_transform_grad, allowed=_IMAGE_DTYPES)
-IMAGE_PROJECTIVE_TRANSFORM_V2 = defop(
-    "ImageProjectiveTransformV2",
-    lambda images, transforms, output_shape, **a: _transform_kernel(images, transforms, output_shape, None, **a),
-    lambda images, transforms, output_shape, **a: _transform_infer(images, transforms, output_shape, None, **a),
-    grad=_transform_grad, allowed=_IMAGE_DTYPES)
+def _v2_kernel(images, transforms, output_shape, interpolation="NEAREST", fill_mode="CONSTANT"):
+    return _transform_kernel(images, transforms, output_shape, None, interpolation, fill_mode)
+
+
+def _v2_infer(images, transforms, output_shape, interpolation="NEAREST", fill_mode="CONSTANT"):
+    return _transform_infer(images, transforms, output_shape, None, interpolation, fill_mode)
+
+
+IMAGE_PROJECTIVE_TRANSFORM_V2 = defop("ImageProjectiveTransformV2", _v2_kernel, _v2_infer, grad=_transform_grad,
+                                      allowed=_IMAGE_DTYPES)
 
 
 def _as(x, dtype):
