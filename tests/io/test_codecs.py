@@ -580,3 +580,16 @@ def test_jpeg_grey_output_of_a_subsampled_file_uses_tensorflows_dct():
     fast.decoderconfig = (1, 1)
     fast.load()
     np.testing.assert_array_equal(tf.io.decode_jpeg(data, channels=1).numpy()[..., 0], np.asarray(fast))
+
+
+def test_jpeg_try_recover_truncated():
+    img = np.random.RandomState(10).randint(0, 256, (32, 32, 3)).astype(np.uint8)
+    full = tf.io.encode_jpeg(img).numpy()
+    cut = full[:len(full) * 4 // 5]
+    with pytest.raises(tf.errors.InvalidArgumentError, match="jpeg::Uncompress failed"):
+        tf.io.decode_jpeg(cut)
+    # TensorFlow's reader inserts an end-of-image marker where the data ends and lets libjpeg finish
+    out = tf.io.decode_jpeg(cut, try_recover_truncated=True)
+    expected = np.asarray(Image.open(io.BytesIO(cut + b"\xff\xd9")).convert("RGB"))
+    assert out.shape == (32, 32, 3)
+    np.testing.assert_array_equal(out.numpy(), expected)

@@ -589,7 +589,19 @@ def _load(img, fmt, data):
 
 
 # ---------------------------------------------------------------- JPEG
-def _jpeg_pixels(data, channels, ratio=1, fancy_upscaling=True, dct_method="", crop=None):
+def _jpeg_pixels(data, channels, ratio=1, fancy_upscaling=True, dct_method="", crop=None,
+                 try_recover_truncated=False):
+    """The decode below; with try_recover_truncated, a file cut short is decoded again with the end-of-image
+    marker TensorFlow's reader inserts where the data runs out (libjpeg then fills the missing blocks)."""
+    try:
+        return _jpeg_decode(data, channels, ratio, fancy_upscaling, dct_method, crop)
+    except InvalidArgumentError:
+        if not try_recover_truncated or data.endswith(b"\xff\xd9"):
+            raise
+        return _jpeg_decode(data + b"\xff\xd9", channels, ratio, fancy_upscaling, dct_method, crop)
+
+
+def _jpeg_decode(data, channels, ratio, fancy_upscaling, dct_method, crop):
     """libjpeg(-turbo) through Pillow: channels=1 asks libjpeg for grayscale (the Y plane, as TensorFlow's
     JCS_GRAYSCALE), ratio scales in the DCT, and libjpeg gets TensorFlow's DCT method and upsampling where
     Pillow can ask for them: JDCT_IFAST (TensorFlow's default) for grey and 4:4:4 files, grey output, and whenever
@@ -959,7 +971,7 @@ def _bmp_pixels(data, channels):
 
 # ---------------------------------------------------------------- the decoders, as TensorFlow's DecodeImageV2
 def _decode(contents, op_type, channels=0, dtype=_dt.uint8, expand_animations=True, ratio=1, fancy_upscaling=True,
-            dct_method="", crop=None):
+            dct_method="", crop=None, try_recover_truncated=False):
     dtype = dtype.name
     data = _scalar_bytes(contents, "`contents` must be scalar but got shape")
     if not data:
@@ -973,7 +985,7 @@ def _decode(contents, op_type, channels=0, dtype=_dt.uint8, expand_animations=Tr
         if op_type == "DecodeBmp":
             raise InvalidArgumentError("Trying to decode JPEG format using DecodeBmp op. Use `decode_jpeg` or "
                                        "`decode_image` instead.")
-        arr = _from_uint8(_jpeg_pixels(data, channels, ratio, fancy_upscaling, dct_method, crop), dtype)
+        arr = _from_uint8(_jpeg_pixels(data, channels, ratio, fancy_upscaling, dct_method, crop, try_recover_truncated), dtype)
         return arr[None] if op_type == "DecodeGif" else arr
     if fmt == "png":
         if op_type == "DecodeBmp":
@@ -1038,7 +1050,8 @@ def _decode_crop_kernel(contents, crop_window, op_type, **attrs):
     return _decode(contents, op_type, crop=tuple(int(v) for v in cw), **attrs)
 
 
-_ATTRS = ("op_type", "channels", "dtype", "expand_animations", "ratio", "fancy_upscaling", "dct_method")
+_ATTRS = ("op_type", "channels", "dtype", "expand_animations", "ratio", "fancy_upscaling", "dct_method",
+          "try_recover_truncated")
 DECODE_JPEG = defop("DecodeJpeg", _decode_kernel, _image_infer, allowed=_STR, attrs=_ATTRS)
 DECODE_AND_CROP_JPEG = defop("DecodeAndCropJpeg", _decode_crop_kernel, _image_infer, attrs=_ATTRS)
 DECODE_PNG = defop("DecodePng", _decode_kernel, _image_infer, allowed=_STR, attrs=_ATTRS)
@@ -1061,8 +1074,11 @@ def _jpeg_attrs(channels, ratio, fancy_upscaling, try_recover_truncated, accepta
     dct_method = dct_method.decode() if isinstance(dct_method, bytes) else str(dct_method)
     if dct_method not in ("", "INTEGER_FAST", "INTEGER_ACCURATE"):
         raise InvalidArgumentError("dct_method must be one of {'', 'INTEGER_FAST', 'INTEGER_ACCURATE'}")
-    return {"op_type": "DecodeJpeg", "channels": _channels(channels), "ratio": ratio,
-            "fancy_upscaling": bool(fancy_upscaling), "dct_method": dct_method}
+    attrs = {"op_type": "DecodeJpeg", "channels": _channels(channels), "ratio": ratio,
+             "fancy_upscaling": bool(fancy_upscaling), "dct_method": dct_method}
+    if try_recover_truncated:
+        attrs["try_recover_truncated"] = True
+    return attrs
 
 
 def decode_jpeg(contents, channels=0, ratio=1, fancy_upscaling=True, try_recover_truncated=False,
