@@ -593,3 +593,16 @@ def test_jpeg_try_recover_truncated():
     expected = np.asarray(Image.open(io.BytesIO(cut + b"\xff\xd9")).convert("RGB"))
     assert out.shape == (32, 32, 3)
     np.testing.assert_array_equal(out.numpy(), expected)
+
+
+def test_encode_jpeg_options_reach_the_file():
+    img = np.random.RandomState(11).randint(0, 256, (16, 16, 3)).astype(np.uint8)
+    data = tf.io.encode_jpeg(img, quality=80, progressive=True, x_density=72, y_density=96,
+                             xmp_metadata="<x:xmpmeta/>").numpy()
+    im = Image.open(io.BytesIO(data))
+    assert im.info.get("progressive") and im.info["dpi"] == (72, 96) and im.info["xmp"] == b"<x:xmpmeta/>"
+    assert [layer[1:3] for layer in im.layer] == [(2, 2), (1, 1), (1, 1)]  # 4:2:0 by default
+    im444 = Image.open(io.BytesIO(tf.io.encode_jpeg(img, chroma_downsampling=False).numpy()))
+    assert [layer[1:3] for layer in im444.layer] == [(1, 1)] * 3
+    g = Image.open(io.BytesIO(tf.io.encode_jpeg(img[..., :1]).numpy()))
+    assert g.mode == "L"

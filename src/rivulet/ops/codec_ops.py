@@ -1189,7 +1189,7 @@ def _encode_image_infer(image, **_):
 
 
 def _encode_jpeg_kernel(image, format="", quality=95, progressive=False, optimize_size=False,
-                        chroma_downsampling=True, density_unit="in", x_density=300, y_density=300):
+                        chroma_downsampling=True, density_unit="in", x_density=300, y_density=300, xmp_metadata=b""):
     a = np.asarray(image)
     if a.ndim != 3:
         raise InvalidArgumentError(f"image must be 3-dimensional{_shape_text(a.shape)}")
@@ -1206,9 +1206,10 @@ def _encode_jpeg_kernel(image, format="", quality=95, progressive=False, optimiz
     img = Image.fromarray(np.ascontiguousarray(a[..., 0] if c == 1 else a), "L" if c == 1 else "RGB")
     dpi = (x_density, y_density) if density_unit == "in" else (x_density * 2.54, y_density * 2.54)
     buf = io.BytesIO()
+    extra = {"xmp": xmp_metadata} if xmp_metadata else {}
     try:
         img.save(buf, "JPEG", quality=quality, progressive=progressive, optimize=optimize_size,
-                 subsampling="4:2:0" if chroma_downsampling else "4:4:4", dpi=dpi)
+                 subsampling="4:2:0" if chroma_downsampling else "4:4:4", dpi=dpi, **extra)
     except Exception as e:
         raise InvalidArgumentError(f"JPEG encoding failed: {e}") from None
     return np.array(buf.getvalue(), dtype=object)
@@ -1248,4 +1249,6 @@ def encode_jpeg(image, format="", quality=95, progressive=False, optimize_size=F
     attrs = {"format": format, "quality": quality, "progressive": bool(progressive),
              "optimize_size": bool(optimize_size), "chroma_downsampling": bool(chroma_downsampling),
              "density_unit": density_unit, "x_density": int(x_density), "y_density": int(y_density)}
+    if xmp_metadata:
+        attrs["xmp_metadata"] = xmp_metadata.encode() if isinstance(xmp_metadata, str) else bytes(xmp_metadata)
     return bind(ENCODE_JPEG, [x], attrs, name=name)
