@@ -79,6 +79,7 @@ def test_to_hash_bucket_fast_and_strong_as_tensorflow_docs():
     out = tf.strings.to_hash_bucket_fast(["Hello", "TensorFlow", "2.x"], 3)
     assert out.dtype == tf.int64 and out.numpy().tolist() == [0, 2, 2]
     assert tf.strings.to_hash_bucket_strong(["Hello", "TF"], 3, [1, 2]).numpy().tolist() == [2, 0]
+    assert tf.strings.to_hash_bucket(["Hello", "TensorFlow", "2.x"], 3).numpy().tolist() == [2, 0, 1]
     f = tf.function(lambda x: tf.strings.to_hash_bucket_fast(x, 3))
     assert f(tf.constant([["Hello"], ["2.x"]])).numpy().tolist() == [[0], [2]]
     with pytest.raises(tf.errors.InvalidArgumentError, match="num_buckets"):

@@ -1,6 +1,7 @@
 """TensorFlow's string hashes in Python: FarmHash's Fingerprint64 (farmhashna's 64-bit hash, which
 `tf.strings.to_hash_bucket_fast`, Keras' Hashing layer and `tf.sparse.cross_hashed` use), TensorFlow's
-FingerprintCat64 (combines fingerprints), and SipHash-2-4 (`tf.strings.to_hash_bucket_strong`).
+FingerprintCat64 (combines fingerprints), its own Hash64 (`tf.strings.to_hash_bucket`) and SipHash-2-4
+(`tf.strings.to_hash_bucket_strong`).
 
 Unsigned 64-bit arithmetic is Python ints masked to 64 bits; multi-byte reads are little-endian, as on every
 platform TensorFlow fingerprints on (FarmHash fixes the byte order so fingerprints are portable).
@@ -154,6 +155,25 @@ def fingerprint_cat64(fp1, fp2):
     r = (r * _CAT_MUL) & _M
     r = (_shift_mix(r) * _CAT_MUL) & _M
     return _shift_mix(r)
+
+
+def hash64(data, seed=0xDECAFCAFFE):
+    """TensorFlow's own Hash64 (a MurmurHash64A variant; tf.strings.to_hash_bucket, the legacy hash)."""
+    s = data.encode() if isinstance(data, str) else bytes(data)
+    n = len(s)
+    h = (seed ^ (n * _CAT_MUL)) & _M
+    full = n - n % 8
+    for i in range(0, full, 8):
+        k = (_u64(s, i) * _CAT_MUL) & _M
+        k ^= k >> 47
+        h ^= (k * _CAT_MUL) & _M
+        h = (h * _CAT_MUL) & _M
+    if n > full:
+        h ^= int.from_bytes(s[full:], "little")
+        h = (h * _CAT_MUL) & _M
+    h ^= h >> 47
+    h = (h * _CAT_MUL) & _M
+    return h ^ (h >> 47)
 
 
 def siphash24(key0, key1, data):

@@ -11,7 +11,7 @@ from ..core.tensor import Tensor
 from ..errors import InvalidArgumentError
 from ..shape import TensorShape
 from ._rules import broadcast_shape, to_tensor
-from .fingerprint import fingerprint64, siphash24
+from .fingerprint import fingerprint64, hash64, siphash24
 from .math_ops import reduction_axes, reduce_infer
 
 _STR = frozenset([_dt.string])
@@ -452,7 +452,9 @@ def _check_buckets(num_buckets, op_name):
     return int(num_buckets)
 
 
-def _hash_buckets_kernel(x, num_buckets, key=None):
+def _hash_buckets_kernel(x, num_buckets, key=None, legacy=False):
+    if legacy:
+        return _map(lambda s: hash64(_bytes(s)) % num_buckets, x, np.int64)
     if key is None:
         return _map(lambda s: fingerprint64(_bytes(s)) % num_buckets, x, np.int64)
     k0, k1 = (int(k) & 0xFFFFFFFFFFFFFFFF for k in key)
@@ -463,6 +465,17 @@ STRING_TO_HASH_BUCKET_FAST = defop("StringToHashBucketFast", _hash_buckets_kerne
                                    lambda x, num_buckets: (x.shape, _dt.int64), allowed=_STR)
 STRING_TO_HASH_BUCKET_STRONG = defop("StringToHashBucketStrong", _hash_buckets_kernel,
                                      lambda x, num_buckets, key: (x.shape, _dt.int64), allowed=_STR)
+
+
+STRING_TO_HASH_BUCKET = defop("StringToHashBucket",
+                              lambda x, num_buckets: _hash_buckets_kernel(x, num_buckets, legacy=True),
+                              lambda x, num_buckets: (x.shape, _dt.int64), allowed=_STR)
+
+
+def to_hash_bucket(input, num_buckets, name=None):  # noqa: A002
+    """TensorFlow's legacy string hash (its Hash64) of each string modulo num_buckets (int64)."""
+    n = _check_buckets(num_buckets, "StringToHashBucket")
+    return bind(STRING_TO_HASH_BUCKET, (_strings(input),), {"num_buckets": n}, name=name or "StringToHashBucket")
 
 
 def to_hash_bucket_fast(input, num_buckets, name=None):  # noqa: A002
