@@ -637,8 +637,9 @@ def _jpeg_decode(data, channels, ratio, fancy_upscaling, dct_method, crop):
             if out_c == 1 and a[0] == "RGB":
                 a = ("L", "")
                 img._mode = "L"
-            img.tile = [ImageFile._Tile(d, (e[0], e[1], (e[2] - e[0] + s - 1) // s + e[0],
-                                           (e[3] - e[1] + s - 1) // s + e[1]), o, a)]
+            extent = (e[0], e[1], (e[2] - e[0] + s - 1) // s + e[0], (e[3] - e[1] + s - 1) // s + e[1])
+            tile = getattr(ImageFile, "_Tile", None)  # Pillow >= 11 names its tiles; older ones use tuples
+            img.tile = [tile(d, extent, o, a) if tile else (d, extent, o, a)]
             img._size = ((w + s - 1) // s, (h + s - 1) // s)
             img.decoderconfig = (s, 0)
         scale = img.decoderconfig[0] if img.decoderconfig else 1
