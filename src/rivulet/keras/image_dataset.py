@@ -1,8 +1,7 @@
 """tf.keras.utils.image_dataset_from_directory: (image, label) batches from `directory/<class>/*.jpg|png|...`,
-decoded with Pillow (the optional `images` extra) and resized with tf.image.resize while the dataset is iterated."""
-import io
+decoded by tf.io.decode_image (Pillow: the optional `images` extra) and resized with tf.image.resize while the
+dataset is iterated."""
 
-import numpy as np
 
 from . import dataset_utils
 
@@ -20,29 +19,14 @@ def require_pillow():
     return Image
 
 
-def decode_image(data, channels, what="image"):
-    """Encoded BMP/GIF/JPEG/PNG bytes -> uint8 array (height, width, channels); a GIF gives its first frame."""
+def _decode(data, channels, path):
+    """As TensorFlow's load_image: tf.io.decode_image (a GIF's first frame), the file named in its errors."""
+    import rivulet as tf
     from ..errors import InvalidArgumentError
-    Image = require_pillow()
     try:
-        with Image.open(io.BytesIO(data)) as img:
-            if img.format not in ("BMP", "GIF", "JPEG", "PNG", "MPO"):
-                raise InvalidArgumentError(None, None, f"{what}: Unknown image file format. One of JPEG, PNG, GIF, "
-                                                       "BMP required.")
-            img.seek(0)
-            if img.mode in ("I;16", "I;16B", "I;16L", "I"):  # 16-bit PNGs: scaled to 8 bits as TF's decode_image
-                arr = (np.asarray(img, dtype=np.uint32) >> 8).astype(np.uint8)
-                img = Image.fromarray(arr, mode="L")
-            if img.mode == "P" and "transparency" in img.info:
-                img = img.convert("RGBA")
-            target = {1: "L", 3: "RGB", 4: "RGBA"}[channels]
-            arr = np.asarray(img.convert(target) if img.mode != target else img, dtype=np.uint8)
-    except InvalidArgumentError:
-        raise
-    except (OSError, ValueError, SyntaxError, EOFError, Image.DecompressionBombError) as e:
-        raise InvalidArgumentError(None, None, f"{what}: cannot decode the image ({type(e).__name__}: {e})") \
-            from None
-    return arr.reshape(arr.shape[0], arr.shape[1], channels)
+        return tf.io.decode_image(data, channels=channels, expand_animations=False).numpy()
+    except InvalidArgumentError as e:
+        raise InvalidArgumentError(None, None, f"{path}: {e.message}") from None
 
 
 def smart_crop_box(height, width, target_height, target_width):
@@ -62,7 +46,7 @@ def load_image(path, image_size, num_channels, interpolation, crop_to_aspect_rat
             data = f.read()
     except FileNotFoundError:
         raise NotFoundError(None, None, f"{path}; No such file or directory") from None
-    img = decode_image(data, num_channels, what=path)
+    img = _decode(data, num_channels, path)
     if crop_to_aspect_ratio:
         top, left, h, w = smart_crop_box(img.shape[0], img.shape[1], *image_size)
         img = img[top:top + h, left:left + w]
