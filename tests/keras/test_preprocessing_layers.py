@@ -448,3 +448,14 @@ def test_discretization_summary_state_in_tf_keras_store_form():
     assert again.bin_boundaries == layer.bin_boundaries
     with pytest.raises(ValueError, match="shape"):
         again.load_own_variables({"0": np.zeros(3, "float32")})
+
+
+def test_lookup_layers_with_several_oov_indices_as_tf_keras_docstrings():
+    s = L.StringLookup(vocabulary=["a", "b", "c", "d"], num_oov_indices=2)
+    out = s(tf.constant([["a", "c", "d"], ["m", "z", "b"]]))
+    assert out.numpy().tolist() == [[2, 4, 5], [0, 1, 3]]  # 'm' and 'z' hash to OOV indices 0 and 1
+    assert s.get_vocabulary() == ["[UNK]", "[UNK]", "a", "b", "c", "d"]
+    i = L.IntegerLookup(vocabulary=[12, 36, 1138, 42], num_oov_indices=2)
+    assert i(tf.constant([[12, 1138, 42], [42, 1000, 36]])).numpy().tolist() == [[2, 4, 5], [5, 0, 3]]
+    with pytest.raises(ValueError, match="num_oov_indices"):
+        L.StringLookup(num_oov_indices=-1)

@@ -180,9 +180,9 @@ class _IndexLookup(Layer):
         for key in ("vocabulary_size", "has_input_vocabulary", "has_static_table"):
             kwargs.pop(key, None)
         super().__init__(**kwargs)
-        if num_oov_indices not in (0, 1):
-            raise NotImplementedError("rivulet's lookup layers support num_oov_indices of 0 or 1 (more hash OOV "
-                                      "tokens with TensorFlow's fingerprint function)")
+        if num_oov_indices < 0:
+            raise ValueError(f"`num_oov_indices` must be greater than or equal to 0. You passed "
+                             f"num_oov_indices={num_oov_indices}")
         if output_mode not in ("int", "one_hot", "multi_hot", "count"):
             raise ValueError(f"Unknown or unsupported output_mode: {output_mode} (rivulet supports int, one_hot, "
                              f"multi_hot, count)")
@@ -287,7 +287,16 @@ class _IndexLookup(Layer):
     def _indices(self, x):
         mask = self._norm(self.mask_token) if self.mask_token is not None else None
         oov = 1 if self.mask_token is not None else 0
-        return lookup_ops.lookup(x, self._vocab, self._reserved(), oov if self.num_oov_indices else -1, mask)
+        if self.num_oov_indices <= 1:
+            return lookup_ops.lookup(x, self._vocab, self._reserved(), oov if self.num_oov_indices else -1, mask)
+        # Several OOV indices: an unknown token goes to OOV index hash % n, as tf_keras hashes it (FarmHash
+        # Fingerprint64 of strings, floormod of integers).
+        idx = lookup_ops.lookup(x, self._vocab, self._reserved(), -1, mask)
+        if x.dtype == tf.string:
+            spread = tf.strings.to_hash_bucket_fast(x, self.num_oov_indices)
+        else:
+            spread = tf.cast(tf.math.floormod(x, tf.cast(self.num_oov_indices, x.dtype)), tf.int64)
+        return tf.where(tf.equal(idx, -1), spread + oov, idx)
 
     def call(self, inputs):
         x = inputs if isinstance(inputs, tf.Tensor) else tf.convert_to_tensor(inputs)
