@@ -1,8 +1,6 @@
 """tf.keras.utils.image_dataset_from_directory: (image, label) batches from `directory/<class>/*.jpg|png|...`,
 decoded by tf.io.decode_image (Pillow: the optional `images` extra) and resized with tf.image.resize while the
 dataset is iterated."""
-
-
 from . import dataset_utils
 
 ALLOWLIST_FORMATS = (".bmp", ".gif", ".jpeg", ".jpg", ".png")
