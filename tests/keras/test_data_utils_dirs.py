@@ -204,3 +204,34 @@ def test_load_img_img_to_array_array_to_img_save_img(tmp_path):
         u.load_img(tmp_path / "a.png", target_size=(2, 2), interpolation="fancy")
     with pytest.raises(TypeError, match="path-like"):
         u.load_img(42)
+
+
+def test_audio_dataset_from_directory(tmp_path, capsys):
+    lengths = {"no": [30, 50], "yes": [40, 20, 60]}
+    for cls, ns in lengths.items():
+        (tmp_path / cls).mkdir()
+        for i, n in enumerate(ns):
+            clip = np.full((n, 1), 0.5 if cls == "yes" else -0.5, "float32")
+            (tmp_path / cls / f"{i}.wav").write_bytes(tf.audio.encode_wav(clip, 16000).numpy())
+    ds = tf.keras.utils.audio_dataset_from_directory(tmp_path, batch_size=2, seed=3)
+    assert capsys.readouterr().out == "Found 5 files belonging to 2 classes.\n"
+    assert ds.class_names == ["no", "yes"]
+    assert str(ds.element_spec[0]) == "TensorSpec(shape=(None, None, None), dtype=tf.float32, name=None)"
+    seen = 0
+    for audio, labels in ds:
+        a = audio.numpy()
+        assert a.shape[0] == len(labels.numpy()) and a.shape[2] == 1
+        for clip, label in zip(a, labels.numpy()):
+            n = int((clip != 0).sum())
+            assert n in lengths[ds.class_names[label]]
+            assert np.all(clip[:n] == (0.5 if label else -0.5)) and np.all(clip[n:] == 0)  # zero-padded
+            seen += 1
+    assert seen == 5
+    train, val = tf.keras.utils.audio_dataset_from_directory(tmp_path, output_sequence_length=25, seed=1,
+                                                             validation_split=0.4, subset="both")
+    (a, _), = list(val)
+    assert a.shape == (2, 25, 1) and sum(len(b[1]) for b in train) == 3
+    with pytest.raises(ValueError, match="both `ragged` and `output_sequence_length`"):
+        tf.keras.utils.audio_dataset_from_directory(tmp_path, ragged=True, output_sequence_length=4)
+    with pytest.raises(ImportError, match="tensorflow_io"):
+        tf.keras.utils.audio_dataset_from_directory(tmp_path, sampling_rate=8000)

@@ -37,6 +37,7 @@ def to_categorical(y, num_classes=None, dtype="float32"):
 from .saving.serialization import (CustomObjectScope, custom_object_scope, deserialize_keras_object,  # noqa: E402,F401
                                    get_custom_objects, get_registered_name, get_registered_object,
                                    register_keras_serializable, serialize_keras_object)
+from .audio_dataset import audio_dataset_from_directory  # noqa: E402,F401
 from .data_utils import get_file  # noqa: E402,F401
 from .dataset_utils import split_dataset, text_dataset_from_directory  # noqa: E402,F401
 from .image_dataset import image_dataset_from_directory  # noqa: E402,F401
