@@ -235,15 +235,9 @@ def _to_samples(dataset):
 
 
 def _batch_size(dataset):
+    """The batch size of a dataset made by .batch() (only that dataset itself: tf_keras looks no further)."""
     from ..data.transforms import BatchDataset
-    while True:
-        if isinstance(dataset, BatchDataset):
-            return dataset._n
-        if type(dataset).__name__ not in ("PrefetchDataset", "_PrefetchDataset", "OptionsDataset"):
-            return None
-        dataset = getattr(dataset, "_input", None)
-        if dataset is None:
-            return None
+    return dataset._n if isinstance(dataset, BatchDataset) else None
 
 
 def _rescale_sizes(left_size, right_size, total):
