@@ -87,12 +87,9 @@ def index_directory(directory, labels, formats, class_names=None, shuffle=True, 
                              f"directory. len(labels) is {len(labels)} while we found {len(filenames)} files in "
                              f"directory {directory}.")
         class_names = sorted(set(labels))
-    else:
+    else:  # labels=None too: tf_keras then reports the directory itself as 1 class
         labels = np.array(label_list, dtype="int32")
-    if labels is None:
-        _print(f"Found {len(filenames)} files.")
-    else:
-        _print(f"Found {len(filenames)} files belonging to {len(class_names)} classes.")
+    _print(f"Found {len(filenames)} files belonging to {len(class_names)} classes.")
     file_paths = [os.path.join(directory, f) for f in filenames]
     if shuffle:  # globally, to erase the per-class order; the same permutation for paths and labels
         if seed is None:
