@@ -10,7 +10,8 @@ import numpy as np
 import pytest
 
 import rivulet as tf
-from rivulet.checkpoint import BundleReader, bundle, table
+from rivulet.checkpoint import BundleReader, bundle
+from rivulet.formats import sstable as table
 from rivulet.errors import DataLossError
 
 
@@ -150,7 +151,7 @@ def test_string_lengths_of_every_width(tmp_path):
     values = np.array([b"", b"a", b"b" * 127, b"c" * 128, b"d" * 300, b"e" * 20000, b""], dtype=object).reshape(7, 1)
     bundle.write_bundle(str(tmp_path / "s"), {"s": values})
     assert BundleReader(str(tmp_path / "s")).get_tensor("s").tolist() == values.tolist()
-    from rivulet import crc32c
+    from rivulet.formats import crc32c
     for lengths, what in ((b"\xff" * 11 + b"\x01", "corrupted length"), (b"\xff\xff\xff\xff\x0f", "wrong size")):
         check = struct.pack("<I", crc32c.mask(crc32c.value(struct.pack("<I", 2 ** 32 - 1))))
         prefix = _bundle(tmp_path, _entry(bundle.bytes_field(2, bundle.bytes_field(2, bundle.varint_field(1, 1))),

@@ -7,8 +7,9 @@ import time
 import numpy as np
 import pytest
 
-from rivulet import crc32c
-from rivulet.checkpoint import BundleReader, BundleWriter, bundle, read_bundle, table
+from rivulet.formats import crc32c
+from rivulet.checkpoint import BundleReader, BundleWriter, bundle, read_bundle
+from rivulet.formats import sstable as table
 from rivulet.errors import DataLossError, NotFoundError
 
 DATA = os.path.join(os.path.dirname(__file__), "data")

@@ -11,7 +11,7 @@ import pytest
 
 import rivulet as tf
 from rivulet.errors import DataLossError, InvalidArgumentError, NotFoundError
-from rivulet.summary.records import masked_crc
+from rivulet.formats.records import masked_crc
 
 HERE = os.path.dirname(__file__)
 TF_FILE = os.path.join(HERE, "fixtures", "tf_written.tfrecord")
@@ -234,7 +234,7 @@ def test_zlib_files_are_read_incrementally(tmp_path):
 
 def _example_bytes(kind, payload, packed=True):
     """An Example {"v": Feature{<kind> {packed field 1: payload}}} (or {payload} itself), from wire bytes."""
-    from rivulet.summary.proto import bytes_field
+    from rivulet.formats.wire import bytes_field
     feature = bytes_field({"float": 2, "int64": 3}[kind], bytes_field(1, payload) if packed else payload)
     return bytes_field(1, bytes_field(1, bytes_field(1, b"v") + bytes_field(2, feature)))
 
@@ -252,7 +252,7 @@ def _scalar_varints(b):
 def test_packed_varints_decode_as_the_scalar_decoder(monkeypatch, vectorised_from):
     from rivulet.io import example_proto
     from rivulet.io.example_proto import DecodeError, decode_varints
-    from rivulet.summary.proto import _varint
+    from rivulet.formats.wire import encode_varint as _varint
     monkeypatch.setattr(example_proto, "_SCALAR_BELOW", vectorised_from)
     rng = np.random.default_rng(7)
     vals = np.concatenate([[0, 1, -1, 127, 128, -128, 2 ** 31 - 1, -2 ** 31, 2 ** 63 - 1, -2 ** 63, 2 ** 62, 300],
@@ -331,7 +331,7 @@ def test_parse_example_keeps_a_list_of_records_whole():
 
 def test_parse_tensor_refuses_a_shape_past_its_content():
     # the element count was a wrapping int64 product: 2**32 x 2**32 counted 0 and failed in a reshape
-    from rivulet.summary.proto import bytes_field, varint_field
+    from rivulet.formats.wire import bytes_field, varint_field
     dims = bytes_field(2, b"".join(bytes_field(2, varint_field(1, 2 ** 32)) for _ in range(2)))
     for proto, dt in ((varint_field(1, 3) + dims + bytes_field(4, b""), tf.int32), (varint_field(1, 7) + dims,
                                                                                   tf.string)):

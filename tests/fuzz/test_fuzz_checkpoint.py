@@ -98,7 +98,7 @@ def _base(name):
 
 def _encode(msg):
     """A message from wire.parse's {field: [(wire type, value)]}, in field order."""
-    from rivulet.checkpoint.wire import _key, encode_varint
+    from rivulet.formats.wire import encode_varint, field_key as _key
     out = b""
     for field in sorted(msg):
         for wire, v in msg[field]:
@@ -139,7 +139,7 @@ def _mutate_message(rng, raw, fields):
 def _set_tensor(items, data, key, payload, crc=None):
     """Appends `payload` to the data file as the tensor `key`'s bytes, its entry's offset, size and CRC set
     (`crc`: the unmasked CRC when it is not the payload's, as for strings)."""
-    from rivulet import crc32c
+    from rivulet.formats import crc32c
     from rivulet.checkpoint.wire import parse
     for i, (k, v) in enumerate(items):
         if k == key:
@@ -237,7 +237,7 @@ def _warm(base, load):
 
 def _build(base, load):
     def build(rng, case_dir):
-        from rivulet.checkpoint import table
+        from rivulet.formats import sstable as table
         _warm(base, load)
         index, data = _base(base)
         mode = int(rng.integers(0, 8))

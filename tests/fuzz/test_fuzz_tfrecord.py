@@ -34,7 +34,7 @@ def _example():
 
 def _records():
     """The framed records of a small file: empty, short, an Example, and one over a compression block."""
-    from rivulet.summary.records import record
+    from rivulet.formats.records import record
     if "records" not in _BASE:
         _BASE["records"] = [b"", b"a", _example(), bytes(range(256)) * 40, b"last record"]
     return b"".join(record(r) for r in _BASE["records"])
@@ -43,7 +43,7 @@ def _records():
 def _relength(rng, data):
     """Sets a random record header's length to a random or extreme value with a correct header CRC, as a
     crafted file would (the CRC is no defence against one)."""
-    from rivulet.summary.records import masked_crc
+    from rivulet.formats.records import masked_crc
     starts, pos = [], 0
     for r in _BASE["records"]:
         starts.append(pos)
@@ -90,7 +90,7 @@ def _spec():
 
 def _assemble(parts):
     """Example bytes from (key, Feature field number, list message bytes), every length correct."""
-    from rivulet.summary.proto import bytes_field
+    from rivulet.formats.wire import bytes_field
     return bytes_field(1, b"".join(bytes_field(1, bytes_field(1, k) + bytes_field(2, bytes_field(f, body)))
                                    for k, f, body in parts))
 

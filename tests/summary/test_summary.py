@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 
 import rivulet as tf
-from rivulet.crc32c import value as crc32c
-from rivulet.summary.records import masked_crc
+from rivulet.formats.crc32c import value as crc32c
+from rivulet.formats.records import masked_crc
 
 
 def records(path):

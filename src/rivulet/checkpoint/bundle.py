@@ -19,9 +19,10 @@ import threading
 
 import numpy as np
 
-from .. import crc32c, dtypes as _dt
+from .. import dtypes as _dt
+from ..formats import crc32c
 from ..errors import DataLossError, InvalidArgumentError, NotFoundError, PermissionDeniedError, UnimplementedError
-from . import table
+from ..formats import sstable as table
 from .wire import bytes_field, encode_varint, first, fixed32_field, parse, parse_shape, repeated, \
     shape_message, varint_field
 

@@ -1,20 +1,11 @@
-"""The protobuf wire format, both ways, for the few messages checkpoints hold (BundleHeaderProto,
-BundleEntryProto, TrackableObjectGraph, CheckpointState is text). Encoding reuses tf.summary's encoder;
-`parse` decodes a message into {field number: [values]} without any schema, checking every length."""
-import struct
-
+"""The protobuf wire format as checkpoints read it (BundleHeaderProto, BundleEntryProto, TrackableObjectGraph;
+CheckpointState is text): formats/wire.py's codec, whose readers raise DataLossError here."""
 from ..errors import DataLossError
-from ..summary.proto import _key, _varint, bytes_field, fields, varint_field
-from ..summary.proto import read_varint as _read_varint
+from ..formats import wire as _wire
+from ..formats.wire import bytes_field, encode_varint, first, fixed32_field, repeated, signed, varint_field
 
 __all__ = ["parse", "read_varint", "encode_varint", "varint_field", "bytes_field", "fixed32_field",
            "shape_message", "first", "repeated", "parse_shape"]
-
-encode_varint = _varint
-
-
-def fixed32_field(field, n):
-    return _key(field, 5) + struct.pack("<I", n)
 
 
 def shape_message(dims):
@@ -31,42 +22,12 @@ def _fail(kind, detail=None):
 
 def read_varint(buf, pos, end=None):
     """(value, new position) of the varint at buf[pos]; DataLossError if it runs past `end` or 10 bytes."""
-    return _read_varint(buf, pos, len(buf) if end is None else end, _fail)
-
-
-_U64 = (1 << 64) - 1
-_WIRE_OF = {int: 0, bytes: 2}
+    return _wire.read_varint(buf, pos, len(buf) if end is None else end, _fail)
 
 
 def parse(buf):
-    """{field: [(wire type, value), ...]}: varints as ints (cut to 64 bits, as protobuf reads them),
-    length-delimited as bytes, fixed32/64 as ints. Read values with `first` and `repeated`."""
-    out = {}
-    for field, wire, v in fields(bytes(buf), _fail):
-        if wire in (1, 5):
-            v = int.from_bytes(v, "little")
-        elif wire == 0:
-            v &= _U64
-        out.setdefault(field, []).append((wire, v))
-    return out
-
-
-def repeated(msg, field, wire=2):
-    """Every value of `field` sent with wire type `wire`; protobuf skips a field sent with another wire type
-    as an unknown field, and so does this (a varint never reaches code that expects bytes)."""
-    return [v for w, v in msg.get(field, ()) if w == wire]
-
-
-def first(msg, field, default=0, wire=None):
-    """The scalar `field` (protobuf: its last occurrence wins), of the wire type the default's type implies
-    (0 for ints, 2 for bytes) unless `wire` is given."""
-    vals = repeated(msg, field, _WIRE_OF[type(default)] if wire is None else wire)
-    return vals[-1] if vals else default
-
-
-def signed(n):
-    """int64 from its varint (two's complement) encoding."""
-    return n - (1 << 64) if n >= 1 << 63 else n
+    """{field: [(wire type, value), ...]} of a message (formats.wire.parse), DataLossError when malformed."""
+    return _wire.parse(buf, _fail)
 
 
 def parse_shape(buf):

@@ -13,8 +13,8 @@ import struct
 
 import numpy as np
 
-from ..summary.proto import _varint, bytes_field
-from ..summary.proto import fields as _fields, read_varint as _read_varint
+from ..formats.wire import bytes_field, encode_varint as _varint
+from ..formats.wire import fields as _fields, read_varint as _read_varint
 
 
 class DecodeError(Exception):

@@ -213,7 +213,7 @@ def parse_example(serialized, features, name=None, example_names=None):
 
 # -- serialize_tensor / parse_tensor -------------------------------------------------------------------------
 def _serialize_kernel(x):
-    from ..summary.proto import tensor_message
+    from ..formats.tensor_proto import tensor_message
     return np.array(tensor_message(x), dtype=object)
 
 

@@ -2,7 +2,7 @@
 
     uint64 length | uint32 masked_crc32c(length) | data | uint32 masked_crc32c(data)     (little-endian)
 
-(summary/records.py holds the CRC and the framing, shared with TensorBoard event files). Both CRCs are
+(formats/records.py holds the CRC and the framing, shared with TensorBoard event files). Both CRCs are
 verified on reading; a mismatch or a truncated record raises DataLossError. Files may be GZIP or ZLIB
 compressed as a whole, as TensorFlow writes them.
 """
@@ -14,7 +14,7 @@ import struct
 import zlib
 
 from ..errors import DataLossError, InvalidArgumentError, NotFoundError
-from ..summary.records import masked_crc, record
+from ..formats.records import masked_crc, record
 
 _COMPRESSIONS = {None: "", "": "", "NONE": "", "GZIP": "GZIP", "ZLIB": "ZLIB"}
 

@@ -1,6 +1,5 @@
-"""Just enough of the protobuf wire format to write TensorBoard's messages (Event, Summary, TensorProto,
-GraphDef, RunMetadata), and a schema-less reader (`read_varint`, `fields`) that checkpoints and
-tf.train.Example decode with. Field numbers are those of TensorFlow's .proto files.
+"""tf.summary's messages in the protobuf wire format (Event, Summary, TensorProto, GraphDef, RunMetadata),
+written with formats/wire.py's encoders. Field numbers are those of TensorFlow's .proto files.
 
 Each `*_message` function returns the serialised bytes of one message.
 """
@@ -9,110 +8,9 @@ import struct
 import numpy as np
 
 from .. import dtypes as _dt
+from ..formats.tensor_proto import shape_message, tensor_message
+from ..formats.wire import bytes_field, double_field, field_key, float_field, packed_varints, varint_field
 from ..shape import TensorShape
-
-
-def _varint(n):
-    n &= (1 << 64) - 1  # negative int64s are written as their two's complement, ten bytes long
-    out = bytearray()
-    while True:
-        b = n & 0x7F
-        n >>= 7
-        if n:
-            out.append(b | 0x80)
-        else:
-            out.append(b)
-            return bytes(out)
-
-
-def read_varint(buf, pos, end, fail):
-    """(value, position after it) of the varint at buf[pos]; raises fail("varint") if it runs past `end`
-    or ten bytes. The value is taken modulo 2**64 (a tenth byte's bits past the 64th are dropped, as
-    protobuf drops them), so it always fits a uint64. `fail(kind, detail=None)` builds the caller's
-    exception."""
-    result = shift = 0
-    while True:
-        if pos >= end or shift > 63:
-            raise fail("varint")
-        b = buf[pos]
-        pos += 1
-        result |= (b & 0x7F) << shift
-        if not b & 0x80:
-            return result & 0xFFFFFFFFFFFFFFFF, pos
-        shift += 7
-
-
-_FIXED = {1: 8, 5: 4}
-_WIRE_NAMES = {1: "fixed64", 2: "length-delimited field", 5: "fixed32"}
-
-
-def fields(buf, fail):
-    """Yields (field number, wire type, value) of each field of a message: varints as ints, the rest as
-    bytes, every length checked. Problems raise fail(kind, detail): "field 0", "truncated" (detail: what
-    was cut short) or "wire type" (detail: the type)."""
-    pos, end = 0, len(buf)
-    while pos < end:
-        key, pos = read_varint(buf, pos, end, fail)
-        field, wire = key >> 3, key & 7
-        if field == 0:
-            raise fail("field 0")
-        if wire == 0:
-            v, pos = read_varint(buf, pos, end, fail)
-        elif wire in _FIXED or wire == 2:
-            n = _FIXED.get(wire)
-            if n is None:
-                n, pos = read_varint(buf, pos, end, fail)
-            if n > end - pos:
-                raise fail("truncated", _WIRE_NAMES[wire])
-            v, pos = buf[pos:pos + n], pos + n
-        else:
-            raise fail("wire type", wire)
-        yield field, wire, v
-
-
-def _key(field, wire):
-    return _varint(field << 3 | wire)
-
-
-def varint_field(field, n):
-    return _key(field, 0) + _varint(int(n))
-
-
-def bytes_field(field, b):
-    if isinstance(b, str):
-        b = b.encode()
-    return _key(field, 2) + _varint(len(b)) + b
-
-
-def double_field(field, x):
-    return _key(field, 1) + struct.pack("<d", x)
-
-
-def float_field(field, x):
-    return _key(field, 5) + struct.pack("<f", x)
-
-
-def packed_varints(field, ns):
-    return bytes_field(field, b"".join(_varint(int(n)) for n in ns))
-
-
-# ------------------------------------------------------------------------------------------ tensors
-def shape_message(shape):
-    shape = TensorShape(shape)
-    if shape.rank is None:
-        return varint_field(3, 1)  # unknown_rank
-    return b"".join(bytes_field(2, varint_field(1, -1 if d is None else d)) for d in shape)
-
-
-def tensor_message(value):
-    """TensorProto: dtype, shape, and the data (raw little-endian bytes, or string_val for strings)."""
-    a = np.asarray(value)
-    dt = _dt.from_numpy(a.dtype)
-    out = varint_field(1, dt.as_datatype_enum) + bytes_field(2, shape_message(a.shape))
-    if dt is _dt.string:
-        return out + b"".join(bytes_field(8, x if isinstance(x, bytes) else str(x).encode())
-                              for x in a.reshape(-1))
-    return out + bytes_field(4, np.ascontiguousarray(a, dtype=a.dtype.newbyteorder("<")).tobytes())
 
 
 # ------------------------------------------------------------------------------------------ summaries

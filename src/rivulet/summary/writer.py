@@ -22,7 +22,7 @@ from ..core.op import defop
 from ..core.tensor import EagerTensor, convert_to_tensor
 from .. import dtypes as _dt
 from . import proto
-from .records import record
+from ..formats.records import record
 
 _counter = itertools.count()
 _open = weakref.WeakSet()

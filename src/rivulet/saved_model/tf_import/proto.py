@@ -88,7 +88,7 @@ class SavedModel:
 
 
     def SerializeToString(self):  # noqa: N802  (protobuf's name)
-        from ...checkpoint.wire import encode_varint as _encode_varint
+        from ...formats.wire import encode_varint as _encode_varint
         out = bytearray()
         if self.saved_model_schema_version:
             out += b"\x08" + _encode_varint(self.saved_model_schema_version)
@@ -98,13 +98,13 @@ class SavedModel:
         return bytes(out)
 
 
+def _not_protobuf(kind, detail=None):
+    return Invalid("the file is truncated or not a protocol buffer")
+
+
 def _varint(data, at):
-    from ...checkpoint.wire import read_varint
-    from ...errors import DataLossError
-    try:
-        return read_varint(data, at)
-    except DataLossError:
-        raise Invalid("the file is truncated or not a protocol buffer") from None
+    from ...formats.wire import read_varint
+    return read_varint(data, at, len(data), _not_protobuf)
 
 
 def read_saved_model(data):
@@ -207,15 +207,14 @@ def _filled(items, dims, npd, what):
 
 def _strings(raw, n, what):
     """DT_STRING tensor_content: the n lengths as varints, then the strings back to back."""
-    from ...checkpoint.wire import read_varint
-    from ...errors import DataLossError
+    from ...formats.wire import read_varint
+
+    def truncated(kind, detail=None):
+        return InvalidGraph(f"{what}: string content is truncated")
     sizes, at = [], 0
-    try:
-        for _ in range(n):
-            size, at = read_varint(raw, at)
-            sizes.append(size)
-    except DataLossError:
-        raise InvalidGraph(f"{what}: string content is truncated") from None
+    for _ in range(n):
+        size, at = read_varint(raw, at, len(raw), truncated)
+        sizes.append(size)
     if at + sum(sizes) != len(raw):
         raise InvalidGraph(f"{what}: {len(raw)} bytes of content for {n} strings of {sum(sizes)} bytes")
     out = []

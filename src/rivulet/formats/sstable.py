@@ -11,14 +11,23 @@ a separator key (>= the block's last key, < the next block's first) to each data
 import struct
 
 from ..errors import DataLossError
-from .. import crc32c
-from .wire import encode_varint, read_varint
+from . import crc32c
+from . import wire as _wire
+from .wire import encode_varint
 
 MAGIC = 0xDB4775248B80FB57
 FOOTER_SIZE = 48
 _RESTART_INTERVAL = 16
 _BLOCK_SIZE = 256 * 1024
 _OUTPUT_SLACK, _OUTPUT_RATIO = 64 << 20, 16
+
+
+def _fail(kind, detail=None):
+    return DataLossError(None, None, f"corrupted {kind} in checkpoint data")  # (read_varint fails only as "varint")
+
+
+def read_varint(buf, pos, end=None):
+    return _wire.read_varint(buf, pos, len(buf) if end is None else end, _fail)
 
 
 def _corrupt(path, what):

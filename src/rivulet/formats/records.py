@@ -4,7 +4,7 @@
 """
 import struct
 
-from ..crc32c import mask, value
+from .crc32c import mask, value
 
 
 def masked_crc(data):

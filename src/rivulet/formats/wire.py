@@ -1,0 +1,129 @@
+"""The protobuf wire format by hand, both ways, with no schema: the encoders of fields (`varint_field`,
+`bytes_field` ...) that tf.summary, checkpoints and tf.train.Example write with, and the checked readers
+(`read_varint`, `fields`, `parse`, `first`, `repeated`) they decode with. Every length is checked against the
+bytes there are; readers take `fail(kind, detail=None)`, which builds the caller's own exception.
+"""
+import struct
+
+
+def encode_varint(n):
+    n &= (1 << 64) - 1  # negative int64s are written as their two's complement, ten bytes long
+    out = bytearray()
+    while True:
+        b = n & 0x7F
+        n >>= 7
+        if n:
+            out.append(b | 0x80)
+        else:
+            out.append(b)
+            return bytes(out)
+
+
+def read_varint(buf, pos, end, fail):
+    """(value, position after it) of the varint at buf[pos]; raises fail("varint") if it runs past `end`
+    or ten bytes. The value is taken modulo 2**64 (a tenth byte's bits past the 64th are dropped, as
+    protobuf drops them), so it always fits a uint64. `fail(kind, detail=None)` builds the caller's
+    exception."""
+    result = shift = 0
+    while True:
+        if pos >= end or shift > 63:
+            raise fail("varint")
+        b = buf[pos]
+        pos += 1
+        result |= (b & 0x7F) << shift
+        if not b & 0x80:
+            return result & 0xFFFFFFFFFFFFFFFF, pos
+        shift += 7
+
+
+_FIXED = {1: 8, 5: 4}
+_WIRE_NAMES = {1: "fixed64", 2: "length-delimited field", 5: "fixed32"}
+
+
+def fields(buf, fail):
+    """Yields (field number, wire type, value) of each field of a message: varints as ints, the rest as
+    bytes, every length checked. Problems raise fail(kind, detail): "field 0", "truncated" (detail: what
+    was cut short) or "wire type" (detail: the type)."""
+    pos, end = 0, len(buf)
+    while pos < end:
+        key, pos = read_varint(buf, pos, end, fail)
+        field, wire = key >> 3, key & 7
+        if field == 0:
+            raise fail("field 0")
+        if wire == 0:
+            v, pos = read_varint(buf, pos, end, fail)
+        elif wire in _FIXED or wire == 2:
+            n = _FIXED.get(wire)
+            if n is None:
+                n, pos = read_varint(buf, pos, end, fail)
+            if n > end - pos:
+                raise fail("truncated", _WIRE_NAMES[wire])
+            v, pos = buf[pos:pos + n], pos + n
+        else:
+            raise fail("wire type", wire)
+        yield field, wire, v
+
+
+def field_key(field, wire):
+    return encode_varint(field << 3 | wire)
+
+
+def varint_field(field, n):
+    return field_key(field, 0) + encode_varint(int(n))
+
+
+def bytes_field(field, b):
+    if isinstance(b, str):
+        b = b.encode()
+    return field_key(field, 2) + encode_varint(len(b)) + b
+
+
+def double_field(field, x):
+    return field_key(field, 1) + struct.pack("<d", x)
+
+
+def float_field(field, x):
+    return field_key(field, 5) + struct.pack("<f", x)
+
+
+def packed_varints(field, ns):
+    return bytes_field(field, b"".join(encode_varint(int(n)) for n in ns))
+
+
+def fixed32_field(field, n):
+    return field_key(field, 5) + struct.pack("<I", n)
+
+
+_U64 = (1 << 64) - 1
+_WIRE_OF = {int: 0, bytes: 2}
+
+
+def parse(buf, fail):
+    """{field: [(wire type, value), ...]}: varints as ints (cut to 64 bits, as protobuf reads them),
+    length-delimited as bytes, fixed32/64 as ints. Read values with `first` and `repeated`."""
+    out = {}
+    for field, wire, v in fields(bytes(buf), fail):
+        if wire in (1, 5):
+            v = int.from_bytes(v, "little")
+        elif wire == 0:
+            v &= _U64
+        out.setdefault(field, []).append((wire, v))
+    return out
+
+
+def repeated(msg, field, wire=2):
+    """Every value of `field` sent with wire type `wire`; protobuf skips a field sent with another wire type
+    as an unknown field, and so does this (a varint never reaches code that expects bytes)."""
+    return [v for w, v in msg.get(field, ()) if w == wire]
+
+
+def first(msg, field, default=0, wire=None):
+    """The scalar `field` (protobuf: its last occurrence wins), of the wire type the default's type implies
+    (0 for ints, 2 for bytes) unless `wire` is given."""
+    vals = repeated(msg, field, _WIRE_OF[type(default)] if wire is None else wire)
+    return vals[-1] if vals else default
+
+
+def signed(n):
+    """int64 from its varint (two's complement) encoding."""
+    return n - (1 << 64) if n >= 1 << 63 else n
