@@ -163,6 +163,8 @@ def _run_child(module, target, seed, start, count, root, counts, failures):
             while b"\n" in pending:
                 line, pending = pending.split(b"\n", 1)
                 rec = json.loads(line)
+                if "build_error" in rec:
+                    raise RuntimeError(f"fuzz target {target.name!r} failed to build case {i}:\n{rec['build_error']}")
                 if "started" in rec:  # a case began: its own deadline
                     i = rec["started"]
                     deadline = time.monotonic() + limit
@@ -285,7 +287,11 @@ def _child(module, name, seed, start, count, root, show):
         print(json.dumps({"started": i}), file=out, flush=True)
         case_dir = os.path.realpath(os.path.join(root, f"case{i}"))
         os.makedirs(case_dir)
-        path = target.build(np.random.default_rng([seed, i]), case_dir)
+        try:
+            path = target.build(np.random.default_rng([seed, i]), case_dir)
+        except Exception as e:  # a bug in the target, not a finding: stop the run
+            print(json.dumps({"build_error": "".join(traceback.format_exception(e))[-2000:]}), file=out, flush=True)
+            return
         audit.case_dir, audit.events = case_dir, []
         outcome, failure = "ok", None
         signal.setitimer(signal.ITIMER_REAL, target.seconds)

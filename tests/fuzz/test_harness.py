@@ -47,6 +47,10 @@ def _compiles_canary(path):
     compile(f"{CANARY} = 1", "<from a file>", "exec")
 
 
+def _bad_build(rng, case_dir):
+    raise KeyError("a bug in the target")
+
+
 def _crashes(path):
     os._exit(7)
 
@@ -60,6 +64,7 @@ TARGETS = [
     FuzzTarget("writes", _build, _writes_outside, (ValueError,)),
     FuzzTarget("canary", _build, _compiles_canary, (ValueError,)),
     FuzzTarget("crashes", _build, _crashes, (ValueError,)),
+    FuzzTarget("bad-build", _bad_build, _documented, (ValueError,)),
 ]
 _T = {t.name: t for t in TARGETS}
 
@@ -78,6 +83,11 @@ def test_findings_are_reported(name, outcome):
     report = run_fuzz(_T[name], n=2, seed=1)
     assert report.counts[outcome] == 2, report.summary()
     assert len(report.failures) == 2 and "replay: python -m tests.fuzz.harness" in report.failures[0]
+
+
+def test_a_target_that_cannot_build_stops_the_run_at_once():
+    with pytest.raises(RuntimeError, match="failed to build case 0:(.|\n)*a bug in the target"):
+        run_fuzz(_T["bad-build"], n=50, seed=1)
 
 
 def test_mutations_are_seeded_and_vary():
