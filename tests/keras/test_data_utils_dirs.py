@@ -237,3 +237,10 @@ def test_audio_dataset_from_directory(tmp_path, capsys):
         tf.keras.utils.audio_dataset_from_directory(tmp_path, ragged=True, output_sequence_length=4)
     with pytest.raises(ImportError, match="tensorflow_io"):
         tf.keras.utils.audio_dataset_from_directory(tmp_path, sampling_rate=8000)
+
+
+def test_follow_links_survives_a_link_cycle(text_dir):
+    os_link = text_dir / "pos" / "again"
+    os_link.symlink_to(text_dir / "pos", target_is_directory=True)  # pos/again -> pos
+    ds = tf.keras.utils.text_dataset_from_directory(text_dir, follow_links=True, shuffle=False)
+    assert len(ds.file_paths) == 4

@@ -48,8 +48,14 @@ def check_labels_args(labels, label_mode, class_names, what):
 
 def _walk_files(directory, follow_links, formats):
     """(root, fname) of the files with an allowed extension, directories and names in sorted order."""
-    found = []
-    for root, _, files in os.walk(directory, followlinks=follow_links):
+    found, seen = [], set()
+    for root, dirs, files in os.walk(directory, followlinks=follow_links):
+        if follow_links:  # a link back up the tree would be walked forever
+            real = os.path.realpath(root)
+            if real in seen:
+                dirs[:] = []
+                continue
+            seen.add(real)
         found.extend((root, f) for f in files if f.lower().endswith(formats))
     found.sort(key=lambda rf: (rf[0], rf[1]))
     return found
