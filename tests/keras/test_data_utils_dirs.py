@@ -242,5 +242,7 @@ def test_audio_dataset_from_directory(tmp_path, capsys):
 def test_follow_links_survives_a_link_cycle(text_dir):
     os_link = text_dir / "pos" / "again"
     os_link.symlink_to(text_dir / "pos", target_is_directory=True)  # pos/again -> pos
+    (text_dir / "neg" / "up").symlink_to(text_dir, target_is_directory=True)  # neg/up -> the top
+    (text_dir / "neg" / "side").symlink_to(text_dir / "pos", target_is_directory=True)  # no cycle: listed
     ds = tf.keras.utils.text_dataset_from_directory(text_dir, follow_links=True, shuffle=False)
-    assert len(ds.file_paths) == 4
+    assert len(ds.file_paths) == 7 and sum("/side/" in p for p in ds.file_paths) == 3

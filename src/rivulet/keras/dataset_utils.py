@@ -46,16 +46,23 @@ def check_labels_args(labels, label_mode, class_names, what):
                          f"Received: label_mode={label_mode}")
 
 
+def _in_a_cycle(top, root):
+    """Whether `root` is the same real directory as one of its ancestors below `top` (reached through a link)."""
+    real, path = os.path.realpath(root), root
+    while len(path) > len(top):
+        path = os.path.dirname(path)
+        if os.path.realpath(path) == real:
+            return True
+    return False
+
+
 def _walk_files(directory, follow_links, formats):
     """(root, fname) of the files with an allowed extension, directories and names in sorted order."""
-    found, seen = [], set()
+    found = []
     for root, dirs, files in os.walk(directory, followlinks=follow_links):
-        if follow_links:  # a link back up the tree would be walked forever
-            real = os.path.realpath(root)
-            if real in seen:
-                dirs[:] = []
-                continue
-            seen.add(real)
+        if follow_links and _in_a_cycle(directory, root):  # a link back up the tree would be walked forever
+            dirs[:] = []
+            continue
         found.extend((root, f) for f in files if f.lower().endswith(formats))
     found.sort(key=lambda rf: (rf[0], rf[1]))
     return found
