@@ -7,6 +7,7 @@ import sys
 import urllib.error
 import urllib.parse
 import urllib.request
+import uuid
 
 from .archives import extract_archive
 from .progbar import Progbar
@@ -73,7 +74,9 @@ class _DownloadProgress:
 
 def _download(origin, fpath, file_hash, hash_algorithm):
     _print(f"Downloading data from {origin}")
-    tmp = fpath + ".rivulet-part"  # a download cut short never looks like a cached file
+    # a download cut short never looks like a cached file, and two processes never write the same one
+    # (mkstemp would also make the cached file private to this user)
+    tmp = f"{fpath}.{os.getpid()}.{uuid.uuid4().hex[:8]}.part"
     error_msg = "URL fetch failure on {}: {} -- {}"
     try:
         try:
