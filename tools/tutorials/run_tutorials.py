@@ -4,10 +4,15 @@ Get the tutorials (a clone of tensorflow/docs at the commit in NOTEBOOKS, or any
 
     git clone https://github.com/tensorflow/docs /tmp/tf-docs && git -C /tmp/tf-docs checkout <COMMIT>
 
+Run against another rivulet tree (e.g. an older commit, to measure before/after) with `--src PATH/src`.
+
 Run (needs pandas, matplotlib, seaborn, scikit-learn, ipython, imageio and Pillow beside rivulet; none of
 them is a rivulet dependency):
 
-    pip install pandas matplotlib seaborn scikit-learn ipython imageio pillow h5py
+    pip install 'pandas<3' matplotlib seaborn scikit-learn ipython imageio pillow h5py
+
+(pandas 2, which the tutorials are written for: under pandas 3, `np.split(dataframe, ...)` in
+structured_data/preprocessing_layers returns NumPy arrays and the notebook fails before reaching rivulet.)
     python tools/tutorials/run_tutorials.py --docs /tmp/tf-docs [--only quickstart/beginner] [--out report.md]
 
 `--docs` may be a work tree or a bare mirror (the notebooks are then read with `git show COMMIT:PATH`).
@@ -190,8 +195,11 @@ def _install_network(files):
 
     urllib.request.install_opener(urllib.request.build_opener(Synthetic))
     good = {hashlib.sha256(d).hexdigest() for d in files.values()}
-    from rivulet.keras import data_utils
-    real = data_utils.validate_file
+    try:
+        from rivulet.keras import data_utils
+        real = data_utils.validate_file
+    except (ImportError, AttributeError):  # a rivulet without get_file: nothing to accept
+        return
 
     def validate_file(fpath, file_hash, algorithm="auto", chunk_size=65535):
         if data_utils.hash_file(fpath, "sha256") in good:
@@ -287,14 +295,14 @@ def child(spec_path, out_path):
 
 
 # ---------------------------------------------------------------------------------------------- parent
-def run_notebook(name, cells, log_dir, python):
+def run_notebook(name, cells, log_dir, python, src):
     work = tempfile.mkdtemp(prefix="tut-" + name.replace("/", "-") + "-")
     spec = os.path.join(work, "spec.json")
     res = os.path.join(work, "results.jsonl")
     with open(spec, "w") as f:
         json.dump({"name": name, "cells": cells}, f)
     env = dict(os.environ, HOME=work, KERAS_HOME=os.path.join(work, ".keras"), MPLBACKEND="Agg",
-               PYTHONPATH=os.path.join(REPO, "src") + os.pathsep + os.environ.get("PYTHONPATH", ""),
+               PYTHONPATH=src + os.pathsep + os.environ.get("PYTHONPATH", ""),
                TF_CPP_MIN_LOG_LEVEL="2")
     log = os.path.join(log_dir, name.replace("/", "-") + ".log")
     t0 = time.time()
@@ -317,6 +325,7 @@ def run_notebook(name, cells, log_dir, python):
 def cause_of(err):
     msg = err["message"].strip().splitlines()[0] if err["message"].strip() else ""
     msg = re.sub(r"0x[0-9a-f]+", "0x..", msg)
+    msg = re.sub(r"/tmp/tut-[^/\s'\"]+", "<cwd>", msg)  # the notebook's temporary directory
     return f"{err['type']}: {msg[:110]}"
 
 
@@ -382,6 +391,8 @@ def main(argv=None):
     ap.add_argument("--out", help="write the markdown report here")
     ap.add_argument("--json", help="write per-cell results here")
     ap.add_argument("--logs", default=os.path.join(tempfile.gettempdir(), "rivulet-tutorial-logs"))
+    ap.add_argument("--src", default=os.path.join(REPO, "src"),
+                    help="the rivulet source tree to run (default: this checkout's src/)")
     ap.add_argument("--child", nargs=2, help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     if args.child:
@@ -393,7 +404,7 @@ def main(argv=None):
     for name in args.only or NOTEBOOKS:
         nb = read_notebook(args.docs, PREFIX + name + ".ipynb")
         cells = code_cells(nb)
-        results, secs = run_notebook(name, cells, args.logs, sys.executable)
+        results, secs = run_notebook(name, cells, args.logs, sys.executable, os.path.abspath(args.src))
         entry = {"name": name, "seconds": round(secs, 1), "cells": []}
         for i, c in enumerate(cells):
             r = results.get(i)
