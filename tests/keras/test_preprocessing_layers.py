@@ -459,3 +459,63 @@ def test_lookup_layers_with_several_oov_indices_as_tf_keras_docstrings():
     assert i(tf.constant([[12, 1138, 42], [42, 1000, 36]])).numpy().tolist() == [[2, 4, 5], [5, 0, 3]]
     with pytest.raises(ValueError, match="num_oov_indices"):
         L.StringLookup(num_oov_indices=-1)
+
+
+# ============================================================================ tf_idf
+def test_lookup_tf_idf_as_tf_keras_docstrings():
+    data = tf.constant([["a", "c", "d", "d"], ["d", "z", "b", "z"]])
+    layer = L.StringLookup(output_mode="tf_idf")
+    layer.set_vocabulary(["a", "b", "c", "d"], idf_weights=[0.25, 0.75, 0.6, 0.4])
+    np.testing.assert_allclose(layer(data).numpy(), [[0, 0.25, 0, 0.6, 0.8], [1.0, 0, 0.75, 0, 0.4]], rtol=1e-6)
+    layer.set_vocabulary(["[UNK]", "a", "b", "c", "d"], idf_weights=[0.9, 0.25, 0.75, 0.6, 0.4])
+    out = layer(data)
+    np.testing.assert_allclose(out.numpy(), [[0, 0.25, 0, 0.6, 0.8], [1.8, 0, 0.75, 0, 0.4]], rtol=1e-6)
+    again = L.StringLookup.from_config(layer.get_config())
+    np.testing.assert_array_equal(again(data).numpy(), out.numpy())
+    ints = L.IntegerLookup(output_mode="tf_idf", vocabulary=[12, 36, 1138, 42], idf_weights=[0.25, 0.75, 0.6, 0.4])
+    np.testing.assert_allclose(ints(tf.constant([[12, 1138, 42, 42], [42, 7, 36, 7]])).numpy(),
+                               [[0, 0.25, 0, 0.6, 0.8], [1.0, 0, 0.75, 0, 0.4]], rtol=1e-6)
+    with pytest.raises(ValueError, match="idf_weights"):
+        L.StringLookup(output_mode="tf_idf", vocabulary=["a"])
+    with pytest.raises(ValueError, match="idf_weights"):
+        L.StringLookup(vocabulary=["a"], idf_weights=[1.0])
+
+
+def test_text_vectorization_tf_idf_as_tf_keras_tests():
+    fixed = L.TextVectorization(max_tokens=6, standardize=None, split=None, output_mode="tf_idf",
+                                pad_to_max_tokens=True, vocabulary=["earth", "wind", "and", "fire"],
+                                idf_weights=[0.4, 0.25, 0.75, 0.6])
+    out = fixed(np.array([["earth", "wind", "and", "earth"], ["ohio", "fire", "earth", "michigan"]]))
+    np.testing.assert_allclose(out.numpy(), [[0, 0.8, 0.25, 0.75, 0, 0], [1, 0.4, 0, 0, 0.6, 0]], rtol=1e-6)
+    tokens = L.TextVectorization(max_tokens=5, pad_to_max_tokens=True, standardize=None, split=None,
+                                 output_mode="tf_idf")
+    tokens.adapt(np.array([["fire"], ["earth"], ["earth"], ["earth"], ["earth"], ["wind"], ["wind"], ["wind"],
+                           ["and"], ["and"]]))
+    np.testing.assert_allclose(
+        tokens(np.array([["earth"], ["wind"], ["and"], ["fire"], ["michigan"]])).numpy(),
+        [[0, 1.098612, 0, 0, 0], [0, 0, 1.252763, 0, 0], [0, 0, 0, 1.466337, 0], [0, 0, 0, 0, 1.7917595],
+         [1.402368, 0, 0, 0, 0]], rtol=1e-5)
+    docs = L.TextVectorization(max_tokens=5, pad_to_max_tokens=True, standardize=None, output_mode="tf_idf")
+    docs.adapt(tf.data.Dataset.from_tensor_slices(
+        np.array([["fire earth earth"], ["earth earth"], ["wind wind"], ["and wind and"]])).batch(2))
+    np.testing.assert_allclose(
+        docs(np.array([["earth wind"], ["and"], ["fire fire"], ["earth michigan"]])).numpy(),
+        [[0, 0.847298, 0.847298, 0, 0], [0, 0, 0, 1.098612, 0], [0, 0, 0, 0, 2.197225],
+         [0.972955, 0.847298, 0, 0, 0]], rtol=1e-5)
+    again = L.TextVectorization.from_config(docs.get_config())
+    np.testing.assert_array_equal(again(np.array([["fire and"]])).numpy(), docs(np.array([["fire and"]])).numpy())
+
+
+def test_max_tokens_leaves_no_slot_for_the_mask_outside_int_mode():
+    layer = L.TextVectorization(max_tokens=5, standardize=None, split=None, output_mode="multi_hot")
+    layer.adapt(np.array([["fire"], ["earth"], ["earth"], ["wind"], ["wind"], ["and"], ["and"], ["and"]]))
+    assert layer.get_vocabulary() == ["[UNK]", "and", "wind", "earth", "fire"]
+
+
+def test_text_vectorization_split_none_takes_rows_of_tokens():
+    layer = L.TextVectorization(standardize="lower", split=None, output_sequence_length=5,
+                                vocabulary=["earth", "wind"])
+    out = layer(np.array([["Earth", "x", "wind"], ["wind", "wind", "EARTH"]]))
+    assert out.numpy().tolist() == [[2, 1, 3, 0, 0], [3, 3, 2, 0, 0]]
+    f = tf.function(lambda v: layer(v))
+    assert f(tf.constant([["Earth", "x", "wind"]])).numpy().tolist() == [[2, 1, 3, 0, 0]]

@@ -183,22 +183,29 @@ class _IndexLookup(Layer):
         if num_oov_indices < 0:
             raise ValueError(f"`num_oov_indices` must be greater than or equal to 0. You passed "
                              f"num_oov_indices={num_oov_indices}")
-        if output_mode not in ("int", "one_hot", "multi_hot", "count"):
-            raise ValueError(f"Unknown or unsupported output_mode: {output_mode} (rivulet supports int, one_hot, "
-                             f"multi_hot, count)")
+        if output_mode == "binary":
+            output_mode = "multi_hot"
+        if output_mode not in ("int", "one_hot", "multi_hot", "count", "tf_idf"):
+            raise ValueError(f"Unknown value for `output_mode`. Expected one of ['int', 'one_hot', 'multi_hot', "
+                             f"'count', 'tf_idf']. Received: output_mode={output_mode}")
         if invert and output_mode != "int":
             raise ValueError(f"`output_mode` must be `'int'` when `invert` is true. Received: "
                              f"output_mode={output_mode}")
-        if sparse or idf_weights is not None:
-            raise NotImplementedError("rivulet's lookup layers give dense outputs without tf-idf")
+        if idf_weights is not None and output_mode != "tf_idf":
+            raise ValueError(f"`idf_weights` should only be set if output_mode is `'tf_idf'`. Received: "
+                             f"output_mode={output_mode} and idf_weights={idf_weights}")
+        if sparse:
+            raise NotImplementedError("rivulet's lookup layers give dense outputs (sparse=False)")
         self.max_tokens, self.num_oov_indices, self.mask_token = max_tokens, num_oov_indices, mask_token
         self.oov_token, self.invert, self.output_mode = oov_token, invert, output_mode
         self.sparse, self.pad_to_max_tokens, self.encoding = sparse, pad_to_max_tokens, encoding
         self._autocast = False
         self._vocab = []
+        self._idf = None  # tf_idf: one inverse document frequency per vocabulary token (float32)
+        self._idf_head = None  # tf_idf: the OOV columns' weights when given with the vocabulary (else the mean)
         self._has_input_vocabulary = vocabulary is not None
         if vocabulary is not None:
-            self.set_vocabulary(vocabulary)
+            self.set_vocabulary(vocabulary, idf_weights)
 
     def _norm(self, token):
         if self._string:
@@ -208,19 +215,50 @@ class _IndexLookup(Layer):
     def _out(self, token):
         return token.decode() if isinstance(token, bytes) else token
 
+    def _special_tokens(self):
+        """The tokens before the vocabulary: the mask token (in "int" mode), then the OOV tokens."""
+        head = [self.mask_token] if self.mask_token is not None and self.output_mode == "int" else []
+        return [self._norm(t) for t in head + [self.oov_token] * self.num_oov_indices]
+
     def set_vocabulary(self, vocabulary, idf_weights=None):
+        """The vocabulary (special tokens may lead it, in the layer's order: they are dropped, as tf_keras
+        does) and, in "tf_idf" mode, one idf weight per entry."""
         vocab = [self._norm(t) for t in (vocabulary.numpy() if hasattr(vocabulary, "numpy")
                                          else np.asarray(vocabulary).reshape(-1)).tolist()]
-        reserved = {self._norm(t) for t in (self.mask_token, self.oov_token) if t is not None}
+        special = self._special_tokens()
+        found_special = bool(special) and vocab[:len(special)] == special
+        if found_special:
+            vocab = vocab[len(special):]
+        reserved = [self._norm(t) for t in (self.mask_token,) if t is not None]
+        if self.invert and self.oov_token is not None:
+            reserved.append(self._norm(self.oov_token))
         for t in vocab:
             if t in reserved:
                 raise ValueError(f"Found reserved tokens in `vocabulary`: {self._out(t)!r}. Reserved tokens (the "
-                                 f"mask and OOV tokens) are added by the layer.")
+                                 f"mask and OOV tokens) are added by the layer; pass them only at the start of the "
+                                 f"vocabulary, in this order: {[self._out(t) for t in special]}.")
         if len(set(vocab)) != len(vocab):
             repeated = [t for t, c in collections.Counter(vocab).items() if c > 1]
             raise ValueError(f"The passed vocabulary has at least one repeated term. Please uniquify your dataset. "
                              f"The repeated terms are {[self._out(t) for t in repeated]}")
-        self._vocab = vocab
+        idf = None
+        if self.output_mode == "tf_idf":
+            if idf_weights is None:
+                raise ValueError("`idf_weights` must be set if output_mode is 'tf_idf'")
+            idf = np.asarray(idf_weights.numpy() if hasattr(idf_weights, "numpy") else idf_weights, np.float64)
+            if idf.ndim != 1:
+                raise ValueError(f"`idf_weights` must be a 1D array. Received: idf_weights.shape={idf.shape}")
+            full = len(vocab) + (len(special) if found_special else 0)
+            if len(idf) != full:
+                raise ValueError(f"`idf_weights` must be the same length as vocabulary. len(idf_weights) is "
+                                 f"{len(idf)}; len(vocabulary) is {full}")
+            idf = idf.astype(np.float32)
+            head, idf = (idf[:len(special)], idf[len(special):]) if found_special else (None, idf)
+        elif idf_weights is not None:
+            raise ValueError(f"`idf_weights` should only be set if output_mode is `'tf_idf'`. Received: "
+                             f"output_mode={self.output_mode} and idf_weights={idf_weights}")
+        self._vocab, self._idf = vocab, idf
+        self._idf_head = head if idf is not None else None  # the OOV columns' own weights, when given
 
     def __call__(self, inputs, *args, **kwargs):
         if isinstance(inputs, (list, tuple, str, bytes, np.ndarray)):  # Python strings are not tensors yet
@@ -262,27 +300,61 @@ class _IndexLookup(Layer):
                 lines = [int(t) for t in lines]
             except ValueError as e:
                 raise ValueError(f"{path}: an integer vocabulary holds a token that is no integer ({e})") from None
-        head = self.get_vocabulary(include_special_tokens=True)[:self._reserved()] if self.output_mode == "int" \
-            else self.get_vocabulary(include_special_tokens=True)[:self.num_oov_indices]
+        special = self._special_tokens()
         norm = [self._norm(t) for t in lines]
-        if [self._norm(t) for t in head] == norm[:len(head)]:
-            norm = norm[len(head):]
+        if norm[:len(special)] == special:
+            norm = norm[len(special):]
+        if self.output_mode == "tf_idf":  # tf_keras keeps the idf weights among the weights, not the assets
+            self._vocab, self._idf, self._idf_head = norm, None, None
+            return
         self.set_vocabulary([self._out(t) for t in norm])
 
     def adapt(self, data, batch_size=None, steps=None):
-        counter = collections.Counter()
+        counter, doc_counter, documents = collections.Counter(), collections.Counter(), 0
+        tf_idf = self.output_mode == "tf_idf"
         for batch in _batches(data):
-            counter.update(self._norm(t) for t in self._adapt_tokens(batch))
+            if tf_idf:
+                docs = [[self._norm(t) for t in doc] for doc in self._adapt_documents(batch)]
+                for doc in docs:
+                    counter.update(doc)
+                    doc_counter.update(set(doc))
+                documents += len(docs)
+            else:
+                counter.update(self._norm(t) for t in self._adapt_tokens(batch))
         for t in (self.mask_token, self.oov_token):
             if t is not None:
                 counter.pop(self._norm(t), None)
         vocab = _sorted_vocab(counter)
-        if self.max_tokens is not None:
-            vocab = vocab[:max(self.max_tokens - self._reserved(), 0)]
+        if self.max_tokens is not None:  # the special tokens' slots: the mask token's only in "int" mode
+            vocab = vocab[:max(self.max_tokens - len(self._special_tokens()), 0)]
         self._vocab = vocab
+        if tf_idf:  # tf_keras: log(1 + documents / (1 + documents holding the token)), in float64, then float32
+            df = np.array([doc_counter[t] for t in vocab], np.float64)
+            self._idf = np.log(1 + documents / (1 + df)).astype(np.float32)
+            self._idf_head = None
 
     def _adapt_tokens(self, batch):
         return batch.reshape(-1).tolist()
+
+    def _adapt_documents(self, batch):
+        """tf_idf's documents: each row of a batch (each element of a 1-D batch)."""
+        if batch.ndim <= 1:
+            return [[t] for t in batch.reshape(-1).tolist()]
+        return [row.reshape(-1).tolist() for row in batch]
+
+    def _config_idf(self):
+        if self._idf is None or not self._vocab:
+            return None
+        head = self._idf_head.tolist() if self._idf_head is not None else []
+        return head + self._idf.tolist()
+
+    def _idf_columns(self, depth):
+        """The idf weight of each output column: OOV columns weigh the vocabulary's mean, padding 0."""
+        idf = self._idf if self._idf is not None else np.zeros(0, np.float32)
+        mean = np.float32(idf.mean()) if idf.size else np.float32(0)
+        head = self._idf_head if self._idf_head is not None else np.full(self.num_oov_indices, mean, np.float32)
+        cols = np.concatenate([head, idf])
+        return np.concatenate([cols, np.zeros(max(depth - cols.size, 0), np.float32)])[:depth]
 
     def _indices(self, x):
         mask = self._norm(self.mask_token) if self.mask_token is not None else None
@@ -316,15 +388,21 @@ class _IndexLookup(Layer):
         depth = self.vocabulary_size()  # the mask token is not listed outside "int" mode
         if self.pad_to_max_tokens and self.max_tokens:
             depth = self.max_tokens
-        out = _encode(idx, depth + (1 if masked else 0), self.output_mode)
-        return out[:, 1:] if masked else out
+        mode = "count" if self.output_mode == "tf_idf" else self.output_mode
+        out = _encode(idx, depth + (1 if masked else 0), mode)
+        out = out[:, 1:] if masked else out
+        if self.output_mode == "tf_idf":
+            out = out * tf.constant(self._idf_columns(depth))
+        return out
 
     def get_config(self):
         return {**super().get_config(), "invert": self.invert, "max_tokens": self.max_tokens,
                 "num_oov_indices": self.num_oov_indices, "oov_token": self.oov_token,
                 "mask_token": self.mask_token, "output_mode": self.output_mode, "sparse": self.sparse,
-                "pad_to_max_tokens": self.pad_to_max_tokens, "idf_weights": None,
-                "vocabulary": [self._out(t) for t in self._vocab] or None,
+                "pad_to_max_tokens": self.pad_to_max_tokens,
+                "idf_weights": self._config_idf(),
+                "vocabulary": ((self.get_vocabulary() if self._idf_head is not None else None)
+                               or [self._out(t) for t in self._vocab] or None),
                 "vocabulary_size": self.vocabulary_size(), "encoding": self.encoding}
 
 
@@ -356,7 +434,7 @@ class TextVectorization(_IndexLookup):
 
     def __init__(self, max_tokens=None, standardize="lower_and_strip_punctuation", split="whitespace", ngrams=None,
                  output_mode="int", output_sequence_length=None, pad_to_max_tokens=False, vocabulary=None,
-                 sparse=False, ragged=False, encoding="utf-8", **kwargs):
+                 idf_weights=None, sparse=False, ragged=False, encoding="utf-8", **kwargs):
         if standardize not in (None, "lower", "strip_punctuation", "lower_and_strip_punctuation") and \
                 not callable(standardize):
             raise ValueError(f"Unknown value for standardize: {standardize}")
@@ -374,21 +452,30 @@ class TextVectorization(_IndexLookup):
         self._ngrams = None if ngrams is None else tuple(range(1, ngrams + 1)) if isinstance(ngrams, int) \
             else tuple(ngrams)
         kwargs.setdefault("dtype", "string")
-        super().__init__(max_tokens, 1, "", "[UNK]", vocabulary, output_mode=output_mode,
+        super().__init__(max_tokens, 1, "", "[UNK]", vocabulary, idf_weights=idf_weights, output_mode=output_mode,
                          pad_to_max_tokens=pad_to_max_tokens, sparse=sparse, encoding=encoding, **kwargs)
 
     def _standardized(self, x):
         return self.standardize(x) if callable(self.standardize) else x
 
     def _adapt_tokens(self, batch):
+        return [t for doc in self._adapt_documents(batch) for t in doc]
+
+    def _pretokenized(self, rank, last):
+        return self.split is None and self._ngrams is None and rank == 2 and last != 1
+
+    def _adapt_documents(self, batch):
+        """Each string's tokens (standardised, split, n-grams); with split=None, a [batch, tokens] row's."""
         mode = None if callable(self.standardize) else self.standardize
         if callable(self.standardize):
             batch = np.asarray(self.standardize(tf.constant(batch)).numpy())
-        out = []
-        for s in batch.reshape(-1).tolist():
-            out += lookup_ops.tokens_of(s.decode() if isinstance(s, bytes) else str(s), mode, self.split,
+
+        def toks(s):
+            return lookup_ops.tokens_of(s.decode() if isinstance(s, bytes) else str(s), mode, self.split,
                                         self._ngrams)
-        return out
+        if self._pretokenized(batch.ndim, batch.shape[-1] if batch.ndim else None):
+            return [[t for s in row.tolist() for t in toks(s)] for row in batch]
+        return [toks(s) for s in batch.reshape(-1).tolist()]
 
     def call(self, inputs):
         x = inputs if isinstance(inputs, tf.Tensor) else tf.constant(np.asarray(inputs, dtype=object))
@@ -397,7 +484,14 @@ class TextVectorization(_IndexLookup):
         x = self._standardized(x)
         mode = None if callable(self.standardize) else self.standardize
         length = self.output_sequence_length if self.output_mode == "int" else None
-        tokens = lookup_ops.tokenize(x, mode, self.split, self._ngrams, length)
+        if self._pretokenized(x.shape.rank, x.shape[-1] if x.shape.rank else None):
+            # split=None on [batch, tokens]: each row is already a sample's tokens (standardised one by one)
+            tokens = tf.reshape(lookup_ops.tokenize(tf.reshape(x, [-1]), mode, None, None, 1), tf.shape(x))
+            if length is not None:  # pad with "" (the mask token) and cut to output_sequence_length
+                blank = tf.fill(tf.stack([tf.shape(tokens)[0], length]), tf.constant(b""))
+                tokens = tf.concat([tokens, blank], axis=1)[:, :length]
+        else:
+            tokens = lookup_ops.tokenize(x, mode, self.split, self._ngrams, length)
         idx = self._indices(tokens)
         if self.output_mode == "int":
             return idx
