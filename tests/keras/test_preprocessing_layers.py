@@ -519,3 +519,15 @@ def test_text_vectorization_split_none_takes_rows_of_tokens():
     assert out.numpy().tolist() == [[2, 1, 3, 0, 0], [3, 3, 2, 0, 0]]
     f = tf.function(lambda v: layer(v))
     assert f(tf.constant([["Earth", "x", "wind"]])).numpy().tolist() == [[2, 1, 3, 0, 0]]
+
+
+def test_text_vectorization_ragged_output():
+    layer = L.TextVectorization(ragged=True, vocabulary=["the", "sat", "dog", "cat"])
+    out = layer(["the cat", "a dog sat on the mat", ""])
+    assert isinstance(out, tf.RaggedTensor) and out.to_list() == [[2, 5], [1, 4, 3, 1, 2, 1], []]
+    f = tf.function(lambda v: layer(v))
+    assert f(tf.constant(["the cat", "dog"])).to_list() == [[2, 5], [4]]
+    with pytest.raises(ValueError, match="output_sequence_length"):
+        L.TextVectorization(ragged=True, output_sequence_length=3)
+    with pytest.raises(ValueError, match="ragged"):
+        L.TextVectorization(ragged=True, output_mode="multi_hot")

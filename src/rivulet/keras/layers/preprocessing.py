@@ -441,8 +441,12 @@ class TextVectorization(_IndexLookup):
         if split not in (None, "whitespace", "character"):
             raise NotImplementedError(f"rivulet's TextVectorization splits on 'whitespace', 'character' or None; "
                                       f"got split={split!r}")
-        if ragged:
-            raise NotImplementedError("rivulet's TextVectorization gives dense (padded) outputs: ragged=False")
+        if ragged and output_mode != "int":
+            raise ValueError(f"`ragged` must not be true if `output_mode` is `'int'`. Received: ragged={ragged} and "
+                             f"output_mode={output_mode}")
+        if ragged and output_sequence_length is not None:
+            raise ValueError(f"`output_sequence_length` must not be set if ragged is True. Received: "
+                             f"ragged={ragged} and output_sequence_length={output_sequence_length}")
         if output_sequence_length is not None and output_mode != "int":
             raise ValueError(f"`output_sequence_length` must not be set if `output_mode` is not 'int'. Received "
                              f"output_sequence_length={output_sequence_length}.")
@@ -494,7 +498,8 @@ class TextVectorization(_IndexLookup):
             tokens = lookup_ops.tokenize(x, mode, self.split, self._ngrams, length)
         idx = self._indices(tokens)
         if self.output_mode == "int":
-            return idx
+            # ragged: each row's own tokens (the padding "" is the mask token, index 0, and nothing else is)
+            return tf.RaggedTensor.from_tensor(idx, padding=0) if self.ragged else idx
         return self._encoded(idx)
 
     def get_config(self):
