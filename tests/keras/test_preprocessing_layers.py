@@ -531,3 +531,16 @@ def test_text_vectorization_ragged_output():
         L.TextVectorization(ragged=True, output_sequence_length=3)
     with pytest.raises(ValueError, match="ragged"):
         L.TextVectorization(ragged=True, output_mode="multi_hot")
+
+
+def test_sparse_outputs():
+    out = L.CategoryEncoding(num_tokens=4, output_mode="count", sparse=True)(tf.constant([[0, 1, 1], [3, 3, 2]]))
+    assert isinstance(out, tf.SparseTensor)
+    assert out.indices.numpy().tolist() == [[0, 0], [0, 1], [1, 2], [1, 3]]
+    assert out.values.numpy().tolist() == [1, 2, 1, 2] and out.dense_shape.numpy().tolist() == [2, 4]
+    hot = L.StringLookup(vocabulary=["a", "b"], output_mode="multi_hot", sparse=True)(tf.constant([["a", "z"]]))
+    np.testing.assert_array_equal(tf.sparse.to_dense(hot).numpy(), [[1, 1, 0]])
+    hashed = L.Hashing(num_bins=3, output_mode="one_hot", sparse=True)(tf.constant(["A", "B"]))
+    np.testing.assert_array_equal(tf.sparse.to_dense(hashed).numpy(), [[0, 1, 0], [1, 0, 0]])
+    with pytest.raises(ValueError, match="`sparse` may only be true"):
+        L.StringLookup(sparse=True)

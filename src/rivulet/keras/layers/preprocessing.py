@@ -109,6 +109,12 @@ def _listed(v):
 
 
 # ============================================================================ CategoryEncoding
+def _sparse_if(dense, sparse):
+    """sparse=True outputs: the encoded rows as a SparseTensor of their non-zero entries (tf_keras builds them
+    with tf.sparse.bincount, whose entries are the same)."""
+    return tf.sparse.from_dense(dense) if sparse else dense
+
+
 def _encode(indices, num_tokens, mode, weights=None):
     """int indices [N] or [N, k] -> [N, num_tokens] float32 (one_hot, multi_hot or count)."""
     if indices.shape.rank == 1 or mode == "one_hot":
@@ -133,8 +139,6 @@ class CategoryEncoding(Layer):
             raise ValueError(f"Unknown arg for output_mode: {output_mode}")
         if num_tokens is None or num_tokens < 1:
             raise ValueError(f"`num_tokens` must be >= 1. Received: num_tokens={num_tokens}.")
-        if sparse:
-            raise NotImplementedError("rivulet's CategoryEncoding gives dense outputs only (sparse=False)")
         self.num_tokens, self.output_mode, self.sparse = num_tokens, output_mode, sparse
         self._autocast = False
 
@@ -151,7 +155,7 @@ class CategoryEncoding(Layer):
             if v.size and (v.min() < 0 or v.max() >= self.num_tokens):
                 raise InvalidArgumentError(f"Input values must be in the range 0 <= values < num_tokens with "
                                            f"num_tokens={self.num_tokens}")
-        return _encode(x, self.num_tokens, self.output_mode, count_weights)
+        return _sparse_if(_encode(x, self.num_tokens, self.output_mode, count_weights), self.sparse)
 
     def get_config(self):
         return {**super().get_config(), "num_tokens": self.num_tokens, "output_mode": self.output_mode,
@@ -194,8 +198,9 @@ class _IndexLookup(Layer):
         if idf_weights is not None and output_mode != "tf_idf":
             raise ValueError(f"`idf_weights` should only be set if output_mode is `'tf_idf'`. Received: "
                              f"output_mode={output_mode} and idf_weights={idf_weights}")
-        if sparse:
-            raise NotImplementedError("rivulet's lookup layers give dense outputs (sparse=False)")
+        if sparse and output_mode == "int":
+            raise ValueError(f"`sparse` may only be true if `output_mode` is `'one_hot'`, `'multi_hot'`, `'count'` "
+                             f"or `'tf_idf'`. Received: sparse={sparse} and output_mode={output_mode}")
         self.max_tokens, self.num_oov_indices, self.mask_token = max_tokens, num_oov_indices, mask_token
         self.oov_token, self.invert, self.output_mode = oov_token, invert, output_mode
         self.sparse, self.pad_to_max_tokens, self.encoding = sparse, pad_to_max_tokens, encoding
@@ -393,7 +398,7 @@ class _IndexLookup(Layer):
         out = out[:, 1:] if masked else out
         if self.output_mode == "tf_idf":
             out = out * tf.constant(self._idf_columns(depth))
-        return out
+        return _sparse_if(out, self.sparse)
 
     def get_config(self):
         return {**super().get_config(), "invert": self.invert, "max_tokens": self.max_tokens,
@@ -560,8 +565,6 @@ class Hashing(_StringInputs):
         if sparse and output_mode == "int":
             raise ValueError(f'`sparse` may only be true if `output_mode` is `"one_hot"`, `"multi_hot"`, or '
                              f'`"count"`. Received: sparse={sparse} and output_mode={output_mode}')
-        if sparse:
-            raise NotImplementedError("rivulet's Hashing layer gives dense outputs (sparse=False)")
         self.num_bins, self.mask_value, self.output_mode, self.sparse = num_bins, mask_value, output_mode, sparse
         self.strong_hash = salt is not None
         self.salt = None
@@ -600,7 +603,8 @@ class Hashing(_StringInputs):
         if composite is not None:
             return composite
         x = inputs if isinstance(inputs, tf.Tensor) else tf.convert_to_tensor(inputs)
-        return _encode_categorical(self._hash_values_to_bins(x), self.output_mode, self.num_bins, self.dtype)
+        return _sparse_if(_encode_categorical(self._hash_values_to_bins(x), self.output_mode, self.num_bins,
+                                              self.dtype), self.sparse)
 
     def compute_output_shape(self, input_shape):
         return _categorical_shape(input_shape, self.output_mode, self.num_bins)
@@ -649,8 +653,6 @@ class HashedCrossing(_StringInputs):
             raise ValueError(f"When `output_mode='int'`, `dtype` should be an integer type. Received: "
                              f"dtype={kwargs['dtype']}")
         _check_mode(self, output_mode, ("int", "one_hot"))
-        if sparse:
-            raise NotImplementedError("rivulet's HashedCrossing layer gives dense outputs (sparse=False)")
         self.num_bins, self.output_mode, self.sparse = num_bins, output_mode, sparse
         self._autocast = False
 
@@ -687,7 +689,8 @@ class HashedCrossing(_StringInputs):
             out = tf.reshape(out, [-1, 1])
         elif rank == 0:
             out = tf.reshape(out, [])
-        return _encode_categorical(out, self.output_mode, self.num_bins, self.dtype)
+        return _sparse_if(_encode_categorical(out, self.output_mode, self.num_bins, self.dtype),
+                          self.sparse and self.output_mode != "int")
 
     def compute_output_shape(self, input_shapes):
         self._check_two(input_shapes)
@@ -741,8 +744,6 @@ class Discretization(Layer):
         if sparse and output_mode == "int":
             raise ValueError(f"`sparse` may only be true if `output_mode` is `'one_hot'`, `'multi_hot'`, or "
                              f"`'count'`. Received: sparse={sparse} and output_mode={output_mode}")
-        if sparse:
-            raise NotImplementedError("rivulet's Discretization layer gives dense outputs (sparse=False)")
         if num_bins is not None and num_bins < 0:
             raise ValueError(f"`num_bins` must be greater than or equal to 0. You passed `num_bins={num_bins}`")
         if num_bins is not None and bin_boundaries is not None:
@@ -806,7 +807,8 @@ class Discretization(Layer):
             return composite
         x = inputs if isinstance(inputs, tf.Tensor) else tf.convert_to_tensor(inputs)
         idx = _bucketize(x, self.bin_boundaries)
-        return _encode_categorical(idx, self.output_mode, len(self.bin_boundaries) + 1, self.dtype)
+        return _sparse_if(_encode_categorical(idx, self.output_mode, len(self.bin_boundaries) + 1, self.dtype),
+                          self.sparse)
 
     def compute_output_shape(self, input_shape):
         return _categorical_shape(input_shape, self.output_mode, len(self.bin_boundaries) + 1) \
