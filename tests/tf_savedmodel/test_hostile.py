@@ -248,6 +248,32 @@ def test_signatures_that_are_not_a_map_of_functions(copy_of):
             tf.saved_model.load(d)
 
 
+def test_a_function_that_captures_itself(copy_of):
+    """Found by fuzzing: a serving function whose bound inputs name its own object deadlocked the load (its
+    lazy tracing asked itself for an attribute while holding its lock)."""
+    import threading
+    d = copy_of("captures")
+    sm = _read(d)
+    og = sm.meta_graphs[0].object_graph_def
+    serving = next(i for i, n in enumerate(og.nodes) if n.WhichOneof("kind") == "bare_concrete_function" and
+                   n.bare_concrete_function.concrete_function_name.startswith("__inference_signature_wrapper"))
+    og.concrete_functions[og.nodes[serving].bare_concrete_function.concrete_function_name].bound_inputs[1] = serving
+    _write(d, sm)
+    errors = []
+
+    def load():
+        try:
+            tf.saved_model.load(d)
+        except Exception as e:  # noqa: BLE001 - checked below
+            errors.append(e)
+    t = threading.Thread(target=load, daemon=True)
+    t.start()
+    t.join(20)
+    assert not t.is_alive(), "the load hangs"
+    assert len(errors) == 1 and isinstance(errors[0], SavedModelError)
+    assert f"captures object {serving}, which is not a variable or constant" in str(errors[0])
+
+
 def test_shape_rules_refuse_hostile_attrs(copy_of):
     d = copy_of("small_cnn")
     sm = _read(d)

@@ -159,7 +159,8 @@ class Loader:
 
     def _capture(self, node_id):
         obj = self._object(node_id)
-        if not (getattr(obj, "_is_resource", False) or isinstance(obj, EagerTensor)):
+        if isinstance(obj, ConcreteFunction) or not (  # (asking a lazy one for an attr traces it)
+                getattr(obj, "_is_resource", False) or isinstance(obj, EagerTensor)):
             raise Invalid(f"a function captures object {node_id}, which is not a variable or constant")
         return obj
 
@@ -214,7 +215,8 @@ class _LazyConcreteFunction(ConcreteFunction):
     functions, of which a caller typically runs one). Tracing problems raise SavedModelError."""
 
     def __init__(self, name, build, path):  # noqa: super().__init__ runs in _materialize, on the traced function
-        self.__dict__.update(_function_name=name, _build=build, _path=path, _lock=threading.Lock())
+        self.__dict__.update(_function_name=name, _build=build, _path=path, _lock=threading.RLock(),
+                             _building=False)
 
     def __getattr__(self, name):
         if name.startswith("__") or "_build" not in self.__dict__:
@@ -227,6 +229,9 @@ class _LazyConcreteFunction(ConcreteFunction):
             build = self.__dict__.get("_build")
             if build is None:
                 return
+            if self._building:  # its own tracing needs it: an RLock lets the thread in, to be refused here
+                raise SavedModelError(self._path, f"function '{self._function_name}' is needed to trace itself")
+            self.__dict__["_building"] = True
             try:
                 cf = build()
             except Invalid as e:
@@ -235,6 +240,8 @@ class _LazyConcreteFunction(ConcreteFunction):
                 raise SavedModelError(self._path, f"{type(e).__name__}: {e}") from None
             except RecursionError:
                 raise SavedModelError(self._path, "the model is nested too deeply") from None
+            finally:
+                self.__dict__["_building"] = False
             self.__dict__.update(cf.__dict__)
             del self.__dict__["_build"]
 
