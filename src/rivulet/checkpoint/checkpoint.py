@@ -401,7 +401,7 @@ class Checkpoint:
 
     def _checkpoint_children(self):
         out = list(tr.children(self._root)) if self._root is not None else []
-        out += [(k, tr._wrap(v, self)) for k, v in self._deps.items()]
+        out += [(k, tr.wrap(v, self)) for k, v in self._deps.items()]
         if self._save_counter is not None:
             out.append(("save_counter", self._save_counter))
         return out

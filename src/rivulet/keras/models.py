@@ -28,6 +28,10 @@ class Model(Trainer, Layer):
     every later call use the traced function.
     """
 
+    def _checkpoint_children(self):  # checkpoints' children protocol (checkpoint/trackable.py)
+        from .saving.checkpoint_names import model_children
+        return model_children(self)
+
     def __init__(self, *args, **kwargs):
         inputs = kwargs.pop("inputs", args[0] if len(args) > 0 else None)
         outputs = kwargs.pop("outputs", args[1] if len(args) > 1 else None)

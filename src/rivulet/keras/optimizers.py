@@ -28,6 +28,14 @@ class _VariableList(list):
 class Optimizer:
     _HYPER = ("learning_rate",)
 
+    def _checkpoint_children(self):  # checkpoints' children protocol (checkpoint/trackable.py)
+        from .saving.checkpoint_names import optimizer_children
+        return optimizer_children(self)
+
+    def _checkpoint_restore_aliases(self):
+        from .saving.checkpoint_names import optimizer_restore_aliases
+        return optimizer_restore_aliases(self)
+
     def __init__(self, name, learning_rate=0.001, clipnorm=None, clipvalue=None, global_clipnorm=None, **kwargs):
         if "lr" in kwargs:
             learning_rate = kwargs.pop("lr")

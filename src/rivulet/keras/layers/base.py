@@ -114,6 +114,10 @@ class Layer:
                             "compiled_loss", "compiled_metrics", "optimizer", "history", "_train_fn",
                             "_eval_fn", "_predict_fn", "stop_training", "_keras_input"])
 
+    def _checkpoint_children(self):  # checkpoints' children protocol (checkpoint/trackable.py)
+        from ..saving.checkpoint_names import layer_children
+        return layer_children(self)
+
     def __init__(self, trainable=True, name=None, dtype=None, dynamic=False, **kwargs):
         for k in kwargs:
             if k not in _ALLOWED_KWARGS:
