@@ -544,3 +544,17 @@ def test_sparse_outputs():
     np.testing.assert_array_equal(tf.sparse.to_dense(hashed).numpy(), [[0, 1, 0], [1, 0, 0]])
     with pytest.raises(ValueError, match="`sparse` may only be true"):
         L.StringLookup(sparse=True)
+
+
+def test_lookup_vocabulary_from_a_file(tmp_path):
+    path = tmp_path / "vocab.txt"
+    path.write_text("earth\nwind\nand\nfire\n", encoding="utf-8")
+    s = L.StringLookup(vocabulary=str(path))
+    assert s.get_vocabulary() == ["[UNK]", "earth", "wind", "and", "fire"]
+    assert s(tf.constant(["fire", "x"])).numpy().tolist() == [4, 0]
+    t = L.TextVectorization(vocabulary=str(path))
+    assert t(["Earth and sky"]).numpy().tolist() == [[2, 4, 1]]
+    (tmp_path / "ints.txt").write_text("7\n9\n")
+    assert L.IntegerLookup(vocabulary=str(tmp_path / "ints.txt")).get_vocabulary() == [-1, 7, 9]
+    with pytest.raises(ValueError, match="does not exist"):
+        L.StringLookup(vocabulary=str(tmp_path / "missing.txt"))

@@ -220,6 +220,24 @@ class _IndexLookup(Layer):
     def _out(self, token):
         return token.decode() if isinstance(token, bytes) else token
 
+    def _vocabulary_file(self, path):
+        """A vocabulary given as a file path: one token a line (read as text, never executed)."""
+        import os
+        if not os.path.isfile(path):
+            raise ValueError(f"Vocabulary file {path} does not exist.")
+        if self.output_mode == "tf_idf":
+            raise ValueError("output_mode `'tf_idf'` does not support loading a vocabulary from file.")
+        with open(path, encoding=self.encoding or "utf-8") as f:
+            lines = f.read().split("\n")
+        if lines and lines[-1] == "":
+            lines.pop()
+        if not self._string:
+            try:
+                return [int(t) for t in lines]
+            except ValueError as e:
+                raise ValueError(f"{path}: an integer vocabulary holds a token that is no integer ({e})") from None
+        return lines
+
     def _special_tokens(self):
         """The tokens before the vocabulary: the mask token (in "int" mode), then the OOV tokens."""
         head = [self.mask_token] if self.mask_token is not None and self.output_mode == "int" else []
@@ -228,6 +246,8 @@ class _IndexLookup(Layer):
     def set_vocabulary(self, vocabulary, idf_weights=None):
         """The vocabulary (special tokens may lead it, in the layer's order: they are dropped, as tf_keras
         does) and, in "tf_idf" mode, one idf weight per entry."""
+        if isinstance(vocabulary, str):
+            vocabulary = self._vocabulary_file(vocabulary)
         vocab = [self._norm(t) for t in (vocabulary.numpy() if hasattr(vocabulary, "numpy")
                                          else np.asarray(vocabulary).reshape(-1)).tolist()]
         special = self._special_tokens()
