@@ -112,8 +112,9 @@ def load_model(filepath, custom_objects=None, compile=True, safe_mode=True):
     with _open_zip(filepath) as z:
         config = _read_json(_read_member(z, _CONFIG, _MAX_JSON, filepath), f"{filepath}/{_CONFIG}")
         model = _revive(config, custom_objects, compile)
-        if _WEIGHTS in z.namelist():
-            _load_zip_weights(model, z, filepath, skip_optimizer=not compile)
+        if _WEIGHTS not in z.namelist():  # (loading on with freshly initialised weights would be silently wrong)
+            raise ValueError(f"{filepath}: expected a {_WEIGHTS} file in the archive")
+        _load_zip_weights(model, z, filepath, skip_optimizer=not compile)
     return model
 
 
