@@ -558,3 +558,17 @@ def test_lookup_vocabulary_from_a_file(tmp_path):
     assert L.IntegerLookup(vocabulary=str(tmp_path / "ints.txt")).get_vocabulary() == [-1, 7, 9]
     with pytest.raises(ValueError, match="does not exist"):
         L.StringLookup(vocabulary=str(tmp_path / "missing.txt"))
+
+
+def test_text_vectorization_callable_split():
+    def split_slash(x):
+        return tf.strings.split(x, sep="/")
+    layer = L.TextVectorization(standardize="lower", split=split_slash, output_sequence_length=4)
+    layer.adapt(["A/b/b", "c/A"])
+    assert layer.get_vocabulary() == ["", "[UNK]", "b", "a", "c"]
+    assert layer(["a/c/zz", "b"]).numpy().tolist() == [[3, 4, 1, 0], [2, 0, 0, 0]]
+    assert tf.function(lambda v: layer(v))(tf.constant(["a/b"])).numpy().tolist() == [[3, 2, 0, 0]]
+    grams = L.TextVectorization(standardize=None, split=split_slash, ngrams=2, output_mode="multi_hot")
+    grams.adapt(["a/b"])
+    assert grams.get_vocabulary() == ["[UNK]", "b", "a b", "a"]  # ties: descending, "a b" before its prefix "a"
+    np.testing.assert_array_equal(grams(["a/b", "b/a"]).numpy(), [[0, 1, 1, 1], [1, 1, 0, 1]])

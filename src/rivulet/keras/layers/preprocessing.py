@@ -164,12 +164,9 @@ class CategoryEncoding(Layer):
 
 # ============================================================================ lookups
 def _sorted_vocab(counter):
-    """tf_keras's order: most frequent first, ties in descending token order."""
-    return [t for t, _ in sorted(counter.items(), key=lambda kv: (-kv[1], _neg_key(kv[0])))]
-
-
-def _neg_key(token):
-    return tuple(-b for b in token) if isinstance(token, bytes) else -token
+    """tf_keras's order (a reversed lexsort by count, then token): most frequent first, ties in descending
+    token order (b"a b" before its prefix b"a")."""
+    return [t for t, _ in sorted(counter.items(), key=lambda kv: (kv[1], kv[0]), reverse=True)]
 
 
 class _IndexLookup(Layer):
@@ -463,9 +460,8 @@ class TextVectorization(_IndexLookup):
         if standardize not in (None, "lower", "strip_punctuation", "lower_and_strip_punctuation") and \
                 not callable(standardize):
             raise ValueError(f"Unknown value for standardize: {standardize}")
-        if split not in (None, "whitespace", "character"):
-            raise NotImplementedError(f"rivulet's TextVectorization splits on 'whitespace', 'character' or None; "
-                                      f"got split={split!r}")
+        if split not in (None, "whitespace", "character") and not callable(split):
+            raise ValueError(f"Unknown value for split: {split}")
         if ragged and output_mode != "int":
             raise ValueError(f"`ragged` must not be true if `output_mode` is `'int'`. Received: ragged={ragged} and "
                              f"output_mode={output_mode}")
@@ -502,9 +498,24 @@ class TextVectorization(_IndexLookup):
         def toks(s):
             return lookup_ops.tokens_of(s.decode() if isinstance(s, bytes) else str(s), mode, self.split,
                                         self._ngrams)
+        if callable(self.split):
+            return [[t.decode() if isinstance(t, bytes) else t for t in row]
+                    for row in self._split_by_callable(tf.constant(batch.reshape(-1)), mode).to_list()]
         if self._pretokenized(batch.ndim, batch.shape[-1] if batch.ndim else None):
             return [[t for s in row.tolist() for t in toks(s)] for row in batch]
         return [toks(s) for s in batch.reshape(-1).tolist()]
+
+    def _split_by_callable(self, x, mode):
+        """[N] strings -> their tokens by the user's split function (after the standardisation mode), with the
+        layer's n-grams, as a RaggedTensor."""
+        if mode is not None:
+            x = tf.reshape(lookup_ops.tokenize(x, mode, None, None, 1), [-1])
+        tokens = self.split(x)
+        if not isinstance(tokens, tf.RaggedTensor):
+            tokens = tf.RaggedTensor.from_tensor(tokens)
+        if self._ngrams:
+            tokens = tf.strings.ngrams(tokens, self._ngrams, separator=" ")
+        return tokens
 
     def call(self, inputs):
         x = inputs if isinstance(inputs, tf.Tensor) else tf.constant(np.asarray(inputs, dtype=object))
@@ -513,7 +524,12 @@ class TextVectorization(_IndexLookup):
         x = self._standardized(x)
         mode = None if callable(self.standardize) else self.standardize
         length = self.output_sequence_length if self.output_mode == "int" else None
-        if self._pretokenized(x.shape.rank, x.shape[-1] if x.shape.rank else None):
+        if callable(self.split):
+            tokens = self._split_by_callable(x, mode).to_tensor(default_value=b"")
+            if length is not None:
+                blank = tf.fill(tf.stack([tf.shape(tokens)[0], length]), tf.constant(b""))
+                tokens = tf.concat([tokens, blank], axis=1)[:, :length]
+        elif self._pretokenized(x.shape.rank, x.shape[-1] if x.shape.rank else None):
             # split=None on [batch, tokens]: each row is already a sample's tokens (standardised one by one)
             tokens = tf.reshape(lookup_ops.tokenize(tf.reshape(x, [-1]), mode, None, None, 1), tf.shape(x))
             if length is not None:  # pad with "" (the mask token) and cut to output_sequence_length
@@ -532,7 +548,7 @@ class TextVectorization(_IndexLookup):
         for k in ("invert", "num_oov_indices", "oov_token", "mask_token", "vocabulary_dtype"):
             config.pop(k, None)
         return {**config, "standardize": self.standardize if not callable(self.standardize) else None,
-                "split": self.split, "ngrams": self.ngrams, "output_sequence_length": self.output_sequence_length,
+                "split": self.split if not callable(self.split) else None, "ngrams": self.ngrams, "output_sequence_length": self.output_sequence_length,
                 "ragged": self.ragged}
 
 
