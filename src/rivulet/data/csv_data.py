@@ -52,8 +52,8 @@ class CsvDatasetV2(_FileDataset):
             yield from self._rows(_name(e))
 
     def _rows(self, path):
-        from ..io.tfrecord import _open
-        with _open(path, self._kind) as f:
+        from ..formats.tfrecord import open_compressed
+        with open_compressed(path, self._kind) as f:
             text = io.TextIOWrapper(f, encoding="utf-8", newline="")
             reader = csv.reader(text, delimiter=self._delim, quoting=csv.QUOTE_MINIMAL if self._quote
                                 else csv.QUOTE_NONE)

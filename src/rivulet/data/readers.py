@@ -51,8 +51,8 @@ class _FileDataset(DatasetV2):
     """Records of files (names: a string, a list, or a dataset of names), read by `_read(path)`."""
 
     def __init__(self, filenames, compression_type=None):
-        from ..io.tfrecord import _compression
-        self._kind = _compression(compression_type)
+        from ..formats.tfrecord import compression_kind
+        self._kind = compression_kind(compression_type)
         self._files = _filenames(filenames)
         super().__init__(_STRING, (self._files,))
 
@@ -73,7 +73,7 @@ class TFRecordDatasetV2(_FileDataset):
         super().__init__(filenames, compression_type)
 
     def _read(self, path):
-        from ..io.tfrecord import read_records
+        from ..formats.tfrecord import read_records
         return read_records(path, self._kind)
 
 
@@ -84,8 +84,8 @@ class TextLineDatasetV2(_FileDataset):
         super().__init__(filenames, compression_type)
 
     def _read(self, path):
-        from ..io.tfrecord import _open
-        with _open(path, self._kind) as f:
+        from ..formats.tfrecord import open_compressed
+        with open_compressed(path, self._kind) as f:
             for line in f:
                 if line.endswith(b"\n"):
                     line = line[:-1]
@@ -105,8 +105,8 @@ class FixedLengthRecordDatasetV2(_FileDataset):
         super().__init__(filenames, compression_type)
 
     def _read(self, path):
-        from ..io.tfrecord import _open
-        with _open(path, self._kind) as f:
+        from ..formats.tfrecord import open_compressed
+        with open_compressed(path, self._kind) as f:
             data = f.read()
         body = data[self._head:len(data) - self._foot]
         for i in range(0, len(body) - self._rec + 1, self._rec):
@@ -130,8 +130,8 @@ def list_files(file_pattern, shuffle=None, seed=None):
 def file_cache_iter(input_dataset, filename, spec):
     """cache(filename): the first complete pass writes the elements to `filename` as TFRecords of serialized
     tensors (no pickle); later passes read them back."""
-    from ..io.parsing import _parse_tensor_kernel, _serialize_kernel
-    from ..io.tfrecord import TFRecordWriter, read_records
+    from ..ops.serialize_ops import parse_tensor_kernel, serialize_kernel
+    from ..formats.tfrecord import TFRecordWriter, read_records
     path = filename + ".rivulet-cache.tfrecord"
     specs = structure.flat_specs(spec)
     if os.path.exists(path):
@@ -142,14 +142,14 @@ def file_cache_iter(input_dataset, filename, spec):
                 r = next(recs, None)
                 if r is None:
                     return
-                parts.append(_parse_tensor_kernel(r, s.dtype))
+                parts.append(parse_tensor_kernel(r, s.dtype))
             yield tuple(p if p.ndim else p[()] for p in parts)
     tmp = path + f".tmp{os.getpid()}"
     try:
         with TFRecordWriter(tmp) as w:
             for e in input_dataset._make_iter():
                 for v in e:
-                    w.write(_serialize_kernel(v).item())
+                    w.write(serialize_kernel(v).item())
                 yield e
         os.replace(tmp, path)
     finally:

@@ -2,7 +2,6 @@
 parse_tensor. Each is one op (ParseExampleV2, SerializeTensor, ParseTensor) so it works eagerly and inside
 traced functions (a dataset's map)."""
 import collections
-import math
 
 import numpy as np
 
@@ -209,64 +208,3 @@ def parse_single_example(serialized, features, name=None, example_names=None):
 
 def parse_example(serialized, features, name=None, example_names=None):
     return _parse(serialized, features, False)
-
-
-# -- serialize_tensor / parse_tensor -------------------------------------------------------------------------
-def _serialize_kernel(x):
-    from ..formats.tensor_proto import tensor_message
-    return np.array(tensor_message(x), dtype=object)
-
-
-SERIALIZE_TENSOR = defop("SerializeTensor", _serialize_kernel, lambda x: (TensorShape([]), _dt.string))
-
-
-def _parse_tensor_kernel(data, out_type):
-    data = data.item() if isinstance(data, np.ndarray) else data
-    dtype, dims, content, strings, typed = None, [], None, [], []
-    try:
-        for f, w, v in ep.fields(bytes(data)):
-            if f == 1 and w == 0:
-                dtype = v
-            elif f == 2 and w == 2:
-                for df, dw, dv in ep.fields(v):
-                    if df == 2 and dw == 2:
-                        size = 0
-                        for sf, sw, sv in ep.fields(dv):
-                            if sf == 1 and sw == 0:
-                                size = ep._signed64(sv)
-                        dims.append(size)
-            elif f == 4 and w == 2:
-                content = v
-            elif f == 8 and w == 2:
-                strings.append(bytes(v))
-    except ep.DecodeError:
-        raise InvalidArgumentError("Could not parse `serialized` as TensorProto") from None
-    if dtype != out_type.as_datatype_enum:
-        got = _dt._BY_ENUM[dtype].name if dtype in _dt._BY_ENUM else str(dtype)
-        raise InvalidArgumentError(f"Type mismatch between parsed tensor ({got}) and dtype ({out_type.name})")
-    if any(d < 0 for d in dims):
-        raise InvalidArgumentError("Could not parse `serialized` as TensorProto: negative dimension")
-    n = math.prod(dims)  # Python ints: a huge shape cannot wrap around to a small count
-    if out_type is _dt.string:
-        if len(strings) != n:
-            raise InvalidArgumentError("Could not parse `serialized` as TensorProto: wrong number of strings")
-        a = np.empty(n, dtype=object)
-        a[:] = strings
-        return a.reshape(dims)
-    np_t = np.dtype(out_type._np).newbyteorder("<")
-    if content is None or len(content) != n * np_t.itemsize:
-        raise InvalidArgumentError("Could not parse `serialized` as TensorProto: content size does not match "
-                                   "the shape")
-    return np.frombuffer(content, dtype=np_t).astype(out_type._np).reshape(dims)
-
-
-PARSE_TENSOR = defop("ParseTensor", _parse_tensor_kernel, lambda data, out_type: (TensorShape(None), out_type))
-
-
-def serialize_tensor(tensor, name=None):
-    return bind(SERIALIZE_TENSOR, [convert_to_tensor(tensor)])
-
-
-def parse_tensor(serialized, out_type, name=None):
-    s = convert_to_tensor(serialized, dtype=_dt.string)
-    return bind(PARSE_TENSOR, [s], {"out_type": _dt.as_dtype(out_type)})

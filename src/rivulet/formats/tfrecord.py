@@ -14,12 +14,12 @@ import struct
 import zlib
 
 from ..errors import DataLossError, InvalidArgumentError, NotFoundError
-from ..formats.records import masked_crc, record
+from .records import masked_crc, record
 
 _COMPRESSIONS = {None: "", "": "", "NONE": "", "GZIP": "GZIP", "ZLIB": "ZLIB"}
 
 
-def _compression(c):
+def compression_kind(c):
     c = getattr(c, "compression_type", c)
     if isinstance(c, bytes):
         c = c.decode()
@@ -35,7 +35,7 @@ class TFRecordOptions:
     def __init__(self, compression_type=None, flush_mode=None, input_buffer_size=None, output_buffer_size=None,
                  window_bits=None, compression_level=None, compression_method=None, mem_level=None,
                  compression_strategy=None):
-        self.compression_type = _compression(compression_type)
+        self.compression_type = compression_kind(compression_type)
         self.compression_level = compression_level
 
 
@@ -44,7 +44,7 @@ class TFRecordWriter:
 
     def __init__(self, path, options=None):
         self._path = _path(path)
-        self._kind = _compression(options)
+        self._kind = compression_kind(options)
         level = getattr(options, "compression_level", None)
         level = -1 if level is None else level
         try:
@@ -195,7 +195,7 @@ def _stream_error(path, kind, offset, e):
     return DataLossError(f"{what} at offset {offset} in {path}: {e or type(e).__name__}")
 
 
-def _open(path, kind):
+def open_compressed(path, kind):
     """A binary file object over the (decompressed) bytes of `path` for the line, CSV and fixed-length
     readers: a missing file is NotFoundError, a corrupt or truncated compressed stream DataLossError."""
     f = _raw_open(path, kind)
@@ -230,7 +230,7 @@ def read_records(path, compression_type=None, buffer_size=None):
     """Yields the data of each record of one file, verifying both CRCs. Offsets in messages are those of
     the uncompressed records, as TensorFlow reports them."""
     path = _path(path)
-    kind = _compression(compression_type)
+    kind = compression_kind(compression_type)
     f = _raw_open(path, kind)
     with f:
         size = _file_size(f) if not kind else None
