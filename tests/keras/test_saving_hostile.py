@@ -334,3 +334,16 @@ def test_zip_needing_a_newer_version_is_a_value_error(tmp_path, members):
 def test_configs_found_by_fuzzing(config, match):
     with pytest.raises(ValueError, match=match):
         keras.models.model_from_json(json.dumps(config))
+
+
+def test_optimizer_state_of_another_optimizer_is_skipped_with_a_warning(tmp_path):
+    m = _model()
+    m.compile(keras.optimizers.Adam(0.01), "mse")
+    m.fit(X, np.ones((2, 2), "float32"), epochs=1, verbose=0)
+    m.save_weights(tmp_path / "w.weights.h5")
+    other = _model()
+    other.compile(keras.optimizers.SGD(), "mse")
+    with pytest.warns(UserWarning, match="Skipping variable loading for optimizer 'SGD', because it has 1 "
+                                         "variables whereas the saved optimizer has 9 variables"):
+        other.load_weights(tmp_path / "w.weights.h5")  # (was skipped silently)
+    np.testing.assert_array_equal(other.predict(X, verbose=0), m.predict(X, verbose=0))

@@ -8,6 +8,7 @@ slots).
 """
 import contextlib
 import os
+import warnings
 
 import numpy as np
 
@@ -133,7 +134,11 @@ def load_weights_h5(model, source, skip_optimizer=False, where=None):
             group = _resolve(h5py, f, path, where)
             stored = _group_len(group)
             if path.startswith("optimizer") and stored != len(variables):
-                continue  # an optimizer of another kind or not yet used: keep its state
+                # an optimizer of another kind or not yet used keeps its state, with tf_keras's warning
+                warnings.warn(f"Skipping variable loading for optimizer '{model.optimizer.name}', because it has "
+                              f"{len(variables)} variables whereas the saved optimizer has {stored} variables.",
+                              stacklevel=3)
+                continue
             if stored != len(variables):
                 raise ValueError(f"Layer '{path.rsplit('/vars', 1)[0] or model.name}' expected {len(variables)} "
                                  f"variables, but received {stored} variables during loading. "
