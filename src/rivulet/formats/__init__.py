@@ -1,6 +1,7 @@
 """File formats, beneath every subsystem that reads or writes them: the protobuf wire codec (wire.py),
-TensorProto encoding (tensor_proto.py), CRC-32C (crc32c.py), TFRecord framing (records.py) and the sstable
-behind a checkpoint's .index (sstable.py). They import only the base layer.
+TensorProto encoding (tensor_proto.py), CRC-32C (crc32c.py), TFRecord framing (records.py), TFRecord files
+with their GZIP/ZLIB streams (tfrecord.py) and the sstable behind a checkpoint's .index (sstable.py). They
+import only the base layer.
 
 When the hand codec is used and when the protobuf library is:
 - The hand codec (no dependency) for every message rivulet writes, and for reading the messages whose schema
