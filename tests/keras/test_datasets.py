@@ -307,3 +307,14 @@ def test_load_data_takes_a_cache_dir(tmp_path, monkeypatch):
            _npz(x=x, y=np.array([1.0, 2.0])))
     (x_train, _), (x_test, _) = boston_housing.load_data(test_split=0.5, cache_dir=str(tmp_path / "mine"))
     assert sorted([x_train[0, 0], x_test[0, 0]]) == [0.0, 13.0]
+
+
+def test_safe_pickle_word_lists_fast_path_and_every_truncation():
+    words = [[1, 300, 70000, 2, -5], list(range(250, 262))]
+    obj = np.empty(2, object)
+    obj[:] = words
+    raw = pickle.dumps(obj, protocol=3)
+    assert safe_pickle.loads(raw, allow_object=True).tolist() == words
+    for cut in range(len(raw)):  # each prefix is refused, the int runs' fast path included; nothing loops
+        with pytest.raises(ValueError):
+            safe_pickle.loads(raw[:cut], allow_object=True)

@@ -37,20 +37,29 @@ def remove_long_seq(maxlen, seq, label):
     return [x for x, _ in kept], [y for _, y in kept]
 
 
+def _word_list(x):
+    """x as a list of Python ints in [0, 2**31), or None."""
+    if isinstance(x, np.ndarray) and x.dtype.kind in "iu" and x.ndim == 1:
+        x = x.tolist()
+    if not isinstance(x, (list, tuple)):
+        return None
+    if not set(map(type, x)) <= {int}:  # exactly int: a bool is no word; NumPy scalars (pickled as such) become ints
+        x = [int(w) if isinstance(w, np.integer) else w for w in x]
+        if not set(map(type, x)) <= {int}:
+            return None
+    return list(x) if not x or (min(x) >= 0 and max(x) < 2 ** 31) else None
+
+
 def word_sequences(arr, path, key):
     """An object array of word-index lists -> a list of lists of Python ints, checked."""
-    out = []
-    for i, x in enumerate(arr.reshape(-1) if isinstance(arr, np.ndarray) else ()):
-        if isinstance(x, np.ndarray) and x.dtype.kind in "iu" and x.ndim == 1:
-            x = x.tolist()
-        elif isinstance(x, (list, tuple)):  # NumPy integer scalars (pickled as such) count as ints
-            x = [int(w) if isinstance(w, np.integer) else w for w in x]
-        if not isinstance(x, (list, tuple)) or not all(
-                isinstance(w, int) and not isinstance(w, bool) and 0 <= w < 2 ** 31 for w in x):
-            raise ValueError(f"{path}: {key}[{i}] is not a list of non-negative word indices.")
-        out.append(list(x))
     if not isinstance(arr, np.ndarray) or arr.ndim != 1:
         raise ValueError(f"{path}: {key} is not a 1-D array of word-index lists.")
+    out = []
+    for i, x in enumerate(arr):
+        words = _word_list(x)
+        if words is None:
+            raise ValueError(f"{path}: {key}[{i}] is not a list of non-negative word indices.")
+        out.append(words)
     return out
 
 

@@ -25,6 +25,9 @@ def _ascii(v):
     return v if isinstance(v, str) else None
 
 
+_INT_OPS = frozenset(b"KMJ")
+
+
 class _Global:
     __slots__ = ("key",)
 
@@ -56,7 +59,7 @@ class _Mark:
 
 class _Reader:
     def __init__(self, data, what, allow_object):
-        self.data, self.pos, self.what, self.allow_object = memoryview(data), 0, what, allow_object
+        self.data, self.pos, self.what, self.allow_object = bytes(data), 0, what, allow_object
         self.stack, self.marks, self.memo = [], [], {}
 
     def fail(self, detail):
@@ -176,9 +179,32 @@ class _Reader:
 
     # --- the opcode loop ---
 
+    def ints(self):
+        """A run of BININT1/BININT2/BININT opcodes (word lists are mostly that), read without the general loop;
+        the last few bytes of the data are left to it, so that nothing here reads past the end."""
+        data, pos, push, end = self.data, self.pos, self.stack.append, len(self.data) - 5
+        from_bytes = int.from_bytes
+        while pos <= end:
+            op = data[pos]
+            if op == 0x4B:
+                push(data[pos + 1])
+                pos += 2
+            elif op == 0x4D:
+                push(data[pos + 1] | data[pos + 2] << 8)
+                pos += 3
+            elif op == 0x4A:
+                push(from_bytes(data[pos + 1:pos + 5], "little", signed=True))
+                pos += 5
+            else:
+                break
+        self.pos = pos
+
     def run(self):
         push = self.push  # not self.stack.append: MARK and the pops of a mark replace self.stack
         while True:
+            if self.pos <= len(self.data) - 5 and self.data[self.pos] in _INT_OPS:  # ints() moves on
+                self.ints()
+                continue
             op = bytes(self.read(1))
             if op == b"\x80":  # PROTO
                 if self.uint(1) > 5:
