@@ -25,7 +25,7 @@ INTERNAL_ERRORS = (TypeError, KeyError, IndexError, AttributeError, OverflowErro
 
 
 def parse_json(raw, where):
-    """The config in `raw` (str or bytes): a dict, not too large, not too deep."""
+    """The JSON value in `raw` (str or bytes), refused when too large or nested too deep."""
     if len(raw) > MAX_JSON_BYTES:
         raise ValueError(f"{where} is too large to be a Keras config ({len(raw)} bytes; at most "
                          f"{MAX_JSON_BYTES})")
@@ -41,15 +41,13 @@ def parse_json(raw, where):
 
 def check_depth(config, where, limit=MAX_DEPTH):
     """ValueError if `config` (lists and dicts) nests deeper than `limit` (walked without recursion)."""
-    stack = [(config, 1)]
+    stack = [(config, 1)] if isinstance(config, (dict, list, tuple)) else []
     while stack:
         value, depth = stack.pop()
         if depth > limit:
             raise ValueError(f"{where} nests lists or dicts more than {limit} deep: not a Keras config")
-        if isinstance(value, dict):
-            stack.extend((v, depth + 1) for v in value.values())
-        elif isinstance(value, (list, tuple)):
-            stack.extend((v, depth + 1) for v in value)
+        items = value.values() if isinstance(value, dict) else value
+        stack.extend((v, depth + 1) for v in items if isinstance(v, (dict, list, tuple)))
 
 
 # ---------------------------------------------------------------------------------------------- __numpy__
