@@ -362,6 +362,9 @@ def test_configs_round_trip():
         cfg = layer.get_config()
         assert type(layer).from_config(cfg).get_config() == cfg
     assert L.RandomBrightness(0.2).get_config()["factor"] == [-0.2, 0.2]
+    flip = L.RandomFlip("horizontal").get_config()  # tf_keras' BaseRandomLayer adds its generator's kind
+    assert list(flip)[-3:] == ["rng_type", "mode", "seed"] and flip["rng_type"] == "stateful"
+    assert L.RandomFlip.from_config({**flip, "name": "f2"}).mode == "horizontal"
     with pytest.raises(NotImplementedError, match="fill_mode"):
         L.RandomRotation(0.1, fill_mode="mirror")
     with pytest.raises(ValueError, match="unknown mode"):
@@ -572,3 +575,8 @@ def test_text_vectorization_callable_split():
     grams.adapt(["a/b"])
     assert grams.get_vocabulary() == ["[UNK]", "b", "a b", "a"]  # ties: descending, "a b" before its prefix "a"
     np.testing.assert_array_equal(grams(["a/b", "b/a"]).numpy(), [[0, 1, 1, 1], [1, 1, 0, 1]])
+
+
+def test_random_layers_make_their_generator_when_built():
+    model = tf.keras.Sequential([tf.keras.Input((4, 4, 1)), L.RandomFlip(), L.Flatten(), L.Dense(2)])
+    assert model.layers[0]._generator is not None and model.layers[0].weights == []

@@ -93,9 +93,18 @@ class _RandomLayer(Layer):
     """A layer with tf_keras' stateful RandomGenerator: `tf.random.Generator.from_seed(seed)` made on first use."""
 
     def __init__(self, seed=None, **kwargs):
+        kwargs.pop("force_generator", None)
+        rng_type = kwargs.pop("rng_type", None)  # tf_keras' configs say "stateful"; these layers always are
+        if rng_type not in (None, "stateful", "stateless", "legacy_stateful"):
+            raise ValueError(f'Invalid `rng_type` received. Valid `rng_type` are ["stateless", "stateful", '
+                             f'"legacy_stateful"]. Got: {rng_type}')
         super().__init__(**kwargs)
         self.seed = seed
         self._generator = None
+
+    def build(self, input_shape):
+        super().build(input_shape)
+        self._rng  # tf_keras makes the generator (and draws an unseeded layer's seed) when the layer is built
 
     @property
     def _rng(self):
@@ -104,6 +113,9 @@ class _RandomLayer(Layer):
                 seed = self.seed if self.seed is not None else initializers._new_seed()
                 self._generator = tf.random.Generator.from_seed(seed)
         return self._generator
+
+    def get_config(self):
+        return {**super().get_config(), "rng_type": "stateful"}
 
     def _uniform(self, shape, minval=0.0, maxval=None, dtype=tf.float32):
         return self._rng.uniform(shape, minval=minval, maxval=maxval, dtype=dtype)
