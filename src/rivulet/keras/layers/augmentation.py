@@ -115,7 +115,9 @@ class _RandomLayer(Layer):
         return self._generator
 
     def get_config(self):
-        return {**super().get_config(), "rng_type": "stateful"}
+        base = super().get_config()  # the base layer's keys, then (rivulet's base adds them) the arguments
+        head = {k: base.pop(k) for k in ("name", "trainable", "dtype", "batch_input_shape") if k in base}
+        return {**head, "rng_type": "stateful", **base}
 
     def _uniform(self, shape, minval=0.0, maxval=None, dtype=tf.float32):
         return self._rng.uniform(shape, minval=minval, maxval=maxval, dtype=dtype)
