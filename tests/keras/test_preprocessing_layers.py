@@ -362,6 +362,9 @@ def test_configs_round_trip():
         cfg = layer.get_config()
         assert type(layer).from_config(cfg).get_config() == cfg
     assert L.RandomBrightness(0.2).get_config()["factor"] == [-0.2, 0.2]
+    assert list(L.RandomTranslation(0.1, 0.2).get_config())[3:] == [  # tf_keras' key order
+        "rng_type", "height_factor", "width_factor", "fill_mode", "fill_value", "interpolation", "seed"]
+    assert list(L.Hashing(3).get_config())[3:] == ["num_bins", "salt", "mask_value", "output_mode", "sparse"]
     flip = L.RandomFlip("horizontal").get_config()  # tf_keras' BaseRandomLayer adds its generator's kind
     assert list(flip)[-3:] == ["rng_type", "mode", "seed"] and flip["rng_type"] == "stateful"
     assert L.RandomFlip.from_config({**flip, "name": "f2"}).mode == "horizontal"

@@ -339,13 +339,20 @@ class _AffineLayer(_RandomLayer):
     def compute_output_shape(self, input_shape):
         return tf.TensorShape(input_shape)
 
+    _factor_keys = ()
+
     def get_config(self):
-        return {**super().get_config(), "fill_mode": self.fill_mode, "fill_value": self.fill_value,
-                "interpolation": self.interpolation, "seed": self.seed}
+        """tf_keras' order: the factors, fill_mode, fill_value, interpolation, seed."""
+        base = super().get_config()
+        for k in self._factor_keys + ("fill_mode", "fill_value", "interpolation", "seed"):
+            base.pop(k, None)
+        return {**base, **{k: getattr(self, k) for k in self._factor_keys}, "fill_mode": self.fill_mode,
+                "fill_value": self.fill_value, "interpolation": self.interpolation, "seed": self.seed}
 
 
 class RandomTranslation(_AffineLayer):
     """Shifts each image by a random fraction of its height and width (factor ranges in [-1, 1])."""
+    _factor_keys = ("height_factor", "width_factor")
 
     def __init__(self, height_factor, width_factor, fill_mode="reflect", interpolation="bilinear", seed=None,
                  fill_value=0.0, **kwargs):
@@ -368,12 +375,10 @@ class RandomTranslation(_AffineLayer):
         dx = self._uniform(_shape(batch, 1), self.width_lower, self.width_upper) * w
         return get_translation_matrix(tf.concat([dx, dy], axis=1))
 
-    def get_config(self):
-        return {**super().get_config(), "height_factor": self.height_factor, "width_factor": self.width_factor}
-
 
 class RandomRotation(_AffineLayer):
     """Rotates each image by a random angle in [lower, upper] * 2 pi (counter-clockwise for positive values)."""
+    _factor_keys = ("factor",)
 
     def __init__(self, factor, fill_mode="reflect", interpolation="bilinear", seed=None, fill_value=0.0, **kwargs):
         self.factor = factor
@@ -386,13 +391,11 @@ class RandomRotation(_AffineLayer):
         angles = self._uniform(_shape(batch), self.lower * 2.0 * np.pi, self.upper * 2.0 * np.pi)
         return get_rotation_matrix(angles, h, w)
 
-    def get_config(self):
-        return {**super().get_config(), "factor": self.factor}
-
 
 class RandomZoom(_AffineLayer):
     """Zooms each image by 1 + a random factor per axis (negative: zoom in; width follows height when
     width_factor is None, keeping the aspect ratio)."""
+    _factor_keys = ("height_factor", "width_factor")
 
     def __init__(self, height_factor, width_factor=None, fill_mode="reflect", interpolation="bilinear", seed=None,
                  fill_value=0.0, **kwargs):
@@ -413,9 +416,6 @@ class RandomZoom(_AffineLayer):
         zx = self._uniform(_shape(batch, 1), 1.0 + self.width_lower, 1.0 + self.width_upper) \
             if self.width_factor is not None else zy
         return get_zoom_matrix(tf.concat([zx, zy], axis=1), h, w)
-
-    def get_config(self):
-        return {**super().get_config(), "height_factor": self.height_factor, "width_factor": self.width_factor}
 
 
 # ============================================================================ RandomContrast, RandomBrightness

@@ -646,7 +646,10 @@ class Hashing(_StringInputs):
         return _categorical_shape(input_shape, self.output_mode, self.num_bins)
 
     def get_config(self):
-        return {**super().get_config(), "num_bins": self.num_bins, "salt": self.salt, "mask_value": self.mask_value,
+        base = super().get_config()
+        for k in ("num_bins", "salt", "mask_value", "output_mode", "sparse"):
+            base.pop(k, None)
+        return {**base, "num_bins": self.num_bins, "salt": self.salt, "mask_value": self.mask_value,
                 "output_mode": self.output_mode, "sparse": self.sparse}
 
 
