@@ -153,12 +153,8 @@ def test_imports_point_down():
     assert not gone, "these ALLOWED entries no longer exist: remove them:\n" + "\n".join(gone)
 
 
-# "importer -> module.private_name" still imported across packages; shrink it, never grow it
-PRIVATE_ALLOWED = {
-    "checkpoint.trackable -> state.module._IGNORED",
-    "checkpoint.management -> graph.graph_def._escape",
-    "checkpoint.checkpoint -> state.module._SETATTR_HOOKS",
-}
+# "importer -> module.private_name" still imported across packages: none left; keep it empty
+PRIVATE_ALLOWED = set()
 
 
 def test_no_package_imports_another_packages_private_names():

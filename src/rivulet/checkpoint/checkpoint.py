@@ -16,13 +16,13 @@ import numpy as np
 
 from .. import dtypes as _dt
 from ..core.context import init_scope
-from ..state.module import _SETATTR_HOOKS as _module_hooks
+from ..state.module import register_setattr_hook
 from ..errors import DataLossError, NotFoundError
 from . import object_graph as og
 from . import trackable as tr
 from .bundle import BundleReader, BundleWriter
 
-_module_hooks.append(lambda module: apply_deferred(module))  # tf.Module attributes set after a restore
+register_setattr_hook(lambda module: apply_deferred(module))  # tf.Module attributes set after a restore
 
 __all__ = ["Checkpoint", "CheckpointOptions", "CheckpointLoadStatus", "InitializationOnlyStatus",
            "NameBasedSaverStatus", "save_object", "restore_object", "apply_deferred"]

@@ -9,7 +9,7 @@ import os
 import threading
 import time
 
-from ..graph.graph_def import _escape  # C-style escapes, as protobuf's text format writes them
+from ..graph.graph_def import text_escape  # C-style escapes, as protobuf's text format writes them
 from ..errors import DataLossError
 from .bundle import BundleReader, _open_regular, index_filename
 
@@ -34,7 +34,7 @@ class CheckpointState:
 
 
 def _quote(s):
-    return '"' + _escape(s) + '"'
+    return '"' + text_escape(s) + '"'
 
 
 def _unquote(s):

@@ -9,7 +9,7 @@ TensorFlow names every saved value by the path of attribute names from the root 
 - tf.Module and other objects: their attributes holding trackables, in the order they were set (lists,
   tuples and dicts become nodes whose children are named "0", "1" ... or by key).
 """
-from ..state.module import _IGNORED, Module
+from ..state.module import UNTRACKED_ATTRIBUTES, Module
 from ..state.variables import Variable
 
 
@@ -48,7 +48,7 @@ def attribute_children(obj, skip=frozenset(), start=()):
     out = list(start)
     taken = {name for name, _ in out}
     for name, value in vars(obj).items():
-        if name in _IGNORED or name in skip or name in taken or name.startswith("__"):
+        if name in UNTRACKED_ATTRIBUTES or name in skip or name in taken or name.startswith("__"):
             continue
         if is_trackable(value):
             out.append((name, wrap(value, obj)))

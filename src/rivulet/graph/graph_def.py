@@ -212,7 +212,7 @@ def _value_lines(tv, ind):
     elif kind == "f":
         yield f"{ind}f: {_fmt_float(v)}\n"
     elif kind == "s":
-        yield f'{ind}s: "{_escape(v)}"\n'
+        yield f'{ind}s: "{text_escape(v)}"\n'
     elif kind == "func":
         yield f'{ind}func {{\n{ind}  name: "{v}"\n{ind}}}\n'
     elif kind == "tensor":
@@ -243,7 +243,7 @@ def _tensor_lines(a, ind):
             field = "int64_val"
         for x in a.reshape(-1)[: 1 if a.dtype != object else None]:
             if a.dtype == object:
-                yield f'{ind}  {field}: "{_escape(x)}"\n'
+                yield f'{ind}  {field}: "{text_escape(x)}"\n'
             elif a.dtype.kind == "b":
                 yield f"{ind}  {field}: {'true' if x else 'false'}\n"
             elif a.dtype.kind == "f":
@@ -251,7 +251,7 @@ def _tensor_lines(a, ind):
             else:
                 yield f"{ind}  {field}: {int(x)}\n"
     elif a.size:
-        yield f'{ind}  tensor_content: "{_escape(np.ascontiguousarray(a).tobytes())}"\n'
+        yield f'{ind}  tensor_content: "{text_escape(np.ascontiguousarray(a).tobytes())}"\n'
     yield f"{ind}}}\n"
 
 
@@ -260,7 +260,7 @@ def _fmt_float(x):
     return s
 
 
-def _escape(b):
+def text_escape(b):
     if isinstance(b, str):
         b = b.encode()
     out = []

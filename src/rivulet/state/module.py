@@ -6,7 +6,7 @@ from . import naming
 from ._structure import flatten_with_paths
 from .variables import Variable
 
-_IGNORED = frozenset(("_self_unconditional_checkpoint_dependencies", "_self_unconditional_dependency_names"))
+UNTRACKED_ATTRIBUTES = frozenset(("_self_unconditional_checkpoint_dependencies", "_self_unconditional_dependency_names"))
 _IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 # An upper-case letter starts a new word after a lower-case letter or digit ("myLayer" -> "my_layer"),
 # or when a lower-case letter follows it ("HTTPServer" -> "http_server").
@@ -18,6 +18,11 @@ def camel_to_snake(name):
 
 
 _SETATTR_HOOKS = []  # checkpoint restores waiting for attributes that do not exist yet (checkpoint/)
+
+
+def register_setattr_hook(fn):
+    """fn(module) runs after every attribute set on a tf.Module (checkpoint/ applies deferred restores)."""
+    _SETATTR_HOOKS.append(fn)
 
 
 class Module:
@@ -96,7 +101,7 @@ def _walk(module, recursive, predicate, key, with_path, path, seen, stack):
     if id(module) in stack:  # a cycle: list this module's leaves but do not descend again
         recursive = False
     for name in sorted(attrs, key=key):
-        if name in _IGNORED:
+        if name in UNTRACKED_ATTRIBUTES:
             continue
         for leaf_path, leaf in flatten_with_paths(attrs[name]):
             leaf_path = path + (name,) + leaf_path
