@@ -52,7 +52,15 @@ def _jit_wrap(*args):
     return wrap(*args)
 
 
-# tf.function reaches up to AutoGraph and the compiled tier through these (loaded on first use)
+def _ragged_class():
+    from .ragged import RaggedTensor
+    return RaggedTensor
+
+
+# tf.function reaches up to AutoGraph and the compiled tier, and tf.strings to RaggedTensor, through these
+# (loaded on first use)
+from .ops import composite as _composite  # noqa: E402
+_composite.register_loader("ragged", _ragged_class)
 from .function import concrete as _concrete, polymorphic as _polymorphic  # noqa: E402
 _polymorphic.register_autograph(_autograph_convert)
 _concrete.register_jit(_jit_wrap)

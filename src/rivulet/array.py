@@ -19,3 +19,6 @@ TOPLEVEL = ["identity", "reshape", "zeros_like", "ones_like", "where", "stack", 
             "tensor_scatter_nd_update", "tensor_scatter_nd_add", "tensor_scatter_nd_sub", "roll", "repeat",
             "linspace", "meshgrid", "broadcast_static_shape", "broadcast_dynamic_shape", "strided_slice",
             "tensor_scatter_nd_max", "tensor_scatter_nd_min", "unique_with_counts"]
+
+from .ops import composite as _composite  # noqa: E402
+_composite.wrap_namespace(globals(), _composite.UNARY + _composite.LISTS + _composite.FIRST)  # composite tensors (RaggedTensor) dispatch through its table

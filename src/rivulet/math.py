@@ -26,3 +26,6 @@ TOPLEVEL = ["add", "subtract", "multiply", "divide", "truediv", "realdiv", "floo
             "truncatemod", "add_n", "clip_by_value", "reduce_max", "reduce_min", "reduce_prod", "reduce_all",
             "reduce_any", "reduce_logsumexp", "argmax", "argmin", "cumsum", "asin", "acos", "atan", "atan2",
             "sinh", "cosh", "asinh", "acosh", "atanh", "clip_by_norm", "scalar_mul", "clip_by_global_norm"]
+
+from .ops import composite as _composite  # noqa: E402
+_composite.wrap_namespace(globals(), _composite.UNARY + _composite.BINARY + _composite.REDUCE)  # composite tensors (RaggedTensor) dispatch through its table

@@ -4,3 +4,6 @@ from .ops.string_ops import (join, length, upper, lower, substr, to_number, as_s
                              ngrams, to_hash_bucket, to_hash_bucket_fast, to_hash_bucket_strong)
 
 TOPLEVEL = []
+
+from .ops import composite as _composite  # noqa: E402
+_composite.wrap_namespace(globals(), _composite.STRING_UNARY)  # composite tensors (RaggedTensor) dispatch through its table

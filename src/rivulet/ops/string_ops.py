@@ -7,9 +7,10 @@ import numpy as np
 from .. import dtypes as _dt
 from ..core.dispatch import bind
 from ..core.op import defop
-from ..core.tensor import Tensor
+from ..core.tensor import Tensor, convert_to_tensor
 from ..errors import InvalidArgumentError
 from ..shape import TensorShape
+from . import composite
 from ._rules import broadcast_shape, to_tensor
 from .fingerprint import fingerprint64, hash64, siphash24
 from .math_ops import reduction_axes, reduce_infer
@@ -334,8 +335,7 @@ UNICODE_DECODE = defop("UnicodeDecode", _pieces_kernel_of(_codepoint_pieces, np.
 
 
 def _pieces(op, input, attrs, name):  # noqa: A002
-    from ..ragged.tensor import RaggedTensor
-    if isinstance(input, RaggedTensor):
+    if composite.is_kind(input, "ragged"):
         return input.with_flat_values(_pieces(op, input.flat_values, attrs, name))
     x = _strings(input)
     flat, splits = bind(op, (x,), attrs, name=name)
@@ -344,7 +344,7 @@ def _pieces(op, input, attrs, name):  # noqa: A002
     if x.shape.rank != 1:
         raise NotImplementedError(f"rivulet's tf.strings ops returning ragged results take a scalar, a vector or a "
                                   f"RaggedTensor, got shape {x.shape}")
-    return RaggedTensor.from_row_splits(flat, splits, validate=False)
+    return composite.kind("ragged").from_row_splits(flat, splits, validate=False)
 
 
 def _check_encoding(encoding, errors):
@@ -418,14 +418,13 @@ def _ngram_rows(rows, width, sep, pad, padding_width, preserve_short):
 def ngrams(data, ngram_width, separator=" ", pad_values=None, padding_width=None, preserve_short_sequences=False,
            name=None):
     """tf.strings.ngrams of a 1-D tensor (a 1-D result) or a RaggedTensor (one row of n-grams per row)."""
-    from ..ragged.tensor import RaggedTensor
-    from ..ragged.ops import constant
+    ragged = composite.is_kind(data, "ragged")
     widths = [ngram_width] if isinstance(ngram_width, int) else list(ngram_width)
     if isinstance(pad_values, (str, bytes)):
         pad_values = (pad_values, pad_values)
     pad = None if pad_values is None else tuple(_bytes(p) for p in pad_values)
     sep = _bytes(separator)
-    if isinstance(data, RaggedTensor):
+    if ragged:
         rows = data.to_list()
     else:
         x = _strings(data)
@@ -436,11 +435,10 @@ def ngrams(data, ngram_width, separator=" ", pad_values=None, padding_width=None
     for w in widths:
         for acc, grams in zip(result, _ngram_rows(rows, int(w), sep, pad, padding_width, preserve_short_sequences)):
             acc.extend(grams)
-    if isinstance(data, RaggedTensor):
-        return RaggedTensor.from_row_lengths(to_tensor(np.array([g for r in result for g in r] or [], dtype=object)
-                                                       .reshape(-1)),
-                                             np.array([len(r) for r in result], np.int64), validate=False) \
-            if any(result) else constant(result, dtype=_dt.string)
+    if ragged:
+        flat = np.array([g for r in result for g in r], dtype=object).reshape(-1)
+        return type(data).from_row_lengths(convert_to_tensor(flat, dtype=_dt.string),
+                                           np.array([len(r) for r in result], np.int64), validate=False)
     return to_tensor(np.array(result[0], dtype=object).reshape(-1))
 
 

@@ -1,14 +1,13 @@
 """tf.ragged functions, and TensorFlow's ops on RaggedTensors: elementwise ops act on the flat values,
-reductions and concat follow the rows. `install_dispatch` makes the public tf.* / tf.math.* / tf.strings.*
-functions accept RaggedTensors, as TensorFlow's dispatch does; it runs when this package is first imported
-(a RaggedTensor cannot exist before), so programs without ragged tensors pay nothing."""
-import functools
+reductions and concat follow the rows. `register_dispatch` puts them in ops/composite.py's table, which the
+public tf.* / tf.math.* / tf.strings.* functions consult, as TensorFlow's dispatch does; it runs when this
+package is first imported (a RaggedTensor cannot exist before)."""
 
 import numpy as np
 
 from .. import dtypes as _dt
 from ..core.tensor import Tensor, convert_to_tensor
-from ..ops import array_ops as _a, math_ops as _m, sort_segment_ops as _seg
+from ..ops import array_ops as _a, composite as _composite, math_ops as _m, sort_segment_ops as _seg
 from .tensor import RaggedTensor, _t
 
 
@@ -259,91 +258,36 @@ def getitem(rt, key):
 
 
 # ---------------------------------------------------------------- dispatch
-_UNARY = ["abs", "negative", "square", "sqrt", "rsqrt", "exp", "log", "log1p", "sin", "cos", "tan", "tanh",
-          "sigmoid", "round", "floor", "ceil", "sign", "logical_not", "reciprocal", "is_nan", "is_inf",
-          "is_finite", "cast", "saturate_cast", "zeros_like", "ones_like", "identity"]
-_BINARY = ["add", "subtract", "multiply", "divide", "truediv", "floordiv", "floormod", "mod", "maximum",
-           "minimum", "pow", "equal", "not_equal", "less", "less_equal", "greater", "greater_equal", "logical_and",
-           "logical_or", "logical_xor", "squared_difference"]
-_REDUCE = ["reduce_sum", "reduce_mean", "reduce_max", "reduce_min", "reduce_prod", "reduce_any", "reduce_all"]
-_STRING_UNARY = ["length", "lower", "upper", "to_number", "substr", "regex_replace", "regex_full_match",
-                 "as_string", "unicode_script"]
+# RaggedTensor's handlers in ops/composite.py's table: the public tf.* / tf.math.* / tf.strings.* functions
+# consult it (elementwise ops map the flat values, binary ops broadcast rows, reductions follow the rows).
+def _unary(fn, x, *args, **kwargs):
+    return x.with_flat_values(fn(x.flat_values, *args, **kwargs))
 
 
-def _unary_wrapper(fn):
-    @functools.wraps(fn)
-    def wrapper(x, *args, **kwargs):
-        if isinstance(x, RaggedTensor):
-            return x.with_flat_values(fn(x.flat_values, *args, **kwargs))
-        return fn(x, *args, **kwargs)
-    wrapper._ragged_dispatch = True
-    return wrapper
+def _binary(fn, x, y, *args, **kwargs):
+    return binary(fn.__name__, x, y, fn=lambda a, b: fn(a, b, *args, **kwargs))
 
 
-def _binary_wrapper(fn):
-    @functools.wraps(fn)
-    def wrapper(x, y, *args, **kwargs):
-        if isinstance(x, RaggedTensor) or isinstance(y, RaggedTensor):
-            return binary(fn.__name__, x, y, fn=lambda a, b: fn(a, b, *args, **kwargs))
-        return fn(x, y, *args, **kwargs)
-    wrapper._ragged_dispatch = True
-    return wrapper
+def _reduction(op_name):
+    def handler(fn, input_tensor, axis=None, keepdims=False, name=None, **kwargs):
+        return reduce(op_name, input_tensor, axis, keepdims)
+    return handler
 
 
-def _reduce_wrapper(fn, name):
-    @functools.wraps(fn)
-    def wrapper(input_tensor, axis=None, keepdims=False, name=None, **kwargs):
-        if isinstance(input_tensor, RaggedTensor):
-            return reduce(fn_name, input_tensor, axis, keepdims)
-        return fn(input_tensor, axis=axis, keepdims=keepdims, name=name, **kwargs)
-    fn_name = name
-    wrapper._ragged_dispatch = True
-    return wrapper
+def _concat(fn, values, axis, name="concat"):
+    return concat(values, axis, name)
 
 
-def _concat_wrapper(fn):
-    @functools.wraps(fn)
-    def wrapper(values, axis, name="concat"):
-        if any(isinstance(v, RaggedTensor) for v in values):
-            return concat(values, axis, name)
-        return fn(values, axis, name=name)
-    wrapper._ragged_dispatch = True
-    return wrapper
+def _tile(fn, input, multiples, name=None):  # noqa: A002
+    return tile(input, multiples)
 
 
-def _tile_wrapper(fn):
-    @functools.wraps(fn)
-    def wrapper(input, multiples, name=None):  # noqa: A002
-        if isinstance(input, RaggedTensor):
-            return tile(input, multiples)
-        return fn(input, multiples, name=name)
-    wrapper._ragged_dispatch = True
-    return wrapper
-
-
-_installed = [False]
-
-
-def install_dispatch():
-    import rivulet
-    from .. import math as _math_ns, strings as _strings_ns
-    if _installed[0]:
-        return
-    _installed[0] = True
-    targets = [(rivulet, n) for n in _UNARY + _BINARY + _REDUCE + ["concat", "tile"]] + \
-              [(_math_ns, n) for n in _UNARY + _BINARY + _REDUCE] + [(_strings_ns, n) for n in _STRING_UNARY]
-    for mod, n in targets:
-        fn = mod.__dict__.get(n)
-        if fn is None or getattr(fn, "_ragged_dispatch", False):
-            continue
-        if n in _REDUCE:
-            w = _reduce_wrapper(fn, n)
-        elif n == "concat":
-            w = _concat_wrapper(fn)
-        elif n == "tile":
-            w = _tile_wrapper(fn)
-        elif n in _BINARY:
-            w = _binary_wrapper(fn)
-        else:
-            w = _unary_wrapper(fn)
-        setattr(mod, n, w)
+def register_dispatch():
+    for n in _composite.UNARY + _composite.STRING_UNARY:
+        _composite.register(RaggedTensor, n, _unary)
+    for n in _composite.BINARY:
+        _composite.register(RaggedTensor, n, _binary)
+    for n in _composite.REDUCE:
+        _composite.register(RaggedTensor, n, _reduction(n))
+    _composite.register(RaggedTensor, "concat", _concat)
+    _composite.register(RaggedTensor, "tile", _tile)

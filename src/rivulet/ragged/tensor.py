@@ -28,6 +28,7 @@ def _splits(x):
 
 class RaggedTensor:
     """tf.RaggedTensor (build with the from_* class methods or tf.ragged.constant)."""
+    _composite_kind = "ragged"  # ops/composite.py
 
     def __init__(self, values, row_splits, internal=False):
         if not internal:
