@@ -59,8 +59,14 @@ def _ragged_class():
 
 # tf.function reaches up to AutoGraph and the compiled tier, and tf.strings to RaggedTensor, through these
 # (loaded on first use)
+def _sparse_class():
+    from .sparse import SparseTensor
+    return SparseTensor
+
+
 from .ops import composite as _composite  # noqa: E402
 _composite.register_loader("ragged", _ragged_class)
+_composite.register_loader("sparse", _sparse_class)
 from .function import concrete as _concrete, polymorphic as _polymorphic  # noqa: E402
 _polymorphic.register_autograph(_autograph_convert)
 _concrete.register_jit(_jit_wrap)

@@ -190,16 +190,13 @@ def _parse(serialized, features, scalar):
 
 
 def _sparse(indices, values, shape):
-    """A VarLenFeature's value: tf.SparseTensor eagerly when this build has it; otherwise (and inside traced
-    functions such as a dataset's map, whose elements are tensors) the same three tensors, by name."""
+    """A VarLenFeature's value: tf.SparseTensor eagerly; inside traced functions (such as a dataset's map,
+    whose elements are tensors) the same three tensors, by name."""
     from ..core import context
-    try:
-        from ..sparse import SparseTensor
-    except ImportError:
-        SparseTensor = None
-    if SparseTensor is None or not context.executing_eagerly():
+    from ..ops import composite
+    if not context.executing_eagerly():
         return SparseTensorValue(indices, values, shape)
-    return SparseTensor(indices, values, shape)
+    return composite.kind("sparse")(indices, values, shape)  # the class, through the face's loader
 
 
 def parse_single_example(serialized, features, name=None, example_names=None):
