@@ -347,3 +347,13 @@ def test_optimizer_state_of_another_optimizer_is_skipped_with_a_warning(tmp_path
                                          "variables whereas the saved optimizer has 9 variables"):
         other.load_weights(tmp_path / "w.weights.h5")  # (was skipped silently)
     np.testing.assert_array_equal(other.predict(X, verbose=0), m.predict(X, verbose=0))
+
+
+@pytest.mark.parametrize("layer, key", [(layers.MaxPooling1D(2, padding="same"), "pool_size"),
+                                        (layers.AveragePooling1D(2, padding="same"), "strides")])
+def test_pool_sizes_beyond_int32_are_refused_at_construction(layer, key):
+    inp = keras.Input((4, 2))
+    config = json.loads(keras.Model(inp, layer(inp)).to_json())
+    config["config"]["layers"][1]["config"][key] = [10 ** 12]  # was a 14.6 TiB padded input when called
+    with pytest.raises(ValueError, match="Attr (ksize|strides) has value 1000000000000 out of range for an int32"):
+        keras.models.model_from_json(json.dumps(config))

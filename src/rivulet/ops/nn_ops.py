@@ -575,6 +575,8 @@ def _pair(v, what, n_spatial=2):
         raise ValueError(f"{what} should be of length 1, {n_spatial} or {n_spatial + 2} but was {len(v)}")
     if min(v) < 1:
         raise _arg_error(f"`{what}` must be positive in every spatial dimension, got {v}")
+    if max(v) >= 1 << 31:  # TensorFlow's kernels read these attrs as int32
+        raise _arg_error(f"Attr {what} has value {max(v)} out of range for an int32")
     return tuple(v)
 
 
