@@ -115,6 +115,10 @@ class Metric:
     def get_config(self):
         return {"name": self.name, "dtype": self.dtype}
 
+    @classmethod
+    def from_config(cls, config):
+        return cls(**config)
+
 
 class Sum(Metric):
     def __init__(self, name="sum", dtype=None):
@@ -309,6 +313,176 @@ class Recall(_ConfusionCounts):
         super().__init__(thresholds, top_k, class_id, name, dtype)
 
 
+def _confusion_counts(y_true, y_pred, thresholds, dtype, sample_weight=None, class_id=None):
+    """(tp, fp, tn, fn), each of shape [len(thresholds)]: weighted counts of predictions above each threshold
+    (strictly; predictions clipped to [0, 1]) against labels cast to bool, every element counted once."""
+    y_pred = tf.convert_to_tensor(y_pred)
+    y_true = tf.convert_to_tensor(y_true)
+    if class_id is not None:
+        y_true, y_pred = y_true[..., class_id], y_pred[..., class_id]
+        if sample_weight is not None:
+            sw = tf.convert_to_tensor(sample_weight)
+            if sw.shape.rank is not None and sw.shape.rank == y_pred.shape.rank + 1 and sw.shape.rank > 1:
+                sample_weight = sw[..., class_id]
+    if y_true.shape.num_elements() is not None and y_pred.shape.num_elements() is not None and \
+            y_true.shape.num_elements() != y_pred.shape.num_elements():
+        raise ValueError(f"Shapes {y_pred.shape} and {y_true.shape} are incompatible")
+    weight = _threshold_weights(y_true, sample_weight, dtype)
+    label = tf.reshape(tf.cast(y_true, tf.bool), [1, -1])
+    pred = tf.clip_by_value(tf.reshape(tf.cast(y_pred, dtype), [1, -1]), 0.0, 1.0)
+    above = pred > tf.reshape(tf.constant(list(thresholds), dtype=dtype), [-1, 1])
+    below, negative = tf.logical_not(above), tf.logical_not(label)
+
+    def count(mask):
+        return tf.reduce_sum(tf.cast(mask, dtype) * weight, axis=1)
+    return (count(tf.logical_and(above, label)), count(tf.logical_and(above, negative)),
+            count(tf.logical_and(below, negative)), count(tf.logical_and(below, label)))
+
+
+def _parse_thresholds(thresholds, default=0.5):
+    """tf_keras' parse_init_thresholds: None -> [default]; a number -> [it]; out-of-range ones named."""
+    values = [default] if thresholds is None else \
+        list(thresholds) if isinstance(thresholds, (list, tuple)) else [thresholds]
+    bad = [t for t in values if t is None or t < 0 or t > 1]
+    if bad:
+        raise ValueError(f"Threshold values must be in [0, 1]. Received: {bad}")
+    return values
+
+
+class _ConfusionMatrixConditionCount(Metric):
+    """TruePositives, FalsePositives, TrueNegatives, FalseNegatives: one count per threshold in the variable
+    `accumulator` (a scalar result for one threshold, a vector for a list)."""
+    _INDEX = None
+
+    def __init__(self, thresholds=None, name=None, dtype=None):
+        super().__init__(name=name, dtype=dtype)
+        self.init_thresholds = thresholds
+        self.thresholds = _parse_thresholds(thresholds)
+        self.accumulator = self.add_weight("accumulator", shape=(len(self.thresholds),))
+
+    def update_state(self, y_true, y_pred, sample_weight=None):
+        counts = _confusion_counts(y_true, y_pred, self.thresholds, self._dtype, sample_weight)
+        self.accumulator.assign_add(counts[self._INDEX])
+
+    def result(self):
+        return tf.convert_to_tensor(self.accumulator[0] if len(self.thresholds) == 1 else self.accumulator)
+
+    def get_config(self):
+        return {**super().get_config(), "thresholds": self.init_thresholds}
+
+
+class TruePositives(_ConfusionMatrixConditionCount):
+    """The (weighted) number of positive labels predicted above the threshold."""
+    _INDEX = 0
+
+
+class FalsePositives(_ConfusionMatrixConditionCount):
+    """The (weighted) number of negative labels predicted above the threshold."""
+    _INDEX = 1
+
+
+class TrueNegatives(_ConfusionMatrixConditionCount):
+    """The (weighted) number of negative labels predicted at or below the threshold."""
+    _INDEX = 2
+
+
+class FalseNegatives(_ConfusionMatrixConditionCount):
+    """The (weighted) number of positive labels predicted at or below the threshold."""
+    _INDEX = 3
+
+
+class SensitivitySpecificityBase(Metric):
+    """Confusion counts at `num_thresholds` evenly spaced thresholds in [0, 1]; `result()` is the largest
+    value of one rate among the thresholds where another rate reaches `value` (0.0 where none does)."""
+    _ARG = None
+
+    def __init__(self, value, num_thresholds=200, class_id=None, name=None, dtype=None):
+        if self._ARG is not None and (value < 0 or value > 1):
+            raise ValueError(f"Argument `{self._ARG}` must be in the range [0, 1]. Received: {self._ARG}={value}")
+        if num_thresholds <= 0:
+            raise ValueError(f"Argument `num_thresholds` must be an integer > 0. Received: "
+                             f"num_thresholds={num_thresholds}")
+        super().__init__(name=name, dtype=dtype)
+        self.value, self.class_id, self.num_thresholds = value, class_id, num_thresholds
+        if self._ARG is not None:
+            setattr(self, self._ARG, value)
+        self.true_positives = self.add_weight("true_positives", shape=(num_thresholds,))
+        self.true_negatives = self.add_weight("true_negatives", shape=(num_thresholds,))
+        self.false_positives = self.add_weight("false_positives", shape=(num_thresholds,))
+        self.false_negatives = self.add_weight("false_negatives", shape=(num_thresholds,))
+        self.thresholds = [0.5] if num_thresholds == 1 else \
+            [0.0] + [(i + 1) * 1.0 / (num_thresholds - 1) for i in range(num_thresholds - 2)] + [1.0]
+
+    def update_state(self, y_true, y_pred, sample_weight=None):
+        tp, fp, tn, fn = _confusion_counts(y_true, y_pred, self.thresholds, self._dtype, sample_weight,
+                                           self.class_id)
+        self.true_positives.assign_add(tp)
+        self.false_positives.assign_add(fp)
+        self.true_negatives.assign_add(tn)
+        self.false_negatives.assign_add(fn)
+
+    def _rates(self):
+        tp, fp, tn, fn = self.true_positives, self.false_positives, self.true_negatives, self.false_negatives
+        return {"sensitivity": tf.math.divide_no_nan(tp, tp + fn), "recall": tf.math.divide_no_nan(tp, tp + fn),
+                "specificity": tf.math.divide_no_nan(tn, tn + fp), "precision": tf.math.divide_no_nan(tp, tp + fp)}
+
+    def _max_where(self, constrained, dependent):
+        rates = self._rates()
+        feasible = rates[constrained] >= tf.cast(self.value, self._dtype)
+        best = tf.reduce_max(tf.where(feasible, rates[dependent], tf.zeros_like(rates[dependent])))
+        return tf.where(tf.reduce_any(feasible), best, tf.zeros_like(best))
+
+    def get_config(self):
+        config = {**super().get_config(), "class_id": self.class_id}
+        if self._ARG is not None:
+            config.update({"num_thresholds": self.num_thresholds, self._ARG: self.value})
+        return config
+
+
+class SensitivityAtSpecificity(SensitivitySpecificityBase):
+    """The best sensitivity (recall) among thresholds whose specificity is >= `specificity`."""
+    _ARG = "specificity"
+
+    def __init__(self, specificity, num_thresholds=200, class_id=None, name=None, dtype=None):
+        super().__init__(specificity, num_thresholds, class_id, name, dtype)
+
+    def result(self):
+        return self._max_where("specificity", "sensitivity")
+
+
+class SpecificityAtSensitivity(SensitivitySpecificityBase):
+    """The best specificity among thresholds whose sensitivity (recall) is >= `sensitivity`."""
+    _ARG = "sensitivity"
+
+    def __init__(self, sensitivity, num_thresholds=200, class_id=None, name=None, dtype=None):
+        super().__init__(sensitivity, num_thresholds, class_id, name, dtype)
+
+    def result(self):
+        return self._max_where("sensitivity", "specificity")
+
+
+class PrecisionAtRecall(SensitivitySpecificityBase):
+    """The best precision among thresholds whose recall is >= `recall`."""
+    _ARG = "recall"
+
+    def __init__(self, recall, num_thresholds=200, class_id=None, name=None, dtype=None):
+        super().__init__(recall, num_thresholds, class_id, name, dtype)
+
+    def result(self):
+        return self._max_where("recall", "precision")
+
+
+class RecallAtPrecision(SensitivitySpecificityBase):
+    """The best recall among thresholds whose precision is >= `precision`."""
+    _ARG = "precision"
+
+    def __init__(self, precision, num_thresholds=200, class_id=None, name=None, dtype=None):
+        super().__init__(precision, num_thresholds, class_id, name, dtype)
+
+    def result(self):
+        return self._max_where("precision", "recall")
+
+
 class AUC(Metric):
     """Area under the ROC (or PR) curve, approximated from confusion counts at `num_thresholds` thresholds.
 
@@ -438,7 +612,8 @@ _CLASSES = {c.__name__: c for c in (Accuracy, BinaryAccuracy, CategoricalAccurac
                                     MeanAbsolutePercentageError, MeanSquaredLogarithmicError, KLDivergence, Hinge,
                                     SquaredHinge, CategoricalHinge, Poisson, LogCoshError,
                                     TopKCategoricalAccuracy, SparseTopKCategoricalAccuracy, CosineSimilarity,
-                                    RootMeanSquaredError, Precision, Recall, AUC)}
+                                    RootMeanSquaredError, Precision, Recall, AUC, TruePositives,
+                                    FalsePositives, TrueNegatives, FalseNegatives)}
 
 
 def get(identifier):
