@@ -211,6 +211,24 @@ def test_an_if_whose_declared_types_disagree(copy_of, key, where):
         _load_and_call(d, "control_flow")
 
 
+def test_tensor_list_ops_take_lists_of_their_element_dtype(copy_of):
+    """Found by fuzzing: a TensorList op given a float tensor for its list raised AttributeError when run; an
+    item of another dtype than the node's element_dtype was stored as it was."""
+    d = copy_of("control_flow")
+    sm = _read(d)
+    _nodes(sm, "Tanh")[0].op = "TensorListLength"
+    _write(d, sm)
+    with pytest.raises(tf.errors.InvalidArgumentError, match=r"given float32 where a TensorList \(variant\) goes"):
+        _load_and_call(d, "control_flow")
+    d = copy_of("rnn")
+    sm = _read(d)
+    for n in _nodes(sm, "TensorListSetItem") + _nodes(sm, "TensorListFromTensor"):
+        n.attr["element_dtype"].type = 2  # float64 for float32 items
+    _write(d, sm)
+    with pytest.raises(tf.errors.InvalidArgumentError, match="a TensorList of float64 is given float32"):
+        _load_and_call(d, "rnn")
+
+
 def test_bad_references(copy_of):
     d = copy_of("keras_mlp")
     sm = _read(d)

@@ -209,6 +209,14 @@ def _element_shape(t):
     return TensorShape(None)
 
 
+def _list(t):
+    """A TensorList input: a variant tensor (TensorFlow refuses any other dtype there)."""
+    if not isinstance(t, tf.Tensor) or t.dtype != _dt.variant:
+        raise InvalidGraph(f"a TensorList op is given {getattr(getattr(t, 'dtype', None), 'name', type(t).__name__)} "
+                           f"where a TensorList (variant) goes")
+    return t
+
+
 def _list_attrs(attrs, shape_input):
     return {"element_dtype": _dtype(attrs, "element_dtype"), "element_shape": _element_shape(shape_input)}
 
@@ -218,35 +226,44 @@ def _reserve(ctx, inputs, attrs):
     return bind(ta.RESERVE, [tf.cast(inputs[1], _dt.int32)], _list_attrs(attrs, inputs[0]))
 
 
+def _element(t, attrs):
+    """A tensor going into a TensorList: of the node's element_dtype, as TensorFlow's op requires."""
+    want = _dtype(attrs, "element_dtype")
+    if not isinstance(t, tf.Tensor) or t.dtype != want:
+        raise InvalidGraph(f"a TensorList of {want.name} is given "
+                           f"{getattr(getattr(t, 'dtype', None), 'name', type(t).__name__)}")
+    return t
+
+
 @converter("TensorListFromTensor")
 def _from_tensor(ctx, inputs, attrs):
-    return bind(ta.FROM_TENSOR, [inputs[0]])
+    return bind(ta.FROM_TENSOR, [_element(inputs[0], attrs)])
 
 
 @converter("TensorListStack")
 def _stack(ctx, inputs, attrs):
-    return bind(ta.STACK, [inputs[0]], _list_attrs(attrs, inputs[1]))
+    return bind(ta.STACK, [_list(inputs[0])], _list_attrs(attrs, inputs[1]))
 
 
 @converter("TensorListGetItem")
 def _get_item(ctx, inputs, attrs):
-    return bind(ta.GET_ITEM, [inputs[0], inputs[1]], _list_attrs(attrs, inputs[2]))
+    return bind(ta.GET_ITEM, [_list(inputs[0]), inputs[1]], _list_attrs(attrs, inputs[2]))
 
 
 @converter("TensorListSetItem")
 def _set_item(ctx, inputs, attrs):
-    return bind(ta.SET_ITEM, [inputs[0], inputs[1], inputs[2]],
+    return bind(ta.SET_ITEM, [_list(inputs[0]), inputs[1], _element(inputs[2], attrs)],
                 {"resize": bool(attrs.get("resize_if_index_out_of_bounds", False))})
 
 
 @converter("TensorListLength")
 def _length(ctx, inputs, attrs):
-    return bind(ta.LENGTH, [inputs[0]])
+    return bind(ta.LENGTH, [_list(inputs[0])])
 
 
 @converter("TensorListGather")
 def _gather(ctx, inputs, attrs):
-    return bind(ta.GATHER, [inputs[0], inputs[1]], _list_attrs(attrs, inputs[2]))
+    return bind(ta.GATHER, [_list(inputs[0]), inputs[1]], _list_attrs(attrs, inputs[2]))
 
 
 @converter("Assert")
