@@ -248,3 +248,15 @@ def test_follow_links_survives_a_link_cycle(text_dir):
     # neg/up/pos is a plain directory below the link (listed); pos/again and neg/up/neg lead back to an ancestor
     assert len(ds.file_paths) == 10 and sum("/side/" in p for p in ds.file_paths) == 3
     assert not any("/again/" in p or "/up/neg/" in p for p in ds.file_paths)
+
+
+def test_plot_model_as_tf_keras_without_pydot(monkeypatch, capsys):
+    model = tf.keras.Sequential([tf.keras.layers.Dense(2, input_shape=(3,))])
+    monkeypatch.delitem(sys.modules, "IPython.core.magics.namespace", raising=False)
+    with pytest.raises(ImportError, match="install pydot"):
+        tf.keras.utils.plot_model(model, show_shapes=True)
+    monkeypatch.setitem(sys.modules, "IPython.core.magics.namespace", object())  # as in a notebook
+    assert tf.keras.utils.plot_model(model) is None
+    assert "install pydot" in capsys.readouterr().out
+    with pytest.raises(ValueError, match="not yet been built"):
+        tf.keras.utils.plot_model(tf.keras.Sequential([tf.keras.layers.Dense(2)]))
