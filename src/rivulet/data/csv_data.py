@@ -97,11 +97,12 @@ def make_csv_dataset(file_pattern, batch_size, column_names=None, column_default
     files = sorted({f for p in pats for f in glob.glob(p)})
     if not files:
         raise ValueError(f"No files match `file_pattern` {file_pattern}.")
-    with open(files[0], newline="", encoding=encoding) as f:
-        rows = list(_head(csv.reader(f, delimiter=field_delim), num_rows_for_inference + 1))
-    names = list(column_names) if column_names is not None else rows[0]
+    rows = []
+    if column_names is None or column_defaults is None:
+        rows = _probe(files[0], compression_type, field_delim, encoding, num_rows_for_inference + 1)
     if column_names is None and not header:
         raise ValueError("Cannot infer column names without a header line.")
+    names = list(column_names) if column_names is not None else rows[0]
     data = rows[1:] if header else rows
     if column_defaults is None:
         column_defaults = [_infer([r[i] if i < len(r) else "" for r in data]) for i in range(len(names))]
@@ -131,6 +132,24 @@ def make_csv_dataset(file_pattern, batch_size, column_names=None, column_default
     if ignore_errors:
         ds = ds.ignore_errors()
     return ds.prefetch(prefetch_buffer_size if prefetch_buffer_size is not None else -1)
+
+
+def _probe(path, compression_type, field_delim, encoding, n):
+    """The first n rows of the first file, read to infer column names and types: plain or GZIP files only,
+    as TensorFlow probes them (ZLIB files need column_names and column_defaults)."""
+    from ..formats.tfrecord import open_compressed
+    kind = "" if compression_type is None else compression_type
+    kind = kind.decode() if isinstance(kind, bytes) else kind
+    if isinstance(kind, Tensor):
+        kind = to_numpy_value(kind)
+        kind = kind.decode() if isinstance(kind, bytes) else str(kind)
+    if kind == "ZLIB":
+        raise ValueError(f"compression_type ({compression_type}) is not supported for probing columns")
+    if kind not in ("", "GZIP"):
+        raise ValueError(f"compression_type ({compression_type}) is not supported")
+    with open_compressed(path, kind) as f:
+        text = io.TextIOWrapper(f, encoding=encoding, newline="")
+        return list(_head(csv.reader(text, delimiter=field_delim), n))
 
 
 def _head(it, n):
