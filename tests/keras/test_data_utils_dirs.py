@@ -260,3 +260,9 @@ def test_plot_model_as_tf_keras_without_pydot(monkeypatch, capsys):
     assert "install pydot" in capsys.readouterr().out
     with pytest.raises(ValueError, match="not yet been built"):
         tf.keras.utils.plot_model(tf.keras.Sequential([tf.keras.layers.Dense(2)]))
+
+
+def test_explicit_labels_are_int32_as_tensorflow_converts_them(text_dir):
+    ds = tf.keras.utils.text_dataset_from_directory(text_dir, labels=[0, 1, 1, 0], shuffle=False)
+    x, y = next(iter(ds))
+    assert y.dtype == tf.int32 and y.numpy().tolist() == [0, 1, 1, 0]

@@ -128,7 +128,8 @@ def get_training_or_validation_split(samples, labels, validation_split, subset):
 
 def labels_to_dataset(labels, label_mode, num_classes):
     tf = _tf()
-    label_ds = tf.data.Dataset.from_tensor_slices(np.asarray(labels))
+    # a user's list of labels converts as TensorFlow converts Python ints (int32), inferred ones are int32 already
+    label_ds = tf.data.Dataset.from_tensor_slices(labels if isinstance(labels, np.ndarray) else list(labels))
     if label_mode == "binary":
         return label_ds.map(lambda x: tf.expand_dims(tf.cast(x, "float32"), axis=-1))
     if label_mode == "categorical":
