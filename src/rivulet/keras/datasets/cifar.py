@@ -1,6 +1,5 @@
 """CIFAR's "python version" batches: each a pickled dict {b'data': uint8 (N, 3072), b'labels': [...], ...}, read
 with the data-only pickle reader."""
-import os
 
 import numpy as np
 
@@ -25,7 +24,3 @@ def load_batch(fpath, label_key="labels"):
     if not all(isinstance(v, int) and not isinstance(v, bool) and 0 <= v < 256 for v in labels):
         raise ValueError(f"{fpath}: not a CIFAR batch: {label_key!r} must hold class indices in [0, 256).")
     return data.reshape(data.shape[0], 3, 32, 32), labels
-
-
-def batch_path(path, name):
-    return os.path.join(path, name)
