@@ -53,10 +53,6 @@ class _DtypeStub(_Stub):
         self.descr = descr
 
 
-class _Mark:
-    pass
-
-
 class _Reader:
     def __init__(self, data, what, allow_object):
         self.data, self.pos, self.what, self.allow_object = bytes(data), 0, what, allow_object
