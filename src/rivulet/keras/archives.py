@@ -54,7 +54,9 @@ def _tar_members(archive, tar, root):
         _check_name(archive, m.name, root)
         if m.issym() or m.islnk():
             link = m.linkname
-            if not link or os.path.isabs(link) or link.startswith(("/", "\\")):
+            if not link:
+                raise ValueError(f"Refusing to extract {archive}: link {m.name!r} has no target.")
+            if os.path.isabs(link) or link.startswith(("/", "\\")):
                 raise ValueError(f"Refusing to extract {archive}: link {m.name!r} points to the absolute path "
                                  f"{link!r}.")
             # symbolic links resolve from their own directory, hard links from the archive's root
