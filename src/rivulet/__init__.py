@@ -76,6 +76,7 @@ _LAZY = {"keras": ".keras", "saved_model": ".saved_model", "summary": ".summary"
          "onnx": ".onnx", "graph_util": ".graph.graph_util", "types": ".types", "jit": ".jit",
          "data": ".data", "io": ".io", "train": ".train", "image": ".image", "signal": ".signal",
          "distribute": ".distribute", "profiler": ".profiler", "sparse": ".sparse", "ragged": ".ragged",
+         "lite": ".lite",
          "audio": ".audio"}
 
 

@@ -1,0 +1,262 @@
+"""tf.lite.TFLiteConverter: a ConcreteFunction, a Keras model or a saved model as a .tflite flatbuffer.
+
+    converter = tf.lite.TFLiteConverter.from_keras_model(model)
+    tflite_bytes = converter.convert()
+
+Each function becomes one subgraph with a signature (TensorFlow's names: "serving_default" for a single
+function or a Keras model, the saved model's signature keys, the functions' names for several concrete
+functions). This slice converts float models built from builtin operators (lower.py lists them);
+quantisation, control flow and recurrent layers raise NotImplementedError.
+"""
+import enum
+import os
+
+import numpy as np
+
+from .. import dtypes as _dt
+from .. import nest
+from ..core.tensor import Tensor
+from . import lower, schema
+
+SERVING = "serving_default"
+
+
+class Optimize(enum.Enum):
+    """tf.lite.Optimize: what the converter should optimise for (quantisation, not in this converter yet)."""
+    DEFAULT = "DEFAULT"
+    OPTIMIZE_FOR_SIZE = "OPTIMIZE_FOR_SIZE"
+    OPTIMIZE_FOR_LATENCY = "OPTIMIZE_FOR_LATENCY"
+    EXPERIMENTAL_SPARSITY = "EXPERIMENTAL_SPARSITY"
+
+    def __str__(self):
+        return str(self.value)
+
+
+class OpsSet(enum.Enum):
+    """tf.lite.OpsSet: the operator sets a converted model may use."""
+    TFLITE_BUILTINS = "TFLITE_BUILTINS"
+    SELECT_TF_OPS = "SELECT_TF_OPS"
+    TFLITE_BUILTINS_INT8 = "TFLITE_BUILTINS_INT8"
+    EXPERIMENTAL_TFLITE_BUILTINS_ACTIVATIONS_INT16_WEIGHTS_INT8 = \
+        "EXPERIMENTAL_TFLITE_BUILTINS_ACTIVATIONS_INT16_WEIGHTS_INT8"
+
+    def __str__(self):
+        return str(self.value)
+
+
+class TargetSpec:
+    """tf.lite.TargetSpec: supported_ops (a set of OpsSet) and supported_types (a set of dtypes)."""
+
+    def __init__(self, supported_ops=None, supported_types=None, experimental_select_user_tf_ops=None,
+                 experimental_supported_backends=None):
+        self.supported_ops = set(supported_ops) if supported_ops is not None else {OpsSet.TFLITE_BUILTINS}
+        self.supported_types = set(supported_types) if supported_types is not None else set()
+        self.experimental_select_user_tf_ops = experimental_select_user_tf_ops or set()
+        self.experimental_supported_backends = experimental_supported_backends
+
+
+class ConverterError(Exception):
+    """Raised by convert() when some ops have no TensorFlow Lite builtin; `.problems` lists each of them
+    (op type, op name, reason and the user's source line)."""
+
+    def __init__(self, message, problems=()):
+        super().__init__(message)
+        self.problems = list(problems)
+
+
+class _Entry:
+    """One function to convert: its signature key and the names of its inputs and outputs."""
+
+    def __init__(self, key, cf, input_names=None, output_names=None):
+        self.key, self.cf = key, cf
+        n_args = len(cf.graph.arg_placeholders)
+        self.input_names = list(input_names) if input_names else _arg_names(cf)
+        if len(self.input_names) != n_args:
+            self.input_names = _arg_names(cf)
+        self.output_names = list(output_names) if output_names else _output_names(cf.graph)
+        if len(self.output_names) != len(cf.graph.outputs):
+            self.output_names = _output_names(cf.graph)
+
+
+class TFLiteConverter:
+    """Converts concrete functions (one subgraph and signature each) into a TensorFlow Lite model."""
+
+    def __init__(self, funcs, trackable_obj=None):
+        self._entries = funcs if funcs and isinstance(funcs[0], _Entry) else _entries_of(funcs)
+        self._trackable_obj = trackable_obj
+        self.optimizations = set()
+        self.representative_dataset = None
+        self.target_spec = TargetSpec()
+        self.inference_input_type = _dt.float32
+        self.inference_output_type = _dt.float32
+        self.allow_custom_ops = False
+        self.exclude_conversion_metadata = False
+        self.experimental_new_converter = True
+        self.experimental_enable_resource_variables = True
+
+    # ---- constructors
+    @classmethod
+    def from_concrete_functions(cls, funcs, trackable_obj=None):
+        """Converts ConcreteFunctions (`f.get_concrete_function(...)`); trackable_obj is the object they
+        belong to (TensorFlow needs it to keep variables alive; accepted for compatibility)."""
+        from ..function.concrete import ConcreteFunction
+        funcs = list(funcs) if isinstance(funcs, (list, tuple)) else [funcs]
+        if not funcs:
+            raise ValueError("from_concrete_functions needs at least one ConcreteFunction")
+        for f in funcs:
+            if not isinstance(f, ConcreteFunction):
+                raise ValueError("This function takes in a list of ConcreteFunction.")
+        return cls(funcs, trackable_obj)
+
+    @classmethod
+    def from_keras_model(cls, model):
+        """Converts a Keras model's call (training=False) over its input shapes; the signature
+        "serving_default" takes the input layers' names and gives the output layers' names."""
+        sig = getattr(model, "_default_save_signature", lambda: None)()
+        if sig is None:
+            raise ValueError(f"Model {getattr(model, 'name', model)!r} cannot be converted because its input shape "
+                             f"is not available: build it with an Input layer, or call it on data first.")
+        cf = sig.get_concrete_function()
+        return cls([_Entry(SERVING, cf, _keras_names(getattr(model, "inputs", None)),
+                           _keras_names(getattr(model, "outputs", None)))], model)
+
+    @classmethod
+    def from_saved_model(cls, saved_model_dir, signature_keys=None, tags=None):
+        """Converts the signatures of a saved model (rivulet's, or TensorFlow's with the tf-interop extra);
+        by default all of them, each a subgraph under its key."""
+        from ..saved_model import load
+        path = os.fspath(saved_model_dir)
+        loaded = load(path)
+        sigs = dict(loaded.signatures)
+        if not sigs:
+            raise ValueError(f"Only support at least one signature key. The saved model at {path} has none.")
+        keys = list(signature_keys) if signature_keys else sorted(sigs)
+        for k in keys:
+            if k not in sigs:
+                raise ValueError(f"Invalid signature key '{k}' found. Valid keys are '{','.join(sorted(sigs))}'.")
+        return cls([_Entry(k, sigs[k]) for k in keys], loaded)
+
+    # ---- conversion
+    def convert(self):
+        """The converted model: the bytes of a .tflite flatbuffer."""
+        self._refuse_unsupported_settings()
+        model = lower.LiteModel()
+        problems, control = [], []
+        for i, entry in enumerate(self._entries):
+            p, c = _lower_function(model, entry, i)
+            problems += p
+            control += c
+        if control:
+            lines = "\n".join(f"  {p}" for p in control)
+            raise NotImplementedError(f"rivulet's TFLite converter does not convert control flow (tf.cond, "
+                                      f"tf.while_loop, AutoGraph's if/while on tensors) or RNN layers yet:\n{lines}")
+        if problems:
+            n = len(problems)
+            lines = "\n".join(f"  {p}" for p in problems)
+            raise ConverterError(f"{n} op{'s are' if n > 1 else ' is'} not supported by the TensorFlow Lite "
+                                 f"builtin operators rivulet converts to:\n{lines}\n"
+                                 f"(TensorFlow's SELECT_TF_OPS need TensorFlow's kernels and are not available.)",
+                                 problems)
+        return schema.write(model)
+
+    def _refuse_unsupported_settings(self):
+        if self.optimizations or self.representative_dataset is not None or self.target_spec.supported_types:
+            raise NotImplementedError(
+                "rivulet's TFLite converter does not quantise yet: converter.optimizations "
+                "(tf.lite.Optimize.DEFAULT), representative_dataset and target_spec.supported_types (float16) "
+                "are not supported; convert without them for a float32 model.")
+        ops = {OpsSet(o) if isinstance(o, str) else o for o in self.target_spec.supported_ops}
+        extra = ops - {OpsSet.TFLITE_BUILTINS}
+        if extra:
+            names = ", ".join(sorted(str(o) for o in extra))
+            raise NotImplementedError(f"target_spec.supported_ops {names}: rivulet converts to TFLITE_BUILTINS "
+                                      f"only (SELECT_TF_OPS need TensorFlow's kernels; the int8/int16 sets are "
+                                      f"quantisation, not supported yet).")
+        if self.inference_input_type is not _dt.float32 or self.inference_output_type is not _dt.float32:
+            raise NotImplementedError("inference_input_type/inference_output_type other than tf.float32 need "
+                                      "quantisation, which rivulet's TFLite converter does not do yet.")
+
+
+def _lower_function(model, entry, index):
+    from ..optimize.pipeline import optimize_traced
+    cf = entry.cf
+    g = cf.graph
+    resources = [ph.op.name for ph in g.arg_placeholders if ph.dtype.name == "resource"]
+    if resources:
+        raise ValueError(f"Cannot convert {cf.name!r}: it takes tf.Variable arguments ({', '.join(resources)}); "
+                         f"close over the variables instead (they are frozen into the model).")
+    graph, inputs, outputs = optimize_traced(g)
+    sub = lower.Subgraph("main" if index == 0 else entry.key)
+    model.subgraphs.append(sub)
+    lw = lower.Lowering(model, sub)
+    n_args = len(g.arg_placeholders)
+    feeds, sig_inputs = {}, []
+    for name, ph in zip(entry.input_names, inputs[:n_args]):
+        if ph.dtype not in lower._TYPES:
+            lw.problems.append(lower.Problem(ph.op, f"input dtype {ph.dtype.name} has no TensorFlow Lite type"))
+            continue
+        if ph.shape.rank is None:
+            lw.problems.append(lower.Problem(ph.op, "an input of unknown rank"))
+            continue
+        idx = lw.new_tensor(f"{entry.key}_{name}:0", ph.shape.as_list(), lower._TYPES[ph.dtype])
+        feeds[id(ph)] = idx
+        sub.inputs.append(idx)
+        sig_inputs.append((name, idx))
+    for (value, _), ph in zip(g.captures, inputs[n_args:]):
+        v = value.numpy() if hasattr(value, "numpy") else value
+        feeds[id(ph)] = np.asarray(v)  # variables frozen, captured tensors constant
+    values = lw.run(graph, feeds, outputs)
+    if lw.problems or lw.control_flow:
+        return lw.problems, lw.control_flow
+    call = "StatefulPartitionedCall" if index == 0 else f"StatefulPartitionedCall_{index}"
+    sig_outputs, used = [], set(sub.inputs)
+    for i, (name, v, t) in enumerate(zip(entry.output_names, values, outputs)):
+        if isinstance(v, np.ndarray) or v in used:
+            lw.op = t.op  # a constant, an input or a repeated output: copied into a tensor of its own
+            try:
+                v = lw.emit("RESHAPE", [v, lw.i32([-1 if d is None else d for d in t.shape.as_list()])], [t])
+            except lower.Unsupported as e:
+                return [lower.Problem(t.op, str(e))], []
+        used.add(v)
+        sub.tensors[v].name = f"{call}:{i}"
+        sub.outputs.append(v)
+        sig_outputs.append((name, v))
+    model.signatures.append(lower.Signature(entry.key, sig_inputs, sig_outputs, index))
+    return [], []
+
+
+def _entries_of(funcs):
+    if len(funcs) == 1:
+        return [_Entry(SERVING, funcs[0])]
+    return [_Entry(f.name, f) for f in funcs]
+
+
+def _arg_names(cf):
+    return [ph.op.name for ph in cf.graph.arg_placeholders]
+
+
+def _output_names(g):
+    """A dict of tensors: its keys (in output order); else output_0, output_1 ..."""
+    so = g.structured_outputs
+    if isinstance(so, dict) and all(isinstance(k, str) for k in so) and all(isinstance(v, Tensor) for v in so.values()):
+        index = {id(t): i for i, t in enumerate(g.outputs)}
+        names = [None] * len(g.outputs)
+        for k in sorted(so):
+            if id(so[k]) in index:
+                names[index[id(so[k])]] = k
+        if None not in names:
+            return names
+    return [f"output_{i}" for i in range(len([x for x in nest.flatten(so) if isinstance(x, Tensor)]))]
+
+
+def _keras_names(tensors):
+    if tensors is None:
+        return None
+    names = []
+    for t in nest.flatten(tensors):
+        n = getattr(t, "_creator", None)
+        n = n if isinstance(n, str) else getattr(t, "name", None)
+        if not isinstance(n, str):
+            return None
+        names.append(n.split(":")[0])
+    return names if len(set(names)) == len(names) else None

@@ -1,0 +1,473 @@
+"""Lowers a ConcreteFunction's optimised graph to TensorFlow Lite's builtin operators, op by op.
+
+The graph lowered is the one rivulet runs (optimize/pipeline.py's optimize_traced: constants folded, arithmetic
+simplified, MatMul/Conv2D + bias + ReLU fused), so LiteRT computes what rivulet computes. Constants become
+buffers; variables are frozen (their current values become buffers). Every op with no builtin is reported
+with the user's source line (not just the first), as the ONNX export report does.
+"""
+import os
+
+import numpy as np
+
+from .. import dtypes as _dt
+from ..core.tensor import Tensor
+from . import schema
+
+# Control flow and recurrent ops: not in this converter yet.
+CONTROL_FLOW = {"If", "StatelessIf", "While", "StatelessWhile", "Case", "StatelessCase", "PartitionedCall",
+                "StatefulPartitionedCall", "TensorListReserve", "TensorListFromTensor", "TensorListStack",
+                "TensorListSetItem", "TensorListGetItem", "TensorArrayV3"}
+PASS_THROUGH = {"Identity", "IdentityN", "StopGradient", "Snapshot", "PreventGradient", "EnsureShape"}
+
+_TYPES = {_dt.float32: 0, _dt.float16: 1, _dt.int32: 2, _dt.uint8: 3, _dt.int64: 4, _dt.bool: 6, _dt.int16: 7,
+          _dt.int8: 9, _dt.float64: 10}
+_NP_TYPES = {np.dtype(np.float32): 0, np.dtype(np.float16): 1, np.dtype(np.int32): 2, np.dtype(np.uint8): 3,
+             np.dtype(np.int64): 4, np.dtype(np.bool_): 6, np.dtype(np.int16): 7, np.dtype(np.int8): 9,
+             np.dtype(np.float64): 10}
+_ACTIVATIONS = {None: 0, "relu": 1, "relu6": 3, "tanh": 4}
+_PADDING = {"SAME": 0, "VALID": 1}
+
+
+class Unsupported(Exception):
+    """Raised by a lowering rule: the op (with these attrs) has no TensorFlow Lite builtin form."""
+
+
+class LiteTensor:
+    __slots__ = ("name", "shape", "type", "buffer")
+
+    def __init__(self, name, shape, type_, buffer):
+        self.name, self.shape, self.type, self.buffer = name, tuple(shape), type_, buffer
+
+
+class LiteOp:
+    __slots__ = ("opcode", "inputs", "outputs", "options", "fields")
+
+    def __init__(self, opcode, inputs, outputs, options, fields):
+        self.opcode, self.inputs, self.outputs, self.options, self.fields = opcode, inputs, outputs, options, fields
+
+
+class Subgraph:
+    def __init__(self, name):
+        self.name, self.tensors, self.ops, self.inputs, self.outputs = name, [], [], [], []
+
+
+class Signature:
+    def __init__(self, key, inputs, outputs, subgraph):
+        self.key, self.inputs, self.outputs, self.subgraph = key, inputs, outputs, subgraph
+
+
+class LiteModel:
+    """What schema.write turns into a flatbuffer: buffers (bytes; buffer 0 is the empty one), operator codes,
+    subgraphs and signatures."""
+
+    def __init__(self):
+        self.buffers = [b""]
+        self.opcodes = []
+        self.subgraphs = []
+        self.signatures = []
+        self.description = "rivulet"
+
+    def opcode(self, name):
+        code = getattr(schema.enum("BuiltinOperator"), name)
+        if code not in self.opcodes:
+            self.opcodes.append(code)
+        return self.opcodes.index(code)
+
+
+def where(frame):
+    """'file:line (in function)' for a user frame, the file relative to the working directory."""
+    if not frame:
+        return "<unknown location>"
+    return f"{os.path.relpath(frame[0])}:{frame[1]} (in {frame[2]})"
+
+
+class Problem:
+    __slots__ = ("op_type", "op_name", "reason", "frame")
+
+    def __init__(self, op, reason):
+        self.op_type, self.op_name, self.reason, self.frame = op.type, op.name, reason, op.user_frame
+
+    def __str__(self):
+        return f"{where(self.frame)}: {self.op_type} '{self.op_name}': {self.reason}"
+
+
+RULES = {}
+
+
+def rule(*op_types):
+    def deco(fn):
+        for t in op_types:
+            RULES[t] = fn
+        return fn
+    return deco
+
+
+class Lowering:
+    """Builds one subgraph: `values` maps id(rivulet tensor) to a tensor index or a NumPy constant."""
+
+    def __init__(self, model, sub):
+        self.model, self.sub = model, sub
+        self.problems, self.control_flow = [], []
+        self.op = None
+
+    # ---- tensors
+    def new_tensor(self, name, shape, type_, buffer=0):
+        self.sub.tensors.append(LiteTensor(name, shape, type_, buffer))
+        return len(self.sub.tensors) - 1
+
+    def const(self, value, name=None):
+        arr = np.ascontiguousarray(value)
+        if arr.dtype not in _NP_TYPES:
+            raise Unsupported(f"a constant of dtype {arr.dtype} has no TensorFlow Lite type")
+        self.model.buffers.append(arr.tobytes())
+        name = name or f"{self.op.name if self.op is not None else 'const'}/Const"
+        return self.new_tensor(name, arr.shape, _NP_TYPES[arr.dtype], len(self.model.buffers) - 1)
+
+    def i32(self, values):
+        return self.const(np.asarray(values, dtype=np.int32))
+
+    def index(self, v):
+        """A tensor index for a value (constants are materialised as buffers here)."""
+        return self.const(v) if isinstance(v, np.ndarray) else v
+
+    def out_for(self, t, name=None):
+        """A fresh tensor index for the rivulet tensor t (its static shape; unknown dims become -1 in the
+        shape signature)."""
+        if t.shape.rank is None:
+            raise Unsupported(f"its output {t.name} has an unknown rank")
+        if t.dtype not in _TYPES:
+            raise Unsupported(f"its output dtype {t.dtype.name} has no TensorFlow Lite type")
+        return self.new_tensor(name or t.op.name, t.shape.as_list(), _TYPES[t.dtype])
+
+    # ---- operators
+    def emit(self, opname, inputs, outputs=None, options=None, **fields):
+        """Appends operator `opname` (BuiltinOperator name); inputs: indices, constants or -1 (optional input
+        left out); outputs: rivulet tensors or indices (default: the current op's outputs)."""
+        ins = [-1 if v is None else self.index(v) for v in inputs]
+        outs = []
+        for o in (self.op.outputs if outputs is None else outputs):
+            outs.append(self.out_for(o) if isinstance(o, Tensor) else o)
+        self.sub.ops.append(LiteOp(self.model.opcode(opname), ins, outs, options, fields))
+        return outs[0] if len(outs) == 1 else outs
+
+    def temp(self, shape, like, suffix):
+        """An intermediate tensor of `shape` with the dtype of rivulet tensor `like`."""
+        return self.new_tensor(f"{self.op.name}/{suffix}", shape, _TYPES[like.dtype])
+
+    # ---- the walk
+    def run(self, graph, feeds, outputs):
+        values = dict(feeds)
+        for op in _needed(graph, outputs):
+            if op.type == "Placeholder" and id(op.outputs[0]) in values:
+                continue
+            self.op = op
+            ins = [values.get(id(t)) for t in op.inputs]
+            res = None
+            if op.type in CONTROL_FLOW:
+                self.control_flow.append(Problem(op, "control flow and recurrent layers are not converted yet"))
+            elif op.type in PASS_THROUGH:
+                res = list(ins) if op.type == "IdentityN" else ins[0]
+            elif op.type not in RULES:
+                self.problems.append(Problem(op, "no TensorFlow Lite builtin operator for it"))
+            elif any(v is None for v in ins):
+                pass  # an input already failed: reported there
+            else:
+                try:
+                    res = RULES[op.type](self, op, *ins)
+                except Unsupported as e:
+                    self.problems.append(Problem(op, str(e)))
+            if res is None:
+                continue
+            res = res if isinstance(res, list) else [res]
+            for t, v in zip(op.outputs, res):
+                values[id(t)] = v
+        self.op = None
+        return [values.get(id(t)) for t in outputs]
+
+
+def _needed(graph, outputs):
+    """Ops the outputs depend on through data edges, in graph (topological) order."""
+    want, stack = set(), [t.op for t in outputs]
+    while stack:
+        op = stack.pop()
+        if op._id not in want:
+            want.add(op._id)
+            stack.extend(t.op for t in op.inputs)
+    return [op for op in graph.get_operations() if op._id in want]
+
+
+def _const(v):
+    return isinstance(v, np.ndarray)
+
+
+def _static(op, dyn_from):
+    """Refuses an op whose static operand (shape, begin ...) is known only at run time."""
+    if len(op.inputs) > dyn_from:
+        raise Unsupported("an operand (a shape, an axis or slice bounds) is known only at run time")
+
+
+def _hw(v):
+    """(h, w) from a 2- or 4-element strides/ksize/dilations attr (NHWC)."""
+    v = tuple(v)
+    return (v[1], v[2]) if len(v) == 4 else (v[0], v[1]) if len(v) == 2 else (v[0], v[0])
+
+
+# ---------------------------------------------------------------- constants and variables
+@rule("Const")
+def _const_op(lw, op):
+    if op.attrs["dtype"] not in _TYPES:
+        raise Unsupported(f"a {op.attrs['dtype'].name} constant has no TensorFlow Lite type")
+    return np.asarray(op.attrs["value"], dtype=op.attrs["dtype"]._np)
+
+
+@rule("ReadVariableOp")
+def _read(lw, op, ref):
+    if not _const(ref):
+        raise Unsupported("it reads a variable that is not closed over (variables are frozen into the model)")
+    return ref
+
+
+# ---------------------------------------------------------------- dense and convolution
+def _fc(lw, op, a, b, bias, activation):
+    if op.inputs[0].shape.rank != 2:
+        raise Unsupported("FULLY_CONNECTED takes a 2-D input")
+    ta = op.attrs.get("transpose_a") or op.attrs.get("adjoint_a")
+    tb = op.attrs.get("transpose_b") or op.attrs.get("adjoint_b")
+    if ta:
+        m, k = op.inputs[0].shape.as_list()
+        a = lw.emit("TRANSPOSE", [a, lw.i32([1, 0])], [lw.temp([k, m], op.inputs[0], "transpose_a")])
+    if _const(b):
+        w = b if tb else np.ascontiguousarray(b.T)  # FULLY_CONNECTED's weights are [units, inputs]
+    elif tb:
+        w = b
+    else:
+        k, n = op.inputs[1].shape.as_list()
+        w = lw.emit("TRANSPOSE", [b, lw.i32([1, 0])], [lw.temp([n, k], op.inputs[1], "weights")])
+    return lw.emit("FULLY_CONNECTED", [a, w, bias], options="FullyConnectedOptions",
+                   FusedActivationFunction=_activation(activation), KeepNumDims=False)
+
+
+def _activation(name):
+    if name not in _ACTIVATIONS:
+        raise Unsupported(f"fused activation {name!r} has no TensorFlow Lite form")
+    return _ACTIVATIONS[name]
+
+
+@rule("MatMul")
+def _matmul(lw, op, a, b):
+    return _fc(lw, op, a, b, None, None)
+
+
+@rule("_FusedMatMul")
+def _fused_matmul(lw, op, a, b, bias=None):
+    return _fc(lw, op, a, b, bias, op.attrs.get("activation"))
+
+
+def _conv_checks(op):
+    if op.attrs.get("data_format", "NHWC") not in ("NHWC", None):
+        raise Unsupported("TensorFlow Lite convolutions and pools take NHWC inputs")
+    if op.attrs.get("padding") not in _PADDING or op.attrs.get("explicit"):
+        raise Unsupported(f"padding {op.attrs.get('padding')!r}: TensorFlow Lite takes SAME or VALID")
+
+
+def _conv(lw, op, x, f, bias, activation):
+    _conv_checks(op)
+    if not _const(f):
+        raise Unsupported("the filter is not a constant")
+    sh, sw = _hw(op.attrs.get("strides", (1, 1)))
+    dh, dw = _hw(op.attrs.get("dilations", (1, 1)))
+    w = np.ascontiguousarray(np.transpose(f, (3, 0, 1, 2)))  # HWIO -> OHWI
+    if bias is None:
+        bias = np.zeros(f.shape[3], f.dtype)
+    return lw.emit("CONV_2D", [x, w, bias], options="Conv2DOptions", Padding=_PADDING[op.attrs["padding"]],
+                   StrideW=sw, StrideH=sh, DilationWFactor=dw, DilationHFactor=dh,
+                   FusedActivationFunction=_activation(activation))
+
+
+@rule("Conv2D")
+def _conv2d(lw, op, x, f):
+    return _conv(lw, op, x, f, None, None)
+
+
+@rule("_FusedConv2D")
+def _fused_conv2d(lw, op, x, f, bias):
+    return _conv(lw, op, x, f, bias, op.attrs.get("activation"))
+
+
+@rule("DepthwiseConv2dNative")
+def _depthwise(lw, op, x, f):
+    _conv_checks(op)
+    if not _const(f):
+        raise Unsupported("the filter is not a constant")
+    h, w_, c, m = f.shape
+    sh, sw = _hw(op.attrs.get("strides", (1, 1)))
+    dh, dw = _hw(op.attrs.get("dilations", (1, 1)))
+    w = np.ascontiguousarray(f.reshape(1, h, w_, c * m))  # output channel c*m + k, as TensorFlow orders them
+    return lw.emit("DEPTHWISE_CONV_2D", [x, w, np.zeros(c * m, f.dtype)], options="DepthwiseConv2DOptions",
+                   Padding=_PADDING[op.attrs["padding"]], StrideW=sw, StrideH=sh, DepthMultiplier=m,
+                   DilationWFactor=dw, DilationHFactor=dh, FusedActivationFunction=0)
+
+
+@rule("MaxPool", "AvgPool")
+def _pool(lw, op, x):
+    _conv_checks(op)
+    if op.inputs[0].shape.rank != 4:
+        raise Unsupported("TensorFlow Lite pools take 4-D (NHWC) inputs")
+    kh, kw = _hw(op.attrs["ksize"])
+    sh, sw = _hw(op.attrs["strides"])
+    name = "MAX_POOL_2D" if op.type == "MaxPool" else "AVERAGE_POOL_2D"
+    return lw.emit(name, [x], options="Pool2DOptions", Padding=_PADDING[op.attrs["padding"]], StrideW=sw,
+                   StrideH=sh, FilterWidth=kw, FilterHeight=kh, FusedActivationFunction=0)
+
+
+# ---------------------------------------------------------------- elementwise
+_BINARY = {"AddV2": ("ADD", "AddOptions"), "Add": ("ADD", "AddOptions"), "BiasAdd": ("ADD", "AddOptions"),
+           "Sub": ("SUB", "SubOptions"), "Mul": ("MUL", "MulOptions"), "RealDiv": ("DIV", "DivOptions"),
+           "Maximum": ("MAXIMUM", None), "Minimum": ("MINIMUM", None),
+           "SquaredDifference": ("SQUARED_DIFFERENCE", None), "Pow": ("POW", None)}
+
+
+@rule(*_BINARY)
+def _binary(lw, op, a, b):
+    if op.type == "BiasAdd" and op.attrs.get("data_format", "NHWC") != "NHWC":
+        raise Unsupported("an NCHW bias")
+    if op.type == "RealDiv" and not op.inputs[0].dtype.is_floating:
+        raise Unsupported("integer division")
+    name, options = _BINARY[op.type]
+    fields = {"FusedActivationFunction": 0} if options else {}
+    return lw.emit(name, [a, b], options=options, **fields)
+
+
+_UNARY = {"Relu": "RELU", "Relu6": "RELU6", "Sigmoid": "LOGISTIC", "Tanh": "TANH", "Exp": "EXP", "Log": "LOG",
+          "Sqrt": "SQRT", "Rsqrt": "RSQRT", "Neg": "NEG", "Abs": "ABS", "Square": "SQUARE", "Floor": "FLOOR",
+          "Elu": "ELU", "Sin": "SIN", "Cos": "COS"}
+
+
+@rule(*_UNARY)
+def _unary(lw, op, x):
+    return lw.emit(_UNARY[op.type], [x])
+
+
+@rule("LeakyRelu")
+def _leaky(lw, op, x):
+    return lw.emit("LEAKY_RELU", [x], options="LeakyReluOptions", Alpha=float(op.attrs.get("alpha", 0.2)))
+
+
+@rule("Softmax", "LogSoftmax")
+def _softmax(lw, op, x):
+    axis, rank = op.attrs.get("axis", -1), op.inputs[0].shape.rank
+    if axis not in (-1, (rank or 0) - 1):
+        raise Unsupported("TensorFlow Lite's softmax runs over the last axis only")
+    if op.type == "LogSoftmax":
+        return lw.emit("LOG_SOFTMAX", [x])
+    return lw.emit("SOFTMAX", [x], options="SoftmaxOptions", Beta=1.0)
+
+
+@rule("Cast")
+def _cast(lw, op, x):
+    return lw.emit("CAST", [x])
+
+
+# ---------------------------------------------------------------- reductions
+_REDUCE = {"Mean": "MEAN", "Sum": "SUM", "Max": "REDUCE_MAX", "Min": "REDUCE_MIN", "Prod": "REDUCE_PROD"}
+
+
+@rule(*_REDUCE)
+def _reduce(lw, op, x):
+    _static(op, 1)
+    axis, rank = op.attrs.get("axis"), op.inputs[0].shape.rank
+    if axis is None:
+        if rank is None:
+            raise Unsupported("reducing all axes of a tensor of unknown rank")
+        axis = range(rank)
+    axis = [axis] if isinstance(axis, int) else list(axis)
+    return lw.emit(_REDUCE[op.type], [x, lw.i32(axis)], options="ReducerOptions",
+                   KeepDims=bool(op.attrs.get("keepdims", False)))
+
+
+# ---------------------------------------------------------------- shapes, joining, slicing
+@rule("Reshape", "Squeeze", "ExpandDims")
+def _reshape(lw, op, x, *dyn):
+    shape = op.outputs[0].shape
+    if shape.rank is None:
+        raise Unsupported("its result has an unknown rank")
+    dims = [-1 if d is None else d for d in shape.as_list()]
+    if dims.count(-1) > 1:
+        static = op.attrs.get("shape") if op.type == "Reshape" and not dyn else None
+        if static is None or list(static).count(-1) > 1 or any(d is None for d in static):
+            raise Unsupported("more than one dimension of its result is unknown")
+        dims = list(static)
+    return lw.emit("RESHAPE", [x, lw.i32(dims)])
+
+
+@rule("Transpose")
+def _transpose(lw, op, x):
+    _static(op, 1)
+    perm = op.attrs.get("perm")
+    if perm is None:
+        perm = range(op.inputs[0].shape.rank)[::-1]
+    return lw.emit("TRANSPOSE", [x, lw.i32(list(perm))])
+
+
+@rule("ConcatV2", "Concat")
+def _concat(lw, op, *xs):
+    axis = op.attrs.get("axis")
+    if not isinstance(axis, int):
+        raise Unsupported("its axis is known only at run time")
+    if axis < 0:
+        axis += op.outputs[0].shape.rank
+    return lw.emit("CONCATENATION", list(xs), options="ConcatenationOptions", Axis=axis, FusedActivationFunction=0)
+
+
+@rule("Slice")
+def _slice(lw, op, x, *dyn):
+    if dyn:
+        raise Unsupported("its begin/size are known only at run time")
+    return lw.emit("SLICE", [x, lw.i32(op.attrs["begin"]), lw.i32(op.attrs["size"])])
+
+
+@rule("StridedSlice")
+def _strided_slice(lw, op, x, *dyn):
+    if dyn:
+        raise Unsupported("its slice bounds are known only at run time")
+    begin, end, strides = [], [], []
+    masks = dict(BeginMask=0, EndMask=0, EllipsisMask=0, NewAxisMask=0, ShrinkAxisMask=0)
+    for j, e in enumerate(op.attrs["spec"]):
+        bit, tag = 1 << j, e[0]
+        if tag == "i":
+            begin.append(e[1]), end.append(e[1] + 1), strides.append(1)
+            masks["ShrinkAxisMask"] |= bit
+        elif tag == "s":
+            start, stop, step = e[1:]
+            begin.append(0 if start is None else start), end.append(0 if stop is None else stop)
+            strides.append(1 if step is None else step)
+            masks["BeginMask"] |= bit if start is None else 0
+            masks["EndMask"] |= bit if stop is None else 0
+        else:
+            begin.append(0), end.append(0), strides.append(1)
+            masks["NewAxisMask" if tag == "n" else "EllipsisMask"] |= bit
+    return lw.emit("STRIDED_SLICE", [x, lw.i32(begin), lw.i32(end), lw.i32(strides)],
+                   options="StridedSliceOptions", **masks)
+
+
+@rule("GatherV2", "Gather")
+def _gather(lw, op, params, indices, *dyn):
+    if dyn:
+        raise Unsupported("its axis is known only at run time")
+    axis = op.attrs.get("axis", 0)
+    if _const(indices) and indices.dtype == np.int64:
+        indices = indices.astype(np.int32)
+    return lw.emit("GATHER", [params, indices], options="GatherOptions", Axis=axis,
+                   BatchDims=op.attrs.get("batch_dims", 0))
+
+
+@rule("Pad", "PadV2")
+def _pad(lw, op, x, *rest):
+    pads = op.attrs.get("paddings")
+    if pads is None or op.attrs.get("mode", "CONSTANT").upper() != "CONSTANT":
+        raise Unsupported("only constant padding with static paddings")
+    pads = lw.i32(np.asarray(pads).reshape(-1, 2))
+    value = rest[0] if rest else None
+    if value is None or (_const(value) and not np.any(value)):
+        return lw.emit("PAD", [x, pads])
+    return lw.emit("PADV2", [x, pads, value])
