@@ -51,6 +51,18 @@ def _bad_build(rng, case_dir):
     raise KeyError("a bug in the target")
 
 
+def _imports_fresh_module(path):  # a stdlib module imported for the first time reads its .pyc (marshal)
+    import importlib
+    import sys
+    sys.modules.pop("colorsys", None)
+    importlib.import_module("colorsys")
+
+
+def _unmarshals(path):
+    import marshal
+    marshal.loads(marshal.dumps(1))
+
+
 def _crashes(path):
     os._exit(7)
 
@@ -65,6 +77,8 @@ TARGETS = [
     FuzzTarget("canary", _build, _compiles_canary, (ValueError,)),
     FuzzTarget("crashes", _build, _crashes, (ValueError,)),
     FuzzTarget("bad-build", _bad_build, _documented, (ValueError,)),
+    FuzzTarget("imports", _build, _imports_fresh_module, (ValueError,)),
+    FuzzTarget("unmarshals", _build, _unmarshals, (ValueError,)),
 ]
 _T = {t.name: t for t in TARGETS}
 
@@ -83,6 +97,13 @@ def test_findings_are_reported(name, outcome):
     report = run_fuzz(_T[name], n=2, seed=1)
     assert report.counts[outcome] == 2, report.summary()
     assert len(report.failures) == 2 and "replay: python -m tests.fuzz.harness" in report.failures[0]
+
+
+def test_first_imports_are_not_findings_but_unmarshalling_is():
+    report = run_fuzz(_T["imports"], n=2, seed=1)
+    assert not report.failures, report.summary()
+    report = run_fuzz(_T["unmarshals"], n=2, seed=1)
+    assert report.counts["audit"] == 2, report.summary()
 
 
 def test_a_target_that_cannot_build_stops_the_run_at_once():
