@@ -84,3 +84,26 @@ def test_confusion_metrics_in_compile_fit_and_evaluate():
     p = model.predict(x, verbose=0)[:, 0]
     assert res["tp"] == float(np.sum((p > 0.5) & (y == 1)))
     assert model.metrics_names == ["loss", "tp", "fp", "tn", "fn", "prc"]
+
+
+def test_metric_metrics_lists_the_metrics_it_holds():
+    assert metrics.MeanAbsoluteError().metrics == []
+
+    class F1(metrics.Metric):
+        def __init__(self, name="f1", **kwargs):
+            super().__init__(name=name, **kwargs)
+            self.precision = metrics.Precision()
+            self.recall = metrics.Recall()
+
+        def update_state(self, y_true, y_pred, sample_weight=None):
+            self.precision.update_state(y_true, y_pred, sample_weight)
+            self.recall.update_state(y_true, y_pred, sample_weight)
+
+        def result(self):
+            p, r = self.precision.result(), self.recall.result()
+            return 2 * p * r / (p + r)
+
+    f1 = F1()
+    assert [m.name for m in f1.metrics] == ["precision", "recall"]
+    f1.update_state([0, 1, 1, 1], [1, 0, 1, 1])
+    assert f1.result().numpy() == pytest.approx(2 / 3)

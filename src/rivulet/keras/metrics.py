@@ -96,6 +96,29 @@ class Metric:
     def trainable_weights(self):
         return []
 
+    @property
+    def metrics(self):
+        """The metrics this one holds in its attributes, and theirs (a tf_keras Metric is a Layer, whose
+        `metrics` collects the Metric objects set on it): [] for a plain metric."""
+        found, seen = [], {id(self)}
+
+        def visit(value):
+            if isinstance(value, Metric):
+                if id(value) not in seen:
+                    seen.add(id(value))
+                    found.append(value)
+                    for v in vars(value).values():
+                        visit(v)
+            elif isinstance(value, (list, tuple)):
+                for v in value:
+                    visit(v)
+            elif isinstance(value, dict):
+                for v in value.values():
+                    visit(v)
+        for v in vars(self).values():
+            visit(v)
+        return found
+
     def __call__(self, *args, **kwargs):
         self.update_state(*args, **kwargs)
         return self.result()

@@ -60,14 +60,42 @@ class Normalization(Layer):
             self.count = self.add_weight("count", (), dtype="int64", initializer="zeros", trainable=False)
         self.built = True
 
+    @property
+    def mean(self):
+        """The mean used, shaped to broadcast against the inputs (e.g. (1, features)), as tf_keras keeps it."""
+        return self._stat(self.input_mean, "adapt_mean")
+
+    @property
+    def variance(self):
+        return self._stat(self.input_variance, "adapt_variance")
+
+    def _stat(self, given, weight):
+        if not self.built:
+            raise AttributeError(f"'{type(self).__name__}' object has no attribute '{weight[6:]}'")
+        if given is not None:
+            stat_shape = [self._broadcast[a] for a in self._keep]
+            value = np.asarray(given, np.float64) * np.ones(stat_shape)
+            return tf.cast(tf.reshape(tf.constant(value, tf.float32), self._broadcast), self.compute_dtype)
+        return tf.cast(tf.reshape(getattr(self, weight), self._broadcast), self.compute_dtype)
+
     def adapt(self, data, batch_size=None, steps=None):
+        if not self.built and self._batch_input_shape is None:
+            shape = getattr(data, "shape", None)  # arrays and DataFrames: tf_keras keeps their rank, no sizes
+            if shape is not None and not callable(shape):
+                try:
+                    self._batch_input_shape = (None,) * len(shape)
+                except TypeError:
+                    pass
         total = mean = m2 = None
         for batch in _batches(data):
             b = batch.astype(np.float64)
             if b.ndim == 0:
                 b = b.reshape(1)
             if not self.built:
-                self.build((None,) + b.shape[1:] if b.ndim > 1 else (None,))
+                shape = (None,) + b.shape[1:] if b.ndim > 1 else (None,)
+                self.build(shape)
+                self.built = True
+                self._built_input_shape = list(shape)  # its build_config: a reloaded model builds it alike
             reduce = tuple(a for a in range(b.ndim) if a not in self._keep)
             n = int(np.prod([b.shape[a] for a in reduce])) if reduce else 1
             bm = b.mean(axis=reduce) if reduce else b
