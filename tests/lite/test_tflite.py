@@ -1,0 +1,253 @@
+"""tf.lite: convert with rivulet (no TensorFlow), run the .tflite file in LiteRT, compare with rivulet.
+
+Skipped when the `tflite` extra (tflite, flatbuffers, ai-edge-litert) is not installed, except the tests of
+the errors that say what to install."""
+import importlib
+import os
+import sys
+
+import numpy as np
+import pytest
+
+import rivulet as tf
+
+HAVE_EXTRA = all(importlib.util.find_spec(m) is not None for m in ("tflite", "flatbuffers", "ai_edge_litert"))
+needs_extra = pytest.mark.skipif(not HAVE_EXTRA, reason="the tflite extra is not installed")
+TF_MODELS = os.path.join(os.path.dirname(__file__), "..", "..", "..", "shared", "tf_models")
+RNG = np.random.RandomState(0)
+
+
+def run_signature(content, **inputs):
+    runner = tf.lite.Interpreter(model_content=content).get_signature_runner()
+    return runner(**inputs)
+
+
+def parsed(content):
+    """The model read back with the tflite package's schema reader: (Model, [builtin op names])."""
+    Model = importlib.import_module("tflite.Model").Model
+    names = {v: k for k, v in vars(importlib.import_module("tflite.BuiltinOperator").BuiltinOperator).items()
+             if not k.startswith("_")}
+    m = Model.GetRootAs(content, 0)
+    sg = m.Subgraphs(0)
+    ops = [names[m.OperatorCodes(sg.Operators(i).OpcodeIndex()).BuiltinCode()] for i in range(sg.OperatorsLength())]
+    return m, ops
+
+
+def mlp():
+    inputs = tf.keras.Input((6,), name="features")
+    h = tf.keras.layers.Dense(16, activation="relu")(inputs)
+    h = tf.keras.layers.Dense(8, activation="tanh")(h)
+    outputs = tf.keras.layers.Dense(3, activation="softmax", name="probs")(h)
+    return tf.keras.Model(inputs, outputs)
+
+
+@needs_extra
+def test_keras_mlp_converts_and_runs_in_litert():
+    model = mlp()
+    content = tf.lite.TFLiteConverter.from_keras_model(model).convert()
+    assert isinstance(content, bytes) and content[4:8] == b"TFL3"
+    interp = tf.lite.Interpreter(model_content=content)
+    assert interp.get_signature_list() == {"serving_default": {"inputs": ["features"], "outputs": ["probs"]}}
+    x = RNG.randn(5, 6).astype(np.float32)
+    got = interp.get_signature_runner()(features=x)["probs"]
+    np.testing.assert_allclose(got, model(x, training=False).numpy(), rtol=1e-5, atol=1e-7)
+    m, ops = parsed(content)
+    assert m.Version() == 3
+    # Dense + bias + relu is one FULLY_CONNECTED with a fused RELU; the tanh and softmax follow
+    assert ops == ["FULLY_CONNECTED", "FULLY_CONNECTED", "TANH", "FULLY_CONNECTED", "SOFTMAX"]
+    opts = importlib.import_module("tflite.FullyConnectedOptions").FullyConnectedOptions()
+    first = m.Subgraphs(0).Operators(0).BuiltinOptions()
+    opts.Init(first.Bytes, first.Pos)
+    assert opts.FusedActivationFunction() == 1  # RELU
+
+
+@needs_extra
+def test_keras_cnn_converts_and_runs_in_litert():
+    model = tf.keras.Sequential([
+        tf.keras.layers.Input((10, 10, 3)),
+        tf.keras.layers.Conv2D(4, 3, activation="relu"),
+        tf.keras.layers.DepthwiseConv2D(3, padding="same", depth_multiplier=2),
+        tf.keras.layers.MaxPooling2D(),
+        tf.keras.layers.Conv2D(5, 2, strides=2, padding="same", activation="relu6"),
+        tf.keras.layers.AveragePooling2D(pool_size=(2, 2), padding="same"),
+        tf.keras.layers.Flatten(),
+        tf.keras.layers.Dense(4, activation="sigmoid"),
+        tf.keras.layers.Dense(2),
+    ])
+    content = tf.lite.TFLiteConverter.from_keras_model(model).convert()
+    x = RNG.randn(3, 10, 10, 3).astype(np.float32)
+    out = run_signature(content, input_1=x)
+    (name, got), = out.items()
+    assert name == model.layers[-1].name
+    np.testing.assert_allclose(got, model(x, training=False).numpy(), rtol=1e-5, atol=1e-6)
+    ops = parsed(content)[1]
+    for op in ("CONV_2D", "DEPTHWISE_CONV_2D", "MAX_POOL_2D", "AVERAGE_POOL_2D", "RESHAPE", "RELU6", "LOGISTIC"):
+        assert op in ops
+
+
+@needs_extra
+def test_seed_guide_function_and_interpreter_tensor_api():
+    # intro_01_tracing: outer_function(tf.constant([[1.0, 2.0]])) is array([[12.]], dtype=float32)
+    def inner_function(x, y, b):
+        x = tf.matmul(x, y)
+        x = x + b
+        return x
+
+    @tf.function
+    def outer_function(x):
+        y = tf.constant([[2.0], [3.0]])
+        b = tf.constant(4.0)
+        return inner_function(x, y, b)
+
+    cf = outer_function.get_concrete_function(tf.TensorSpec([1, 2], tf.float32))
+    content = tf.lite.TFLiteConverter.from_concrete_functions([cf], outer_function).convert()
+    interp = tf.lite.Interpreter(model_content=content)
+    interp.allocate_tensors()
+    (inp,), (out,) = interp.get_input_details(), interp.get_output_details()
+    assert inp["name"] == "serving_default_x:0" and list(inp["shape"]) == [1, 2] and inp["dtype"] is np.float32
+    assert list(out["shape"]) == [1, 1]
+    interp.set_tensor(inp["index"], tf.constant([[1.0, 2.0]]))  # a rivulet tensor is accepted
+    interp.invoke()
+    np.testing.assert_array_equal(interp.get_tensor(out["index"]), np.array([[12.0]], np.float32))
+
+
+@needs_extra
+def test_model_file_path_and_batch_resize(tmp_path):
+    model = mlp()
+    path = tmp_path / "m.tflite"
+    path.write_bytes(tf.lite.TFLiteConverter.from_keras_model(model).convert())
+    interp = tf.lite.Interpreter(model_path=path)
+    inp = interp.get_input_details()[0]
+    assert list(inp["shape_signature"]) == [-1, 6]  # the unknown batch dimension, as TensorFlow writes it
+    interp.resize_tensor_input(inp["index"], [4, 6])
+    interp.allocate_tensors()
+    x = RNG.randn(4, 6).astype(np.float32)
+    interp.set_tensor(inp["index"], x)
+    interp.invoke()
+    got = interp.get_tensor(interp.get_output_details()[0]["index"])
+    np.testing.assert_allclose(got, model(x).numpy(), rtol=1e-5, atol=1e-7)
+
+
+@needs_extra
+def test_array_ops_function():
+    @tf.function(input_signature=[tf.TensorSpec([2, 3], tf.float32), tf.TensorSpec([2, 3], tf.float32)])
+    def f(x, y):
+        a = tf.concat([x, y], axis=1)
+        s = x * y - x / (y + 1.0) + 2.0
+        return {
+            "strided": tf.transpose(a)[1:5:2, ::-1],
+            "slice": tf.slice(a, [0, 1], [2, 2]),
+            "gather": tf.gather(a, [0, 2, 5], axis=1),
+            "pad": tf.pad(x, [[1, 0], [0, 2]]),
+            "pad3": tf.pad(x, [[1, 0], [0, 2]], constant_values=3.0),
+            "mean": tf.reduce_mean(x, axis=1, keepdims=True),
+            "act": tf.nn.relu6(s) + tf.sigmoid(s) + tf.nn.relu(s) + tf.tanh(s),
+            "reshape": tf.reshape(x, [3, 2]),
+            "index": x[tf.newaxis, ..., -1],
+            "matmul": tf.matmul(x, y, transpose_b=True),
+            "max": tf.maximum(0.0, x),
+            "same": x,
+        }
+
+    content = tf.lite.TFLiteConverter.from_concrete_functions([f.get_concrete_function()]).convert()
+    x, y = RNG.randn(2, 3).astype(np.float32), RNG.rand(2, 3).astype(np.float32)
+    got = run_signature(content, x=x, y=y)
+    want = f(x, y)
+    assert sorted(got) == sorted(want)
+    for k in want:
+        np.testing.assert_allclose(got[k], want[k].numpy(), rtol=1e-5, atol=1e-6, err_msg=k)
+
+
+@needs_extra
+def test_rivulet_saved_model(tmp_path):
+    class Net(tf.Module):
+        def __init__(self):
+            self.w = tf.Variable(RNG.randn(3, 2).astype(np.float32))
+
+        @tf.function(input_signature=[tf.TensorSpec([None, 3], tf.float32, name="inp")])
+        def __call__(self, inp):
+            return {"score": tf.nn.relu(tf.matmul(inp, self.w))}
+
+    net = Net()
+    tf.saved_model.save(net, str(tmp_path / "sm"))
+    net.w.assign(np.zeros((3, 2), np.float32))  # the file holds the saved values
+    content = tf.lite.TFLiteConverter.from_saved_model(str(tmp_path / "sm")).convert()
+    x = RNG.randn(4, 3).astype(np.float32)
+    got = run_signature(content, inp=x)
+    loaded = tf.saved_model.load(str(tmp_path / "sm"))
+    np.testing.assert_allclose(got["score"], loaded.signatures["serving_default"](inp=x)["score"].numpy(),
+                               rtol=1e-5, atol=1e-7)
+    with pytest.raises(ValueError, match="Invalid signature key 'nope'"):
+        tf.lite.TFLiteConverter.from_saved_model(str(tmp_path / "sm"), signature_keys=["nope"])
+
+
+@needs_extra
+@pytest.mark.parametrize("name", ["keras_mlp", "small_cnn"])
+def test_tensorflow_saved_models(name):
+    pytest.importorskip("google.protobuf")
+    path = os.path.join(TF_MODELS, name)
+    if not os.path.isdir(path):
+        pytest.skip("../shared/tf_models is not here")
+    io = np.load(path + ".io.npz")
+    content = tf.lite.TFLiteConverter.from_saved_model(path).convert()
+    got = run_signature(content, **{k[3:]: io[k] for k in io.files if k.startswith("in_")})
+    for k in io.files:
+        if k.startswith("out_"):  # TensorFlow's own outputs
+            np.testing.assert_allclose(got[k[4:]], io[k], rtol=1e-5, atol=1e-6)
+
+
+def _unsupported(x):
+    return tf.math.lgamma(x) + 1.0
+
+
+@needs_extra
+def test_unsupported_op_names_the_op_and_the_users_line():
+    f = tf.function(_unsupported, input_signature=[tf.TensorSpec([3], tf.float32)])
+    conv = tf.lite.TFLiteConverter.from_concrete_functions([f.get_concrete_function()])
+    with pytest.raises(tf.lite.ConverterError) as e:
+        conv.convert()
+    msg = str(e.value)
+    assert "Lgamma 'Lgamma'" in msg and "no TensorFlow Lite builtin" in msg
+    assert "test_tflite.py:" in msg and "(in _unsupported)" in msg
+    (p,) = e.value.problems
+    assert p.op_type == "Lgamma" and p.frame[2] == "_unsupported"
+
+
+@needs_extra
+def test_control_flow_and_quantisation_are_not_implemented():
+    @tf.function(input_signature=[tf.TensorSpec([], tf.float32)])
+    def f(x):
+        return tf.cond(x > 0, lambda: x * 2.0, lambda: -x)
+
+    with pytest.raises(NotImplementedError, match="control flow .*\n.*If 'cond'"):
+        tf.lite.TFLiteConverter.from_concrete_functions([f.get_concrete_function()]).convert()
+    conv = tf.lite.TFLiteConverter.from_keras_model(mlp())
+    conv.optimizations = [tf.lite.Optimize.DEFAULT]
+    with pytest.raises(NotImplementedError, match="does not quantise"):
+        conv.convert()
+    conv = tf.lite.TFLiteConverter.from_keras_model(mlp())
+    conv.target_spec.supported_ops = [tf.lite.OpsSet.TFLITE_BUILTINS, tf.lite.OpsSet.SELECT_TF_OPS]
+    with pytest.raises(NotImplementedError, match="SELECT_TF_OPS"):
+        conv.convert()
+
+
+def test_bad_arguments():
+    with pytest.raises(ValueError, match="list of ConcreteFunction"):
+        tf.lite.TFLiteConverter.from_concrete_functions([lambda x: x])
+
+    class Sub(tf.keras.Model):
+        def call(self, x):
+            return x
+
+    with pytest.raises(ValueError, match="input shape"):
+        tf.lite.TFLiteConverter.from_keras_model(Sub())
+
+
+def test_missing_packages_say_what_to_install(monkeypatch):
+    monkeypatch.setitem(sys.modules, "tflite.Model", None)
+    f = tf.function(lambda x: x + 1.0, input_signature=[tf.TensorSpec([2], tf.float32)])
+    with pytest.raises(ImportError, match=r"pip install 'rivulet\[tflite\]'"):
+        tf.lite.TFLiteConverter.from_concrete_functions([f.get_concrete_function()]).convert()
+    monkeypatch.setitem(sys.modules, "ai_edge_litert.interpreter", None)
+    with pytest.raises(ImportError, match="ai-edge-litert"):
+        tf.lite.Interpreter(model_content=b"")
