@@ -86,6 +86,49 @@ def test_keras_cnn_converts_and_runs_in_litert():
 
 
 @needs_extra
+def test_functional_model_with_two_outputs_batch_norm_and_merges():
+    L = tf.keras.layers
+    inp = tf.keras.Input((8, 8, 3), name="img")
+    h = L.ReLU()(L.BatchNormalization()(L.Conv2D(4, 3, padding="same")(inp)))
+    h = L.Dropout(0.5)(L.Add()([h, L.SeparableConv2D(4, 3, padding="same")(h)]))
+    c = L.LayerNormalization()(L.Concatenate()([L.GlobalAveragePooling2D()(h), L.GlobalMaxPooling2D()(h)]))
+    model = tf.keras.Model(inp, [L.Dense(3, activation="softmax", name="cls")(c),
+                                 L.Dense(1, name="reg")(L.LeakyReLU()(c))])
+    bn = model.layers[2]
+    bn.moving_mean.assign(RNG.rand(4).astype(np.float32))
+    bn.moving_variance.assign(RNG.rand(4).astype(np.float32) + 0.5)
+    content = tf.lite.TFLiteConverter.from_keras_model(model).convert()
+    interp = tf.lite.Interpreter(model_content=content)
+    assert interp.get_signature_list() == {"serving_default": {"inputs": ["img"], "outputs": ["cls", "reg"]}}
+    x = RNG.randn(2, 8, 8, 3).astype(np.float32)
+    got = interp.get_signature_runner()(img=x)
+    for name, want in zip(["cls", "reg"], model(x, training=False)):
+        np.testing.assert_allclose(got[name], want.numpy(), rtol=1e-5, atol=1e-6)
+
+
+@needs_extra
+def test_several_concrete_functions_are_signatures_named_after_them():
+    class Model(tf.Module):
+        @tf.function(input_signature=[tf.TensorSpec([None], tf.float32)])
+        def encode(self, x):
+            return {"encoded_result": x * 2.0}
+
+        @tf.function(input_signature=[tf.TensorSpec([None], tf.float32)])
+        def decode(self, x):
+            return {"decoded_result": x / 2.0}
+
+    model = Model()
+    content = tf.lite.TFLiteConverter.from_concrete_functions(
+        [model.encode.get_concrete_function(), model.decode.get_concrete_function()], model).convert()
+    interp = tf.lite.Interpreter(model_content=content)
+    assert interp.get_signature_list() == {"decode": {"inputs": ["x"], "outputs": ["decoded_result"]},
+                                           "encode": {"inputs": ["x"], "outputs": ["encoded_result"]}}
+    x = np.array([1.0, 3.0], np.float32)
+    np.testing.assert_array_equal(interp.get_signature_runner("encode")(x=x)["encoded_result"], [2.0, 6.0])
+    np.testing.assert_array_equal(interp.get_signature_runner("decode")(x=x)["decoded_result"], [0.5, 1.5])
+
+
+@needs_extra
 def test_seed_guide_function_and_interpreter_tensor_api():
     # intro_01_tracing: outer_function(tf.constant([[1.0, 2.0]])) is array([[12.]], dtype=float32)
     def inner_function(x, y, b):
@@ -221,6 +264,9 @@ def test_control_flow_and_quantisation_are_not_implemented():
 
     with pytest.raises(NotImplementedError, match="control flow .*\n.*If 'cond'"):
         tf.lite.TFLiteConverter.from_concrete_functions([f.get_concrete_function()]).convert()
+    lstm = tf.keras.Sequential([tf.keras.Input((5, 3)), tf.keras.layers.LSTM(4), tf.keras.layers.Dense(1)])
+    with pytest.raises(NotImplementedError, match="RNN layers"):
+        tf.lite.TFLiteConverter.from_keras_model(lstm).convert()
     conv = tf.lite.TFLiteConverter.from_keras_model(mlp())
     conv.optimizations = [tf.lite.Optimize.DEFAULT]
     with pytest.raises(NotImplementedError, match="does not quantise"):
