@@ -152,6 +152,56 @@ def _extract(fmt):
     return load
 
 
+_PIECES = ["a", "b", "..", ".", "", "/", "link", "d"]
+_TYPES = [tarfile.REGTYPE, tarfile.DIRTYPE, tarfile.SYMTYPE, tarfile.LNKTYPE, tarfile.FIFOTYPE, tarfile.CHRTYPE]
+
+
+def _path(rng):
+    return "/".join(_PIECES[i] for i in rng.integers(len(_PIECES), size=rng.integers(1, 5)))
+
+
+def build_tar_members(rng, case_dir):
+    """Tars of random names, link targets and member types (the checks' own ground, not the bytes')."""
+    buf = io.BytesIO()
+    with tarfile.open(fileobj=buf, mode="w", format=tarfile.GNU_FORMAT) as tar:
+        for _ in range(rng.integers(1, 6)):
+            info = tarfile.TarInfo(_path(rng))
+            info.type = _TYPES[rng.integers(len(_TYPES))]
+            info.mtime = 0
+            if info.type in (tarfile.SYMTYPE, tarfile.LNKTYPE):
+                info.linkname = _path(rng)
+            payload = b"x" * int(rng.integers(0, 20)) if info.type == tarfile.REGTYPE else b""
+            info.size = len(payload)
+            tar.addfile(info, io.BytesIO(payload))
+    path = os.path.join(case_dir, "m.tar")
+    with open(path, "wb") as f:
+        f.write(buf.getvalue())
+    return path
+
+
+def load_tar_members(path):
+    """Extracts into case/out/inner, then checks that nothing landed beside it and no link leads out of it."""
+    case = os.path.dirname(path)
+    inner = os.path.join(case, "out", "inner")
+    os.makedirs(inner)
+    os.chdir(inner)  # the harness resolves a symlink's relative target from the working directory
+    extract_archive(path, inner, archive_format="tar", required=True)
+    def inside(p):
+        return p == inner or p.startswith(inner + os.sep)
+
+    for root, dirs, files in os.walk(case):  # links are not followed: each is checked where it points
+        for name in dirs + files:
+            full = os.path.join(root, name)
+            if full in (path, os.path.join(case, "out"), inner):
+                continue
+            if not inside(full):
+                raise AssertionError(f"{full} was written outside the extraction directory")
+            if os.path.islink(full):  # where it points, one step (a loop of links points nowhere)
+                where = os.path.normpath(os.path.join(os.path.realpath(root), os.readlink(full)))
+                if not inside(where):
+                    raise AssertionError(f"{full} -> {os.readlink(full)} points outside the extraction directory")
+
+
 def _either(*builds):
     """One target over several builds (each child process costs a second to start)."""
     def build(rng, case_dir):
@@ -172,6 +222,7 @@ TARGETS = [
     FuzzTarget(name="mnist-npz", build=build_mnist, load=load_mnist, allowed=_ALLOWED),
     FuzzTarget(name="fashion-idx-gz", build=build_fashion_any, load=load_fashion, allowed=_ALLOWED),
     FuzzTarget(name="extract-tar", build=build_tar, load=_extract("tar"), allowed=_ALLOWED),
+    FuzzTarget(name="extract-tar-members", build=build_tar_members, load=load_tar_members, allowed=_ALLOWED),
     FuzzTarget(name="extract-zip", build=_writer("zip", "a.zip"), load=_extract("zip"), allowed=_ALLOWED),
 ]
 

@@ -114,6 +114,11 @@ def _link(name, target, kind=tarfile.SYMTYPE):
     ([_link("d/hard", "../../etc/passwd", tarfile.LNKTYPE)], "outside"),
     ([_link("d/dev", "", tarfile.CHRTYPE)], "special"),
     ([_link("d/up", "../.."), ("d/up/evil.txt", b"x")], "outside"),
+    # found by fuzzing: a trailing '/' moved the directory the link resolves from (Python's data filter too)
+    ([_link("d/x///", "../../elsewhere")], "outside"),
+    ([_link("d/hard", "d/nowhere", tarfile.LNKTYPE)], "names no earlier file"),  # tarfile raised KeyError
+    ([_link("d/a", "b"), _link("d/b", "a")], "loop"),
+    ([_link("d/y", "."), _link("d/x", "y/y/../..")], "passes through"),
 ])
 def test_hostile_tar_members_are_refused_whole(tmp_path, entries, words):
     url = _origin(tmp_path, "bad.tar.gz", _tar_gz([("d/fine.txt", b"fine")] + entries))

@@ -47,26 +47,64 @@ def _tar_members(archive, tar, root):
     while True:
         m = tar.next()
         if m is None:
-            return members
+            break
         members.append(m)
         total += max(m.size, 0)
         _check_budget(archive, len(members), total)
         _check_name(archive, m.name, root)
-        if m.issym() or m.islnk():
-            link = m.linkname
-            if not link:
-                raise ValueError(f"Refusing to extract {archive}: link {m.name!r} has no target.")
-            if os.path.isabs(link) or link.startswith(("/", "\\")):
-                raise ValueError(f"Refusing to extract {archive}: link {m.name!r} points to the absolute path "
-                                 f"{link!r}.")
-            # symbolic links resolve from their own directory, hard links from the archive's root
-            base = os.path.dirname(os.path.join(root, m.name)) if m.issym() else root
-            if not _inside(root, os.path.normpath(os.path.join(base, link))):
-                raise ValueError(f"Refusing to extract {archive}: link {m.name!r} -> {link!r} points outside the "
-                                 "target directory.")
-        elif not (m.isreg() or m.isdir()):
+        if not (m.isreg() or m.isdir() or m.issym() or m.islnk()):
             raise ValueError(f"Refusing to extract {archive}: member {m.name!r} is a device, FIFO or other special "
                              "file.")
+    _check_links(archive, members, root)
+    return members
+
+
+def _check_links(archive, members, root):
+    """Every link resolves inside `root`, as written and on disk. A link's target may not pass through another
+    symbolic link of the archive (through one, '..' leaves where that link points, which no path check can follow
+    before the link exists) and links may not form a loop. A hard link names an earlier file of the archive."""
+    # tarfile creates each member at its normalised path ('d//' is 'd')
+    symlinks = {os.path.normpath(m.name) for m in members if m.issym()}
+    files, targets = set(), {}
+    for m in members:
+        name = os.path.normpath(m.name)
+        if m.isreg():
+            files.add(name)
+        if not (m.issym() or m.islnk()):
+            continue
+        link = m.linkname
+        if not link:
+            raise ValueError(f"Refusing to extract {archive}: link {m.name!r} has no target.")
+        if os.path.isabs(link) or link.startswith(("/", "\\")):
+            raise ValueError(f"Refusing to extract {archive}: link {m.name!r} points to the absolute path {link!r}.")
+        # symbolic links resolve from their own directory, hard links from the archive's root
+        base = os.path.dirname(name) if m.issym() else ""
+        parts = [p for p in link.replace("\\", "/").split("/") if p not in ("", ".")]
+        walked = base
+        for i, part in enumerate(parts):
+            walked = os.path.normpath(os.path.join(walked, part))
+            if walked == ".." or walked.startswith("../") or os.path.isabs(walked):
+                raise ValueError(f"Refusing to extract {archive}: link {m.name!r} -> {link!r} points outside the "
+                                 "target directory.")
+            if walked in symlinks and i < len(parts) - 1:
+                raise ValueError(f"Refusing to extract {archive}: link {m.name!r} -> {link!r} passes through the "
+                                 f"archive's symbolic link {walked!r}.")
+        target = os.path.join(root, walked)
+        if not _inside(root, os.path.realpath(target)):
+            raise ValueError(f"Refusing to extract {archive}: link {m.name!r} -> {link!r} leads outside the target "
+                             "directory (through a symbolic link already there).")
+        if m.islnk() and walked not in files:
+            raise ValueError(f"Refusing to extract {archive}: hard link {m.name!r} -> {link!r} names no earlier "
+                             "file of the archive.")
+        if m.issym():
+            targets[name] = walked
+    for start in targets:  # a chain of links ends somewhere
+        seen, at = {start}, targets[start]
+        while at in targets:
+            if at in seen:
+                raise ValueError(f"Refusing to extract {archive}: the symbolic links from {start!r} form a loop.")
+            seen.add(at)
+            at = targets[at]
 
 
 def _extract_tar(archive, path, root):
