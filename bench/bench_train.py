@@ -1,0 +1,164 @@
+"""Keras `fit` epochs of real models: rivulet vs TensorFlow side by side (issue 26).
+
+    python bench/bench_train.py [convnet lstm] [--tf PYTHON] [--rounds N] [--busy K]
+
+Workloads (synthetic data, fixed seeds):
+  convnet  keras-io's MNIST convnet: Conv2D(32, 3, relu), MaxPool 2, Conv2D(64, 3, relu), MaxPool 2, Flatten,
+           Dropout 0.5, Dense(10, softmax); Adam, categorical cross-entropy; 6000 images 28x28x1, batch 128
+  lstm     Embedding(5000, 32), LSTM(64), Dense(1, sigmoid); Adam, binary cross-entropy; 2560 sequences of
+           80 tokens, batch 64
+
+Each backend is one long-lived worker process (this file with --child) that builds and compiles the
+models and runs one warm-up epoch each; then the rounds alternate rivulet / TensorFlow, one timed `fit`
+epoch per workload per round. A figure is the minimum over the rounds (milliseconds per epoch); the ratio
+is TensorFlow's time / rivulet's (> 1: rivulet is faster), its range over the rounds in brackets.
+--busy K runs K busy processes (pure-Python spin loops) during the timed rounds only, for the busy-machine
+figures (both backends under the same load). TensorFlow is optional: --tf names a Python that has
+tensorflow-cpu (or set RIVULET_TF_PYTHON); rivulet itself never imports it.
+"""
+import argparse
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+WORKLOADS = ("convnet", "lstm")
+
+
+# ---------------------------------------------------------------------------------------------- child
+def _convnet(tf, np):
+    layers = tf.keras.layers
+    model = tf.keras.Sequential([
+        tf.keras.Input(shape=(28, 28, 1)),
+        layers.Conv2D(32, kernel_size=(3, 3), activation="relu"),
+        layers.MaxPooling2D(pool_size=(2, 2)),
+        layers.Conv2D(64, kernel_size=(3, 3), activation="relu"),
+        layers.MaxPooling2D(pool_size=(2, 2)),
+        layers.Flatten(),
+        layers.Dropout(0.5),
+        layers.Dense(10, activation="softmax"),
+    ])
+    model.compile(loss="categorical_crossentropy", optimizer="adam", metrics=["accuracy"])
+    rng = np.random.default_rng(0)
+    x = rng.random((6000, 28, 28, 1), dtype=np.float32)
+    y = np.eye(10, dtype=np.float32)[rng.integers(0, 10, 6000)]
+    return lambda: model.fit(x, y, batch_size=128, epochs=1, verbose=0)
+
+
+def _lstm(tf, np):
+    layers = tf.keras.layers
+    model = tf.keras.Sequential([
+        tf.keras.Input(shape=(80,), dtype="int32"),
+        layers.Embedding(5000, 32),
+        layers.LSTM(64),
+        layers.Dense(1, activation="sigmoid"),
+    ])
+    model.compile(loss="binary_crossentropy", optimizer="adam", metrics=["accuracy"])
+    rng = np.random.default_rng(0)
+    x = rng.integers(1, 5000, (2560, 80)).astype(np.int32)
+    y = rng.integers(0, 2, (2560, 1)).astype(np.float32)
+    return lambda: model.fit(x, y, batch_size=64, epochs=1, verbose=0)
+
+
+def child(backend, names):
+    import numpy as np
+    if backend == "tensorflow":
+        os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
+        import tensorflow as tf
+    else:
+        import rivulet as tf
+    tf.random.set_seed(0)
+    epochs = {}
+    for name in names:
+        epochs[name] = {"convnet": _convnet, "lstm": _lstm}[name](tf, np)
+        epochs[name]()  # warm-up: tracing, first allocations
+    print(json.dumps({"ready": True}), flush=True)
+    for line in sys.stdin:
+        if line.strip() != "go":
+            break
+        out = {}
+        for name, epoch in epochs.items():
+            t = time.perf_counter()
+            epoch()
+            out[name] = (time.perf_counter() - t) * 1e3
+        print(json.dumps(out), flush=True)
+
+
+# ---------------------------------------------------------------------------------------------- parent
+class Worker:
+    def __init__(self, python, backend, names, env=None):
+        self.backend = backend
+        self.p = subprocess.Popen([python, __file__, "--child", backend, *names], stdin=subprocess.PIPE,
+                                  stdout=subprocess.PIPE, text=True, env=env)
+        self._read()
+
+    def _read(self):
+        while True:
+            line = self.p.stdout.readline()
+            if not line:
+                sys.exit(f"{self.backend} worker died (exit {self.p.wait()})")
+            if line.startswith("{"):
+                return json.loads(line)
+
+    def round(self):
+        self.p.stdin.write("go\n")
+        self.p.stdin.flush()
+        return self._read()
+
+    def close(self):
+        self.p.stdin.close()
+        self.p.wait()
+
+
+SPIN = "import time\nt = time.time()\nwhile time.time() - t < 3600:\n    pass\n"
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("names", nargs="*", help=f"workloads ({', '.join(WORKLOADS)}); default all")
+    ap.add_argument("--tf", default=os.environ.get("RIVULET_TF_PYTHON"), help="a Python with tensorflow-cpu")
+    ap.add_argument("--rounds", type=int, default=5, help="alternate the backends this many times")
+    ap.add_argument("--busy", type=int, default=0, help="busy processes running during the timed rounds")
+    ap.add_argument("--child", help=argparse.SUPPRESS)
+    a = ap.parse_args(argv)
+    names = a.names or list(WORKLOADS)
+    if a.child:
+        return child(a.child, names)
+    bad = [n for n in names if n not in WORKLOADS]
+    if bad:
+        sys.exit(f"unknown workload(s) {bad}; known: {', '.join(WORKLOADS)}")
+    env = dict(os.environ, PYTHONPATH=str(HERE.parent / "src") + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    workers = [Worker(sys.executable, "rivulet", names, env)]
+    if a.tf:
+        workers.append(Worker(a.tf, "tensorflow", names))
+    spinners = [subprocess.Popen([sys.executable, "-c", SPIN]) for _ in range(a.busy)]
+    got = {w.backend: {n: [] for n in names} for w in workers}
+    try:
+        for _ in range(max(1, a.rounds)):
+            for w in workers:
+                for n, ms in w.round().items():
+                    got[w.backend][n].append(ms)
+    finally:
+        for s in spinners:
+            s.kill()
+            s.wait()
+        for w in workers:
+            w.close()
+    load = f", {a.busy} busy processes" if a.busy else ", idle"
+    print(f"Keras fit, one epoch, ms (min of {max(1, a.rounds)} rounds{load})")
+    print(f"{'workload':10} {'rivulet':>10} {'tensorflow':>11} {'ratio':>7}  spread")
+    for n in names:
+        mine = got["rivulet"][n]
+        line = f"{n:10} {min(mine):10.1f}"
+        if "tensorflow" in got:
+            theirs = got["tensorflow"][n]
+            r = [t / m for t, m in zip(theirs, mine)]
+            line += f" {min(theirs):11.1f} {min(theirs) / min(mine):6.2f}x  {min(r):.2f}-{max(r):.2f}x"
+        print(line)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,117 @@
+"""The vectorised MaxPool gradient (and the fused MaxPool + ReLU gradient) equal, bit for bit, the tap-by-tap
+reference formulation it replaced: random shapes, strides, paddings, ties (first maximum in row-major
+order gets the gradient, as TensorFlow's CPU kernel), NaN and -0.0 gradients, integer inputs."""
+import numpy as np
+import pytest
+
+import rivulet as tf
+from rivulet.ops import nn_ops
+
+
+def reference_max_pool_grad(x, y, dy, ksize, strides, padding):
+    """The formulation before the vectorised kernel: one comparison, mask update and add per window tap."""
+    n, h, w, _ = x.shape
+    _, _, (ph, pw), sl = nn_ops._pool_geom(h, w, ksize, strides, padding)
+    xp = nn_ops._pad_input(x, ph, pw, nn_ops._lowest(x.dtype))
+    dxp = np.zeros(xp.shape, dy.dtype)
+    taken = np.zeros(y.shape, bool)
+    for i in range(ksize[0]):
+        for j in range(ksize[1]):
+            hit = (sl(xp, i, j) == y) & ~taken
+            taken |= hit
+            sl(dxp, i, j)[...] += np.where(hit, dy, 0)
+    return dxp[:, ph[0]:ph[0] + h, pw[0]:pw[0] + w].copy()
+
+
+def same_bits(a, b):
+    assert a.shape == b.shape and a.dtype == b.dtype
+    assert np.array_equal(a.view(np.uint8), b.view(np.uint8)) if a.dtype.kind == "f" else np.array_equal(a, b)
+
+
+def case(rng, ties, dtype=np.float32):
+    n, h, w, c = rng.integers(1, 4), rng.integers(1, 12), rng.integers(1, 12), rng.integers(1, 5)
+    if ties:  # few distinct values: many windows hold their maximum twice or more
+        x = rng.integers(-2, 3, (n, h, w, c)).astype(dtype)
+    else:
+        x = rng.standard_normal((n, h, w, c)).astype(dtype)
+    return x
+
+
+@pytest.mark.parametrize("seed", range(60))
+def test_equals_reference_on_random_geometry(seed):
+    rng = np.random.default_rng(seed)
+    x = case(rng, ties=seed % 2 == 0, dtype=np.float64 if seed % 5 == 0 else np.float32)
+    k = (int(rng.integers(1, 4)), int(rng.integers(1, 4)))
+    s = k if seed % 3 == 0 else (int(rng.integers(1, 4)), int(rng.integers(1, 4)))
+    padding = "SAME" if seed % 4 < 2 else "VALID"
+    if padding == "VALID" and (x.shape[1] < k[0] or x.shape[2] < k[1]):
+        padding = "SAME"
+    y = nn_ops._max_pool_kernel(x, k, s, padding)
+    dy = rng.standard_normal(y.shape).astype(x.dtype)
+    same_bits(nn_ops._max_pool_grad_kernel(x, y, dy, k, s, padding),
+              reference_max_pool_grad(x, y, dy, k, s, padding))
+
+
+@pytest.mark.parametrize("k,s,padding", [((2, 2), (2, 2), "VALID"), ((2, 2), (2, 2), "SAME"),
+                                         ((3, 3), (3, 3), "SAME"), ((3, 3), (2, 2), "VALID"),
+                                         ((3, 3), (1, 1), "SAME"), ((2, 3), (2, 3), "VALID")])
+def test_ties_nan_and_negative_zero_gradients(k, s, padding):
+    rng = np.random.default_rng(1)
+    x = np.maximum(rng.integers(-1, 2, (2, 9, 10, 3)), 0).astype(np.float32)  # ReLU-like: many all-zero windows
+    y = nn_ops._max_pool_kernel(x, k, s, padding)
+    dy = rng.standard_normal(y.shape).astype(np.float32)
+    dy.flat[::7] = np.nan
+    dy.flat[3::11] = -0.0
+    dy.flat[5::13] = -np.inf
+    got = nn_ops._max_pool_grad_kernel(x, y, dy, k, s, padding)
+    same_bits(got, reference_max_pool_grad(x, y, dy, k, s, padding))
+    # Each window's gradient went to one input only (its first maximum): no NaN spread to other inputs.
+    assert np.isnan(got).sum() == np.isnan(dy).sum() or s != k
+
+
+def test_all_equal_window_goes_to_first_position():
+    x = np.zeros((1, 2, 2, 1), np.float32)
+    y = nn_ops._max_pool_kernel(x, (2, 2), (2, 2), "VALID")
+    got = nn_ops._max_pool_grad_kernel(x, y, np.array([[[[5.0]]]], np.float32), (2, 2), (2, 2), "VALID")
+    assert got[0, :, :, 0].tolist() == [[5.0, 0.0], [0.0, 0.0]]
+
+
+def test_integer_inputs_and_nan_inputs():
+    rng = np.random.default_rng(2)
+    x = rng.integers(-3, 3, (2, 8, 7, 2)).astype(np.int32)
+    y = nn_ops._max_pool_kernel(x, (2, 2), (2, 2), "SAME")
+    dy = rng.integers(-5, 5, y.shape).astype(np.int32)
+    same_bits(nn_ops._max_pool_grad_kernel(x, y, dy, (2, 2), (2, 2), "SAME"),
+              reference_max_pool_grad(x, y, dy, (2, 2), (2, 2), "SAME"))
+    xf = rng.standard_normal((1, 6, 6, 2)).astype(np.float32)
+    xf[0, 1, 1, 0] = np.nan
+    for k, s in (((2, 2), (2, 2)), ((3, 3), (1, 1))):
+        y = nn_ops._max_pool_kernel(xf, k, s, "VALID")
+        dy = np.ones(y.shape, np.float32)
+        same_bits(nn_ops._max_pool_grad_kernel(xf, y, dy, k, s, "VALID"),
+                  reference_max_pool_grad(xf, y, dy, k, s, "VALID"))
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_fused_relu_equals_relu_grad_of_pool_grad(seed):
+    rng = np.random.default_rng(100 + seed)
+    n, h, w, c = 2, int(rng.integers(2, 13)), int(rng.integers(2, 13)), 3
+    x = np.maximum(rng.integers(-2, 3, (n, h, w, c)) * rng.random((n, h, w, c)) ** (seed % 2), 0).astype(np.float32)
+    k = (2, 2) if seed % 3 else (3, 3)
+    padding = "VALID" if seed % 2 else "SAME"
+    y = nn_ops._max_pool_kernel(x, k, k, padding)
+    dy = rng.standard_normal(y.shape).astype(np.float32)
+    dy.flat[::9] = -0.0
+    dy.flat[4::17] = np.nan
+    unfused = np.multiply(reference_max_pool_grad(x, y, dy, k, k, padding), x > 0, dtype=np.float32)
+    same_bits(nn_ops._max_pool_grad_kernel(x, y, dy, k, k, padding, relu=True), unfused)
+
+
+def test_gradient_through_the_op_matches_tensorflow_documented_values():
+    # tf.nn.max_pool2d on [[1, 2], [3, 4]] and a tie [[4, 4], [0, 1]] in one 2x4 image.
+    x = tf.constant([[1.0, 2.0, 4.0, 4.0], [3.0, 4.0, 0.0, 1.0]])[None, :, :, None]
+    with tf.GradientTape() as tape:
+        tape.watch(x)
+        y = tf.nn.max_pool2d(x, 2, 2, "VALID")
+    g = tape.gradient(y, x, output_gradients=tf.constant([[[[10.0], [20.0]]]]))
+    assert g.numpy()[0, :, :, 0].tolist() == [[0.0, 0.0, 20.0, 0.0], [0.0, 10.0, 0.0, 0.0]]
