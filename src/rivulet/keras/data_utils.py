@@ -4,12 +4,9 @@ import hashlib
 import os
 import pathlib
 import sys
-import urllib.error
 import urllib.parse
-import urllib.request
 import uuid
 
-from .archives import extract_archive
 from .progbar import Progbar
 
 _CHUNK = 65535
@@ -73,6 +70,8 @@ class _DownloadProgress:
 
 
 def _download(origin, fpath, file_hash, hash_algorithm):
+    import urllib.error  # here: urllib.request costs ~30 ms to import, and most calls find the file cached
+    import urllib.request
     _print(f"Downloading data from {origin}")
     # a download cut short never looks like a cached file, and two processes never write the same one
     # (mkstemp would also make the cached file private to this user)
@@ -132,6 +131,7 @@ def get_file(fname=None, origin=None, untar=False, md5_hash=None, file_hash=None
     if download:
         _download(origin, fpath, file_hash, hash_algorithm)
 
+    from .archives import extract_archive
     if untar:
         if not os.path.exists(untar_fpath):
             extract_archive(fpath, datadir, archive_format="tar", required=True)
