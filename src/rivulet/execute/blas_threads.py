@@ -1,14 +1,29 @@
-"""BLAS threads per graph: a compiled graph whose GEMMs are all small runs with OpenBLAS on one thread.
+"""BLAS threads that never spin against busy cores: every GEMM of a few hundred thousand to ~2M multiply-adds
+runs with OpenBLAS on one thread, wherever it runs (a compiled graph, a loop body, a gradient, an eager op).
 
 OpenBLAS splits every GEMM above ~262k multiply-adds over its threads, whose workers then spin waiting for
-the next job. For a graph of many small GEMMs (a small MLP's training step, a stack of Dense layers) the
-hand-offs cost more than they save, and on a busy machine, where a worker may be descheduled, one call can
-stall for milliseconds (measured on the 2-core machines with other jobs running: w5's step 0.7 -> 3.7-18 ms,
-w1's forward 2.3 -> 41-63 ms). Graphs with a bigger GEMM or a convolution keep every thread: from about 2M
-multiply-adds a second core pays on a quiet machine (measured on the 2-core AMD EPYC machines, OpenBLAS's
-Haswell kernels: 64x784x128 takes 369 us on one thread, 224 us on two; 20x784x64 69 vs 61 us). Like threadpoolctl,
-this sets OpenBLAS's global thread count through its C API (the library NumPy loaded); with another BLAS
-(MKL, Accelerate) nothing changes. Switch: tf.config.optimizer option `blas_threads_per_graph`.
+the next job. For many small GEMMs (a small MLP's training step, a stack of Dense layers, an RNN cell's
+64x64x256 products in a loop body) the hand-offs cost more than they save, and on a busy machine, where a
+worker may be descheduled, one call can stall for milliseconds (measured on the 2-core machines with other
+jobs running: w5's step 0.7 -> 3.7-18 ms, w1's forward 2.3 -> 41-63 ms, one 64x64x256 product 8.6 ms against
+50 us on one thread). Bigger GEMMs and convolutions keep every thread: from about 2M multiply-adds a second
+core pays on a quiet machine (measured on the 2-core AMD EPYC machines, OpenBLAS's Haswell kernels:
+64x784x128 takes 369 us on one thread, 224 us on two; 20x784x64 69 vs 61 us).
+
+Where the rule is applied:
+- a compiled graph (`limit`: tf.function's graphs, the sub-graphs of cond/case/while_loop) runs on one thread
+  when its largest GEMM is in that range. The size is decided from the ops' static shapes; where a GEMM has
+  unknown dimensions (a batch of None) they take, on each call, the largest size the inputs' unknown
+  dimensions have (memoised per size, so a call pays a dict look-up);
+- a loop (`Profile.one_thread` on its first iteration's values) and the While gradient's per-iteration
+  vector-Jacobian products run wholly on one thread when the body's GEMMs are small;
+- an eager GEMM kernel (`matmul`, `sized`) checks its operands' shapes on every call (well under a
+  microsecond) and switches only when that GEMM is in the range and no enclosing region already did.
+
+Like threadpoolctl, this sets OpenBLAS's global thread count through its C API (the library NumPy loaded);
+with another BLAS (MKL, Accelerate) nothing changes. The setting is process-global: regions nest and count
+under one lock, the first one in saves the thread count and the last one out restores it. Switch:
+tf.config.optimizer option `blas_threads_per_graph`.
 """
 import threading
 
@@ -23,56 +38,198 @@ PARALLEL_MNK = 1 << 21
 _GEMM = ("MatMul", "_FusedMatMul", "BatchMatMulV2", "Conv2D", "_FusedConv2D", "Conv2DBackpropInput",
          "Conv2DBackpropFilter", "Einsum", "_MatrixPowerMatMul")
 _lock = threading.Lock()
-_active = [0, None]  # graphs running single-threaded now, and the thread count to restore after them
+_active = [0, None]  # regions running single-threaded now, and the thread count to restore after them
+
+
+def _small(size):
+    return _SPLIT_MNK <= size < PARALLEL_MNK
+
+
+# ------------------------------------------------------------------------------------------ GEMM sizes
+def _gemm_terms(op):
+    """(product of the known dims, count of unknown dims) over a GEMM op's first two operands and result:
+    its size in multiply-adds is sqrt(known * u ** unknown) when each unknown dim is u (exact for a GEMM;
+    an unknown rank counts as 1)."""
+    known, unknown = 1.0, 0
+    for t in (op.inputs[0], op.inputs[-1] if len(op.inputs) < 2 else op.inputs[1], op.outputs[0]):
+        if t.shape.rank is None:
+            continue
+        for d in t.shape.as_list():
+            if d is None:
+                unknown += 1
+            else:
+                known *= d
+    return known, unknown
 
 
 def largest_gemm(ops):
     """The largest GEMM/convolution among ops in multiply-adds, estimated as sqrt(|A| |B| |C|) from the
     two operands' and the result's sizes (exact for a GEMM; unknown dims count as 1); 0 when none."""
-    best = 0.0
-    for op in ops:
-        if op.type in _GEMM and op.inputs:
-            size = 1.0
-            for t in (op.inputs[0], op.inputs[-1] if len(op.inputs) < 2 else op.inputs[1], op.outputs[0]):
-                dims = t.shape.as_list() if t.shape.rank is not None else []
-                size *= float(np.prod([d or 1 for d in dims])) if dims else 1.0
-            best = max(best, size ** 0.5)
-    return best
+    return Profile(ops).largest(1)
 
 
-def limit(compiled, ops):
-    """Makes `compiled.fn` run with one BLAS thread when every GEMM of `ops` is small but some would be
-    split (see the module docstring)."""
-    from . import options
-    if not options.enabled("blas_threads_per_graph"):
-        return
-    if not _SPLIT_MNK <= largest_gemm(ops) < PARALLEL_MNK or _openblas() is None:
-        return
-    compiled.fn = single_threaded(compiled.fn)
+class Profile:
+    """The GEMMs of some ops, sized as a function of what their unknown dimensions turn out to be: on a
+    call, the largest size the inputs' unknown dimensions have (`inputs`: the placeholders fed in order)."""
+    __slots__ = ("fixed", "terms", "where", "_memo")
+
+    def __init__(self, ops, inputs=()):
+        fixed, terms = 0.0, set()
+        for op in ops:
+            if op.type in _GEMM and op.inputs:
+                known, unknown = _gemm_terms(op)
+                if unknown:
+                    terms.add((known, unknown))
+                else:
+                    fixed = max(fixed, known)
+        self.fixed, self.terms = fixed ** 0.5, tuple(terms)
+        self.where = tuple((i, ax) for i, t in enumerate(inputs) if t.shape.rank is not None
+                           for ax, d in enumerate(t.shape.as_list()) if d is None)
+        self._memo = {}
+
+    @property
+    def has_gemm(self):
+        return bool(self.fixed or self.terms)
+
+    def largest(self, u=1):
+        """The largest GEMM in multiply-adds when every unknown dimension is u."""
+        return max([self.fixed] + [(k * float(u) ** e) ** 0.5 for k, e in self.terms])
+
+    def unknown_size(self, values):
+        """The largest size an input's unknown dimension has in `values` (1 when none is unknown)."""
+        u = 1
+        for i, ax in self.where:
+            try:
+                d = values[i].shape[ax]
+            except (AttributeError, IndexError):
+                continue
+            if d > u:
+                u = d
+        return u
+
+    def one_thread(self, values=()):
+        """Whether these GEMMs, run on `values`, should run on one BLAS thread (all small, some split)."""
+        u = self.unknown_size(values) if self.terms else 1
+        got = self._memo.get(u)
+        if got is None:
+            got = self._memo[u] = _small(self.largest(u))
+        return got
 
 
-def single_threaded(fn):
-    get, set_ = _openblas()
+# ------------------------------------------------------------------------------------------ regions
+def _enter(api):
+    with _lock:
+        if not _active[0]:
+            n = _active[1] = api.get_threads()
+            if n != 1:
+                api.set_threads(1)
+        _active[0] += 1
 
-    def run(*values):
-        with _lock:
-            if not _active[0]:
-                _active[1] = get()
-                if _active[1] != 1:
-                    set_(1)
-            _active[0] += 1
-        try:
-            return fn(*values)
-        finally:
-            with _lock:
-                _active[0] -= 1
-                if not _active[0] and _active[1] != 1:
-                    set_(_active[1])
-    run.__wrapped__ = fn
-    return run
+
+def _exit(api):
+    with _lock:
+        _active[0] -= 1
+        if not _active[0] and _active[1] != 1:
+            api.set_threads(_active[1])
+
+
+class one_thread:
+    """`with one_thread():` runs its block with OpenBLAS on one thread (nothing without OpenBLAS or with
+    the option off); the thread count is restored when the last region ends."""
+    __slots__ = ("_api",)
+
+    def __enter__(self):
+        api = self._api = _api()
+        if api is not None:
+            _enter(api)
+        return self
+
+    def __exit__(self, *exc):
+        if self._api is not None:
+            _exit(self._api)
+        return False
 
 
 def _openblas():
     """(get, set) of OpenBLAS's global thread count, or None."""
     api = openblas.api()
     return None if api is None else (api.get_threads, api.set_threads)
+
+
+def _api():
+    from . import options
+    return openblas.api() if options.enabled("blas_threads_per_graph") else None
+
+
+def call_on_one_thread(fn, *args, **kwargs):
+    """fn(*args, **kwargs) with OpenBLAS on one thread."""
+    api = _api()
+    if api is None:
+        return fn(*args, **kwargs)
+    _enter(api)
+    try:
+        return fn(*args, **kwargs)
+    finally:
+        _exit(api)
+
+
+def matmul(a, b):
+    """np.matmul(a, b), on one BLAS thread when each of its GEMMs is small but would be split: the eager
+    MatMul/BatchMatMul kernels' entry (decided from the shapes alone; no switch inside a region)."""
+    sa, sb = a.shape, b.shape
+    if len(sa) > 1 and len(sb) > 1 and _SPLIT_MNK <= sa[-2] * sa[-1] * sb[-1] < PARALLEL_MNK and not _active[0]:
+        return call_on_one_thread(np.matmul, a, b)
+    return np.matmul(a, b)
+
+
+def sized(kernel, gemm_size):
+    """`kernel` checking, on each call, gemm_size(*args, **attrs) (its largest GEMM in multiply-adds, from
+    the shapes) and running on one BLAS thread when that GEMM is small but would be split."""
+    def run(*args, **attrs):
+        if not _active[0] and _small(gemm_size(*args, **attrs)):
+            return call_on_one_thread(kernel, *args, **attrs)
+        return kernel(*args, **attrs)
+    run.__wrapped__ = kernel
+    run.__name__ = getattr(kernel, "__name__", "kernel")
+    return run
+
+
+# ------------------------------------------------------------------------------------------ graphs
+def limit(compiled, ops, inputs=None):
+    """Makes `compiled.fn` run with one BLAS thread when every GEMM of `ops` is small but some would be
+    split. `inputs` (the placeholders compiled.fn is fed, in order) lets GEMMs with unknown dimensions be
+    sized on each call from the values' shapes; without them unknown dims count as 1."""
+    from . import options
+    if not options.enabled("blas_threads_per_graph") or openblas.api() is None:
+        return
+    profile = Profile(ops, inputs or ())
+    if not profile.has_gemm:
+        return
+    if not (profile.terms and profile.where):  # decided once, from the static shapes
+        if profile.one_thread():
+            compiled.fn = single_threaded(compiled.fn)
+        return
+    if profile.largest(1) >= PARALLEL_MNK:  # big whatever the unknown dims turn out to be
+        return
+    compiled.fn = adaptive(compiled.fn, profile)
+
+
+def single_threaded(fn):
+    """fn on one BLAS thread (while the option is on)."""
+    def run(*values):
+        return call_on_one_thread(fn, *values)
+    run.__wrapped__ = fn
+    return run
+
+
+def adaptive(fn, profile):
+    """fn, run on one BLAS thread on the calls whose values make its GEMMs small (see Profile)."""
+    decide = profile.one_thread
+
+    def run(*values):
+        if _active[0] or not decide(values):
+            return fn(*values)
+        return call_on_one_thread(fn, *values)
+    run.__wrapped__ = fn
+    run.profile = profile
+    return run

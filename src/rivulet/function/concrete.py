@@ -108,7 +108,7 @@ class ConcreteFunction:
             from ..optimize.pipeline import lower
             graph, inputs, outputs, self._compiled = lower(g, name=self._name, wrap=EagerTensor)
             self._optimized_graph = graph
-            blas_threads.limit(self._compiled, graph.get_operations())
+            blas_threads.limit(self._compiled, graph.get_operations(), inputs)
             self._capture_values = [_capture_value(v) for v in g.external_captures]
             if self._jit:  # jit_compile=True: the same graph, tiered onto onnxruntime (rivulet.jit)
                 self._jit_function = _JIT_WRAP[0](self._compiled, self._name, graph, inputs, outputs,

@@ -27,6 +27,7 @@ from ..core.dispatch import bind
 from ..core.op import defop
 from ..core.tensor import EagerTensor, SymbolicTensor, Tensor, convert_to_tensor
 from ..errors import InvalidArgumentError
+from ..execute import blas_threads
 from ..shape import TensorShape
 
 _state = context.state
@@ -54,9 +55,23 @@ class SubGraph:
     def run(self, *values):
         fn = self._fn
         if fn is None:
-            from ..execute.codegen import compile_graph
-            fn = self._fn = compile_graph(self.graph, self.inputs, self.outputs, name=self.graph.name).fn
+            fn = self._fn = self._compile(self.outputs)
         return fn(*values)
+
+    def _compile(self, outputs):
+        """The compiled sub-graph; on one BLAS thread on the calls that make its GEMMs small."""
+        from ..execute.codegen import compile_graph
+        inputs = self.inputs
+        compiled = compile_graph(self.graph, inputs, outputs, name=self.graph.name)
+        blas_threads.limit(compiled, self.graph.get_operations(), inputs)
+        return compiled.fn
+
+    def blas_profile(self):
+        """The sizes of the sub-graph's GEMMs (execute/blas_threads.py), fed in `inputs` order."""
+        p = self.__dict__.get("_blas")
+        if p is None:
+            p = self._blas = blas_threads.Profile(self.graph.get_operations(), self.inputs)
+        return p
 
     @property
     def reads(self):
@@ -67,9 +82,7 @@ class SubGraph:
         """(outputs, the values its variable reads gave): what a gradient replays the run with."""
         fn = self._fn_reading
         if fn is None:
-            from ..execute.codegen import compile_graph
-            fn = self._fn_reading = compile_graph(self.graph, self.inputs, self.outputs + self.reads,
-                                                  name=self.graph.name).fn
+            fn = self._fn_reading = self._compile(self.outputs + self.reads)
         res = fn(*values)
         n = len(self.outputs)
         return res[:n], res[n:]
@@ -442,8 +455,14 @@ class LoopBody:
         if _state.tapes:
             _watch_variables(values)
         lv = tuple(values[:self.n_vars])
-        cc = [values[i] for i in self.cond_feed]
         bc = [values[i] for i in self.body_feed]
+        if self.body.blas_profile().one_thread([*lv, *bc]):  # a body of small GEMMs: the whole loop on
+            with blas_threads.one_thread():                   # one BLAS thread
+                return self._run(values, lv, bc, history)
+        return self._run(values, lv, bc, history)
+
+    def _run(self, values, lv, bc, history):
+        cc = [values[i] for i in self.cond_feed]
         c, b = self.cond.run, self.body.run
         n = 0
         if history is not None:
@@ -530,7 +549,8 @@ def _while_grad_kernel(*values, body, wrt, resource_specs=()):
     g_inputs = [None] * n_in
     bc = [inputs[i] for i in body.body_feed]
     read_ids = [id(t) for t in body.body.reads]
-    with isolated_tapes(), _eager():
+    small = bool(history) and body.body.blas_profile().one_thread([*history[0][0], *bc])
+    with isolated_tapes(), _eager(), (blas_threads.one_thread() if small else contextlib.nullcontext()):
         for lv, reads in reversed(history):
             ins = [EagerTensor(v) if not getattr(v, "_is_resource", False) else v for v in list(lv) + bc]
             gs = vjp(body.body, ins, [EagerTensor(g) for g in g_vars], dict(zip(read_ids, reads)))

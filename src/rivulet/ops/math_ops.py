@@ -8,6 +8,7 @@ from ..core.op import COMPLEX, FLOATS, INTS, NUMERIC, REAL, defop
 from ..core.op import cpp_dtype_name as _cpp_name
 from ..core.tensor import Tensor, to_numpy_value
 from ..errors import InternalError, InvalidArgumentError, NotFoundError, UnimplementedError
+from ..execute import blas_threads
 from ..shape import TensorShape
 from ._rules import UNKNOWN, binary, binary_args, binary_bool, broadcast_shape, same_shape, static_value, to_tensor
 
@@ -342,7 +343,7 @@ def _matmul_kernel(a, b, transpose_a=False, transpose_b=False, adjoint_a=False, 
         a = np.swapaxes(a, -1, -2)
     if transpose_b or adjoint_b:
         b = np.swapaxes(b, -1, -2)
-    return np.matmul(a, b)
+    return blas_threads.matmul(a, b)  # np.matmul, on one BLAS thread for a small GEMM OpenBLAS would split
 
 
 def _dims_str(s):
