@@ -154,6 +154,49 @@ def test_seed_guide_function_and_interpreter_tensor_api():
     np.testing.assert_array_equal(interp.get_tensor(out["index"]), np.array([[12.0]], np.float32))
 
 
+L = tf.keras.layers
+MORE_LAYERS = {
+    "conv2d_transpose": lambda: [tf.keras.Input((5, 5, 3)), L.Conv2DTranspose(4, 3, strides=2, padding="same"),
+                                 L.Conv2DTranspose(2, 3, activation="relu")],
+    "conv1d": lambda: [tf.keras.Input((10, 3)), L.Conv1D(4, 3, activation="relu"), L.MaxPooling1D(),
+                       L.GlobalAveragePooling1D()],
+    "upsampling_resizing": lambda: [tf.keras.Input((4, 4, 2)), L.UpSampling2D(), L.UpSampling2D(interpolation="bilinear"),
+                                    L.Resizing(6, 5), L.ZeroPadding2D(1), L.Cropping2D(1)],
+    "dense_on_sequences": lambda: [tf.keras.Input((4, 6)), L.Dense(5), L.Softmax(axis=1), L.Dense(3)],
+}
+
+
+@needs_extra
+@pytest.mark.parametrize("name", sorted(MORE_LAYERS))
+def test_more_keras_layers(name):
+    model = tf.keras.Sequential(MORE_LAYERS[name]())
+    content = tf.lite.TFLiteConverter.from_keras_model(model).convert()
+    x = RNG.randn(2, *model.inputs[0].shape[1:]).astype(np.float32)
+    (got,) = run_signature(content, **{model.inputs[0]._creator: x}).values()
+    np.testing.assert_allclose(got, model(x, training=False).numpy(), rtol=1e-5, atol=2e-6)
+
+
+@needs_extra
+def test_scalars_argmax_stack_tile_unstack_cast():
+    @tf.function(input_signature=[tf.TensorSpec([None, 3], tf.float32), tf.TensorSpec([], tf.float32)])
+    def f(x, s):
+        return {"scalar": s * 2.0 + 1.0, "argmax": tf.argmax(x, axis=1), "stack": tf.stack([x, x * 2.0], axis=1),
+                "tile": tf.tile(x, [2, 1]), "unstack": tf.unstack(x, axis=1)[2], "cast": tf.cast(x * 3.0, tf.int32),
+                "squeeze": tf.squeeze(x[:, :1], axis=1), "reduce_max": tf.reduce_max(x, axis=0),
+                "einsum": tf.einsum("abc,cde->abde", tf.reshape(x, [-1, 1, 3]),
+                                    tf.constant(np.arange(12, dtype=np.float32).reshape(3, 2, 2))),
+                "einsum2": tf.einsum("abcd,cde->abe", tf.reshape(x, [-1, 1, 3, 1]),
+                                     tf.constant(np.arange(6, dtype=np.float32).reshape(3, 1, 2)))}
+
+    content = tf.lite.TFLiteConverter.from_concrete_functions([f.get_concrete_function()]).convert()
+    x = RNG.randn(4, 3).astype(np.float32)
+    got = run_signature(content, x=x, s=np.float32(1.5))
+    for k, want in f(x, np.float32(1.5)).items():
+        assert got[k].shape == tuple(want.shape) and got[k].dtype == want.dtype.as_numpy_dtype, k
+        np.testing.assert_allclose(got[k], want.numpy(), rtol=1e-5, err_msg=k)
+    assert got["scalar"].shape == () and got["scalar"] == 4.0
+
+
 @needs_extra
 def test_model_file_path_and_batch_resize(tmp_path):
     model = mlp()

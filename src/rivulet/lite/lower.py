@@ -116,7 +116,7 @@ class Lowering:
         return len(self.sub.tensors) - 1
 
     def const(self, value, name=None):
-        arr = np.ascontiguousarray(value)
+        arr = np.asarray(value, order="C")  # (ascontiguousarray would make a 0-d value 1-d)
         if arr.dtype not in _NP_TYPES:
             raise Unsupported(f"a constant of dtype {arr.dtype} has no TensorFlow Lite type")
         self.model.buffers.append(arr.tobytes())
@@ -171,6 +171,8 @@ class Lowering:
                 self.problems.append(Problem(op, "no TensorFlow Lite builtin operator for it"))
             elif any(v is None for v in ins):
                 pass  # an input already failed: reported there
+            elif ins and all(_const(v) for v in ins) and _foldable(op):
+                res = _evaluate(op, ins)  # e.g. a Conv1D filter's ExpandDims of a frozen variable
             else:
                 try:
                     res = RULES[op.type](self, op, *ins)
@@ -194,6 +196,21 @@ def _needed(graph, outputs):
             want.add(op._id)
             stack.extend(t.op for t in op.inputs)
     return [op for op in graph.get_operations() if op._id in want]
+
+
+def _foldable(op):
+    return not op.opdef.stateful and op.type not in ("Placeholder", "Const", "ReadVariableOp") and \
+        all(t.dtype in _TYPES for t in op.outputs)
+
+
+def _evaluate(op, ins):
+    """The op's own NumPy kernel on constant inputs: a constant (None when the kernel refuses them)."""
+    try:
+        out = op.opdef.kernel(*ins, **op.attrs)
+    except Exception:  # noqa: BLE001  (lowered as an operator instead)
+        return None
+    outs = list(out) if len(op.outputs) > 1 else [out]
+    return [np.asarray(v, dtype=t.dtype._np) for v, t in zip(outs, op.outputs)]
 
 
 def _const(v):
@@ -356,11 +373,24 @@ def _leaky(lw, op, x):
 @rule("Softmax", "LogSoftmax")
 def _softmax(lw, op, x):
     axis, rank = op.attrs.get("axis", -1), op.inputs[0].shape.rank
-    if axis not in (-1, (rank or 0) - 1):
-        raise Unsupported("TensorFlow Lite's softmax runs over the last axis only")
+    if axis in (-1, (rank or 0) - 1):
+        if op.type == "LogSoftmax":
+            return lw.emit("LOG_SOFTMAX", [x])
+        return lw.emit("SOFTMAX", [x], options="SoftmaxOptions", Beta=1.0)
+    if rank is None:
+        raise Unsupported("a softmax over an axis of a tensor of unknown rank")
+    # TensorFlow Lite's softmax runs over the last axis: swap the axis there and back
+    axis = axis + rank if axis < 0 else axis
+    perm = list(range(rank))
+    perm[axis], perm[-1] = perm[-1], perm[axis]
+    dims = op.inputs[0].shape.as_list()
+    swapped = [dims[p] for p in perm]
+    t = lw.emit("TRANSPOSE", [x, lw.i32(perm)], [lw.temp(swapped, op.inputs[0], "to_last")])
     if op.type == "LogSoftmax":
-        return lw.emit("LOG_SOFTMAX", [x])
-    return lw.emit("SOFTMAX", [x], options="SoftmaxOptions", Beta=1.0)
+        s = lw.emit("LOG_SOFTMAX", [t], [lw.temp(swapped, op.inputs[0], "softmax")])
+    else:
+        s = lw.emit("SOFTMAX", [t], [lw.temp(swapped, op.inputs[0], "softmax")], options="SoftmaxOptions", Beta=1.0)
+    return lw.emit("TRANSPOSE", [s, lw.i32(perm)])
 
 
 @rule("Cast")
@@ -471,3 +501,127 @@ def _pad(lw, op, x, *rest):
     if value is None or (_const(value) and not np.any(value)):
         return lw.emit("PAD", [x, pads])
     return lw.emit("PADV2", [x, pads, value])
+
+
+@rule("Shape")
+def _shape(lw, op, x):
+    out = op.attrs.get("out_type", _dt.int32)
+    return lw.emit("SHAPE", [x], options="ShapeOptions", OutType=_TYPES[out])
+
+
+@rule("Pack")
+def _pack(lw, op, *xs):
+    axis = op.attrs.get("axis", 0)
+    if axis < 0:
+        axis += op.outputs[0].shape.rank
+    return lw.emit("PACK", list(xs), options="PackOptions", ValuesCount=len(xs), Axis=axis)
+
+
+@rule("Unpack")
+def _unpack(lw, op, x):
+    axis = op.attrs.get("axis", 0)
+    if axis < 0:
+        axis += op.inputs[0].shape.rank
+    return lw.emit("UNPACK", [x], options="UnpackOptions", Num=len(op.outputs), Axis=axis)
+
+
+@rule("Tile")
+def _tile(lw, op, x, *dyn):
+    multiples = dyn[-1] if dyn else lw.i32(op.attrs["multiples"])
+    return lw.emit("TILE", [x, multiples])
+
+
+@rule("ArgMax", "ArgMin")
+def _argmax(lw, op, x, *dyn):
+    _static(op, 1)
+    axis = op.attrs.get("axis", 0)
+    out = op.attrs.get("output_type", _dt.int64)
+    name, options = ("ARG_MAX", "ArgMaxOptions") if op.type == "ArgMax" else ("ARG_MIN", "ArgMinOptions")
+    return lw.emit(name, [x, lw.i32([axis])], options=options, OutputType=_TYPES[out])
+
+
+@rule("ResizeBilinear", "ResizeNearestNeighbor")
+def _resize(lw, op, x, size):
+    name, options = (("RESIZE_BILINEAR", "ResizeBilinearOptions") if op.type == "ResizeBilinear"
+                     else ("RESIZE_NEAREST_NEIGHBOR", "ResizeNearestNeighborOptions"))
+    if _const(size):
+        size = size.astype(np.int32)
+    return lw.emit(name, [x, size], options=options, AlignCorners=bool(op.attrs.get("align_corners")),
+                   HalfPixelCenters=bool(op.attrs.get("half_pixel_centers")))
+
+
+@rule("Repeat")
+def _repeat(lw, op, x, repeats):
+    """np.repeat of every element `k` times along an axis (UpSampling layers): insert an axis, TILE, merge."""
+    if not _const(repeats) or repeats.ndim != 0:
+        raise Unsupported("only a constant number of repeats for every element")
+    t, axis = op.inputs[0], op.attrs.get("axis")
+    if axis is None or t.shape.rank is None:
+        raise Unsupported("a repeat over the flattened tensor")
+    rank = t.shape.rank
+    axis = axis + rank if axis < 0 else axis
+    dims = t.shape.as_list()
+    if dims.count(None) > 1 or op.outputs[0].shape.as_list().count(None) > 1:
+        raise Unsupported("more than one dimension is unknown")
+    expanded = dims[:axis + 1] + [1] + dims[axis + 1:]
+    e = lw.emit("RESHAPE", [x, lw.i32([-1 if d is None else d for d in expanded])],
+                [lw.temp(expanded, t, "expand")])
+    tiled = expanded[:axis + 1] + [int(repeats)] + expanded[axis + 2:]
+    mult = [1] * (rank + 1)
+    mult[axis + 1] = int(repeats)
+    tl = lw.emit("TILE", [e, lw.i32(mult)], [lw.temp(tiled, t, "tile")])
+    return lw.emit("RESHAPE", [tl, lw.i32([-1 if d is None else d for d in op.outputs[0].shape.as_list()])])
+
+
+@rule("Einsum")
+def _einsum(lw, op, a, b):
+    """The einsums Keras' Dense and EinsumDense make ('abc,cd->abd', 'abc,cde->abde', 'abcd,cde->abe'): x's
+    trailing axes contracted with a constant's leading ones, as FULLY_CONNECTED keeping x's leading
+    dimensions (RESHAPEs around it when several axes are contracted or produced)."""
+    eq = op.attrs.get("equation", "").replace(" ", "")
+    lhs, _, out = eq.partition("->")
+    ins = lhs.split(",")
+    why = f"einsum {eq!r}: only x[..., k...] times a constant [k..., n...] is converted"
+    if len(ins) != 2 or not _const(b) or "." in eq:
+        raise Unsupported(why)
+    x, w = ins
+    k = max([j for j in range(1, min(len(x), len(w)) + 1) if x[len(x) - j:] == w[:j]], default=0)
+    keep, free = x[:len(x) - k], w[k:]
+    if k == 0 or not free or out != keep + free or len(set(x + free)) != len(x) + len(free):
+        raise Unsupported(why)
+    kdim, ndim = int(np.prod(b.shape[:k])), int(np.prod(b.shape[k:]))
+    weights = np.ascontiguousarray(b.reshape(kdim, ndim).T)
+    xt = op.inputs[0]
+    lead = xt.shape.as_list()[:len(keep)]
+    if lead.count(None) > 1:
+        raise Unsupported("more than one leading dimension is unknown")
+    if k > 1:
+        a = lw.emit("RESHAPE", [a, lw.i32([-1 if d is None else d for d in lead] + [kdim])],
+                    [lw.temp(lead + [kdim], xt, "flat")])
+    if len(free) == 1:
+        return lw.emit("FULLY_CONNECTED", [a, weights, None], options="FullyConnectedOptions",
+                       FusedActivationFunction=0, KeepNumDims=True)
+    y = lw.emit("FULLY_CONNECTED", [a, weights, None], [lw.temp(lead + [ndim], xt, "dense")],
+                options="FullyConnectedOptions", FusedActivationFunction=0, KeepNumDims=True)
+    return lw.emit("RESHAPE", [y, lw.i32([-1 if d is None else d for d in op.outputs[0].shape.as_list()])])
+
+
+@rule("Conv2DBackpropInputSizes", "Conv2DBackpropInput")
+def _transpose_conv(lw, op, sizes, f, x):
+    _conv_checks(op)
+    if not _const(f):
+        raise Unsupported("the filter is not a constant")
+    if _hw(op.attrs.get("dilations", (1, 1))) != (1, 1):
+        raise Unsupported("TensorFlow Lite's TRANSPOSE_CONV has no dilations")
+    sh, sw = _hw(op.attrs.get("strides", (1, 1)))
+    if _const(sizes):
+        sizes = sizes.astype(np.int32)
+    w = np.ascontiguousarray(np.transpose(f, (2, 0, 1, 3)))  # [h, w, out, in] -> [out, h, w, in]
+    return lw.emit("TRANSPOSE_CONV", [sizes, w, x, None], options="TransposeConvOptions",
+                   Padding=_PADDING[op.attrs["padding"]], StrideW=sw, StrideH=sh, FusedActivationFunction=0)
+
+
+@rule("BatchMatMulV2", "BatchMatMul", "BatchMatMulV3")
+def _batch_matmul(lw, op, a, b):
+    return lw.emit("BATCH_MATMUL", [a, b], options="BatchMatMulOptions", AdjX=bool(op.attrs.get("adj_x")),
+                   AdjY=bool(op.attrs.get("adj_y")))
