@@ -179,13 +179,25 @@ def build_tar_members(rng, case_dir):
     return path
 
 
-def load_tar_members(path):
-    """Extracts into case/out/inner, then checks that nothing landed beside it and no link leads out of it."""
+def build_zip_members(rng, case_dir):
+    """Zips of random member names ('..', '/', '\\', drive letters, directories and files of one name)."""
+    pieces = _PIECES + ["\\", "C:", "..\\x"]
+    path = os.path.join(case_dir, "m.zip")
+    with zipfile.ZipFile(path, "w") as zf:
+        for _ in range(rng.integers(1, 6)):
+            name = "/".join(pieces[i] for i in rng.integers(len(pieces), size=rng.integers(1, 5)))
+            zf.writestr(zipfile.ZipInfo(name or "e", (2026, 1, 1, 0, 0, 0)), b"z" * int(rng.integers(0, 9)))
+    return path
+
+
+def load_members(path):
+    """Extracts (a tar or a zip) into case/out/inner, then checks that nothing landed beside it and no link leads out of it."""
     case = os.path.dirname(path)
     inner = os.path.join(case, "out", "inner")
     os.makedirs(inner)
     os.chdir(inner)  # the harness resolves a symlink's relative target from the working directory
-    extract_archive(path, inner, archive_format="tar", required=True)
+    extract_archive(path, inner, archive_format="zip" if path.endswith(".zip") else "tar", required=True)
+
     def inside(p):
         return p == inner or p.startswith(inner + os.sep)
 
@@ -222,7 +234,8 @@ TARGETS = [
     FuzzTarget(name="mnist-npz", build=build_mnist, load=load_mnist, allowed=_ALLOWED),
     FuzzTarget(name="fashion-idx-gz", build=build_fashion_any, load=load_fashion, allowed=_ALLOWED),
     FuzzTarget(name="extract-tar", build=build_tar, load=_extract("tar"), allowed=_ALLOWED),
-    FuzzTarget(name="extract-tar-members", build=build_tar_members, load=load_tar_members, allowed=_ALLOWED),
+    FuzzTarget(name="extract-tar-members", build=build_tar_members, load=load_members, allowed=_ALLOWED),
+    FuzzTarget(name="extract-zip-members", build=build_zip_members, load=load_members, allowed=_ALLOWED),
     FuzzTarget(name="extract-zip", build=_writer("zip", "a.zip"), load=_extract("zip"), allowed=_ALLOWED),
 ]
 
