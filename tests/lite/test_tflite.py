@@ -177,6 +177,26 @@ def test_more_keras_layers(name):
 
 
 @needs_extra
+def test_multi_head_attention_and_einsums_of_two_tensors():
+    inp = tf.keras.Input((4, 8), name="tokens")
+    model = tf.keras.Model(inp, tf.keras.layers.MultiHeadAttention(2, 4)(inp, inp))
+    x = RNG.randn(3, 4, 8).astype(np.float32)
+    (got,) = run_signature(tf.lite.TFLiteConverter.from_keras_model(model).convert(), tokens=x).values()
+    np.testing.assert_allclose(got, model(x).numpy(), rtol=1e-5, atol=1e-6)
+
+    @tf.function(input_signature=[tf.TensorSpec([None, 4, 3], tf.float32), tf.TensorSpec([None, 5, 3], tf.float32)])
+    def f(q, k):
+        return {"qk": tf.einsum("abc,adc->abd", q, k), "outer": tf.einsum("abc,ade->abcde", q, k[:, :, :2]),
+                "transposed": tf.einsum("abc,adc->dba", q, k)}
+
+    content = tf.lite.TFLiteConverter.from_concrete_functions([f.get_concrete_function()]).convert()
+    q, k = RNG.randn(2, 4, 3).astype(np.float32), RNG.randn(2, 5, 3).astype(np.float32)
+    got = run_signature(content, q=q, k=k)
+    for name, want in f(q, k).items():
+        np.testing.assert_allclose(got[name], want.numpy(), rtol=1e-5, atol=1e-6, err_msg=name)
+
+
+@needs_extra
 def test_scalars_argmax_stack_tile_unstack_cast():
     @tf.function(input_signature=[tf.TensorSpec([None, 3], tf.float32), tf.TensorSpec([], tf.float32)])
     def f(x, s):

@@ -581,14 +581,15 @@ def _einsum(lw, op, a, b):
     eq = op.attrs.get("equation", "").replace(" ", "")
     lhs, _, out = eq.partition("->")
     ins = lhs.split(",")
-    why = f"einsum {eq!r}: only x[..., k...] times a constant [k..., n...] is converted"
-    if len(ins) != 2 or not _const(b) or "." in eq:
-        raise Unsupported(why)
+    if len(ins) != 2 or "." in eq:
+        raise Unsupported(f"einsum {eq!r}: only two operands without ellipses are converted")
     x, w = ins
+    if not _const(b):
+        return _einsum_general(lw, op, a, b, x, w, out)
     k = max([j for j in range(1, min(len(x), len(w)) + 1) if x[len(x) - j:] == w[:j]], default=0)
     keep, free = x[:len(x) - k], w[k:]
     if k == 0 or not free or out != keep + free or len(set(x + free)) != len(x) + len(free):
-        raise Unsupported(why)
+        return _einsum_general(lw, op, a, b, x, w, out)
     kdim, ndim = int(np.prod(b.shape[:k])), int(np.prod(b.shape[k:]))
     weights = np.ascontiguousarray(b.reshape(kdim, ndim).T)
     xt = op.inputs[0]
@@ -604,6 +605,55 @@ def _einsum(lw, op, a, b):
     y = lw.emit("FULLY_CONNECTED", [a, weights, None], [lw.temp(lead + [ndim], xt, "dense")],
                 options="FullyConnectedOptions", FusedActivationFunction=0, KeepNumDims=True)
     return lw.emit("RESHAPE", [y, lw.i32([-1 if d is None else d for d in op.outputs[0].shape.as_list()])])
+
+
+def _einsum_general(lw, op, a, b, x, w, out):
+    """A two-operand einsum as TRANSPOSE/RESHAPE, BATCH_MATMUL, RESHAPE/TRANSPOSE (attention's einsums):
+    batch letters (in both operands and the result), contracted letters (in both, not in the result) and
+    each operand's own letters (kept in the result)."""
+    eq = f"{x},{w}->{out}"
+    if len(set(x)) != len(x) or len(set(w)) != len(w) or len(set(out)) != len(out) or set(out) - set(x + w):
+        raise Unsupported(f"einsum {eq!r}: a letter repeated within an operand")
+    if (set(x) | set(w)) - set(out) - (set(x) & set(w)):
+        raise Unsupported(f"einsum {eq!r}: a letter summed out of one operand only")
+    batch = [c for c in out if c in x and c in w]
+    contr = [c for c in x if c in w and c not in out]
+    fx = [c for c in x if c not in w]
+    fw = [c for c in w if c not in x]
+    tx, tw = op.inputs
+    size = {}
+    for letters, t in ((x, tx), (w, tw)):
+        for c, d in zip(letters, t.shape.as_list()):
+            if size.get(c) is None:
+                size[c] = d
+    if any(size[c] is None for c in contr + fx + fw) or [size[c] for c in batch].count(None) > 1:
+        raise Unsupported(f"einsum {eq!r}: an unknown dimension other than one batch dimension")
+
+    def arrange(v, t, letters, order, rows, cols, suffix):
+        perm = [letters.index(c) for c in order]
+        if perm != list(range(len(letters))):
+            dims = [size[c] for c in order]
+            v = lw.emit("TRANSPOSE", [v, lw.i32(perm)], [lw.temp(dims, t, f"{suffix}_t")]) if not _const(v) \
+                else np.ascontiguousarray(np.transpose(v, perm))
+        m = int(np.prod([size[c] for c in rows])) if rows else 1
+        n = int(np.prod([size[c] for c in cols])) if cols else 1
+        dims = [size[c] for c in batch] + [m, n]
+        if _const(v):
+            return v.reshape([d for d in dims])
+        return lw.emit("RESHAPE", [v, lw.i32([-1 if d is None else d for d in dims])], [lw.temp(dims, t, suffix)])
+
+    xa = arrange(a, tx, x, batch + fx + contr, fx, contr, "lhs")
+    wa = arrange(b, tw, w, batch + contr + fw, contr, fw, "rhs")
+    mm_dims = [size[c] for c in batch] + [int(np.prod([size[c] for c in fx])) if fx else 1,
+                                          int(np.prod([size[c] for c in fw])) if fw else 1]
+    y = lw.emit("BATCH_MATMUL", [xa, wa], [lw.temp(mm_dims, tx, "matmul")], options="BatchMatMulOptions",
+                AdjX=False, AdjY=False)
+    order = batch + fx + fw
+    dims = [size[c] for c in order]
+    if order == list(out):
+        return lw.emit("RESHAPE", [y, lw.i32([-1 if d is None else d for d in dims])])
+    y = lw.emit("RESHAPE", [y, lw.i32([-1 if d is None else d for d in dims])], [lw.temp(dims, tx, "unflat")])
+    return lw.emit("TRANSPOSE", [y, lw.i32([order.index(c) for c in out])])
 
 
 @rule("Conv2DBackpropInputSizes", "Conv2DBackpropInput")
