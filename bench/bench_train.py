@@ -5,7 +5,7 @@
 Workloads (synthetic data, fixed seeds):
   convnet  keras-io's MNIST convnet: Conv2D(32, 3, relu), MaxPool 2, Conv2D(64, 3, relu), MaxPool 2, Flatten,
            Dropout 0.5, Dense(10, softmax); Adam, categorical cross-entropy; 6000 images 28x28x1, batch 128
-  lstm     Embedding(5000, 32), LSTM(64), Dense(1, sigmoid); Adam, binary cross-entropy; 2560 sequences of
+  lstm     Embedding(5000, 32), LSTM(64), Dense(1, sigmoid); Adam, binary cross-entropy; 640 sequences of
            80 tokens, batch 64
 
 Each backend is one long-lived worker process (this file with --child) that builds and compiles the
@@ -58,8 +58,8 @@ def _lstm(tf, np):
     ])
     model.compile(loss="binary_crossentropy", optimizer="adam", metrics=["accuracy"])
     rng = np.random.default_rng(0)
-    x = rng.integers(1, 5000, (2560, 80)).astype(np.int32)
-    y = rng.integers(0, 2, (2560, 1)).astype(np.float32)
+    x = rng.integers(1, 5000, (640, 80)).astype(np.int32)
+    y = rng.integers(0, 2, (640, 1)).astype(np.float32)
     return lambda: model.fit(x, y, batch_size=64, epochs=1, verbose=0)
 
 

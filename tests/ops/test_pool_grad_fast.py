@@ -115,3 +115,27 @@ def test_gradient_through_the_op_matches_tensorflow_documented_values():
         y = tf.nn.max_pool2d(x, 2, 2, "VALID")
     g = tape.gradient(y, x, output_gradients=tf.constant([[[[10.0], [20.0]]]]))
     assert g.numpy()[0, :, :, 0].tolist() == [[0.0, 0.0, 20.0, 0.0], [0.0, 10.0, 0.0, 0.0]]
+
+
+def _conv_pool_step(x, w, b, k, padding):
+    with tf.GradientTape() as t:
+        t.watch([x, w, b])
+        r = tf.nn.relu(tf.nn.bias_add(tf.nn.conv2d(x, w, 1, "VALID"), b))
+        y = tf.nn.max_pool2d(r, k, k, padding)
+        loss = tf.reduce_sum(y * y * y)
+    return t.gradient(loss, [x, w, b])
+
+
+@pytest.mark.parametrize("k,padding", [(2, "VALID"), (3, "SAME")])
+def test_graph_fuses_pool_grad_with_relu_grad_and_keeps_values(k, padding):
+    from rivulet.execute.plan import needed_ops
+    from rivulet.optimize.pipeline import optimize
+    rng = np.random.default_rng(7)
+    args = [tf.constant(rng.standard_normal(s).astype(np.float32)) for s in ((2, 9, 10, 3), (3, 3, 3, 4), (4,))]
+    f = tf.function(lambda x, w, b: _conv_pool_step(x, w, b, k, padding))
+    for got, want in zip(f(*args), _conv_pool_step(*args, k, padding)):  # eager: MaxPoolGrad, then ReluGrad
+        same_bits(got.numpy(), want.numpy())
+    g = f.get_concrete_function(*args).graph
+    g2, _, o2 = optimize(g, g.arg_placeholders + g.internal_captures, g.outputs)
+    after = [op.type for op in needed_ops(g2, o2)]
+    assert "_FusedMaxPoolGradRelu" in after and "MaxPoolGrad" not in after and "ReluGrad" not in after

@@ -1,7 +1,9 @@
 """Op fusion for the executor (Grappler calls this "remapping"): MatMul [+ bias] [+ Relu] becomes one
 _FusedMatMul whose kernel adds the bias and applies the activation in place on the product's buffer, so a
 Dense layer costs one allocation instead of three; Conv2D + bias [+ Relu] becomes _FusedConv2D, which adds
-them to each output block while it is in cache. Fused ops exist only in compiled copies of graphs."""
+them to each output block while it is in cache; ReluGrad(MaxPoolGrad(x, y, dy), x) over non-overlapping
+windows (a pool of a ReLU's output, as in convnets) becomes _FusedMaxPoolGradRelu, which masks dy on the
+pooled tensor before its one scatter. Fused ops exist only in compiled copies of graphs."""
 import numpy as np
 
 from ..core.op import defop
@@ -80,6 +82,14 @@ def _fused_conv_infer(x, w, bias, strides, padding, dilations, explicit=None, ac
 FUSED_CONV2D = defop("_FusedConv2D", _fused_conv_kernel, _fused_conv_infer)
 
 
+def _fused_pool_grad_relu_kernel(x, y, dy, ksize, strides, padding):
+    return nn_ops._max_pool_grad_kernel(x, y, dy, ksize, strides, padding, relu=True)
+
+
+FUSED_MAX_POOL_GRAD_RELU = defop("_FusedMaxPoolGradRelu", _fused_pool_grad_relu_kernel,
+                                 lambda x, y, dy, **a: (x.shape, x.dtype))
+
+
 def make_fuser(graph, outputs):
     """A rewrite rule closed over the original graph's consumer counts (fusing needs sole consumers)."""
     consumers = {}
@@ -120,5 +130,11 @@ def make_fuser(graph, outputs):
                 return ctx.emit(x.op.opdef, list(x.op.inputs), {**x.op.attrs, "activation": "relu"}, op.name)
             if plain_matmul(x):
                 return ctx.emit(FUSED_MATMUL, list(x.op.inputs), {"activation": "relu"}, op.name)
+        if op.type == "ReluGrad" and sole(op.inputs[0]):
+            g, features = ins
+            pg = g.op
+            if (pg.type == "MaxPoolGrad" and pg.inputs[0] is features and g.dtype is features.dtype
+                    and tuple(pg.attrs["ksize"]) == tuple(pg.attrs["strides"])):
+                return ctx.emit(FUSED_MAX_POOL_GRAD_RELU, list(pg.inputs), dict(pg.attrs), op.name)
         return None
     return fuse
