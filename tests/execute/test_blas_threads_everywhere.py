@@ -171,3 +171,29 @@ def test_profile_sizes_unknown_dims_from_the_values():
     assert p.unknown_size([np.zeros((64, 64))]) == 64
     assert p.one_thread([np.zeros((64, 64))]) and not p.one_thread([np.zeros((8, 64))])
     assert not p.one_thread([np.zeros((4096, 64))])
+
+
+def test_jit_session_threads_follow_the_called_sizes():
+    pytest.importorskip("onnxruntime")
+    pytest.importorskip("onnx")
+    import os
+    if (os.cpu_count() or 1) < 2:
+        pytest.skip("one core: onnxruntime gets one thread anyway")
+    old = tf.jit.configure()
+    tf.jit.configure(warmup_calls=0, background=False)
+    try:
+        def threads(batch):
+            w = tf.constant(np.full((784, 128), 0.5, np.float32))
+
+            @tf.function(input_signature=[tf.TensorSpec([None, 784], tf.float32)], jit_compile=True)
+            def f(x):
+                return tf.nn.relu(tf.matmul(x, w))
+            out = f(np.ones((batch, 784), np.float32))
+            np.testing.assert_allclose(out.numpy(), np.full((batch, 128), 392.0))
+            jf = f.get_concrete_function()._jit_function
+            assert jf.tier == "onnxruntime"
+            return jf.session.get_session_options().intra_op_num_threads
+        assert threads(64) > 1  # 64x784x128 = 6.4M multiply-adds: the batch, unknown when traced, decides
+        assert threads(2) == 1  # 200k: one thread
+    finally:
+        tf.jit.configure(**old)

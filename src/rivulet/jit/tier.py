@@ -21,7 +21,7 @@ from time import perf_counter
 import numpy as np
 
 from ..core.tensor import EagerTensor
-from ..execute.blas_threads import PARALLEL_MNK  # one intra-op thread below it: a pool costs more than it saves
+from ..execute.blas_threads import PARALLEL_MNK, Profile  # one intra-op thread below it: a pool costs more
 
 INSTALL = "pip install 'rivulet[jit]' (onnx and onnxruntime)"
 # Warm-up before compiling, and whether to compile in a background thread (see rivulet.jit.configure).
@@ -64,6 +64,7 @@ class JitFunction:
         self.tier = "numpy"
         self.session = None
         self._checked = None  # the call that checks the frozen variables, while it is the one in use
+        self._gemm = None  # the largest GEMM of the call that made it hot (unknown dims sized by its values)
         self._trying = None  # the call timing onnxruntime against NumPy, while it is the one in use
         self.impl = self._warming
 
@@ -77,6 +78,7 @@ class JitFunction:
         if self._calls > SETTINGS["warmup_calls"] or self._spent > _HOT_SECONDS:
             # Hot. A slow function compiles in the caller (its compile costs a few of its own calls);
             # a fast one in the background while the NumPy executor keeps serving.
+            self._size_gemms(values)
             self.compile_now(background=SETTINGS["background"] and self._last < _INLINE_SECONDS)
             if self.impl is not self._warming:
                 return self.impl(*values)
@@ -86,6 +88,17 @@ class JitFunction:
         self._spent += self._last
         self._best = self._last if self._best is None else min(self._best, self._last)
         return result
+
+    def _size_gemms(self, values):
+        """Sizes the GEMMs from the hot call's values (a batch unknown when traced counts as what it is):
+        the size decides onnxruntime's intra-op threads, as the NumPy executor's BLAS threads."""
+        args = self._lower_args
+        if args is not None and self._gemm is None:
+            try:
+                p = Profile(args[0].get_operations(), args[1])
+                self._gemm = p.largest(p.unknown_size(values))
+            except Exception:  # noqa: BLE001  (sizing is advice: the static estimate stands)
+                self._gemm = None
 
     def compile_now(self, background=False):
         """Lowers and compiles the graph (once); the NumPy executor serves calls until it is ready."""
@@ -163,7 +176,7 @@ class JitFunction:
             more = f" (and {len(report.problems) - 1} more)" if len(report.problems) > 1 else ""
             _say(f"jit_compile=True: '{self.name}' runs on the NumPy executor: {p}{more}")
             return None
-        self.session = _session(ort, low)
+        self.session = _session(ort, low, self._gemm)
         run = _runner(self.session, low, self.numpy_fn, self.name, ort)
         if not low.frozen:
             self._lower_args = None
@@ -182,11 +195,12 @@ class JitFunction:
         return checked
 
 
-def _session(ort, low):
+def _session(ort, low, gemm=None):
     so = ort.SessionOptions()
     threads = SETTINGS["threads"]
     if threads is None:
-        threads = 1 if low.heavy_flops < PARALLEL_MNK else max(1, min(os.cpu_count() or 1, 8))
+        heavy = max(low.heavy_flops, gemm or 0.0)
+        threads = 1 if heavy < PARALLEL_MNK else max(1, min(os.cpu_count() or 1, 8))
     so.intra_op_num_threads = threads
     if threads > 1:  # the pool serves a few big GEMMs/convs: idle workers sleep instead of spinning
         so.add_session_config_entry("session.intra_op.allow_spinning", "0")
