@@ -19,8 +19,9 @@ BINARY = ["add", "subtract", "multiply", "divide", "truediv", "floordiv", "floor
 REDUCE = ["reduce_sum", "reduce_mean", "reduce_max", "reduce_min", "reduce_prod", "reduce_any", "reduce_all"]
 STRING_UNARY = ["length", "lower", "upper", "to_number", "substr", "regex_replace", "regex_full_match",
                 "as_string", "unicode_script"]
-LISTS = ["concat"]  # the first argument is a list of values
-FIRST = ["tile"]  # other ops dispatched on their first argument
+LISTS = ["concat", "stack"]  # the first argument is a list of values
+FIRST = ["tile", "expand_dims", "reshape", "squeeze", "transpose", "gather", "one_hot"]  # dispatched on their first
+#                                                                                          argument
 
 _BINARY = frozenset(BINARY)
 _LISTS = frozenset(LISTS)

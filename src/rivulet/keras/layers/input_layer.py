@@ -32,11 +32,7 @@ class KerasTensor:
     def __hash__(self):
         return id(self)
 
-    def _unsupported(self, *_):
-        raise TypeError("rivulet's functional API connects layers only: wrap tensor operations on a KerasTensor "
-                        "in a layer (e.g. tf.keras.layers.Lambda).")
-
-    __add__ = __radd__ = __sub__ = __rsub__ = __mul__ = __rmul__ = __truediv__ = __getitem__ = _unsupported
+    # Python operators (x * 2 + 1, x[:, 0]) make TFOpLambda layers: installed by tf_op_lambda.py, imported below.
 
 
 class Node:
@@ -114,3 +110,6 @@ def Input(shape=None, batch_size=None, name=None, dtype=None, sparse=False, tens
     layer = InputLayer(input_shape=shape, batch_size=batch_size, name=name, dtype=dtype,
                        batch_input_shape=batch_shape)
     return layer._keras_input
+
+
+from . import tf_op_lambda  # noqa: E402,F401  (KerasTensor operators and tf.* dispatch)
