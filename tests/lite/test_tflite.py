@@ -320,6 +320,19 @@ def test_unsupported_op_names_the_op_and_the_users_line():
 
 
 @needs_extra
+def test_a_variable_update_is_refused_not_dropped():
+    v = tf.Variable(1.0)
+
+    @tf.function(input_signature=[tf.TensorSpec([], tf.float32)])
+    def f(x):
+        v.assign_add(x)
+        return x * 2.0
+
+    with pytest.raises(tf.lite.ConverterError, match="AssignAddVariableOp .*changes state"):
+        tf.lite.TFLiteConverter.from_concrete_functions([f.get_concrete_function()]).convert()
+
+
+@needs_extra
 def test_control_flow_and_quantisation_are_not_implemented():
     @tf.function(input_signature=[tf.TensorSpec([], tf.float32)])
     def f(x):

@@ -153,8 +153,8 @@ class TFLiteConverter:
         if problems:
             n = len(problems)
             lines = "\n".join(f"  {p}" for p in problems)
-            raise ConverterError(f"{n} op{'s are' if n > 1 else ' is'} not supported by the TensorFlow Lite "
-                                 f"builtin operators rivulet converts to:\n{lines}\n"
+            raise ConverterError(f"{n} op{'s' if n > 1 else ''} cannot be converted to TensorFlow Lite's builtin "
+                                 f"operators:\n{lines}\n"
                                  f"(TensorFlow's SELECT_TF_OPS need TensorFlow's kernels and are not available.)",
                                  problems)
         return schema.write(model)

@@ -17,6 +17,8 @@ from . import schema
 CONTROL_FLOW = {"If", "StatelessIf", "While", "StatelessWhile", "Case", "StatelessCase", "PartitionedCall",
                 "StatefulPartitionedCall", "TensorListReserve", "TensorListFromTensor", "TensorListStack",
                 "TensorListSetItem", "TensorListGetItem", "TensorArrayV3"}
+# Stateful ops whose effect a converted model may drop, as TensorFlow's converter does.
+_DROPPED = {"ReadVariableOp", "PrintV2", "Assert", "CheckNumerics", "NoOp"}
 PASS_THROUGH = {"Identity", "IdentityN", "StopGradient", "Snapshot", "PreventGradient", "EnsureShape"}
 
 _TYPES = {_dt.float32: 0, _dt.float16: 1, _dt.int32: 2, _dt.uint8: 3, _dt.int64: 4, _dt.bool: 6, _dt.int16: 7,
@@ -157,7 +159,13 @@ class Lowering:
     # ---- the walk
     def run(self, graph, feeds, outputs):
         values = dict(feeds)
-        for op in _needed(graph, outputs):
+        needed = _needed(graph, outputs)
+        kept = {op._id for op in needed}
+        for op in graph.control_outputs:  # effects a TensorFlow Lite model would silently drop
+            if op._id not in kept and op.type not in _DROPPED:
+                self.problems.append(Problem(op, "runs only for its side effects (it changes state, such as a "
+                                                 "variable update), which the converted model would not do"))
+        for op in needed:
             if op.type == "Placeholder" and id(op.outputs[0]) in values:
                 continue
             self.op = op
