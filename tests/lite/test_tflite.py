@@ -33,6 +33,13 @@ def parsed(content):
     return m, ops
 
 
+def fused_activation(m, i, options):
+    opts = getattr(importlib.import_module(f"tflite.{options}"), options)()
+    table = m.Subgraphs(0).Operators(i).BuiltinOptions()
+    opts.Init(table.Bytes, table.Pos)
+    return opts.FusedActivationFunction()
+
+
 def mlp():
     inputs = tf.keras.Input((6,), name="features")
     h = tf.keras.layers.Dense(16, activation="relu")(inputs)
@@ -55,10 +62,7 @@ def test_keras_mlp_converts_and_runs_in_litert():
     assert m.Version() == 3
     # Dense + bias + relu is one FULLY_CONNECTED with a fused RELU; the tanh and softmax follow
     assert ops == ["FULLY_CONNECTED", "FULLY_CONNECTED", "TANH", "FULLY_CONNECTED", "SOFTMAX"]
-    opts = importlib.import_module("tflite.FullyConnectedOptions").FullyConnectedOptions()
-    first = m.Subgraphs(0).Operators(0).BuiltinOptions()
-    opts.Init(first.Bytes, first.Pos)
-    assert opts.FusedActivationFunction() == 1  # RELU
+    assert fused_activation(m, 0, "FullyConnectedOptions") == 1  # RELU
 
 
 @needs_extra
@@ -80,9 +84,13 @@ def test_keras_cnn_converts_and_runs_in_litert():
     (name, got), = out.items()
     assert name == model.layers[-1].name
     np.testing.assert_allclose(got, model(x, training=False).numpy(), rtol=1e-5, atol=1e-6)
-    ops = parsed(content)[1]
-    for op in ("CONV_2D", "DEPTHWISE_CONV_2D", "MAX_POOL_2D", "AVERAGE_POOL_2D", "RESHAPE", "RELU6", "LOGISTIC"):
-        assert op in ops
+    m, ops = parsed(content)
+    # as TensorFlow's converter writes it: biases in the convolutions' bias operands, relu/relu6 fused
+    assert ops == ["CONV_2D", "DEPTHWISE_CONV_2D", "MAX_POOL_2D", "CONV_2D", "AVERAGE_POOL_2D", "RESHAPE",
+                   "FULLY_CONNECTED", "LOGISTIC", "FULLY_CONNECTED"]
+    assert [fused_activation(m, i, "Conv2DOptions") for i in (0, 3)] == [1, 3]  # RELU, RELU6
+    # the empty buffer, one weights and one bias buffer per layer, the RESHAPE's shape: no unused buffers
+    assert m.BuffersLength() == 1 + 2 * 5 + 1
 
 
 @needs_extra

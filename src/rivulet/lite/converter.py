@@ -16,7 +16,7 @@ import numpy as np
 from .. import dtypes as _dt
 from .. import nest
 from ..core.tensor import Tensor
-from . import lower, schema
+from . import fuse, lower, schema
 
 SERVING = "serving_default"
 
@@ -157,6 +157,7 @@ class TFLiteConverter:
                                  f"operators:\n{lines}\n"
                                  f"(TensorFlow's SELECT_TF_OPS need TensorFlow's kernels and are not available.)",
                                  problems)
+        fuse.prune_buffers(model)
         return schema.write(model)
 
     def _refuse_unsupported_settings(self):
@@ -221,6 +222,9 @@ def _lower_function(model, entry, index):
         sub.tensors[v].name = f"{call}:{i}"
         sub.outputs.append(v)
         sig_outputs.append((name, v))
+    remap = fuse.optimize(model, sub)
+    sig_inputs = [(n, remap[i]) for n, i in sig_inputs]
+    sig_outputs = [(n, remap[i]) for n, i in sig_outputs]
     model.signatures.append(lower.Signature(entry.key, sig_inputs, sig_outputs, index))
     return [], []
 
