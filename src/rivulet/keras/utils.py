@@ -44,4 +44,4 @@ from .image_dataset import image_dataset_from_directory  # noqa: E402,F401
 from .image_utils import array_to_img, img_to_array, load_img, save_img  # noqa: E402,F401
 from .sequence_utils import pad_sequences  # noqa: E402,F401
 from .timeseries import timeseries_dataset_from_array  # noqa: E402,F401
-from .vis_utils import plot_model  # noqa: E402,F401
+from .vis_utils import model_to_dot, plot_model  # noqa: E402,F401
