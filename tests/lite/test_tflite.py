@@ -366,11 +366,42 @@ def test_bad_arguments():
         tf.lite.TFLiteConverter.from_concrete_functions([lambda x: x])
 
     class Sub(tf.keras.Model):
+        def __init__(self):
+            super().__init__()
+            self.dense = tf.keras.layers.Dense(2)
+
         def call(self, x):
-            return x
+            return self.dense(x)
 
     with pytest.raises(ValueError, match="input shape"):
         tf.lite.TFLiteConverter.from_keras_model(Sub())
+
+
+@needs_extra
+def test_keras_signature_names():
+    L = tf.keras.layers
+    a, b = tf.keras.Input((3,), name="a"), tf.keras.Input((2,), name="b")
+    two = tf.keras.Model([a, b], L.Dense(1, name="y")(L.Concatenate()([a, b])))
+    seq = tf.keras.Sequential([L.Dense(4), L.Dense(2, name="last")])
+    seq(np.ones((1, 5), np.float32))  # built by a call: no Input layer
+
+    class Sub(tf.keras.Model):
+        def __init__(self):
+            super().__init__()
+            self.dense = L.Dense(2)
+
+        def call(self, x):
+            return self.dense(x)
+
+    sub = Sub()
+    sub(np.ones((1, 5), np.float32))
+    names = [tf.lite.Interpreter(model_content=tf.lite.TFLiteConverter.from_keras_model(m).convert())
+             .get_signature_list()["serving_default"] for m in (two, seq, sub)]
+    assert names == [{"inputs": ["a", "b"], "outputs": ["y"]}, {"inputs": [f"{seq.layers[0].name}_input"], "outputs": ["last"]},
+                     {"inputs": ["input_1"], "outputs": ["output_1"]}]
+    xa, xb = RNG.randn(2, 3).astype(np.float32), RNG.randn(2, 2).astype(np.float32)
+    got = run_signature(tf.lite.TFLiteConverter.from_keras_model(two).convert(), a=xa, b=xb)["y"]
+    np.testing.assert_allclose(got, two([xa, xb]).numpy(), rtol=1e-5, atol=1e-7)
 
 
 def test_missing_packages_say_what_to_install(monkeypatch):

@@ -117,8 +117,14 @@ class TFLiteConverter:
             raise ValueError(f"Model {getattr(model, 'name', model)!r} cannot be converted because its input shape "
                              f"is not available: build it with an Input layer, or call it on data first.")
         cf = sig.get_concrete_function()
-        return cls([_Entry(SERVING, cf, _keras_names(getattr(model, "inputs", None)),
-                           _keras_names(getattr(model, "outputs", None)))], model)
+        g = cf.graph
+        # a subclassed model has no layer names for them: tf_keras says input_1 ..., output_1 ...
+        inputs = _keras_names(getattr(model, "inputs", None)) or \
+            [f"input_{i + 1}" for i in range(len(g.arg_placeholders))]
+        outputs = _keras_names(getattr(model, "outputs", None))
+        if outputs is None and not isinstance(g.structured_outputs, dict):
+            outputs = [f"output_{i + 1}" for i in range(len(g.outputs))]
+        return cls([_Entry(SERVING, cf, inputs, outputs)], model)
 
     @classmethod
     def from_saved_model(cls, saved_model_dir, signature_keys=None, tags=None):
