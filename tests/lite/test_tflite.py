@@ -115,6 +115,26 @@ def test_functional_model_with_two_outputs_batch_norm_and_merges():
 
 
 @needs_extra
+def test_batch_normalization_folds_into_the_layer_before():
+    L = tf.keras.layers
+    model = tf.keras.Sequential([tf.keras.Input((6, 6, 3)), L.Conv2D(4, 3), L.BatchNormalization(), L.ReLU(),
+                                 L.DepthwiseConv2D(3), L.BatchNormalization(), L.Flatten(), L.Dense(3),
+                                 L.BatchNormalization()])
+    for layer in model.layers:
+        if isinstance(layer, L.BatchNormalization):
+            n = layer.moving_mean.shape[0]
+            for v, lo in ((layer.moving_mean, -1), (layer.moving_variance, 0.5), (layer.gamma, 0.5), (layer.beta, -1)):
+                v.assign(RNG.rand(n).astype(np.float32) + lo)
+    content = tf.lite.TFLiteConverter.from_keras_model(model).convert()
+    m, ops = parsed(content)
+    assert ops == ["CONV_2D", "DEPTHWISE_CONV_2D", "RESHAPE", "FULLY_CONNECTED"]
+    assert fused_activation(m, 0, "Conv2DOptions") == 1
+    x = RNG.randn(2, 6, 6, 3).astype(np.float32)
+    (got,) = run_signature(content, **{model.inputs[0]._creator: x}).values()
+    np.testing.assert_allclose(got, model(x, training=False).numpy(), rtol=1e-5, atol=1e-6)
+
+
+@needs_extra
 def test_several_concrete_functions_are_signatures_named_after_them():
     class Model(tf.Module):
         @tf.function(input_signature=[tf.TensorSpec([None], tf.float32)])

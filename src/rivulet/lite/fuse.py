@@ -1,5 +1,6 @@
-"""Peepholes on a lowered subgraph, the ones TensorFlow's converter makes: a bias ADD after a convolution or
-FULLY_CONNECTED folded into its bias operand, and a RELU/RELU6 folded into the op before it as its
+"""Peepholes on a lowered subgraph, the ones TensorFlow's converter makes: a per-channel MUL after a
+convolution or FULLY_CONNECTED (inference BatchNormalization) folded into its weights and bias, a bias ADD
+folded into its bias operand, and a RELU/RELU6 folded into the op before it as its
 fused_activation_function; then the tensors and buffers nothing uses any more are dropped."""
 from collections import Counter
 
@@ -40,6 +41,8 @@ def _fuse_once(model, sub, opname):
                 return True
         elif name == "ADD" and _fold_bias(model, sub, op, producer, uses, opname):
             return True
+        elif name == "MUL" and _fold_scale(model, sub, op, producer, uses, opname):
+            return True
     return False
 
 
@@ -76,6 +79,47 @@ def _fold_bias(model, sub, add, producer, uses, opname):
         sub.ops.remove(add)
         return True
     return False
+
+
+_WEIGHTS_CHANNEL_AXIS = {"CONV_2D": 0, "FULLY_CONNECTED": 0, "DEPTHWISE_CONV_2D": -1}
+
+
+def _fold_scale(model, sub, mul, producer, uses, opname):
+    if mul.fields.get("FusedActivationFunction"):
+        return False
+    for t, c in (mul.inputs, mul.inputs[::-1]):
+        p = producer.get(t)
+        if p is None or opname(p) not in _WEIGHTS_CHANNEL_AXIS or uses[t] != 1 or \
+                p.fields.get("FusedActivationFunction"):
+            continue
+        scale, out = _const_array(model, sub, c), sub.tensors[t]
+        if scale is None or out.type != _FLOAT32 or scale.ndim != 1 or scale.shape[0] != out.shape[-1]:
+            continue
+        weights = _const_array(model, sub, p.inputs[1])
+        bias = _const_array(model, sub, p.inputs[2]) if len(p.inputs) > 2 and p.inputs[2] >= 0 else None
+        if weights is None or (len(p.inputs) > 2 and p.inputs[2] >= 0 and bias is None):
+            continue
+        axis = _WEIGHTS_CHANNEL_AXIS[opname(p)]
+        if weights.shape[axis] != scale.shape[0]:
+            continue
+        shape = [1] * weights.ndim
+        shape[axis] = -1
+        p.inputs = list(p.inputs)
+        p.inputs[1] = _new_const(model, sub, weights * scale.reshape(shape), sub.tensors[p.inputs[1]].name)
+        if bias is not None:
+            p.inputs[2] = _new_const(model, sub, bias * scale, sub.tensors[p.inputs[2]].name)
+        p.outputs = list(mul.outputs)
+        sub.ops.remove(mul)
+        return True
+    return False
+
+
+def _new_const(model, sub, value, name):
+    value = np.ascontiguousarray(value, dtype=np.float32)
+    model.buffers.append(value.tobytes())
+    proto = sub.tensors[0]
+    sub.tensors.append(type(proto)(name, value.shape, _FLOAT32, len(model.buffers) - 1))
+    return len(sub.tensors) - 1
 
 
 def _prune_tensors(sub):
