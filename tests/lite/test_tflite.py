@@ -157,6 +157,29 @@ def test_several_concrete_functions_are_signatures_named_after_them():
 
 
 @needs_extra
+def test_image_classification_tutorials_tflite_cells(tmp_path):
+    # tutorials/images/classification: augmentation layers (identity at inference) inside the model, the
+    # file written and read back, the signature runner called with the inner Sequential's input name
+    L = tf.keras.layers
+    data_augmentation = tf.keras.Sequential([L.RandomFlip("horizontal", input_shape=(8, 8, 3)),
+                                             L.RandomRotation(0.1), L.RandomZoom(0.1)])
+    model = tf.keras.Sequential([data_augmentation, L.Rescaling(1. / 255),
+                                 L.Conv2D(4, 3, padding="same", activation="relu"), L.MaxPooling2D(), L.Dropout(0.2),
+                                 L.Flatten(), L.Dense(8, activation="relu"), L.Dense(5, name="outputs")])
+    converter = tf.lite.TFLiteConverter.from_keras_model(model)
+    tflite_model = converter.convert()
+    with open(tmp_path / "model.tflite", "wb") as f:
+        f.write(tflite_model)
+    interpreter = tf.lite.Interpreter(model_path=str(tmp_path / "model.tflite"))
+    key = f"{data_augmentation.name}_input"
+    assert interpreter.get_signature_list() == {"serving_default": {"inputs": [key], "outputs": ["outputs"]}}
+    classify_lite = interpreter.get_signature_runner("serving_default")
+    img_array = tf.expand_dims(RNG.rand(8, 8, 3).astype(np.float32) * 255, 0)
+    predictions_lite = classify_lite(**{key: img_array})["outputs"]
+    np.testing.assert_allclose(predictions_lite, model.predict(img_array, verbose=0), rtol=1e-5, atol=1e-6)
+
+
+@needs_extra
 def test_seed_guide_function_and_interpreter_tensor_api():
     # intro_01_tracing: outer_function(tf.constant([[1.0, 2.0]])) is array([[12.]], dtype=float32)
     def inner_function(x, y, b):
