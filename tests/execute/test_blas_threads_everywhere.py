@@ -25,6 +25,14 @@ def two_threads():
         api.set_threads(before)
 
 
+@pytest.fixture
+def steady(monkeypatch):
+    """Big GEMMs stay on every thread during the test: no timing-driven switch (see the Tuner tests)."""
+    monkeypatch.setattr(blas_threads, "_PROBE_S", 1e9)
+    monkeypatch.setattr(blas_threads, "_JUMP", float("inf"))
+    monkeypatch.setattr(blas_threads, "_eager_tuners", {})
+
+
 def _recorder(get, seen):
     """A py_function that passes x through, noting OpenBLAS's thread count when it runs (forward, and
     again when its gradient re-runs it)."""
@@ -55,7 +63,7 @@ def _reference(x, w, steps=3):
     return h
 
 
-def test_loop_body_of_small_gemms_runs_on_one_thread(two_threads):
+def test_loop_body_of_small_gemms_runs_on_one_thread(two_threads, steady):
     seen = []
     rng = np.random.default_rng(0)
     w = rng.standard_normal((64, 64)).astype(np.float32) * 0.1
@@ -116,7 +124,7 @@ def test_while_gradient_inside_a_function(two_threads):
     assert g.shape == (64, 64) and np.all(np.isfinite(g.numpy()))
 
 
-def test_cond_branch_and_unknown_batch_graph(two_threads):
+def test_cond_branch_and_unknown_batch_graph(two_threads, steady):
     seen = []
     record = _recorder(two_threads, seen)
     w = tf.constant(np.full((64, 256), 0.5, np.float32))
@@ -141,7 +149,7 @@ def test_cond_branch_and_unknown_batch_graph(two_threads):
     assert seen == [1, 2] and two_threads() == 2
 
 
-def test_eager_matmul_switches_only_for_small_split_gemms(two_threads, monkeypatch):
+def test_eager_matmul_switches_only_for_small_split_gemms(two_threads, steady, monkeypatch):
     seen = []
     real = np.matmul
 
@@ -197,3 +205,50 @@ def test_jit_session_threads_follow_the_called_sizes():
         assert threads(2) == 1  # 200k: one thread
     finally:
         tf.jit.configure(**old)
+
+
+def test_tuner_moves_big_gemms_to_one_thread_on_a_busy_machine(two_threads, monkeypatch):
+    """A big GEMM's calls start on every thread; when calls on one thread run faster (a busy machine, where
+    a split GEMM waits for a descheduled worker) they move there, and back once every thread is faster."""
+    now = [0.0]
+    monkeypatch.setattr(blas_threads, "_clock", lambda: now[0])
+    cost = {1: 0.001, 2: 0.1}  # seconds per call by thread count: busy
+    seen = []
+
+    def work():
+        n = two_threads()
+        seen.append(n)
+        now[0] += cost[n]
+        return n
+    t = blas_threads.Tuner()
+    api = openblas.api()
+    assert [t.run(api, work, ()) for _ in range(3)] == [2, 2, 2]  # starts on every thread
+    for _ in range(3):  # a probe on one thread (after 0.25 s) wins: one thread from then on
+        t.run(api, work, ())
+    assert t.one and seen[-1] == 1 and two_threads() == 2
+    seen.clear()
+    for _ in range(2000):  # 2 s
+        t.run(api, work, ())
+    assert seen.count(2) <= 4 and t.backoff > 1  # every thread re-tried rarely, less and less often
+    cost[1], cost[2] = 0.002, 0.001  # the machine is quiet again: every thread is faster
+    for _ in range(5000):  # 10 s: the next try of every thread wins
+        t.run(api, work, ())
+    assert not t.one and seen[-1] == 2 and two_threads() == 2
+
+
+def test_jump_on_every_thread_probes_one_thread_at_once(two_threads, monkeypatch):
+    now = [0.0]
+    monkeypatch.setattr(blas_threads, "_clock", lambda: now[0])
+    cost = {1: 0.003, 2: 0.002}
+    t = blas_threads.Tuner()
+    api = openblas.api()
+
+    def work():
+        now[0] += cost[two_threads()]
+    for _ in range(5):
+        t.run(api, work, ())
+    assert not t.one
+    cost[2] = 0.05  # other processes take the cores: one call stalls
+    t.run(api, work, ())
+    t.run(api, work, ())  # the next call tries one thread (long before 0.25 s) and keeps it
+    assert t.one and now[0] < 0.25

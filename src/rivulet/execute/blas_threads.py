@@ -26,6 +26,7 @@ under one lock, the first one in saves the thread count and the last one out res
 tf.config.optimizer option `blas_threads_per_graph`.
 """
 import threading
+from time import perf_counter as _clock
 
 import numpy as np
 
@@ -107,13 +108,22 @@ class Profile:
                 u = d
         return u
 
-    def one_thread(self, values=()):
-        """Whether these GEMMs, run on `values`, should run on one BLAS thread (all small, some split)."""
+    def kind(self, values=()):
+        """What these GEMMs, run on `values`, call for: SMALL (all small, some split: one BLAS thread), BIG
+        (every thread while that is faster: `Tuner`) or NONE (OpenBLAS would not split any)."""
         u = self.unknown_size(values) if self.terms else 1
         got = self._memo.get(u)
         if got is None:
-            got = self._memo[u] = _small(self.largest(u))
+            size = self.largest(u)
+            got = self._memo[u] = NONE if size < _SPLIT_MNK else SMALL if size < PARALLEL_MNK else BIG
         return got
+
+    def one_thread(self, values=()):
+        """Whether these GEMMs, run on `values`, should run on one BLAS thread (all small, some split)."""
+        return self.kind(values) == SMALL
+
+
+NONE, SMALL, BIG = 0, 1, 2
 
 
 # ------------------------------------------------------------------------------------------ regions
@@ -157,8 +167,7 @@ def _openblas():
 
 
 def _api():
-    from . import options
-    return openblas.api() if options.enabled("blas_threads_per_graph") else None
+    return openblas.api() if _enabled() else None
 
 
 def call_on_one_thread(fn, *args, **kwargs):
@@ -174,12 +183,26 @@ def call_on_one_thread(fn, *args, **kwargs):
 
 
 def matmul(a, b):
-    """np.matmul(a, b), on one BLAS thread when each of its GEMMs is small but would be split: the eager
-    MatMul/BatchMatMul kernels' entry (decided from the shapes alone; no switch inside a region)."""
+    """np.matmul(a, b), on one BLAS thread when each of its GEMMs is small but would be split, tuned when
+    big (a `Tuner` per power of two of the size): the eager MatMul/BatchMatMul kernels' entry, decided from
+    the shapes alone, with no switch inside a region."""
     sa, sb = a.shape, b.shape
-    if len(sa) > 1 and len(sb) > 1 and _SPLIT_MNK <= sa[-2] * sa[-1] * sb[-1] < PARALLEL_MNK and not _active[0]:
-        return call_on_one_thread(np.matmul, a, b)
+    if len(sa) > 1 and len(sb) > 1 and not _active[0]:
+        size = sa[-2] * sa[-1] * sb[-1]
+        if size >= _SPLIT_MNK:
+            if size < PARALLEL_MNK:
+                return call_on_one_thread(np.matmul, a, b)
+            api = _api()
+            if api is not None:
+                key = size.bit_length()
+                tuner = _eager_tuners.get(key)
+                if tuner is None:
+                    tuner = _eager_tuners.setdefault(key, Tuner())
+                return tuner.run(api, np.matmul, (a, b))
     return np.matmul(a, b)
+
+
+_eager_tuners = {}
 
 
 def sized(kernel, gemm_size):
@@ -194,22 +217,98 @@ def sized(kernel, gemm_size):
     return run
 
 
+# ------------------------------------------------------------------------------------------ big GEMMs
+class Tuner:
+    """For code with big GEMMs: OpenBLAS's threads on a quiet machine, one thread on a busy one, told apart by
+    the times its calls take. Calls run with the current choice (at first every thread) and are timed; now
+    and then (after _PROBE_S, doubling up to _PROBE_MAX_S each time the other choice loses; at once when a
+    call on every thread takes over _JUMP times the fastest recent one: the machine got busy) one call tries the other
+    choice, which is kept when that call beats the mean of the last _KEEP calls. On a busy machine a split
+    GEMM waits for a descheduled worker: w5's step measured 0.9 ms idle, 133 ms with two spinning
+    processes on the 2-core machine (TensorFlow's 0.6 -> 1.3 ms)."""
+    __slots__ = ("one", "recent", "probe_at", "backoff")
+
+    def __init__(self):
+        self.one = False
+        self.recent = []  # the last durations with the current choice
+        self.probe_at = None  # set by the first call
+        self.backoff = _PROBE_S
+
+    def run(self, api, fn, values):
+        start = _clock()
+        one = self.one
+        if self.probe_at is None:
+            self.probe_at = start + _PROBE_S
+        probing = start >= self.probe_at
+        if probing:
+            one = not one
+        if one:
+            _enter(api)
+        try:
+            return fn(*values)
+        finally:
+            if one:
+                _exit(api)
+            self._record(one, _clock() - start, probing, start)
+
+    def _record(self, one, took, probing, now):
+        recent = self.recent
+        if probing:
+            if recent and took * 1.1 < sum(recent) / len(recent):  # the other choice is faster now
+                self.one, self.backoff = one, _PROBE_S
+                recent.clear()
+                recent.append(took)
+            else:
+                self.backoff = min(self.backoff * 2, _PROBE_MAX_S)
+            self.probe_at = now + self.backoff
+            return
+        if not one and recent and took > _JUMP * min(recent):
+            self.probe_at = now  # the machine got busy: try one thread next (on one thread a slow call
+            # is the process being descheduled, which more threads would not mend)
+        recent.append(took)
+        if len(recent) > _KEEP:
+            del recent[0]
+
+
+_PROBE_S, _PROBE_MAX_S, _JUMP, _KEEP = 0.25, 16.0, 4.0, 4
+
+
+def tuned(fn):
+    """fn (big GEMMs), on OpenBLAS's threads or on one thread, whichever its calls run faster (`Tuner`)."""
+    api = openblas.api()
+    tuner = Tuner()
+
+    def run(*values):
+        if _active[0] or api is None or not _enabled():
+            return fn(*values)
+        return tuner.run(api, fn, values)
+    run.__wrapped__ = fn
+    run.tuner = tuner
+    return run
+
+
+def _enabled():
+    from . import options
+    return options.enabled("blas_threads_per_graph")
+
+
 # ------------------------------------------------------------------------------------------ graphs
 def limit(compiled, ops, inputs=None):
     """Makes `compiled.fn` run with one BLAS thread when every GEMM of `ops` is small but some would be
-    split. `inputs` (the placeholders compiled.fn is fed, in order) lets GEMMs with unknown dimensions be
-    sized on each call from the values' shapes; without them unknown dims count as 1."""
-    from . import options
-    if not options.enabled("blas_threads_per_graph") or openblas.api() is None:
+    split, and tunes the threads of one with a big GEMM (`Tuner`). `inputs` (the placeholders compiled.fn
+    is fed, in order) lets GEMMs with unknown dimensions be sized on each call from the values' shapes;
+    without them unknown dims count as 1."""
+    if not _enabled() or openblas.api() is None:
         return
     profile = Profile(ops, inputs or ())
     if not profile.has_gemm:
         return
     if not (profile.terms and profile.where):  # decided once, from the static shapes
-        if profile.one_thread():
+        kind = profile.kind()
+        if kind == SMALL:
             compiled.fn = single_threaded(compiled.fn)
-        return
-    if profile.largest(1) >= PARALLEL_MNK:  # big whatever the unknown dims turn out to be
+        elif kind == BIG:
+            compiled.fn = tuned(compiled.fn)
         return
     compiled.fn = adaptive(compiled.fn, profile)
 
@@ -223,13 +322,21 @@ def single_threaded(fn):
 
 
 def adaptive(fn, profile):
-    """fn, run on one BLAS thread on the calls whose values make its GEMMs small (see Profile)."""
-    decide = profile.one_thread
+    """fn, on one BLAS thread on the calls whose values make its GEMMs small and tuned on those that make
+    them big (see Profile, Tuner)."""
+    kind = profile.kind
+    big = tuned(fn)
 
     def run(*values):
-        if _active[0] or not decide(values):
+        if _active[0]:
             return fn(*values)
-        return call_on_one_thread(fn, *values)
+        k = kind(values)
+        if k == SMALL:
+            return call_on_one_thread(fn, *values)
+        if k == BIG:
+            return big(*values)
+        return fn(*values)
     run.__wrapped__ = fn
     run.profile = profile
+    run.tuner = big.tuner
     return run
