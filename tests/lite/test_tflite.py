@@ -269,6 +269,27 @@ def test_scalars_argmax_stack_tile_unstack_cast():
 
 
 @needs_extra
+def test_comparisons_selects_and_more_elementwise_ops():
+    @tf.function(input_signature=[tf.TensorSpec([None, 3], tf.float32), tf.TensorSpec([None, 3], tf.float32)])
+    def f(x, y):
+        return {"broadcast_to": tf.broadcast_to(x[:1], [4, 3]), "cumsum": tf.math.cumsum(x, axis=1, exclusive=True),
+                "where": tf.where(x > y, x, y), "add_n": tf.add_n([x, y, x]), "ceil": tf.math.ceil(x),
+                "round": tf.round(x * 2.0), "sign": tf.sign(x), "floordiv": tf.math.floordiv(x, y),
+                "floormod": tf.math.floormod(x, y), "gelu": tf.nn.gelu(x), "gelu_tanh": tf.nn.gelu(x, approximate=True),
+                "silu": tf.nn.silu(x), "and": tf.logical_and(x > 0, y > 0), "not": tf.logical_not(x < y),
+                "zeros_like": tf.zeros_like(x), "fill": tf.fill([2, 2], x[0, 0]), "reciprocal": tf.math.reciprocal(x),
+                "equal": tf.equal(x, y), "not_equal": tf.not_equal(x, y), "less_equal": tf.less_equal(x, y)}
+
+    content = tf.lite.TFLiteConverter.from_concrete_functions([f.get_concrete_function()]).convert()
+    x, y = RNG.randn(2, 3).astype(np.float32), RNG.rand(2, 3).astype(np.float32) + 0.5
+    x[0, 1] = 0.25  # round(0.5) is 0: half to even, in both
+    got = run_signature(content, x=x, y=y)
+    for name, want in f(x, y).items():
+        assert got[name].dtype == want.dtype.as_numpy_dtype and got[name].shape == tuple(want.shape), name
+        np.testing.assert_allclose(got[name], want.numpy(), rtol=1e-5, atol=1e-6, err_msg=name)
+
+
+@needs_extra
 def test_model_file_path_and_batch_resize(tmp_path):
     model = mlp()
     path = tmp_path / "m.tflite"

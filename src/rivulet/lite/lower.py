@@ -28,6 +28,7 @@ _NP_TYPES = {np.dtype(np.float32): 0, np.dtype(np.float16): 1, np.dtype(np.int32
              np.dtype(np.float64): 10}
 _ACTIVATIONS = {None: 0, "relu": 1, "relu6": 3, "tanh": 4}
 _PADDING = {"SAME": 0, "VALID": 1}
+_MIN_VERSION = {"BROADCAST_TO": 2}  # TensorFlow Lite registers these from a version above 1
 
 
 class Unsupported(Exception):
@@ -65,6 +66,7 @@ class LiteModel:
     def __init__(self):
         self.buffers = [b""]
         self.opcodes = []
+        self.versions = []  # each operator code's version (the first the runtime registers)
         self.subgraphs = []
         self.signatures = []
         self.description = "rivulet"
@@ -73,6 +75,7 @@ class LiteModel:
         code = getattr(schema.enum("BuiltinOperator"), name)
         if code not in self.opcodes:
             self.opcodes.append(code)
+            self.versions.append(_MIN_VERSION.get(name, 1))
         return self.opcodes.index(code)
 
 
@@ -683,3 +686,72 @@ def _transpose_conv(lw, op, sizes, f, x):
 def _batch_matmul(lw, op, a, b):
     return lw.emit("BATCH_MATMUL", [a, b], options="BatchMatMulOptions", AdjX=bool(op.attrs.get("adj_x")),
                    AdjY=bool(op.attrs.get("adj_y")))
+
+
+_COMPARE = {"Greater": "GREATER", "GreaterEqual": "GREATER_EQUAL", "Less": "LESS", "LessEqual": "LESS_EQUAL",
+            "Equal": "EQUAL", "NotEqual": "NOT_EQUAL", "LogicalAnd": "LOGICAL_AND", "LogicalOr": "LOGICAL_OR",
+            "FloorDiv": "FLOOR_DIV", "FloorMod": "FLOOR_MOD"}
+
+
+@rule(*_COMPARE)
+def _compare(lw, op, a, b):
+    return lw.emit(_COMPARE[op.type], [a, b])
+
+
+_MORE_UNARY = {"LogicalNot": "LOGICAL_NOT", "Ceil": "CEIL", "Round": "ROUND", "Sign": "SIGN",
+               "ZerosLike": "ZEROS_LIKE"}
+
+
+@rule(*_MORE_UNARY)
+def _more_unary(lw, op, x):
+    return lw.emit(_MORE_UNARY[op.type], [x])
+
+
+@rule("SelectV2", "Select")
+def _select(lw, op, cond, a, b):
+    if op.type == "Select" and op.inputs[0].shape.rank == 1 and (op.inputs[1].shape.rank or 0) > 1:
+        raise Unsupported("tf.compat.v1.where's row selection by a vector condition")
+    return lw.emit("SELECT_V2", [cond, a, b])
+
+
+@rule("AddN")
+def _add_n(lw, op, *xs):
+    return lw.emit("ADD_N", list(xs))
+
+
+@rule("Gelu")
+def _gelu(lw, op, x):
+    return lw.emit("GELU", [x], options="GeluOptions", Approximate=bool(op.attrs.get("approximate")))
+
+
+@rule("Silu")
+def _silu(lw, op, x):
+    if op.attrs.get("beta", 1.0) != 1.0:
+        raise Unsupported("silu with beta other than 1")
+    t = op.inputs[0]
+    s = lw.emit("LOGISTIC", [x], [lw.temp(t.shape.as_list(), t, "sigmoid")])
+    return lw.emit("MUL", [x, s], options="MulOptions", FusedActivationFunction=0)
+
+
+@rule("Reciprocal", "Inv")
+def _reciprocal(lw, op, x):
+    return lw.emit("DIV", [np.ones((), op.inputs[0].dtype._np), x], options="DivOptions", FusedActivationFunction=0)
+
+
+@rule("BroadcastTo")
+def _broadcast_to(lw, op, x, *dyn):
+    shape = dyn[-1] if dyn else lw.i32(op.attrs["shape"])
+    return lw.emit("BROADCAST_TO", [x, shape])
+
+
+@rule("Fill")
+def _fill(lw, op, value, *dyn):
+    shape = dyn[-1] if dyn else lw.i32(op.attrs["shape"])
+    return lw.emit("FILL", [shape, value])
+
+
+@rule("Cumsum")
+def _cumsum(lw, op, x, *dyn):
+    _static(op, 1)
+    return lw.emit("CUMSUM", [x, lw.i32(op.attrs.get("axis", 0))], options="CumsumOptions",
+                   Exclusive=bool(op.attrs.get("exclusive")), Reverse=bool(op.attrs.get("reverse")))

@@ -62,8 +62,9 @@ def write(model):
         vec = b.CreateNumpyVector(np.frombuffer(data, dtype=np.uint8)) if data else None
         buffers.append(table(b, "Buffer", Data=vec))
     codes = []
-    for code in model.opcodes:
-        codes.append(table(b, "OperatorCode", DeprecatedBuiltinCode=min(code, 127), BuiltinCode=code, Version=1))
+    for code, version in zip(model.opcodes, model.versions):
+        codes.append(table(b, "OperatorCode", DeprecatedBuiltinCode=min(code, 127), BuiltinCode=code,
+                           Version=version))
     subgraphs = [_subgraph(b, sg) for sg in model.subgraphs]
     sigs = []
     for sig in model.signatures:
