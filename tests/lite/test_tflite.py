@@ -390,6 +390,14 @@ def test_unsupported_op_names_the_op_and_the_users_line():
     (p,) = e.value.problems
     assert p.op_type == "Lgamma" and p.frame[2] == "_unsupported"
 
+    # every problem is listed, once each: here a string input and the op reading it
+    f = tf.function(tf.strings.length, input_signature=[tf.TensorSpec([None], tf.string)])
+    with pytest.raises(tf.lite.ConverterError) as e:
+        tf.lite.TFLiteConverter.from_concrete_functions([f.get_concrete_function()]).convert()
+    assert [(p.op_type, p.reason) for p in e.value.problems] == [
+        ("Placeholder", "input dtype string has no TensorFlow Lite type"),
+        ("StringLength", "no TensorFlow Lite builtin operator for it")]
+
 
 @needs_extra
 def test_a_variable_update_is_refused_not_dropped():

@@ -169,7 +169,9 @@ class Lowering:
                 self.problems.append(Problem(op, "runs only for its side effects (it changes state, such as a "
                                                  "variable update), which the converted model would not do"))
         for op in needed:
-            if op.type == "Placeholder" and id(op.outputs[0]) in values:
+            if op.type == "Placeholder":
+                if id(op.outputs[0]) not in values and all(p.op_name != op.name for p in self.problems):
+                    self.problems.append(Problem(op, "an input the converter could not feed"))
                 continue
             self.op = op
             ins = [values.get(id(t)) for t in op.inputs]
