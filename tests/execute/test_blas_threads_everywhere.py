@@ -252,3 +252,22 @@ def test_jump_on_every_thread_probes_one_thread_at_once(two_threads, monkeypatch
     t.run(api, work, ())
     t.run(api, work, ())  # the next call tries one thread (long before 0.25 s) and keeps it
     assert t.one and now[0] < 0.25
+
+
+def test_eager_conv2d_small_runs_on_one_thread(two_threads, monkeypatch):
+    from rivulet.ops import nn_ops
+    assert nn_ops.CONV2D.kernel.__wrapped__ is nn_ops._conv_kernel  # the registered kernel checks sizes
+    seen = []
+    real = nn_ops.CONV2D.kernel.__wrapped__
+
+    def recording(*args, **attrs):
+        seen.append(two_threads())
+        return real(*args, **attrs)
+    monkeypatch.setattr(nn_ops.CONV2D, "kernel", blas_threads.sized(recording, nn_ops._conv_size))
+    x = np.ones((4, 16, 16, 16), np.float32)
+    w = np.full((3, 3, 16, 32), 0.5, np.float32)  # 4*16*16*16 * 3*3*32 = 4.7M multiply-adds
+    out = tf.nn.conv2d(x[:1, :8, :8], w, 1, "SAME")  # 1*8*8*16 * 288 = 295k: small, split
+    np.testing.assert_allclose(out.numpy()[0, 3, 3], np.full(32, 72.0))
+    tf.nn.conv2d(x, w, 1, "SAME")  # 4.7M: every thread
+    tf.nn.conv2d(x[:1, :2, :2], w, 1, "SAME")  # never split
+    assert seen == [1, 2, 2] and two_threads() == 2

@@ -21,7 +21,7 @@ from ..core.dispatch import bind
 from ..core.op import FLOATS, REAL, defop
 from ..core.tensor import Tensor
 from ..errors import InvalidArgumentError
-from ..execute import openblas
+from ..execute import blas_threads, openblas
 from ..shape import TensorShape
 from ._rules import UNKNOWN, binary_args, broadcast_shape, same_shape, static_value, to_tensor
 from . import math_ops as _m
@@ -828,7 +828,13 @@ def _backprop_filter_grad(op, g):
     return bind(CONV_BACKPROP_INPUT, (x, g, dy), op.attrs), None, bind(CONV2D, (x, g), op.attrs)
 
 
-CONV2D = defop("Conv2D", _conv_kernel, _conv_infer, grad=_conv_grad, same=2, allowed=_CONV_TYPES)
+def _conv_size(x, w, strides=(1, 1), *_, **__):
+    """A convolution's multiply-adds, about (SAME's output size): when small, it runs on one BLAS thread."""
+    return x.size * w.shape[0] * w.shape[1] * w.shape[3] // max(1, strides[0] * strides[1])
+
+
+CONV2D = defop("Conv2D", blas_threads.sized(_conv_kernel, _conv_size), _conv_infer, grad=_conv_grad, same=2,
+               allowed=_CONV_TYPES)
 CONV_BACKPROP_INPUT = defop("Conv2DBackpropInput", _conv_backprop_input_kernel,
                             lambda x, w, dy, **a: (x.shape, dy.dtype), grad=_backprop_input_grad)
 CONV_BACKPROP_FILTER = defop("Conv2DBackpropFilter", _conv_backprop_filter_kernel,
