@@ -290,6 +290,29 @@ def test_comparisons_selects_and_more_elementwise_ops():
 
 
 @needs_extra
+def test_unary_math_reductions_and_the_rest():
+    @tf.function(input_signature=[tf.TensorSpec([2, 4, 4, 3], tf.float32), tf.TensorSpec([2, 4, 4, 3], tf.float32)])
+    def f(x, y):
+        p = tf.abs(x) + 0.5
+        return {"abs": tf.abs(x), "cos": tf.cos(x), "sin": tf.sin(x), "elu": tf.nn.elu(x), "exp": tf.exp(x),
+                "log": tf.math.log(p), "neg": -x, "rsqrt": tf.math.rsqrt(p), "sqrt": tf.sqrt(p),
+                "square": tf.square(x), "sqdiff": tf.math.squared_difference(x, y), "pow": tf.pow(p, y),
+                "leaky": tf.nn.leaky_relu(x, 0.3), "log_softmax": tf.nn.log_softmax(x),
+                "min": tf.reduce_min(x, axis=[1, 2]), "prod": tf.reduce_prod(y, axis=-1, keepdims=True),
+                "argmin": tf.argmin(x, axis=3, output_type=tf.int32), "minimum": tf.minimum(x, y),
+                "or": tf.logical_or(x >= 0.0, y < 0.0), "nearest": tf.image.resize(x, [6, 7], method="nearest"),
+                "bilinear": tf.image.resize(x, [3, 5]), "batch_matmul": tf.matmul(x, y, transpose_b=True),
+                "pool_same": tf.nn.max_pool2d(x, 3, 2, "SAME"), "avg_same": tf.nn.avg_pool2d(x, 3, 2, "SAME")}
+
+    content = tf.lite.TFLiteConverter.from_concrete_functions([f.get_concrete_function()]).convert()
+    x, y = RNG.randn(2, 4, 4, 3).astype(np.float32), RNG.randn(2, 4, 4, 3).astype(np.float32)
+    got = run_signature(content, x=x, y=y)
+    for name, want in f(x, y).items():
+        assert got[name].dtype == want.dtype.as_numpy_dtype and got[name].shape == tuple(want.shape), name
+        np.testing.assert_allclose(got[name], want.numpy(), rtol=1e-5, atol=1e-6, err_msg=name)
+
+
+@needs_extra
 def test_model_file_path_and_batch_resize(tmp_path):
     model = mlp()
     path = tmp_path / "m.tflite"

@@ -686,8 +686,9 @@ def _transpose_conv(lw, op, sizes, f, x):
 
 @rule("BatchMatMulV2", "BatchMatMul", "BatchMatMulV3")
 def _batch_matmul(lw, op, a, b):
-    return lw.emit("BATCH_MATMUL", [a, b], options="BatchMatMulOptions", AdjX=bool(op.attrs.get("adj_x")),
-                   AdjY=bool(op.attrs.get("adj_y")))
+    adj_x = any(op.attrs.get(k) for k in ("adj_x", "transpose_a", "adjoint_a"))
+    adj_y = any(op.attrs.get(k) for k in ("adj_y", "transpose_b", "adjoint_b"))
+    return lw.emit("BATCH_MATMUL", [a, b], options="BatchMatMulOptions", AdjX=adj_x, AdjY=adj_y)
 
 
 _COMPARE = {"Greater": "GREATER", "GreaterEqual": "GREATER_EQUAL", "Less": "LESS", "LessEqual": "LESS_EQUAL",
