@@ -413,6 +413,13 @@ def test_unsupported_op_names_the_op_and_the_users_line():
     (p,) = e.value.problems
     assert p.op_type == "Lgamma" and p.frame[2] == "_unsupported"
 
+    # the same op on constants only (a frozen variable) is computed by the converter, as TensorFlow folds it
+    v = tf.Variable([3.0, 4.0])
+    g = tf.function(lambda x: x + tf.math.lgamma(v), input_signature=[tf.TensorSpec([2], tf.float32)])
+    got = run_signature(tf.lite.TFLiteConverter.from_concrete_functions([g.get_concrete_function()]).convert(),
+                        x=np.zeros(2, np.float32))["output_0"]
+    np.testing.assert_allclose(got, [np.log(2.0), np.log(6.0)], rtol=1e-6)
+
     # every problem is listed, once each: here a string input and the op reading it
     f = tf.function(tf.strings.length, input_signature=[tf.TensorSpec([None], tf.string)])
     with pytest.raises(tf.lite.ConverterError) as e:

@@ -180,17 +180,21 @@ class Lowering:
                 self.control_flow.append(Problem(op, "control flow and recurrent layers are not converted yet"))
             elif op.type in PASS_THROUGH:
                 res = list(ins) if op.type == "IdentityN" else ins[0]
-            elif op.type not in RULES:
-                self.problems.append(Problem(op, "no TensorFlow Lite builtin operator for it"))
-            elif any(v is None for v in ins):
-                pass  # an input already failed: reported there
-            elif ins and all(_const(v) for v in ins) and _foldable(op):
-                res = _evaluate(op, ins)  # e.g. a Conv1D filter's ExpandDims of a frozen variable
+            elif any(v is None for v in ins):  # an input already failed (reported there)
+                if op.type not in RULES:
+                    self.problems.append(Problem(op, "no TensorFlow Lite builtin operator for it"))
             else:
-                try:
-                    res = RULES[op.type](self, op, *ins)
-                except Unsupported as e:
-                    self.problems.append(Problem(op, str(e)))
+                if ins and all(_const(v) for v in ins) and _foldable(op):
+                    res = _evaluate(op, ins)  # e.g. a Conv1D filter's ExpandDims of a frozen variable
+                if res is not None:
+                    pass
+                elif op.type not in RULES:
+                    self.problems.append(Problem(op, "no TensorFlow Lite builtin operator for it"))
+                else:
+                    try:
+                        res = RULES[op.type](self, op, *ins)
+                    except Unsupported as e:
+                        self.problems.append(Problem(op, str(e)))
             if res is None:
                 continue
             res = res if isinstance(res, list) else [res]
