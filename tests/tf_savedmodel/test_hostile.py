@@ -205,6 +205,8 @@ def test_an_if_whose_declared_types_disagree(copy_of, key, where):
     sm = _read(d)
     node = _nodes(sm, "StatelessIf")[0]
     node.attr[key].list.type[0] = 9  # int64
+    ops = sm.meta_graphs[0].meta_info_def.stripped_op_list.op  # (with its OpDef, that check comes first)
+    del ops[next(i for i, op in enumerate(ops) if op.name == "StatelessIf")]
     _write(d, sm)
     with pytest.raises(tf.errors.InvalidArgumentError, match=f"the {where} of an If are .* but attr '{key}' says "
                                                              r"\['int64'"):
@@ -222,11 +224,37 @@ def test_tensor_list_ops_take_lists_of_their_element_dtype(copy_of):
         _load_and_call(d, "control_flow")
     d = copy_of("rnn")
     sm = _read(d)
-    for n in _nodes(sm, "TensorListSetItem") + _nodes(sm, "TensorListFromTensor"):
+    for n in _nodes(sm, "TensorListSetItem"):  # (an op the file's OpDefs leave out)
         n.attr["element_dtype"].type = 2  # float64 for float32 items
     _write(d, sm)
     with pytest.raises(tf.errors.InvalidArgumentError, match="a TensorList of float64 is given float32"):
         _load_and_call(d, "rnn")
+
+
+def _edit_nodes(d, op, edit):
+    sm = _read(d)
+    for node in _nodes(sm, op):
+        edit(node)
+    _write(d, sm)
+
+
+@pytest.mark.parametrize("op,edit,message", [
+    ("MatMul", lambda n: setattr(n.attr["transpose_a"], "i", 3), "attr 'transpose_a' should be a bool, got 3"),
+    ("MatMul", lambda n: setattr(n.attr["T"], "type", 3), "input 0 .'a'. is float32 where the op takes int32"),
+    ("MatMul", lambda n: n.attr.pop("T"), "attr 'T' is missing"),
+    ("MatMul", lambda n: n.input.append(n.input[0]), "3 inputs where the op takes 2"),
+    ("MatMul", lambda n: setattr(n.attr["T"], "type", 10), "attr 'T' cannot be bool"),
+    ("BiasAdd", lambda n: setattr(n.attr["data_format"], "s", b"NCW"), "attr 'data_format' cannot be b'NCW'"),
+])
+def test_nodes_are_checked_against_their_op_defs(copy_of, op, edit, message):
+    """The OpDefs the file lists say what each node's attrs and inputs are: a bool attr given an int was
+    read as True, a dtype attr that disagrees with the inputs (or is missing) was ignored, an extra input
+    was dropped. TensorFlow refuses such nodes (InvalidArgumentError)."""
+    d = copy_of("keras_mlp")
+    _edit_nodes(d, op, edit)
+    with pytest.raises(tf.errors.InvalidArgumentError, match=f"node '[^']+' \\({op}\\) in function '[^']+': "
+                                                             f"{message}"):
+        _load_and_call(d)
 
 
 def test_bad_references(copy_of):

@@ -21,7 +21,7 @@ import numpy as np
 from ... import dtypes as _dt
 from ...errors import NotFoundError, UnimplementedError
 from ..format import Invalid
-from . import proto
+from . import opdefs, proto
 
 MAX_CALL_DEPTH = 64
 # Converted nodes allowed per node in the library (calls inline their functions' nodes again), and at least.
@@ -182,6 +182,9 @@ class Library:
                 result = self.call(node.op, values, depth + 1)
                 outputs[node.name] = _arg_offsets(self._function(node.op).signature.output_arg, {}, where)
             else:
+                op_def = self.op_defs.get(node.op)
+                if op_def is not None:
+                    opdefs.check(op_def, attrs, values, where)
                 try:
                     result = CONVERTERS[node.op](_Ctx(self, depth, where), values, attrs)
                 except (Invalid, NotFoundError, UnimplementedError):
