@@ -139,3 +139,67 @@ def test_graph_fuses_pool_grad_with_relu_grad_and_keeps_values(k, padding):
     g2, _, o2 = optimize(g, g.arg_placeholders + g.internal_captures, g.outputs)
     after = [op.type for op in needed_ops(g2, o2)]
     assert "_FusedMaxPoolGradRelu" in after and "MaxPoolGrad" not in after and "ReluGrad" not in after
+
+
+def reference_conv_backprop_input(x, w, dy, strides, padding, dilations, explicit=None):
+    """Conv2DBackpropInput as it was computed before the per-tap form: the full correlation for stride 1,
+    else im2col's transpose (dy @ w.T, then each window's columns added back)."""
+    kh, kw, c, o = w.shape
+    n, h, wd, _ = x.shape
+    oh, ow, ph, pw = nn_ops.conv_geometry(x.shape, kh, kw, strides, padding, explicit, dilations)
+    dh, dw = dilations
+    if strides == (1, 1):
+        eh, ew = (kh - 1) * dh, (kw - 1) * dw
+        wf = np.ascontiguousarray(w[::-1, ::-1].transpose(0, 1, 3, 2))
+        full = nn_ops._conv_kernel(dy, wf, (1, 1), "EXPLICIT", dilations, ((eh, eh), (ew, ew)))
+        return full[:, ph[0]:ph[0] + h, pw[0]:pw[0] + wd]
+    dxp = np.zeros((n, h + ph[0] + ph[1], wd + pw[0] + pw[1], c), dtype=dy.dtype)
+    sh, sw = strides
+    dcols = (dy.reshape(-1, o) @ w.reshape(-1, o).T).reshape(n, oh, ow, kh, kw, c)
+    for i in range(kh):
+        for j in range(kw):
+            dxp[:, i * dh:i * dh + (oh - 1) * sh + 1:sh, j * dw:j * dw + (ow - 1) * sw + 1:sw] += dcols[:, :, :, i, j]
+    return dxp[:, ph[0]:ph[0] + h, pw[0]:pw[0] + wd]
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_conv_backprop_input_equals_reference(seed):
+    rng = np.random.default_rng(300 + seed)
+    n, h, w, c, o = (int(v) for v in rng.integers(1, 4, 1).tolist() + rng.integers(3, 14, 2).tolist()
+                     + [rng.choice([1, 3, 8, 16]), rng.choice([1, 4, 8])])
+    kh, kw = int(rng.integers(1, 4)), int(rng.integers(1, 4))
+    strides = (1, 1) if seed % 2 else (int(rng.integers(1, 4)), int(rng.integers(1, 4)))
+    dil = (int(rng.integers(1, 3)), int(rng.integers(1, 3))) if strides == (1, 1) and seed % 3 == 0 else (1, 1)
+    padding, explicit = ["SAME", "VALID", "EXPLICIT"][seed % 3], None
+    if padding == "EXPLICIT":
+        explicit = ((int(rng.integers(0, 3)), int(rng.integers(0, 3))), (int(rng.integers(0, 3)), int(rng.integers(0, 3))))
+    if padding != "SAME" and (h + sum(explicit[0] if explicit else (0, 0)) < (kh - 1) * dil[0] + 1
+                              or w + sum(explicit[1] if explicit else (0, 0)) < (kw - 1) * dil[1] + 1):
+        padding, explicit = "SAME", None
+    dtype = np.float64 if seed % 5 == 0 else np.float32
+    x = rng.standard_normal((n, h, w, c)).astype(dtype)
+    wt = rng.standard_normal((kh, kw, c, o)).astype(dtype)
+    y = nn_ops._conv_kernel(x, wt, strides, padding, dil, explicit)
+    dy = rng.standard_normal(y.shape).astype(dtype)
+    got = nn_ops._conv_backprop_input_kernel(x, wt, dy, strides, padding, dil, explicit)
+    want = reference_conv_backprop_input(x, wt, dy, strides, padding, dil, explicit)
+    assert got.shape == x.shape and got.dtype == dtype and got.flags.c_contiguous
+    np.testing.assert_allclose(got, want, rtol=1e-5 if dtype == np.float32 else 1e-12,
+                               atol=1e-5 if dtype == np.float32 else 1e-12)
+
+
+def test_conv_backprop_input_small_image_takes_the_per_tap_form():
+    # The MNIST convnet's second convolution: the per-tap form reads dy, not a padded copy of it.
+    rng = np.random.default_rng(5)
+    x = rng.random((4, 13, 13, 32), dtype=np.float32)
+    w = rng.standard_normal((3, 3, 32, 64), dtype=np.float32)
+    dy = rng.standard_normal((4, 11, 11, 64), dtype=np.float32)
+    calls = []
+    real = nn_ops._conv_kernel
+    nn_ops._conv_kernel = lambda *a, **k: calls.append(1) or real(*a, **k)
+    try:
+        got = nn_ops._conv_backprop_input_kernel(x, w, dy, (1, 1), "VALID", (1, 1))
+    finally:
+        nn_ops._conv_kernel = real
+    assert not calls
+    np.testing.assert_allclose(got, reference_conv_backprop_input(x, w, dy, (1, 1), "VALID", (1, 1)), rtol=1e-5, atol=1e-4)
