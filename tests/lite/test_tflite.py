@@ -11,7 +11,13 @@ import pytest
 
 import rivulet as tf
 
-HAVE_EXTRA = all(importlib.util.find_spec(m) is not None for m in ("tflite", "flatbuffers", "ai_edge_litert"))
+try:
+    import ai_edge_litert.interpreter  # noqa: F401
+    import flatbuffers  # noqa: F401
+    import tflite.Model  # noqa: F401
+    HAVE_EXTRA = True
+except ImportError:
+    HAVE_EXTRA = False
 needs_extra = pytest.mark.skipif(not HAVE_EXTRA, reason="the tflite extra is not installed")
 TF_MODELS = os.path.join(os.path.dirname(__file__), "..", "..", "..", "shared", "tf_models")
 RNG = np.random.RandomState(0)
