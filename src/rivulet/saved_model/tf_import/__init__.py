@@ -4,8 +4,9 @@
 The protobufs are read with the `protobuf` library and the message classes `tensorboard` ships (the
 `tf-interop` extra); the function library is replayed into rivulet graphs op by op (functions.py,
 convert.py, control.py); the object tree is rebuilt by objects.py. Nothing read is executed: a hostile
-or broken file raises SavedModelError naming the file, an op rivulet lacks NotFoundError naming the op
-and the function that uses it.
+or broken file raises SavedModelError naming the file (InvalidGraphError, also an InvalidArgumentError,
+where TensorFlow refuses the graph), an op rivulet lacks NotFoundError naming the op and the function that
+uses it.
 """
 import os
 

@@ -3,7 +3,8 @@
 `Library.call(name, inputs)` replays one FunctionDef node by node with rivulet's public op functions (the
 converters in `convert_ops`/`convert_control`), so every op is built through `bind` and the op registry:
 shape rules run, gradients exist, and nothing from the file becomes code. Calls (PartitionedCall, a node
-whose op is a library function) are inlined; If/While bodies become rivulet cond/while_loop branches.
+whose op is a library function) are inlined; If/Case/While run their functions as sub-graphs (below).
+Nodes whose OpDef the file lists are checked against it first (opdefs.py).
 
 Values flowing between nodes are tensors, rivulet Variables (for DT_RESOURCE handles) or None (NoOp).
 
