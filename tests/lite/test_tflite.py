@@ -520,3 +520,13 @@ def test_missing_packages_say_what_to_install(monkeypatch):
     monkeypatch.setitem(sys.modules, "ai_edge_litert.interpreter", None)
     with pytest.raises(ImportError, match="ai-edge-litert"):
         tf.lite.Interpreter(model_content=b"")
+
+
+@needs_extra
+def test_interpreter_bad_model_errors():
+    with pytest.raises(ValueError, match="not a valid Flatbuffer"):
+        tf.lite.Interpreter(model_content=b"garbage" * 10)
+    with pytest.raises(ValueError, match="Could not open"):
+        tf.lite.Interpreter(model_path="/nonexistent/model.tflite")
+    with pytest.raises(ValueError, match="must be specified"):
+        tf.lite.Interpreter()
