@@ -203,3 +203,48 @@ def test_conv_backprop_input_small_image_takes_the_per_tap_form():
         nn_ops._conv_kernel = real
     assert not calls
     np.testing.assert_allclose(got, reference_conv_backprop_input(x, w, dy, (1, 1), "VALID", (1, 1)), rtol=1e-5, atol=1e-4)
+
+
+def reference_conv_backprop_filter(x, w, dy, strides, padding, dilations, explicit=None):
+    """Conv2DBackpropFilter as computed before the per-tap form: the im2col matrix transposed against dy."""
+    kh, kw, c, o = w.shape
+    oh, ow, ph, pw = nn_ops.conv_geometry(x.shape, kh, kw, strides, padding, explicit, dilations)
+    cols = nn_ops._windows(nn_ops._pad_input(x, ph, pw), oh, ow, kh, kw, strides, dilations)
+    return (cols.reshape(-1, kh * kw * c).T @ dy.reshape(-1, o)).reshape(kh, kw, c, o)
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_conv_backprop_filter_equals_reference(seed, monkeypatch):
+    rng = np.random.default_rng(500 + seed)
+    if seed % 4 == 0:  # several blocks of images
+        monkeypatch.setattr(nn_ops, "_DW_BLOCK_BYTES", 200)
+    n, h, w, c, o = (int(v) for v in rng.integers(1, 5, 1).tolist() + rng.integers(3, 14, 2).tolist()
+                     + [rng.choice([1, 3, 8, 16]), rng.choice([1, 4, 8])])
+    kh, kw = int(rng.integers(1, 4)), int(rng.integers(1, 4))
+    strides = (1, 1) if seed % 2 else (int(rng.integers(1, 4)), int(rng.integers(1, 4)))
+    dil = (int(rng.integers(1, 3)), int(rng.integers(1, 3))) if strides == (1, 1) and seed % 3 == 0 else (1, 1)
+    padding, explicit = ["SAME", "VALID", "EXPLICIT"][seed % 3], None
+    if padding == "EXPLICIT":
+        explicit = ((int(rng.integers(0, 3)), int(rng.integers(0, 3))), (int(rng.integers(0, 3)), int(rng.integers(0, 3))))
+    if padding != "SAME" and (h + sum(explicit[0] if explicit else (0, 0)) < (kh - 1) * dil[0] + 1
+                              or w + sum(explicit[1] if explicit else (0, 0)) < (kw - 1) * dil[1] + 1):
+        padding, explicit = "SAME", None
+    dtype = np.float64 if seed % 5 == 0 else np.float32
+    x = rng.standard_normal((n, h, w, c)).astype(dtype)
+    wt = rng.standard_normal((kh, kw, c, o)).astype(dtype)
+    dy = rng.standard_normal(nn_ops._conv_kernel(x, wt, strides, padding, dil, explicit).shape).astype(dtype)
+    got = nn_ops._conv_backprop_filter_kernel(x, wt, dy, strides, padding, dil, explicit)
+    want = reference_conv_backprop_filter(x, wt, dy, strides, padding, dil, explicit)
+    assert got.shape == wt.shape and got.dtype == dtype
+    np.testing.assert_allclose(got, want, rtol=1e-5 if dtype == np.float32 else 1e-12,
+                               atol=1e-4 if dtype == np.float32 else 1e-12)
+
+
+def test_conv_backprop_filter_int32():
+    rng = np.random.default_rng(9)
+    x = rng.integers(-3, 4, (2, 6, 5, 3)).astype(np.int32)
+    w = rng.integers(-3, 4, (2, 2, 3, 4)).astype(np.int32)
+    dy = rng.integers(-3, 4, (2, 3, 3, 4)).astype(np.int32)
+    got = nn_ops._conv_backprop_filter_kernel(x, w, dy, (2, 2), "SAME", (1, 1))
+    assert got.dtype == np.int32
+    np.testing.assert_array_equal(got, reference_conv_backprop_filter(x, w, dy, (2, 2), "SAME", (1, 1)))

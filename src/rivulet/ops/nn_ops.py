@@ -809,19 +809,41 @@ def _conv_backprop_input_kernel(x, w, dy, strides, padding, dilations, explicit=
     return dxp[:, ph[0]:ph[0] + h, pw[0]:pw[0] + wd].copy()
 
 
+_DW_BLOCK_BYTES = 16 << 20  # one tap's input copy per block of images in the filter gradient
+
+
 def _conv_backprop_filter_kernel(x, w, dy, strides, padding, dilations, explicit=None):
-    """d(conv)/d(filter); `w` only supplies the filter shape."""
+    """d(conv)/d(filter); `w` only supplies the filter shape. One GEMM per filter tap, the inputs that tap
+    reads (copied into one reused buffer, per block of images) transposed against dy: the same copy as an
+    im2col matrix, but each piece a plain contiguous [P, C] one (2-core AVX2 machines, one BLAS thread, CPU
+    ms, against blocked im2col + one GEMM: MNIST convnet's 128x13x13x32 -> 64 6.9 vs 10.0, 128x28x28x1 -> 32
+    1.5 vs 2.2, 16x14x14x128 9.0 vs 9.8; 28x28 and 56x56 images with 64 channels within 3%)."""
     kh, kw, c, o = w.shape
+    n = x.shape[0]
     oh, ow, ph, pw = conv_geometry(x.shape, kh, kw, strides, padding, explicit, dilations)
-    cols = _windows(_pad_input(x, ph, pw), oh, ow, kh, kw, strides, dilations)
-    acc = np.zeros((kh * kw * c, o), dtype=np.result_type(x, dy))
-
-    def gemm(b, c2):
-        n0, n1, r0, r1 = b
-        acc.__iadd__(c2.T @ dy[n0:n1, r0:r1].reshape(-1, o))
-
-    _im2col_blocks(cols, _blocks(x.shape[0], oh, ow * kh * kw * c * x.itemsize), gemm)
-    return acc.reshape(kh, kw, c, o)
+    dt = np.result_type(x, dy)
+    out = np.zeros((kh, kw, c, o), dtype=dt)
+    if not (n and oh and ow and c and o):
+        return out
+    xp = _pad_input(x, ph, pw)
+    sh, sw = strides
+    dh, dw = dilations
+    per = max(1, min(n, _DW_BLOCK_BYTES // max(1, oh * ow * c * x.itemsize)))
+    buf = np.empty((per, oh, ow, c), dtype=x.dtype)
+    part = np.empty((c, o), dtype=dt) if per < n else None
+    for n0 in range(0, n, per):
+        n1 = min(n, n0 + per)
+        b = buf[:n1 - n0]
+        d2 = dy[n0:n1].reshape(-1, o)
+        for i in range(kh):
+            for j in range(kw):
+                b[...] = xp[n0:n1, i * dh:i * dh + (oh - 1) * sh + 1:sh, j * dw:j * dw + (ow - 1) * sw + 1:sw]
+                if n0 == 0:
+                    np.matmul(b.reshape(-1, c).T, d2, out=out[i, j])
+                else:
+                    np.matmul(b.reshape(-1, c).T, d2, out=part)
+                    out[i, j] += part
+    return out
 
 
 def _conv_grad(op, dy):
