@@ -19,7 +19,7 @@ try:
 except ImportError:
     HAVE_EXTRA = False
 needs_extra = pytest.mark.skipif(not HAVE_EXTRA, reason="the tflite extra is not installed")
-TF_MODELS = os.path.join(os.path.dirname(__file__), "..", "..", "..", "shared", "tf_models")
+TF_MODELS = os.path.join(os.path.dirname(__file__), "..", "tf_savedmodel", "fixtures")  # from ../shared/tf_models
 RNG = np.random.RandomState(0)
 
 
@@ -393,8 +393,6 @@ def test_rivulet_saved_model(tmp_path):
 def test_tensorflow_saved_models(name):
     pytest.importorskip("google.protobuf")
     path = os.path.join(TF_MODELS, name)
-    if not os.path.isdir(path):
-        pytest.skip("../shared/tf_models is not here")
     io = np.load(path + ".io.npz")
     content = tf.lite.TFLiteConverter.from_saved_model(path).convert()
     got = run_signature(content, **{k[3:]: io[k] for k in io.files if k.startswith("in_")})

@@ -1,5 +1,5 @@
 """Command line: `python -m rivulet` runs the tour; subcommands are registered in COMMANDS by this package's
-modules (saved_model.py: show, run, graph; onnx.py: export-onnx).
+modules (saved_model.py: show, run, graph; onnx.py: export-onnx; tflite.py: export-tflite).
 
 The errors a command can meet on bad input (a damaged or missing saved model, inputs that do not fit, an op
 failing on them, a file it cannot write, a missing optional package) are printed as one line on stderr,
@@ -31,7 +31,7 @@ def _tour(args):
 
 
 def main(argv=None):
-    from . import saved_model, onnx  # noqa: F401  (register show, run, graph; export-onnx)
+    from . import saved_model, onnx, tflite  # noqa: F401  (register show, run, graph; export-onnx; export-tflite)
     ap = argparse.ArgumentParser(prog="python -m rivulet", description="rivulet: tf.function graphs on NumPy")
     sub = ap.add_subparsers(dest="cmd")
     for name, (h, add, _) in COMMANDS.items():
