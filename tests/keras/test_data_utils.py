@@ -156,3 +156,15 @@ def test_untar_of_a_file_that_is_no_archive_is_a_clear_error(tmp_path):
     url = _origin(tmp_path, "trunc.tar.gz", data[:len(data) // 2])
     with pytest.raises(ValueError, match=r"trunc\.tar\.gz"):
         tf.keras.utils.get_file("trunc", url, untar=True, cache_dir=tmp_path / "c")
+
+
+def test_a_damaged_bzip2_member_is_a_corrupt_archive(tmp_path):
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w", zipfile.ZIP_BZIP2) as zf:
+        zf.writestr("a.txt", "hello " * 100)
+    data = bytearray(buf.getvalue())
+    start = data.index(b"BZh") + 10  # inside the compressed stream; the zip's structure intact
+    data[start:start + 8] = b"\xff" * 8
+    (tmp_path / "bz.zip").write_bytes(bytes(data))
+    with pytest.raises(ValueError, match=r"bz\.zip.*corrupt"):  # bz2 raised a bare OSError('Invalid data stream')
+        archives.extract_archive(tmp_path / "bz.zip", tmp_path / "out", "zip")

@@ -166,6 +166,11 @@ def extract_archive(file_path, path=".", archive_format="auto", required=False):
                 extract(file_path, path, os.path.realpath(path))
             except _CORRUPT as e:
                 raise ValueError(f"Cannot extract {file_path}: the {fmt} archive is corrupt ({e}).") from None
+            except OSError as e:
+                if e.errno is not None:  # the file system's own errors (a full disk, permissions) stay OSError
+                    raise
+                # bz2's decompressor reports damaged data as an OSError without errno
+                raise ValueError(f"Cannot extract {file_path}: the {fmt} archive is corrupt ({e}).") from None
             return True
     if required:
         raise ValueError(f"Cannot extract {file_path}: it is not a {' or '.join(formats)} archive.")
