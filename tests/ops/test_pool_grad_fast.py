@@ -248,3 +248,26 @@ def test_conv_backprop_filter_int32():
     got = nn_ops._conv_backprop_filter_kernel(x, w, dy, (2, 2), "SAME", (1, 1))
     assert got.dtype == np.int32
     np.testing.assert_array_equal(got, reference_conv_backprop_filter(x, w, dy, (2, 2), "SAME", (1, 1)))
+
+
+@pytest.mark.parametrize("block_bytes", [1 << 20, 5000, 300])
+def test_conv_tap_sums_copy_whole_images_at_once(block_bytes, monkeypatch):
+    # Tap sums over a batch of small images: images wholly in a block are copied (and get the fused
+    # epilogue) in one go, images cut by a block's edge row by row; every output once, epilogue once.
+    monkeypatch.setattr(nn_ops, "_TAP_BLOCK_BYTES", block_bytes)
+    rng = np.random.default_rng(11)
+    x = rng.standard_normal((7, 9, 8, 16)).astype(np.float32)
+    w = rng.standard_normal((3, 3, 16, 8)).astype(np.float32)
+    seen = []
+
+    def epilogue(block):
+        seen.append(block.size)
+        np.maximum(block, 0, out=block)
+
+    got = nn_ops._conv_kernel(x, w, (1, 1), "SAME", (1, 1), epilogue=epilogue)
+    cols = nn_ops._windows(nn_ops._pad_input(x, (1, 1), (1, 1)), 9, 8, 3, 3, (1, 1), (1, 1))
+    want = np.maximum(cols.reshape(-1, 144) @ w.reshape(144, 8), 0).reshape(7, 9, 8, 8)
+    np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4)
+    assert sum(seen) == got.size
+    if block_bytes == 1 << 20:
+        assert len(seen) == 1

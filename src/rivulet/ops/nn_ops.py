@@ -763,9 +763,20 @@ def _conv_taps(blas, xp, w, oh, ow, dilations, epilogue):
         r1 = min(total, r0 + rows)
         blas.shifted_gemm_sum(xf, [r0 * wp + off for off in offsets], taps, scratch[:(r1 - r0 - 1) * wp + ow])
         block = scratch[:(r1 - r0) * wp].reshape(r1 - r0, wp, o)
+        # Images wholly in the block: one copy (and one epilogue call) for all of them.
+        f0, f1 = -(-r0 // hp), (r1 - oh) // hp + 1 if r1 >= oh else 0
+        if f1 - f0 > 1:
+            sr, sc, se = block.strides
+            whole = as_strided(block[f0 * hp - r0:], (f1 - f0, oh, ow, o), (hp * sr, sr, sc, se), writeable=False)
+            dst = out[f0:f1]
+            dst[...] = whole
+            if epilogue is not None:
+                epilogue(dst)
+        else:
+            f0 = f1 = -1
         for b in range(r0 // hp, (r1 - 1) // hp + 1):
             lo, hi = max(r0, b * hp), min(r1, b * hp + oh)  # this image's valid rows in the block
-            if lo < hi:
+            if lo < hi and not f0 <= b < f1:
                 dst = out[b, lo - b * hp:hi - b * hp]
                 dst[...] = block[lo - r0:hi - r0, :ow]
                 if epilogue is not None:
