@@ -229,7 +229,9 @@ class _Audit:
             if writes and not self._inside(path):
                 self._flag(event, args)
         elif event.startswith(self._WRITES):
-            if not all(self._inside(a) for a in args if isinstance(a, (str, bytes, os.PathLike))):
+            # a link's target is not written (and a relative one is relative to the link): check where it is made
+            paths = args[1:2] if event in ("os.symlink", "os.link") else args
+            if not all(self._inside(a) for a in paths if isinstance(a, (str, bytes, os.PathLike))):
                 self._flag(event, args)
         elif event in ("import", "compile", "exec"):
             if _holds_canary(args):

@@ -43,6 +43,14 @@ def _writes_outside(path):
         f.write("x")
 
 
+def _links_inside(path):  # a relative link made in the case's directory, pointing up and back in
+    os.symlink(os.path.join("..", os.path.basename(os.path.dirname(path)), "f.bin"), path + ".lnk")
+
+
+def _links_outside(path):
+    os.symlink(path, os.path.join(os.path.dirname(os.path.dirname(path)), "escaped.lnk"))
+
+
 def _compiles_canary(path):
     compile(f"{CANARY} = 1", "<from a file>", "exec")
 
@@ -78,6 +86,8 @@ TARGETS = [
     FuzzTarget("crashes", _build, _crashes, (ValueError,)),
     FuzzTarget("bad-build", _bad_build, _documented, (ValueError,)),
     FuzzTarget("imports", _build, _imports_fresh_module, (ValueError,)),
+    FuzzTarget("links-inside", _build, _links_inside, (ValueError,)),
+    FuzzTarget("links-outside", _build, _links_outside, (ValueError,)),
     FuzzTarget("unmarshals", _build, _unmarshals, (ValueError,)),
 ]
 _T = {t.name: t for t in TARGETS}
@@ -92,11 +102,17 @@ def test_documented_errors_and_clean_loads_pass():
 
 @pytest.mark.parametrize("name, outcome", [("keyerror", "undocumented KeyError"), ("hang", "timeout"),
                                            ("blowup", "undocumented MemoryError"), ("spawns", "audit"),
-                                           ("writes", "audit"), ("canary", "audit"), ("crashes", "child died")])
+                                           ("writes", "audit"), ("canary", "audit"), ("crashes", "child died"),
+                                           ("links-outside", "audit")])
 def test_findings_are_reported(name, outcome):
     report = run_fuzz(_T[name], n=2, seed=1)
     assert report.counts[outcome] == 2, report.summary()
     assert len(report.failures) == 2 and "replay: python -m tests.fuzz.harness" in report.failures[0]
+
+
+def test_a_relative_link_made_inside_the_case_is_not_a_finding():
+    report = run_fuzz(_T["links-inside"], n=2, seed=1)
+    assert not report.failures, report.summary()
 
 
 def test_first_imports_are_not_findings_but_unmarshalling_is():
