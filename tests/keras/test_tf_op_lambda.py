@@ -72,3 +72,17 @@ def test_save_and_load_a_model_with_op_layers(tmp_path):
     entry["config"]["function"] = "io.write_file"  # a config names only the registered op functions
     with pytest.raises(ValueError, match="Unknown TFOpLambda function: 'io.write_file'"):
         tf.keras.models.model_from_json(json.dumps(config))
+
+
+def test_reflected_operators_keep_their_constant_and_reload(tmp_path):
+    tf.keras.backend.clear_session()
+    inp = tf.keras.Input(shape=(), dtype=tf.float32)
+    calc = tf.keras.Model(inp, 1.0 - 2 * inp)  # subtract(1.0, multiply(2, inp))
+    layers = calc.get_config()["layers"]
+    assert layers[1]["inbound_nodes"] == [[["input_1", 0, 0, {"x": 2}]]]
+    assert layers[2]["inbound_nodes"] == [[["tf.math.multiply", 0, 0, {"x": 1.0}]]]
+    path = str(tmp_path / "calc.keras")
+    calc.save(path)
+    reloaded = tf.keras.models.load_model(path)
+    np.testing.assert_array_equal(reloaded(np.array([1.0, 2.0])).numpy(), [-1.0, -3.0])
+    np.testing.assert_array_equal(calc(np.array([1.0, 2.0])).numpy(), [-1.0, -3.0])

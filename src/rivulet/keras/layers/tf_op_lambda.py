@@ -103,14 +103,29 @@ class TFOpLambda(Layer):
     def __call__(self, *args, **kwargs):
         if any(isinstance(t, KerasTensor) for t in nest.flatten([list(args), dict(kwargs)])):
             return call_symbolic(self, args[0] if args else None, tuple(args[1:]), kwargs)
-        return self.function(*args, **kwargs)
+        return self._invoke(args, kwargs)
 
     def _call_general(self, args, kwargs):  # the scratch-graph call that finds the output shapes
         if args and args[0] is None and len(args) == 1:
             args = ()
-        return self.function(*args, **kwargs)
+        return self._invoke(args, kwargs)
 
     def call(self, *args, **kwargs):
+        return self._invoke(args, kwargs)
+
+    def _invoke(self, args, kwargs):
+        """function(*args, **kwargs); when the keywords already name the leading parameters (`{'x': 2}` of
+        `2 * x`), the positional values fill the parameters left free, in order."""
+        if args and kwargs:
+            try:
+                names = list(inspect.signature(self.function).parameters)
+            except (TypeError, ValueError):
+                names = []
+            if names and names[0] in kwargs:
+                free = [n for n in names if n not in kwargs]
+                full = dict(kwargs)
+                full.update(zip(free, args))
+                return self.function(**full)
         return self.function(*args, **kwargs)
 
     def get_config(self):
@@ -131,13 +146,14 @@ def op_layer_call(symbol, fn, *args, **kwargs):
         bound = inspect.signature(fn).bind(*args, **kwargs)
     except (TypeError, ValueError):
         return TFOpLambda(fn, symbol=symbol)(*args, **kwargs)
-    names = list(params)
-    if names and params[names[0]].kind in (inspect.Parameter.POSITIONAL_ONLY,
-                                           inspect.Parameter.POSITIONAL_OR_KEYWORD) and \
-            all(params[n].kind is inspect.Parameter.POSITIONAL_OR_KEYWORD for n in bound.arguments if n != names[0]) \
-            and names[0] in bound.arguments:
-        rest = {n: v for n, v in bound.arguments.items() if n != names[0]}
-        return TFOpLambda(fn, symbol=symbol)(bound.arguments[names[0]], **rest)
+    if all(params[n].kind is inspect.Parameter.POSITIONAL_OR_KEYWORD for n in bound.arguments):
+        # The node's input: the first argument holding a KerasTensor (`2 * x` is multiply(2, x): input x,
+        # {'x': 2}); the call is replayed by binding it to the first parameter the keywords leave free.
+        first = next((n for n in bound.arguments
+                      if any(isinstance(t, KerasTensor) for t in nest.flatten(bound.arguments[n]))), None)
+        if first is not None:
+            rest = {n: v for n, v in bound.arguments.items() if n != first}
+            return TFOpLambda(fn, symbol=symbol)(bound.arguments[first], **rest)
     return TFOpLambda(fn, symbol=symbol)(*bound.args, **bound.kwargs)
 
 
