@@ -28,7 +28,7 @@ What the runner does to each notebook, and nothing else:
   spelled `epochs`/`EPOCHS`/`MAX_EPOCHS`/`num_epochs` (any case), becomes MAX_EPOCHS (2). The synthetic data
   sets are small too (a few hundred rows), so no other rewrite is needed;
 - shows the value of a cell's last expression with repr(), as the notebook would (a repr that raises
-  fails the cell);
+  fails the cell), with IPython's modules loaded as in a notebook (where ipython is installed);
 - serves the files the tutorials download from `synthetic.py` (the real formats: npz, IDX gzip, CIFAR's
   pickled batches in a tar.gz, aclImdb and flower_photos archives, the CSVs with their real columns) through
   an urllib handler, so `tf.keras.utils.get_file`, `tf.keras.datasets.*` and `pandas.read_csv(url)` read them
@@ -231,6 +231,10 @@ def child(spec_path, out_path):
     try:  # no stubs: matplotlib's own Agg backend draws every figure (MPLBACKEND=Agg is set too)
         import matplotlib
         matplotlib.use("Agg")
+    except ImportError:
+        pass
+    try:  # the notebooks run under IPython: its modules are loaded there (tf_keras' plot_model checks one)
+        import IPython.core.magics.namespace  # noqa: F401
     except ImportError:
         pass
 
