@@ -31,6 +31,7 @@ def steady(monkeypatch):
     monkeypatch.setattr(blas_threads, "_PROBE_S", 1e9)
     monkeypatch.setattr(blas_threads, "_JUMP", float("inf"))
     monkeypatch.setattr(blas_threads, "_eager_tuners", {})
+    monkeypatch.setattr(blas_threads, "_busy", lambda: False)
 
 
 def _recorder(get, seen):
@@ -212,6 +213,7 @@ def test_tuner_moves_big_gemms_to_one_thread_on_a_busy_machine(two_threads, monk
     a split GEMM waits for a descheduled worker) they move there, and back once every thread is faster."""
     now = [0.0]
     monkeypatch.setattr(blas_threads, "_clock", lambda: now[0])
+    monkeypatch.setattr(blas_threads, "_busy", lambda: False)
     cost = {1: 0.001, 2: 0.1}  # seconds per call by thread count: busy
     seen = []
 
@@ -239,6 +241,7 @@ def test_tuner_moves_big_gemms_to_one_thread_on_a_busy_machine(two_threads, monk
 def test_jump_on_every_thread_probes_one_thread_at_once(two_threads, monkeypatch):
     now = [0.0]
     monkeypatch.setattr(blas_threads, "_clock", lambda: now[0])
+    monkeypatch.setattr(blas_threads, "_busy", lambda: False)
     cost = {1: 0.003, 2: 0.002}
     t = blas_threads.Tuner()
     api = openblas.api()
@@ -252,6 +255,27 @@ def test_jump_on_every_thread_probes_one_thread_at_once(two_threads, monkeypatch
     t.run(api, work, ())
     t.run(api, work, ())  # the next call tries one thread (long before 0.25 s) and keeps it
     assert t.one and now[0] < 0.25
+
+
+def test_tuner_skips_every_thread_while_other_work_fills_the_cores(two_threads, monkeypatch):
+    now = [0.0]
+    busy = [True]
+    monkeypatch.setattr(blas_threads, "_clock", lambda: now[0])
+    monkeypatch.setattr(blas_threads, "_busy", lambda: busy[0])
+    seen = []
+
+    def work():
+        seen.append(two_threads())
+        now[0] += 0.01
+    t = blas_threads.Tuner()
+    api = openblas.api()
+    for _ in range(1000):  # 10 s of a busy machine: never a try on every thread
+        t.run(api, work, ())
+    assert set(seen) == {1}
+    busy[0] = False
+    for _ in range(100):  # 1 s: the cores are free again, every thread is tried
+        t.run(api, work, ())
+    assert 2 in seen
 
 
 def test_eager_conv2d_small_runs_on_one_thread(two_threads, monkeypatch):

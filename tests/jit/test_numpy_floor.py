@@ -164,7 +164,8 @@ def test_graphs_of_small_gemms_run_blas_single_threaded():
         assert not wrapped(tf.function(mm), tf.ones((4, 4)), tf.ones((4, 4)))  # never split anyway
         big = tf.function(mm)
         big(tf.ones((64, 784)), tf.ones((784, 128)))  # big: every thread while that is faster (a Tuner)
-        assert big.get_concrete_function(tf.ones((64, 784)), tf.ones((784, 128)))._compiled.fn.tuner.one is False
+        fn = big.get_concrete_function(tf.ones((64, 784)), tf.ones((784, 128)))._compiled.fn
+        assert isinstance(fn.tuner, blas_threads.Tuner)
         np.testing.assert_allclose(tf.function(mm)(*mid).numpy(), np.full((20, 64), 1568.0))
         tf.config.optimizer.set_experimental_options({"blas_threads_per_graph": False})
         try:

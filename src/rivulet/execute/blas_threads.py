@@ -17,14 +17,18 @@ Where the rule is applied:
   dimensions have (memoised per size, so a call pays a dict look-up);
 - a loop (`Profile.one_thread` on its first iteration's values) and the While gradient's per-iteration
   vector-Jacobian products run wholly on one thread when the body's GEMMs are small;
-- an eager GEMM kernel (`matmul`, `sized`) checks its operands' shapes on every call (well under a
-  microsecond) and switches only when that GEMM is in the range and no enclosing region already did.
+- an eager GEMM kernel (`matmul`, `sized`: MatMul, BatchMatMul, Conv2D) checks its operands' shapes on every
+  call (well under a microsecond) and switches only when that GEMM is in the range and no enclosing region
+  already did;
+- code with a bigger GEMM (a graph, a loop body's iteration, an eager MatMul) keeps every thread while that
+  is faster and moves to one thread while the machine is busy, judged by the times its calls take (`Tuner`).
 
 Like threadpoolctl, this sets OpenBLAS's global thread count through its C API (the library NumPy loaded);
 with another BLAS (MKL, Accelerate) nothing changes. The setting is process-global: regions nest and count
 under one lock, the first one in saves the thread count and the last one out restores it. Switch:
 tf.config.optimizer option `blas_threads_per_graph`.
 """
+import os
 import threading
 from time import perf_counter as _clock
 
@@ -220,10 +224,12 @@ def sized(kernel, gemm_size):
 # ------------------------------------------------------------------------------------------ big GEMMs
 class Tuner:
     """For code with big GEMMs: OpenBLAS's threads on a quiet machine, one thread on a busy one, told apart by
-    the times its calls take. Calls run with the current choice (at first every thread) and are timed; now
+    the times its calls take. Calls run with the current choice (at first every thread, unless other work
+    fills the cores: `_busy`) and are timed; now
     and then (after _PROBE_S, doubling up to _PROBE_MAX_S each time the other choice loses; at once when a
     call on every thread takes over _JUMP times the fastest recent one: the machine got busy) one call tries the other
-    choice, which is kept when that call beats the mean of the last _KEEP calls. On a busy machine a split
+    choice, which is kept when that call beats the mean of the last _KEEP calls (every thread is not tried
+    while `_busy`: that try would cost a hundred calls). On a busy machine a split
     GEMM waits for a descheduled worker: w5's step measured 0.9 ms idle, 133 ms with two spinning
     processes on the 2-core machine (TensorFlow's 0.6 -> 1.3 ms)."""
     __slots__ = ("one", "recent", "probe_at", "backoff")
@@ -237,11 +243,16 @@ class Tuner:
     def run(self, api, fn, values):
         start = _clock()
         one = self.one
-        if self.probe_at is None:
+        if self.probe_at is None:  # the first call: on one thread if other work fills the cores now
             self.probe_at = start + _PROBE_S
+            one = self.one = _busy()
         probing = start >= self.probe_at
         if probing:
-            one = not one
+            if one and _busy():  # every thread would stall now: try again later, at no cost
+                self.probe_at = start + self.backoff
+                probing = False
+            else:
+                one = not one
         if one:
             _enter(api)
         try:
@@ -271,6 +282,30 @@ class Tuner:
 
 
 _PROBE_S, _PROBE_MAX_S, _JUMP, _KEEP = 0.25, 16.0, 4.0, 4
+
+
+def _busy():
+    """Whether other runnable threads fill every core this process may use, now (Linux: the runnable count
+    in /proc/loadavg, less this thread; about 10 us, read on a Tuner's first call and before it tries every
+    thread again). False where that cannot be read."""
+    try:
+        with open("/proc/loadavg", "rb") as f:
+            runnable = int(f.read().split()[3].split(b"/")[0])
+    except (OSError, ValueError, IndexError):
+        return False
+    return runnable - 1 >= _cpus()
+
+
+def _cpus():
+    if not _ncpu:
+        try:
+            _ncpu.append(len(os.sched_getaffinity(0)) or 1)
+        except (AttributeError, OSError):
+            _ncpu.append(os.cpu_count() or 1)
+    return _ncpu[0]
+
+
+_ncpu = []
 
 
 def tuned(fn):
