@@ -1,0 +1,192 @@
+"""Training on a busy machine: how much slower a step gets when other processes keep the cores busy (issue 26).
+
+    python bench/bench_busy.py [lstm w5] [--tf PYTHON] [--rounds N] [--busy K] [--src DIR ...]
+
+Workloads (synthetic data, fixed seeds):
+  lstm  a Keras text classifier's `fit` epoch: Embedding(5000, 32), LSTM(64), Dense(1, sigmoid); Adam, binary
+        cross-entropy; 2560 sequences of 80 tokens, batch 64 (40 steps; the LSTM's loop body runs 64x64x256
+        and 64x32x256 GEMMs, its gradient replays them per time step)
+  w5    the seed guides' training step (tf.function): GradientTape + SGD on a 784-128-128-10 MLP, batch 64;
+        the figure is the mean of 50 steps, so stalls count
+
+Each backend is one long-lived worker process (this file with --child) that builds the models and runs a
+warm-up; then rounds alternate the backends: first --rounds rounds on the machine as it is ("idle"), then
+--rounds rounds with K busy processes (pure-Python spin loops, default 2) running. A figure is the minimum
+over the rounds, in milliseconds; `slowdown` is busy / idle for the same backend, `ratio` TensorFlow's time /
+rivulet's (> 1: rivulet is faster). --src names a rivulet source folder (its `src/`, e.g. an older commit's
+`git archive`) to measure besides this checkout's, labelled by the folder: a before/after in one run.
+TensorFlow is optional: --tf names a Python that has tensorflow-cpu (or set RIVULET_TF_PYTHON); rivulet itself
+never imports it. The machine's load average when the run starts is printed: the "idle" rounds are only as
+idle as the machine is.
+"""
+import argparse
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+WORKLOADS = ("lstm", "w5")
+
+
+# ---------------------------------------------------------------------------------------------- child
+def _lstm(tf, np):
+    layers = tf.keras.layers
+    model = tf.keras.Sequential([
+        tf.keras.Input(shape=(80,), dtype="int32"),
+        layers.Embedding(5000, 32),
+        layers.LSTM(64),
+        layers.Dense(1, activation="sigmoid"),
+    ])
+    model.compile(loss="binary_crossentropy", optimizer="adam", metrics=["accuracy"])
+    rng = np.random.default_rng(0)
+    x = rng.integers(1, 5000, (2560, 80)).astype(np.int32)
+    y = rng.integers(0, 2, (2560, 1)).astype(np.float32)
+
+    def epoch():
+        t = time.perf_counter()
+        model.fit(x, y, batch_size=64, epochs=1, verbose=0)
+        return (time.perf_counter() - t) * 1e3
+    return epoch
+
+
+def _w5(tf, np):
+    tf.random.set_seed(0)
+    w = [tf.Variable(tf.random.normal([784, 128]) * 0.05), tf.Variable(tf.random.normal([128, 128]) * 0.05),
+         tf.Variable(tf.random.normal([128, 10]) * 0.05)]
+    b = [tf.Variable(tf.zeros([128])), tf.Variable(tf.zeros([128])), tf.Variable(tf.zeros([10]))]
+    xb = tf.random.normal([64, 784])
+    yb = tf.random.uniform([64], maxval=10, dtype=tf.int32)
+
+    @tf.function
+    def step():
+        with tf.GradientTape() as tape:
+            h = xb
+            for i in range(3):
+                h = tf.matmul(h, w[i]) + b[i]
+                if i < 2:
+                    h = tf.nn.relu(h)
+            loss = tf.reduce_mean(tf.nn.sparse_softmax_cross_entropy_with_logits(labels=yb, logits=h))
+        grads = tape.gradient(loss, w + b)
+        for v, g in zip(w + b, grads):
+            v.assign_sub(0.01 * g)
+        return loss
+
+    def steps(n=50):
+        t = time.perf_counter()
+        for _ in range(n):
+            step()
+        return (time.perf_counter() - t) * 1e3 / n
+    return steps
+
+
+def child(backend, names):
+    import numpy as np
+    if backend == "tensorflow":
+        os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
+        import tensorflow as tf
+    else:
+        import rivulet as tf
+    tf.random.set_seed(0)
+    runs = {}
+    for name in names:
+        runs[name] = {"lstm": _lstm, "w5": _w5}[name](tf, np)
+        runs[name]()  # warm-up: tracing, first allocations
+    print(json.dumps({"ready": True}), flush=True)
+    for line in sys.stdin:
+        if line.strip() != "go":
+            break
+        print(json.dumps({name: run() for name, run in runs.items()}), flush=True)
+
+
+# ---------------------------------------------------------------------------------------------- parent
+class Worker:
+    def __init__(self, label, python, backend, names, env=None):
+        self.label = label
+        self.p = subprocess.Popen([python, __file__, "--child", backend, *names], stdin=subprocess.PIPE,
+                                  stdout=subprocess.PIPE, text=True, env=env)
+        self._read()
+
+    def _read(self):
+        while True:
+            line = self.p.stdout.readline()
+            if not line:
+                sys.exit(f"{self.label} worker died (exit {self.p.wait()})")
+            if line.startswith("{"):
+                return json.loads(line)
+
+    def round(self):
+        self.p.stdin.write("go\n")
+        self.p.stdin.flush()
+        return self._read()
+
+    def close(self):
+        self.p.stdin.close()
+        self.p.wait()
+
+
+SPIN = "import time\nt = time.time()\nwhile time.time() - t < 3600:\n    pass\n"
+
+
+def _rivulet_env(src):
+    return dict(os.environ, PYTHONPATH=str(src) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("names", nargs="*", help=f"workloads ({', '.join(WORKLOADS)}); default all")
+    ap.add_argument("--tf", default=os.environ.get("RIVULET_TF_PYTHON"), help="a Python with tensorflow-cpu")
+    ap.add_argument("--rounds", type=int, default=3, help="rounds per load (idle, then busy)")
+    ap.add_argument("--busy", type=int, default=2, help="busy processes during the busy rounds")
+    ap.add_argument("--src", action="append", default=[], help="another rivulet src/ folder to measure too")
+    ap.add_argument("--child", help=argparse.SUPPRESS)
+    a = ap.parse_args(argv)
+    names = a.names or list(WORKLOADS)
+    if a.child:
+        return child(a.child, names)
+    bad = [n for n in names if n not in WORKLOADS]
+    if bad:
+        sys.exit(f"unknown workload(s) {bad}; known: {', '.join(WORKLOADS)}")
+    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
+    workers = [Worker("rivulet", sys.executable, "rivulet", names, _rivulet_env(HERE.parent / "src"))]
+    for src in a.src:
+        workers.append(Worker(f"rivulet@{Path(src).resolve().parent.name}", sys.executable, "rivulet", names,
+                              _rivulet_env(Path(src).resolve())))
+    if a.tf:
+        workers.append(Worker("tensorflow", a.tf, "tensorflow", names))
+    got = {w.label: {n: {"idle": [], "busy": []} for n in names} for w in workers}
+    rounds = max(1, a.rounds)
+    try:
+        for mode in ("idle", "busy"):
+            spinners = [subprocess.Popen([sys.executable, "-c", SPIN]) for _ in range(a.busy if mode == "busy" else 0)]
+            try:
+                for _ in range(rounds):
+                    for w in workers:
+                        for n, ms in w.round().items():
+                            got[w.label][n][mode].append(ms)
+            finally:
+                for s in spinners:
+                    s.kill()
+                    s.wait()
+    finally:
+        for w in workers:
+            w.close()
+    print(f"ms, min of {rounds} rounds per load; idle = the machine as it was (load average {load:.1f} on "
+          f"{os.cpu_count()} cores), busy = plus {a.busy} spinning processes")
+    print(f"{'workload':9} {'backend':22} {'idle':>9} {'busy':>9} {'slowdown':>9}")
+    for n in names:
+        for w in workers:
+            idle, busy = min(got[w.label][n]["idle"]), min(got[w.label][n]["busy"])
+            print(f"{n:9} {w.label:22} {idle:9.2f} {busy:9.2f} {busy / idle:8.2f}x")
+        if a.tf:
+            tf_ = got["tensorflow"][n]
+            for w in workers[:-1]:
+                mine = got[w.label][n]
+                print(f"{'':9} {'TF / ' + w.label:22} {min(tf_['idle']) / min(mine['idle']):8.2f}x "
+                      f"{min(tf_['busy']) / min(mine['busy']):8.2f}x")
+
+
+if __name__ == "__main__":
+    main()
