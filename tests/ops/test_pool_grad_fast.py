@@ -271,3 +271,15 @@ def test_conv_tap_sums_copy_whole_images_at_once(block_bytes, monkeypatch):
     assert sum(seen) == got.size
     if block_bytes == 1 << 20:
         assert len(seen) == 1
+
+
+def test_non_contiguous_operands():
+    rng = np.random.default_rng(13)
+    base = rng.integers(-2, 3, (2, 3, 8, 10)).astype(np.float32)
+    x = base.transpose(0, 2, 3, 1)  # NCHW data seen as NHWC: not C-contiguous
+    y = nn_ops._max_pool_kernel(x, (2, 2), (2, 2), "SAME")
+    dy = rng.standard_normal(y.shape[::-1]).astype(np.float32).T.transpose(3, 2, 1, 0).transpose(3, 2, 1, 0)
+    for relu in (False, True):
+        got = nn_ops._max_pool_grad_kernel(x, y, dy, (2, 2), (2, 2), "SAME", relu=relu)
+        want = reference_max_pool_grad(x, y, dy, (2, 2), (2, 2), "SAME")
+        same_bits(got, np.multiply(want, x > 0, dtype=np.float32) if relu else want)

@@ -1001,7 +1001,7 @@ def _max_pool_grad_kernel(x, y, dy, ksize, strides, padding, relu=False):
     xp = _pad_input(x, ph, pw, _lowest(x.dtype))
     offsets = _offsets(ksize)
     if (kh, kw) == tuple(strides) and oh and ow:
-        hit = _split_windows(xp, oh, kh, ow, kw) == _widen(y, kw)
+        hit = _split_windows(np.ascontiguousarray(xp), oh, kh, ow, kw) == _widen(y, kw)
         if len(offsets) > 1:
             h6 = hit.reshape(n, oh, kh, ow, kw, c)
             taken = h6[:, :, 0, :, 0].copy()
