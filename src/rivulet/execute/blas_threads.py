@@ -106,10 +106,10 @@ class Profile:
         for i, ax in self.where:
             try:
                 d = values[i].shape[ax]
-            except (AttributeError, IndexError):
+                if d > u:
+                    u = d
+            except (AttributeError, IndexError, TypeError):  # not an array (a variable, a number)
                 continue
-            if d > u:
-                u = d
         return u
 
     def kind(self, values=()):
