@@ -204,3 +204,55 @@ def _npy(array, **header):
 def test_hostile_npz(saved, damage, problem):
     err = load_damaged(saved, damage)
     assert isinstance(err, SavedModelError) and problem in str(err) and err.path.endswith("variables.npz"), str(err)
+
+
+def test_branches_sharing_one_library_graph_load_in_linear_time(tmp_path):
+    """A hostile file whose nested conds all send both branches to the same library graph: each graph is
+    rebuilt once per graph it is nested in, not once per reference (2**depth)."""
+    import json
+    import time
+
+    def make(d):
+        if d == 0:
+            return lambda x: x + 1.0
+        inner = make(d - 1)
+        return lambda x: tf.cond(x > 0, lambda: inner(x), lambda: inner(-x))
+
+    class M(tf.Module):
+        @tf.function(input_signature=[tf.TensorSpec([], tf.float32)])
+        def f(self, x):
+            return make(3)(x)
+    path = str(tmp_path / "m")
+    tf.saved_model.save(M(), path)
+    meta_path = os.path.join(path, "saved_model.json")
+    with open(meta_path) as f:
+        meta = json.load(f)
+    graphs = meta["graphs"]
+    def subs(g):
+        return [s["subgraph"] for n in g["nodes"] if n["op"] in ("If", "StatelessIf")
+                for s in n["attrs"]["branches"]["object"][1]["subs"]["list"]]
+    top = next(k for k, g in graphs.items() if subs(g))
+    # the innermost cond (its branches are leaves): every link of the chain is a copy of it
+    inner = next(k for k, g in graphs.items() if subs(g) and not any(subs(graphs[b]) for b in subs(g)))
+    template = graphs[inner]
+    leaf = subs(template)[0]
+    depth = 24
+    chain = [f"chain{i}" for i in range(depth)] + [leaf]
+    for i in range(depth):
+        g = json.loads(json.dumps(template))
+        for n in g["nodes"]:
+            if n["op"] in ("If", "StatelessIf"):
+                for s in n["attrs"]["branches"]["object"][1]["subs"]["list"]:
+                    s["subgraph"] = chain[i + 1]
+        graphs[chain[i]] = g
+    for k in subs(graphs[top]):  # the top function's branches now enter the chain
+        for n in graphs[k]["nodes"]:
+            if n["op"] in ("If", "StatelessIf"):
+                for s in n["attrs"]["branches"]["object"][1]["subs"]["list"]:
+                    s["subgraph"] = chain[0]
+    with open(meta_path, "w") as f:
+        json.dump(meta, f)
+    t0 = time.monotonic()
+    loaded = tf.saved_model.load(path)
+    assert time.monotonic() - t0 < 30  # 2**24 rebuilds would never finish
+    assert float(loaded.f(tf.constant(2.0))) == 3.0

@@ -138,6 +138,7 @@ class _Loader:
         self.tensors = tensors
         self.library = _get(meta, "graphs", dict)
         self._variable_of = {}  # id(resource placeholder) -> the Variable it is fed
+        self._subgraphs = {}  # id(outer graph) -> {library key: its SubGraph there}
         self.variables = [self._variable(e, fmt.Decoder(values)) for e in _get(meta, "variables", list)]
         self.concretes = [self._concrete(e) for e in _get(meta, "concrete_functions", list)]
         self.functions = [self._function(e) for e in _get(meta, "functions", list)]
@@ -239,9 +240,16 @@ class _Loader:
 
         def attrs_of(node, tensor):
             def leaf(tag, body, depth):
-                if tag == "subgraph":
-                    sub, sub_args, sub_outputs = self._graph(body, g, tensor, stack)
-                    return _attr_class(_SUBGRAPH, "subgraph")(sub, sub_args, sub_outputs)
+                if tag == "subgraph":  # built once per graph it is nested in, however often referred to
+                    memo = self._subgraphs.setdefault(id(g), {})
+                    mkey = body if isinstance(body, str) else None
+                    if mkey is None or mkey not in memo:
+                        sub, sub_args, sub_outputs = self._graph(body, g, tensor, stack)
+                        built_sub = _attr_class(_SUBGRAPH, "subgraph")(sub, sub_args, sub_outputs)
+                        if mkey is None:
+                            return built_sub
+                        memo[mkey] = built_sub
+                    return memo[mkey]
                 if tag == "object":
                     key, fields = fmt.expect_list(body, "object", 2)
                     cls = _attr_class(key, "object")
