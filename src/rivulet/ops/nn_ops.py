@@ -5,7 +5,9 @@ cross-entropy ops emit the fused backprop as a second output, and conv/pool grad
 A stride-1 float convolution sums one BLAS GEMM per filter tap into each block of output rows, with no
 im2col copy (`_conv_taps`, through execute/openblas.py); other convolutions are im2col + one matmul per
 block of output rows, the copy of block k+1 overlapping the matmul of block k on a helper thread (see
-bench/bench_conv.py for the formulations measured).
+bench/bench_conv.py for the formulations measured). Their gradients are one GEMM per filter tap (the input
+gradient of large stride-1 images: tap sums over the padded dy); the max-pool gradient of non-overlapping
+windows is one comparison and one exact select (bench/bench_train.py times them in a Keras convnet).
 """
 import inspect
 import math
