@@ -36,7 +36,6 @@ ALLOWED = {
     "saved_model.tf_import.control -> rivulet",
     "saved_model.tf_import.convert -> rivulet",
     "saved_model.tf_import.functions -> rivulet",
-    "saved_model.tf_import.objects -> checkpoint.bundle",
 }
 
 

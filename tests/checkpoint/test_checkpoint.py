@@ -243,7 +243,7 @@ def test_checkpoint_manager_interval_and_keep_every(tmp_path, monkeypatch):
 
 def test_hostile_object_graph(tmp_path):
     from rivulet.checkpoint import BundleWriter
-    from rivulet.checkpoint.object_graph import encode, Node
+    from rivulet.formats.object_graph import encode, Node
     from rivulet.errors import DataLossError
     w = BundleWriter(str(tmp_path / "bad"))
     w.add("_CHECKPOINTABLE_OBJECT_GRAPH", np.array(encode([Node(children=[(7, "x")])]), dtype=object))

@@ -118,7 +118,7 @@ def _pick(rng, seq):
 
 def _mutate_message(rng, raw, fields):
     """`raw` with one field set to an odd value, dropped, duplicated, or sent with another wire type."""
-    from rivulet.checkpoint.wire import parse
+    from rivulet.formats.checkpoint_wire import parse
     msg = parse(raw)
     field = _pick(rng, fields)
     what = int(rng.integers(0, 5))
@@ -140,7 +140,7 @@ def _set_tensor(items, data, key, payload, crc=None):
     """Appends `payload` to the data file as the tensor `key`'s bytes, its entry's offset, size and CRC set
     (`crc`: the unmasked CRC when it is not the payload's, as for strings)."""
     from rivulet.formats import crc32c
-    from rivulet.checkpoint.wire import parse
+    from rivulet.formats.checkpoint_wire import parse
     for i, (k, v) in enumerate(items):
         if k == key:
             msg = parse(v)
@@ -154,7 +154,7 @@ def _set_tensor(items, data, key, payload, crc=None):
 def _mutate_graph(rng, items, data):
     """The object graph rewritten: a child pointing elsewhere, a cycle, a renamed child, an attribute naming
     another key, a slot variable, a node copied, or its raw bytes mutated."""
-    from rivulet.checkpoint import object_graph as og
+    from rivulet.formats import object_graph as og
     key = og.OBJECT_GRAPH_KEY.encode()
     raw = _graph_bytes(items, data)
     if raw is None:
@@ -194,14 +194,14 @@ def _mutate_graph(rng, items, data):
         raw = og.encode(nodes)
     else:
         raw = mutate_bytes(rng, raw)
-    from rivulet.checkpoint.bundle import _encode_strings
+    from rivulet.formats.bundle import _encode_strings
     payload, crc = _encode_strings(np.array([raw], dtype=object))  # a string tensor's CRC covers its lengths
     return _set_tensor(items, data, key, payload, crc)
 
 
 def _graph_bytes(items, data):
-    from rivulet.checkpoint import object_graph as og
-    from rivulet.checkpoint.wire import first, parse, read_varint
+    from rivulet.formats import object_graph as og
+    from rivulet.formats.checkpoint_wire import first, parse, read_varint
     entry = dict(items).get(og.OBJECT_GRAPH_KEY.encode())
     if entry is None:
         return None
@@ -258,7 +258,7 @@ def _build(base, load):
             elif mode == 4:  # the header (num_shards, endianness, version)
                 items[0] = (b"", _mutate_message(rng, items[0][1], [1, 2, 3]))
             elif mode == 5:  # a tensor's bytes, with a right CRC
-                from rivulet.checkpoint.wire import first, parse
+                from rivulet.formats.checkpoint_wire import first, parse
                 k, v = items[_pick(rng, tensors)]
                 msg = parse(v)
                 off, size = first(msg, 4), first(msg, 5)

@@ -18,9 +18,9 @@ from .. import dtypes as _dt
 from ..core.context import init_scope
 from ..state.module import register_setattr_hook
 from ..errors import DataLossError, NotFoundError
-from . import object_graph as og
+from ..formats import object_graph as og
 from . import trackable as tr
-from .bundle import BundleReader, BundleWriter
+from ..formats.bundle import BundleReader, BundleWriter
 
 register_setattr_hook(lambda module: apply_deferred(module))  # tf.Module attributes set after a restore
 

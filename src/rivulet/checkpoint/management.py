@@ -11,7 +11,7 @@ import time
 
 from ..graph.graph_def import text_escape  # C-style escapes, as protobuf's text format writes them
 from ..errors import DataLossError
-from .bundle import BundleReader, _open_regular, index_filename
+from ..formats.bundle import BundleReader, index_filename, open_regular
 
 __all__ = ["CheckpointManager", "latest_checkpoint", "get_checkpoint_state", "update_checkpoint_state",
            "list_variables", "load_checkpoint", "CheckpointReader", "CheckpointState"]
@@ -100,7 +100,7 @@ def get_checkpoint_state(checkpoint_dir, latest_filename=None):
     """The CheckpointState in `checkpoint_dir` (relative paths made absolute), or None."""
     path = os.path.join(os.fspath(checkpoint_dir), latest_filename or _STATE)
     try:
-        f = _open_regular(path)
+        f = open_regular(path)
     except FileNotFoundError:
         return None
     except DataLossError as e:  # a FIFO or /dev/zero would block or never end

@@ -131,17 +131,19 @@ class Loader:
     # -- variables bundle -------------------------------------------------------------------------------
     def _reader(self):
         if self._bundle is None:
-            from ...checkpoint.bundle import BundleReader
+            from ...formats import object_graph
+            from ...formats.bundle import BundleReader
             prefix = os.path.join(self.export_dir, "variables", "variables")
             try:
                 self._bundle = BundleReader(prefix)
                 raw = self._bundle.get_tensor(_CHECKPOINT_GRAPH_KEY)
+                if not hasattr(raw, "reshape") or raw.size != 1 or not isinstance(raw.reshape(-1)[0], bytes):
+                    raise Invalid("variables: the object graph is not one string")
+                nodes = object_graph.decode(raw.reshape(-1)[0])  # the one decoder checkpoints use too
             except OpError as e:
                 raise Invalid(f"variables: {e.message}") from None
-            graph = proto.parse(proto.modules().trackable.TrackableObjectGraph, bytes(raw.reshape(-1)[0]) if
-                                hasattr(raw, "reshape") else bytes(raw), "the variables' object graph")
-            self._checkpoint_keys = {i: a.checkpoint_key for i, n in enumerate(graph.nodes) for a in n.attributes
-                                     if a.name == _VARIABLE_VALUE}
+            self._checkpoint_keys = {i: key for i, n in enumerate(nodes) for name, _, key in n.attributes
+                                     if name == _VARIABLE_VALUE}
         return self._bundle
 
     def _checkpoint_key(self, i):

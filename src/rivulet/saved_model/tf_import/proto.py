@@ -29,19 +29,18 @@ def modules():
     if _pb is None:
         try:
             from google.protobuf.message import DecodeError
-            from tensorboard.compat.proto import (meta_graph_pb2, saved_object_graph_pb2, tensor_pb2,
-                                                  trackable_object_graph_pb2)
+            from tensorboard.compat.proto import meta_graph_pb2, saved_object_graph_pb2, tensor_pb2
         except ImportError:
             raise ImportError(f"Loading a SavedModel written by TensorFlow needs the protobuf and tensorboard "
                               f"packages: {INSTALL}") from None
-        _pb = _Modules(meta_graph_pb2, saved_object_graph_pb2, tensor_pb2, trackable_object_graph_pb2, DecodeError)
+        _pb = _Modules(meta_graph_pb2, saved_object_graph_pb2, tensor_pb2, DecodeError)
     return _pb
 
 
 class _Modules:
-    def __init__(self, meta_graph, saved_object_graph, tensor, trackable, decode_error):
+    def __init__(self, meta_graph, saved_object_graph, tensor, decode_error):
         self.meta_graph, self.saved_object_graph, self.tensor = meta_graph, saved_object_graph, tensor
-        self.trackable, self.DecodeError = trackable, decode_error
+        self.DecodeError = decode_error
 
 
 def parse(cls, data, what):

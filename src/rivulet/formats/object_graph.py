@@ -5,7 +5,7 @@ local_name 2}; attributes 2: SerializedTensor{name 1, full_name 2, checkpoint_ke
 from dataclasses import dataclass, field
 
 from ..errors import DataLossError
-from .wire import bytes_field, first, parse, repeated, varint_field
+from .checkpoint_wire import bytes_field, first, parse, repeated, varint_field
 
 OBJECT_GRAPH_KEY = "_CHECKPOINTABLE_OBJECT_GRAPH"
 _ESCAPE = "."

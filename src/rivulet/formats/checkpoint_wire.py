@@ -1,8 +1,8 @@
 """The protobuf wire format as checkpoints read it (BundleHeaderProto, BundleEntryProto, TrackableObjectGraph;
 CheckpointState is text): formats/wire.py's codec, whose readers raise DataLossError here."""
 from ..errors import DataLossError
-from ..formats import wire as _wire
-from ..formats.wire import bytes_field, encode_varint, first, fixed32_field, repeated, signed, varint_field
+from . import wire as _wire
+from .wire import bytes_field, encode_varint, first, fixed32_field, repeated, signed, varint_field
 
 __all__ = ["parse", "read_varint", "encode_varint", "varint_field", "bytes_field", "fixed32_field",
            "shape_message", "first", "repeated", "parse_shape"]

@@ -20,10 +20,10 @@ import threading
 import numpy as np
 
 from .. import dtypes as _dt
-from ..formats import crc32c
+from . import crc32c
 from ..errors import DataLossError, InvalidArgumentError, NotFoundError, PermissionDeniedError, UnimplementedError
-from ..formats import sstable as table
-from .wire import bytes_field, encode_varint, first, fixed32_field, parse, parse_shape, repeated, \
+from . import sstable as table
+from .checkpoint_wire import bytes_field, encode_varint, first, fixed32_field, parse, parse_shape, repeated, \
     shape_message, varint_field
 
 __all__ = ["BundleReader", "BundleWriter", "read_bundle", "write_bundle", "data_filename", "index_filename"]
@@ -43,7 +43,7 @@ def _loss(prefix, what):
     return DataLossError(None, None, f"Checkpoint {prefix!r} is corrupted: {what}")
 
 
-def _open_regular(path):
+def open_regular(path):
     """`path` opened for binary reading; only a regular file is accepted: a FIFO, /dev/zero or a directory
     would block, never end or mean nothing. Opened non-blocking, so that opening a FIFO cannot hang.
     A missing file raises FileNotFoundError for the caller to word."""
@@ -81,7 +81,7 @@ class BundleReader:
         self.prefix = prefix
         path = index_filename(prefix)
         try:
-            f = _open_regular(path)
+            f = open_regular(path)
         except FileNotFoundError:
             raise NotFoundError(None, None, "Unsuccessful TensorSliceReader constructor: Failed to find any "
                                 f"matching files for {prefix}") from None
@@ -166,7 +166,7 @@ class BundleReader:
     def _read_bytes(self, key, e):
         path = data_filename(self.prefix, e.shard, self._num_shards)
         try:
-            f = _open_regular(path)
+            f = open_regular(path)
         except FileNotFoundError:
             raise NotFoundError(None, None, f"Data file {path} of checkpoint not found") from None
         with f:
