@@ -3,7 +3,8 @@
 TensorFlow's Grappler names where they mean the same thing: constant_folding, arithmetic_optimization
 (algebraic simplification), remapping (op fusion for the executor), disable_model_pruning. rivulet adds
 common_subexpression_elimination, buffer_reuse, parallel_execution, blas_threads_per_graph (one OpenBLAS
-thread for graphs of small GEMMs: execute/blas_threads.py) and debug_verify (check the graph after every
+thread where every GEMM is small: graphs, loop bodies, the While gradient, eager GEMMs; big ones tuned by
+their calls' times: execute/blas_threads.py) and debug_verify (check the graph after every
 pass). They live in execute/ because the executor reads them too and optimize/ sits above it.
 """
 _DEFAULTS = {
