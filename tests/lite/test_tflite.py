@@ -74,7 +74,7 @@ def test_keras_mlp_converts_and_runs_in_litert():
 @needs_extra
 def test_keras_cnn_converts_and_runs_in_litert():
     model = tf.keras.Sequential([
-        tf.keras.layers.Input((10, 10, 3)),
+        tf.keras.layers.Input((10, 10, 3), name="image"),  # (an unnamed one's number depends on earlier tests)
         tf.keras.layers.Conv2D(4, 3, activation="relu"),
         tf.keras.layers.DepthwiseConv2D(3, padding="same", depth_multiplier=2),
         tf.keras.layers.MaxPooling2D(),
@@ -86,7 +86,7 @@ def test_keras_cnn_converts_and_runs_in_litert():
     ])
     content = tf.lite.TFLiteConverter.from_keras_model(model).convert()
     x = RNG.randn(3, 10, 10, 3).astype(np.float32)
-    out = run_signature(content, input_1=x)
+    out = run_signature(content, image=x)
     (name, got), = out.items()
     assert name == model.layers[-1].name
     np.testing.assert_allclose(got, model(x, training=False).numpy(), rtol=1e-5, atol=1e-6)
