@@ -358,3 +358,18 @@ class FunctionType:
         return f"{self._cf._signature_text()} -> {describe(self.output)}"
 
     __str__ = __repr__
+
+
+def signature_output_names(graph):
+    """The output names a signature gives a traced graph's outputs: the keys of a dict of tensors (each output
+    named by its key); else output_0, output_1 ... (exporters name their outputs so)."""
+    so = graph.structured_outputs
+    if isinstance(so, dict) and all(isinstance(k, str) for k in so) and all(isinstance(v, Tensor) for v in so.values()):
+        index = {id(t): i for i, t in enumerate(graph.outputs)}
+        names = [None] * len(graph.outputs)
+        for k in sorted(so):
+            if id(so[k]) in index:
+                names[index[id(so[k])]] = k
+        if None not in names:
+            return names
+    return [f"output_{i}" for i in range(len([x for x in nest.flatten(so) if isinstance(x, Tensor)]))]

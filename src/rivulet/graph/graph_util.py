@@ -145,3 +145,23 @@ def _canonical(ref):
     if not m or m.group(1):
         raise ValueError(f"input_map key '{ref}' is not a tensor name.")
     return f"{m.group(2)}:{m.group(3) or 0}"
+
+
+def data_ancestors(graph, outputs):
+    """Ops the outputs depend on through data edges (no control edges), in graph (topological) order: what an
+    exporter (ONNX, TFLite) has to convert."""
+    want, stack = set(), [t.op for t in outputs]
+    while stack:
+        op = stack.pop()
+        if op._id not in want:
+            want.add(op._id)
+            stack.extend(t.op for t in op.inputs)
+    return [op for op in graph.get_operations() if op._id in want]
+
+
+def user_location(frame):
+    """'file:line (in function)' for an op's user_frame, the file relative to the working directory."""
+    if not frame:
+        return "<unknown location>"
+    import os
+    return f"{os.path.relpath(frame[0])}:{frame[1]} (in {frame[2]})"

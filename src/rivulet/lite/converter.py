@@ -15,7 +15,7 @@ import numpy as np
 
 from .. import dtypes as _dt
 from .. import nest
-from ..core.tensor import Tensor
+from ..function.concrete import signature_output_names
 from . import fuse, lower, schema
 
 SERVING = "serving_default"
@@ -73,9 +73,9 @@ class _Entry:
         self.input_names = list(input_names) if input_names else _arg_names(cf)
         if len(self.input_names) != n_args:
             self.input_names = _arg_names(cf)
-        self.output_names = list(output_names) if output_names else _output_names(cf.graph)
+        self.output_names = list(output_names) if output_names else signature_output_names(cf.graph)
         if len(self.output_names) != len(cf.graph.outputs):
-            self.output_names = _output_names(cf.graph)
+            self.output_names = signature_output_names(cf.graph)
 
 
 class TFLiteConverter:
@@ -243,20 +243,6 @@ def _entries_of(funcs):
 
 def _arg_names(cf):
     return [ph.op.name for ph in cf.graph.arg_placeholders]
-
-
-def _output_names(g):
-    """A dict of tensors: its keys (in output order); else output_0, output_1 ..."""
-    so = g.structured_outputs
-    if isinstance(so, dict) and all(isinstance(k, str) for k in so) and all(isinstance(v, Tensor) for v in so.values()):
-        index = {id(t): i for i, t in enumerate(g.outputs)}
-        names = [None] * len(g.outputs)
-        for k in sorted(so):
-            if id(so[k]) in index:
-                names[index[id(so[k])]] = k
-        if None not in names:
-            return names
-    return [f"output_{i}" for i in range(len([x for x in nest.flatten(so) if isinstance(x, Tensor)]))]
 
 
 def _keras_names(tensors):

@@ -5,12 +5,11 @@ simplified, MatMul/Conv2D + bias + ReLU fused), so LiteRT computes what rivulet 
 buffers; variables are frozen (their current values become buffers). Every op with no builtin is reported
 with the user's source line (not just the first), as the ONNX export report does.
 """
-import os
-
 import numpy as np
 
 from .. import dtypes as _dt
 from ..core.tensor import Tensor
+from ..graph.graph_util import data_ancestors, user_location as where
 from . import schema
 
 # Control flow and recurrent ops: not in this converter yet.
@@ -77,13 +76,6 @@ class LiteModel:
             self.opcodes.append(code)
             self.versions.append(_MIN_VERSION.get(name, 1))
         return self.opcodes.index(code)
-
-
-def where(frame):
-    """'file:line (in function)' for a user frame, the file relative to the working directory."""
-    if not frame:
-        return "<unknown location>"
-    return f"{os.path.relpath(frame[0])}:{frame[1]} (in {frame[2]})"
 
 
 class Problem:
@@ -162,7 +154,7 @@ class Lowering:
     # ---- the walk
     def run(self, graph, feeds, outputs):
         values = dict(feeds)
-        needed = _needed(graph, outputs)
+        needed = data_ancestors(graph, outputs)
         kept = {op._id for op in needed}
         for op in graph.control_outputs:  # effects a TensorFlow Lite model would silently drop
             if op._id not in kept and op.type not in _DROPPED:
@@ -202,17 +194,6 @@ class Lowering:
                 values[id(t)] = v
         self.op = None
         return [values.get(id(t)) for t in outputs]
-
-
-def _needed(graph, outputs):
-    """Ops the outputs depend on through data edges, in graph (topological) order."""
-    want, stack = set(), [t.op for t in outputs]
-    while stack:
-        op = stack.pop()
-        if op._id not in want:
-            want.add(op._id)
-            stack.extend(t.op for t in op.inputs)
-    return [op for op in graph.get_operations() if op._id in want]
 
 
 def _foldable(op):

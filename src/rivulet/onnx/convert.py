@@ -7,21 +7,11 @@ is never written, so those names are never resolved.
 """
 from onnx import helper
 
+from ..graph.graph_util import data_ancestors as needed
 from .builder import CONVERTERS, Ctx, Scope, Unsupported, VarRef, value_info
 
 # Stateful ops whose only effect is outside the computation: an ONNX model drops them.
 _DROPPED = {"PrintV2": "printing", "Assert": "an assertion", "CheckNumerics": "a numerics check"}
-
-
-def needed(graph, outputs):
-    """Ops the outputs depend on through data edges, in graph (topological) order."""
-    want, stack = set(), [t.op for t in outputs]
-    while stack:
-        op = stack.pop()
-        if op._id not in want:
-            want.add(op._id)
-            stack.extend(t.op for t in op.inputs)
-    return [op for op in graph.get_operations() if op._id in want]
 
 
 def convert_ops(scope, graph, feeds, outputs, ops=None):

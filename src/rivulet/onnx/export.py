@@ -10,8 +10,7 @@ import os
 
 import numpy as np
 
-from .. import nest
-from ..core.tensor import Tensor
+from ..function.concrete import signature_output_names
 from .report import ExportError, ExportReport, Problem
 
 DEFAULT_OPSET = 17
@@ -104,7 +103,7 @@ def build(cf, opset):
             feeds[id(ph)] = VarRef(value)
         else:  # not folded away (for example fed to a stateful op)
             feeds[id(ph)] = model.initializer(np.asarray(value._v), ph.op.name)
-    out_names = [model.fresh(n) for n in _output_names(g)]  # claimed first: they are the user's names
+    out_names = [model.fresh(n) for n in signature_output_names(g)]  # claimed first: they are the user's names
     values = convert_ops(scope, graph, feeds, outputs)
     if not report.ok:
         report.problems.sort(key=lambda p: p.frame[:2] if p.frame else ("", 0))
@@ -126,15 +125,3 @@ def build(cf, opset):
     checker.check_model(m)
     report.model = m
     return report
-
-
-def _output_names(g):
-    """A dict of tensors: its keys (sorted, as saved model signatures); else output_0, output_1 ..."""
-    so = g.structured_outputs
-    if isinstance(so, dict) and all(isinstance(k, str) for k in so) and all(isinstance(v, Tensor) for v in so.values()):
-        index = {id(t): i for i, t in enumerate(g.outputs)}
-        names = [None] * len(g.outputs)
-        for k in sorted(so):
-            names[index[id(so[k])]] = k
-        return names
-    return [f"output_{i}" for i in range(len([x for x in nest.flatten(so) if isinstance(x, Tensor)]))]

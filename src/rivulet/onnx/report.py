@@ -1,12 +1,5 @@
 """What an export could not carry over, with the user's source line for each op."""
-import os
-
-
-def where(frame):
-    """'file:line (in function)' for a user frame, the file relative to the working directory."""
-    if not frame:
-        return "<unknown location>"
-    return f"{os.path.relpath(frame[0])}:{frame[1]} (in {frame[2]})"
+from ..graph.graph_util import user_location as where
 
 
 class Problem:
