@@ -22,10 +22,11 @@ idle as the machine is.
 import argparse
 import json
 import os
-import subprocess
 import sys
 import time
 from pathlib import Path
+
+from sidebyside import Worker, busy as spinning, import_backend, keras_lstm, rivulet_env
 
 HERE = Path(__file__).resolve().parent
 WORKLOADS = ("lstm", "w5")
@@ -33,17 +34,7 @@ WORKLOADS = ("lstm", "w5")
 
 # ---------------------------------------------------------------------------------------------- child
 def _lstm(tf, np):
-    layers = tf.keras.layers
-    model = tf.keras.Sequential([
-        tf.keras.Input(shape=(80,), dtype="int32"),
-        layers.Embedding(5000, 32),
-        layers.LSTM(64),
-        layers.Dense(1, activation="sigmoid"),
-    ])
-    model.compile(loss="binary_crossentropy", optimizer="adam", metrics=["accuracy"])
-    rng = np.random.default_rng(0)
-    x = rng.integers(1, 5000, (2560, 80)).astype(np.int32)
-    y = rng.integers(0, 2, (2560, 1)).astype(np.float32)
+    model, x, y = keras_lstm(tf, np, 2560)
 
     def epoch():
         t = time.perf_counter()
@@ -84,11 +75,7 @@ def _w5(tf, np):
 
 def child(backend, names):
     import numpy as np
-    if backend == "tensorflow":
-        os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
-        import tensorflow as tf
-    else:
-        import rivulet as tf
+    tf = import_backend(backend)
     tf.random.set_seed(0)
     runs = {}
     for name in names:
@@ -102,38 +89,6 @@ def child(backend, names):
 
 
 # ---------------------------------------------------------------------------------------------- parent
-class Worker:
-    def __init__(self, label, python, backend, names, env=None):
-        self.label = label
-        self.p = subprocess.Popen([python, __file__, "--child", backend, *names], stdin=subprocess.PIPE,
-                                  stdout=subprocess.PIPE, text=True, env=env)
-        self._read()
-
-    def _read(self):
-        while True:
-            line = self.p.stdout.readline()
-            if not line:
-                sys.exit(f"{self.label} worker died (exit {self.p.wait()})")
-            if line.startswith("{"):
-                return json.loads(line)
-
-    def round(self):
-        self.p.stdin.write("go\n")
-        self.p.stdin.flush()
-        return self._read()
-
-    def close(self):
-        self.p.stdin.close()
-        self.p.wait()
-
-
-SPIN = "import time\nt = time.time()\nwhile time.time() - t < 3600:\n    pass\n"
-
-
-def _rivulet_env(src):
-    return dict(os.environ, PYTHONPATH=str(src) + os.pathsep + os.environ.get("PYTHONPATH", ""))
-
-
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("names", nargs="*", help=f"workloads ({', '.join(WORKLOADS)}); default all")
@@ -150,26 +105,21 @@ def main(argv=None):
     if bad:
         sys.exit(f"unknown workload(s) {bad}; known: {', '.join(WORKLOADS)}")
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
-    workers = [Worker("rivulet", sys.executable, "rivulet", names, _rivulet_env(HERE.parent / "src"))]
+    workers = [Worker("rivulet", sys.executable, __file__, "rivulet", names, rivulet_env(HERE.parent / "src"))]
     for src in a.src:
-        workers.append(Worker(f"rivulet@{Path(src).resolve().parent.name}", sys.executable, "rivulet", names,
-                              _rivulet_env(Path(src).resolve())))
+        workers.append(Worker(f"rivulet@{Path(src).resolve().parent.name}", sys.executable, __file__, "rivulet",
+                              names, rivulet_env(Path(src).resolve())))
     if a.tf:
-        workers.append(Worker("tensorflow", a.tf, "tensorflow", names))
+        workers.append(Worker("tensorflow", a.tf, __file__, "tensorflow", names))
     got = {w.label: {n: {"idle": [], "busy": []} for n in names} for w in workers}
     rounds = max(1, a.rounds)
     try:
         for mode in ("idle", "busy"):
-            spinners = [subprocess.Popen([sys.executable, "-c", SPIN]) for _ in range(a.busy if mode == "busy" else 0)]
-            try:
+            with spinning(a.busy if mode == "busy" else 0):
                 for _ in range(rounds):
                     for w in workers:
                         for n, ms in w.round().items():
                             got[w.label][n][mode].append(ms)
-            finally:
-                for s in spinners:
-                    s.kill()
-                    s.wait()
     finally:
         for w in workers:
             w.close()

@@ -19,10 +19,11 @@ tensorflow-cpu (or set RIVULET_TF_PYTHON); rivulet itself never imports it.
 import argparse
 import json
 import os
-import subprocess
 import sys
 import time
 from pathlib import Path
+
+from sidebyside import Worker, busy, import_backend, keras_lstm, rivulet_env
 
 HERE = Path(__file__).resolve().parent
 WORKLOADS = ("convnet", "lstm")
@@ -49,27 +50,13 @@ def _convnet(tf, np):
 
 
 def _lstm(tf, np):
-    layers = tf.keras.layers
-    model = tf.keras.Sequential([
-        tf.keras.Input(shape=(80,), dtype="int32"),
-        layers.Embedding(5000, 32),
-        layers.LSTM(64),
-        layers.Dense(1, activation="sigmoid"),
-    ])
-    model.compile(loss="binary_crossentropy", optimizer="adam", metrics=["accuracy"])
-    rng = np.random.default_rng(0)
-    x = rng.integers(1, 5000, (640, 80)).astype(np.int32)
-    y = rng.integers(0, 2, (640, 1)).astype(np.float32)
+    model, x, y = keras_lstm(tf, np, 640)
     return lambda: model.fit(x, y, batch_size=64, epochs=1, verbose=0)
 
 
 def child(backend, names):
     import numpy as np
-    if backend == "tensorflow":
-        os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
-        import tensorflow as tf
-    else:
-        import rivulet as tf
+    tf = import_backend(backend)
     tf.random.set_seed(0)
     epochs = {}
     for name in names:
@@ -88,34 +75,6 @@ def child(backend, names):
 
 
 # ---------------------------------------------------------------------------------------------- parent
-class Worker:
-    def __init__(self, python, backend, names, env=None):
-        self.backend = backend
-        self.p = subprocess.Popen([python, __file__, "--child", backend, *names], stdin=subprocess.PIPE,
-                                  stdout=subprocess.PIPE, text=True, env=env)
-        self._read()
-
-    def _read(self):
-        while True:
-            line = self.p.stdout.readline()
-            if not line:
-                sys.exit(f"{self.backend} worker died (exit {self.p.wait()})")
-            if line.startswith("{"):
-                return json.loads(line)
-
-    def round(self):
-        self.p.stdin.write("go\n")
-        self.p.stdin.flush()
-        return self._read()
-
-    def close(self):
-        self.p.stdin.close()
-        self.p.wait()
-
-
-SPIN = "import time\nt = time.time()\nwhile time.time() - t < 3600:\n    pass\n"
-
-
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("names", nargs="*", help=f"workloads ({', '.join(WORKLOADS)}); default all")
@@ -130,21 +89,17 @@ def main(argv=None):
     bad = [n for n in names if n not in WORKLOADS]
     if bad:
         sys.exit(f"unknown workload(s) {bad}; known: {', '.join(WORKLOADS)}")
-    env = dict(os.environ, PYTHONPATH=str(HERE.parent / "src") + os.pathsep + os.environ.get("PYTHONPATH", ""))
-    workers = [Worker(sys.executable, "rivulet", names, env)]
+    workers = [Worker("rivulet", sys.executable, __file__, "rivulet", names, rivulet_env(HERE.parent / "src"))]
     if a.tf:
-        workers.append(Worker(a.tf, "tensorflow", names))
-    spinners = [subprocess.Popen([sys.executable, "-c", SPIN]) for _ in range(a.busy)]
-    got = {w.backend: {n: [] for n in names} for w in workers}
+        workers.append(Worker("tensorflow", a.tf, __file__, "tensorflow", names))
+    got = {w.label: {n: [] for n in names} for w in workers}
     try:
-        for _ in range(max(1, a.rounds)):
-            for w in workers:
-                for n, ms in w.round().items():
-                    got[w.backend][n].append(ms)
+        with busy(a.busy):
+            for _ in range(max(1, a.rounds)):
+                for w in workers:
+                    for n, ms in w.round().items():
+                        got[w.label][n].append(ms)
     finally:
-        for s in spinners:
-            s.kill()
-            s.wait()
         for w in workers:
             w.close()
     load = f", {a.busy} busy processes" if a.busy else ", idle"

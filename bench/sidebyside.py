@@ -1,0 +1,82 @@
+"""What the side-by-side benchmarks share (bench_train.py, bench_busy.py): one worker process per backend
+(rivulet, an older rivulet src/, TensorFlow in a Python of its own) that builds its workloads once and times
+them each time it is told "go", so the backends alternate round by round; and busy processes that spin on
+the cores, for the busy-machine figures."""
+import contextlib
+import json
+import os
+import subprocess
+import sys
+
+SPIN = "import time\nt = time.time()\nwhile time.time() - t < 3600:\n    pass\n"
+
+
+class Worker:
+    """`python script --child backend names...` run as a worker: it prints {"ready": true} once its workloads
+    are built, then one JSON object of timings (ms) per "go" line it reads."""
+
+    def __init__(self, label, python, script, backend, names, env=None):
+        self.label = label
+        self.p = subprocess.Popen([python, script, "--child", backend, *names], stdin=subprocess.PIPE,
+                                  stdout=subprocess.PIPE, text=True, env=env)
+        self._read()
+
+    def _read(self):
+        while True:
+            line = self.p.stdout.readline()
+            if not line:
+                sys.exit(f"{self.label} worker died (exit {self.p.wait()})")
+            if line.startswith("{"):
+                return json.loads(line)
+
+    def round(self):
+        self.p.stdin.write("go\n")
+        self.p.stdin.flush()
+        return self._read()
+
+    def close(self):
+        self.p.stdin.close()
+        self.p.wait()
+
+
+def rivulet_env(src):
+    """The environment of a worker importing rivulet from the folder `src`."""
+    return dict(os.environ, PYTHONPATH=str(src) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+
+
+@contextlib.contextmanager
+def busy(n):
+    """n processes spinning on the cores while the block runs."""
+    spinners = [subprocess.Popen([sys.executable, "-c", SPIN]) for _ in range(n)]
+    try:
+        yield
+    finally:
+        for s in spinners:
+            s.kill()
+            s.wait()
+
+
+def import_backend(backend):
+    """The `tf` module of a worker: TensorFlow (quiet) or rivulet."""
+    if backend == "tensorflow":
+        os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
+        import tensorflow as tf
+    else:
+        import rivulet as tf
+    return tf
+
+
+def keras_lstm(tf, np, n=640):
+    """(model, x, y) of the LSTM text classifier: Embedding 5000x32, LSTM(64), Dense 1; 80 tokens."""
+    layers = tf.keras.layers
+    model = tf.keras.Sequential([
+        tf.keras.Input(shape=(80,), dtype="int32"),
+        layers.Embedding(5000, 32),
+        layers.LSTM(64),
+        layers.Dense(1, activation="sigmoid"),
+    ])
+    model.compile(loss="binary_crossentropy", optimizer="adam", metrics=["accuracy"])
+    rng = np.random.default_rng(0)
+    x = rng.integers(1, 5000, (n, 80)).astype(np.int32)
+    y = rng.integers(0, 2, (n, 1)).astype(np.float32)
+    return model, x, y
