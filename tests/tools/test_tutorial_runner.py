@@ -90,3 +90,39 @@ def test_synthetic_files_have_the_real_layouts():
     assert synthetic.auto_mpg().decode().splitlines()[7].split()[3] == "?"
     assert json.loads(json.dumps(rt.NOTEBOOKS)) == rt.NOTEBOOKS and len(rt.NOTEBOOKS) >= 17
     assert io.BytesIO(synthetic.mnist_npz()).read(2) == b"PK"
+
+
+def test_set_guides_runs_the_pinned_guides_from_site_en_guide(tmp_path, monkeypatch):
+    nb = {"cells": [{"cell_type": "code", "source": ["import tensorflow as tf\n", "x = tf.constant(1)"]}]}
+    (tmp_path / "site/en/guide/core").mkdir(parents=True)
+    (tmp_path / "site/en/guide/core/matrix_core.ipynb").write_text(json.dumps(nb))
+    seen = []
+
+    def run_notebook(name, cells, log_dir, python, src):
+        seen.append((name, [c["code"] for c in cells]))
+        return {0: {"cell": 0, "error": None, "seconds": 0.0}}, 0.0
+
+    monkeypatch.setattr(rt, "run_notebook", run_notebook)
+    out = tmp_path / "report.md"
+    rt.main(["--set", "guides", "--docs", str(tmp_path), "--only", "core/matrix_core", "--out", str(out),
+             "--logs", str(tmp_path / "logs")])
+    assert seen == [("core/matrix_core", ["import rivulet as tf\nx = tf.constant(1)"])]
+    md = out.read_text()
+    assert "TensorFlow's guides (tensorflow/docs `7c36502127`, `site/en/guide/`)" in md
+    assert "| core/matrix_core | 1 / 1 |  |" in md
+    assert {"basics", "function", "data", "checkpoint", "saved_model"} <= set(rt.GUIDES)
+    with pytest.raises(SystemExit):  # a tutorial is not a guide
+        rt.main(["--set", "guides", "--docs", str(tmp_path), "--only", "quickstart/beginner"])
+
+
+def test_synthetic_files_for_the_guides_read_back(tmp_path):
+    import rivulet as tf
+    path = tmp_path / "fsns.tfrec"
+    path.write_bytes(synthetic.fsns_tfrec())
+    raw = next(iter(tf.data.TFRecordDataset([str(path)])))  # the framing's CRCs are checked
+    feature = tf.train.Example.FromString(raw.numpy()).features.feature
+    assert feature["image/text"].bytes_list.value[0] == b"Rue de Provence"
+    assert tf.image.decode_png(feature["image/encoded"].bytes_list.value[0]).shape == (150, 600, 3)
+    rows = synthetic.wdbc().decode().splitlines()
+    assert len(rows[0].split(",")) == 32 and rows[0].split(",")[1] in ("M", "B")
+    assert synthetic.imagenet_labels().decode().splitlines()[0] == "background"

@@ -70,6 +70,18 @@ NOTEBOOKS = [
 ]
 PREFIX = "site/en/tutorials/"
 
+# `--set guides`: TensorFlow's guides (site/en/guide/, same commit) on what rivulet implements. Left out:
+# those built on tensorflow_datasets (core/mlp_core, core/distribution, effective_tf2), GPUs/TPUs/DTensor
+# (gpu, tpu, dtensor_overview), tf.compat.v1, Estimators and the migrate/ guides (TF1 side by side), jax2tf,
+# and APIs rivulet does not claim (extension_type, tf_numpy, graph_optimization's Grappler options).
+GUIDES = [
+    "basics", "tensor", "variable", "autodiff", "intro_to_graphs", "intro_to_modules", "basic_training_loops",
+    "function", "advanced_autodiff", "ragged_tensor", "sparse_tensor", "tensor_slicing", "random_numbers",
+    "data", "data_performance", "checkpoint", "saved_model", "mixed_precision", "distributed_training",
+    "core/quickstart_core", "core/logistic_regression_core", "core/matrix_core", "core/optimizers_core",
+]
+SETS = {"tutorials": ("site/en/tutorials/", NOTEBOOKS), "guides": ("site/en/guide/", GUIDES)}
+
 MAX_EPOCHS = 2
 CELL_TIMEOUT = 240  # seconds per cell
 NOTEBOOK_TIMEOUT = 900  # seconds per notebook
@@ -365,8 +377,8 @@ def summarise(report):
     return causes
 
 
-def markdown(report, causes, commit):
-    lines = [f"TensorFlow's tutorials (tensorflow/docs `{commit[:10]}`, `site/en/tutorials/`), run unchanged on "
+def markdown(report, causes, commit, which="tutorials"):
+    lines = [f"TensorFlow's {which} (tensorflow/docs `{commit[:10]}`, `{SETS[which][0]}`), run unchanged on "
              "rivulet with synthetic data in the real file formats (`tools/tutorials/run_tutorials.py`):", "",
              "| notebook | cells passed / scored | first failing cell: cause |", "|---|---:|---|"]
     tp = ts = 0
@@ -389,7 +401,9 @@ def markdown(report, causes, commit):
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--docs", help="a tensorflow/docs clone or bare mirror")
-    ap.add_argument("--only", action="append", help="a notebook of NOTEBOOKS (repeatable)")
+    ap.add_argument("--set", default="tutorials", choices=sorted(SETS),
+                    help="which pinned list to run: NOTEBOOKS (site/en/tutorials/) or GUIDES (site/en/guide/)")
+    ap.add_argument("--only", action="append", help="a notebook of the chosen set (repeatable)")
     ap.add_argument("--out", help="write the markdown report here")
     ap.add_argument("--json", help="write per-cell results here")
     ap.add_argument("--logs", default=os.path.join(tempfile.gettempdir(), "rivulet-tutorial-logs"))
@@ -402,9 +416,13 @@ def main(argv=None):
     if not args.docs:
         ap.error("--docs is required (see this file's docstring for how to get tensorflow/docs)")
     os.makedirs(args.logs, exist_ok=True)
+    prefix, names = SETS[args.set]
+    unknown = [n for n in args.only or () if n not in names]
+    if unknown:
+        ap.error(f"not in the {args.set} set: {', '.join(unknown)} (choose from: {', '.join(names)})")
     report = []
-    for name in args.only or NOTEBOOKS:
-        nb = read_notebook(args.docs, PREFIX + name + ".ipynb")
+    for name in args.only or names:
+        nb = read_notebook(args.docs, prefix + name + ".ipynb")
         cells = code_cells(nb)
         results, secs = run_notebook(name, cells, args.logs, sys.executable, os.path.abspath(args.src))
         entry = {"name": name, "seconds": round(secs, 1), "cells": []}
@@ -417,7 +435,7 @@ def main(argv=None):
         print(f"{name}: {sum(1 for c in sc if c['error'] is None)}/{len(sc)} in {secs:.0f} s", flush=True)
         report.append(entry)
     causes = summarise(report)
-    md, tp, ts = markdown(report, causes, COMMIT)
+    md, tp, ts = markdown(report, causes, COMMIT, args.set)
     print(md)
     if args.out:
         with open(args.out, "w") as f:

@@ -271,6 +271,93 @@ def ecg():
     return _csv(None, rows, write_header=False)
 
 
+def _png(arr):
+    from PIL import Image
+    buf = io.BytesIO()
+    Image.fromarray(arr).save(buf, format="PNG")
+    return buf.getvalue()
+
+
+def _varint(n):
+    out = bytearray()
+    while True:
+        b, n = n & 0x7F, n >> 7
+        out.append(b | (0x80 if n else 0))
+        if not n:
+            return bytes(out)
+
+
+def _field(number, payload):
+    """A length-delimited protobuf field (wire type 2)."""
+    return _varint(number << 3 | 2) + _varint(len(payload)) + payload
+
+
+def _example(features):
+    """A serialized tf.train.Example: {key: list of bytes (BytesList) or of ints (Int64List, packed)}."""
+    body = b""
+    for key, values in features.items():
+        if isinstance(values[0], bytes):
+            feature = _field(1, b"".join(_field(1, v) for v in values))
+        else:
+            feature = _field(3, _field(1, b"".join(_varint(v & (2 ** 64 - 1)) for v in values)))
+        body += _field(1, _field(1, key.encode()) + _field(2, feature))
+    return _field(1, body)
+
+
+def _crc32c(data):
+    crc = 0xFFFFFFFF
+    for b in data:
+        crc ^= b
+        for _ in range(8):
+            crc = (crc >> 1) ^ (0x82F63B78 & -(crc & 1))
+    return crc ^ 0xFFFFFFFF
+
+
+def _tfrecords(records):
+    """TFRecord framing: length (uint64 LE), its masked CRC-32C, the data, the data's masked CRC-32C."""
+    def masked(data):
+        c = _crc32c(data)
+        return struct.pack("<I", (((c >> 15) | (c << 17)) + 0xA282EAD8) & 0xFFFFFFFF)
+    out = b""
+    for rec in records:
+        head = struct.pack("<Q", len(rec))
+        out += head + masked(head) + rec + masked(rec)
+    return out
+
+
+def fsns_tfrec():
+    """FSNS test records: a 600x150 street-sign PNG (four 150x150 views) with its text and label ids."""
+    r = _rng(19)
+    recs = []
+    for text in (b"Rue de Provence", b"Avenue Victor Hugo", b"Boulevard Saint-Michel"):
+        img = (r.random((150, 600, 3)) * 255).astype(np.uint8)
+        recs.append(_example({"image/encoded": [_png(img)], "image/format": [b"PNG"], "image/text": [text],
+                              "image/class": [int(c) % 134 for c in text], "image/width": [600],
+                              "image/orig_width": [150]}))
+    return _tfrecords(recs)
+
+
+def illiad(seed):
+    r = _rng(seed)
+    words = ["Achilles", "wrath", "the", "of", "sing", "goddess", "Troy", "ships", "Greeks", "and", "his", "spear"]
+    return ("\n".join(" ".join(r.choice(words, 8)) for _ in range(300)) + "\n").encode()
+
+
+def wdbc():
+    """wdbc.data: id, diagnosis (M/B), 30 real-valued features; no header."""
+    r = _rng(20)
+    rows = []
+    for i in range(300):
+        malignant = i % 3 == 0
+        rows.append([842302 + i, "M" if malignant else "B"]
+                    + [round(float(v) * (1.5 if malignant else 1.0), 4) for v in r.random(30) * 20 + 0.1])
+    return _csv(None, rows, write_header=False)
+
+
+def imagenet_labels():
+    return ("background\n" + "".join(f"class {i}\n" for i in range(1, 1001))).encode()
+
+
 def files():
     """URL -> bytes: every file the chosen tutorials fetch."""
     r = _rng(18)
@@ -292,7 +379,15 @@ def files():
            "http://storage.googleapis.com/download.tensorflow.org/data/petfinder-mini.zip": petfinder_zip(),
            KERAS + "jena_climate_2009_2016.csv.zip": jena_zip(),
            DL + "data/creditcard.csv": creditcard(),
-           "http://storage.googleapis.com/download.tensorflow.org/data/ecg.csv": ecg()}
+           "http://storage.googleapis.com/download.tensorflow.org/data/ecg.csv": ecg(),
+           # the guides (--set guides)
+           DL + "data/fsns-20160927/testdata/fsns-00000-of-00001": fsns_tfrec(),
+           DL + "data/creditcard.zip": _zip({"creditcard.csv": creditcard()}),
+           "https://archive.ics.uci.edu/ml/machine-learning-databases/breast-cancer-wisconsin/wdbc.data": wdbc(),
+           DL + "example_images/grace_hopper.jpg": _jpeg(r, 606, 517),
+           DL + "data/ImageNetLabels.txt": imagenet_labels()}
+    for i, name in enumerate(("cowper.txt", "derby.txt", "butler.txt")):
+        out[DL + "data/illiad/" + name] = illiad(21 + i)
     for name, data in fashion_files().items():
         out[KERAS + name] = data
     return out
