@@ -126,3 +126,31 @@ def test_synthetic_files_for_the_guides_read_back(tmp_path):
     rows = synthetic.wdbc().decode().splitlines()
     assert len(rows[0].split(",")) == 32 and rows[0].split(",")[1] in ("M", "B")
     assert synthetic.imagenet_labels().decode().splitlines()[0] == "background"
+
+
+def test_ipython_cell_forms_run_as_in_a_notebook(tmp_path, monkeypatch):
+    nb = {"cells": [{"cell_type": "code", "source": ["%%writefile missing.csv\n", "1,2\n", ",4"]},
+                    {"cell_type": "code", "source": ["tf.keras.Input?"]},
+                    {"cell_type": "code", "source": [" for x in [1]:\n", "   print(x)"]}]}
+    cells = rt.code_cells(nb)
+    assert [c["scored"] for c in cells] == [False, True]  # the help line alone is no cell
+    monkeypatch.chdir(tmp_path)
+    exec(cells[0]["code"], {})
+    assert (tmp_path / "missing.csv").read_text() == "1,2\n,4\n"
+    assert cells[1]["code"] == "for x in [1]:\n  print(x)"
+
+
+def test_requests_downloads_are_served_too():
+    requests = pytest.importorskip("requests")
+    import requests.adapters
+    from rivulet.keras import data_utils
+    real, validate = requests.adapters.HTTPAdapter.send, data_utils.validate_file
+    old = urllib.request._opener
+    try:
+        rt._install_network({"https://example.invalid/a.jpg": b"\xff\xd8jpeg"})
+        assert requests.get("https://example.invalid/a.jpg", stream=True).raw.read() == b"\xff\xd8jpeg"
+        with pytest.raises(requests.ConnectionError, match="offline"):
+            requests.get("https://example.invalid/other.jpg")
+    finally:
+        requests.adapters.HTTPAdapter.send, data_utils.validate_file = real, validate
+        urllib.request.install_opener(old)

@@ -29,9 +29,11 @@ What the runner does to each notebook, and nothing else:
   sets are small too (a few hundred rows), so no other rewrite is needed;
 - shows the value of a cell's last expression with repr(), as the notebook would (a repr that raises
   fails the cell), with IPython's modules loaded as in a notebook (where ipython is installed);
+- runs `%%writefile NAME` cells as IPython does (writes the file; not scored), drops IPython's help lines
+  (`obj?`) and a cell's leading indentation (IPython's leading_indent);
 - serves the files the tutorials download from `synthetic.py` (the real formats: npz, IDX gzip, CIFAR's
   pickled batches in a tar.gz, aclImdb and flower_photos archives, the CSVs with their real columns) through
-  an urllib handler, so `tf.keras.utils.get_file`, `tf.keras.datasets.*` and `pandas.read_csv(url)` read them
+  an urllib handler (and a `requests` adapter), so `tf.keras.utils.get_file`, `tf.keras.datasets.*` and `pandas.read_csv(url)` read them
   through their ordinary download path into the ordinary cache; any other URL fails as offline;
 - accepts the synthetic files where a loader checks the real file's hash (rivulet.keras.data_utils'
   validate_file is told the synthetic file's sha256 is good; a real file would pass unchanged).
@@ -48,6 +50,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import textwrap
 import threading
 import time
 import traceback
@@ -115,17 +118,26 @@ def _shrink(m):
     return m.group(1) + (str(MAX_EPOCHS) if int(m.group(2)) > MAX_EPOCHS else m.group(2))
 
 
+_HELP = re.compile(r"^\s*[\w.]+\?{1,2}\s*$")  # IPython's `obj?` / `obj??`: shows help
+
+
 def transform(source):
     """The cell's code as run on rivulet, or None when nothing is left to run."""
     lines = source.splitlines()
+    if lines and lines[0].startswith("%%writefile"):
+        # IPython writes the cell's text to the file (later cells read it)
+        name = lines[0].split(None, 1)[1].strip() if len(lines[0].split(None, 1)) > 1 else ""
+        body = "\n".join(lines[1:]) + "\n"
+        return f"with open({name!r}, 'w') as _f:\n    _f.write({body!r})"
     if lines and lines[0].startswith("%%"):
         if not lines[0].startswith("%%time"):
-            return None  # %%bash, %%writefile ...: not Python
+            return None  # %%bash ...: not Python
         lines = lines[1:]
+    lines = textwrap.dedent("\n".join(lines)).splitlines()  # IPython drops a cell's leading indentation
     out = []
     for line in lines:
         s = line.strip()
-        if s.startswith("!") or s.startswith("%"):
+        if s.startswith("!") or s.startswith("%") or _HELP.match(line):
             # keep the block structure: a shell line inside an `if` becomes `pass`
             out.append(line[:len(line) - len(line.lstrip())] + "pass")
             continue
@@ -154,6 +166,7 @@ def code_cells(nb):
         if code is None:
             continue
         scored = not any(re.search(rf"^\s*(import|from)\s+{m}\b", code, re.M) for m in UNSCORED_IMPORTS)
+        scored = scored and not src.startswith("%%writefile")  # runs (later cells read the file), not scored
         cells.append({"source": src, "code": code, "scored": scored})
     return cells
 
@@ -206,6 +219,24 @@ def _install_network(files):
         handler_order = 100  # before urllib's own HTTP(S)Handler
 
     urllib.request.install_opener(urllib.request.build_opener(Synthetic))
+    try:  # requests.get(url) (core/matrix_core) goes through its adapters, not urllib
+        import requests
+        import requests.adapters
+    except ImportError:
+        requests = None
+    if requests is not None:
+        def send(self, request, **kwargs):
+            data = files.get(request.url)
+            if data is None:
+                raise requests.ConnectionError(
+                    f"offline (the tutorial runner has no stand-in for {request.url})", request=request)
+            resp = requests.Response()
+            resp.status_code, resp.url, resp.request, resp.reason = 200, request.url, request, "OK"
+            resp.raw = io.BytesIO(data)
+            resp.headers["Content-Length"] = str(len(data))
+            return resp
+
+        requests.adapters.HTTPAdapter.send = send
     good = {hashlib.sha256(d).hexdigest() for d in files.values()}
     try:
         from rivulet.keras import data_utils

@@ -385,7 +385,9 @@ def files():
            DL + "data/creditcard.zip": _zip({"creditcard.csv": creditcard()}),
            "https://archive.ics.uci.edu/ml/machine-learning-databases/breast-cancer-wisconsin/wdbc.data": wdbc(),
            DL + "example_images/grace_hopper.jpg": _jpeg(r, 606, 517),
-           DL + "data/ImageNetLabels.txt": imagenet_labels()}
+           DL + "data/ImageNetLabels.txt": imagenet_labels(),
+           "https://imagen.research.google/main_gallery_images/a-photo-of-a-corgi-dog-riding-a-bike-in-times-square.jpg":
+               _jpeg(r, 256, 256)}
     for i, name in enumerate(("cowper.txt", "derby.txt", "butler.txt")):
         out[DL + "data/illiad/" + name] = illiad(21 + i)
     for name, data in fashion_files().items():
