@@ -220,15 +220,13 @@ def test_save_weights_formats(tmp_path):
     keys = dict(tf.train.list_variables(str(tmp_path / "ckpt")))
     assert keys["layer_with_weights-0/kernel/.ATTRIBUTES/VARIABLE_VALUE"] == [4, 3]
     assert "optimizer/_variables/1/.ATTRIBUTES/VARIABLE_VALUE" in keys
-    for suffix, ok in (("ckpt", True), ("w.weights.h5", True), ("w.npz", True)):
+    for suffix, ok in (("ckpt", True), ("w.weights.h5", True), ("w.npz", True), ("w.h5", True)):
         if suffix != "ckpt":
             m.save_weights(tmp_path / suffix)
         fresh = _seq()
         assert not np.allclose(fresh.predict(X, verbose=0), m.predict(X, verbose=0))
         fresh.load_weights(tmp_path / suffix)
         np.testing.assert_allclose(fresh.predict(X, verbose=0), m.predict(X, verbose=0), rtol=1e-6)
-    with pytest.raises(NotImplementedError, match="legacy HDF5"):
-        m.save_weights(tmp_path / "w.h5")
     with pytest.raises(NotFoundError):
         m.load_weights(tmp_path / "missing")
     wrong = keras.Sequential([layers.Dense(5, input_shape=(4,)), layers.Dense(2)])

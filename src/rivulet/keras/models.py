@@ -218,37 +218,41 @@ class Model(Trainer, Layer):
 
     def save(self, filepath, overwrite=True, save_format=None, **kwargs):
         """`m.keras` (or save_format="keras"): the Keras 2.13+ zip (config.json, metadata.json,
-        model.weights.h5; needs h5py). Otherwise a saved-model directory, which `tf.saved_model.load` loads
+        model.weights.h5; needs h5py). `m.h5`/`m.hdf5` (or save_format="h5"): tf_keras's legacy HDF5 file
+        (model_config, training_config, model_weights, optimizer_weights). Otherwise a saved-model directory, which `tf.saved_model.load` loads
         as a callable and `tf.keras.models.load_model` as a Keras model."""
         from .saving.model_files import save_model
         filepath = os.fspath(filepath)
-        if save_format in ("h5", "hdf5") or filepath.endswith((".h5", ".hdf5")):
-            raise NotImplementedError(f"The legacy HDF5 model format is not supported: rivulet saves in the "
-                                      f"saved-model format only (a directory) or as a .keras file (got "
-                                      f"filepath={filepath!r}, save_format={save_format!r}).")
         if save_format == "keras" and not filepath.endswith(".keras"):
             raise ValueError(f"The filepath of a model saved in the .keras format must end in .keras; got {filepath}")
-        save_model(self, filepath, overwrite=overwrite)
+        save_model(self, filepath, overwrite=overwrite, save_format=save_format,
+                   include_optimizer=kwargs.get("include_optimizer", True))
 
     def save_weights(self, filepath, overwrite=True, save_format=None, options=None):
         """Writes the weights (and the optimizer's state), by the path's ending as tf_keras does:
         - `*.weights.h5`: Keras 2.13+'s HDF5 layout (needs h5py);
+        - other `*.h5`/`*.hdf5` (or save_format="h5"): tf_keras's legacy layout (layer_names, weight_names);
         - `*.npz`: rivulet's own archive (`w0000`... in `model.weights` order, `names`, `format`);
         - anything else: a TensorFlow checkpoint (`PATH.index`, `PATH.data-00000-of-00001` and the
           directory's `checkpoint` file), which TensorFlow restores and `load_weights` reads back."""
         filepath = os.fspath(filepath)
         if not overwrite and (os.path.exists(filepath) or os.path.exists(filepath + ".index")):
             raise FileExistsError(f"{filepath} exists and overwrite=False.")
-        if filepath.endswith(".weights.h5") or save_format in ("h5", "hdf5") and filepath.endswith(".h5"):
+        if filepath.endswith(".weights.h5"):
             from .saving.weights_h5 import save_weights_h5
             directory = os.path.dirname(filepath)
             if directory:
                 os.makedirs(directory, exist_ok=True)
             save_weights_h5(self, filepath)
             return
-        if filepath.endswith((".h5", ".hdf5", ".keras")):
-            raise NotImplementedError(f"rivulet does not write the legacy HDF5 weights format; use a path ending in "
-                                      f".weights.h5, .npz, or a checkpoint prefix (got filepath={filepath!r}).")
+        if filepath.endswith((".h5", ".hdf5")) or save_format in ("h5", "hdf5"):
+            from .saving.legacy_h5 import save_weights_h5_legacy  # tf_keras's legacy layout (layer_names...)
+            save_weights_h5_legacy(self, filepath)
+            return
+        if filepath.endswith(".keras"):
+            raise ValueError(f"save_weights cannot write a .keras file (it holds a whole model): use model.save, or "
+                             f"a path ending in .weights.h5, .h5, .npz, or a checkpoint prefix (got "
+                             f"filepath={filepath!r}).")
         if filepath.endswith(".npz") or save_format == "npz":
             self._save_npz(filepath)
             return
@@ -272,10 +276,14 @@ class Model(Trainer, Layer):
         """Reads what `save_weights` wrote (the format is found from the path, as there). A checkpoint is
         restored by object and returns the restore status; .npz and .weights.h5 files raise ValueError,
         changing nothing, when the number of weights or any weight's shape differs from the model's."""
-        if by_name or skip_mismatch:
-            raise NotImplementedError("rivulet's load_weights matches weights by order only (by_name and "
-                                      "skip_mismatch are not supported).")
         filepath = os.fspath(filepath)
+        if filepath.endswith((".h5", ".hdf5")) and not filepath.endswith(".weights.h5"):
+            from .saving.legacy_h5 import load_weights_h5_legacy  # tf_keras's legacy layout, by order or name
+            load_weights_h5_legacy(self, filepath, by_name=by_name, skip_mismatch=skip_mismatch)
+            return None
+        if by_name or skip_mismatch:
+            raise NotImplementedError("rivulet's load_weights matches weights by name only in legacy .h5 files "
+                                      "(by_name and skip_mismatch are not supported for other formats).")
         if filepath.endswith(".weights.h5"):
             from .saving.weights_h5 import load_weights_h5
             load_weights_h5(self, filepath)

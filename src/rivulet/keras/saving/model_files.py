@@ -1,5 +1,6 @@
 """model.save / keras.models.load_model: the `.keras` zip (Keras 2.13+: config.json, metadata.json,
-model.weights.h5) and the saved-model directory with the Keras config beside it.
+model.weights.h5), the saved-model directory with the Keras config beside it, and tf_keras's legacy HDF5
+file (`.h5`/`.hdf5` or save_format="h5": legacy_h5.py).
 
 A directory gets `keras_metadata.json` (the same config as config.json) and the weights as a TensorFlow
 checkpoint `keras_weights.index/.data-*` (no h5py needed), next to the saved model that
@@ -36,10 +37,14 @@ def _metadata():
     return {"keras_version": KERAS_VERSION, "date_saved": datetime.datetime.now().strftime("%Y-%m-%d@%H:%M:%S")}
 
 
-def save_model(model, filepath, overwrite=True):
+def save_model(model, filepath, overwrite=True, save_format=None, include_optimizer=True):
     filepath = os.fspath(filepath)
     if not overwrite and os.path.exists(filepath):
         raise FileExistsError(f"{filepath} exists and overwrite=False.")
+    if save_format in ("h5", "hdf5") or save_format is None and filepath.endswith((".h5", ".hdf5")):
+        from .legacy_h5 import save_model_h5
+        save_model_h5(model, filepath, include_optimizer=include_optimizer)
+        return
     if filepath.endswith(".keras"):
         require_h5py("Saving a model in the .keras format")
         config = json.dumps(model_config(model))
@@ -101,9 +106,9 @@ def load_model(filepath, custom_objects=None, compile=True, safe_mode=True):
         from ...checkpoint.checkpoint import restore_object
         restore_object(model, os.path.join(filepath, _DIR_WEIGHTS)).expect_partial()
         return model
-    if filepath.endswith((".h5", ".hdf5")):
-        raise ValueError(f"Loading the legacy HDF5 model format ({filepath}) is not supported: save the model as "
-                         ".keras or a directory.")
+    if filepath.endswith((".h5", ".hdf5")) or os.path.isfile(filepath) and _is_hdf5(filepath):
+        from .legacy_h5 import load_model_h5
+        return load_model_h5(filepath, custom_objects, compile)
     if not os.path.isfile(filepath):
         raise OSError(f"No file or directory found at {filepath}")
     if not zipfile.is_zipfile(filepath):
@@ -116,6 +121,12 @@ def load_model(filepath, custom_objects=None, compile=True, safe_mode=True):
             raise ValueError(f"{filepath}: expected a {_WEIGHTS} file in the archive")
         _load_zip_weights(model, z, filepath, skip_optimizer=not compile)
     return model
+
+
+def _is_hdf5(filepath):
+    """Whether the file starts with HDF5's signature (a legacy .h5 file saved under another name)."""
+    with open(filepath, "rb") as f:
+        return f.read(8) == b"\x89HDF\r\n\x1a\n"
 
 
 def load_weights_from_keras(model, filepath):
