@@ -219,8 +219,8 @@ class Model(Trainer, Layer):
     def save(self, filepath, overwrite=True, save_format=None, **kwargs):
         """`m.keras` (or save_format="keras"): the Keras 2.13+ zip (config.json, metadata.json,
         model.weights.h5; needs h5py). `m.h5`/`m.hdf5` (or save_format="h5"): tf_keras's legacy HDF5 file
-        (model_config, training_config, model_weights, optimizer_weights). Otherwise a saved-model directory, which `tf.saved_model.load` loads
-        as a callable and `tf.keras.models.load_model` as a Keras model."""
+        (model_config, training_config, model_weights, optimizer_weights). Otherwise a saved-model directory,
+        which `tf.saved_model.load` loads as a callable and `tf.keras.models.load_model` as a Keras model."""
         from .saving.model_files import save_model
         filepath = os.fspath(filepath)
         if save_format == "keras" and not filepath.endswith(".keras"):
@@ -249,10 +249,6 @@ class Model(Trainer, Layer):
             from .saving.legacy_h5 import save_weights_h5_legacy  # tf_keras's legacy layout (layer_names...)
             save_weights_h5_legacy(self, filepath)
             return
-        if filepath.endswith(".keras"):
-            raise ValueError(f"save_weights cannot write a .keras file (it holds a whole model): use model.save, or "
-                             f"a path ending in .weights.h5, .h5, .npz, or a checkpoint prefix (got "
-                             f"filepath={filepath!r}).")
         if filepath.endswith(".npz") or save_format == "npz":
             self._save_npz(filepath)
             return
