@@ -38,7 +38,9 @@ def test_sequential_round_trip_keeps_weights_compile_and_optimizer_state(tmp_pat
     m.save(tmp_path / "m.h5")
     with h5py.File(tmp_path / "m.h5", "r") as f:
         assert _text(f.attrs["keras_version"]) == "2.21.0" and _text(f.attrs["backend"]) == "tensorflow"
-        assert json.loads(_text(f.attrs["model_config"]))["class_name"] == "Sequential"
+        config = json.loads(_text(f.attrs["model_config"]))
+        assert config["class_name"] == "Sequential" and "module" not in config  # tf_keras's legacy config
+        assert config["config"]["layers"][1]["class_name"] == "Dense" and "module" not in config["config"]["layers"][1]
         train = json.loads(_text(f.attrs["training_config"]))
         assert train["loss"] == "mse" and train["optimizer_config"]["class_name"] == "Adam"
         g = f["model_weights"]
@@ -273,3 +275,22 @@ def test_a_file_that_is_not_hdf5_is_an_oserror(tmp_path):
         _seq().load_weights(tmp_path / "m.h5")
     with pytest.raises(OSError, match="No file or directory found"):
         keras.models.load_model(tmp_path / "missing.h5")
+
+
+def test_models_nested_in_models_and_layers_built_from_input_shape(tmp_path):
+    inner = keras.Sequential([layers.Dense(4, input_shape=(3,)), layers.BatchNormalization()], name="inner")
+    m = keras.Sequential([inner, layers.Dense(2, kernel_initializer="ones")])
+    m.save(tmp_path / "m.h5")
+    r = keras.models.load_model(tmp_path / "m.h5")
+    assert [l.name for l in r.layers] == ["inner", m.layers[1].name]
+    np.testing.assert_array_equal(r.predict(X, verbose=0), m.predict(X, verbose=0))
+
+
+def test_without_h5py_the_error_says_what_to_install(tmp_path, monkeypatch):
+    import sys
+    m = _seq()
+    monkeypatch.setitem(sys.modules, "h5py", None)  # as if not installed
+    for call in (lambda: m.save(tmp_path / "m.h5"), lambda: m.save_weights(tmp_path / "w.h5"),
+                 lambda: keras.models.load_model(tmp_path / "m.h5")):
+        with pytest.raises(ImportError, match="pip install h5py"):
+            call()

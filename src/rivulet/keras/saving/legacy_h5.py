@@ -94,6 +94,17 @@ def training_config(model):
             "optimizer_config": {"class_name": type(opt).__name__, "config": opt.get_config()}}
 
 
+def _legacy_config(value):
+    """The config as tf_keras writes it to HDF5 (its `use_legacy_config`): objects as {class_name, config}
+    without Keras 2.13's `module` and `registered_name` (kept where an object is registered under a name)."""
+    if isinstance(value, list):
+        return [_legacy_config(v) for v in value]
+    if not isinstance(value, dict):
+        return value
+    drop = ("module", "registered_name") if "class_name" in value and value.get("registered_name") is None else ()
+    return {k: _legacy_config(v) for k, v in value.items() if k not in drop}
+
+
 def save_model_h5(model, filepath, include_optimizer=True):
     h5py = require_h5py("Saving a model in the legacy HDF5 format (.h5)")
     if _is_subclassed(model):
@@ -103,7 +114,8 @@ def save_model_h5(model, filepath, include_optimizer=True):
             "method, which isn't safely serializable. Consider saving to the Tensorflow SavedModel format (by "
             "setting save_format=\"tf\") or using `save_weights`.")
     from .model_files import model_config
-    config = {k: v for k, v in model_config(model).items() if k not in ("compile_config", "build_config")}
+    config = _legacy_config({k: v for k, v in model_config(model).items()
+                             if k not in ("compile_config", "build_config")})
     train = training_config(model) if include_optimizer else None
     directory = os.path.dirname(filepath)
     if directory:
