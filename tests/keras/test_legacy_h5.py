@@ -133,6 +133,17 @@ def test_load_weights_from_a_whole_model_file_and_by_name(tmp_path):
     np.testing.assert_array_equal(other.layers[1].kernel.numpy(), before)
     with pytest.raises(ValueError, match="Layer count mismatch"):
         other.load_weights(tmp_path / "m.h5")
+    # a layer of the same name but another size: refused, or skipped (with skip_mismatch) keeping its values
+    wider = keras.Sequential([keras.Input((3,)), layers.Dense(4, activation="relu", name="d1"),
+                              layers.Dense(3, name="d2")])
+    with pytest.raises(ValueError, match=r"Shape mismatch.*d2/kernel"):
+        wider.load_weights(tmp_path / "m.h5", by_name=True)
+    before = wider.layers[1].kernel.numpy()
+    wider.load_weights(tmp_path / "m.h5", by_name=True, skip_mismatch=True)
+    np.testing.assert_array_equal(wider.layers[0].kernel.numpy(), m.layers[0].kernel.numpy())
+    np.testing.assert_array_equal(wider.layers[1].kernel.numpy(), before)
+    with pytest.raises(ValueError, match="skip_mismatch can only be set to True when by_name is True"):
+        wider.load_weights(tmp_path / "m.h5", skip_mismatch=True)
 
 
 def _tf_keras_file(path, kernel, bias):

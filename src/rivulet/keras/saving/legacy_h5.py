@@ -89,6 +89,7 @@ def training_config(model):
     if not config:
         return None
     opt = model.optimizer
+    config = _legacy_config(config)
     return {"loss": config.get("loss"), "metrics": config.get("metrics"),
             "weighted_metrics": config.get("weighted_metrics"), "loss_weights": config.get("loss_weights"),
             "optimizer_config": {"class_name": type(opt).__name__, "config": opt.get_config()}}
@@ -278,6 +279,9 @@ def _open(h5py, filepath):
 
 def load_weights_h5_legacy(model, filepath, by_name=False, skip_mismatch=False):
     """`model.load_weights('w.h5')`: a tf_keras weights file, or the `model_weights` of a whole-model file."""
+    if skip_mismatch and not by_name:
+        raise ValueError("When calling model.load_weights, skip_mismatch can only be set to True when by_name is "
+                         "True.")
     h5py = require_h5py("Loading weights from the legacy HDF5 format (.h5)")
     with _corrupt_as_oserror(filepath), _open(h5py, filepath) as f:
         root = f
