@@ -1,9 +1,7 @@
 """The checkpoint reader reads only regular files and no more than the format can need: special files, keys
 that decompress to gigabytes, fields of the wrong wire type and shapes NumPy cannot hold fail fast with
 DataLossError (or read as protobuf would), never with an internal error, a hang or a blow-up."""
-import contextlib
 import os
-import signal
 import struct
 
 import numpy as np
@@ -13,19 +11,7 @@ import rivulet as tf
 from rivulet.checkpoint import BundleReader, bundle
 from rivulet.formats import sstable as table
 from rivulet.errors import DataLossError
-
-
-@contextlib.contextmanager
-def deadline(seconds):
-    def fire(*_):
-        raise TimeoutError(f"still running after {seconds} s")
-    old = signal.signal(signal.SIGALRM, fire)
-    signal.setitimer(signal.ITIMER_REAL, seconds)
-    try:
-        yield
-    finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, old)
+from tests.deadline import deadline
 
 
 def _write(tmp_path):

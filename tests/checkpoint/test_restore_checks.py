@@ -1,7 +1,5 @@
 """Restoring checks what it restores: a value of another dtype is refused (never cast), another shape too,
 nothing is assigned when any value is refused, and walks of a hostile object graph end."""
-import contextlib
-import signal
 
 import numpy as np
 import pytest
@@ -9,20 +7,7 @@ import pytest
 import rivulet as tf
 from rivulet.checkpoint import bundle, object_graph as og
 from rivulet.errors import InvalidArgumentError
-
-
-@contextlib.contextmanager
-def deadline(seconds):
-    """Turns a hang into a failure (the code before the fix looped forever)."""
-    def fire(*_):
-        raise TimeoutError(f"still running after {seconds} s")
-    old = signal.signal(signal.SIGALRM, fire)
-    signal.setitimer(signal.ITIMER_REAL, seconds)
-    try:
-        yield
-    finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, old)
+from tests.deadline import deadline
 
 
 @pytest.mark.parametrize("saved, dtype", [
