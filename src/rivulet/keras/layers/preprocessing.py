@@ -612,6 +612,14 @@ class _StringInputs(Layer):
         return super().__call__(inputs, *args, **kwargs)
 
 
+def _output_dtype(kwargs, output_mode):
+    """Hashing's and Discretization's dtype, as tf_keras sets it: int64 for indices, float32 for encodings."""
+    if kwargs.get("dtype") is None:
+        kwargs["dtype"] = "int64" if output_mode == "int" else "float32"
+    elif output_mode == "int" and not tf.as_dtype(kwargs["dtype"]).is_integer:
+        kwargs["dtype"] = "int64"
+
+
 class Hashing(_StringInputs):
     """Strings or integers -> hash bins: FarmHash Fingerprint64 (TensorFlow's, so bins match), or SipHash-2-4
     with `salt`; bin 0 is reserved for `mask_value` when it is set. Integers are hashed as their decimal text."""
@@ -620,10 +628,7 @@ class Hashing(_StringInputs):
         if num_bins is None or num_bins <= 0:
             raise ValueError(f"The `num_bins` for `Hashing` cannot be `None` or non-positive values. Received: "
                              f"num_bins={num_bins}.")
-        if kwargs.get("dtype") is None:
-            kwargs["dtype"] = "int64" if output_mode == "int" else "float32"
-        elif output_mode == "int" and not tf.as_dtype(kwargs["dtype"]).is_integer:
-            kwargs["dtype"] = "int64"
+        _output_dtype(kwargs, output_mode)
         super().__init__(**kwargs)
         _check_mode(self, output_mode)
         if sparse and output_mode == "int":
@@ -802,10 +807,7 @@ class Discretization(Layer):
                 num_bins = bins
             elif bin_boundaries is None:
                 bin_boundaries = bins
-        if kwargs.get("dtype") is None:
-            kwargs["dtype"] = "int64" if output_mode == "int" else "float32"
-        elif output_mode == "int" and not tf.as_dtype(kwargs["dtype"]).is_integer:
-            kwargs["dtype"] = "int64"
+        _output_dtype(kwargs, output_mode)
         super().__init__(**kwargs)
         _check_mode(self, output_mode)
         if sparse and output_mode == "int":
