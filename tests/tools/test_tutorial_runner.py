@@ -154,3 +154,11 @@ def test_requests_downloads_are_served_too():
     finally:
         requests.adapters.HTTPAdapter.send, data_utils.validate_file = real, validate
         urllib.request.install_opener(old)
+
+
+def test_autograph_reads_the_source_of_functions_a_cell_defines(capsys):
+    ns = {"__name__": "__main__"}
+    rt._run_cell("import rivulet as tf\n@tf.function\ndef relu(x):\n  if tf.greater(x, 0):\n    return x\n"
+                 "  else:\n    return tf.zeros_like(x)\n", ns, "<nb cell 0>")
+    rt._run_cell("print(relu(tf.constant(-1.5)).numpy())", ns, "<nb cell 1>")  # a tensor `if`: a Cond op
+    assert capsys.readouterr().out.strip() == "0.0"

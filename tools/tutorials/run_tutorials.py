@@ -27,6 +27,7 @@ What the runner does to each notebook, and nothing else:
 - shrinks training: an integer literal larger than MAX_EPOCHS given to `epochs=`, or assigned to a name
   spelled `epochs`/`EPOCHS`/`MAX_EPOCHS`/`num_epochs` (any case), becomes MAX_EPOCHS (2). The synthetic data
   sets are small too (a few hundred rows), so no other rewrite is needed;
+- keeps each cell's source in linecache, as IPython does (AutoGraph reads the functions a cell defines);
 - shows the value of a cell's last expression with repr(), as the notebook would (a repr that raises
   fails the cell), with IPython's modules loaded as in a notebook (where ipython is installed);
 - runs `%%writefile NAME` cells as IPython does (writes the file; not scored), drops IPython's help lines
@@ -253,6 +254,9 @@ def _install_network(files):
 
 
 def _run_cell(code, ns, filename):
+    import linecache
+    # as IPython does, so inspect.getsource (AutoGraph) finds the functions a cell defines
+    linecache.cache[filename] = (len(code), None, code.splitlines(True), filename)
     tree = ast.parse(code, filename)
     last = None
     if tree.body and isinstance(tree.body[-1], ast.Expr):
