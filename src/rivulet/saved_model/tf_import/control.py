@@ -7,8 +7,6 @@ value is the restored rivulet Variable itself: it is passed to branches and bodi
 loops only ever pass handles through), and ReadVariableOp/AssignVariableOp become reads and assigns of that
 variable. TensorList* ops are the ops rivulet's graph-mode TensorArray is built from (a variant flow tensor).
 """
-import rivulet as tf
-
 from ... import dtypes as _dt
 from ...core.dispatch import bind
 from ...function import control_flow as cf
@@ -18,6 +16,7 @@ from ...shape import TensorShape, TensorSpec
 from ..format import Invalid
 from .convert import _dtype, converter
 from .proto import InvalidGraph
+from . import ops_api as tf  # the ops TF's graph is rebuilt with
 
 
 def _func(attrs, key):

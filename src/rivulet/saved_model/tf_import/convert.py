@@ -7,13 +7,12 @@ checked here before they reach an op. Control flow, calls, variables and TensorL
 """
 import numpy as np
 
-import rivulet as tf
-
 from ... import dtypes as _dt
 from ...core.dispatch import bind
 from ...core.op import REGISTRY
 from ..format import Invalid
 from . import proto
+from . import ops_api as tf  # the ops TF's graph is rebuilt with
 
 CONVERTERS = {}
 

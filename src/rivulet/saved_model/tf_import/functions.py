@@ -309,7 +309,7 @@ def _fold(v):
     p = partial_value(v)
     if p is None or isinstance(p, list) and None in p:
         return v
-    import rivulet as tf
+    from . import ops_api as tf
     return tf.constant(np.array(p, v.dtype.as_numpy_dtype))
 
 
