@@ -566,6 +566,9 @@ class Generator:
         self._state_var = Variable(st, dtype=_dt.int64, trainable=False, name="StatefulRandomGenerator")
         self._lock = threading.Lock()  # eager draws from several threads get disjoint counters
 
+    def _checkpoint_children(self):  # trackable as TensorFlow's: the state variable under `_state_var`
+        return [("_state_var", self._state_var)]
+
     @classmethod
     def from_seed(cls, seed, alg=None):
         return cls(state=_state_from_seed(seed), alg=alg)
