@@ -207,3 +207,26 @@ def test_custom_training_loop_matches_one_replica(mirrored, traced):
     for a, b in zip(w1, w2):
         np.testing.assert_allclose(a, b, atol=1e-5)
     np.testing.assert_allclose(l1, l2, rtol=1e-5)
+
+
+def test_default_mirrored_strategy_takes_every_logical_cpu():
+    """TensorFlow on a CPU-only machine mirrors over the logical CPUs: two after splitting the CPU in two."""
+    from rivulet import devices as _device
+
+    def reset():
+        _device._logical_config.clear()
+        _device._initialized[0] = False
+    reset()
+    try:
+        cpu = tf.config.list_physical_devices("CPU")[0]
+        tf.config.set_logical_device_configuration(cpu, [tf.config.LogicalDeviceConfiguration()] * 2)
+        strategy = tf.distribute.MirroredStrategy()
+        assert strategy.num_replicas_in_sync == 2
+        assert strategy.extended.worker_devices == ("/job:localhost/replica:0/task:0/device:CPU:0",
+                                                    "/job:localhost/replica:0/task:0/device:CPU:1")
+        ids = strategy.run(lambda: tf.distribute.get_replica_context().replica_id_in_sync_group)
+        assert [int(t) for t in strategy.experimental_local_results(ids)] == [0, 1]
+    finally:
+        reset()
+    assert tf.distribute.MirroredStrategy().num_replicas_in_sync == 1
+    reset()

@@ -242,12 +242,14 @@ class OneDeviceStrategy(Strategy):
 class MirroredStrategy(Strategy):
     """tf.distribute.MirroredStrategy: synchronous data parallelism over local devices, one replica each.
 
-    Without `devices` it uses the local GPUs, of which rivulet has none, so one replica on the CPU, as
-    TensorFlow does on a CPU-only machine; `MirroredStrategy(["/cpu:0", "/cpu:1"])` gives two replicas."""
+    Without `devices` it uses the local GPUs, of which rivulet has none, so, as TensorFlow does on a CPU-only
+    machine, every logical CPU: one replica, or two after `tf.config.set_logical_device_configuration(cpu,
+    [LogicalDeviceConfiguration()] * 2)`; `MirroredStrategy(["/cpu:0", "/cpu:1"])` names them."""
 
     def __init__(self, devices=None, cross_device_ops=None):
         if devices is None:
-            devices = ["/cpu:0"]
+            from ..config_devices import list_logical_devices
+            devices = [d.name for d in list_logical_devices("CPU")] or ["/cpu:0"]
         elif isinstance(devices, str):
             devices = [devices]
         super().__init__(list(devices))
