@@ -15,6 +15,9 @@ them is a rivulet dependency):
 structured_data/preprocessing_layers returns NumPy arrays and the notebook fails before reaching rivulet.)
     python tools/tutorials/run_tutorials.py --docs /tmp/tf-docs [--only quickstart/beginner] [--out report.md]
 
+`--set guides` runs GUIDES (site/en/guide/) instead of NOTEBOOKS (site/en/tutorials/); `--only` names one of
+the chosen set.
+
 `--docs` may be a work tree or a bare mirror (the notebooks are then read with `git show COMMIT:PATH`).
 
 What the runner does to each notebook, and nothing else:
