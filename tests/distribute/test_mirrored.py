@@ -230,3 +230,20 @@ def test_default_mirrored_strategy_takes_every_logical_cpu():
         reset()
     assert tf.distribute.MirroredStrategy().num_replicas_in_sync == 1
     reset()
+
+
+def test_distributed_dataset_element_spec_is_per_replica_and_binds_an_input_signature():
+    """With two replicas, element_spec is a PerReplicaSpec per component (batch dim unknown), as in
+    TensorFlow, and a tf.function with it as input_signature takes the distributed batches."""
+    strategy = tf.distribute.MirroredStrategy(["/cpu:0", "/cpu:1"])
+    ds = tf.data.Dataset.from_tensors(([1.0], [2.0])).repeat(8).batch(4)
+    dist = strategy.experimental_distribute_dataset(ds)
+    spec = dist.element_spec
+    assert repr(spec[0]) == ("PerReplicaSpec(TensorSpec(shape=(None, 1), dtype=tf.float32, name=None), "
+                             "TensorSpec(shape=(None, 1), dtype=tf.float32, name=None))")
+
+    @tf.function(input_signature=[spec])
+    def step(batch):
+        return strategy.run(lambda x, y: x + y, args=batch)
+    out = step(next(iter(dist)))
+    assert [t.numpy().tolist() for t in strategy.experimental_local_results(out)] == [[[3.0]] * 2] * 2

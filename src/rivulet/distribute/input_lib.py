@@ -1,7 +1,8 @@
 """Distributed datasets: global batches split among replicas, or one element per replica."""
 from .. import nest
+from ..shape import TensorShape, TensorSpec
 from .strategy import split_batch
-from .values import PerReplica
+from .values import PerReplica, PerReplicaSpec
 
 
 def split_element(strategy, element):
@@ -11,6 +12,13 @@ def split_element(strategy, element):
         return element
     return nest.map_structure(
         lambda v: v if v is None else PerReplica([split_batch(v, n, i) for i in range(n)]), element)
+
+
+def _unknown_batch(spec):
+    shape = spec.shape
+    if shape.rank:
+        shape = TensorShape([None] + shape.as_list()[1:])
+    return TensorSpec(shape, spec.dtype, getattr(spec, "name", None))
 
 
 class DistributedDataset:
@@ -24,7 +32,15 @@ class DistributedDataset:
                             f"batches), got {dataset!r}") from None
         self._strategy, self._dataset = strategy, dataset
 
-    element_spec = property(lambda self: getattr(self._dataset, "element_spec", None))
+    @property
+    def element_spec(self):
+        """The dataset's element_spec; with several replicas each spec becomes a PerReplicaSpec of the replicas'
+        (their batch dimension unknown), as TensorFlow gives it."""
+        spec = getattr(self._dataset, "element_spec", None)
+        n = self._strategy.num_replicas_in_sync
+        if spec is None or n == 1:
+            return spec
+        return nest.map_structure(lambda s: PerReplicaSpec([_unknown_batch(s)] * n), spec)
 
     def __iter__(self):
         for element in self._dataset:

@@ -47,6 +47,17 @@ class PerReplica(tuple):
         return self._text(str)
 
 
+class PerReplicaSpec(PerReplica):
+    """The spec of a PerReplica value: one spec per replica (`DistributedDataset.element_spec`). A PerReplica
+    itself, so a tf.function whose input_signature holds one gets its arguments rebuilt as per-replica values."""
+    __slots__ = ()
+
+    def __repr__(self):
+        return f"PerReplicaSpec({', '.join(map(repr, self))})"
+
+    __str__ = __repr__
+
+
 def map_values(fn, structure):
     """Applies fn to each leaf of a structure, a PerReplica counting as one leaf (tf.nest would descend
     into it)."""
