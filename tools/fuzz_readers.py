@@ -18,6 +18,7 @@ def main(argv=None):
     ap.add_argument("-n", "--cases", type=int, default=3000, help="cases per target")
     ap.add_argument("-s", "--seed", type=int, default=1)
     ap.add_argument("-k", "--match", default="", help="only targets whose module or name holds this")
+    ap.add_argument("--open", action="store_true", help="also the open findings (a module's OPEN_TARGETS)")
     args = ap.parse_args(argv)
     sys.path.insert(0, ROOT)
     from tests.fuzz.harness import run_fuzz
@@ -29,7 +30,7 @@ def main(argv=None):
         mod = importlib.util.module_from_spec(spec)
         sys.modules[name] = mod
         spec.loader.exec_module(mod)
-        for target in mod.TARGETS:
+        for target in list(mod.TARGETS) + (list(getattr(mod, "OPEN_TARGETS", [])) if args.open else []):
             if args.match and args.match not in name and args.match not in target.name:
                 continue
             report = run_fuzz(target, n=args.cases, seed=args.seed)

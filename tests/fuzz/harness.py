@@ -133,7 +133,7 @@ def _module_of(target):
     """The file of the module whose TARGETS holds `target` (pytest may import it under another name)."""
     mod = sys.modules.get(getattr(target.build, "__module__", None) or "")
     path = getattr(mod, "__file__", None)
-    if path is None or target not in getattr(mod, "TARGETS", ()):
+    if path is None or target not in [*getattr(mod, "TARGETS", ()), *getattr(mod, "OPEN_TARGETS", ())]:
         raise ValueError(f"fuzz target {target.name!r}: build must be a function of a module that lists the target "
                          "in its TARGETS")
     return os.path.relpath(path, _ROOT)
@@ -281,7 +281,7 @@ def _child(module, name, seed, start, count, root, show):
     spec = importlib.util.spec_from_file_location("tests.fuzz._target", os.path.join(_ROOT, module))
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
-    targets = {t.name: t for t in mod.TARGETS}
+    targets = {t.name: t for t in [*mod.TARGETS, *getattr(mod, "OPEN_TARGETS", [])]}
     target = targets[name]
     if not show:
         with open("/proc/self/status") as f:

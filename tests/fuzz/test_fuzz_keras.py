@@ -1,6 +1,6 @@
 """Fuzzing of Keras loading: load_model of .keras files (the zip's bytes; config.json mutated as JSON inside a
-sound zip; model.weights.h5 mutated inside a sound zip), model.load_weights of .weights.h5 files, and
-model_from_json. A loaded model is called on a small input of its own input shape. A bad file may only raise
+sound zip; model.weights.h5 mutated inside a sound zip) and of legacy whole-model .h5 files, model.load_weights
+of .weights.h5 files, and model_from_json. A loaded model is called on a small input of its own input shape. A bad file may only raise
 what tf_keras raises for one: ValueError (a bad config or weights) or OSError (a file h5py cannot open)."""
 import json
 import os
@@ -56,6 +56,10 @@ def _base():
                 with open(os.path.join(d, f"{name}.weights.h5"), "wb") as f:
                     f.write(members["model.weights.h5"])
                 load_weights(os.path.join(d, f"{name}.weights.h5"))
+                model.save(os.path.join(d, f"{name}.h5"))  # tf_keras's legacy whole-model HDF5 file
+                with open(os.path.join(d, f"{name}.h5"), "rb") as f:
+                    _BASE[name]["h5"] = f.read()
+                load_keras(os.path.join(d, f"{name}.h5"))
         tf.keras.backend.clear_session()
     return _BASE
 
@@ -238,6 +242,15 @@ def build_weights_h5(rng, case_dir):
     return path
 
 
+def build_legacy_h5(rng, case_dir):
+    name = _pick(rng)
+    path = os.path.join(case_dir, "m.h5")
+    data = _base()[name]["h5"]
+    with open(path, "wb") as f:
+        f.write(mutate_h5(rng, data, case_dir) if rng.random() < 0.5 else mutate_bytes(rng, data))
+    return path
+
+
 def build_json(rng, case_dir):
     name = _pick(rng)
     path = os.path.join(case_dir, "model.json")
@@ -297,6 +310,12 @@ TARGETS = [
     FuzzTarget(name="keras-weights-in-zip", build=build_keras_weights, load=load_keras, allowed=_ALLOWED),
     FuzzTarget(name="keras-weights-h5", build=build_weights_h5, load=load_weights, allowed=_ALLOWED),
     FuzzTarget(name="keras-model-from-json", build=build_json, load=load_json, allowed=_ALLOWED),
+]
+# Open findings, run by `tools/fuzz_readers.py --open` (not in the suite until fixed): legacy whole-model .h5
+# files. 13 of 3000 mutated files (seed 5; e.g. case 902) make h5py's read of the variable-length string
+# attribute model_config spin in C, where no signal reaches it: the read needs a bound of its own.
+OPEN_TARGETS = [
+    FuzzTarget(name="keras-legacy-h5", build=build_legacy_h5, load=load_keras, allowed=_ALLOWED),
 ]
 
 
