@@ -20,13 +20,12 @@ never imports it. The machine's load average when the run starts is printed: the
 idle as the machine is.
 """
 import argparse
-import json
 import os
 import sys
 import time
 from pathlib import Path
 
-from sidebyside import Worker, busy as spinning, import_backend, keras_lstm, rivulet_env
+from sidebyside import Worker, busy as spinning, keras_lstm, rivulet_env, serve, timed
 
 HERE = Path(__file__).resolve().parent
 WORKLOADS = ("lstm", "w5")
@@ -35,12 +34,7 @@ WORKLOADS = ("lstm", "w5")
 # ---------------------------------------------------------------------------------------------- child
 def _lstm(tf, np):
     model, x, y = keras_lstm(tf, np, 2560)
-
-    def epoch():
-        t = time.perf_counter()
-        model.fit(x, y, batch_size=64, epochs=1, verbose=0)
-        return (time.perf_counter() - t) * 1e3
-    return epoch
+    return timed(lambda: model.fit(x, y, batch_size=64, epochs=1, verbose=0))
 
 
 def _w5(tf, np):
@@ -74,18 +68,7 @@ def _w5(tf, np):
 
 
 def child(backend, names):
-    import numpy as np
-    tf = import_backend(backend)
-    tf.random.set_seed(0)
-    runs = {}
-    for name in names:
-        runs[name] = {"lstm": _lstm, "w5": _w5}[name](tf, np)
-        runs[name]()  # warm-up: tracing, first allocations
-    print(json.dumps({"ready": True}), flush=True)
-    for line in sys.stdin:
-        if line.strip() != "go":
-            break
-        print(json.dumps({name: run() for name, run in runs.items()}), flush=True)
+    serve(backend, {"lstm": _lstm, "w5": _w5}, names)
 
 
 # ---------------------------------------------------------------------------------------------- parent

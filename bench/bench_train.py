@@ -17,13 +17,11 @@ figures (both backends under the same load). TensorFlow is optional: --tf names 
 tensorflow-cpu (or set RIVULET_TF_PYTHON); rivulet itself never imports it.
 """
 import argparse
-import json
 import os
 import sys
-import time
 from pathlib import Path
 
-from sidebyside import Worker, busy, import_backend, keras_lstm, rivulet_env
+from sidebyside import Worker, busy, keras_lstm, rivulet_env, serve, timed
 
 HERE = Path(__file__).resolve().parent
 WORKLOADS = ("convnet", "lstm")
@@ -46,32 +44,16 @@ def _convnet(tf, np):
     rng = np.random.default_rng(0)
     x = rng.random((6000, 28, 28, 1), dtype=np.float32)
     y = np.eye(10, dtype=np.float32)[rng.integers(0, 10, 6000)]
-    return lambda: model.fit(x, y, batch_size=128, epochs=1, verbose=0)
+    return timed(lambda: model.fit(x, y, batch_size=128, epochs=1, verbose=0))
 
 
 def _lstm(tf, np):
     model, x, y = keras_lstm(tf, np, 640)
-    return lambda: model.fit(x, y, batch_size=64, epochs=1, verbose=0)
+    return timed(lambda: model.fit(x, y, batch_size=64, epochs=1, verbose=0))
 
 
 def child(backend, names):
-    import numpy as np
-    tf = import_backend(backend)
-    tf.random.set_seed(0)
-    epochs = {}
-    for name in names:
-        epochs[name] = {"convnet": _convnet, "lstm": _lstm}[name](tf, np)
-        epochs[name]()  # warm-up: tracing, first allocations
-    print(json.dumps({"ready": True}), flush=True)
-    for line in sys.stdin:
-        if line.strip() != "go":
-            break
-        out = {}
-        for name, epoch in epochs.items():
-            t = time.perf_counter()
-            epoch()
-            out[name] = (time.perf_counter() - t) * 1e3
-        print(json.dumps(out), flush=True)
+    serve(backend, {"convnet": _convnet, "lstm": _lstm}, names)
 
 
 # ---------------------------------------------------------------------------------------------- parent

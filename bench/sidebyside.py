@@ -7,6 +7,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 
 SPIN = "import time\nt = time.time()\nwhile time.time() - t < 3600:\n    pass\n"
 
@@ -37,6 +38,31 @@ class Worker:
     def close(self):
         self.p.stdin.close()
         self.p.wait()
+
+
+def serve(backend, workloads, names):
+    """The worker's side: builds workloads[name](tf, np) for each name (each returns a callable that runs once
+    and returns its time in ms), warms each up once, then times them all on every "go" line."""
+    import numpy as np
+    tf = import_backend(backend)
+    tf.random.set_seed(0)
+    runs = {name: workloads[name](tf, np) for name in names}
+    for run in runs.values():
+        run()  # warm-up: tracing, first allocations
+    print(json.dumps({"ready": True}), flush=True)
+    for line in sys.stdin:
+        if line.strip() != "go":
+            break
+        print(json.dumps({name: run() for name, run in runs.items()}), flush=True)
+
+
+def timed(fn):
+    """fn as a workload run: its wall time in ms."""
+    def run():
+        t = time.perf_counter()
+        fn()
+        return (time.perf_counter() - t) * 1e3
+    return run
 
 
 def rivulet_env(src):
