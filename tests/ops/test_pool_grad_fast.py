@@ -162,10 +162,10 @@ def reference_conv_backprop_input(x, w, dy, strides, padding, dilations, explici
     return dxp[:, ph[0]:ph[0] + h, pw[0]:pw[0] + wd]
 
 
-@pytest.mark.parametrize("seed", range(40))
-def test_conv_backprop_input_equals_reference(seed):
-    rng = np.random.default_rng(300 + seed)
-    n, h, w, c, o = (int(v) for v in rng.integers(1, 4, 1).tolist() + rng.integers(3, 14, 2).tolist()
+def random_conv_case(rng, seed, max_batch):
+    """A random convolution (x, filter, dy, strides, padding, dilations, explicit paddings) drawn from `rng`:
+    strided on even seeds, dilated on stride-1 seeds divisible by 3, padding by seed % 3, float64 on seed % 5."""
+    n, h, w, c, o = (int(v) for v in rng.integers(1, max_batch + 1, 1).tolist() + rng.integers(3, 14, 2).tolist()
                      + [rng.choice([1, 3, 8, 16]), rng.choice([1, 4, 8])])
     kh, kw = int(rng.integers(1, 4)), int(rng.integers(1, 4))
     strides = (1, 1) if seed % 2 else (int(rng.integers(1, 4)), int(rng.integers(1, 4)))
@@ -179,8 +179,15 @@ def test_conv_backprop_input_equals_reference(seed):
     dtype = np.float64 if seed % 5 == 0 else np.float32
     x = rng.standard_normal((n, h, w, c)).astype(dtype)
     wt = rng.standard_normal((kh, kw, c, o)).astype(dtype)
-    y = nn_ops._conv_kernel(x, wt, strides, padding, dil, explicit)
-    dy = rng.standard_normal(y.shape).astype(dtype)
+    dy = rng.standard_normal(nn_ops._conv_kernel(x, wt, strides, padding, dil, explicit).shape).astype(dtype)
+    return x, wt, dy, strides, padding, dil, explicit
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_conv_backprop_input_equals_reference(seed):
+    rng = np.random.default_rng(300 + seed)
+    x, wt, dy, strides, padding, dil, explicit = random_conv_case(rng, seed, 3)
+    dtype = x.dtype.type
     got = nn_ops._conv_backprop_input_kernel(x, wt, dy, strides, padding, dil, explicit)
     want = reference_conv_backprop_input(x, wt, dy, strides, padding, dil, explicit)
     assert got.shape == x.shape and got.dtype == dtype and got.flags.c_contiguous
@@ -218,21 +225,8 @@ def test_conv_backprop_filter_equals_reference(seed, monkeypatch):
     rng = np.random.default_rng(500 + seed)
     if seed % 4 == 0:  # several blocks of images
         monkeypatch.setattr(nn_ops, "_DW_BLOCK_BYTES", 200)
-    n, h, w, c, o = (int(v) for v in rng.integers(1, 5, 1).tolist() + rng.integers(3, 14, 2).tolist()
-                     + [rng.choice([1, 3, 8, 16]), rng.choice([1, 4, 8])])
-    kh, kw = int(rng.integers(1, 4)), int(rng.integers(1, 4))
-    strides = (1, 1) if seed % 2 else (int(rng.integers(1, 4)), int(rng.integers(1, 4)))
-    dil = (int(rng.integers(1, 3)), int(rng.integers(1, 3))) if strides == (1, 1) and seed % 3 == 0 else (1, 1)
-    padding, explicit = ["SAME", "VALID", "EXPLICIT"][seed % 3], None
-    if padding == "EXPLICIT":
-        explicit = ((int(rng.integers(0, 3)), int(rng.integers(0, 3))), (int(rng.integers(0, 3)), int(rng.integers(0, 3))))
-    if padding != "SAME" and (h + sum(explicit[0] if explicit else (0, 0)) < (kh - 1) * dil[0] + 1
-                              or w + sum(explicit[1] if explicit else (0, 0)) < (kw - 1) * dil[1] + 1):
-        padding, explicit = "SAME", None
-    dtype = np.float64 if seed % 5 == 0 else np.float32
-    x = rng.standard_normal((n, h, w, c)).astype(dtype)
-    wt = rng.standard_normal((kh, kw, c, o)).astype(dtype)
-    dy = rng.standard_normal(nn_ops._conv_kernel(x, wt, strides, padding, dil, explicit).shape).astype(dtype)
+    x, wt, dy, strides, padding, dil, explicit = random_conv_case(rng, seed, 4)
+    dtype = x.dtype.type
     got = nn_ops._conv_backprop_filter_kernel(x, wt, dy, strides, padding, dil, explicit)
     want = reference_conv_backprop_filter(x, wt, dy, strides, padding, dil, explicit)
     assert got.shape == wt.shape and got.dtype == dtype
