@@ -31,6 +31,8 @@ from typing import Callable
 
 import numpy as np
 
+from rivulet.formats.wire import encode_varint
+
 CANARY = "rivulet_fuzz_canary"
 _ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
@@ -90,7 +92,7 @@ def mutate_bytes(rng, data: bytes, n_mutations=None) -> bytes:
             v = int(rng.choice(_INTERESTING)) & ((1 << (8 * width)) - 1)
             buf[pos:pos + width] = v.to_bytes(width, "little")
         elif kind == 3:  # interesting varint (protobuf lengths, tags)
-            buf[pos:pos + 1] = _varint(int(rng.choice(_INTERESTING)))
+            buf[pos:pos + 1] = encode_varint(int(rng.choice(_INTERESTING)))
         elif kind == 4:  # truncate
             del buf[pos:]
         elif kind == 5 and buf:  # duplicate a chunk
@@ -101,15 +103,6 @@ def mutate_bytes(rng, data: bytes, n_mutations=None) -> bytes:
         else:  # insert random bytes
             buf[pos:pos] = rng.integers(0, 256, int(rng.integers(1, 16)), dtype=np.uint8).tobytes()
     return bytes(buf)
-
-
-def _varint(v):
-    out = bytearray()
-    while True:
-        b, v = v & 0x7F, v >> 7
-        out.append(b | (0x80 if v else 0))
-        if not v:
-            return bytes(out)
 
 
 # ---- the parent: run and watch child processes -------------------------------------------------------------------
