@@ -69,3 +69,30 @@ def labels(arr, path, key, n):
     if len(arr) != n:
         raise ValueError(f"{path}: {key} has {len(arr)} labels for {n} sequences.")
     return arr
+
+
+def object_array(lists):
+    """A 1-D object array of lists, even when every list has the same length (np.array would make it 2-D)."""
+    out = np.empty(len(lists), dtype=object)
+    for i, x in enumerate(lists):
+        out[i] = x
+    return out
+
+
+def index_words(xs, start_char, index_from):
+    """Word indices shifted by index_from, each sequence led by start_char when it is not None (tf_keras)."""
+    if start_char is not None:
+        return [[start_char] + [w + index_from for w in x] for x in xs]
+    if index_from:
+        return [[w + index_from for w in x] for x in xs]
+    return xs
+
+
+def limit_words(xs, num_words, skip_top, oov_char):
+    """Words outside [skip_top, num_words) (num_words: the largest index, when not given) become oov_char, or
+    are dropped when oov_char is None."""
+    if not num_words:
+        num_words = max((max(x) for x in xs if x), default=0)
+    if oov_char is not None:
+        return [[w if skip_top <= w < num_words else oov_char for w in x] for x in xs]
+    return [[w for w in x if skip_top <= w < num_words] for x in xs]

@@ -3,7 +3,8 @@
 import numpy as np
 
 from ..data_utils import get_file
-from ._common import ORIGIN_FOLDER, cache_root, labels, load_word_index, remove_long_seq, word_sequences
+from ._common import (ORIGIN_FOLDER, cache_root, index_words, labels, limit_words, load_word_index, object_array,
+                      remove_long_seq, word_sequences)
 from .npz import load_npz
 
 FILE_HASH = "69664113be75683a8fe16e3ed0ab59fda8886cb3cd7ada244f7d9544e4676b9f"
@@ -31,12 +32,7 @@ def load_data(path="imdb.npz", num_words=None, skip_top=0, maxlen=None, seed=113
     rng.shuffle(indices)
     x_test, labels_test = [x_test[i] for i in indices], labels_test[indices]
 
-    if start_char is not None:
-        x_train = [[start_char] + [w + index_from for w in x] for x in x_train]
-        x_test = [[start_char] + [w + index_from for w in x] for x in x_test]
-    elif index_from:
-        x_train = [[w + index_from for w in x] for x in x_train]
-        x_test = [[w + index_from for w in x] for x in x_test]
+    x_train, x_test = index_words(x_train, start_char, index_from), index_words(x_test, start_char, index_from)
 
     if maxlen:
         x_train, labels_train = remove_long_seq(maxlen, x_train, labels_train)
@@ -48,24 +44,10 @@ def load_data(path="imdb.npz", num_words=None, skip_top=0, maxlen=None, seed=113
     xs = x_train + x_test
     all_labels = np.concatenate([np.asarray(labels_train, dtype=d["y_train"].dtype),
                                  np.asarray(labels_test, dtype=d["y_test"].dtype)])
-    if not num_words:
-        num_words = max((max(x) for x in xs if x), default=0)
-    # 0 pads, 1 starts a sequence, 2 stands for a word outside [skip_top, num_words)
-    if oov_char is not None:
-        xs = [[w if skip_top <= w < num_words else oov_char for w in x] for x in xs]
-    else:
-        xs = [[w for w in x if skip_top <= w < num_words] for x in xs]
+    xs = limit_words(xs, num_words, skip_top, oov_char)  # 0 pads, 1 starts a sequence, 2 an out-of-range word
 
     idx = len(x_train)
-    return ((_object_array(xs[:idx]), all_labels[:idx]), (_object_array(xs[idx:]), all_labels[idx:]))
-
-
-def _object_array(lists):
-    """A 1-D object array of lists, even when every list has the same length (np.array would make it 2-D)."""
-    out = np.empty(len(lists), dtype=object)
-    for i, x in enumerate(lists):
-        out[i] = x
-    return out
+    return ((object_array(xs[:idx]), all_labels[:idx]), (object_array(xs[idx:]), all_labels[idx:]))
 
 
 def get_word_index(path="imdb_word_index.json"):

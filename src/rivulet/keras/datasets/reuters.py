@@ -2,8 +2,8 @@
 import numpy as np
 
 from ..data_utils import get_file
-from ._common import ORIGIN_FOLDER, cache_root, labels, load_word_index, remove_long_seq, word_sequences
-from .imdb import _object_array
+from ._common import (ORIGIN_FOLDER, cache_root, index_words, labels, limit_words, load_word_index, object_array,
+                      remove_long_seq, word_sequences)
 from .npz import load_npz
 
 FILE_HASH = "d6586e694ee56d7a4e65172e12b3e987c03096cb01eab99753921ef915959916"
@@ -26,22 +26,14 @@ def load_data(path="reuters.npz", num_words=None, skip_top=0, maxlen=None, test_
     np.random.RandomState(seed).shuffle(indices)
     xs, ys = [xs[i] for i in indices], ys[indices]
 
-    if start_char is not None:
-        xs = [[start_char] + [w + index_from for w in x] for x in xs]
-    elif index_from:
-        xs = [[w + index_from for w in x] for x in xs]
+    xs = index_words(xs, start_char, index_from)
     if maxlen:
         xs, ys = remove_long_seq(maxlen, xs, ys)
-    if not num_words:
-        num_words = max((max(x) for x in xs if x), default=0)
-    if oov_char is not None:
-        xs = [[w if skip_top <= w < num_words else oov_char for w in x] for x in xs]
-    else:
-        xs = [[w for w in x if skip_top <= w < num_words] for x in xs]
+    xs = limit_words(xs, num_words, skip_top, oov_char)
 
     idx = int(len(xs) * (1 - test_split))
     ys = np.asarray(ys, dtype=d["y"].dtype)
-    return (_object_array(xs[:idx]), np.array(ys[:idx])), (_object_array(xs[idx:]), np.array(ys[idx:]))
+    return (object_array(xs[:idx]), np.array(ys[:idx])), (object_array(xs[idx:]), np.array(ys[idx:]))
 
 
 def get_word_index(path="reuters_word_index.json"):
