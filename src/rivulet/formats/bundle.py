@@ -23,6 +23,7 @@ from .. import dtypes as _dt
 from . import crc32c
 from ..errors import DataLossError, InvalidArgumentError, NotFoundError, PermissionDeniedError, UnimplementedError
 from . import sstable as table
+from .wire import decode_varints
 from .checkpoint_wire import bytes_field, encode_varint, first, fixed32_field, parse, parse_shape, repeated, \
     shape_message, varint_field
 
@@ -213,26 +214,6 @@ class BundleReader:
         return arr
 
 
-def _varints(b, n):
-    """The first n varints of the uint8 array b, as uint64 (bits past 64 dropped), and where they end; None
-    when b holds fewer than n or one runs past 10 bytes. Vectorised: a tensor of millions of strings has as
-    many lengths."""
-    ends = np.flatnonzero(b < 0x80)[:n]  # each varint's last byte
-    if len(ends) < n:
-        return None
-    if n == 0:
-        return np.zeros(0, np.uint64), 0
-    starts = np.empty(n, np.int64)
-    starts[0], starts[1:] = 0, ends[:-1] + 1
-    widths = ends - starts + 1
-    if widths.max() > 10:
-        return None
-    stop = int(ends[-1]) + 1
-    shifts = (np.arange(stop) - np.repeat(starts, widths)).astype(np.uint64) * np.uint64(7)
-    parts = (b[:stop].astype(np.uint64) & np.uint64(0x7F)) << shifts
-    return np.add.reduceat(parts, starts), stop
-
-
 def _decode_strings(buf, shape, prefix, key):
     buf = bytes(buf)
     n = 1
@@ -240,7 +221,7 @@ def _decode_strings(buf, shape, prefix, key):
         n *= d
     if n > len(buf):  # every element needs at least its one-byte length
         raise _loss(prefix, f"string tensor {key!r} is too short for its shape")
-    got = _varints(np.frombuffer(buf, np.uint8), n)
+    got = decode_varints(np.frombuffer(buf, np.uint8), n)  # millions of strings have as many lengths
     if got is None:
         raise _loss(prefix, f"string tensor {key!r} has a corrupted length")
     lengths, pos = got

@@ -5,6 +5,8 @@ bytes there are; readers take `fail(kind, detail=None)`, which builds the caller
 """
 import struct
 
+import numpy as np
+
 
 def encode_varint(n):
     n &= (1 << 64) - 1  # negative int64s are written as their two's complement, ten bytes long
@@ -127,3 +129,35 @@ def first(msg, field, default=0, wire=None):
 def signed(n):
     """int64 from its varint (two's complement) encoding."""
     return n - (1 << 64) if n >= 1 << 63 else n
+
+
+def decode_varints(a, count=None):
+    """Varints at the start of the uint8 array `a`, decoded at once: (uint64 values, where they end), or None
+    when `a` holds fewer than `count` (all of `a`, which must then end with one, when None) or one runs past
+    ten bytes. A byte below 0x80 ends a varint; the k-th 7-bit group of every varint longer than k is OR-ed in
+    at once, k = 0..9 (a uint64 shift drops the bits past the 64th, as protobuf does)."""
+    last = a < 0x80
+    if count is None:
+        if a.size and not last[-1]:
+            return None
+        if last.all():  # every value below 128: one byte each
+            return a.astype(np.uint64), a.size
+        ends = np.flatnonzero(last)
+    else:
+        ends = np.flatnonzero(last)[:count]
+        if len(ends) < count:
+            return None
+        if count == 0:
+            return np.zeros(0, np.uint64), 0
+    starts = np.empty_like(ends)
+    starts[0], starts[1:] = 0, ends[:-1] + 1
+    lengths = ends - starts + 1
+    if lengths.max() > 10:
+        return None
+    out = (a[starts] & 0x7F).astype(np.uint64)
+    live, k = np.flatnonzero(lengths > 1), 1
+    while live.size:
+        out[live] |= (a[starts[live] + k] & 0x7F).astype(np.uint64) << np.uint64(7 * k)
+        k += 1
+        live = live[lengths[live] > k]
+    return out, int(ends[-1]) + 1

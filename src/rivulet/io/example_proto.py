@@ -14,7 +14,7 @@ import struct
 import numpy as np
 
 from ..formats.wire import bytes_field, encode_varint as _varint
-from ..formats.wire import fields as _fields, read_varint as _read_varint
+from ..formats.wire import decode_varints as _decode_varints, fields as _fields, read_varint as _read_varint
 
 
 class DecodeError(Exception):
@@ -75,35 +75,18 @@ _SCALAR_BELOW = 256  # bytes
 
 
 def decode_varints(b):
-    """Every varint of a packed field at once, as uint64. A byte below 0x80 ends a varint; then the k-th
-    7-bit group of every varint longer than k is OR-ed in at once, k = 0..9 (a uint64 shift drops the bits
-    past the 64th, as protobuf does). Raises DecodeError where read_varint would: a varint cut short or
-    over ten bytes long."""
+    """Every varint of a packed field at once, as uint64 (formats.wire.decode_varints). Raises DecodeError where
+    read_varint would: a varint cut short or over ten bytes long."""
     if len(b) < _SCALAR_BELOW:  # a few values: NumPy's per-call cost exceeds a plain loop's
         out, i = [], 0
         while i < len(b):
             x, i = read_varint(b, i)
             out.append(x)
         return np.array(out, dtype=np.uint64)
-    a = np.frombuffer(b, dtype=np.uint8)
-    last = a < 0x80
-    if last.all():  # every value below 128: one byte each
-        return a.astype(np.uint64)
-    if not last[-1]:
+    got = _decode_varints(np.frombuffer(b, dtype=np.uint8))
+    if got is None:
         raise _fail("varint")
-    ends = np.flatnonzero(last)
-    starts = np.empty_like(ends)
-    starts[0], starts[1:] = 0, ends[:-1] + 1
-    lengths = ends - starts + 1
-    if lengths.max() > 10:
-        raise _fail("varint")
-    out = (a[starts] & 0x7F).astype(np.uint64)
-    live, k = np.flatnonzero(lengths > 1), 1
-    while live.size:
-        out[live] |= (a[starts[live] + k] & 0x7F).astype(np.uint64) << np.uint64(7 * k)
-        k += 1
-        live = live[lengths[live] > k]
-    return out
+    return got[0]
 
 
 class _List(_Message):
