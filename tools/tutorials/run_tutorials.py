@@ -24,7 +24,8 @@ What the runner does to each notebook, and nothing else:
 - takes its code cells in order and runs them in one namespace, in a subprocess of its own per notebook,
   in a fresh temporary directory (the cwd), with HOME and KERAS_HOME inside it, MPLBACKEND=Agg;
 - rewrites the imports: `import tensorflow as tf` -> `import rivulet as tf`, `from tensorflow(.x) import`
-  -> `from rivulet(.x) import`, `import tensorflow.x as y` -> `import rivulet.x as y`;
+  -> `from rivulet(.x) import`, `import tensorflow.x as y` -> `import rivulet.x as y`, and `import keras` /
+  `from keras(.x) import` (the guides' name for `tf.keras`) -> rivulet's Keras;
 - drops shell and magic lines (`!pip ...`, `%matplotlib`, `%load_ext`) and the `%%time` cell magic line;
   a cell that was nothing but magics or comments is not scored;
 - shrinks training: an integer literal larger than MAX_EPOCHS given to `epochs=`, or assigned to a name
@@ -113,6 +114,9 @@ _IMPORT_RULES = [
     (re.compile(r"^(\s*)import tensorflow\.([\w.]+) as (\w+)"), r"\1import rivulet.\2 as \3"),
     (re.compile(r"^(\s*)from tensorflow(\.[\w.]+)? import"), r"\1from rivulet\2 import"),
     (re.compile(r"^(\s*)import tensorflow\s*$"), r"\1import rivulet as tensorflow"),
+    # TF 2.21's guides spell tf.keras as the top-level `keras` package; rivulet's Keras is rivulet.keras.
+    (re.compile(r"^(\s*)import keras\s*$"), r"\1from rivulet import keras"),
+    (re.compile(r"^(\s*)from keras(\.[\w.]+)? import"), r"\1from rivulet.keras\2 import"),
 ]
 _EPOCH_KW = re.compile(r"\b(epochs\s*=\s*)(\d+)\b")
 _EPOCH_NAME = re.compile(r"^(\s*(?:epochs|EPOCHS|MAX_EPOCHS|max_epochs|num_epochs|NUM_EPOCHS)\s*=\s*)(\d+)\s*$")
