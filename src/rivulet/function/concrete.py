@@ -162,7 +162,66 @@ class ConcreteFunction:
         return nest.pack_sequence_as(so, leaves) if nest.is_nested(so) else leaves[0]
 
     def flat_args(self, args, kwargs):
-        """Validates a call against this function's signature; returns the flat tensor arguments."""
+        """Validates a call against this function's signature; returns the flat tensor arguments.
+
+        As in TensorFlow, a call that does not bind to the structured signature is tried against the flat
+        one: the tensor parameters alone (a Python object the function was traced for is left out, it is
+        part of the graph), each given a tensor; a tensor of another dtype is then refused when the graph
+        would run, with InvalidArgumentError."""
+        try:
+            return self._structured_args(args, kwargs)
+        except TypeError as e:
+            flat = self._flat_signature_args(args, kwargs, e)
+            if flat is None:
+                raise
+            return flat
+
+    def _flat_signature_args(self, args, kwargs, error):
+        """The flat-signature binding (see flat_args): None where this function has no flat signature (a
+        nested or composite tensor parameter), the original error where the shapes do not fit."""
+        names, specs = [], []
+        for (pname, kind), t in zip(self._params, self._arg_types):
+            if isinstance(t, TensorSpec):
+                names.append(pname)
+                specs.append(t)
+            elif _has_tensors(t):
+                return None
+        sig = f"{self._name}({', '.join(names)})"
+
+        def fail(reason):
+            raise TypeError(f"{error}\nFallback to flat signature also failed due to: {sig}{reason}") from None
+
+        if len(args) > len(names):
+            fail(f" takes {len(names)} positional arguments, got {len(args)}.")
+        values = dict(zip(names, args))
+        for k, v in kwargs.items():
+            if k not in names or k in values:
+                fail(f" got an unexpected keyword argument '{k}'." if k not in names else
+                     f" got multiple values for argument '{k}'.")
+            values[k] = v
+        missing = [n for n in names if n not in values]
+        if missing:
+            fail(f" missing required arguments: {', '.join(missing)}.")
+        flat = []
+        for i, (n, spec) in enumerate(zip(names, specs)):
+            x = values[n]
+            if not isinstance(x, Tensor):
+                fail(f": expected argument #{i}(zero-based) to be a Tensor; got {type(x).__name__} ({x!r}).")
+            if x.dtype != spec.dtype:
+                from ..core.op import cpp_dtype_name
+                from ..errors import InvalidArgumentError
+                op = f"__inference_{self._name}"
+                msg = (f"cannot compute {op} as input #{i}(zero-based) was expected to be a "
+                       f"{cpp_dtype_name(spec.dtype)} tensor but is a {cpp_dtype_name(x.dtype)} tensor [Op:{op}]")
+                err = InvalidArgumentError(None, None, msg[:-1])
+                err.message, err.args = msg, (msg,)  # TensorFlow's text: no " name:" suffix here
+                raise err
+            if not x.shape.is_subtype_of(spec.shape):
+                raise error  # the graph was built for this shape (TensorFlow would run it regardless)
+            flat.append(x)
+        return flat
+
+    def _structured_args(self, args, kwargs):
         if len(args) > len(self._params):
             raise TypeError(f"{self._name}() takes {len(self._params)} positional arguments but {len(args)} "
                             f"were given. Expected signature: {self._signature_text()}")
