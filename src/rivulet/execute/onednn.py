@@ -1,0 +1,652 @@
+"""Intel's oneDNN (the library TensorFlow's CPU convolutions run on), called through its C API with ctypes:
+float32 Conv2D forward, its input gradient (also Conv2DTranspose) and its filter gradient, depthwise
+convolutions, and max/average pooling with their gradients, on NHWC arrays with no layout copy.
+
+The optional extra `onednn` installs the library (the `onednn-cpu-gomp` wheel: libdnnl.so.3, oneDNN v3 with
+GNU OpenMP threads; it ships no Python bindings). `api()` is None when it is not installed or does not load
+(then every kernel runs on NumPy as before): nothing here ever raises to a caller for a missing library.
+
+Every call checks its arrays before any pointer reaches C: float32, C-contiguous, exactly the shapes the
+primitive was built for (the byte size oneDNN reports for each plain operand must equal the array's); the
+outputs are arrays allocated here. Anything else raises ValueError, and the callers (ops/nn_ops.py,
+ops/conv_ops.py) check the same before calling. Primitives are built once per shape and attribute set and
+cached (`_CACHE_MAX` of them; past that, built, run and destroyed per call). Weights are reordered into the
+blocked layout the primitive asks for on each call (they change every training step). Each call runs on a
+stream of the calling Python thread, with its scratchpad in a buffer of that thread.
+
+Threads follow execute/blas_threads.py's rules: inside a one-thread region (small GEMMs, loop bodies), or
+while other runnable threads fill the cores (`blas_threads._busy`), a primitive runs on one OpenMP thread;
+otherwise on every core, kept only while its calls run faster that way (a `_Threads` per primitive, the
+same probing as blas_threads.Tuner). OpenMP's idle threads sleep (OMP_WAIT_POLICY=PASSIVE unless the user
+set it) instead of spinning against other work.
+"""
+import ctypes
+import os
+import sys
+import threading
+from pathlib import Path
+from time import perf_counter as _clock
+
+import numpy as np
+
+from . import blas_threads
+
+_F32 = 3  # dnnl_f32
+_ANY = 1  # dnnl_format_tag_any
+_FORWARD_TRAINING, _FORWARD_INFERENCE, _BACKWARD = 64, 96, 128
+_CONV_DIRECT = 0x1
+_POOL_MAX, _POOL_AVG_INCLUDE, _POOL_AVG_EXCLUDE = 0x1FF, 0x2FF, 0x3FF
+_SCRATCHPAD_USER = 1
+# dnnl_query_t: the memory descriptors of a primitive descriptor
+_Q_SRC, _Q_DIFF_SRC, _Q_WEIGHTS, _Q_DIFF_WEIGHTS, _Q_DST, _Q_DIFF_DST, _Q_WORKSPACE, _Q_SCRATCHPAD = range(129, 137)
+# DNNL_ARG_*
+SRC, DST, WEIGHTS, WORKSPACE, SCRATCHPAD = 1, 17, 33, 64, 80
+DIFF_SRC, DIFF_DST, DIFF_WEIGHTS = 129, 145, 161
+_FROM, _TO = 1, 17
+_NONE = ctypes.c_void_p(0)
+_CACHE_MAX = 512
+
+_P = ctypes.c_void_p
+_Dims = ctypes.c_int64 * 12
+
+
+class _Arg(ctypes.Structure):
+    _fields_ = [("arg", ctypes.c_int), ("memory", _P)]
+
+
+class _Version(ctypes.Structure):
+    _fields_ = [("major", ctypes.c_int), ("minor", ctypes.c_int), ("patch", ctypes.c_int),
+                ("hash", ctypes.c_char_p), ("cpu_runtime", ctypes.c_uint), ("gpu_runtime", ctypes.c_uint)]
+
+
+_RUNTIME_SEQ, _RUNTIME_OMP = 1, 2
+
+
+# ------------------------------------------------------------------------------------------ loading
+_found = []  # [Api] once loaded; [None] when there is no usable oneDNN
+_lock = threading.Lock()
+
+
+def api():
+    """The loaded library (an `Api`), or None: not installed, not loadable, not oneDNN 3 with CPU threads of
+    its own (OpenMP or sequential), or switched off with RIVULET_ONEDNN=0."""
+    if not _found:
+        with _lock:
+            if not _found:
+                _found.append(_load())
+    return _found[0]
+
+
+def available():
+    return api() is not None
+
+
+def _candidates():
+    """Where libdnnl.so.3 may be: RIVULET_ONEDNN_LIB, the `onednn-cpu-gomp` distribution's files, this
+    environment's lib/."""
+    env = os.environ.get("RIVULET_ONEDNN_LIB")
+    if env:
+        yield Path(env)
+        return
+    try:
+        from importlib import metadata
+        dist = metadata.distribution("onednn-cpu-gomp")
+        for f in dist.files or ():
+            if f.name == "libdnnl.so.3":
+                yield Path(dist.locate_file(f))
+    except Exception:  # noqa: BLE001 - not installed, or metadata unreadable: look in lib/
+        pass
+    for prefix in dict.fromkeys((sys.prefix, sys.base_prefix)):
+        yield Path(prefix) / "lib" / "libdnnl.so.3"
+
+
+def _load():
+    if os.environ.get("RIVULET_ONEDNN", "1") == "0" or not sys.platform.startswith("linux"):
+        return None
+    for path in _candidates():
+        if not path.is_file():
+            continue
+        # OpenMP's idle threads sleep rather than spin against other work (read when libgomp starts; a user's
+        # own setting wins)
+        os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+        try:
+            return Api(ctypes.CDLL(str(path)))
+        except (OSError, AttributeError, RuntimeError):
+            continue
+    return None
+
+
+def _omp_setter():
+    """omp_set_num_threads of the OpenMP runtime libdnnl loaded (libgomp), or None."""
+    for name in ("libgomp.so.1", "libomp.so", "libiomp5.so"):
+        try:
+            fn = ctypes.CDLL(name, mode=ctypes.RTLD_NOLOAD | ctypes.RTLD_GLOBAL).omp_set_num_threads
+        except (OSError, AttributeError):
+            continue
+        fn.argtypes, fn.restype = [ctypes.c_int], None
+        return fn
+    return None
+
+
+class Error(RuntimeError):
+    """A oneDNN call that returned an error status (an unsupported problem: callers run NumPy instead)."""
+
+
+class Api:
+    """The C functions, with their argument types, the CPU engine, and the primitive cache."""
+
+    def __init__(self, lib):
+        self.lib = d = lib
+        d.dnnl_version.restype = ctypes.POINTER(_Version)
+        v = d.dnnl_version().contents
+        if v.major != 3 or v.cpu_runtime not in (_RUNTIME_SEQ, _RUNTIME_OMP):
+            raise RuntimeError(f"oneDNN {v.major}.{v.minor} with CPU runtime {v.cpu_runtime} is not supported")
+        self.version = (v.major, v.minor, v.patch)
+        st, i, p, pp, dims = ctypes.c_int, ctypes.c_int, _P, ctypes.POINTER(_P), _Dims
+        sig = {
+            "dnnl_engine_create": ([pp, i, ctypes.c_size_t], st),
+            "dnnl_stream_create": ([pp, p, ctypes.c_uint], st),
+            "dnnl_stream_wait": ([p], st),
+            "dnnl_memory_desc_create_with_strides": ([pp, i, dims, i, dims], st),
+            "dnnl_memory_desc_create_with_tag": ([pp, i, dims, i, i], st),
+            "dnnl_memory_desc_destroy": ([p], st),
+            "dnnl_memory_desc_equal": ([p, p], i),
+            "dnnl_memory_desc_get_size": ([p], ctypes.c_size_t),
+            "dnnl_memory_create": ([pp, p, p, p], st),
+            "dnnl_memory_destroy": ([p], st),
+            "dnnl_primitive_attr_create": ([pp], st),
+            "dnnl_primitive_attr_set_scratchpad_mode": ([p, i], st),
+            "dnnl_primitive_desc_query_md": ([p, i, i], p),
+            "dnnl_primitive_desc_destroy": ([p], st),
+            "dnnl_primitive_create": ([pp, p], st),
+            "dnnl_primitive_destroy": ([p], st),
+            "dnnl_primitive_execute": ([p, p, i, ctypes.POINTER(_Arg)], st),
+            "dnnl_reorder_primitive_desc_create": ([pp, p, p, p, p, p], st),
+            "dnnl_convolution_forward_primitive_desc_create":
+                ([pp, p, i, i, p, p, p, p, dims, dims, dims, dims, p], st),
+            "dnnl_convolution_backward_data_primitive_desc_create":
+                ([pp, p, i, p, p, p, dims, dims, dims, dims, p, p], st),
+            "dnnl_convolution_backward_weights_primitive_desc_create":
+                ([pp, p, i, p, p, p, p, dims, dims, dims, dims, p, p], st),
+            "dnnl_pooling_forward_primitive_desc_create":
+                ([pp, p, i, i, p, p, dims, dims, dims, dims, dims, p], st),
+            "dnnl_pooling_backward_primitive_desc_create":
+                ([pp, p, i, p, p, dims, dims, dims, dims, dims, p, p], st),
+        }
+        for name, (args, res) in sig.items():
+            fn = getattr(d, name)
+            fn.argtypes, fn.restype = args, res
+        self.engine = _P()
+        self.check(d.dnnl_engine_create(ctypes.byref(self.engine), 1, 0), "dnnl_engine_create")  # dnnl_cpu, 0
+        self.attr = _P()
+        self.check(d.dnnl_primitive_attr_create(ctypes.byref(self.attr)), "dnnl_primitive_attr_create")
+        self.check(d.dnnl_primitive_attr_set_scratchpad_mode(self.attr, _SCRATCHPAD_USER), "scratchpad mode")
+        self.set_threads = _omp_setter() if v.cpu_runtime == _RUNTIME_OMP else None
+        self.cache = {}
+        self.cache_lock = threading.Lock()
+        self.local = threading.local()
+
+    @staticmethod
+    def check(status, what):
+        if status != 0:
+            raise Error(f"oneDNN: {what} failed (status {status})")
+
+    # ---------------------------------------------------------------------------- descriptors
+    def md(self, dims, strides=None):
+        """A float32 memory descriptor: plain with these element strides, or format `any` (None)."""
+        m = _P()
+        if strides is None:
+            self.check(self.lib.dnnl_memory_desc_create_with_tag(ctypes.byref(m), len(dims), _Dims(*dims), _F32,
+                                                                 _ANY), "memory descriptor")
+        else:
+            self.check(self.lib.dnnl_memory_desc_create_with_strides(ctypes.byref(m), len(dims), _Dims(*dims), _F32,
+                                                                     _Dims(*strides)), "memory descriptor")
+        return m
+
+    def stream(self):
+        s = getattr(self.local, "stream", None)
+        if s is None:
+            s = _P()
+            self.check(self.lib.dnnl_stream_create(ctypes.byref(s), self.engine, 1), "dnnl_stream_create")
+            self.local.stream = s
+        return s
+
+    def scratch(self, nbytes):
+        """A buffer of this thread of at least nbytes (64-byte aligned), reused across calls."""
+        buf = getattr(self.local, "scratch", None)
+        if buf is None or buf.nbytes < nbytes + 64:
+            buf = self.local.scratch = np.empty(max(nbytes + 64, 1 << 16), np.uint8)
+        return buf.ctypes.data + (-buf.ctypes.data) % 64
+
+    def primitive(self, key, build):
+        """The cached `Primitive` for key, built by build() on a miss; (primitive, owned): owned primitives are
+        not cached (the cache is full) and the caller destroys them."""
+        p = self.cache.get(key)
+        if p is not None:
+            return p, False
+        p = build()
+        with self.cache_lock:
+            if key in self.cache:
+                other = self.cache[key]
+                p.destroy()
+                return other, False
+            if len(self.cache) < _CACHE_MAX:
+                self.cache[key] = p
+                return p, False
+        return p, True
+
+
+# ------------------------------------------------------------------------------------------ primitives
+class _Threads:
+    """Every core or one for one primitive, as blas_threads.Tuner chooses for big GEMMs: one thread inside a
+    one-thread region or while other work fills the cores; otherwise the faster of the two, judged by the
+    calls' times and tried again now and then."""
+    __slots__ = ("one", "recent", "probe_at", "backoff")
+
+    def __init__(self):
+        self.one, self.recent, self.probe_at, self.backoff = False, [], None, _PROBE_S
+
+    def choose(self, now):
+        """(one thread?, probing?)"""
+        if blas_threads._active[0]:
+            return True, None
+        if self.probe_at is None:
+            self.probe_at = now + _PROBE_S
+            self.one = blas_threads._busy()
+        if now >= self.probe_at:
+            if self.one and blas_threads._busy():
+                self.probe_at = now + self.backoff
+                return True, False
+            return not self.one, True
+        return self.one, False
+
+    def record(self, one, took, probing, now):
+        if probing is None:
+            return
+        recent = self.recent
+        if probing:
+            if recent and took * 1.1 < sum(recent) / len(recent):
+                self.one, self.backoff = one, _PROBE_S
+                recent.clear()
+                recent.append(took)
+            else:
+                self.backoff = min(self.backoff * 2, _PROBE_MAX_S)
+            self.probe_at = now + self.backoff
+            return
+        if not one and recent and took > _JUMP * min(recent):
+            self.probe_at = now
+        recent.append(took)
+        if len(recent) > _KEEP:
+            del recent[0]
+
+
+_PROBE_S, _PROBE_MAX_S, _JUMP, _KEEP = 0.25, 16.0, 4.0, 4
+
+
+class Primitive:
+    """A primitive with the memory descriptors of its arguments: `plain` ones (the user's NHWC/HWIO arrays,
+    with their byte sizes) and, where the primitive wants another layout (weights), a reorder into or out
+    of a buffer of that layout."""
+
+    def __init__(self, api, pd, plain, workspace=False):
+        self.api, self.pd = api, pd
+        lib = api.lib
+        self.handle = _P()
+        api.check(lib.dnnl_primitive_create(ctypes.byref(self.handle), pd), "dnnl_primitive_create")
+        self.args = {}  # arg -> (user md, its byte size, primitive md or None, reorder or None)
+        self.owned = [pd]
+        for arg, (query, user) in plain.items():
+            want = lib.dnnl_primitive_desc_query_md(pd, query, 0)
+            size = lib.dnnl_memory_desc_get_size(user)
+            if lib.dnnl_memory_desc_equal(want, user):
+                self.args[arg] = (user, size, None, None, 0)
+                continue
+            out = arg in (DST, DIFF_SRC, DIFF_WEIGHTS)
+            src, dst = (want, user) if out else (user, want)
+            rpd = _P()
+            api.check(lib.dnnl_reorder_primitive_desc_create(ctypes.byref(rpd), src, api.engine, dst, api.engine,
+                                                             None), "reorder")
+            reorder = _P()
+            api.check(lib.dnnl_primitive_create(ctypes.byref(reorder), rpd), "reorder primitive")
+            self.owned.append(rpd)
+            self.args[arg] = (user, size, want, reorder, lib.dnnl_memory_desc_get_size(want))
+        self.workspace = lib.dnnl_primitive_desc_query_md(pd, _Q_WORKSPACE, 0) if workspace else None
+        self.workspace_size = lib.dnnl_memory_desc_get_size(self.workspace) if workspace else 0
+        self.scratch_md = lib.dnnl_primitive_desc_query_md(pd, _Q_SCRATCHPAD, 0)
+        self.scratch_size = lib.dnnl_memory_desc_get_size(self.scratch_md)
+        self.threads = _Threads()
+
+    def destroy(self):
+        lib = self.api.lib
+        lib.dnnl_primitive_destroy(self.handle)
+        for _, _, _, reorder, _ in self.args.values():
+            if reorder is not None:
+                lib.dnnl_primitive_destroy(reorder)
+        for pd in self.owned:
+            lib.dnnl_primitive_desc_destroy(pd)
+
+    def run(self, arrays, workspace=None):
+        """Executes with arrays {arg: ndarray} (every plain argument; outputs are written) and, for pooling,
+        a workspace byte array. Checks every array against its descriptor first."""
+        api, lib = self.api, self.api.lib
+        if set(arrays) != set(self.args):
+            raise ValueError(f"oneDNN: arguments {sorted(arrays)} do not match {sorted(self.args)}")
+        for arg, a in arrays.items():
+            size = self.args[arg][1]
+            if not isinstance(a, np.ndarray) or a.dtype != np.float32 or not a.flags.c_contiguous \
+                    or a.nbytes != size:
+                raise ValueError(f"oneDNN: argument {arg} must be a C-contiguous float32 array of {size} bytes")
+            if arg in (DST, DIFF_SRC, DIFF_WEIGHTS) and not a.flags.writeable:
+                raise ValueError(f"oneDNN: output {arg} is read-only")
+        if self.workspace is not None:
+            if workspace is None or workspace.dtype != np.uint8 or not workspace.flags.c_contiguous \
+                    or workspace.nbytes < self.workspace_size or not workspace.flags.writeable:
+                raise ValueError(f"oneDNN: a workspace of {self.workspace_size} bytes is needed")
+        mems = []
+
+        def mem(md, ptr):
+            m = _P()
+            api.check(lib.dnnl_memory_create(ctypes.byref(m), md, api.engine, _P(ptr)), "dnnl_memory_create")
+            mems.append(m)
+            return m
+
+        stream = api.stream()
+        extra = sum(a[4] + 64 for a in self.args.values() if a[3] is not None)
+        base = api.scratch(self.scratch_size + extra + 64)
+        try:
+            execargs, after = [], []
+            pos = base + self.scratch_size + (-self.scratch_size) % 64
+            for arg, a in arrays.items():
+                user, _, want, reorder, wsize = self.args[arg]
+                um = mem(user, a.ctypes.data)
+                if reorder is None:
+                    execargs.append((arg, um))
+                    continue
+                bm = mem(want, pos)
+                pos += wsize + (-wsize) % 64
+                execargs.append((arg, bm))
+                if arg in (DST, DIFF_SRC, DIFF_WEIGHTS):
+                    after.append((reorder, bm, um))
+                else:
+                    self._exec(reorder, stream, [(_FROM, um), (_TO, bm)])
+            if self.scratch_size:
+                execargs.append((SCRATCHPAD, mem(self.scratch_md, base)))
+            if self.workspace is not None:
+                execargs.append((WORKSPACE, mem(self.workspace, workspace.ctypes.data)))
+            self._timed(stream, execargs)
+            for reorder, bm, um in after:
+                self._exec(reorder, stream, [(_FROM, bm), (_TO, um)])
+        finally:
+            for m in mems:
+                lib.dnnl_memory_destroy(m)
+
+    def _timed(self, stream, execargs):
+        setter = self.api.set_threads
+        if setter is None:
+            return self._exec(self.handle, stream, execargs)
+        start = _clock()
+        one, probing = self.threads.choose(start)
+        setter(1 if one else blas_threads._cpus())
+        self._exec(self.handle, stream, execargs)
+        self.threads.record(one, _clock() - start, probing, start)
+
+    def _exec(self, prim, stream, pairs):
+        args = (_Arg * len(pairs))(*[_Arg(k, m) for k, m in pairs])
+        lib = self.api.lib
+        self.api.check(lib.dnnl_primitive_execute(prim, stream, len(pairs), args), "dnnl_primitive_execute")
+        self.api.check(lib.dnnl_stream_wait(stream), "dnnl_stream_wait")
+
+
+# ------------------------------------------------------------------------------------------ layouts
+def _nhwc(n, h, w, c):
+    """Logical (N, C, H, W) of an NHWC array: dims and strides."""
+    return (n, c, h, w), (h * w * c, 1, w * c, c)
+
+
+def _hwio(kh, kw, i, o):
+    """Logical (O, I, KH, KW) of a TensorFlow [KH, KW, I, O] filter."""
+    return (o, i, kh, kw), (1, o, kw * i * o, i * o)
+
+
+def _hwcm(kh, kw, c, m):
+    """Logical (G=C, O=M, I=1, KH, KW) of a TensorFlow depthwise [KH, KW, C, M] filter."""
+    return (c, m, 1, kh, kw), (m, 1, 1, kw * c * m, c * m)
+
+
+def _ints(*vals):
+    return _Dims(*vals)
+
+
+def _check4(a, what):
+    if not isinstance(a, np.ndarray) or a.dtype != np.float32 or a.ndim != 4 or not a.flags.c_contiguous:
+        raise ValueError(f"oneDNN: {what} must be a C-contiguous 4-D float32 array")
+
+
+def _geometry(ishape, oshape, k, strides, dilations, pads):
+    """Checks that the output size follows from the input, filter, strides, dilations and padding as
+    oneDNN computes it; returns oneDNN's (strides, dilations - 1, padding_l, padding_r)."""
+    for i in range(2):
+        eff = (k[i] - 1) * dilations[i] + 1
+        lo, hi = pads[i]
+        if min(lo, hi) < 0 or strides[i] < 1 or dilations[i] < 1 \
+                or (ishape[i] + lo + hi - eff) // strides[i] + 1 != oshape[i]:
+            raise ValueError(f"oneDNN: input {ishape}, filter {k}, strides {strides}, dilations {dilations}, "
+                             f"padding {pads} do not give output {oshape}")
+    return (_ints(*strides), _ints(dilations[0] - 1, dilations[1] - 1), _ints(pads[0][0], pads[1][0]),
+            _ints(pads[0][1], pads[1][1]))
+
+
+def _run(a, key, build, arrays, workspace=None):
+    prim, owned = a.primitive(key, build)
+    try:
+        prim.run(arrays, workspace)
+    finally:
+        if owned:
+            prim.destroy()
+
+
+# ------------------------------------------------------------------------------------------ convolutions
+def _conv_mds(a, x_shape, w_shape, y_shape, depthwise):
+    n, h, w, c = x_shape
+    kh, kw = w_shape[:2]
+    xd, xs = _nhwc(n, h, w, c)
+    yd, ys = _nhwc(*y_shape)
+    wd, ws = (_hwcm if depthwise else _hwio)(*w_shape)
+    return a.md(xd, xs), a.md(wd, ws), a.md(yd, ys), a.md(wd), (kh, kw)
+
+
+def _conv_pd(a, kind, x_shape, w_shape, y_shape, strides, dilations, pads, depthwise):
+    """(primitive descriptor, {arg: (query, user md)}) of a convolution's forward, backward-data or
+    backward-weights primitive."""
+    lib = a.lib
+    xm, wm, ym, wany, k = _conv_mds(a, x_shape, w_shape, y_shape, depthwise)
+    geo = _geometry(x_shape[1:3], y_shape[1:3], k, strides, dilations, pads)
+    fwd = _P()
+    a.check(lib.dnnl_convolution_forward_primitive_desc_create(
+        ctypes.byref(fwd), a.engine, _FORWARD_INFERENCE if kind == "fwd" else _FORWARD_TRAINING, _CONV_DIRECT,
+        xm, wany, _NONE, ym, *geo, a.attr), "convolution forward")
+    if kind == "fwd":
+        return fwd, {SRC: (_Q_SRC, xm), WEIGHTS: (_Q_WEIGHTS, wm), DST: (_Q_DST, ym)}, []
+    pd = _P()
+    try:
+        if kind == "data":
+            a.check(lib.dnnl_convolution_backward_data_primitive_desc_create(
+                ctypes.byref(pd), a.engine, _CONV_DIRECT, xm, wany, ym, *geo, fwd, a.attr), "convolution backward data")
+            plain = {DIFF_SRC: (_Q_DIFF_SRC, xm), WEIGHTS: (_Q_WEIGHTS, wm), DIFF_DST: (_Q_DIFF_DST, ym)}
+        else:
+            a.check(lib.dnnl_convolution_backward_weights_primitive_desc_create(
+                ctypes.byref(pd), a.engine, _CONV_DIRECT, xm, wany, _NONE, ym, *geo, fwd, a.attr),
+                "convolution backward weights")
+            plain = {SRC: (_Q_SRC, xm), DIFF_WEIGHTS: (_Q_DIFF_WEIGHTS, wm), DIFF_DST: (_Q_DIFF_DST, ym)}
+    finally:
+        lib.dnnl_primitive_desc_destroy(fwd)
+    return pd, plain, []
+
+
+def _conv(kind, x_shape, w_shape, y_shape, strides, dilations, pads, depthwise, arrays):
+    a = api()
+    if a is None:
+        raise ValueError("oneDNN is not available")
+    key = ("conv", kind, depthwise, x_shape, w_shape, y_shape, strides, dilations, pads)
+
+    def build():
+        pd, plain, _ = _conv_pd(a, kind, x_shape, w_shape, y_shape, strides, dilations, pads, depthwise)
+        try:
+            return Primitive(a, pd, plain)
+        except Error:
+            a.lib.dnnl_primitive_desc_destroy(pd)
+            raise
+    _run(a, key, build, arrays)
+
+
+def _conv_shapes(x, w, depthwise):
+    _check4(x, "input")
+    _check4(w, "filter")
+    if depthwise:
+        if w.shape[2] != x.shape[3]:
+            raise ValueError(f"oneDNN: depthwise filter {w.shape} does not fit input {x.shape}")
+        return w.shape[2] * w.shape[3]
+    if w.shape[2] != x.shape[3]:
+        raise ValueError(f"oneDNN: filter {w.shape} does not fit input {x.shape}")
+    return w.shape[3]
+
+
+def conv2d(x, w, strides, dilations, pads, depthwise=False):
+    """NHWC float32 convolution (TensorFlow's Conv2D, or DepthwiseConv2dNative with depthwise=True) of x with
+    filter w [KH, KW, C, O] (depthwise: [KH, KW, C, M]); pads ((top, bottom), (left, right))."""
+    o = _conv_shapes(x, w, depthwise)
+    n, h, wd, _ = x.shape
+    kh, kw = w.shape[:2]
+    oh = (h + pads[0][0] + pads[0][1] - (kh - 1) * dilations[0] - 1) // strides[0] + 1
+    ow = (wd + pads[1][0] + pads[1][1] - (kw - 1) * dilations[1] - 1) // strides[1] + 1
+    y = np.empty((n, oh, ow, o), np.float32)
+    _conv("fwd", x.shape, w.shape, y.shape, tuple(strides), tuple(dilations), _pads(pads), depthwise,
+          {SRC: x, WEIGHTS: w, DST: y})
+    return y
+
+
+def conv2d_backprop_input(x_shape, w, dy, strides, dilations, pads, depthwise=False):
+    """The gradient of conv2d with respect to its input, of shape x_shape (also Conv2DTranspose)."""
+    _check4(w, "filter")
+    _check4(dy, "gradient")
+    x_shape = tuple(int(d) for d in x_shape)
+    if len(x_shape) != 4 or x_shape[3] != w.shape[2] or dy.shape[0] != x_shape[0]:
+        raise ValueError(f"oneDNN: input shape {x_shape}, filter {w.shape} and gradient {dy.shape} do not agree")
+    dx = np.empty(x_shape, np.float32)
+    _conv("data", x_shape, w.shape, dy.shape, tuple(strides), tuple(dilations), _pads(pads), depthwise,
+          {DIFF_SRC: dx, WEIGHTS: w, DIFF_DST: dy})
+    return dx
+
+
+def conv2d_backprop_filter(x, w_shape, dy, strides, dilations, pads, depthwise=False):
+    """The gradient of conv2d with respect to its filter, of shape w_shape."""
+    _check4(x, "input")
+    _check4(dy, "gradient")
+    w_shape = tuple(int(d) for d in w_shape)
+    if len(w_shape) != 4 or w_shape[2] != x.shape[3] or dy.shape[0] != x.shape[0]:
+        raise ValueError(f"oneDNN: input {x.shape}, filter shape {w_shape} and gradient {dy.shape} do not agree")
+    dw = np.empty(w_shape, np.float32)
+    _conv("weights", x.shape, w_shape, dy.shape, tuple(strides), tuple(dilations), _pads(pads), depthwise,
+          {SRC: x, DIFF_WEIGHTS: dw, DIFF_DST: dy})
+    return dw
+
+
+def _pads(pads):
+    return (tuple(int(p) for p in pads[0]), tuple(int(p) for p in pads[1]))
+
+
+# ------------------------------------------------------------------------------------------ pooling
+def _pool_pd(a, kind, alg, x_shape, y_shape, ksize, strides, pads):
+    lib = a.lib
+    xm, ym = a.md(*_nhwc(*x_shape)), a.md(*_nhwc(*y_shape))
+    geo = _geometry(x_shape[1:3], y_shape[1:3], ksize, strides, (1, 1), pads)
+    fwd = _P()
+    prop = _FORWARD_TRAINING if (kind == "bwd" or alg == _POOL_MAX and kind == "ws") else _FORWARD_INFERENCE
+    a.check(lib.dnnl_pooling_forward_primitive_desc_create(
+        ctypes.byref(fwd), a.engine, prop, alg, xm, ym, geo[0], _ints(*ksize), geo[1], geo[2], geo[3], a.attr),
+        "pooling forward")
+    if kind != "bwd":
+        return fwd, {SRC: (_Q_SRC, xm), DST: (_Q_DST, ym)}
+    pd = _P()
+    try:
+        a.check(lib.dnnl_pooling_backward_primitive_desc_create(
+            ctypes.byref(pd), a.engine, alg, xm, ym, geo[0], _ints(*ksize), geo[1], geo[2], geo[3], fwd, a.attr),
+            "pooling backward")
+    finally:
+        lib.dnnl_primitive_desc_destroy(fwd)
+    return pd, {DIFF_SRC: (_Q_DIFF_SRC, xm), DIFF_DST: (_Q_DIFF_DST, ym)}
+
+
+def _pool(kind, alg, x_shape, y_shape, ksize, strides, pads, arrays, workspace=None):
+    a = api()
+    if a is None:
+        raise ValueError("oneDNN is not available")
+    key = ("pool", kind, alg, x_shape, y_shape, ksize, strides, pads)
+
+    def build():
+        pd, plain = _pool_pd(a, kind, alg, x_shape, y_shape, ksize, strides, pads)
+        try:
+            return Primitive(a, pd, plain, workspace=alg == _POOL_MAX and kind != "fwd")
+        except Error:
+            a.lib.dnnl_primitive_desc_destroy(pd)
+            raise
+    prim, owned = a.primitive(key, build)
+    try:
+        if workspace is None and prim.workspace is not None:
+            workspace = np.empty(prim.workspace_size, np.uint8)
+        prim.run(arrays, workspace)
+        return workspace
+    finally:
+        if owned:
+            prim.destroy()
+
+
+def _pool_out(x_shape, ksize, strides, pads):
+    n, h, w, c = x_shape
+    oh = (h + pads[0][0] + pads[0][1] - ksize[0]) // strides[0] + 1
+    ow = (w + pads[1][0] + pads[1][1] - ksize[1]) // strides[1] + 1
+    return (n, oh, ow, c)
+
+
+def max_pool(x, ksize, strides, pads):
+    """NHWC float32 max pooling (padding never wins a window)."""
+    _check4(x, "input")
+    y = np.empty(_pool_out(x.shape, ksize, strides, pads), np.float32)
+    _pool("fwd", _POOL_MAX, x.shape, y.shape, tuple(ksize), tuple(strides), _pads(pads), {SRC: x, DST: y})
+    return y
+
+
+def avg_pool(x, ksize, strides, pads):
+    """NHWC float32 average pooling over each window's input elements (padding excluded, as TensorFlow)."""
+    _check4(x, "input")
+    y = np.empty(_pool_out(x.shape, ksize, strides, pads), np.float32)
+    _pool("fwd", _POOL_AVG_EXCLUDE, x.shape, y.shape, tuple(ksize), tuple(strides), _pads(pads), {SRC: x, DST: y})
+    return y
+
+
+def max_pool_grad(x, dy, ksize, strides, pads):
+    """The max-pool gradient: each window's dy goes to the input element the forward pass chose (the
+    forward runs again here for its workspace)."""
+    _check4(x, "input")
+    _check4(dy, "gradient")
+    ksize, strides, pads = tuple(ksize), tuple(strides), _pads(pads)
+    y_shape = _pool_out(x.shape, ksize, strides, pads)
+    if dy.shape != y_shape:
+        raise ValueError(f"oneDNN: gradient {dy.shape} does not match the pool's output {y_shape}")
+    y = np.empty(y_shape, np.float32)
+    ws = _pool("ws", _POOL_MAX, x.shape, y_shape, ksize, strides, pads, {SRC: x, DST: y})
+    dx = np.empty(x.shape, np.float32)
+    _pool("bwd", _POOL_MAX, x.shape, y_shape, ksize, strides, pads, {DIFF_SRC: dx, DIFF_DST: dy}, ws)
+    return dx
+
+
+def avg_pool_grad(x_shape, dy, ksize, strides, pads):
+    """The average-pool gradient (padding excluded from each window's count)."""
+    _check4(dy, "gradient")
+    x_shape = tuple(int(d) for d in x_shape)
+    ksize, strides, pads = tuple(ksize), tuple(strides), _pads(pads)
+    if len(x_shape) != 4 or _pool_out(x_shape, ksize, strides, pads) != dy.shape:
+        raise ValueError(f"oneDNN: gradient {dy.shape} does not match the pool of {x_shape}")
+    dx = np.empty(x_shape, np.float32)
+    _pool("bwd", _POOL_AVG_EXCLUDE, x_shape, dy.shape, ksize, strides, pads, {DIFF_SRC: dx, DIFF_DST: dy})
+    return dx
