@@ -292,6 +292,11 @@ class Trainer:
     def compile(self, optimizer="rmsprop", loss=None, metrics=None, loss_weights=None, weighted_metrics=None,
                 run_eagerly=None, steps_per_execution=None, jit_compile=None, **kwargs):
         self.optimizer = optimizers.get(optimizer)
+        if getattr(self, "compute_dtype", None) == "float16":
+            # as tf_keras: float16 models need loss scaling to train as well as float32 ones
+            from .mixed_precision import LossScaleOptimizer
+            if not isinstance(self.optimizer, LossScaleOptimizer):
+                self.optimizer = LossScaleOptimizer(self.optimizer)
         self.compiled_loss = LossesContainer(loss)
         self.compiled_metrics = MetricsContainer(metrics)
         self.loss = loss

@@ -126,7 +126,7 @@ class Layer:
             raise TypeError(f"`name` must be a string, got {name!r}")
         self._name = name or backend.unique_name(backend.to_snake_case(type(self).__name__))
         self._trainable = trainable
-        self._dtype = tf.as_dtype(getattr(dtype, "name", dtype) or backend.floatx())
+        self._set_dtype_policy(dtype)
         self._autocast = kwargs.get("autocast", True)
         self.dynamic = dynamic
         self.built = False
@@ -150,9 +150,24 @@ class Layer:
     def name(self):
         return self._name
 
+    def _set_dtype_policy(self, dtype):
+        """The layer's dtype policy (mixed_precision.Policy) from its `dtype=` argument or the global policy:
+        `_dtype` is the compute dtype (inputs are cast to it), `_variable_dtype` the weights' dtype."""
+        from ..mixed_precision import policy
+        self._dtype_policy = policy.get_policy(dtype)
+        self._dtype = tf.as_dtype(self._dtype_policy.compute_dtype)
+        self._variable_dtype = tf.as_dtype(self._dtype_policy.variable_dtype)
+        # Under a mixed policy, calls read the float variables in the compute dtype (AutoCastVariable).
+        self._autocast_dtype = self._dtype if self._variable_dtype is not self._dtype else None
+
+    @property
+    def dtype_policy(self):
+        return self._dtype_policy
+
     @property
     def dtype(self):
-        return self._dtype.name
+        """The variable dtype (as tf_keras: for a 'mixed_float16' layer, 'float32')."""
+        return self._variable_dtype.name
 
     @property
     def compute_dtype(self):
@@ -160,7 +175,7 @@ class Layer:
 
     @property
     def variable_dtype(self):
-        return self._dtype.name
+        return self._variable_dtype.name
 
     @property
     def trainable(self):
@@ -265,6 +280,8 @@ class Layer:
         if training is not None and spec.takes_training and not positional:
             kwargs["training"] = training
         mask = self._incoming_mask(inputs, kwargs, spec)
+        if self._autocast_dtype is not None:
+            call = _autocasting(call, self._autocast_dtype)
         if not explicit:
             return self._set_mask(inputs, mask, self._finish(call(inputs, *args, **kwargs)))
         saved = backend.CALL_TRAINING[0]
@@ -348,7 +365,8 @@ class Layer:
         """Whether calls may skip the general path: `call` takes neither `training` nor `mask`, and nothing
         runs around it (masks, activity regularisers, a subclass's _finish)."""
         spec = call_spec(type(self).call.__get__(self))
-        self._plain = not (spec.takes_training or spec.takes_mask) and type(self)._finish is Layer._finish \
+        self._plain = self._autocast_dtype is None and not (spec.takes_training or spec.takes_mask) and \
+            type(self)._finish is Layer._finish \
             and self.activity_regularizer is None and type(self).compute_mask is Layer.compute_mask \
             and not self.supports_masking
 
@@ -371,7 +389,9 @@ class Layer:
             # (a layer built from a config with units 2**64 or -1): TensorFlow's dimensions are int64
             raise ValueError(f"Layer '{self.name}': the shape {shape} of weight '{name}' must be non-negative "
                              f"integers below 2**63")
-        dtype = tf.as_dtype(getattr(dtype, "name", dtype) or self._dtype)
+        dtype = tf.as_dtype(getattr(dtype, "name", dtype) or self._variable_dtype)
+        autocast = kwargs.pop("experimental_autocast", True) and self._autocast_dtype is not None and \
+            dtype.is_floating
         if initializer is None:
             initializer = "glorot_uniform" if dtype.is_floating else "zeros"
         init = initializers.get(initializer)
@@ -381,8 +401,11 @@ class Layer:
             if tuple(getattr(value, "shape", shape)) != shape:  # an op that took the shape as int32 and wrapped
                 raise ValueError(f"Layer '{self.name}': the initializer of weight '{name}' gave shape "
                                  f"{tuple(value.shape)}, not {shape}")
-            var = tf.Variable(value, trainable=trainable, name=f"{self._name}/{name}" if name else self._name,
-                              dtype=dtype)
+            make = tf.Variable
+            if autocast:
+                from ..mixed_precision.autocast_variable import AutoCastVariable as make
+            var = make(value, trainable=trainable, name=f"{self._name}/{name}" if name else self._name,
+                       dtype=dtype)
         var._keras_constraint = constraint
         (self._trainable_weights if trainable else self._non_trainable_weights).append(var)
         reg = regularizers.get(regularizer)
@@ -598,7 +621,8 @@ class Layer:
         that defines its own get_config gets only the first part from `super().get_config()`, as in Keras 2;
         rivulet's layers, and user layers without a get_config, get the arguments too."""
         from ..saving.serialization import serialize_keras_object
-        config = {"name": self.name, "trainable": self.trainable, "dtype": self.dtype}
+        from ..mixed_precision.policy import serialize
+        config = {"name": self.name, "trainable": self.trainable, "dtype": serialize(self._dtype_policy)}
         if self._batch_input_shape is not None:
             config["batch_input_shape"] = self._batch_input_shape
         if not type(self).get_config.__module__.startswith("rivulet."):
@@ -636,6 +660,16 @@ class Layer:
 
 _NOT_CONFIG = frozenset(["input_shape", "input_dim", "batch_size", "weights", "batch_input_shape", "name",
                          "trainable", "dtype", "dynamic", "autocast"])
+
+
+def _autocasting(call, dtype):
+    """`call` with the layer's AutoCastVariables read in its compute dtype."""
+    from ..mixed_precision.autocast_variable import enable_auto_cast_variables
+
+    def run(*args, **kwargs):
+        with enable_auto_cast_variables(dtype):
+            return call(*args, **kwargs)
+    return run
 
 
 def _shape_config(shapes):

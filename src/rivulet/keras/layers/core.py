@@ -56,8 +56,8 @@ class Dense(Layer):
         self.built = True
 
     def call(self, inputs):
-        if inputs.dtype is not self.kernel.dtype:
-            inputs = tf.cast(inputs, self.kernel.dtype)  # integer inputs too, as Keras's Dense does
+        if inputs.dtype is not self._dtype:
+            inputs = tf.cast(inputs, self._dtype)  # integer inputs too, as Keras's Dense does
         if inputs.ndim == 2:
             out = tf.matmul(inputs, self.kernel)
         else:

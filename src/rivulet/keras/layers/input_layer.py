@@ -81,7 +81,8 @@ class InputLayer(Layer):
             name = f"input_{backend.get_uid('input')}"  # Keras numbers inputs from 1: input_1, input_2
         if batch_input_shape is None:
             batch_input_shape = (batch_size,) + tuple(input_shape or ())
-        super().__init__(name=name, dtype=dtype, batch_input_shape=tuple(batch_input_shape))
+        # (an Input is floatx's, whatever the global mixed precision policy: tf_keras's InputLayer)
+        super().__init__(name=name, dtype=dtype or backend.floatx(), batch_input_shape=tuple(batch_input_shape))
         self.built = True
         kt = KerasTensor(batch_input_shape, self._dtype, None, name=self.name)
         node = Node(self, [], (), {}, kt)

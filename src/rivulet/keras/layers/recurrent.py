@@ -260,8 +260,8 @@ class RNN(Layer):
 
     def call(self, inputs, mask=None, training=None, initial_state=None):
         cell = self.cell
-        if inputs.dtype is not tf.as_dtype(self.dtype):
-            inputs = tf.cast(inputs, self.dtype)
+        if inputs.dtype is not self._dtype:
+            inputs = tf.cast(inputs, self._dtype)
         if initial_state is None:
             states = cell.get_initial_state(inputs, dtype=inputs.dtype)
         else:

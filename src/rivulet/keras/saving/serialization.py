@@ -84,7 +84,7 @@ def _builtin_tables():
     tables = getattr(_builtin_tables, "cache", None)
     if tables is not None:
         return tables
-    from .. import initializers, layers, losses, metrics, models, optimizers, regularizers
+    from .. import initializers, layers, losses, metrics, mixed_precision, models, optimizers, regularizers
     from ..layers.base import Layer
 
     def classes(mod, base):
@@ -96,6 +96,8 @@ def _builtin_tables():
         "keras.optimizers": classes(optimizers, optimizers.Optimizer),
         "keras.losses": classes(losses, losses.Loss),
         "keras.metrics": classes(metrics, metrics.Metric),
+        "keras.mixed_precision": {"LossScaleOptimizer": mixed_precision.LossScaleOptimizer,
+                                  "Policy": mixed_precision.Policy},
         "keras": {"Sequential": models.Sequential, "Model": models.Model, "Functional": models.Model},
     }
     tables["keras.models"] = tables["keras"]
