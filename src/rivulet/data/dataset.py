@@ -306,8 +306,7 @@ class OwnedIterator:
         self._spec = dataset.element_spec
         self._res = IteratorResource(dataset)  # thread-safe: several threads may pull from one iterator
         spec = self._spec
-        if isinstance(spec, tuple) and type(spec) is tuple and all(
-                type(s) is not structure.DatasetSpec and not nest.is_nested(s) for s in spec):
+        if isinstance(spec, tuple) and type(spec) is tuple and all(type(s) is structure.TensorSpec for s in spec):
             self._pack = _pack_flat_tuple
         else:
             self._pack = lambda flat: structure.pack(spec, flat)
@@ -363,6 +362,8 @@ class NumpyIterator:
 
 
 def _numpy_value(v):
+    if isinstance(v, structure.composites.CompositeValue):
+        return v.kind.to_numpy_value(v)
     if isinstance(v, np.ndarray) and v.ndim == 0:
         return v[()]
     return v

@@ -7,7 +7,7 @@ from .. import nest
 from ..core import context
 from ..core.tensor import EagerTensor
 from ..shape import TensorSpec
-from . import structure
+from . import composites, structure
 
 
 def _should_unpack(spec):
@@ -35,10 +35,21 @@ class StructuredFunction:
         g = FuncGraph(name)
         args = []
         k = 0
+        in_kinds = []
         with g.as_default():
             for spec in input_specs:
                 leaves = []
                 for s in structure.flat_specs(spec):
+                    kind = composites.kind_of_spec(s)
+                    in_kinds.append(kind)
+                    if kind is not None:  # a composite: one placeholder per component, rebuilt for fn
+                        phs = []
+                        for c in s._component_specs:
+                            phs.append(g.placeholder(c.dtype, c.shape, name=f"args_{k}"))
+                            g.arg_placeholders.append(phs[-1])
+                            k += 1
+                        leaves.append(s._from_components(phs))
+                        continue
                     ph = g.placeholder(s.dtype, s.shape, name=f"args_{k}")
                     g.arg_placeholders.append(ph)
                     leaves.append(ph)
@@ -66,6 +77,12 @@ class StructuredFunction:
         from ..optimize.pipeline import lower
         self._fn = lower(g, name=name)[3].fn
         self._captures = tuple(v._v if isinstance(v, EagerTensor) else v for v in g.external_captures)
+        out_kinds = [composites.kind_of_spec(s) for s in structure.flat_specs(self.output_spec)]
+        self.has_composites = any(in_kinds) or any(out_kinds)
+        if self.has_composites:
+            self._fn = _composite_adapter(self._fn, in_kinds, out_kinds,
+                                          [len(s._component_specs) if k else 1 for k, s in
+                                           zip(out_kinds, structure.flat_specs(self.output_spec))])
 
     def __call__(self, flat):
         """flat NumPy components in -> tuple of NumPy components out."""
@@ -82,6 +99,26 @@ class StructuredFunction:
         if not isinstance(s, TensorSpec) or s.dtype.name != want or s.shape.rank not in (0, None):
             raise ValueError(f"Invalid `{what}`. `{what}` must return a `tf.bool` scalar tensor, but its return "
                              f"type is {s}.")
+
+
+def _composite_adapter(fn, in_kinds, out_kinds, out_sizes):
+    """fn over component arrays -> fn over pipeline elements whose composite leaves are CompositeValues."""
+    n_in = len(in_kinds)
+
+    def call(*args):
+        flat = []
+        for v, kind in zip(args[:n_in], in_kinds):
+            if kind is None:
+                flat.append(v)
+            else:
+                flat.extend(kind.components(v))
+        res = fn(*flat, *args[n_in:])
+        out, i = [], 0
+        for kind, n in zip(out_kinds, out_sizes):
+            out.append(res[i] if kind is None else kind.from_components(res[i:i + n]))
+            i += n
+        return tuple(out)
+    return call
 
 
 def _many(fn, elements, caps):
@@ -112,6 +149,8 @@ def vectorize(sf):
     from ..core.dispatch import bind
     from ..function.tracing import FuncGraph, finalize_outputs
     g = sf.graph
+    if sf.has_composites:
+        return None
     args = list(g.arg_placeholders)
     if not all(t.shape.is_fully_defined() for t in args) or g.variables:
         return None

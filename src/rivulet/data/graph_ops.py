@@ -16,7 +16,7 @@ from .. import dtypes as _dt
 from ..core.dispatch import bind
 from ..core.op import defop
 from ..shape import TensorShape
-from . import structure
+from . import composites, structure
 
 
 class DatasetResource:
@@ -149,6 +149,9 @@ def _has_next(it):
 
 def _get_next(it, specs):
     e = _unwrap(it).take()
+    if any(isinstance(v, composites.CompositeValue) for v in e):  # composites leave as their components
+        return tuple(c for v in e for c in (v.kind.components(v) if isinstance(v, composites.CompositeValue)
+                                             else (v,)))
     return tuple(e)  # a callable num_outputs: always a tuple, even of one
 
 
@@ -180,9 +183,16 @@ def get_next(it, element_spec):
         if isinstance(s, structure.DatasetSpec):
             raise NotImplementedError("rivulet cannot iterate a dataset of datasets (window) inside a "
                                       "tf.function; iterate it eagerly or use flat_map.")
-    specs = tuple((s.dtype, s.shape) for s in flat)
+    parts = [s._component_specs if composites.is_composite_spec(s) else (s,) for s in flat]
+    specs = tuple((c.dtype, c.shape) for p in parts for c in p)
     outs = bind(GET_NEXT, [it], {"specs": specs})
     outs = outs if isinstance(outs, list) else [outs]
+    if len(specs) != len(flat):  # rebuild the composites from their components
+        rebuilt, i = [], 0
+        for s, p in zip(flat, parts):
+            rebuilt.append(s._from_components(outs[i:i + len(p)]) if composites.is_composite_spec(s) else outs[i])
+            i += len(p)
+        outs = rebuilt
     return structure.nest.pack_sequence_as(element_spec, outs) if structure.nest.is_nested(element_spec) \
         else outs[0]
 

@@ -5,7 +5,7 @@ from .. import dtypes as _dt
 from .. import nest
 from ..errors import InvalidArgumentError
 from ..shape import TensorShape, TensorSpec
-from . import structure
+from . import composites, structure
 from .dataset import DatasetV2, INFINITE, UNKNOWN
 
 
@@ -34,6 +34,8 @@ class TensorSliceDataset(DatasetV2):
         if not flat:
             raise ValueError("Invalid `tensors`: the structure has no components.")
         sizes = set()
+        flat = [composites.object_rows(a.kind.split(a)) if isinstance(a, composites.CompositeValue) else a
+                for a in flat]  # a composite component: its rows, as an object array
         for a in flat:
             if a.ndim == 0:
                 raise ValueError(f"Unbatching a tensor is only supported for rank >= 1, got a scalar component "

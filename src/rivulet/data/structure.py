@@ -10,6 +10,7 @@ from .. import dtypes as _dt
 from .. import nest
 from ..core.tensor import EagerTensor, Tensor, to_numpy_value
 from ..shape import TensorShape, TensorSpec
+from . import composites
 
 
 class DatasetSpec:
@@ -63,6 +64,11 @@ def normalize(value):
     arrays = {}
 
     def leaf(v):
+        kind = composites.kind_of_value(v)
+        if kind is not None:  # a composite (tf.SparseTensor): one opaque leaf of its components
+            s = kind.spec_of(v)
+            arrays[id(s)] = kind.to_stored(v)
+            return s
         a = np.asarray(to_numpy(v)) if not isinstance(v, np.ndarray) else to_numpy(v)
         s = TensorSpec(a.shape, _dt.from_numpy(a.dtype))
         arrays[id(s)] = a
@@ -82,7 +88,7 @@ def _map_value(fn, value):
 def spec_from_signature(sig):
     """output_signature -> a structure of TensorSpecs (checked)."""
     def check(s):
-        if not isinstance(s, (TensorSpec, DatasetSpec)):
+        if not isinstance(s, (TensorSpec, DatasetSpec)) and not composites.is_composite_spec(s):
             raise TypeError(f"`output_signature` must contain objects that are subclass of `tf.TypeSpec` but "
                             f"found {type(s)} which is not.")
         return s
@@ -91,12 +97,13 @@ def spec_from_signature(sig):
 
 def spec_of_tensors(structure):
     """A traced function's structured outputs -> element_spec."""
-    return nest.map_structure(lambda t: TensorSpec(t.shape, t.dtype) if t is not None else None, structure)
+    return nest.map_structure(lambda t: None if t is None else TensorSpec(t.shape, t.dtype)
+                              if not hasattr(t, "_to_components") else t.__tf_tracing_type__(None), structure)
 
 
 def pack(spec, flat):
     """Flat NumPy components -> the user's structure of EagerTensors."""
-    if isinstance(spec, (TensorSpec, DatasetSpec)):
+    if not nest.is_nested(spec):
         return _leaf(flat[0])
     return nest.pack_sequence_as(spec, [_leaf(v) for v in flat])
 
@@ -104,6 +111,8 @@ def pack(spec, flat):
 def _leaf(v):
     if isinstance(v, (EagerTensor,)) or hasattr(v, "_make_iter"):
         return v  # dataset-valued leaves (window) stay datasets
+    if isinstance(v, composites.CompositeValue):
+        return v.kind.to_value(v)
     if isinstance(v, bytes):
         v = np.array(v, dtype=object)
     return EagerTensor(v)
@@ -135,6 +144,13 @@ def compatible(a, b):
                 return None
             out.append(x)
             continue
+        kind = composites.kind_of_spec(x)
+        if kind is not None or composites.kind_of_spec(y) is not None:
+            common = kind.common_spec(x, y) if kind is not None and kind is composites.kind_of_spec(y) else None
+            if common is None:
+                return None
+            out.append(common)
+            continue
         if x.dtype != y.dtype:
             return None
         out.append(TensorSpec(x.shape.most_specific_compatible_shape(y.shape), x.dtype))
@@ -143,11 +159,19 @@ def compatible(a, b):
 
 def batched(spec, size):
     """The spec of a batch of `size` (None: unknown) elements of `spec`."""
-    return nest.map_structure(lambda s: TensorSpec(TensorShape([size]).concatenate(s.shape), s.dtype), spec)
+    def one(s):
+        kind = composites.kind_of_spec(s)
+        if kind is not None:
+            return kind.batched_spec(s, size)
+        return TensorSpec(TensorShape([size]).concatenate(s.shape), s.dtype)
+    return nest.map_structure(one, spec)
 
 
 def unbatched(spec):
     def one(s):
+        kind = composites.kind_of_spec(s)
+        if kind is not None:
+            return kind.unbatched_spec(s)
         if s.shape.rank == 0:
             raise ValueError("Cannot unbatch an input with scalar components.")
         return TensorSpec(s.shape[1:] if s.shape.rank is not None else TensorShape(None), s.dtype)
@@ -158,7 +182,7 @@ def flatten_up_to(spec, value):
     """value's leaves at the positions of spec's leaves, in tf.nest order (whatever value holds where spec
     has a TensorSpec, a list or a shape included, is one leaf); ValueError when value does not have spec's
     structure (other dict keys, other lengths)."""
-    if isinstance(spec, (TensorSpec, DatasetSpec)):
+    if not nest.is_nested(spec):
         return [value]
     if isinstance(spec, dict):
         if not isinstance(value, dict) or set(value) != set(spec):

@@ -9,7 +9,7 @@ from .. import dtypes as _dt
 from .. import nest
 from ..errors import InvalidArgumentError
 from ..shape import TensorShape, TensorSpec
-from . import structure
+from . import composites, structure
 from .dataset import DatasetV2, INFINITE, UNKNOWN
 from .functions import StructuredFunction, eager_call
 from .sources import TensorSliceDataset, _rng, _seeded_rng
@@ -77,15 +77,14 @@ class FilterDataset(_Predicated):
         return (e for e in self._input._make_iter() if fn(e)[0])
 
 
-def _stack(parts):
-    if isinstance(parts[0], np.ndarray) or isinstance(parts[0], np.generic):
-        return np.stack(parts)
-    return np.array(parts, dtype=object)  # strings (bytes)
+_stack = composites.stack
 
 
 def _batch_source(ds):
     """Datasets that can hand out whole batches by indexing (no per-element Python): (source, order) where
     order is None (in order) or a callable giving this epoch's index permutation."""
+    if any(composites.is_composite_spec(s) for s in structure.flat_specs(ds.element_spec)):
+        return None, None  # composite components batch by their kind's rule, element by element
     if isinstance(ds, (TensorSliceDataset,)) or hasattr(ds, "_slices") and ds._card() >= 0:
         return ds, None
     if isinstance(ds, ShuffleDataset):
@@ -233,6 +232,7 @@ class UnbatchDataset(_Unary):
 
     def _make_iter(self):
         for e in self._input._make_iter():
+            e = [composites.rows(c) for c in e]
             n = len(e[0])
             for c in e[1:]:
                 if len(c) != n:

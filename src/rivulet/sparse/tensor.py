@@ -44,7 +44,9 @@ class SparseTensor:
         return self._shape.rank
 
     def with_values(self, new_values):
-        return SparseTensor(self._indices, new_values, self._dense_shape)
+        st = SparseTensor(self._indices, new_values, self._dense_shape)
+        st._shape = self._shape  # the same dense shape: keep what is known of it statically
+        return st
 
     def consumers(self):
         return []

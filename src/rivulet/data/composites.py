@@ -1,0 +1,194 @@
+"""Composite tensors (tf.SparseTensor, and any kind that registers) as dataset elements.
+
+Inside the pipeline a composite leaf travels as one `CompositeValue`: its kind and its component NumPy arrays
+(a SparseTensor: indices, values, dense_shape). A kind says how its elements batch, unbatch and slice, and how
+its spec batches; the pipeline asks `kind_of_value` / `kind_of_spec` and otherwise treats the value as opaque.
+Traced functions see the composite rebuilt from component placeholders (data/functions.py).
+
+data/ knows the kinds' classes only through ops/composite.py's loaders (the subsystems share only downwards).
+"""
+import collections
+
+import numpy as np
+
+from ..core.tensor import EagerTensor
+from ..errors import InvalidArgumentError
+from ..shape import TensorShape
+
+
+class CompositeValue:
+    """One composite element inside the pipeline: its kind and its components (NumPy arrays)."""
+    __slots__ = ("kind", "comps")
+
+    def __init__(self, kind, comps):
+        self.kind, self.comps = kind, tuple(comps)
+
+    def __repr__(self):
+        return f"CompositeValue({self.kind.name}, {self.comps!r})"
+
+
+class ElementKind:
+    """What the pipeline needs of one composite kind. Subclasses give the NumPy rules."""
+    name = None  # ops/composite.py's kind name ("sparse")
+
+    def value_class(self):
+        from ..ops import composite
+        return composite.kind(self.name)
+
+    def matches_value(self, v):
+        try:
+            return isinstance(v, self.value_class())
+        except KeyError:  # the face never registered the kind (not loaded)
+            return False
+
+    def matches_spec(self, spec):
+        vt = getattr(type(spec), "value_type", None)
+        if vt is None:
+            return False
+        try:
+            return spec.value_type is self.value_class()
+        except KeyError:
+            return False
+
+    def spec_of(self, value):
+        return value.__tf_tracing_type__(None)
+
+    def to_stored(self, value):
+        comps = []
+        for c in value._to_components():
+            if not isinstance(c, EagerTensor):
+                raise TypeError(f"Expected an eager {type(value).__name__}, got one of graph tensors; build the "
+                                "dataset outside the tf.function.")
+            comps.append(c._v)
+        return CompositeValue(self, comps)
+
+    def to_value(self, cv):
+        raise NotImplementedError
+
+    def components(self, cv):
+        return cv.comps
+
+    def from_components(self, comps):
+        return CompositeValue(self, [np.asarray(c) for c in comps])
+
+    def batched_spec(self, spec, size):
+        raise NotImplementedError
+
+    def unbatched_spec(self, spec):
+        raise NotImplementedError
+
+    def common_spec(self, a, b):
+        return a.most_specific_common_supertype([b])
+
+    def stack(self, parts):
+        raise NotImplementedError
+
+    def split(self, cv):
+        raise NotImplementedError
+
+    def to_numpy_value(self, cv):
+        return self.to_value(cv)
+
+
+SparseTensorValue = collections.namedtuple("SparseTensorValue", ["indices", "values", "dense_shape"])
+
+
+class SparseKind(ElementKind):
+    """tf.SparseTensor elements: a batch stacks them into one SparseTensor of rank + 1 whose dense shape is
+    the largest of each dimension (TensorFlow's BatchDataset on sparse components); unbatch and
+    from_tensor_slices split one along its first dimension."""
+    name = "sparse"
+
+    def to_value(self, cv):
+        i, v, s = cv.comps
+        return self.value_class()(EagerTensor(i), EagerTensor(v), EagerTensor(s))
+
+    def to_numpy_value(self, cv):
+        return SparseTensorValue(*cv.comps)
+
+    def batched_spec(self, spec, size):
+        return type(spec)(TensorShape([size]).concatenate(spec.shape), spec.dtype)
+
+    def unbatched_spec(self, spec):
+        if spec.shape.rank == 0:
+            raise ValueError("Cannot unbatch an input with scalar components.")
+        return type(spec)(spec.shape[1:] if spec.shape.rank is not None else TensorShape(None), spec.dtype)
+
+    def stack(self, parts):
+        ranks = {len(p.comps[2]) for p in parts}
+        if len(ranks) > 1:
+            raise InvalidArgumentError(f"Cannot batch SparseTensors of different ranks: {sorted(ranks)}.")
+        shape = np.max(np.stack([p.comps[2] for p in parts]), axis=0) if parts[0].comps[2].size else \
+            np.zeros([0], np.int64)
+        rank = ranks.pop()
+        idx = [np.concatenate([np.full((len(p.comps[0]), 1), k, np.int64),
+                               np.asarray(p.comps[0]).reshape(len(p.comps[0]), rank)], axis=1)
+               for k, p in enumerate(parts)]
+        return CompositeValue(self, (np.concatenate(idx, axis=0).astype(np.int64),
+                                     np.concatenate([p.comps[1] for p in parts]),
+                                     np.concatenate([[len(parts)], shape]).astype(np.int64)))
+
+    def split(self, cv):
+        i, v, s = cv.comps
+        if len(s) == 0:
+            raise InvalidArgumentError("Unbatching a SparseTensor is only supported for rank >= 1.")
+        n = int(s[0])
+        rows = i[:, 0] if len(i) else np.zeros([0], np.int64)
+        out = []
+        for r in range(n):
+            m = rows == r
+            out.append(CompositeValue(self, (np.ascontiguousarray(i[m][:, 1:]), v[m], s[1:].copy())))
+        return out
+
+
+_KINDS = [SparseKind()]
+
+
+def register(kind):
+    """Adds a composite kind (an ElementKind) for dataset elements."""
+    _KINDS.append(kind)
+
+
+def kind_of_value(v):
+    if isinstance(v, (EagerTensor, np.ndarray, np.generic, int, float, bool, str, bytes, list)):
+        return None
+    for k in _KINDS:
+        if k.matches_value(v):
+            return k
+    return None
+
+
+def kind_of_spec(spec):
+    if getattr(type(spec), "value_type", None) is None:
+        return None
+    for k in _KINDS:
+        if k.matches_spec(spec):
+            return k
+    return None
+
+
+def is_composite_spec(spec):
+    return kind_of_spec(spec) is not None
+
+
+def rows(c):
+    """The first-dimension rows of one component of a batch (unbatch)."""
+    return c.kind.split(c) if isinstance(c, CompositeValue) else c
+
+
+def stack(parts):
+    """One batch component from the elements' components."""
+    p0 = parts[0]
+    if isinstance(p0, CompositeValue):
+        return p0.kind.stack(parts)
+    if isinstance(p0, np.ndarray) or isinstance(p0, np.generic):
+        return np.stack(parts)
+    return np.array(parts, dtype=object)  # strings (bytes)
+
+
+def object_rows(items):
+    """A list of CompositeValues as a 1-D object array (indexable by slices and index arrays)."""
+    a = np.empty(len(items), dtype=object)
+    for k, x in enumerate(items):
+        a[k] = x
+    return a
