@@ -23,7 +23,7 @@ from ..core.dispatch import bind
 from ..core.op import FLOATS, REAL, defop
 from ..core.tensor import Tensor
 from ..errors import InvalidArgumentError
-from ..execute import blas_threads, openblas
+from ..execute import blas_threads, onednn, openblas
 from ..shape import TensorShape
 from ._rules import UNKNOWN, binary_args, broadcast_shape, same_shape, static_value, to_tensor
 from . import math_ops as _m
@@ -699,6 +699,24 @@ def _im2col_blocks(cols, blocks, fn):
         fn(b, c)
 
 
+def _dnnl(*arrays):
+    """Whether oneDNN (the `onednn` extra, execute/onednn.py) runs a kernel on these operands: the library
+    loaded, every operand float32 and 4-D with no zero-sized dimension. Anything else runs on NumPy."""
+    return onednn.api() is not None and all(a.dtype == np.float32 and a.ndim == 4 and a.size for a in arrays)
+
+
+def _c(a):
+    return np.ascontiguousarray(a)
+
+
+def _on_dnnl(fn, *args, **kwargs):
+    """fn's result, or None when oneDNN refuses the problem (then the NumPy kernel runs)."""
+    try:
+        return fn(*args, **kwargs)
+    except (ValueError, onednn.Error):
+        return None
+
+
 def _conv_kernel(x, w, strides, padding, dilations, explicit=None, epilogue=None):
     """`epilogue(block)` (the optimiser's fused bias/activation) runs in place on each output block while
     it is still in cache."""
@@ -707,6 +725,12 @@ def _conv_kernel(x, w, strides, padding, dilations, explicit=None, epilogue=None
         raise ValueError(f"input depth must be evenly divisible by filter depth: {x.shape[3]} vs {c}")
     oh, ow, ph, pw = conv_geometry(x.shape, kh, kw, strides, padding, explicit, dilations)
     n = x.shape[0]
+    if _dnnl(x, w):
+        out = _on_dnnl(onednn.conv2d, _c(x), _c(w), strides, dilations, (ph, pw))
+        if out is not None:
+            if epilogue is not None:
+                epilogue(out)
+            return out
     if kh == kw == 1 and strides == (1, 1) and padding != "EXPLICIT":
         out = np.matmul(x.reshape(-1, c), w.reshape(c, o)).reshape(n, oh, ow, o)
         if epilogue is not None:
@@ -798,6 +822,10 @@ def _conv_backprop_input_kernel(x, w, dy, strides, padding, dilations, explicit=
     kh, kw, c, o = w.shape
     n, h, wd, _ = x.shape
     oh, ow, ph, pw = conv_geometry(x.shape, kh, kw, strides, padding, explicit, dilations)
+    if _dnnl(w, dy) and n and h and wd:
+        dx = _on_dnnl(onednn.conv2d_backprop_input, x.shape, _c(w), _c(dy), strides, dilations, (ph, pw))
+        if dx is not None:
+            return dx
     dh, dw = dilations
     if strides == (1, 1) and c >= 8 and h * wd >= 576:
         eh, ew = (kh - 1) * dh, (kw - 1) * dw
@@ -834,6 +862,10 @@ def _conv_backprop_filter_kernel(x, w, dy, strides, padding, dilations, explicit
     kh, kw, c, o = w.shape
     n = x.shape[0]
     oh, ow, ph, pw = conv_geometry(x.shape, kh, kw, strides, padding, explicit, dilations)
+    if _dnnl(x, dy) and w.size:
+        dw = _on_dnnl(onednn.conv2d_backprop_filter, _c(x), w.shape, _c(dy), strides, dilations, (ph, pw))
+        if dw is not None:
+            return dw
     dt = np.result_type(x, dy)
     out = np.zeros((kh, kw, c, o), dtype=dt)
     if not (n and oh and ow and c and o):
