@@ -99,6 +99,45 @@ def test_untar_and_extract(tmp_path):
     assert open(os.path.join(tmp_path / "c", "datasets", "pack", "x.txt")).read() == "zipped"
 
 
+def test_archives_land_where_keras_3_and_tf_keras_both_look(tmp_path):
+    """TensorFlow's tutorials are written for either layout: Keras 3 (TF 2.21's tf.keras) extracts into
+    `<stem>_extracted/` or `<fname>/`, tf_keras beside the archive."""
+    cache = tmp_path / "c"
+    data = _tar_gz([("aclImdb/train/pos/0.txt", b"good"), ("aclImdb/README", b"r")])
+    path = tf.keras.utils.get_file("aclImdb_v1", _origin(tmp_path, "aclImdb_v1.tar.gz", data), untar=True,
+                                   cache_dir=cache, cache_subdir="")
+    assert path == os.path.join(cache, "aclImdb_v1")
+    # text_classification's Keras 3 path, and the tf_keras one
+    assert open(os.path.join(path, "aclImdb", "train", "pos", "0.txt"), "rb").read() == b"good"
+    assert open(os.path.join(cache, "aclImdb", "README"), "rb").read() == b"r"
+    assert tf.keras.utils.get_file("aclImdb_v1", "file:///nowhere", untar=True, cache_dir=cache,
+                                   cache_subdir="") == path  # cached: no download, no second extraction
+
+    data = _tar_gz([("flower_photos/roses/1.jpg", b"rose")])
+    path = tf.keras.utils.get_file("flower_photos.tgz", _origin(tmp_path, "flower_photos.tgz", data), extract=True,
+                                   cache_dir=cache)
+    assert path == os.path.join(cache, "datasets", "flower_photos.tgz")  # tf_keras returns the archive
+    for where in ("flower_photos_extracted/flower_photos", "flower_photos"):  # images/classification, tf_keras
+        assert open(os.path.join(cache, "datasets", where, "roses", "1.jpg"), "rb").read() == b"rose"
+
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w") as zf:
+        zf.writestr("jena.csv", "a,b\n1,2\n")
+    zip_path = tf.keras.utils.get_file(origin=_origin(tmp_path, "jena.csv.zip", buf.getvalue()), fname="jena.csv.zip",
+                                       extract=True, cache_dir=cache)
+    assert open(os.path.splitext(zip_path)[0]).read() == "a,b\n1,2\n"  # time_series: the csv beside the zip
+    assert os.path.isfile(os.path.join(cache, "datasets", "jena_extracted", "jena.csv"))
+
+    # a file already beside the archive is left alone; the archive's copy is in the Keras 3 directory
+    (cache / "datasets" / "keep.txt").write_text("mine")
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w") as zf:
+        zf.writestr("keep.txt", "theirs")
+    tf.keras.utils.get_file("k.zip", _origin(tmp_path, "k.zip", buf.getvalue()), extract=True, cache_dir=cache)
+    assert (cache / "datasets" / "keep.txt").read_text() == "mine"
+    assert (cache / "datasets" / "k_extracted" / "keep.txt").read_text() == "theirs"
+
+
 def _link(name, target, kind=tarfile.SYMTYPE):
     info = tarfile.TarInfo(name)
     info.type, info.linkname = kind, target

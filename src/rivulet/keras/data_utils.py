@@ -3,6 +3,7 @@ and extract tar/zip archives without letting any member land outside the target 
 import hashlib
 import os
 import pathlib
+import shutil
 import sys
 import urllib.parse
 import uuid
@@ -97,8 +98,13 @@ def _download(origin, fpath, file_hash, hash_algorithm):
 def get_file(fname=None, origin=None, untar=False, md5_hash=None, file_hash=None, cache_subdir="datasets",
              hash_algorithm="auto", extract=False, archive_format="auto", cache_dir=None):
     """Downloads `origin` into `<cache_dir>/<cache_subdir>/<fname>` unless a file is already there (with a matching
-    hash when one is given); returns its path. `untar=True` returns the directory extracted next to
-    `<fname>.tar.gz`; `extract=True` extracts tar/zip archives beside the file."""
+    hash when one is given); returns its path (tf_keras's). `untar=True` returns the directory `<fname>` beside
+    `<fname>.tar.gz`; `extract=True` extracts tar/zip archives.
+
+    Archives land where both Kerases put them, because TensorFlow's own programs are written for either:
+    TF 2.21's tf.keras (Keras 3) extracts into `<stem>_extracted/` (a `fname` with a suffix) or `<fname>/`,
+    tf_keras extracts beside the archive. The files go into Keras 3's directory and each top-level entry is
+    linked beside the archive (where nothing of that name exists yet)."""
     if origin is None:
         raise ValueError('Please specify the "origin" argument (URL of the file to download).')
     if md5_hash is not None and file_hash is None:
@@ -109,11 +115,13 @@ def get_file(fname=None, origin=None, untar=False, md5_hash=None, file_hash=None
     os.makedirs(datadir, exist_ok=True)
 
     fname = os.fspath(fname) if fname is not None else None
+    provided = bool(fname)
     if not fname:
         fname = os.path.basename(urllib.parse.urlsplit(origin).path)
         if not fname:
             raise ValueError(f"Can't parse the file name from the origin provided: '{origin}'."
                              "Please specify the `fname` as the input param.")
+    keras3_dir = _keras3_extraction_dir(datadir, fname, provided) if (untar or extract) else None
     if untar:
         if fname.endswith(".tar.gz"):
             fname = str(pathlib.Path(fname).with_suffix("").with_suffix(""))
@@ -131,11 +139,54 @@ def get_file(fname=None, origin=None, untar=False, md5_hash=None, file_hash=None
     if download:
         _download(origin, fpath, file_hash, hash_algorithm)
 
-    from .archives import extract_archive
     if untar:
         if not os.path.exists(untar_fpath):
-            extract_archive(fpath, datadir, archive_format="tar", required=True)
+            _extract(fpath, datadir, "tar", keras3_dir, os.path.basename(untar_fpath), required=True)
         return untar_fpath
     if extract:
-        extract_archive(fpath, datadir, archive_format)
+        _extract(fpath, datadir, archive_format, keras3_dir if keras3_dir != fpath else None)
     return fpath
+
+
+def _keras3_extraction_dir(datadir, fname, provided):
+    """Where Keras 3's get_file extracts: `<fname up to its first dot>_extracted` for a given name with a suffix,
+    else `<fname>` (the URL's file name included)."""
+    if os.sep in fname or (os.altsep and os.altsep in fname):
+        return None  # a path: Keras 3 refuses it, tf_keras's layout alone
+    if provided and "." in fname:
+        return os.path.join(datadir, fname[:fname.find(".")] + "_extracted")
+    return os.path.join(datadir, fname)
+
+
+def _extract(fpath, datadir, archive_format, keras3_dir, own_name=None, required=False):
+    from .archives import extract_archive
+    if keras3_dir is None:
+        return extract_archive(fpath, datadir, archive_format, required=required)
+    # into a fresh directory first: a refused archive leaves nothing behind, and the top-level names decide
+    staging = os.path.join(datadir, f".{os.path.basename(keras3_dir)}.{os.getpid()}.{uuid.uuid4().hex[:8]}.extracting")
+    try:
+        if not extract_archive(fpath, staging, archive_format, required=required):
+            return False
+        top = sorted(os.listdir(staging))
+        if own_name is not None and own_name in top and os.path.join(datadir, own_name) == keras3_dir:
+            # untar of an archive whose top directory is `fname` itself (CIFAR's): tf_keras's layout, unnested
+            for name in top:
+                _replace(os.path.join(staging, name), os.path.join(datadir, name))
+            return True
+        _replace(staging, keras3_dir)
+        for name in top:
+            beside = os.path.join(datadir, name)
+            if not os.path.lexists(beside):
+                os.symlink(os.path.join(os.path.basename(keras3_dir), name), beside)
+        return True
+    finally:
+        if os.path.isdir(staging):
+            shutil.rmtree(staging)
+
+
+def _replace(src, dst):
+    if os.path.islink(dst) or os.path.isfile(dst):
+        os.remove(dst)
+    elif os.path.isdir(dst):
+        shutil.rmtree(dst)
+    os.replace(src, dst)
