@@ -106,14 +106,19 @@ def _text(r, n_words, positive=None):
     return " ".join(words).capitalize() + ". <br /><br />The end."
 
 
+_RARE = [f"w{i:04d}" for i in range(3000)]  # a long tail, so vocabularies run past index 1287 as the real one's do
+
+
 def imdb_tar():
     r = _rng(6)
     members = {}
     for split in ("train", "test"):
         for label in ("pos", "neg"):
             for i in range(60):
-                members[f"aclImdb/{split}/{label}/{i}_{7 if label == 'pos' else 2}.txt"] = \
-                    _text(r, 30, label == "pos").encode()
+                # 1181_9.txt: the review text_classification prints by name
+                name = "1181_9" if (split, label, i) == ("train", "pos", 0) else f"{i}_{7 if label == 'pos' else 2}"
+                rare = " ".join(r.choice(_RARE, 20))
+                members[f"aclImdb/{split}/{label}/{name}.txt"] = (rare + " " + _text(r, 30, label == "pos")).encode()
     for i in range(20):
         members[f"aclImdb/train/unsup/{i}_0.txt"] = _text(r, 30).encode()
     members["aclImdb/imdb.vocab"] = "\n".join(_WORDS).encode()
