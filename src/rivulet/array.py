@@ -21,4 +21,4 @@ TOPLEVEL = ["identity", "reshape", "zeros_like", "ones_like", "where", "stack", 
             "tensor_scatter_nd_max", "tensor_scatter_nd_min", "unique_with_counts"]
 
 from .ops import composite as _composite  # noqa: E402
-_composite.wrap_namespace(globals(), _composite.UNARY + _composite.LISTS + _composite.FIRST)  # composite tensors (RaggedTensor) dispatch through its table
+_composite.wrap_namespace(globals(), _composite.UNARY + _composite.LISTS + _composite.FIRST + _composite.ARRAY_MORE)  # composite tensors (RaggedTensor) dispatch through its table

@@ -12,6 +12,9 @@ from .ops.conv_ops import (conv1d, conv2d_transpose, depthwise_conv2d, separable
 
 TOPLEVEL = []
 
+from .ops import composite as _composite  # noqa: E402
+_composite.wrap_namespace(globals(), _composite.NN_MORE)  # composite tensors (RaggedTensor) dispatch through its table
+
 
 def __getattr__(name):
     if name in ("sigmoid", "tanh"):

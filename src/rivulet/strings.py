@@ -6,4 +6,4 @@ from .ops.string_ops import (join, length, upper, lower, substr, to_number, as_s
 TOPLEVEL = []
 
 from .ops import composite as _composite  # noqa: E402
-_composite.wrap_namespace(globals(), _composite.STRING_UNARY)  # composite tensors (RaggedTensor) dispatch through its table
+_composite.wrap_namespace(globals(), _composite.STRING_UNARY + _composite.STRING_MORE)  # composite tensors (RaggedTensor) dispatch through its table

@@ -22,9 +22,16 @@ STRING_UNARY = ["length", "lower", "upper", "to_number", "substr", "regex_replac
 LISTS = ["concat", "stack"]  # the first argument is a list of values
 FIRST = ["tile", "expand_dims", "reshape", "squeeze", "transpose", "gather", "one_hot"]  # dispatched on their first
 #                                                                                          argument
+# more tf.* / tf.nn.* / tf.strings.* functions composites take (not TFOpLambda layers): the shape ops take a
+# composite shape (DynamicRaggedShape) as their first argument, reshape and embedding_lookup look at their
+# second one too, strings.join at the members of its list
+ARRAY_MORE = ["reverse", "shape", "fill", "zeros", "ones"]
+NN_MORE = ["embedding_lookup"]
+STRING_MORE = ["to_hash_bucket", "to_hash_bucket_fast", "to_hash_bucket_strong", "join"]
 
 _BINARY = frozenset(BINARY)
-_LISTS = frozenset(LISTS)
+_LISTS = frozenset(LISTS + ["join"])
+_SECOND = frozenset(["reshape", "embedding_lookup"])
 _CLASSES = [()]  # the registered composite classes, for one isinstance check
 _HANDLERS = {}  # (class, op name) -> handler(fn, *args, **kwargs)
 _LOADERS = {}  # kind name -> loader() returning its class (given by the face)
@@ -55,7 +62,7 @@ def wrap(name, fn):
     """The op function `fn`, consulting the table first."""
     params = list(inspect.signature(fn).parameters)
     first = params[0] if params else None
-    second = params[1] if name in _BINARY and len(params) > 1 else None
+    second = params[1] if (name in _BINARY or name in _SECOND) and len(params) > 1 else None
     listed = name in _LISTS
 
     @functools.wraps(fn)

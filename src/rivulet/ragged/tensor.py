@@ -81,6 +81,42 @@ class RaggedTensor:
                                    validate=validate)
 
     @classmethod
+    def from_uniform_row_length(cls, values, uniform_row_length, nrows=None, validate=True, name=None):
+        """Rows of `uniform_row_length` values each (a uniform dimension: its size shows in `shape`)."""
+        values = values if isinstance(values, RaggedTensor) else _t(values)
+        length = static_value(_t(uniform_row_length))
+        if length is None:
+            raise NotImplementedError("rivulet's from_uniform_row_length needs a uniform_row_length known "
+                                      "statically")
+        length = int(np.asarray(length))
+        if length < 0:
+            raise InvalidArgumentError(f"uniform_row_length must be >= 0, got {length}")
+        n = _nvals(values)
+        if n is None:
+            raise NotImplementedError("rivulet's from_uniform_row_length needs the number of values known "
+                                      "statically")
+        if nrows is None:
+            nrows = n // length if length else 0
+        nrows = int(np.asarray(static_value(_t(nrows))))
+        if validate and nrows * length != n:
+            raise InvalidArgumentError(f"Arguments to from_uniform_row_length do not form a valid RaggedTensor: "
+                                       f"nrows ({nrows}) * uniform_row_length ({length}) must equal the number "
+                                       f"of values ({n})")
+        out = cls.from_row_splits(values, np.arange(nrows + 1, dtype=np.int64) * length, validate=False)
+        out._uniform_row_length = length
+        return out
+
+    @classmethod
+    def from_sparse(cls, st_input, name=None, row_splits_dtype=_dt.int64):
+        """The RaggedTensor of a 2-D SparseTensor whose entries are in row-major order, each row's entries
+        starting at column 0 (as to_sparse gives them)."""
+        rank = st_input.indices.shape[1] if st_input.indices.shape.rank == 2 else None
+        if rank != 2:
+            raise ValueError(f"rank(st_input) must be 2, got {rank}")
+        rows = st_input.indices[:, 0]
+        return cls.from_value_rowids(st_input.values, rows, nrows=st_input.dense_shape[0], validate=False)
+
+    @classmethod
     def from_nested_row_splits(cls, flat_values, nested_row_splits, name=None, validate=True):
         result = flat_values
         for splits in reversed(list(nested_row_splits)):
@@ -118,6 +154,12 @@ class RaggedTensor:
 
     # -- inspection -----------------------------------------------------------------------------------
     values = property(lambda self: self._values)
+
+    @property
+    def uniform_row_length(self):
+        """The length of every row (an int64 scalar) for a uniform dimension, else None."""
+        n = self._uniform_row_length
+        return None if n is None else _t(np.int64(n))
     row_splits = property(lambda self: self._row_splits)
 
     @property
@@ -142,14 +184,14 @@ class RaggedTensor:
     dtype = property(lambda self: self.flat_values.dtype)
     row_splits_dtype = property(lambda self: _dt.int64)
 
+    _uniform_row_length = None  # from_uniform_row_length: the size of a uniform dimension
+
     @property
     def shape(self):
         n = self._row_splits.shape[0]
         nrows = None if n is None else n - 1
         inner = self._values.shape
-        inner_dims = [None] + (inner.as_list()[1:] if inner.rank is not None else [])
-        if isinstance(self._values, RaggedTensor):
-            inner_dims = [None] + inner.as_list()[1:]
+        inner_dims = [self._uniform_row_length] + (inner.as_list()[1:] if inner.rank is not None else [])
         return TensorShape([nrows] + inner_dims)
 
     def get_shape(self):
@@ -198,7 +240,9 @@ class RaggedTensor:
         return out if out_type is None else _m.cast(out, out_type)
 
     def with_values(self, new_values):
-        return RaggedTensor(new_values, self._row_splits, internal=True)
+        out = RaggedTensor(new_values, self._row_splits, internal=True)
+        out._uniform_row_length = self._uniform_row_length
+        return out
 
     def with_flat_values(self, new_values):
         if isinstance(self._values, RaggedTensor):
@@ -221,6 +265,17 @@ class RaggedTensor:
         return bind(RAGGED_TO_TENSOR, (flat, dv, shp) + self.nested_row_splits,
                     {"ragged_rank": self.ragged_rank}, name=name or "RaggedToTensor")
 
+    def to_sparse(self, name=None):
+        """The SparseTensor of every value (indices in row-major order, dense_shape the bounding shape)."""
+        from ..ops import composite as _composite
+        flat = self.flat_values
+        outer = outer_indices(self)  # [nflat, ragged_rank + 1]
+        if flat.shape.rank is not None and flat.shape.rank > 1:  # each value's inner positions too
+            inner = _a.where(_a.fill(_a.shape(flat), True))
+            outer = _a.concat([_a.gather(outer, inner[:, 0]), inner[:, 1:]], 1)
+            flat = _a.reshape(flat, [-1])
+        return _composite.kind("sparse")(outer, flat, self.bounding_shape())
+
     def numpy(self):
         """An array of row arrays (dtype object) when the rows differ in shape, else a regular array."""
         vals = self._values.numpy() if isinstance(self._values, RaggedTensor) else _eager(self._values)
@@ -230,6 +285,11 @@ class RaggedTensor:
             return np.zeros((0, 0) + np.shape(vals)[1:], dtype=getattr(vals, "dtype", object))
         if all(getattr(r, "shape", None) == rows[0].shape and getattr(r, "dtype", object) != object for r in rows):
             return np.array(rows, dtype=rows[0].dtype)
+        if self._uniform_row_length is not None:  # a uniform dimension: a 2-D array of rows
+            out = np.empty((len(rows), self._uniform_row_length), dtype=object)
+            for i, r in enumerate(rows):
+                out[i, :] = list(r)
+            return out
         out = np.empty(len(rows), dtype=object)
         for i, r in enumerate(rows):
             out[i] = r
@@ -302,9 +362,10 @@ def _is_eager(rt):
 
 
 def _nvals(values):
+    """How many rows `values` has (statically, else None): a RaggedTensor's rows are its nrows."""
     if isinstance(values, RaggedTensor):
-        s = static_value(values._row_splits)
-        return None if s is None else int(np.asarray(s)[-1]) if np.size(s) else 0
+        n = values._row_splits.shape[0]
+        return None if n is None else n - 1
     return values.shape[0] if values.shape.rank else None
 
 
@@ -312,6 +373,36 @@ def _nvals_t(values):
     if isinstance(values, RaggedTensor):
         return values.nrows()
     return _a.shape(values, out_type=_dt.int64)[0]
+
+
+def outer_indices(rt):
+    """[number of flat values, ragged_rank + 1] int64: each flat value's position in the ragged dimensions."""
+    levels, r = [], rt
+    while isinstance(r, RaggedTensor):
+        rowids = r.value_rowids()
+        cols = _m.subtract(_a.range(_a.shape(rowids, out_type=_dt.int64)[0], dtype=_dt.int64),
+                           _a.gather(r._row_splits, rowids))
+        levels.append((rowids, cols))
+        r = r._values
+    rowids, cols = levels[-1]
+    out = [cols]
+    for outer_rowids, outer_cols in reversed(levels[:-1]):
+        out.insert(0, _a.gather(outer_cols, rowids))
+        rowids = _a.gather(outer_rowids, rowids)
+    return _a.stack([rowids] + out, axis=1)
+
+
+def outer_rowids(rt):
+    """int64 [number of flat values]: the row (of the outermost dimension) of each flat value."""
+    ids, r = rt.value_rowids(), rt._values
+    chain = [ids]
+    while isinstance(r, RaggedTensor):
+        chain.append(r.value_rowids())
+        r = r._values
+    ids = chain[-1]
+    for outer in reversed(chain[:-1]):
+        ids = _a.gather(outer, ids)
+    return ids
 
 
 # ---------------------------------------------------------------- to_tensor kernel
