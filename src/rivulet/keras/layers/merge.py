@@ -5,6 +5,8 @@ statically where the shapes are known); Concatenate needs equal shapes except al
 """
 import functools
 
+import numpy as np
+
 import rivulet as tf
 
 from .base import Layer
@@ -128,10 +130,25 @@ class Concatenate(_Merge):
         self.built = True
 
     def _merge(self, inputs):
+        kinds = {x.dtype for x in inputs}
+        if len(kinds) > 1:  # TF 2.21's Keras (3) promotes mixed inputs (pandas' int64 and float32 columns)
+            target = _promoted(kinds)
+            inputs = [x if x.dtype == target else tf.cast(x, target) for x in inputs]
         return tf.concat(inputs, axis=self.axis)
 
     def get_config(self):
         return {**super().get_config(), "axis": self.axis}
+
+
+def _promoted(kinds):
+    """Keras 3's promotion: with a float among them the widest float (float16 with bfloat16: float32), integers
+    and bools as NumPy promotes them."""
+    floats = [k for k in kinds if k.is_floating]
+    if floats:
+        if {k.name for k in floats} == {"float16", "bfloat16"}:
+            return tf.float32
+        return max(floats, key=lambda k: k.size)
+    return tf.as_dtype(np.result_type(*[k.as_numpy_dtype for k in kinds]))
 
 
 def add(inputs, **kwargs):
