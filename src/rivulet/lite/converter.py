@@ -5,8 +5,9 @@
 
 Each function becomes one subgraph with a signature (TensorFlow's names: "serving_default" for a single
 function or a Keras model, the saved model's signature keys, the functions' names for several concrete
-functions). This slice converts float models built from builtin operators (lower.py lists them);
-quantisation, control flow and recurrent layers raise NotImplementedError.
+functions). Models built from builtin operators (lower.py lists them) convert as float32, or quantised
+(quantize.py: dynamic range, float16, full integer with a representative dataset); control flow and
+recurrent layers raise NotImplementedError.
 """
 import enum
 import os
@@ -16,13 +17,14 @@ import numpy as np
 from .. import dtypes as _dt
 from .. import nest
 from ..function.concrete import signature_output_names
-from . import fuse, lower, schema
+from . import fuse, lower, quantize, schema
 
 SERVING = "serving_default"
 
 
 class Optimize(enum.Enum):
-    """tf.lite.Optimize: what the converter should optimise for (quantisation, not in this converter yet)."""
+    """tf.lite.Optimize: what the converter should optimise for. DEFAULT (and its deprecated aliases
+    OPTIMIZE_FOR_SIZE and OPTIMIZE_FOR_LATENCY) quantises: quantize.py says how."""
     DEFAULT = "DEFAULT"
     OPTIMIZE_FOR_SIZE = "OPTIMIZE_FOR_SIZE"
     OPTIMIZE_FOR_LATENCY = "OPTIMIZE_FOR_LATENCY"
@@ -145,7 +147,7 @@ class TFLiteConverter:
     # ---- conversion
     def convert(self):
         """The converted model: the bytes of a .tflite flatbuffer."""
-        self._refuse_unsupported_settings()
+        mode = self._quantization_mode()
         model = lower.LiteModel()
         problems, control = [], []
         for i, entry in enumerate(self._entries):
@@ -163,25 +165,72 @@ class TFLiteConverter:
                                  f"operators:\n{lines}\n"
                                  f"(TensorFlow's SELECT_TF_OPS need TensorFlow's kernels and are not available.)",
                                  problems)
+        if mode is not None:
+            self._quantize(model, mode)
         fuse.prune_buffers(model)
         return schema.write(model)
 
-    def _refuse_unsupported_settings(self):
-        if self.optimizations or self.representative_dataset is not None or self.target_spec.supported_types:
-            raise NotImplementedError(
-                "rivulet's TFLite converter does not quantise yet: converter.optimizations "
-                "(tf.lite.Optimize.DEFAULT), representative_dataset and target_spec.supported_types (float16) "
-                "are not supported; convert without them for a float32 model.")
-        ops = {OpsSet(o) if isinstance(o, str) else o for o in self.target_spec.supported_ops}
-        extra = ops - {OpsSet.TFLITE_BUILTINS}
+    def _quantize(self, model, mode):
+        if mode == "dynamic":
+            for sub in model.subgraphs:
+                quantize.dynamic_range(model, sub)
+        elif mode == "float16":
+            for sub in model.subgraphs:
+                quantize.float16(model, sub)
+        else:
+            ranges = quantize.calibrate(model, self.representative_dataset, model.signatures)
+            int8_only = self._ops() == {OpsSet.TFLITE_BUILTINS_INT8}
+            io = {_dt.float32: quantize.FLOAT32, _dt.int8: quantize.INT8, _dt.uint8: quantize.UINT8}
+            remap, refused = quantize.full_integer(model, ranges, int8_only, io[self.inference_input_type],
+                                                   io[self.inference_output_type])
+            if refused:
+                names = ", ".join(sorted(set(refused)))
+                raise ConverterError(f"target_spec.supported_ops is TFLITE_BUILTINS_INT8 only, and these ops have no "
+                                     f"int8 kernel in TensorFlow Lite: {names}. Add tf.lite.OpsSet.TFLITE_BUILTINS "
+                                     f"to keep them float.")
+            for sig in model.signatures:
+                sig.outputs = [(n, remap.get((sig.subgraph, i), i)) for n, i in sig.outputs]
+        for s, sub in enumerate(model.subgraphs):
+            kept = fuse._prune_tensors(sub)
+            for sig in model.signatures:
+                if sig.subgraph == s:
+                    sig.inputs = [(n, kept[i]) for n, i in sig.inputs]
+                    sig.outputs = [(n, kept[i]) for n, i in sig.outputs]
+        fuse.prune_opcodes(model)
+
+    def _ops(self):
+        return {OpsSet(o) if isinstance(o, str) else o for o in self.target_spec.supported_ops}
+
+    def _quantization_mode(self):
+        """None (a float model), "dynamic", "float16" or "int8", from the settings as TensorFlow reads them."""
+        ops = self._ops()
+        extra = ops - {OpsSet.TFLITE_BUILTINS, OpsSet.TFLITE_BUILTINS_INT8}
         if extra:
             names = ", ".join(sorted(str(o) for o in extra))
-            raise NotImplementedError(f"target_spec.supported_ops {names}: rivulet converts to TFLITE_BUILTINS "
-                                      f"only (SELECT_TF_OPS need TensorFlow's kernels; the int8/int16 sets are "
-                                      f"quantisation, not supported yet).")
-        if self.inference_input_type is not _dt.float32 or self.inference_output_type is not _dt.float32:
-            raise NotImplementedError("inference_input_type/inference_output_type other than tf.float32 need "
-                                      "quantisation, which rivulet's TFLite converter does not do yet.")
+            raise NotImplementedError(f"target_spec.supported_ops {names}: rivulet converts to TFLITE_BUILTINS and "
+                                      f"TFLITE_BUILTINS_INT8 only (SELECT_TF_OPS need TensorFlow's kernels; int16 "
+                                      f"activations are not supported).")
+        types = {_dt.as_dtype(t) for t in self.target_spec.supported_types}
+        int8_required = OpsSet.TFLITE_BUILTINS_INT8 in ops or _dt.int8 in types
+        optimized = any(Optimize(o) in (Optimize.DEFAULT, Optimize.OPTIMIZE_FOR_SIZE, Optimize.OPTIMIZE_FOR_LATENCY)
+                        for o in self.optimizations)
+        if _dt.float16 in types and optimized and not int8_required:
+            mode = "float16"
+        elif int8_required or (optimized and self.representative_dataset is not None):
+            if self.representative_dataset is None:
+                raise ValueError("For full integer quantization, a `representative_dataset` must be specified.")
+            mode = "int8"
+        else:
+            mode = "dynamic" if optimized else None
+        io = (self.inference_input_type, self.inference_output_type)
+        if mode == "int8":
+            for name, t in zip(("inference_input_type", "inference_output_type"), io):
+                if t not in (_dt.float32, _dt.int8, _dt.uint8):
+                    raise ValueError(f"Unsupported `{name}` value. Expected to be in ('tf.uint8', 'tf.int8'), "
+                                     f"instead got {t!r}.")
+        elif any(t is not _dt.float32 for t in io):
+            raise ValueError("The inference_input_type and inference_output_type must be tf.float32.")
+        return mode
 
 
 def _lower_function(model, entry, index):

@@ -145,3 +145,14 @@ def prune_buffers(model):
     for sub in model.subgraphs:
         for t in sub.tensors:
             t.buffer = remap[t.buffer]
+
+
+def prune_opcodes(model):
+    """Drops the operator codes no operator uses (quantisation moves ops to other versions of a code)."""
+    used = sorted({op.opcode for sub in model.subgraphs for op in sub.ops})
+    remap = {old: new for new, old in enumerate(used)}
+    model.opcodes = [model.opcodes[i] for i in used]
+    model.versions = [model.versions[i] for i in used]
+    for sub in model.subgraphs:
+        for op in sub.ops:
+            op.opcode = remap[op.opcode]

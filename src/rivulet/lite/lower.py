@@ -35,10 +35,11 @@ class Unsupported(Exception):
 
 
 class LiteTensor:
-    __slots__ = ("name", "shape", "type", "buffer")
+    """One tensor of a subgraph; `quant` is None (float) or (scales, zero_points, quantized_dimension)."""
+    __slots__ = ("name", "shape", "type", "buffer", "quant")
 
-    def __init__(self, name, shape, type_, buffer):
-        self.name, self.shape, self.type, self.buffer = name, tuple(shape), type_, buffer
+    def __init__(self, name, shape, type_, buffer, quant=None):
+        self.name, self.shape, self.type, self.buffer, self.quant = name, tuple(shape), type_, buffer, quant
 
 
 class LiteOp:
@@ -70,12 +71,17 @@ class LiteModel:
         self.signatures = []
         self.description = "rivulet"
 
-    def opcode(self, name):
+    def opcode(self, name, version=None):
+        """The index of operator code `name` at `version` (default: the first the runtime registers); the
+        quantised kernels are later versions of the same code, each an operator code of its own."""
         code = getattr(schema.enum("BuiltinOperator"), name)
-        if code not in self.opcodes:
-            self.opcodes.append(code)
-            self.versions.append(_MIN_VERSION.get(name, 1))
-        return self.opcodes.index(code)
+        version = _MIN_VERSION.get(name, 1) if version is None else version
+        for i, (c, v) in enumerate(zip(self.opcodes, self.versions)):
+            if c == code and v == version:
+                return i
+        self.opcodes.append(code)
+        self.versions.append(version)
+        return len(self.opcodes) - 1
 
 
 class Problem:

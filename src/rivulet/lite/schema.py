@@ -87,7 +87,9 @@ def _subgraph(b, sg):
         name = b.CreateString(t.name)
         shape = ints(b, [1 if d is None else d for d in t.shape])
         sig = ints(b, [-1 if d is None else d for d in t.shape]) if None in t.shape else None
-        tensors.append(table(b, "Tensor", Shape=shape, Type=t.type, Buffer=t.buffer, Name=name, ShapeSignature=sig))
+        quant = _quantization(b, t.quant) if t.quant is not None else None
+        tensors.append(table(b, "Tensor", Shape=shape, Type=t.type, Buffer=t.buffer, Name=name, ShapeSignature=sig,
+                             Quantization=quant))
     ops = []
     for op in sg.ops:
         opts = table(b, op.options, **op.fields) if op.options else None
@@ -97,3 +99,11 @@ def _subgraph(b, sg):
                          BuiltinOptionsType=opts_type, BuiltinOptions=opts))
     return table(b, "SubGraph", Tensors=offsets(b, tensors), Inputs=ints(b, sg.inputs), Outputs=ints(b, sg.outputs),
                  Operators=offsets(b, ops), Name=b.CreateString(sg.name))
+
+
+def _quantization(b, quant):
+    """QuantizationParameters: real = scale * (q - zero_point), per tensor or per channel along `dim`."""
+    scales, zero_points, dim = quant
+    scale = b.CreateNumpyVector(np.asarray(scales, dtype=np.float32).reshape(-1))
+    zp = b.CreateNumpyVector(np.asarray(zero_points, dtype=np.int64).reshape(-1))
+    return table(b, "QuantizationParameters", Scale=scale, ZeroPoint=zp, QuantizedDimension=dim)
