@@ -109,6 +109,11 @@ class DatasetV2:
         return RangeDataset(*args, output_type=output_type)
 
     @staticmethod
+    def counter(start=0, step=1, dtype=None, name=None):
+        from .sources import CounterDataset
+        return CounterDataset(start, step, dtype)
+
+    @staticmethod
     def from_generator(generator, output_types=None, output_shapes=None, args=None, output_signature=None,
                        name=None):
         from .sources import GeneratorDataset
@@ -236,6 +241,10 @@ class DatasetV2:
         return bucket_by_sequence_length(self, element_length_func, bucket_boundaries, bucket_batch_sizes,
                                          padded_shapes, padding_values, pad_to_bucket_boundary, no_padding,
                                          drop_remainder)
+
+    def rejection_resample(self, class_func, target_dist, initial_dist=None, seed=None, name=None):
+        from .resample import rejection_resample
+        return rejection_resample(self, class_func, target_dist, initial_dist, seed)
 
     def apply(self, transformation_func):
         out = transformation_func(self)

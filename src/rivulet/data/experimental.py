@@ -80,3 +80,13 @@ def shuffle_and_repeat(buffer_size, count=None, seed=None):
 
 def dense_to_ragged_batch(batch_size, drop_remainder=False, row_splits_dtype=None):
     raise NotImplementedError("rivulet has no RaggedTensor: use padded_batch instead.")
+
+
+def Counter(start=0, step=1, dtype=None):  # noqa: N802 - TensorFlow's name
+    """Deprecated in TensorFlow for `tf.data.Dataset.counter`; the same dataset."""
+    from .dataset import Dataset
+    return Dataset.counter(start, step, dtype)
+
+
+def rejection_resample(class_func, target_dist, initial_dist=None, seed=None):
+    return lambda ds: ds.rejection_resample(class_func, target_dist, initial_dist, seed)

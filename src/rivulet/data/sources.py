@@ -330,3 +330,26 @@ class ElementsDataset(DatasetV2):
 
     def _make_iter(self):
         return iter(self._elements)
+
+
+class CounterDataset(DatasetV2):
+    """Dataset.counter / tf.data.experimental.Counter: start, start + step, ... without end (TensorFlow builds
+    it as a scan, and prints it so)."""
+    _tf_name = "_ScanDataset"
+
+    def __init__(self, start=0, step=1, dtype=None):
+        dt = _dt.int64 if dtype is None else _dt.as_dtype(dtype)
+        if not dt.is_integer and not dt.is_floating:
+            raise TypeError(f"Invalid `dtype` for a counter: {dt.name}; use an integer or floating type.")
+        self._start = np.asarray(getattr(start, "_v", start)).astype(dt._np)[()]
+        self._step = np.asarray(getattr(step, "_v", step)).astype(dt._np)[()]
+        super().__init__(TensorSpec([], dt))
+
+    def _card(self):
+        return INFINITE
+
+    def _make_iter(self):
+        v, step = self._start, self._step
+        while True:
+            yield (v,)
+            v = v + step
