@@ -91,3 +91,7 @@ def _trace_backward(graph, op):
 def _as_tensor(r):
     from ..core.tensor import Tensor, convert_to_tensor
     return r if isinstance(r, Tensor) else convert_to_tensor(r)
+
+
+# Public for saved models, which save a custom gradient as the graph this traces (saved_model/custom_gradients.py).
+trace_backward = _trace_backward

@@ -23,6 +23,7 @@ from ..core.op import REGISTRY
 from ..ops import codec_ops, image_ops, resize_ops, signal_ops  # noqa: F401  (ops of lazily loaded namespaces)
 from ..graph.graph_util import build_nodes
 from ..shape import TensorSpec
+from . import custom_gradients
 from . import format as fmt
 from . import validate
 from .format import Invalid, SavedModelError, short
@@ -250,6 +251,12 @@ class _Loader:
                             return built_sub
                         memo[mkey] = built_sub
                     return memo[mkey]
+                if tag == custom_gradients.TAG:  # a tf.custom_gradient's gradient, a graph nested in g
+                    sub_key, mask = fmt.expect_list(body, tag, 2)
+                    if not isinstance(mask, list) or not all(isinstance(m, bool) for m in mask):
+                        raise Invalid(f"bad custom gradient mask {short(mask)}")
+                    sub, sub_args, sub_outputs = self._graph(sub_key, g, tensor, stack)
+                    return custom_gradients.SavedGradient(sub, sub_args, sub_outputs, mask)
                 if tag == "object":
                     key, fields = fmt.expect_list(body, "object", 2)
                     cls = _attr_class(key, "object")
@@ -262,6 +269,8 @@ class _Loader:
                 return NotImplemented
             decode = fmt.Decoder(self.tensors, leaf)
             attrs = {_name(k, "attr"): decode(v) for k, v in node.op_attrs.items()}
+            if node.op == "IdentityN" and "grad_fn" in attrs and attrs["grad_fn"] is None:
+                attrs["grad_fn"] = custom_gradients.MissingGradient(node.name)  # saved without its gradient
             if node.op == "Const" and not _const_ok(attrs):
                 raise Invalid(f"Const node '{node.name}' does not match its dtype")
             validate.node(node.name, REGISTRY[node.op], [tensor(r) for r in node.input if not r.startswith("^")],

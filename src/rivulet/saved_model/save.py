@@ -23,7 +23,7 @@ DEFAULT_SIGNATURE = "serving_default"
 
 def save(obj, export_dir, signatures=None, options=None):
     """Writes `obj` (a tf.Module or any object with tf.function / tf.Variable attributes) to export_dir."""
-    s = _Saver()
+    s = _Saver(custom_gradients=getattr(options, "experimental_custom_gradients", True))
     if s.object(obj) is None:
         raise ValueError(f"Expected an object with tf.Variable or tf.function attributes, such as a `tf.Module`, "
                          f"for export. Got {obj!r} with type {type(obj)}.")
@@ -123,7 +123,8 @@ def _saved_name(name):
 
 
 class _Saver:
-    def __init__(self):
+    def __init__(self, custom_gradients=True):
+        self.custom_gradients = bool(custom_gradients)
         self.objects, self.variables, self.functions, self.concretes = [], [], [], []
         self.graphs = {}
         self.constants = fmt.TensorStore("c")
@@ -251,8 +252,7 @@ class _Saver:
             ops = g.get_operations()
             nodes = [{"name": op.name, "op": op.type,
                       "inputs": [_ref(t) for t in op.inputs] + ["^" + c.name for c in op.control_inputs],
-                      "attrs": {k: self._encode(v, f"{g.name}/{op.name}", self._attr_leaf)
-                                for k, v in op.attrs.items()}} for op in ops]
+                      "attrs": {k: self._op_attr(g, op, k, v) for k, v in op.attrs.items()}} for op in ops]
             self.graphs[name] = {
                 "name": g.name, "nodes": nodes,
                 "args": [t.op.name for t in (args if args is not None else g.arg_placeholders)],
@@ -260,6 +260,30 @@ class _Saver:
                 "outputs": [_ref(t) for t in (outputs if outputs is not None else g.outputs)]}
             return name
         return self._memo("graph", g, make)
+
+    def _op_attr(self, g, op, key, v):
+        if key == "grad_fn" and op.type == "IdentityN":
+            return self._custom_gradient(g, op, v)
+        return self._encode(v, f"{g.name}/{op.name}", self._attr_leaf)
+
+    def _custom_gradient(self, g, op, grad_fn):
+        """A tf.custom_gradient's gradient function, traced into a graph nested in g (custom_gradients.py);
+        null when saved without custom gradients."""
+        from .custom_gradients import TAG, MissingGradient
+        if grad_fn is None or isinstance(grad_fn, MissingGradient) or not self.custom_gradients:
+            return None
+        from ..execute.replay import trace_backward
+        try:
+            bg, dys, grads = trace_backward(g, op)
+        except Exception as exc:  # noqa: BLE001  (whatever the user's gradient function raised)
+            raise ValueError(
+                "Error when tracing gradients for SavedModel.\n\nCheck the error log to see the error that was "
+                "raised when converting a gradient function to a concrete function. You may need to update the "
+                "custom gradient, or disable saving gradients with the option "
+                "tf.saved_model.SaveOptions(experimental_custom_gradients=False).\n"
+                f"\tProblematic op name: {op.name}\n\tGradient inputs: {op.inputs}") from exc
+        outs = [t for t in grads if t is not None]
+        return {TAG: [self.graph(bg, dys, outs), [t is not None for t in grads]]}
 
     def _capture(self, v, g):
         if is_variable(v):

@@ -40,6 +40,9 @@ def node(name, opdef, inputs, attrs, variables):
     for key, value in attrs.items():
         if holder is not None and key == holder[0] or opdef.name == "Const" and key == "value":
             continue  # checked below / by the loader's Const check
+        if opdef.name == "IdentityN" and key == "grad_fn":
+            _custom_gradient(where, value, inputs, attrs)
+            continue
         if not _plain(value) or key in _DTYPE_ATTRS and not isinstance(value, (_dt.DType, type(None))):
             raise Invalid(f"{where}: attr {key!r} cannot be {short(value)}")
         if not _like(opdef.attr_default(key), value):
@@ -196,6 +199,28 @@ def _loop(where, lb, inputs, kind, attrs):
         for t, (_, dt) in zip(inputs[n_in:], specs):
             if t.dtype != dt:
                 raise Invalid(f"{where}: gradient input {t.name} is {t.dtype.name}, its loop variable {dt.name}")
+
+
+def _custom_gradient(where, grad, inputs, attrs):
+    """A tf.custom_gradient's saved gradient (custom_gradients.py): fed the gradients of the op's n outputs
+    (the dtypes of its first n inputs), returning one gradient per input the mask names, of its dtype
+    (a variable's gradient is a tensor of the variable's dtype: any non-resource tensor)."""
+    from .custom_gradients import MissingGradient, SavedGradient
+    if type(grad) is MissingGradient:
+        return
+    n = attrs.get("n")
+    if type(grad) is not SavedGradient or not isinstance(n, int) or isinstance(n, bool) or not 0 <= n <= len(inputs):
+        raise Invalid(f"{where}: bad custom gradient {short(grad)}")
+    target = f"custom gradient {short(grad.graph.name)}"
+    _fed(where, target, grad.args, inputs[:n])
+    wrt = inputs[n:]
+    if len(grad.mask) != len(wrt) or len(grad.outputs) != sum(grad.mask):
+        raise Invalid(f"{where}: {target} returns {len(grad.outputs)} gradients for mask {short(grad.mask)} "
+                      f"over {len(wrt)} inputs")
+    for t, x in zip(grad.outputs, [x for x, m in zip(wrt, grad.mask) if m]):
+        if t.dtype != x.dtype and (x.dtype != _dt.resource or t.dtype in (_dt.resource, _dt.variant)):
+            raise Invalid(f"{where}: {target} returns a {t.dtype.name} gradient for {x.name}, a {x.dtype.name} "
+                          f"tensor")
 
 
 # ------------------------------------------------------------------------------------------ functions
