@@ -28,6 +28,7 @@ from ..core.op import defop
 from ..core.tensor import EagerTensor, SymbolicTensor, Tensor, convert_to_tensor
 from ..errors import InvalidArgumentError
 from ..execute import blas_threads
+from ..ops.slicing import np_key
 from ..shape import TensorShape
 
 _state = context.state
@@ -465,6 +466,15 @@ class LoopBody:
         cc = [values[i] for i in self.cond_feed]
         c, b = self.cond.run, self.body.run
         n = 0
+        bw = _backward_of(self) if history is not None else None
+        if bw is not None:  # keep what the compiled gradient needs from each iteration
+            fwd, k = bw.forward, self.n_vars
+            while c(*lv, *cc)[0]:
+                res = fwd(*lv, *bc)
+                lv = res[:k]
+                history.append(res[k:])
+                n += 1
+            return lv, n
         if history is not None:
             reading = self.body.run_reading
             while c(*lv, *cc)[0]:
@@ -512,7 +522,8 @@ def _while_infer(*values, body):
 
 def _while_grad(op, *dys):
     lb = op.attrs["body"]
-    wrt = [i for i, t in enumerate(op.inputs) if _differentiable(t, context.current_graph() is None)]
+    wrt = [i for i, t in enumerate(op.inputs) if _differentiable(t, context.current_graph() is None)
+           and not _other_resource(t)]
     if not wrt:
         return [None] * len(op.inputs)
     from ..ops.array_ops import zeros_like
@@ -532,6 +543,17 @@ def _while_grad(op, *dys):
     return out
 
 
+def _other_resource(t):
+    """A resource input that is not a variable (a dataset's iterator): no gradient flows to it."""
+    if t.dtype.name != "resource" or getattr(t, "_is_resource", False):
+        return False
+    try:
+        _variable_behind(t)
+    except ValueError:
+        return True
+    return False
+
+
 def _while_grad_kernel(*values, body, wrt, resource_specs=()):
     """Reverse mode through a finished loop: re-run it forward keeping each iteration's loop variables,
     then pull the output gradients back through the body one iteration at a time."""
@@ -545,6 +567,9 @@ def _while_grad_kernel(*values, body, wrt, resource_specs=()):
         _recording.add(body)
         history = []
         body.run(inputs, history)
+    bw = _backward_of(body)
+    if bw is not None and all(i in bw.float_vars for i in wrt if i < n):
+        return bw.pull(body, inputs, dys, history, wrt)
     g_vars = list(dys)
     g_inputs = [None] * n_in
     bc = [inputs[i] for i in body.body_feed]
@@ -561,6 +586,164 @@ def _while_grad_kernel(*values, body, wrt, resource_specs=()):
     for i in range(n):
         g_inputs[i] = g_vars[i]
     return tuple(g_inputs[i] if g_inputs[i] is not None else _zeros_of(inputs[i]) for i in wrt)
+
+
+class _Backward:
+    """A loop body's reverse mode, traced once and compiled both ways (as TensorFlow's While gradient).
+
+    `forward` is the body compiled to also return what its gradient needs from an iteration (its stash:
+    the values the gradient ops read, e.g. a sigmoid's output); `fn` is the body's vector-Jacobian product,
+    traced once as a graph (reverse mode over the body's ops; the forward values it uses are its captures)
+    and compiled by the same code generator. While a gradient may follow, the While kernel runs `forward`
+    and keeps each iteration's stash; WhileGrad walks the stashes backwards through `fn`, feeding the loop's
+    captures (the same every iteration) alongside, and sums the captures' gradients over the iterations:
+    a weight's `x^T @ dy` products are stacked and multiplied once after the loop (one big GEMM instead of
+    one small one per iteration), a slice's gradient is added into its place instead of a dense scatter."""
+
+    def __init__(self, lb):
+        from ..autodiff.backprop import backprop, graph_no_grad_message
+        from ..execute.codegen import compile_graph
+        from ..graph.graph import Graph
+        from ..ops.array_ops import zeros_like
+        body = lb.body
+        bg = body.graph
+        params, caps = body.params, list(bg.internal_captures)
+        if len(caps) != len(lb.body_feed):
+            raise _Unsupported("captures")
+        self.float_vars = fv = [i for i, p in enumerate(params) if _is_float(p)]
+        outs = [body.outputs[i] for i in fv]
+        g = Graph(name=bg.name + "_grad", outer_graph=bg)
+        with _eager(), isolated_tapes(), g.as_default():
+            dys = [g.placeholder(o.dtype, o.shape, name="dy") for o in outs]
+            # gradients flow to floating captures and to variables (through their reads), as on a tape
+            wanted = [j for j, c in enumerate(caps) if _is_float(c) or (c.dtype.name == "resource" and
+                                                                          not _other_resource(c))]
+            grads = backprop(bg._ops, outs, dys, [params[i] for i in fv] + [caps[j] for j in wanted],
+                             graph_no_grad_message)
+            var_grads = [internal(g, x) if x is not None else zeros_like(g._internal(params[i]))
+                         for i, x in zip(fv, grads)]
+            cap_grads = [(j, internal(g, x)) for j, x in zip(wanted, grads[len(fv):]) if x is not None]
+        if len(bg.internal_captures) != len(caps):
+            raise _Unsupported("the gradient captured a value from outside the loop")
+        # How each capture's gradient is summed over the iterations (see _accumulator).
+        self.acc = []
+        results = list(var_grads)
+        for j, x in cap_grads:
+            kind, parts = _accumulator(x)
+            self.acc.append((j, kind, len(results), len(parts), x.op.attrs.get("spec")))
+            results.extend(parts)
+        self.n_results = len(results)
+        cap_ids = {id(c): j for j, c in enumerate(caps)}
+        stash, stash_ph, cap_ph, self.cap_idx, const_ph, self.consts = [], [], [], [], [], []
+        for value, ph in g.captures:
+            if isinstance(value, SymbolicTensor):
+                if value.graph is not bg:
+                    raise _Unsupported("a value of another graph")
+                if id(value) in cap_ids:
+                    cap_ph.append(ph)
+                    self.cap_idx.append(cap_ids[id(value)])
+                else:  # a loop variable or an intermediate value: from each iteration
+                    stash.append(value)
+                    stash_ph.append(ph)
+            else:  # an eager constant or a variable a gradient function took in: fed as is
+                const_ph.append(ph)
+                self.consts.append(value._v if isinstance(value, EagerTensor) else value)
+        self.forward = body._compile(body.outputs + stash)
+        feeds = dys + stash_ph + cap_ph + const_ph
+        self.fn = compile_graph(g, feeds, results, name=g.name).fn
+        self.blas = blas_threads.Profile(g.get_operations(), feeds)
+        self.graph = g
+
+    def pull(self, lb, inputs, dys, history, wrt):
+        """WhileGrad's result: the gradients of `wrt` given the output gradients `dys` and the stashes."""
+        bc = [inputs[i] for i in lb.body_feed]
+        fixed = [bc[j] for j in self.cap_idx] + self.consts
+        fv = self.float_vars
+        gv = [dys[i] for i in fv]
+        nf = len(gv)
+        sums = [None] * len(self.acc)
+        kept = [[] for _ in self.acc]  # per capture: each iteration's parts, when summed after the loop
+        fn = self.fn
+        small = bool(history) and self.blas.one_thread([*gv, *history[0], *fixed])
+        with isolated_tapes(), _eager(), (blas_threads.one_thread() if small else contextlib.nullcontext()):
+            for st in reversed(history):
+                r = fn(*gv, *st, *fixed)
+                gv = r[:nf]
+                for k, (j, kind, at, m, spec) in enumerate(self.acc):
+                    if kind == "add":
+                        x = r[at]
+                        if sums[k] is None:
+                            sums[k] = np.array(x, copy=True)
+                        else:
+                            np.add(sums[k], x, out=sums[k])
+                    elif kind == "slice":
+                        x = r[at]
+                        if sums[k] is None:
+                            sums[k] = np.zeros(np.shape(bc[j]), dtype=x.dtype)
+                        key = np_key(spec, r[at + 1:at + m])
+                        sums[k][key] += x
+                    else:
+                        kept[k].append(r[at:at + m])
+            for k, (j, kind, at, m, spec) in enumerate(self.acc):
+                if kind == "gemm" and kept[k]:
+                    sums[k] = _stacked_gemm(kept[k])
+        by_input = {}
+        for k, (j, kind, at, m, spec) in enumerate(self.acc):
+            if sums[k] is not None:
+                by_input[lb.body_feed[j]] = sums[k]
+        for pos, i in enumerate(fv):
+            by_input[i] = gv[pos]
+        return tuple(by_input[i] if i in by_input else _zeros_of(inputs[i]) for i in wrt)
+
+
+class _Unsupported(Exception):
+    """A loop body the compiled gradient does not cover: WhileGrad replays it eagerly instead."""
+
+
+def _is_float(t):
+    return t.dtype.is_floating or t.dtype.is_complex
+
+
+def _accumulator(x):
+    """How the gradient `x` (a tensor of backward graph g) of a loop capture is summed over the iterations:
+    ("gemm", [a, b]) when it is a @ b with a transposed: the a's and b's of all iterations are stacked and
+    multiplied once after the loop; ("slice", [dy, key]) when it scatters an iteration's slice into zeros
+    (StridedSliceGrad, as `seq[t]` gives): added into the running sum in place; ("add", [x]) otherwise."""
+    op = x.op
+    if op.type == "MatMul" and op.attrs.get("transpose_a") and not op.attrs.get("transpose_b") and \
+            not op.attrs.get("adjoint_a") and not op.attrs.get("adjoint_b") and \
+            all(t.shape.rank == 2 for t in op.inputs) and not op.inputs[0].dtype.is_complex:
+        return "gemm", list(op.inputs)
+    if op.type == "StridedSliceGrad":
+        dy, _, *dyn = op.inputs
+        return "slice", [dy, *dyn]
+    return "add", [x]
+
+
+def _stacked_gemm(parts):
+    """sum_t a_t^T @ b_t as one product of the stacked factors."""
+    a = np.concatenate([p[0] for p in parts]) if len(parts) > 1 else parts[0][0]
+    b = np.concatenate([p[1] for p in parts]) if len(parts) > 1 else parts[0][1]
+    return np.matmul(a.T, b)
+
+
+_backwards = weakref.WeakKeyDictionary()  # LoopBody -> its _Backward, or False where not covered
+_backwards_lock = threading.Lock()
+
+
+def _backward_of(lb):
+    """The loop's compiled reverse mode (built on first need), or None where WhileGrad replays eagerly."""
+    bw = _backwards.get(lb)
+    if bw is None:
+        with _backwards_lock:
+            bw = _backwards.get(lb)
+            if bw is None:
+                try:
+                    bw = _Backward(lb)
+                except (_Unsupported, LookupError, NotImplementedError, TypeError, ValueError):
+                    bw = False  # the eager replay raises what the user must see, when a gradient is taken
+                _backwards[lb] = bw
+    return bw or None
 
 
 def _zeros_of(v):
