@@ -1,12 +1,13 @@
 """Keras `fit` epochs of real models: rivulet vs TensorFlow side by side (issue 26).
 
-    python bench/bench_train.py [convnet lstm] [--tf PYTHON] [--rounds N] [--busy K]
+    python bench/bench_train.py [convnet lstm gru] [--tf PYTHON] [--rounds N] [--busy K]
 
 Workloads (synthetic data, fixed seeds):
   convnet  keras-io's MNIST convnet: Conv2D(32, 3, relu), MaxPool 2, Conv2D(64, 3, relu), MaxPool 2, Flatten,
            Dropout 0.5, Dense(10, softmax); Adam, categorical cross-entropy; 6000 images 28x28x1, batch 128
   lstm     Embedding(5000, 32), LSTM(64), Dense(1, sigmoid); Adam, binary cross-entropy; 640 sequences of
            80 tokens, batch 64
+  gru      the same text classifier with GRU(64) in place of the LSTM
 
 Each backend is one long-lived worker process (this file with --child) that builds and compiles the
 models and runs one warm-up epoch each; then the rounds alternate rivulet / TensorFlow, one timed `fit`
@@ -24,7 +25,7 @@ from pathlib import Path
 from sidebyside import Worker, busy, keras_lstm, rivulet_env, serve, timed
 
 HERE = Path(__file__).resolve().parent
-WORKLOADS = ("convnet", "lstm")
+WORKLOADS = ("convnet", "lstm", "gru")
 
 
 # ---------------------------------------------------------------------------------------------- child
@@ -52,8 +53,23 @@ def _lstm(tf, np):
     return timed(lambda: model.fit(x, y, batch_size=64, epochs=1, verbose=0))
 
 
+def _gru(tf, np):
+    layers = tf.keras.layers
+    model = tf.keras.Sequential([
+        tf.keras.Input(shape=(80,), dtype="int32"),
+        layers.Embedding(5000, 32),
+        layers.GRU(64),
+        layers.Dense(1, activation="sigmoid"),
+    ])
+    model.compile(loss="binary_crossentropy", optimizer="adam", metrics=["accuracy"])
+    rng = np.random.default_rng(0)
+    x = rng.integers(1, 5000, (640, 80)).astype(np.int32)
+    y = rng.integers(0, 2, (640, 1)).astype(np.float32)
+    return timed(lambda: model.fit(x, y, batch_size=64, epochs=1, verbose=0))
+
+
 def child(backend, names):
-    serve(backend, {"convnet": _convnet, "lstm": _lstm}, names)
+    serve(backend, {"convnet": _convnet, "lstm": _lstm, "gru": _gru}, names)
 
 
 # ---------------------------------------------------------------------------------------------- parent
