@@ -175,3 +175,31 @@ def test_experimental_dynamic_ragged_shape_and_row_partition():
     assert s2.inner_shape.numpy().tolist() == [11, 12] and int(s2[2]) == 12 and int(s2[0]) == 4
     assert repr(tf.experimental.DynamicRaggedShape.from_lengths([2, 3])) == \
         "<DynamicRaggedShape lengths=[2, 3] num_row_partitions=0>"
+
+
+# -------------------------------------------------------------------- tf.function signatures
+def test_ragged_tensor_spec_in_input_signature():
+    @tf.function(input_signature=[tf.RaggedTensorSpec(shape=[None, None], dtype=tf.int32)])
+    def max_and_min(rt):
+        return (tf.math.reduce_max(rt, axis=-1), tf.math.reduce_min(rt, axis=-1))
+    hi, lo = max_and_min(tf.ragged.constant([[1, 2], [3], [4, 5, 6]]))
+    assert repr(hi) == "<tf.Tensor: shape=(3,), dtype=int32, numpy=array([2, 3, 6], dtype=int32)>"
+    assert lo.numpy().tolist() == [1, 3, 4]
+    max_and_min(tf.ragged.constant([[7], [8, 9]]))  # another shape: the same graph
+    assert len(max_and_min._list_all_concrete_functions()) == 1
+    with pytest.raises(TypeError):
+        max_and_min(tf.ragged.constant([[1.5]]))
+
+
+def test_get_concrete_function_of_a_ragged_tensor_spec():
+    class CustomModule(tf.Module):
+        def __init__(self, variable_value):
+            super().__init__()
+            self.v = tf.Variable(variable_value)
+
+        @tf.function
+        def grow(self, x):
+            return x * self.v
+    module = CustomModule(100.0)
+    cf = module.grow.get_concrete_function(tf.RaggedTensorSpec(shape=[None, None], dtype=tf.float32))
+    assert str(cf(tf.ragged.constant([[1.0, 4.0, 3.0], [2.0]]))) == "<tf.RaggedTensor [[100.0, 400.0, 300.0], [200.0]]>"

@@ -19,7 +19,7 @@ from ..core import context
 from ..core.tensor import EagerTensor, Tensor
 from ..shape import TensorSpec
 from .concrete import ConcreteFunction
-from .trace_type import (Literal, describe, explain_change, generalize, is_subtype, type_of)
+from .trace_type import (Literal, describe, explain_change, generalize, is_composite_spec, is_subtype, type_of)
 from .tracing import FuncGraph, finalize_outputs, placeholders_for
 
 try:
@@ -264,7 +264,7 @@ class PolymorphicFunction:
         for n, spec in zip(names, specs):
             v = values[n]
             leaves = nest.flatten(v)
-            if leaves and all(isinstance(x, TensorSpec) for x in leaves):
+            if leaves and all(isinstance(x, TensorSpec) or is_composite_spec(x) for x in leaves):
                 # specs (get_concrete_function(), which passes the signature itself): they must fit it
                 if not is_subtype(type_of(v), spec):
                     raise TypeError(f"Binding inputs to tf.function failed due to `{describe(type_of(v))} is "
@@ -547,7 +547,7 @@ def user_facing(exc, fname):
 
 def _check_spec(s):
     """One input_signature entry -> its trace type (dicts in tf.nest's sorted-key order, as type_of)."""
-    if isinstance(s, TensorSpec):
+    if isinstance(s, TensorSpec) or is_composite_spec(s):
         return s
     if isinstance(s, dict):
         return ("dict", tuple((k, _check_spec(s[k])) for k in nest._sorted_keys(s)))

@@ -155,12 +155,18 @@ def spec_of_value(x):
     return TensorSpec(x.shape, _dt.from_numpy(x.dtype))
 
 
+def is_composite_spec(x):
+    """Whether x is a composite tensor's spec (tf.RaggedTensorSpec): a TraceType made of component specs, which
+    stands for a value of that type in get_concrete_function and input_signature."""
+    return isinstance(x, TraceType) and hasattr(x, "_component_specs") and hasattr(x, "_from_components")
+
+
 def type_of(x, aliases=None):
     """The trace type of one argument value (hashable; tensors become TensorSpecs). `aliases` (a dict shared
     by all arguments of one call) numbers the distinct variables met: their alias ids."""
     if isinstance(x, (EagerTensor, SymbolicTensor)):
         return TensorSpec(x.shape, x.dtype)
-    if isinstance(x, TensorSpec):
+    if isinstance(x, TensorSpec) or is_composite_spec(x):
         return x
     if isinstance(x, _LITERALS):
         return Literal(x)
