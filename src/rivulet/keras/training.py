@@ -126,9 +126,38 @@ def unpack_x_y_sample_weight(data):
 
 
 # -- data -------------------------------------------------------------------------------------------------
+class _SparseRows:
+    """A SparseTensor's rows, batched as SparseTensors (Keras's sparse inputs: `model.predict(st)`)."""
+
+    def __init__(self, st):
+        self.indices = np.asarray(st.indices.numpy(), dtype=np.int64)
+        self.values = np.asarray(st.values.numpy())
+        self.dense_shape = [int(d) for d in st.dense_shape.numpy()]
+
+    def __len__(self):
+        return self.dense_shape[0]
+
+    def __getitem__(self, idx):
+        rows = np.arange(len(self))[idx]
+        pos = np.full(len(self), -1, np.int64)
+        pos[rows] = np.arange(len(rows))
+        new_rows = pos[self.indices[:, 0]]
+        keep = new_rows >= 0
+        indices = self.indices[keep].copy()
+        indices[:, 0] = new_rows[keep]
+        order = np.lexsort(indices.T[::-1]) if len(indices) else np.arange(0)
+        return tf.SparseTensor(indices[order], self.values[keep][order], [len(rows)] + self.dense_shape[1:])
+
+
+def _take(a, idx):
+    return a[idx] if isinstance(a, _SparseRows) else tf.constant(a[idx])
+
+
 def _as_array(v):
     if v is None:
         return None
+    if isinstance(v, tf.SparseTensor):
+        return _SparseRows(v)
     if isinstance(v, dict):
         return {k: _as_array(x) for k, x in v.items()}
     if isinstance(v, (list, tuple)) and v and all(isinstance(x, (np.ndarray, Tensor)) for x in v):
@@ -174,7 +203,7 @@ class DataHandler:
         self.x, self.y, self.sw = _as_array(x), _as_array(y), _as_array(sample_weight)
         for what, v in (("x", self.x), ("y", self.y), ("sample_weight", self.sw)):
             for a in nest.flatten(v) if v is not None else ():
-                if np.ndim(a) == 0:
+                if not isinstance(a, _SparseRows) and np.ndim(a) == 0:
                     raise ValueError(f"`{what}` must be arrays or tensors with a leading batch dimension, got "
                                      f"{a!r}")
         if class_weight is not None and self.y is not None:
@@ -246,7 +275,7 @@ class DataHandler:
             idx = slice(lo, lo + self.batch_size) if order is None else order[lo:lo + self.batch_size]
             parts = [self.x] + ([self.y] if self.y is not None or self.sw is not None else []) + \
                 ([self.sw] if self.sw is not None else [])
-            yield tuple(nest.map_structure(lambda a: tf.constant(a[idx]), p) if p is not None else None
+            yield tuple(nest.map_structure(lambda a: _take(a, idx), p) if p is not None else None
                         for p in parts)
 
 

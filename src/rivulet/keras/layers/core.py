@@ -56,12 +56,18 @@ class Dense(Layer):
         self.built = True
 
     def call(self, inputs):
+        if isinstance(inputs, tf.SparseTensor):  # Input(sparse=True): a sparse-dense matmul, as tf_keras
+            out = tf.sparse.sparse_dense_matmul(_sparse_as(inputs, self._dtype), self.kernel)
+            return self._bias_and_activation(out)
         if inputs.dtype is not self._dtype:
             inputs = tf.cast(inputs, self._dtype)  # integer inputs too, as Keras's Dense does
         if inputs.ndim == 2:
             out = tf.matmul(inputs, self.kernel)
         else:
             out = tf.tensordot(inputs, self.kernel, [[inputs.ndim - 1], [0]])
+        return self._bias_and_activation(out)
+
+    def _bias_and_activation(self, out):
         if self.bias is not None:
             out = tf.nn.bias_add(out, self.bias)
         if self._act is not None:
@@ -71,6 +77,12 @@ class Dense(Layer):
     def get_config(self):
         return {**super().get_config(), "units": self.units, "activation": activations.serialize(self.activation),
                 "use_bias": self.use_bias}
+
+
+def _sparse_as(st, dtype):
+    if st.dtype is dtype:
+        return st
+    return tf.SparseTensor(st.indices, tf.cast(st.values, dtype), st.dense_shape)
 
 
 class Flatten(Layer):

@@ -15,19 +15,27 @@ from .base import Layer
 class KerasTensor:
     """A symbolic input or layer output: a shape (batch dimension None), a dtype, and the node that made it."""
 
-    def __init__(self, shape, dtype, node=None, name=None):
+    def __init__(self, shape, dtype, node=None, name=None, sparse=False):
         self.shape = tf.TensorShape(shape)
         self.dtype = tf.as_dtype(dtype)
         self.node = node
         self.name = name
+        self.sparse = sparse  # Input(sparse=True): layers are called on SparseTensors
 
     @property
     def _creator(self):
         return self.node.layer.name if self.node is not None else self.name
 
+    @property
+    def type_spec(self):
+        if self.sparse:
+            return tf.SparseTensorSpec(self.shape, self.dtype)
+        return tf.TensorSpec(self.shape, self.dtype)
+
     def __repr__(self):
-        return (f"<KerasTensor: shape={_shape_tuple(self.shape)} dtype={self.dtype.name} "
-                f"(created by layer '{self._creator}')>")
+        what = f"type_spec={self.type_spec!r}" if self.sparse else \
+            f"shape={_shape_tuple(self.shape)} dtype={self.dtype.name}"
+        return f"<KerasTensor: {what} (created by layer '{self._creator}')>"
 
     def __hash__(self):
         return id(self)
@@ -84,7 +92,8 @@ class InputLayer(Layer):
         # (an Input is floatx's, whatever the global mixed precision policy: tf_keras's InputLayer)
         super().__init__(name=name, dtype=dtype or backend.floatx(), batch_input_shape=tuple(batch_input_shape))
         self.built = True
-        kt = KerasTensor(batch_input_shape, self._dtype, None, name=self.name)
+        self.sparse = bool(sparse)
+        kt = KerasTensor(batch_input_shape, self._dtype, None, name=self.name, sparse=self.sparse)
         node = Node(self, [], (), {}, kt)
         kt.node = node
         self._inbound.append(node)
@@ -92,7 +101,10 @@ class InputLayer(Layer):
         self._keras_input = kt
 
     def get_config(self):
-        return {"batch_input_shape": self._batch_input_shape, "dtype": self.dtype, "name": self.name}
+        config = {"batch_input_shape": self._batch_input_shape, "dtype": self.dtype, "name": self.name}
+        if self.sparse:
+            config["sparse"] = True
+        return config
 
 
 def Input(shape=None, batch_size=None, name=None, dtype=None, sparse=False, tensor=None, ragged=False,
@@ -109,7 +121,7 @@ def Input(shape=None, batch_size=None, name=None, dtype=None, sparse=False, tens
                 raise ValueError(f"Cannot convert '{tuple(dims)}' to a shape: dimension {d!r} is not None or a "
                                  f"non-negative int.")
     layer = InputLayer(input_shape=shape, batch_size=batch_size, name=name, dtype=dtype,
-                       batch_input_shape=batch_shape)
+                       batch_input_shape=batch_shape, sparse=sparse)
     return layer._keras_input
 
 
