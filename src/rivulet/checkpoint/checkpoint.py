@@ -16,6 +16,7 @@ import numpy as np
 
 from .. import dtypes as _dt
 from ..core.context import init_scope
+from ..core.tensor import EagerTensor
 from ..state.module import register_setattr_hook
 from ..errors import DataLossError, NotFoundError
 from ..formats import object_graph as og
@@ -41,12 +42,36 @@ def serialize(root):
             key = og.checkpoint_key(paths[i])
             name = obj.name[:-2] if obj.name.endswith(":0") else obj.name
             graph[i].attributes.append(("VARIABLE_VALUE", name, key))
-            tensors[key] = obj.numpy()
+            tensors[key] = _snapshot(obj)
+        elif callable(getattr(obj, "_serialize_to_tensors", None)):
+            _serialize_other(obj, paths[i], graph[i], tensors)
     # a node has values if it or anything below it does (children have larger ids in a BFS tree)
     for i in reversed(range(len(nodes))):
         g = graph[i]
         g.has_values = bool(g.attributes) or any(graph[c].has_values for c, _ in g.children if c > i)
     return tensors, og.encode(graph)
+
+
+def _serialize_other(obj, path, node, tensors):
+    """A trackable that is not a variable (a dataset iterator) saves what `_serialize_to_tensors()` gives,
+    {name: NumPy value}, under `path/.ATTRIBUTES/name`; the object graph names the attribute
+    `_checkpoint_attribute` when the object has one (TensorFlow's iterator: ITERATOR, its value ITERATOR_STATE)."""
+    attr = getattr(obj, "_checkpoint_attribute", None)
+    for name, value in obj._serialize_to_tensors().items():
+        a = attr or name
+        entry = (a, "", og.checkpoint_key(path, a))
+        if entry not in node.attributes:
+            node.attributes.append(entry)
+        tensors[og.checkpoint_key(path, name)] = value
+
+
+def _snapshot(var):
+    """The variable's value to write. Eagerly a variable's array is replaced on every assign and never written
+    into (state/variables.py), so the array itself is a consistent snapshot: no copy of a 100 MB model."""
+    value = getattr(var, "_value", None)
+    if isinstance(value, np.ndarray) and type(var).numpy is tr.Variable.numpy:
+        return value
+    return var.numpy()
 
 
 def save_object(root, prefix):
@@ -131,6 +156,9 @@ class _Session:
                 if keys:
                     self.restored.add(nid)
                     plan.append((obj, keys[-1]))
+            elif node.attributes and nid not in self.restored and callable(getattr(obj, "_restore_from_tensors", None)):
+                self.restored.add(nid)
+                plan.append((obj, node.attributes))
             if not isinstance(obj, tr.Sequence):
                 anchor = (obj, nid)
             if not node.children and not node.slot_variables:
@@ -219,6 +247,9 @@ def _assign_all(reader, plan):
     as TensorFlow's RestoreV2; shape: ValueError, as its variables' restore) before any is assigned."""
     values = []
     for var, key in plan:
+        if not isinstance(key, str):  # a trackable restoring from tensors: read them all, let it check them
+            values.append(_read_other(reader, var, key))
+            continue
         reader.check_dtype(key, var.dtype, var.name)  # before reading: a wrong dtype is never cast
         value = reader.get_tensor(key)
         shape = tuple(var.shape)
@@ -226,8 +257,28 @@ def _assign_all(reader, plan):
             raise ValueError(f"Received incompatible tensor with shape {tuple(value.shape)} when attempting to "
                              f"restore variable with shape {shape} and name {var.name}.")
         values.append(value)
-    for (var, _), value in zip(plan, values):
-        var.assign(value)
+    for (var, key), value in zip(plan, values):
+        if not isinstance(key, str):
+            var._restore_from_tensors(value)
+            continue
+        var.assign(EagerTensor(value))  # as a tensor: the array just read is the variable's, not copied again
+
+
+def _read_other(reader, obj, attributes):
+    """{name: value} for a trackable's `_restore_from_tensors`: the names its `_serialize_to_tensors` gives,
+    read beside its object graph attribute; `_check_restore(values)` may refuse them before anything is
+    assigned."""
+    name, _, key = attributes[0]
+    prefix = key[:-len(name)] if key.endswith(name) else key + "_"
+    values = {}
+    for n in obj._serialize_to_tensors():
+        if prefix + n not in reader:
+            raise NotFoundError(None, None, f"Key {prefix + n} not found in checkpoint")
+        values[n] = reader.get_tensor(prefix + n)
+    check = getattr(obj, "_check_restore", None)
+    if check is not None:
+        check(values)
+    return values
 
 
 def restore_object(root, save_path):

@@ -176,7 +176,9 @@ class BundleReader:
                 raise _loss(self.prefix, f"tensor {key!r} (offset {e.offset}, size {e.size}) runs past the end "
                             f"of its data file {path}")
             f.seek(e.offset)
-            buf = bytearray(e.size)  # writable, so arrays made from it are too
+            # one readinto straight into the array's memory (uninitialised: the file's bytes are its first
+            # write); writable, so arrays made from it are too
+            buf = np.empty(e.size, dtype=np.uint8)
             got = f.readinto(buf)
         if got != e.size:
             raise _loss(self.prefix, f"tensor {key!r} is truncated")

@@ -1,0 +1,175 @@
+"""Checkpoint and TFRecord I/O: rivulet vs TensorFlow side by side (issue 26).
+
+    python bench/bench_io.py [ckpt_write ckpt_read rec_write rec_parse rec_parse_batched]
+                             [--tf PYTHON] [--rounds N] [--busy K] [--src DIR ...]
+
+Workloads (synthetic data, fixed seeds; each worker writes in a temporary folder of its own):
+  ckpt_write         tf.train.Checkpoint(big=[4 variables], small=[200 variables]).write(prefix): 101.6 MB
+                     (float32 [2048, 4096] x2, [1024, 4096], [4000, 1000]; 100 kernels [64, 64], 100 biases [256])
+  ckpt_read          .read(prefix) of that checkpoint into the same variables
+  rec_write          4000 tf.train.Example records written with tf.io.TFRecordWriter: `image` 32x32x3 uint8
+                     bytes, `label` int64, `ids` 4 int64s, `feats` 8 floats (each Example built and serialised)
+  rec_parse          TFRecordDataset(file).map(parse_single_example).batch(64), iterated to the end
+  rec_parse_batched  TFRecordDataset(file).batch(64).map(parse_example), iterated to the end (the order the
+                     tf.data performance guide advises)
+
+Each backend is one long-lived worker process (this file with --child) that builds its workloads and runs
+each once as a warm-up; then the rounds alternate the backends. A figure is the minimum over the rounds
+(milliseconds); the ratio is TensorFlow's time / rivulet's (> 1: rivulet is faster), its range over the
+rounds in brackets. --busy K runs K busy processes during the timed rounds. --src names another rivulet
+src/ folder (e.g. an older commit's `git archive`) measured besides this checkout's: a before/after in one
+run. TensorFlow is optional: --tf names a Python that has tensorflow-cpu (or set RIVULET_TF_PYTHON);
+rivulet itself never imports it. The files live in the system's temporary folder (page cache: these are
+the libraries' costs, not the disk's).
+"""
+import argparse
+import os
+import shutil
+import sys
+import tempfile
+from pathlib import Path
+
+from sidebyside import Worker, busy, rivulet_env, serve, timed
+
+HERE = Path(__file__).resolve().parent
+WORKLOADS = ("ckpt_write", "ckpt_read", "rec_write", "rec_parse", "rec_parse_batched")
+BIG = [(2048, 4096), (2048, 4096), (1024, 4096), (4000, 1000)]
+N_RECORDS, BATCH = 4000, 64
+
+
+# ---------------------------------------------------------------------------------------------- child
+def _folder():
+    d = tempfile.mkdtemp(prefix="bench_io_")
+    import atexit
+    atexit.register(shutil.rmtree, d, True)
+    return d
+
+
+def _checkpoint(tf, np):
+    rng = np.random.default_rng(0)
+    big = [tf.Variable(rng.random(s, dtype=np.float32)) for s in BIG]
+    small = [tf.Variable(rng.random(s, dtype=np.float32)) for _ in range(100) for s in [(64, 64), (256,)]]
+    return tf.train.Checkpoint(big=big, small=small), os.path.join(_folder(), "ckpt")
+
+
+def _ckpt_write(tf, np):
+    ckpt, prefix = _checkpoint(tf, np)
+    return timed(lambda: ckpt.write(prefix))
+
+
+def _ckpt_read(tf, np):
+    ckpt, prefix = _checkpoint(tf, np)
+    ckpt.write(prefix)
+    return timed(lambda: ckpt.read(prefix))
+
+
+def _records(np):
+    rng = np.random.default_rng(0)
+    return [(rng.integers(0, 256, 32 * 32 * 3, dtype=np.uint8).tobytes(), int(rng.integers(0, 10)),
+             rng.integers(0, 1 << 40, 4).tolist(), rng.random(8, dtype=np.float32).tolist())
+            for _ in range(N_RECORDS)]
+
+
+def _write_records(tf, path, records):
+    f = tf.train.Feature
+    with tf.io.TFRecordWriter(path) as w:
+        for image, label, ids, feats in records:
+            ex = tf.train.Example(features=tf.train.Features(feature={
+                "image": f(bytes_list=tf.train.BytesList(value=[image])),
+                "label": f(int64_list=tf.train.Int64List(value=[label])),
+                "ids": f(int64_list=tf.train.Int64List(value=ids)),
+                "feats": f(float_list=tf.train.FloatList(value=feats))}))
+            w.write(ex.SerializeToString())
+
+
+def _rec_write(tf, np):
+    records, path = _records(np), os.path.join(_folder(), "train.tfrecord")
+    return timed(lambda: _write_records(tf, path, records))
+
+
+def _spec(tf):
+    return {"image": tf.io.FixedLenFeature([], tf.string), "label": tf.io.FixedLenFeature([], tf.int64),
+            "ids": tf.io.FixedLenFeature([4], tf.int64), "feats": tf.io.VarLenFeature(tf.float32)}
+
+
+def _drain(ds):
+    n = 0
+    for batch in ds:
+        n += 1
+    assert n == -(-N_RECORDS // BATCH), n
+
+
+def _rec_parse(tf, np):
+    path = os.path.join(_folder(), "train.tfrecord")
+    _write_records(tf, path, _records(np))
+    spec = _spec(tf)
+    ds = tf.data.TFRecordDataset(path).map(lambda r: tf.io.parse_single_example(r, spec)).batch(BATCH)
+    return timed(lambda: _drain(ds))
+
+
+def _rec_parse_batched(tf, np):
+    path = os.path.join(_folder(), "train.tfrecord")
+    _write_records(tf, path, _records(np))
+    spec = _spec(tf)
+    ds = tf.data.TFRecordDataset(path).batch(BATCH).map(lambda r: tf.io.parse_example(r, spec))
+    return timed(lambda: _drain(ds))
+
+
+def child(backend, names):
+    serve(backend, {"ckpt_write": _ckpt_write, "ckpt_read": _ckpt_read, "rec_write": _rec_write,
+                    "rec_parse": _rec_parse, "rec_parse_batched": _rec_parse_batched}, names)
+
+
+# ---------------------------------------------------------------------------------------------- parent
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("names", nargs="*", help=f"workloads ({', '.join(WORKLOADS)}); default all")
+    ap.add_argument("--tf", default=os.environ.get("RIVULET_TF_PYTHON"), help="a Python with tensorflow-cpu")
+    ap.add_argument("--rounds", type=int, default=5, help="alternate the backends this many times")
+    ap.add_argument("--busy", type=int, default=0, help="busy processes running during the timed rounds")
+    ap.add_argument("--src", action="append", default=[], help="another rivulet src/ folder to measure too")
+    ap.add_argument("--child", help=argparse.SUPPRESS)
+    a = ap.parse_args(argv)
+    names = a.names or list(WORKLOADS)
+    if a.child:
+        return child(a.child, names)
+    bad = [n for n in names if n not in WORKLOADS]
+    if bad:
+        sys.exit(f"unknown workload(s) {bad}; known: {', '.join(WORKLOADS)}")
+    workers = [Worker("rivulet", sys.executable, __file__, "rivulet", names, rivulet_env(HERE.parent / "src"))]
+    for src in a.src:
+        workers.append(Worker(f"rivulet@{Path(src).resolve().parent.name}", sys.executable, __file__, "rivulet",
+                              names, rivulet_env(Path(src).resolve())))
+    if a.tf:
+        workers.append(Worker("tensorflow", a.tf, __file__, "tensorflow", names))
+    got = {w.label: {n: [] for n in names} for w in workers}
+    rounds = max(1, a.rounds)
+    try:
+        with busy(a.busy):
+            for _ in range(rounds):
+                for w in workers:
+                    for n, ms in w.round().items():
+                        got[w.label][n].append(ms)
+    finally:
+        for w in workers:
+            w.close()
+    load = f", {a.busy} busy processes" if a.busy else ", idle"
+    print(f"I/O, ms (min of {rounds} rounds{load})")
+    print(f"{'workload':18} {'backend':22} {'ms':>9} {'TF ratio':>9}  spread")
+    for n in names:
+        for w in workers:
+            if w.label == "tensorflow":
+                continue
+            mine = got[w.label][n]
+            line = f"{n:18} {w.label:22} {min(mine):9.1f}"
+            if a.tf:
+                theirs = got["tensorflow"][n]
+                r = [t / m for t, m in zip(theirs, mine)]
+                line += f" {min(theirs) / min(mine):8.2f}x  {min(r):.2f}-{max(r):.2f}x"
+            print(line)
+        if a.tf:
+            print(f"{n:18} {'tensorflow':22} {min(got['tensorflow'][n]):9.1f}")
+
+
+if __name__ == "__main__":
+    main()
