@@ -3,12 +3,14 @@ from .context import get_replica_context, get_strategy, has_strategy, in_cross_r
 from .replica import ReplicaContext
 from .strategy import InputContext, MirroredStrategy, OneDeviceStrategy, Strategy, StrategyExtended
 from .multi_worker import MultiWorkerMirroredStrategy
+from .cross_device_ops import CrossDeviceOps, HierarchicalCopyAllReduce, NcclAllReduce, ReductionToOneDevice
 from . import cluster_resolver
 from .values import PerReplica, ReduceOp
 from . import experimental
 
 __all__ = ["get_replica_context", "get_strategy", "has_strategy", "in_cross_replica_context", "ReplicaContext",
-           "InputContext", "MirroredStrategy", "MultiWorkerMirroredStrategy", "cluster_resolver", "OneDeviceStrategy", "Strategy", "StrategyExtended", "ReduceOp",
+           "InputContext", "MirroredStrategy", "CrossDeviceOps", "HierarchicalCopyAllReduce", "NcclAllReduce",
+           "ReductionToOneDevice", "MultiWorkerMirroredStrategy", "cluster_resolver", "OneDeviceStrategy", "Strategy", "StrategyExtended", "ReduceOp",
            "experimental", "experimental_set_strategy"]
 
 

@@ -1,4 +1,5 @@
 """tf.distribute.experimental names."""
-from .strategy import ValueContext  # noqa: F401
+from .strategy import CentralStorageStrategy, ValueContext  # noqa: F401
 from .values import PerReplica  # noqa: F401
-from .multi_worker import CommunicationOptions, MultiWorkerMirroredStrategy  # noqa: F401
+from .multi_worker import (CollectiveCommunication, CommunicationImplementation, CommunicationOptions,  # noqa: F401
+                           MultiWorkerMirroredStrategy)

@@ -6,23 +6,62 @@ across workers through the collectives in collective.py, so the copies receive t
 identical. Without a communicator (a plain process, TF_CONFIG naming one worker or none) it is a
 single-worker strategy with one replica, as TensorFlow's is.
 """
+import enum
+
 from . import collective
 from .cluster_resolver import RayClusterResolver, TFConfigClusterResolver
 from .replica import ReplicaContext
 from .strategy import Strategy, StrategyExtended
 
 
+class CommunicationImplementation(enum.Enum):
+    """tf.distribute.experimental.CommunicationImplementation: which collective implementation to use (rivulet's
+    workers always exchange through Ray's object store; the choice is kept)."""
+    AUTO = "AUTO"
+    RING = "RING"
+    NCCL = "NCCL"
+
+
+CollectiveCommunication = CommunicationImplementation  # TensorFlow's deprecated name for it
+
+
 class CommunicationOptions:
     """tf.distribute.experimental.CommunicationOptions: `timeout_seconds` limits each collective's wait for
-    the other workers (None: collective.DEFAULT_TIMEOUT); the others are accepted (the transport is Ray's
-    object store)."""
+    the other workers (None: collective.DEFAULT_TIMEOUT); the others are checked as TensorFlow checks them and
+    kept (the transport is Ray's object store)."""
 
-    def __init__(self, bytes_per_pack=0, timeout_seconds=None, implementation=None):
+    def __init__(self, bytes_per_pack=0, timeout_seconds=None, implementation=CommunicationImplementation.AUTO):
+        if bytes_per_pack < 0:
+            raise ValueError(f"Argument `bytes_per_pack` must be >=0, Received {bytes_per_pack}.")
         if timeout_seconds is not None and (isinstance(timeout_seconds, bool) or
                                             not isinstance(timeout_seconds, (int, float)) or
                                             not 0 < timeout_seconds < float("inf")):
             raise ValueError(f"timeout_seconds must be a positive number of seconds or None, got {timeout_seconds!r}")
+        if implementation is None:
+            implementation = CommunicationImplementation.AUTO
+        if isinstance(implementation, str):
+            implementation = CommunicationImplementation(implementation.upper())
+        if not isinstance(implementation, CommunicationImplementation):
+            raise ValueError("Argument `implementation` must be instance of "
+                             "`tf.distribute.experimental.CommunicationImplementation`.")
         self.bytes_per_pack, self.timeout_seconds, self.implementation = bytes_per_pack, timeout_seconds, implementation
+
+    def merge(self, options):
+        """These options with those `options` sets to other than their defaults taking precedence."""
+        merged = CommunicationOptions(self.bytes_per_pack, self.timeout_seconds, self.implementation)
+        if options is None:
+            return merged
+        if options.bytes_per_pack != 0:
+            merged.bytes_per_pack = options.bytes_per_pack
+        if options.timeout_seconds is not None:
+            merged.timeout_seconds = options.timeout_seconds
+        if options.implementation != CommunicationImplementation.AUTO:
+            merged.implementation = options.implementation
+        return merged
+
+    def __str__(self):
+        return (f"Options(bytes_per_pack={self.bytes_per_pack},timeout_seconds={self.timeout_seconds}, "
+                f"implementation={self.implementation})")
 
 
 class MultiWorkerMirroredStrategy(Strategy):

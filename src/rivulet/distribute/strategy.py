@@ -13,6 +13,7 @@ from ..ops.array_ops import concat as _concat, shape as _shape
 from ..ops.constant_op import constant as _constant
 from ..ops.math_ops import add_n as _add_n, cast as _cast, reduce_sum as _reduce_sum
 from . import context as _ctx
+from .cross_device_ops import CrossDeviceOps
 from .replica import ReplicaContext, call_for_each_replica
 from .values import PerReplica, ReduceOp, as_reduce_op, local_results, map_values
 
@@ -166,17 +167,25 @@ class Strategy:
                 parts = [_reduce_sum(p, axis=axis) for p in parts]
             else:
                 counts.append(_constant(len(parts), parts[0].dtype))  # a plain value counts once a process
-            sums.append(_add_n(parts) if len(parts) > 1 else parts[0])
+            sums.append(self._local_sum(parts))
         totals = self._cross_worker_sum(sums + (counts if op is ReduceOp.MEAN else []))
         if op is ReduceOp.MEAN:
             totals = [t / c for t, c in zip(totals[:len(sums)], totals[len(sums):])]
         it = iter(totals)
         return map_values(lambda _: next(it), value)
 
+    def _local_sum(self, parts):
+        """The sum of this process's replicas' tensors: by the strategy's cross-device ops where it has them
+        (a ReductionToOneDevice's accumulation_fn), else tf.math.add_n."""
+        ops = getattr(self, "_cross_device_ops", None)
+        if isinstance(ops, CrossDeviceOps):
+            return ops._accumulate(parts)
+        return _add_n(parts) if len(parts) > 1 else parts[0]
+
     def _sum_across_replicas(self, values):
         """The optimizer's all-reduce: each gradient (PerReplica, a tensor, or None) summed over every
         replica, in one cross-worker exchange for all of them."""
-        local = [v if v is None else (_add_n(list(v)) if isinstance(v, PerReplica) else v) for v in values]
+        local = [v if v is None else (self._local_sum(list(v)) if isinstance(v, PerReplica) else v) for v in values]
         present = [i for i, v in enumerate(local) if v is not None]
         summed = self._cross_worker_sum([local[i] for i in present])
         for i, v in zip(present, summed):
@@ -253,7 +262,29 @@ class MirroredStrategy(Strategy):
         elif isinstance(devices, str):
             devices = [devices]
         super().__init__(list(devices))
-        self._cross_device_ops = cross_device_ops
+        self._cross_device_ops = self._extended._cross_device_ops = cross_device_ops
+
+
+class CentralStorageStrategy(MirroredStrategy):
+    """tf.distribute.experimental.CentralStorageStrategy: variables in one place (`parameter_device`), the
+    computation replicated on `compute_devices`, gradients summed before each update is applied once.
+
+    That is how rivulet runs every in-process strategy (one variable store), so it is a MirroredStrategy
+    with TensorFlow's defaults: the local GPUs, of which rivulet has none, else the CPU (one replica, even
+    with several logical CPUs; name them in `compute_devices` for more); the parameter device is the
+    compute device when there is one, else the CPU."""
+
+    def __init__(self, compute_devices=None, parameter_device=None):
+        if compute_devices is None:
+            compute_devices = ["/cpu:0"]
+        elif isinstance(compute_devices, str):
+            compute_devices = [compute_devices]
+        super().__init__(list(compute_devices))
+        ext = self._extended
+        ext.worker_devices = list(ext.worker_devices)  # TensorFlow's CentralStorageStrategy keeps a list
+        if parameter_device is None:
+            parameter_device = ext.worker_devices[0] if len(ext.worker_devices) == 1 else "/device:CPU:0"
+        ext.parameter_devices = (parameter_device,)
 
 
 def split_batch(value, n, index):
