@@ -220,12 +220,76 @@ class Embedding(Layer):
         return tf.not_equal(inputs, 0) if self.mask_zero else None
 
 
-class Lambda(Layer):
-    """Wraps a function of tensors as a layer."""
+_LAMBDA_REFUSED = (
+    "Requested the deserialization of a Lambda layer with a Python `lambda` inside it. This carries a potential "
+    "risk of arbitrary code execution and thus it is disallowed by default. If you trust the source of the saved "
+    "model, you can pass `safe_mode=False` to the loading function in order to allow Lambda layer loading. "
+    "(rivulet never runs code read from a file, with safe_mode=False neither: rebuild this layer in Python, "
+    "or give its function a name and pass it in `custom_objects`.)")
 
-    def __init__(self, function, output_shape=None, arguments=None, **kwargs):
+
+class Lambda(Layer):
+    """Wraps a function of tensors as a layer.
+
+    Its config is tf_keras's: a named function by name (`function_type` 'function'; loading finds it in
+    custom_objects or the registry), a lambda as tf_keras writes it (`function_type` 'lambda': its marshalled
+    bytecode, defaults and closure), so saving works as in tf_keras. Loading a 'lambda' config is refused
+    with tf_keras's safe-mode error: the bytecode is never loaded.
+    """
+
+    def __init__(self, function, output_shape=None, mask=None, arguments=None, **kwargs):
         super().__init__(**kwargs)
         self.function, self.arguments = function, arguments or {}
+        self._output_shape, self.mask = output_shape, mask
 
     def call(self, inputs):
         return self.function(inputs, **self.arguments)
+
+    def get_config(self):
+        from ..saving.serialization import serialize_keras_object
+        fn = self.function
+        if getattr(fn, "__name__", None) == "<lambda>" or getattr(fn, "__closure__", None):
+            function, function_type = _func_dump(fn), "lambda"
+        else:
+            function, function_type = serialize_keras_object(fn), "function"
+        from ..mixed_precision.policy import serialize
+        config = {"name": self.name, "trainable": self.trainable, "dtype": serialize(self.dtype_policy)}
+        if self._batch_input_shape is not None:
+            config["batch_input_shape"] = self._batch_input_shape
+        config.update({"function": function, "function_type": function_type,
+                       "module": getattr(fn, "__module__", None),
+                       "output_shape": serialize_keras_object(self._output_shape), "output_shape_type": "raw",
+                       "output_shape_module": None, "arguments": serialize_keras_object(self.arguments)})
+        return config
+
+    @classmethod
+    def from_config(cls, config, custom_objects=None):
+        from ..saving.serialization import deserialize_keras_object
+        config = dict(config)
+        function_type = config.pop("function_type", "function")
+        for key in ("module", "output_shape_type", "output_shape_module"):
+            config.pop(key, None)
+        if function_type == "lambda" or config.get("output_shape_type") == "lambda":
+            raise ValueError(_LAMBDA_REFUSED)
+        if function_type != "function":
+            raise ValueError(f"Unknown function type for the Lambda layer '{config.get('name')}': "
+                             f"{function_type!r} (expected 'function' or 'lambda')")
+        name = config.get("function")
+        function = deserialize_keras_object(name, custom_objects) if isinstance(name, (str, dict)) else None
+        if not callable(function):
+            raise ValueError(f"Unknown function in the Lambda layer '{config.get('name')}': {name!r}. Please "
+                             "ensure it is passed in `custom_objects` or registered with "
+                             "keras.saving.register_keras_serializable.")
+        config["function"] = function
+        config["arguments"] = deserialize_keras_object(config.get("arguments") or {}, custom_objects)
+        return cls(**config)
+
+
+def _func_dump(fn):
+    """tf_keras's func_dump: [base64 of the marshalled code, defaults, closure values] (written, never read)."""
+    import base64
+    import marshal
+    from ..saving.serialization import serialize_keras_object
+    code = base64.encodebytes(marshal.dumps(fn.__code__)).decode("ascii")
+    closure = tuple(serialize_keras_object(c.cell_contents) for c in fn.__closure__) if fn.__closure__ else None
+    return [code, serialize_keras_object(fn.__defaults__), serialize_keras_object(closure)]
