@@ -80,6 +80,29 @@ class _Cell(Layer):
             rec = [tf.nn.dropout(ones, self.recurrent_dropout) for _ in range(self.n_gates)]
         return drop, rec
 
+    def _project(self, seq):
+        """The input side of every timestep at once, [time, batch, features] -> [time, batch, n_gates*units]:
+        one stacked GEMM (and the input bias) instead of one per step. None where the cell cannot split
+        its step so (a subclass with its own `call`)."""
+        if type(self).call is not _PROJECTED_CALL.get(type(self)):
+            return None
+        flat = tf.reshape(seq, [-1, seq.shape[-1]])
+        proj = tf.matmul(flat, self.kernel)
+        bias = self._input_bias()
+        if bias is not None:
+            proj = tf.nn.bias_add(proj, bias)
+        n = self.n_gates * self.units
+        steps, batch = seq.shape[0], seq.shape[1]
+        if steps is not None or batch is not None:  # one unknown dimension: no shape arithmetic
+            proj = tf.reshape(proj, [steps if steps is not None else -1, -1 if steps is not None else batch, n])
+        else:
+            proj = tf.reshape(proj, tf.concat([tf.shape(seq)[:2], [n]], 0))
+        proj.set_shape(seq.shape[:2].concatenate([n]))
+        return proj
+
+    def _input_bias(self):
+        return self.bias
+
     def get_config(self):
         return {**super().get_config(), "units": self.units, "activation": _config.activation(self.activation),
                 "recurrent_activation": _config.activation(self.recurrent_activation), "use_bias": self.use_bias,
@@ -104,6 +127,11 @@ class SimpleRNNCell(_Cell):
         if self.bias is not None:
             h = tf.nn.bias_add(h, self.bias)
         out = self.activation(h + _dot(states[0], self.recurrent_kernel, rec and rec[0]))
+        return out, [out]
+
+    def _call_projected(self, xp, states):
+        """The step given its input side `xp` (x @ kernel + bias, from `_project`)."""
+        out = self.activation(xp + tf.matmul(states[0], self.recurrent_kernel))
         return out, [out]
 
     def get_config(self):
@@ -155,12 +183,20 @@ class LSTMCell(_Cell):
                     zg = zg + self.bias[g * u:(g + 1) * u]
                 parts.append(zg)
             zi, zf, zc, zo = parts
+        return self._gates(zi, zf, zc, zo, c_prev)
+
+    def _gates(self, zi, zf, zc, zo, c_prev):
         i = self.recurrent_activation(zi)
         f = self.recurrent_activation(zf)
         c = f * c_prev + i * self.activation(zc)
         o = self.recurrent_activation(zo)
         h = o * self.activation(c)
         return h, [h, c]
+
+    def _call_projected(self, xp, states):
+        h_prev, c_prev = states
+        zi, zf, zc, zo = tf.split(xp + tf.matmul(h_prev, self.recurrent_kernel), 4, axis=1)
+        return self._gates(zi, zf, zc, zo, c_prev)
 
     def get_config(self):
         return {**super().get_config(), "unit_forget_bias": self.unit_forget_bias}
@@ -214,8 +250,39 @@ class GRUCell(_Cell):
         h = z * h_prev + (1 - z) * hh
         return h, [h]
 
+    def _input_bias(self):
+        if self.bias is None:
+            return None
+        return self.bias[0] if self.reset_after else self.bias
+
+    def _call_projected(self, xp, states):
+        h_prev = states[0]
+        u = self.units
+        x_z, x_r, x_h = tf.split(xp, 3, axis=1)
+        if self.reset_after:
+            mh = tf.matmul(h_prev, self.recurrent_kernel)
+            if self.bias is not None:
+                mh = tf.nn.bias_add(mh, self.bias[1])
+            h_z, h_r, h_h = tf.split(mh, 3, axis=1)
+            z = self.recurrent_activation(x_z + h_z)
+            r = self.recurrent_activation(x_r + h_r)
+            hh = self.activation(x_h + r * h_h)
+        else:
+            z = self.recurrent_activation(x_z + tf.matmul(h_prev, self.recurrent_kernel[:, :u]))
+            r = self.recurrent_activation(x_r + tf.matmul(h_prev, self.recurrent_kernel[:, u:2 * u]))
+            hh = self.activation(x_h + tf.matmul(r * h_prev, self.recurrent_kernel[:, 2 * u:]))
+        h = z * h_prev + (1 - z) * hh
+        return h, [h]
+
     def get_config(self):
         return {**super().get_config(), "reset_after": self.reset_after}
+
+
+# The cells whose `call` is the one `_call_projected` splits (a subclass overriding `call` is run as written).
+_PROJECTED_CALL = {c: c.call for c in (SimpleRNNCell, LSTMCell, GRUCell)}
+
+
+_PROJECTED = object()  # `masks` of a loop over projected inputs (x @ kernel + bias of every step)
 
 
 class RNN(Layer):
@@ -279,7 +346,13 @@ class RNN(Layer):
             seq = tf.reverse(seq, [0])
             m = tf.reverse(m, [0]) if m is not None else None
         steps = inputs.shape[1]
-        if executing_eagerly() or (self.unroll and steps is not None):
+        unrolled = self.unroll and steps is not None
+        if masks == (None, None) and not unrolled:
+            # no dropout: the input projections of all timesteps as one GEMM before the loop
+            xp = cell._project(seq)
+            if xp is not None:
+                seq, masks = xp, _PROJECTED
+        if executing_eagerly() or unrolled:
             last, outputs, states = self._loop_python(seq, m, states, steps if steps is not None
                                                       else int(tf.shape(inputs)[1]), training, masks)
         else:
@@ -290,7 +363,10 @@ class RNN(Layer):
         return out
 
     def _step(self, x, m_t, states, prev_out, training, masks):
-        out, new_states = self.cell.call(x, states, training=training, masks=masks)
+        if masks is _PROJECTED:
+            out, new_states = self.cell._call_projected(x, states)
+        else:
+            out, new_states = self.cell.call(x, states, training=training, masks=masks)
         if m_t is not None:
             keep = tf.expand_dims(m_t, -1)
             new_states = [tf.where(keep, n, s) for n, s in zip(new_states, states)]
