@@ -61,6 +61,22 @@ class _Message:
     def ByteSize(self):
         return len(self._encode())
 
+    def CopyFrom(self, other):
+        """Becomes a copy of `other` (this type, or any message with the same wire format)."""
+        self.ParseFromString(other.SerializeToString())
+
+    def MergeFrom(self, other):
+        self.ParseFromString(self.SerializeToString() + other.SerializeToString())
+
+    def SetInParent(self):
+        """Marks this sub-message as set in the message that handed it out (protobuf's, for text_format)."""
+        parent = self.__dict__.pop("_parent", None)
+        if parent is not None:
+            parent[0]._adopt(parent[1], self)
+
+    def Clear(self):
+        self.__dict__.update(type(self)().__dict__)
+
     def __eq__(self, other):
         return type(self) is type(other) and self._encode() == other._encode()
 
@@ -266,7 +282,13 @@ class Feature(_Message):
     def _get(self, name):
         if self._kind == name:
             return self._value
-        return dict((n, c) for n, _, c in _KINDS)[name]()
+        child = dict((n, c) for n, _, c in _KINDS)[name]()
+        child._parent = (self, name)  # set in this Feature by SetInParent (protobuf's text_format does)
+        return child
+
+    def _adopt(self, name, child):
+        if self._kind is None:
+            self._kind, self._value = name, child
 
     bytes_list = property(lambda self: self._get("bytes_list"))
     float_list = property(lambda self: self._get("float_list"))
@@ -293,9 +315,36 @@ class Feature(_Message):
         return [self._kind + " {"] + ["  " + ln for ln in self._value._text()] + ["}"]
 
 
+class _FeatureMap(dict):
+    """Features.feature: a missing key reads as a new empty Feature, stored (protobuf's message maps do)."""
+
+    def __missing__(self, key):
+        self[key] = value = Feature()
+        return value
+
+    @staticmethod
+    def GetEntryClass():
+        return _FeatureEntry
+
+
+class _FeatureEntry:
+    """One (key, value) entry of Features.feature, as protobuf's text_format fills it."""
+
+    DESCRIPTOR = property(lambda self: descriptor("Features").nested_types_by_name["FeatureEntry"])
+
+    def __init__(self):
+        self.key, self.value = "", Feature()
+
+    def HasField(self, name):
+        return False
+
+    def SetInParent(self):
+        return None
+
+
 class Features(_Message):
     def __init__(self, feature=None):
-        self.feature = {}
+        self.feature = _FeatureMap()
         for k, v in (feature or {}).items():
             if not isinstance(v, Feature):
                 raise TypeError(f"Features.feature values must be tf.train.Feature, got {type(v).__name__}")
@@ -355,3 +404,65 @@ class Example(_Message):
         return ["features {"] + ["  " + ln for ln in self.features._text()] + ["}"]
 
 
+
+
+# -- protobuf descriptors --------------------------------------------------------------------------------------------
+# DESCRIPTOR: these messages' descriptors as protobuf describes them (package tensorflow), for code that reads
+# messages through protobuf's reflection: google.protobuf.text_format.Merge(text, tf.train.Example()) fills one.
+# Built on first use from a FileDescriptorProto (protobuf is needed only then).
+_DESCRIPTORS = {}
+
+
+def descriptor(name):
+    """The protobuf Descriptor of message `name` (tensorflow.NAME)."""
+    if not _DESCRIPTORS:
+        try:
+            from google.protobuf import descriptor_pb2, descriptor_pool
+        except ImportError:
+            raise ImportError("tf.train.Example's DESCRIPTOR (protobuf reflection, text_format) needs the protobuf "
+                              "package: pip install protobuf") from None
+        F = descriptor_pb2.FieldDescriptorProto
+        f = descriptor_pb2.FileDescriptorProto(name="rivulet/tensorflow/core/example/example.proto",
+                                               package="tensorflow", syntax="proto3")
+
+        def message(name, *fields, nested=()):
+            m = f.message_type.add(name=name)
+            for n, num, kind, label, type_name, oneof in fields:
+                fd = m.field.add(name=n, number=num, type=kind, label=label, json_name=n)
+                if type_name:
+                    fd.type_name = type_name
+                if oneof is not None:
+                    fd.oneof_index = oneof
+                if kind in (F.TYPE_FLOAT, F.TYPE_INT64) and label == F.LABEL_REPEATED:
+                    fd.options.packed = True
+            return m
+        rep, opt = F.LABEL_REPEATED, F.LABEL_OPTIONAL
+        message("BytesList", ("value", 1, F.TYPE_BYTES, rep, None, None))
+        message("FloatList", ("value", 1, F.TYPE_FLOAT, rep, None, None))
+        message("Int64List", ("value", 1, F.TYPE_INT64, rep, None, None))
+        feature = message("Feature", ("bytes_list", 1, F.TYPE_MESSAGE, opt, ".tensorflow.BytesList", 0),
+                          ("float_list", 2, F.TYPE_MESSAGE, opt, ".tensorflow.FloatList", 0),
+                          ("int64_list", 3, F.TYPE_MESSAGE, opt, ".tensorflow.Int64List", 0))
+        feature.oneof_decl.add(name="kind")
+        features = message("Features", ("feature", 1, F.TYPE_MESSAGE, rep, ".tensorflow.Features.FeatureEntry",
+                                        None))
+        entry = features.nested_type.add(name="FeatureEntry")
+        entry.options.map_entry = True
+        entry.field.add(name="key", number=1, type=F.TYPE_STRING, label=opt, json_name="key")
+        entry.field.add(name="value", number=2, type=F.TYPE_MESSAGE, label=opt, type_name=".tensorflow.Feature",
+                        json_name="value")
+        message("Example", ("features", 1, F.TYPE_MESSAGE, opt, ".tensorflow.Features", None))
+        pool = descriptor_pool.DescriptorPool()
+        fd = pool.Add(f) if hasattr(pool, "Add") else None
+        fd = pool.FindFileByName(f.name) if fd is None or not hasattr(fd, "message_types_by_name") else fd
+        _DESCRIPTORS.update(fd.message_types_by_name)
+    return _DESCRIPTORS[name]
+
+
+class _Descriptor:
+    def __get__(self, obj, cls):
+        return descriptor(cls.__name__)
+
+
+for _cls in (BytesList, FloatList, Int64List, Feature, Features, Example):
+    _cls.DESCRIPTOR = _Descriptor()

@@ -1,4 +1,4 @@
-"""tf.io.parse_single_example / parse_example (FixedLenFeature, VarLenFeature) and serialize_tensor /
+"""tf.io.parse_single_example / parse_example (FixedLenFeature, VarLenFeature, RaggedFeature) and serialize_tensor /
 parse_tensor. Each is one op (ParseExampleV2, SerializeTensor, ParseTensor) so it works eagerly and inside
 traced functions (a dataset's map)."""
 import collections
@@ -33,6 +33,21 @@ class VarLenFeature(collections.namedtuple("VarLenFeature", ["dtype"])):
 
     def __repr__(self):
         return f"VarLenFeature(dtype={self.dtype!r})"
+
+
+class RaggedFeature(collections.namedtuple("RaggedFeature", ["dtype", "value_key", "partitions",
+                                                             "row_splits_dtype", "validate"])):
+    """A feature read as a RaggedTensor: each Example's values are one row (parse_example), or the values
+    themselves (parse_single_example). `value_key` names the feature (default: its key in the dict)."""
+
+    def __new__(cls, dtype, value_key=None, partitions=(), row_splits_dtype=_dt.int32, validate=False):
+        if partitions:
+            raise NotImplementedError("rivulet's tf.io.RaggedFeature reads a feature's values as one row per "
+                                      "Example (no `partitions`)")
+        if value_key is not None and (not isinstance(value_key, str) or not value_key):
+            raise ValueError(f"value_key must be a non-empty string, got {value_key!r}")
+        return super().__new__(cls, _dt.as_dtype(dtype), value_key, tuple(partitions),
+                               _dt.as_dtype(row_splits_dtype), validate)
 
 
 SparseTensorValue = collections.namedtuple("SparseTensorValue", ["indices", "values", "dense_shape"])
@@ -133,7 +148,7 @@ def _features(features):
     if not isinstance(features, dict) or not features:
         raise ValueError("Missing: features was empty." if isinstance(features, dict) else
                          f"`features` must be a dict of feature configurations, got {features!r}")
-    dense, sparse = [], []
+    dense, sparse, names, ragged = [], [], [], set()
     for k in sorted(features):
         f = features[k]
         if isinstance(f, FixedLenFeature):
@@ -152,18 +167,21 @@ def _features(features):
                 else:
                     default = tuple(d.astype(f.dtype._np).reshape(-1).tolist())
             dense.append((k, f.dtype, shape, default))
-        elif isinstance(f, VarLenFeature):
+        elif isinstance(f, (VarLenFeature, RaggedFeature)):
             if f.dtype not in _SUPPORTED:
                 raise ValueError(f"Unsupported dtype {f.dtype.name} for feature {k!r}.")
-            sparse.append((k, f.dtype))
+            if isinstance(f, RaggedFeature):
+                ragged.add(k)
+            sparse.append((getattr(f, "value_key", None) or k, f.dtype))
+            names.append(k)
         else:
-            raise ValueError(f"Unsupported feature configuration for {k!r}: {f!r} (use tf.io.FixedLenFeature or "
-                             "tf.io.VarLenFeature)")
-    return dense, sparse
+            raise ValueError(f"Unsupported feature configuration for {k!r}: {f!r} (use tf.io.FixedLenFeature, "
+                             "tf.io.VarLenFeature or tf.io.RaggedFeature)")
+    return dense, sparse, names, ragged
 
 
 def _parse(serialized, features, scalar):
-    dense, sparse = _features(features)
+    dense, sparse, names, ragged = _features(features)
     if isinstance(serialized, (list, tuple)):
         # a list of bytes through np.asarray becomes a fixed-width bytes array, which drops each record's
         # trailing NUL bytes (an Example often ends in one); an object array keeps them
@@ -182,8 +200,11 @@ def _parse(serialized, features, scalar):
         outs = [outs]
     n = len(sparse)
     result = {}
-    for i, (k, _) in enumerate(sparse):
-        result[k] = _sparse(outs[i], outs[n + i], outs[2 * n + i])
+    for i, k in enumerate(names):
+        if k in ragged:
+            result[k] = _ragged(outs[i], outs[n + i], outs[2 * n + i], scalar)
+        else:
+            result[k] = _sparse(outs[i], outs[n + i], outs[2 * n + i])
     for j, (k, *_) in enumerate(dense):
         result[k] = outs[3 * n + j]
     return {k: result[k] for k in features}
@@ -197,6 +218,14 @@ def _sparse(indices, values, shape):
     if not context.executing_eagerly():
         return SparseTensorValue(indices, values, shape)
     return composite.kind("sparse")(indices, values, shape)  # the class, through the face's loader
+
+
+def _ragged(indices, values, shape, scalar):
+    """A RaggedFeature's value: the values (one Example), or a RaggedTensor with one row per Example."""
+    if scalar:
+        return values
+    from ..ops import composite
+    return composite.kind("ragged").from_value_rowids(values, indices[:, 0], nrows=shape[0], validate=False)
 
 
 def parse_single_example(serialized, features, name=None, example_names=None):
