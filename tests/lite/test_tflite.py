@@ -447,16 +447,13 @@ def test_a_variable_update_is_refused_not_dropped():
 
 
 @needs_extra
-def test_control_flow_and_select_tf_ops_are_not_implemented():
-    @tf.function(input_signature=[tf.TensorSpec([], tf.float32)])
-    def f(x):
-        return tf.cond(x > 0, lambda: x * 2.0, lambda: -x)
+def test_switch_case_and_select_tf_ops_are_not_implemented():
+    @tf.function(input_signature=[tf.TensorSpec([], tf.int32)])
+    def f(i):
+        return tf.switch_case(i, [lambda: tf.constant(1.0), lambda: tf.constant(2.0), lambda: tf.constant(3.0)])
 
-    with pytest.raises(NotImplementedError, match="control flow .*\n.*If 'cond'"):
+    with pytest.raises(NotImplementedError, match="control flow .*\n.*Case 'switch_case'"):
         tf.lite.TFLiteConverter.from_concrete_functions([f.get_concrete_function()]).convert()
-    lstm = tf.keras.Sequential([tf.keras.Input((5, 3)), tf.keras.layers.LSTM(4), tf.keras.layers.Dense(1)])
-    with pytest.raises(NotImplementedError, match="RNN layers"):
-        tf.lite.TFLiteConverter.from_keras_model(lstm).convert()
     conv = tf.lite.TFLiteConverter.from_keras_model(mlp())
     conv.target_spec.supported_ops = [tf.lite.OpsSet.TFLITE_BUILTINS, tf.lite.OpsSet.SELECT_TF_OPS]
     with pytest.raises(NotImplementedError, match="SELECT_TF_OPS"):

@@ -6,8 +6,9 @@
 Each function becomes one subgraph with a signature (TensorFlow's names: "serving_default" for a single
 function or a Keras model, the saved model's signature keys, the functions' names for several concrete
 functions). Models built from builtin operators (lower.py lists them) convert as float32, or quantised
-(quantize.py: dynamic range, float16, full integer with a representative dataset); control flow and
-recurrent layers raise NotImplementedError.
+(quantize.py: dynamic range, float16, full integer with a representative dataset); tf.cond and
+tf.while_loop (AutoGraph's if/while/for on tensors, Keras' recurrent layers) become IF and WHILE operators
+with subgraphs of their own; tf.switch_case and TensorArrays raise NotImplementedError.
 """
 import enum
 import os
@@ -156,8 +157,8 @@ class TFLiteConverter:
             control += c
         if control:
             lines = "\n".join(f"  {p}" for p in control)
-            raise NotImplementedError(f"rivulet's TFLite converter does not convert control flow (tf.cond, "
-                                      f"tf.while_loop, AutoGraph's if/while on tensors) or RNN layers yet:\n{lines}")
+            raise NotImplementedError(f"rivulet's TFLite converter does not convert this control flow (tf.switch_case, "
+                                      f"tf.case, TensorArrays, nested function calls) yet:\n{lines}")
         if problems:
             n = len(problems)
             lines = "\n".join(f"  {p}" for p in problems)
@@ -182,7 +183,7 @@ class TFLiteConverter:
             int8_only = self._ops() == {OpsSet.TFLITE_BUILTINS_INT8}
             io = {_dt.float32: quantize.FLOAT32, _dt.int8: quantize.INT8, _dt.uint8: quantize.UINT8}
             remap, refused = quantize.full_integer(model, ranges, int8_only, io[self.inference_input_type],
-                                                   io[self.inference_output_type])
+                                                   io[self.inference_output_type], model.signatures)
             if refused:
                 names = ", ".join(sorted(set(refused)))
                 raise ConverterError(f"target_spec.supported_ops is TFLITE_BUILTINS_INT8 only, and these ops have no "
@@ -244,6 +245,7 @@ def _lower_function(model, entry, index):
     graph, inputs, outputs = optimize_traced(g)
     sub = lower.Subgraph("main" if index == 0 else entry.key)
     model.subgraphs.append(sub)
+    sub_index = len(model.subgraphs) - 1  # (an earlier function's IF/WHILE subgraphs come before it)
     lw = lower.Lowering(model, sub)
     n_args = len(g.arg_placeholders)
     feeds, sig_inputs = {}, []
@@ -265,22 +267,19 @@ def _lower_function(model, entry, index):
     if lw.problems or lw.control_flow:
         return lw.problems, lw.control_flow
     call = "StatefulPartitionedCall" if index == 0 else f"StatefulPartitionedCall_{index}"
-    sig_outputs, used = [], set(sub.inputs)
-    for i, (name, v, t) in enumerate(zip(entry.output_names, values, outputs)):
-        if isinstance(v, np.ndarray) or v in used:
-            lw.op = t.op  # a constant, an input or a repeated output: copied into a tensor of its own
-            try:
-                v = lw.emit("RESHAPE", [v, lw.i32([-1 if d is None else d for d in t.shape.as_list()])], [t])
-            except lower.Unsupported as e:
-                return [lower.Problem(t.op, str(e))], []
-        used.add(v)
+    try:
+        out_idx = lw.output_tensors(values, outputs)
+    except lower.Unsupported as e:
+        return [lower.Problem(lw.op, str(e))], []
+    sig_outputs = []
+    for i, (name, v) in enumerate(zip(entry.output_names, out_idx)):
         sub.tensors[v].name = f"{call}:{i}"
         sub.outputs.append(v)
         sig_outputs.append((name, v))
     remap = fuse.optimize(model, sub)
     sig_inputs = [(n, remap[i]) for n, i in sig_inputs]
     sig_outputs = [(n, remap[i]) for n, i in sig_outputs]
-    model.signatures.append(lower.Signature(entry.key, sig_inputs, sig_outputs, index))
+    model.signatures.append(lower.Signature(entry.key, sig_inputs, sig_outputs, sub_index))
     return [], []
 
 

@@ -10,10 +10,10 @@ import numpy as np
 from .. import dtypes as _dt
 from ..core.tensor import Tensor
 from ..graph.graph_util import data_ancestors, user_location as where
-from . import schema
+from . import fuse, schema
 
-# Control flow and recurrent ops: not in this converter yet.
-CONTROL_FLOW = {"If", "StatelessIf", "While", "StatelessWhile", "Case", "StatelessCase", "PartitionedCall",
+# Control flow and recurrent ops not converted yet (If and While are: IF and WHILE with subgraphs).
+CONTROL_FLOW = {"Case", "StatelessCase", "PartitionedCall",
                 "StatefulPartitionedCall", "TensorListReserve", "TensorListFromTensor", "TensorListStack",
                 "TensorListSetItem", "TensorListGetItem", "TensorArrayV3"}
 # Stateful ops whose effect a converted model may drop, as TensorFlow's converter does.
@@ -157,6 +157,61 @@ class Lowering:
         """An intermediate tensor of `shape` with the dtype of rivulet tensor `like`."""
         return self.new_tensor(f"{self.op.name}/{suffix}", shape, _TYPES[like.dtype])
 
+    # ---- subgraphs (IF branches, WHILE conditions and bodies)
+    def subgraph(self, sg, feeds, input_specs, carried=()):
+        """Lowers control-flow sub-graph `sg` (function/control_flow.SubGraph) into a subgraph of its own;
+        feeds: per sg.inputs, a NumPy constant (folded in) or k, the subgraph's input k; input_specs:
+        (shape, type) per subgraph input; carried: inputs copied to extra outputs (a loop body's captures).
+        Returns the subgraph's index."""
+        from ..optimize.pipeline import optimize
+        consts = {id(ph): v for ph, v in zip(sg.inputs, feeds) if _const(v)}
+        graph, ins, outs = optimize(sg.graph, sg.inputs, sg.outputs, consts)
+        sub = Subgraph(sg.graph.name)
+        self.model.subgraphs.append(sub)
+        index = len(self.model.subgraphs) - 1
+        lw = Lowering(self.model, sub)
+        sub.inputs = [lw.new_tensor(f"{sg.graph.name}_arg{k}", shape, type_)
+                      for k, (shape, type_) in enumerate(input_specs)]
+        fd = {id(ph): (v if _const(v) else sub.inputs[v]) for ph, v in zip(ins, feeds)}
+        values = lw.run(graph, fd, outs)
+        self.problems += lw.problems
+        self.control_flow += lw.control_flow
+        if lw.problems or lw.control_flow:
+            return index
+        sub.outputs = lw.output_tensors(values, outs)
+        for k in carried:
+            shape = [-1 if d is None else d for d in input_specs[k][0]]
+            if shape.count(-1) > 1:
+                self.problems.append(Problem(self.op, "a loop captures a value with more than one unknown "
+                                                      "dimension"))
+                return index
+            copy = lw.new_tensor("carried", input_specs[k][0], input_specs[k][1])
+            sub.ops.append(LiteOp(self.model.opcode("RESHAPE"), [sub.inputs[k], lw.i32(shape)], [copy], None, {}))
+            sub.outputs.append(copy)
+        for k, i in enumerate(sub.outputs):
+            sub.tensors[i].name = f"{sg.graph.name}_out{k}"
+        fuse.optimize(self.model, sub)
+        return index
+
+    def output_tensors(self, values, outputs, taken=()):
+        """A tensor of its own per output: constants, inputs and repeated outputs are copied (RESHAPE)."""
+        used, result = set(self.sub.inputs) | set(taken), []
+        for v, t in zip(values, outputs):
+            if isinstance(v, np.ndarray) or v in used:
+                self.op = t.op
+                v = self.emit("RESHAPE", [v, self.i32([-1 if d is None else d for d in t.shape.as_list()])], [t])
+            used.add(v)
+            result.append(v)
+        self.op = None
+        return result
+
+    def spec(self, v, t=None):
+        """(shape, type) of a value: a tensor index, or a constant (then the rivulet tensor t's shape)."""
+        if _const(v):
+            return list(v.shape), _NP_TYPES[v.dtype]
+        lt = self.sub.tensors[v]
+        return list(lt.shape), lt.type
+
     # ---- the walk
     def run(self, graph, feeds, outputs):
         values = dict(feeds)
@@ -175,7 +230,7 @@ class Lowering:
             ins = [values.get(id(t)) for t in op.inputs]
             res = None
             if op.type in CONTROL_FLOW:
-                self.control_flow.append(Problem(op, "control flow and recurrent layers are not converted yet"))
+                self.control_flow.append(Problem(op, "this control flow is not converted yet"))
             elif op.type in PASS_THROUGH:
                 res = list(ins) if op.type == "IdentityN" else ins[0]
             elif any(v is None for v in ins):  # an input already failed (reported there)
@@ -191,6 +246,8 @@ class Lowering:
                 else:
                     try:
                         res = RULES[op.type](self, op, *ins)
+                    except _Reported:
+                        pass
                     except Unsupported as e:
                         self.problems.append(Problem(op, str(e)))
             if res is None:
@@ -462,17 +519,25 @@ def _slice(lw, op, x, *dyn):
 
 @rule("StridedSlice")
 def _strided_slice(lw, op, x, *dyn):
-    if dyn:
-        raise Unsupported("its slice bounds are known only at run time")
+    """STRIDED_SLICE; bounds known only at run time (x[i] in a loop body) are PACKed into its begin/end."""
+    given = iter(dyn)
+
+    def take(v):
+        if v != "?":
+            return v
+        d = next(given)
+        return int(d) if _const(d) and d.ndim == 0 else _RunTime(d)
+
     begin, end, strides = [], [], []
     masks = dict(BeginMask=0, EndMask=0, EllipsisMask=0, NewAxisMask=0, ShrinkAxisMask=0)
     for j, e in enumerate(op.attrs["spec"]):
         bit, tag = 1 << j, e[0]
         if tag == "i":
-            begin.append(e[1]), end.append(e[1] + 1), strides.append(1)
+            b = take(e[1])
+            begin.append(b), end.append(b + 1 if isinstance(b, int) else _RunTime(b.value, True)), strides.append(1)
             masks["ShrinkAxisMask"] |= bit
         elif tag == "s":
-            start, stop, step = e[1:]
+            start, stop, step = (take(v) for v in e[1:])
             begin.append(0 if start is None else start), end.append(0 if stop is None else stop)
             strides.append(1 if step is None else step)
             masks["BeginMask"] |= bit if start is None else 0
@@ -480,8 +545,54 @@ def _strided_slice(lw, op, x, *dyn):
         else:
             begin.append(0), end.append(0), strides.append(1)
             masks["NewAxisMask" if tag == "n" else "EllipsisMask"] |= bit
-    return lw.emit("STRIDED_SLICE", [x, lw.i32(begin), lw.i32(end), lw.i32(strides)],
-                   options="StridedSliceOptions", **masks)
+    rank = op.inputs[0].shape.rank
+    if rank is not None and not (masks["EllipsisMask"] or masks["NewAxisMask"]):
+        for j in range(len(begin), rank):  # the axes the spec leaves out, whole (TFLite reads one per axis)
+            begin.append(0), end.append(0), strides.append(1)
+            masks["BeginMask"] |= 1 << j
+            masks["EndMask"] |= 1 << j
+    vectors = [_index_vector(lw, op, v, name) for v, name in ((begin, "begin"), (end, "end"), (strides, "strides"))]
+    return lw.emit("STRIDED_SLICE", [x] + vectors, options="StridedSliceOptions", **masks)
+
+
+class _RunTime:
+    """A slice bound known at run time: a tensor index (plus one when `next`)."""
+    __slots__ = ("value", "next")
+
+    def __init__(self, value, next_=False):
+        self.value, self.next = value, next_
+
+
+def _index_vector(lw, op, items, name):
+    """An int32 vector of static ints and run-time scalars."""
+    if all(isinstance(v, int) for v in items):
+        return lw.i32(items)
+    scalars = []
+    for v in items:
+        if isinstance(v, int):
+            scalars.append(np.asarray(v, np.int32))
+            continue
+        nxt, v = v.next, v.value
+        if _const(v) or lw.sub.tensors[v].shape != () or lw.sub.tensors[v].type != _TYPES[_dt.int32]:
+            raise Unsupported("a run-time slice bound that is not an int32 scalar")
+        if nxt:
+            v = lw.emit("ADD", [v, np.asarray(1, np.int32)], [lw.new_tensor(f"{op.name}/{name}_next", [], 2)],
+                        options="AddOptions", FusedActivationFunction=0)
+        scalars.append(v)
+    return lw.emit("PACK", scalars, [lw.new_tensor(f"{op.name}/{name}", [len(items)], 2)], options="PackOptions",
+                   ValuesCount=len(items), Axis=0)
+
+
+@rule("Split")
+def _split(lw, op, x):
+    axis = op.attrs["axis"]
+    return lw.emit("SPLIT", [lw.i32(axis), x], options="SplitOptions", NumSplits=op.attrs["num_split"])
+
+
+@rule("SplitV")
+def _splitv(lw, op, x):
+    return lw.emit("SPLIT_V", [x, lw.i32(list(op.attrs["size_splits"])), lw.i32(op.attrs["axis"])],
+                   options="SplitVOptions", NumSplits=len(op.attrs["size_splits"]))
 
 
 @rule("GatherV2", "Gather")
@@ -749,3 +860,93 @@ def _cumsum(lw, op, x, *dyn):
     _static(op, 1)
     return lw.emit("CUMSUM", [x, lw.i32(op.attrs.get("axis", 0))], options="CumsumOptions",
                    Exclusive=bool(op.attrs.get("exclusive")), Reverse=bool(op.attrs.get("reverse")))
+
+
+# ---------------------------------------------------------------- control flow
+@rule("If", "StatelessIf")
+def _if(lw, op, pred, *args):
+    """IF: the two branches as subgraphs, both taking every non-constant input (constants are folded into the
+    branches that use them)."""
+    branches = op.attrs["branches"]
+    if len(branches.subs) != 2:
+        raise Unsupported("an If of more than two branches")
+    dynamic = [j for j, v in enumerate(args) if not _const(v)]
+    position = {j: k for k, j in enumerate(dynamic)}
+    specs = [lw.spec(args[j]) for j in dynamic]
+    saved = lw.op
+    index = []
+    for sg, feed in zip(branches.subs, branches.feeds):
+        feeds = [args[i - 1] if _const(args[i - 1]) else position[i - 1] for i in feed]
+        index.append(lw.subgraph(sg, feeds, specs))
+    lw.op = saved
+    if lw.problems or lw.control_flow:
+        raise _Reported()
+    return lw.emit("IF", [pred] + [args[j] for j in dynamic], options="IfOptions", ThenSubgraphIndex=index[0],
+                   ElseSubgraphIndex=index[1])
+
+
+@rule("While", "StatelessWhile")
+def _while(lw, op, *values):
+    """WHILE: the condition and the body as subgraphs over the loop variables, followed by the non-constant
+    values they capture (carried through unchanged); constant captures are folded into them."""
+    body = op.attrs["body"]
+    n = body.n_vars
+    loop = [lw.index(v) for v in values[:n]]
+    extra = [i for i in range(n, len(values)) if not _const(values[i])]
+    position = {i: n + k for k, i in enumerate(extra)}
+    shapes = [t.shape.as_list() for t in op.outputs]
+    specs = [(shape, lw.spec(v)[1]) for shape, v in zip(shapes, loop)] + [lw.spec(values[i]) for i in extra]
+    saved = lw.op
+
+    def feeds(sg, captured):
+        return list(range(n)) + [values[i] if _const(values[i]) else position[i] for i in captured]
+
+    cond = lw.subgraph(body.cond, feeds(body.cond, body.cond_feed), specs)
+    index = lw.subgraph(body.body, feeds(body.body, body.body_feed), specs, carried=range(n, n + len(extra)))
+    lw.op = saved
+    if lw.problems or lw.control_flow:
+        raise _Reported()
+    outs = list(op.outputs) + [lw.new_tensor(f"{op.name}/carried{k}", *lw.spec(values[i]))
+                               for k, i in enumerate(extra)]
+    res = lw.emit("WHILE", loop + [values[i] for i in extra], outs, options="WhileOptions",
+                  CondSubgraphIndex=cond, BodySubgraphIndex=index)
+    return res[:n] if isinstance(res, list) else res
+
+
+class _Reported(Unsupported):
+    """A sub-graph's own problems were reported already."""
+
+
+@rule("Range")
+def _range(lw, op, start, limit, delta):
+    dt = op.outputs[0].dtype
+    if dt not in (_dt.int32, _dt.float32, _dt.int64):
+        raise Unsupported(f"a {dt.name} range")
+    return lw.emit("RANGE", [np.asarray(v, dt._np) if _const(v) else v for v in (start, limit, delta)])
+
+
+@rule("ReverseV2")
+def _reverse(lw, op, x, *dyn):
+    _static(op, 1)
+    axis = op.attrs.get("axis")
+    axis = [axis] if isinstance(axis, int) else list(axis)
+    return lw.emit("REVERSE_V2", [x, lw.i32(axis)], options="ReverseV2Options")
+
+
+@rule("TensorScatterUpdate")
+def _tensor_scatter_update(lw, op, tensor, indices, updates):
+    """tensor_scatter_nd_update of one leading-axis row (an RNN writing step t of its output sequence) as
+    DYNAMIC_UPDATE_SLICE at [t, 0, ...]."""
+    ishape, rank = op.inputs[1].shape.as_list(), op.inputs[0].shape.rank
+    if ishape != [1, 1] or rank is None or op.inputs[1].dtype not in (_dt.int32, _dt.int64):
+        raise Unsupported("only an update of one row along the first axis (indices of shape [1, 1])")
+    if _const(indices):
+        start = lw.i32([int(indices.reshape(-1)[0])] + [0] * (rank - 1))
+    else:
+        if op.inputs[1].dtype is _dt.int64:
+            indices = lw.emit("CAST", [indices], [lw.new_tensor(f"{op.name}/indices32", [1, 1], 2)])
+        row = lw.emit("RESHAPE", [indices, lw.i32([1])], [lw.new_tensor(f"{op.name}/row", [1], 2)])
+        start = row if rank == 1 else lw.emit(
+            "CONCATENATION", [row, lw.i32([0] * (rank - 1))], [lw.new_tensor(f"{op.name}/start", [rank], 2)],
+            options="ConcatenationOptions", Axis=0, FusedActivationFunction=0)
+    return lw.emit("DYNAMIC_UPDATE_SLICE", [tensor, updates, start])

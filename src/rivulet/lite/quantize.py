@@ -471,10 +471,12 @@ class FullInteger:
         self.ops.append(op)
 
 
-def full_integer(model, ranges, int8_only, input_type, output_type):
-    """Quantises every subgraph; returns ({(subgraph, old output): new output}, [op names left float])."""
+def full_integer(model, ranges, int8_only, input_type, output_type, signatures):
+    """Quantises the signatures' subgraphs (IF/WHILE subgraphs stay float); returns
+    ({(subgraph, old output): new output}, [op names left float])."""
     remap, refused = {}, []
-    for s, sub in enumerate(model.subgraphs):
+    for s in sorted({sig.subgraph for sig in signatures}):
+        sub = model.subgraphs[s]
         fi = FullInteger(model, sub, s, ranges, int8_only, input_type, output_type)
         for old, new in fi.run().items():
             remap[(s, old)] = new
