@@ -164,6 +164,10 @@ class DatasetV2:
         from .transforms import PaddedBatchDataset
         return PaddedBatchDataset(self, batch_size, padded_shapes, padding_values, drop_remainder)
 
+    def ragged_batch(self, batch_size, drop_remainder=False, row_splits_dtype=None, name=None):
+        from .ragged_batch import ragged_batch
+        return ragged_batch(self, batch_size, drop_remainder, row_splits_dtype)
+
     def unbatch(self, name=None):
         from .transforms import UnbatchDataset
         return UnbatchDataset(self)
@@ -343,6 +347,26 @@ class OwnedIterator:
 
     def __repr__(self):
         return f"<rivulet.data.ops.iterator_ops.OwnedIterator object at 0x{id(self):x}>"
+
+    # -- a trackable of tf.train.Checkpoint: its state is one value, ITERATOR_STATE (data/iterator_state.py)
+    _checkpoint_attribute = "ITERATOR"  # TensorFlow's name in the object graph; the value is ITERATOR_STATE
+
+    def _checkpoint_children(self):
+        return []
+
+    def _serialize_to_tensors(self):
+        from . import iterator_state
+        return {iterator_state.ATTRIBUTE: iterator_state.encode(self._res, self._spec)}
+
+    def _check_restore(self, tensors):
+        """Raises if the checkpointed values cannot be restored (before a checkpoint assigns anything)."""
+        from . import iterator_state
+        from .graph_ops import random_stages
+        iterator_state.decode(tensors[iterator_state.ATTRIBUTE], self._spec, len(random_stages(self._dataset)))
+
+    def _restore_from_tensors(self, tensors):
+        from . import iterator_state
+        iterator_state.restore(self._res, self._spec, tensors[iterator_state.ATTRIBUTE])
 
 
 def _pack_flat_tuple(flat):

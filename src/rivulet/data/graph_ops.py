@@ -71,14 +71,40 @@ def dataset_argument(g, element_spec, name):
 
 
 class IteratorResource:
-    """A running iterator. `peek` buffers the next element so the loop's condition and body share it."""
+    """A running iterator. `peek` buffers the next element so the loop's condition and body share it.
+    It counts the elements it gave (`position`) and keeps the random state its dataset's random stages had
+    when it started (`random_state`): together they are its checkpointed state (data/iterator_state.py)."""
     _is_resource = True
     trainable = False
 
     def __init__(self, dataset):
-        self._it = dataset._make_iter()
-        self._next = None
+        self._dataset = dataset
         self._lock = threading.Lock()
+        self._start(None)
+
+    def _start(self, random_state):
+        """(Re)starts at the first element; random_state: the random stages' states to start from (None: as
+        the dataset's stages are now)."""
+        stages = random_stages(self._dataset)
+        if random_state is not None:
+            for d, st in zip(stages, random_state):
+                d._set_random_state(st)
+        self.random_state = [d._random_state() for d in stages]
+        self._it = self._dataset._make_iter()
+        self._next = None
+        self.position = 0
+
+    def restart_at(self, position, random_state):
+        """Goes back to `position` elements after the start with the random stages in `random_state`, by
+        replaying the pipeline (its elements are made again and dropped). False if the dataset ends first."""
+        with self._lock:
+            self._start(random_state)
+            it = self._it
+            for k in range(position):
+                if next(it, None) is None:
+                    return False
+            self.position = position
+            return True
 
     def has_next(self):
         with self._lock:
@@ -90,7 +116,11 @@ class IteratorResource:
         """The next flat element, or None at the end (the eager path: one lock, no peek)."""
         with self._lock:
             e, self._next = self._next, None
-            return e if e is not None else next(self._it, None)
+            if e is None:
+                e = next(self._it, None)
+            if e is not None:
+                self.position += 1
+            return e
 
     def take(self):
         e = self.next_flat()  # the element has_next buffered, or (a bare next(it)) the next one
@@ -98,6 +128,11 @@ class IteratorResource:
             from ..errors import OutOfRangeError
             raise OutOfRangeError("End of sequence")
         return e
+
+
+def random_stages(dataset):
+    """The stages of a pipeline that draw random numbers per iteration, in lineage order."""
+    return [d for d in dataset._lineage() if hasattr(d, "_random_state")]
 
 
 class GraphIterator:

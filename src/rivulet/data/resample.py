@@ -13,7 +13,7 @@ from ..errors import InvalidArgumentError
 from ..shape import TensorSpec
 from .dataset import DatasetV2, UNKNOWN
 from .functions import StructuredFunction
-from .sources import _rng, _seeded_rng
+from .sources import Randomized, _rng
 
 
 def _dist(v, what):
@@ -33,7 +33,7 @@ def _acceptance(initial, target):
     return accept, float(lo)
 
 
-class RejectionResampleDataset(DatasetV2):
+class RejectionResampleDataset(DatasetV2, Randomized):
     _tf_name = "_DirectedInterleaveDataset"
 
     def __init__(self, input_dataset, class_func, target_dist, initial_dist, seed):
@@ -49,8 +49,7 @@ class RejectionResampleDataset(DatasetV2):
             raise ValueError(f"`initial_dist` and `target_dist` must have the same number of classes, got "
                              f"{self._initial.shape[0]} and {self._target.shape[0]}.")
         self._input = input_dataset
-        self._seeds = _seeded_rng(seed)
-        self._epoch = 0
+        self._init_random(seed)
         elem = spec[0] if type(spec) is tuple and len(spec) == 1 else spec
         super().__init__((cs, elem), (input_dataset,))
         self._tf_name = "_MapDataset" if self._static_original() == 1 else "_DirectedInterleaveDataset"
@@ -72,8 +71,7 @@ class RejectionResampleDataset(DatasetV2):
             yield c, e
 
     def _make_iter(self):
-        self._epoch += 1
-        rng = _rng(self._seeds, self._epoch)
+        rng = _rng(self._seeds, self._next_epoch() + 1)
         m = self._static_original()
         original = self._classes(self._input._make_iter())
         if m == 1:

@@ -1,4 +1,6 @@
 """Datasets that start a pipeline: tensors, slices, ranges, generators, and those combining datasets."""
+import threading
+
 import numpy as np
 
 from .. import dtypes as _dt
@@ -241,13 +243,39 @@ def _seeded_rng(seed):
 
 
 def _rng(seeds, epoch):
-    if seeds is None:
-        return np.random.default_rng()
     return np.random.Generator(np.random.PCG64([seeds[0] & 0xFFFFFFFFFFFFFFFF, seeds[1] & 0xFFFFFFFFFFFFFFFF,
                                                 epoch]))
 
 
-class SampleDataset(DatasetV2):
+class Randomized:
+    """A dataset drawing random numbers per iteration (shuffle, sample_from_datasets, rejection_resample): the
+    n-th iteration's generator derives from (seeds, n) alone. Without an op or global seed the seeds are drawn
+    once, when the dataset is made (as TensorFlow fixes a random seed per dataset). So an iterator's randomness
+    is reproducible from the seeds and the iteration count, which an iterator checkpoint records."""
+
+    def _init_random(self, seed):
+        seeds = _seeded_rng(seed)
+        if seeds is None:
+            seeds = tuple(int(x) for x in np.random.SeedSequence().generate_state(2, np.uint64) >> np.uint64(1))
+        self._seeds = seeds
+        self._epoch = 0
+        self._epoch_lock = threading.Lock()
+
+    def _next_epoch(self):
+        with self._epoch_lock:
+            e = self._epoch
+            self._epoch += 1
+            return e
+
+    def _random_state(self):
+        return (int(self._seeds[0]), int(self._seeds[1]), int(self._epoch))
+
+    def _set_random_state(self, state):
+        with self._epoch_lock:
+            self._seeds, self._epoch = (int(state[0]), int(state[1])), int(state[2])
+
+
+class SampleDataset(DatasetV2, Randomized):
     _tf_name = "_DirectedInterleaveDataset"
 
     def __init__(self, datasets, weights, seed, stop_on_empty):
@@ -264,13 +292,11 @@ class SampleDataset(DatasetV2):
         w = np.full(len(datasets), 1.0 / len(datasets)) if weights is None else \
             np.asarray(getattr(weights, "_v", weights), dtype=np.float64)
         self._weights = w / w.sum()
-        self._seeds = _seeded_rng(seed)
+        self._init_random(seed)
         self._stop = stop_on_empty
-        self._epoch = 0
 
     def _make_iter(self):
-        self._epoch += 1
-        rng = _rng(self._seeds, self._epoch)
+        rng = _rng(self._seeds, self._next_epoch() + 1)
         its = [d._make_iter() for d in self._datasets]
         w = self._weights.copy()
         while w.sum() > 0:

@@ -12,7 +12,7 @@ from ..shape import TensorShape, TensorSpec
 from . import composites, structure
 from .dataset import DatasetV2, INFINITE, UNKNOWN
 from .functions import StructuredFunction, eager_call
-from .sources import TensorSliceDataset, _rng, _seeded_rng
+from .sources import Randomized, TensorSliceDataset, _rng
 
 _END = object()
 
@@ -261,7 +261,7 @@ class RebatchDataset(_Unary):
         return self._inner._make_iter()
 
 
-class ShuffleDataset(_Unary):
+class ShuffleDataset(_Unary, Randomized):
     """TensorFlow's shuffle buffer: fill `buffer_size` elements, emit a random one, refill its slot. Seeded
     (op seed or global seed): each iteration's order is reproducible; `reshuffle_each_iteration` gives
     every new iteration (epoch) a different order."""
@@ -274,14 +274,12 @@ class ShuffleDataset(_Unary):
             b = 1 << 62  # AUTOTUNE: as large as the input
         if b <= 0:
             raise InvalidArgumentError("buffer_size must be greater than zero.")
-        self._buffer, self._seeds, self._reshuffle = b, _seeded_rng(seed), bool(reshuffle)
-        self._epochs = itertools.count()
-        self._lock = threading.Lock()
+        self._buffer, self._reshuffle = b, bool(reshuffle)
+        self._init_random(seed)
 
     def _next_rng(self):
-        with self._lock:
-            epoch = next(self._epochs) if self._reshuffle else 0
-        return _rng(self._seeds, epoch)
+        epoch = self._next_epoch()
+        return _rng(self._seeds, epoch if self._reshuffle else 0)
 
     def _full_permutation_source(self):
         """Over an indexable input of known size, the order a shuffle emits depends only on the random

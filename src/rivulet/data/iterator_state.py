@@ -1,0 +1,71 @@
+"""An iterator's checkpointed state (tf.train.Checkpoint(iterator=it)): data only, never pickled.
+
+TensorFlow saves an iterator as one value under `<path>/.ATTRIBUTES/ITERATOR_STATE` (a variant tensor
+holding each stage's position and buffers). rivulet saves, under the same key, a 1-D string tensor:
+
+    [b"rivulet.data.Iterator/1", element_spec as printed, position, number of random stages,
+     then for each random stage (shuffle, sample_from_datasets, rejection_resample): seed, seed, iteration]
+
+(numbers as decimal text). Restoring starts the iterator again with the random stages as recorded and replays
+the pipeline up to the position, so the elements that follow are those the saved iterator would have given
+(random ops inside map functions are the exception: they draw anew). A checkpoint of another pipeline (other
+element_spec or random stages), or a malformed value, raises InvalidArgumentError; nothing is changed then.
+"""
+import numpy as np
+
+from ..errors import InvalidArgumentError, OutOfRangeError
+
+MAGIC = b"rivulet.data.Iterator/1"
+ATTRIBUTE = "ITERATOR_STATE"
+_MAX = (1 << 63) - 1
+
+
+def encode(resource, element_spec):
+    with resource._lock:
+        position, random_state = resource.position, list(resource.random_state)
+    items = [MAGIC, repr(element_spec).encode(), b"%d" % position, b"%d" % len(random_state)]
+    for st in random_state:
+        items.extend(b"%d" % int(x) for x in st)
+    out = np.empty(len(items), dtype=object)
+    out[:] = items
+    return out
+
+
+def _int(b, what, lo=0, hi=_MAX):
+    if not isinstance(b, bytes) or not 0 < len(b) <= 21 or not b.lstrip(b"-").isdigit():
+        raise InvalidArgumentError(f"Iterator checkpoint: {what} is not a number: {b!r:.60}")
+    v = int(b)
+    if not lo <= v <= hi:
+        raise InvalidArgumentError(f"Iterator checkpoint: {what} {v} is out of range [{lo}, {hi}].")
+    return v
+
+
+def decode(value, element_spec, n_random):
+    """(position, random_state) from a checkpointed value, checked against the live iterator's pipeline."""
+    a = np.asarray(value)
+    if a.dtype != object or a.ndim != 1 or a.size < 4 or a[0] != MAGIC:
+        raise InvalidArgumentError("Iterator checkpoint: the saved ITERATOR_STATE is not a rivulet iterator state "
+                                   f"(dtype {a.dtype}, shape {list(a.shape)}); TensorFlow's own iterator states "
+                                   "cannot be restored.")
+    spec = a[1]
+    if not isinstance(spec, bytes) or spec != repr(element_spec).encode():
+        saved = spec.decode(errors="replace") if isinstance(spec, bytes) else repr(spec)
+        raise InvalidArgumentError(f"Iterator checkpoint: it was saved for a dataset with element_spec "
+                                   f"{saved:.300}, but this iterator's is {element_spec!r:.300}.")
+    position = _int(a[2], "position")
+    n = _int(a[3], "number of random stages", 0, 1 << 16)
+    if n != n_random:
+        raise InvalidArgumentError(f"Iterator checkpoint: it was saved for a pipeline with {n} random stages "
+                                   f"(shuffle, sample_from_datasets, rejection_resample), this one has {n_random}.")
+    if a.size != 4 + 3 * n:
+        raise InvalidArgumentError(f"Iterator checkpoint: expected {4 + 3 * n} entries, got {a.size}.")
+    random_state = [tuple(_int(a[4 + 3 * k + j], "random state", 0 if j == 2 else -_MAX - 1,
+                               _MAX if j == 2 else (1 << 64) - 1) for j in range(3)) for k in range(n)]
+    return position, random_state
+
+
+def restore(resource, element_spec, value):
+    from .graph_ops import random_stages
+    position, random_state = decode(value, element_spec, len(random_stages(resource._dataset)))
+    if not resource.restart_at(position, random_state):
+        raise OutOfRangeError(f"Iterator checkpoint: the dataset ended before the saved position {position}.")

@@ -1,0 +1,86 @@
+"""Dataset iterators in tf.train.Checkpoint (the data and checkpoint guides): an iterator saves its position
+(and its random stages' state) as data, under TensorFlow's key, and restoring it continues where it was."""
+import numpy as np
+import pytest
+
+import rivulet as tf
+
+
+def test_the_data_guide_cell(tmp_path):
+    iterator = iter(tf.data.Dataset.range(20))
+    ckpt = tf.train.Checkpoint(step=tf.Variable(0), iterator=iterator)
+    manager = tf.train.CheckpointManager(ckpt, str(tmp_path / "my_ckpt"), max_to_keep=3)
+    assert [next(iterator).numpy() for _ in range(5)] == [0, 1, 2, 3, 4]
+    save_path = manager.save()
+    assert [next(iterator).numpy() for _ in range(5)] == [5, 6, 7, 8, 9]
+    ckpt.restore(manager.latest_checkpoint)
+    assert [next(iterator).numpy() for _ in range(5)] == [5, 6, 7, 8, 9]  # TensorFlow prints these
+    shapes = dict(tf.train.list_variables(save_path))
+    assert "iterator/.ATTRIBUTES/ITERATOR_STATE" in shapes  # TensorFlow's key
+
+
+def test_state_is_data_and_the_object_graph_names_it_as_tensorflow(tmp_path):
+    it = iter(tf.data.Dataset.range(20))
+    next(it), next(it)
+    path = tf.train.Checkpoint(iterator=it).write(str(tmp_path / "c"))
+    state = tf.train.load_checkpoint(path).get_tensor("iterator/.ATTRIBUTES/ITERATOR_STATE")
+    assert state.dtype == object and state.tolist() == [
+        b"rivulet.data.Iterator/1", b"TensorSpec(shape=(), dtype=tf.int64, name=None)", b"2", b"0"]
+    from rivulet.formats import object_graph as og
+    graph = og.decode(tf.train.load_checkpoint(path).get_tensor(og.OBJECT_GRAPH_KEY))
+    assert graph[1].attributes == [("ITERATOR", "", "iterator/.ATTRIBUTES/ITERATOR")]
+
+
+@pytest.mark.parametrize("seed", [None, 7])
+def test_shuffled_repeated_batched_pipeline_continues_in_a_new_iterator(tmp_path, seed):
+    def make():
+        return tf.data.Dataset.range(10).shuffle(4, seed=seed).repeat().batch(3).prefetch(2)
+    it = iter(make())
+    ckpt = tf.train.Checkpoint(iterator=it)
+    for _ in range(5):
+        next(it)
+    path = ckpt.write(str(tmp_path / "c"))
+    want = [next(it).numpy().tolist() for _ in range(6)]
+    it2 = iter(make())  # as the checkpoint guide: a new dataset, a new iterator, then restore
+    tf.train.Checkpoint(iterator=it2).read(path)
+    assert [next(it2).numpy().tolist() for _ in range(6)] == want
+
+
+def test_restored_iterator_used_by_a_tf_function(tmp_path):
+    it = iter(tf.data.Dataset.range(10))
+    ckpt = tf.train.Checkpoint(iterator=it)
+
+    @tf.function
+    def step():
+        return next(it)
+    assert [int(step()) for _ in range(3)] == [0, 1, 2]
+    path = ckpt.write(str(tmp_path / "c"))
+    assert [int(step()) for _ in range(3)] == [3, 4, 5]
+    ckpt.read(path)
+    assert [int(step()) for _ in range(3)] == [3, 4, 5]
+
+
+def test_other_pipeline_or_short_dataset_refused_before_assigning(tmp_path):
+    it = iter(tf.data.Dataset.range(10))
+    for _ in range(7):
+        next(it)
+    path = tf.train.Checkpoint(v=tf.Variable(3.0), iterator=it).write(str(tmp_path / "c"))
+    v = tf.Variable(0.0)
+    other = iter(tf.data.Dataset.range(3).map(lambda x: tf.cast(x, tf.float32)))
+    with pytest.raises(tf.errors.InvalidArgumentError, match="element_spec"):
+        tf.train.Checkpoint(v=v, iterator=other).read(path)
+    assert float(v.numpy()) == 0.0  # nothing assigned
+    with pytest.raises(tf.errors.OutOfRangeError, match="saved position 7"):
+        tf.train.Checkpoint(iterator=iter(tf.data.Dataset.range(5))).read(path)
+
+
+def test_malformed_state_is_invalid_argument():
+    from rivulet.data import iterator_state
+    spec = tf.TensorSpec([], tf.int64)
+    bad = [np.array([b"x"], dtype=object), np.zeros([4], np.int64),
+           np.array([iterator_state.MAGIC, repr(spec).encode(), b"12ab", b"0"], dtype=object),
+           np.array([iterator_state.MAGIC, repr(spec).encode(), b"-3", b"0"], dtype=object),
+           np.array([iterator_state.MAGIC, repr(spec).encode(), b"1", b"1"], dtype=object)]
+    for value in bad:
+        with pytest.raises(tf.errors.InvalidArgumentError):
+            iterator_state.decode(value, spec, 0)
