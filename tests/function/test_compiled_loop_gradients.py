@@ -251,3 +251,32 @@ def test_no_iterations():
             y = tf.while_loop(lambda i, v: i < 0, lambda i, v: (i + 1, v * v), (tf.constant(0), x))[1]
         return tape.gradient(y, x)
     np.testing.assert_allclose(f(tf.constant([2.0, 3.0])).numpy(), [1.0, 1.0])
+
+
+def test_sum_to_shape_compiles_to_a_shape_check():
+    """A broadcasting op's gradient (SumToShapeOf) in compiled code: the operand itself when the shapes agree
+    (a loop body's [batch, units] values), the kernel's sum only when they do not."""
+    from rivulet.execute.codegen import compile_graph
+
+    @tf.function(input_signature=[tf.TensorSpec([None, 3]), tf.TensorSpec([None, 3])])
+    def f(a, b):
+        with tf.GradientTape() as tape:
+            tape.watch([a, b])
+            y = tf.reduce_sum(tf.sin(a * b))
+        return tape.gradient(y, [a, b])
+
+    g = f.get_concrete_function().graph
+    sums = [op for op in g.get_operations() if op.type == "SumToShapeOf"]
+    assert sums
+    phs = [op.outputs[0] for op in g.get_operations() if op.type == "Placeholder"][:2]
+    outs = [t for op in g.get_operations() if op.type == "Identity" for t in op.outputs][-2:]
+    cg = compile_graph(g, phs, outs, split=False)
+    for op in sums:
+        assert f"else k{op._id}(" in cg.source
+    a = np.array([[1.0, 2.0, 3.0]], np.float32)
+    b = np.array([[0.5, -1.0, 2.0], [1.5, 0.0, 1.0]], np.float32)  # a broadcasts over b's rows
+    ga, gb = cg.fn(a, b)
+    np.testing.assert_allclose(ga, (np.cos(a * b) * b).sum(0, keepdims=True), rtol=1e-6)
+    np.testing.assert_allclose(gb, np.cos(a * b) * a, rtol=1e-6)
+    same = cg.fn(b, b)
+    np.testing.assert_allclose(same[0], np.cos(b * b) * b, rtol=1e-6)

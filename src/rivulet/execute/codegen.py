@@ -258,9 +258,20 @@ def _inline_reshape(op, glob):
     return "_asarray({0}).reshape(" + s + ")"
 
 
+def _inline_sum_to(op, glob):
+    """A broadcasting op's gradient summed back to an operand's shape (SumToShapeOf): mostly the shapes
+    already agree (a loop body's gradient of [batch, units] values), so the kernel is called only when they
+    do not. Arrays of a known rank of at least 1 only, where `.shape` is there to compare."""
+    g, ref = op.inputs
+    if op.attrs or g.shape.rank in (None, 0) or ref.shape.rank != g.shape.rank or not g.dtype.is_numeric:
+        return None
+    return f"({{0}} if {{0}}.shape == {{1}}.shape else k{op._id}({{0}}, {{1}}))"
+
+
 # Ops whose compiled form is an expression rather than a kernel call: a variable read is an attribute
 # load (same place in program order, so the automatic control dependencies still hold).
-_INLINE = {"ReadVariableOp": lambda op, glob: "{0}._value", "Reshape": _inline_reshape, "MatMul": _inline_matmul}
+_INLINE = {"ReadVariableOp": lambda op, glob: "{0}._value", "Reshape": _inline_reshape, "MatMul": _inline_matmul,
+           "SumToShapeOf": _inline_sum_to}
 
 
 def register_inline(op_type, form):

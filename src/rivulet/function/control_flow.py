@@ -724,7 +724,7 @@ def _stacked_gemm(parts):
     """sum_t a_t^T @ b_t as one product of the stacked factors."""
     a = np.concatenate([p[0] for p in parts]) if len(parts) > 1 else parts[0][0]
     b = np.concatenate([p[1] for p in parts]) if len(parts) > 1 else parts[0][1]
-    return np.matmul(a.T, b)
+    return blas_threads.matmul(a.T, b)
 
 
 _backwards = weakref.WeakKeyDictionary()  # LoopBody -> its _Backward, or False where not covered
