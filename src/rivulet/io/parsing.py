@@ -11,7 +11,7 @@ from ..core.op import defop
 from ..core.tensor import Tensor, convert_to_tensor
 from ..errors import InvalidArgumentError
 from ..shape import TensorShape
-from . import example_proto as ep
+from . import example_fast, example_proto as ep
 
 _SUPPORTED = (_dt.int64, _dt.float32, _dt.string)
 
@@ -84,6 +84,11 @@ def _array(vals, dtype):
 def _parse_kernel(serialized, dense_keys, dense_types, dense_shapes, dense_defaults, sparse_keys, sparse_types,
                   scalar):
     records = [serialized] if scalar else list(np.asarray(serialized, dtype=object).reshape(-1))
+    plain = [r.item() if isinstance(r, np.ndarray) else r for r in records]
+    if all(type(r) is bytes for r in plain):  # the fast path (example_fast.py), or None: the general one
+        got = example_fast.parse(plain, dense_keys, dense_types, dense_shapes, sparse_keys, sparse_types, scalar)
+        if got is not None:
+            return got
     examples = []
     for r in records:
         r = r.item() if isinstance(r, np.ndarray) else r

@@ -1,0 +1,336 @@
+"""parse_example's fast path: the features a spec asks for, read straight from the serialized Examples.
+
+Each record is walked once at the byte level (Example.features -> its map entries -> the wanted keys'
+Feature -> the list's packed payload or bytes values) without building message objects, and each feature's
+values are decoded for the whole batch at once (every packed int64 payload joined into one
+`decode_varints`, every float payload into one `frombuffer`). Anything out of the ordinary (a wire form
+other than what protobuf writes, a record it cannot read, a feature missing or of the wrong size or type)
+returns None and parsing.py's general path decides, with its errors; what this returns is exactly what the
+general path returns.
+"""
+import numpy as np
+
+from .. import dtypes as _dt
+from ..formats.wire import decode_varints
+
+_KIND = {_dt.int64: 0x1A, _dt.float32: 0x12, _dt.string: 0x0A}  # the Feature field holding each dtype's list
+
+
+class _Bail(Exception):
+    pass
+
+
+def _varint(buf, pos, end):
+    """(value, next position) of a varint of up to 5 bytes (a length within a record); longer: _Bail."""
+    result = shift = 0
+    while pos < end and shift < 35:
+        b = buf[pos]
+        pos += 1
+        result |= (b & 0x7F) << shift
+        if b < 0x80:
+            return result, pos
+        shift += 7
+    raise _Bail
+
+
+def _entries(buf, wanted, found):
+    """Fills found[slot] = (tag, start, end) of each wanted key's Feature list in one serialized Example."""
+    n = len(buf)
+    if not n:
+        return
+    if buf[0] != 0x0A:
+        raise _Bail
+    ln = buf[1]
+    pos = 2
+    if ln >= 0x80:
+        ln, pos = _varint(buf, 1, n)
+    end = pos + ln
+    if end != n:  # one features field, filling the record (anything else: the general path)
+        raise _Bail
+    while pos < end:
+        if buf[pos] != 0x0A:  # a map entry
+            raise _Bail
+        ln = buf[pos + 1] if pos + 1 < end else 0x80
+        pos += 2
+        if ln >= 0x80:
+            ln, pos = _varint(buf, pos - 1, end)
+        e_end = pos + ln
+        if e_end > end or pos + 2 > e_end or buf[pos] != 0x0A:
+            raise _Bail
+        kl = buf[pos + 1]
+        pos += 2
+        if kl >= 0x80:
+            kl, pos = _varint(buf, pos - 1, e_end)
+        k_end = pos + kl
+        slot = wanted.get(buf[pos:k_end])
+        pos = e_end
+        if slot is None:
+            continue
+        p = k_end
+        if p + 2 > e_end or buf[p] != 0x12:  # the Feature
+            raise _Bail
+        fl = buf[p + 1]
+        p += 2
+        if fl >= 0x80:
+            fl, p = _varint(buf, p - 1, e_end)
+        if p + fl != e_end:
+            raise _Bail
+        if fl == 0:
+            found[slot] = (0, p, p)  # a Feature with no list: no values
+            continue
+        tag = buf[p]
+        ll = buf[p + 1] if p + 1 < e_end else 0x80
+        p += 2
+        if ll >= 0x80:
+            ll, p = _varint(buf, p - 1, e_end)
+        if p + ll != e_end:
+            raise _Bail
+        found[slot] = (tag, p, e_end)
+
+
+_FEW = 32  # bytes of packed int64s decoded in Python
+
+
+def _varint64(buf, pos, end):
+    """(value mod 2**64, next position) of a varint of up to ten bytes; cut short or longer: _Bail."""
+    result = shift = 0
+    while pos < end and shift < 70:
+        b = buf[pos]
+        pos += 1
+        result |= (b & 0x7F) << shift
+        if b < 0x80:
+            return result & 0xFFFFFFFFFFFFFFFF, pos
+        shift += 7
+    raise _Bail
+
+
+def _packed(buf, start, end):
+    """(payload start, end) of a numeric list's one packed field; an empty list is (start, start)."""
+    if start == end:
+        return start, start
+    if buf[start] != 0x0A:
+        raise _Bail
+    ln = buf[start + 1] if start + 1 < end else 0x80
+    p = start + 2
+    if ln >= 0x80:
+        ln, p = _varint(buf, start + 1, end)
+    if p + ln != end:
+        raise _Bail
+    return p, end
+
+
+def _bytes_values(buf, start, end):
+    out = []
+    while start < end:
+        if buf[start] != 0x0A:
+            raise _Bail
+        ln = buf[start + 1] if start + 1 < end else 0x80
+        start += 2
+        if ln >= 0x80:
+            ln, start = _varint(buf, start - 1, end)
+        if start + ln > end:
+            raise _Bail
+        out.append(buf[start:start + ln])
+        start += ln
+    return out
+
+
+def _numeric(records, spans, dt):
+    """(values of every record joined, per-record counts as a list) of a numeric feature."""
+    parts, lengths = [], []
+    want = _KIND[dt]
+    for buf, (tag, start, end) in zip(records, spans):
+        if tag and tag != want:
+            raise _Bail
+        p, e = _packed(buf, start, end)
+        parts.append(buf[p:e])
+        lengths.append(e - p)
+    joined = parts[0] if len(parts) == 1 else b"".join(parts)
+    if dt is _dt.float32:
+        if any(ln & 3 for ln in lengths):
+            raise _Bail
+        return np.frombuffer(joined, dtype="<f4").astype(np.float32), [ln >> 2 for ln in lengths]
+    if len(joined) <= _FEW:  # a few values (a label): NumPy's per-call cost exceeds a plain loop's
+        values, counts = [], []
+        for part in parts:
+            pos, end, c = 0, len(part), 0
+            while pos < end:
+                v, pos = _varint64(part, pos, end)
+                values.append(v)
+                c += 1
+            counts.append(c)
+        return np.array(values, dtype=np.uint64).view(np.int64), counts
+    a = np.frombuffer(joined, dtype=np.uint8)
+    got = decode_varints(a)
+    if got is None:
+        raise _Bail
+    bounds = np.cumsum([0] + lengths)
+    ends = bounds[1:][np.asarray(lengths) > 0]
+    if len(ends) and (a[ends - 1] >= 0x80).any():  # a payload cut inside a varint: not joined to the next
+        raise _Bail
+    last = np.concatenate([[0], np.cumsum(a < 0x80)])
+    return got[0].view(np.int64), (last[bounds[1:]] - last[bounds[:-1]]).tolist()
+
+
+def _strings(records, spans):
+    values, counts = [], []
+    for buf, (tag, start, end) in zip(records, spans):
+        if tag and tag != 0x0A:
+            raise _Bail
+        v = _bytes_values(buf, start, end)
+        values += v
+        counts.append(len(v))
+    arr = np.empty(len(values), dtype=object)
+    arr[:] = values
+    return arr, counts
+
+
+def _feature(records, spans, dt):
+    return _strings(records, spans) if dt is _dt.string else _numeric(records, spans, dt)
+
+
+_NO_FEATURE = (0, 0, 0)
+_PLANS = {}  # the spec's keys -> the lookup table of the keys wanted
+
+
+def _one_int64s(buf, start, end):
+    """The packed int64 payload buf[start:end] as a list of ints."""
+    out = []
+    while start < end:
+        b = buf[start]
+        start += 1
+        if b < 0x80:
+            out.append(b)
+            continue
+        v, shift = b & 0x7F, 7
+        while True:
+            if start >= end or shift > 63:
+                raise _Bail
+            b = buf[start]
+            start += 1
+            v |= (b & 0x7F) << shift
+            if b < 0x80:
+                break
+            shift += 7
+        v &= 0xFFFFFFFFFFFFFFFF
+        out.append(v - (1 << 64) if v >= 1 << 63 else v)
+    return out
+
+
+def _plan(dense_keys, dense_types, dense_shapes, sparse_keys, sparse_types):
+    """(keys wanted -> slot, [(code, tag, element count or None, dims)] per slot): the spec read once.
+    code: 0 string, 1 float32, 2 int64."""
+    key = (dense_keys, sparse_keys)
+    got = _PLANS.get(key)
+    if got is not None and got[0] == dense_types and got[1] == sparse_types and got[2] == dense_shapes:
+        return got[3]
+    keys = dense_keys + sparse_keys
+    wanted = {k.encode(): i for i, k in enumerate(keys)}
+    if len(wanted) != len(keys):
+        return None
+    codes = {_dt.string: 0, _dt.float32: 1, _dt.int64: 2}
+    slots = [(codes[dt], _KIND[dt], shape.num_elements(), shape.as_list())
+             for dt, shape in zip(dense_types, dense_shapes)]
+    slots += [(codes[dt], _KIND[dt], None, None) for dt in sparse_types]
+    if len(_PLANS) > 256:
+        _PLANS.clear()
+    _PLANS[key] = (dense_types, sparse_types, dense_shapes, (wanted, slots))
+    return wanted, slots
+
+
+def _parse_one(buf, wanted, slots, nd):
+    """parse() of one record (parse_single_example, a dataset's map): no NumPy call that is not an output."""
+    found = [None] * len(slots)
+    _entries(buf, wanted, found)
+    outs = []
+    for f, (code, want, n, dims) in zip(found, slots):
+        if f is None:
+            if n is not None:
+                return None
+            f = _NO_FEATURE
+        tag, start, end = f
+        if tag and tag != want:
+            return None
+        if not code:
+            vals = _bytes_values(buf, start, end)
+            arr = np.empty(len(vals), dtype=object)
+            arr[:] = vals
+        else:
+            p, e = _packed(buf, start, end)
+            if code == 1:
+                if (e - p) & 3:
+                    return None
+                arr = np.frombuffer(buf, dtype="<f4", count=(e - p) >> 2, offset=p).astype(np.float32)
+            elif e - p <= _FEW:
+                arr = np.array(_one_int64s(buf, p, e), dtype=np.int64)
+            else:
+                got = decode_varints(np.frombuffer(buf, dtype=np.uint8, count=e - p, offset=p))
+                if got is None:
+                    return None
+                arr = got[0].view(np.int64)
+        if n is not None:
+            if len(arr) != n:
+                return None
+            arr = arr.reshape(dims)
+        outs.append(arr)
+    sparse = outs[nd:]
+    idx = [np.arange(len(v), dtype=np.int64)[:, None] for v in sparse]
+    shapes = [np.array([len(v)], dtype=np.int64) for v in sparse]
+    return tuple(idx + sparse + shapes + outs[:nd])
+
+
+def parse(records, dense_keys, dense_types, dense_shapes, sparse_keys, sparse_types, scalar):
+    """The ParseExampleV2 outputs (as parsing._parse_kernel gives them) of `records` (a list of bytes), or
+    None when the general path must decide."""
+    plan = _plan(dense_keys, dense_types, dense_shapes, sparse_keys, sparse_types)
+    if plan is None:
+        return None
+    wanted, _ = plan
+    keys = dense_keys + sparse_keys
+    if scalar:
+        try:
+            return _parse_one(records[0], *plan, len(dense_keys))
+        except (_Bail, IndexError):
+            return None
+    nd, nk = len(dense_keys), len(keys)
+    spans = [[] for _ in keys]
+    try:
+        for buf in records:
+            found = [None] * nk
+            _entries(buf, wanted, found)
+            for slot in range(nk):
+                f = found[slot]
+                if f is None:
+                    if slot < nd:
+                        return None  # a missing dense feature: its default (or error) is the general path's
+                    f = _NO_FEATURE
+                spans[slot].append(f)
+        dense_out = []
+        for slot in range(nd):
+            shape = dense_shapes[slot]
+            n = shape.num_elements()
+            values, counts = _feature(records, spans[slot], dense_types[slot])
+            for c in counts:
+                if c != n:
+                    return None
+            dims = shape.as_list()
+            dense_out.append(values.reshape(dims if scalar else [len(records)] + dims))
+        sparse_out = [[], [], []]
+        for slot, dt in enumerate(sparse_types):
+            values, counts = _feature(records, spans[nd + slot], dt)
+            if scalar:
+                c = counts[0]
+                idx = np.arange(c, dtype=np.int64)[:, None]
+                shape = np.array([c], dtype=np.int64)
+            else:
+                counts = np.array(counts, dtype=np.int64)
+                starts = np.cumsum(counts) - counts
+                j = np.arange(counts.sum(), dtype=np.int64) - np.repeat(starts, counts)
+                idx = np.stack([np.repeat(np.arange(len(records), dtype=np.int64), counts), j], 1)
+                shape = np.array([len(records), int(counts.max()) if len(counts) else 0], dtype=np.int64)
+            sparse_out[0].append(idx)
+            sparse_out[1].append(values)
+            sparse_out[2].append(shape)
+    except (_Bail, IndexError):
+        return None
+    return tuple(sparse_out[0] + sparse_out[1] + sparse_out[2] + dense_out)
