@@ -12,6 +12,9 @@ import numpy as np
 from .. import dtypes as _dt
 from ..shape import TensorShape
 
+# The GraphDef version TensorFlow 2.21 writes (`versions { producer: ... }`).
+GRAPH_DEF_VERSION = 2474
+
 # Ops whose first inputs share the type attr "T" in TensorFlow's GraphDefs.
 _NO_T = {"Const", "Placeholder", "Cast", "ReadVariableOp", "AssignVariableOp", "AssignAddVariableOp",
          "AssignSubVariableOp", "VarHandleOp", "NoOp"}
@@ -36,7 +39,7 @@ class NodeDef:
 class GraphDef:
     __slots__ = ("node", "producer", "library")
 
-    def __init__(self, node=(), producer=1, library=()):
+    def __init__(self, node=(), producer=GRAPH_DEF_VERSION, library=()):
         self.node, self.producer, self.library = list(node), producer, list(library)
 
     def __str__(self):
@@ -87,6 +90,9 @@ def node_def_of(op):
         else:
             for k, v in op.attrs.items():
                 attrs[k] = attr_value(v)
+        if op.type == "MatMul":  # TensorFlow 2.21's MatMul states every attr (grad_*: which operand is a gradient)
+            for k in ("transpose_a", "transpose_b", "grad_a", "grad_b"):
+                attrs.setdefault(k, ("b", False))
     inputs = [_tensor_name(t) for t in op.inputs] + ["^" + c.name for c in op.control_inputs]
     return NodeDef(op.name, op.type, inputs, attrs, op_attrs=dict(op.attrs))
 
@@ -176,6 +182,20 @@ def graph_to_graph_def(graph, add_shapes=False):
 
 
 # ------------------------------------------------------------------------------- text format
+def _text_key(k):
+    b = k.encode() if isinstance(k, str) else bytes(k)
+    # bytes compare descending, a prefix before its extensions: each byte inverted, then an end marker (0x100)
+    # above every inverted byte would put "T" after "Tidx"; below them all (-1) puts it first, as upb does.
+    return [255 - c for c in b] + [-1]
+
+
+def text_order(keys):
+    """Map keys in the order TensorFlow 2.21 prints a NodeDef's attrs (str() of its protobuf messages, upb's
+    text encoder): sorted by their bytes in descending order, except that a key that is a prefix of another
+    comes first ("transpose_b", "transpose_a", "grad_b", "grad_a", "T"; "T", "Tidx", "N")."""
+    return sorted(keys, key=_text_key)
+
+
 def _node_lines(n, ind):
     yield f'{ind}name: "{n.name}"\n'
     yield f'{ind}op: "{n.op}"\n'
@@ -183,7 +203,7 @@ def _node_lines(n, ind):
         yield f'{ind}input: "{i}"\n'
     if n.device:
         yield f'{ind}device: "{n.device}"\n'
-    for k in sorted(n.attr):
+    for k in text_order(n.attr):
         yield f"{ind}attr {{\n{ind}  key: \"{k}\"\n{ind}  value {{\n"
         yield from _value_lines(n.attr[k], ind + "    ")
         yield f"{ind}  }}\n{ind}}}\n"

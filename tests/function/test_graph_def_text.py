@@ -1,0 +1,191 @@
+"""GraphDef text as TensorFlow 2.21 prints it: attrs in upb's text-encoder order, TF's GraphDef version."""
+import rivulet as tf
+from rivulet.graph.graph_def import text_order
+
+# str(f.get_concrete_function(...).graph.as_graph_def()) in TensorFlow 2.21 (tensorflow-cpu, protobuf upb)
+TF_TEXT = """\
+node {
+  name: "x"
+  op: "Placeholder"
+  attr {
+    key: "shape"
+    value {
+      shape {
+        dim {
+          size: 2
+        }
+        dim {
+          size: -1
+        }
+      }
+    }
+  }
+  attr {
+    key: "dtype"
+    value {
+      type: DT_FLOAT
+    }
+  }
+  attr {
+    key: "_user_specified_name"
+    value {
+      s: "x"
+    }
+  }
+}
+node {
+  name: "y"
+  op: "Placeholder"
+  attr {
+    key: "shape"
+    value {
+      shape {
+        dim {
+          size: 3
+        }
+        dim {
+          size: -1
+        }
+      }
+    }
+  }
+  attr {
+    key: "dtype"
+    value {
+      type: DT_FLOAT
+    }
+  }
+  attr {
+    key: "_user_specified_name"
+    value {
+      s: "y"
+    }
+  }
+}
+node {
+  name: "MatMul"
+  op: "MatMul"
+  input: "x"
+  input: "y"
+  attr {
+    key: "transpose_b"
+    value {
+      b: true
+    }
+  }
+  attr {
+    key: "transpose_a"
+    value {
+      b: false
+    }
+  }
+  attr {
+    key: "grad_b"
+    value {
+      b: false
+    }
+  }
+  attr {
+    key: "grad_a"
+    value {
+      b: false
+    }
+  }
+  attr {
+    key: "T"
+    value {
+      type: DT_FLOAT
+    }
+  }
+}
+node {
+  name: "Cast"
+  op: "Cast"
+  input: "MatMul"
+  attr {
+    key: "Truncate"
+    value {
+      b: false
+    }
+  }
+  attr {
+    key: "SrcT"
+    value {
+      type: DT_FLOAT
+    }
+  }
+  attr {
+    key: "DstT"
+    value {
+      type: DT_DOUBLE
+    }
+  }
+}
+node {
+  name: "Relu"
+  op: "Relu"
+  input: "Cast"
+  attr {
+    key: "T"
+    value {
+      type: DT_DOUBLE
+    }
+  }
+}
+node {
+  name: "Identity"
+  op: "Identity"
+  input: "x"
+  attr {
+    key: "T"
+    value {
+      type: DT_FLOAT
+    }
+  }
+}
+node {
+  name: "Identity_1"
+  op: "Identity"
+  input: "Relu"
+  attr {
+    key: "T"
+    value {
+      type: DT_DOUBLE
+    }
+  }
+}
+node {
+  name: "Identity_2"
+  op: "Identity"
+  input: "Identity"
+  attr {
+    key: "T"
+    value {
+      type: DT_FLOAT
+    }
+  }
+}
+versions {
+  producer: 2474
+}
+"""
+
+
+def test_small_function_prints_as_tensorflow_does():
+    @tf.function
+    def f(x, y):
+        return tf.nn.relu(tf.cast(tf.matmul(x, y, transpose_b=True), tf.float64)), tf.identity(x)
+    cf = f.get_concrete_function(tf.TensorSpec([2, None], tf.float32), tf.TensorSpec([3, None], tf.float32))
+    assert str(cf.graph.as_graph_def()) == TF_TEXT
+
+
+def test_attr_order_is_upbs():
+    # recorded from TF 2.21: str() of NodeDefs holding these attr keys
+    assert text_order(["transpose_a", "transpose_b", "T", "grad_a", "grad_b"]) == \
+        ["transpose_b", "transpose_a", "grad_b", "grad_a", "T"]
+    assert text_order(["N", "T", "Tidx"]) == ["T", "Tidx", "N"]
+    assert text_order(["dtype", "shape", "_user_specified_name"]) == ["shape", "dtype", "_user_specified_name"]
+    assert text_order(["a", "ab", "abc", "b", "ba", "_x", "X", "Xa", "x1", "x10", "x2"]) == \
+        ["x2", "x1", "x10", "b", "ba", "a", "ab", "abc", "_x", "X", "Xa"]
+    assert text_order(["_output_shapes", "T", "Tidx", "keep_dims", "N", "value", "dtype"]) == \
+        ["value", "keep_dims", "dtype", "_output_shapes", "T", "Tidx", "N"]
