@@ -192,3 +192,7 @@ def object_rows(items):
     for k, x in enumerate(items):
         a[k] = x
     return a
+
+
+from .ragged_elements import RaggedKind  # noqa: E402  (a kind built on this module's ElementKind)
+register(RaggedKind())

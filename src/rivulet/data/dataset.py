@@ -168,6 +168,10 @@ class DatasetV2:
         from .ragged_batch import ragged_batch
         return ragged_batch(self, batch_size, drop_remainder, row_splits_dtype)
 
+    def ragged_batch(self, batch_size, drop_remainder=False, row_splits_dtype=None, name=None):
+        from .ragged_batch import ragged_batch
+        return ragged_batch(self, batch_size, drop_remainder, row_splits_dtype)
+
     def unbatch(self, name=None):
         from .transforms import UnbatchDataset
         return UnbatchDataset(self)
@@ -344,6 +348,11 @@ class OwnedIterator:
         except StopIteration:
             from ..errors import OutOfRangeError
             raise OutOfRangeError("End of sequence") from None
+
+    def get_next_as_optional(self):
+        """A tf.experimental.Optional holding the next element, or none at the end (data/optional_ops.py)."""
+        from .optional_ops import get_next_as_optional
+        return get_next_as_optional(self)
 
     def __repr__(self):
         return f"<rivulet.data.ops.iterator_ops.OwnedIterator object at 0x{id(self):x}>"

@@ -79,7 +79,9 @@ def shuffle_and_repeat(buffer_size, count=None, seed=None):
 
 
 def dense_to_ragged_batch(batch_size, drop_remainder=False, row_splits_dtype=None):
-    raise NotImplementedError("rivulet has no RaggedTensor: use padded_batch instead.")
+    """Deprecated in TensorFlow for `tf.data.Dataset.ragged_batch`; the same batches."""
+    from .ragged_batch import ragged_batch
+    return lambda ds: ragged_batch(ds, batch_size, drop_remainder, row_splits_dtype)
 
 
 def Counter(start=0, step=1, dtype=None):  # noqa: N802 - TensorFlow's name

@@ -466,6 +466,8 @@ class RaggedTensorSpec(TraceType):
     def _component_specs(self):
         inner = self._flat_shape.as_list() if self._flat_shape is not None and self._flat_shape.rank is not None \
             else (self._shape.as_list()[self._ragged_rank + 1:] if self._shape.rank is not None else [])
+        if self._ragged_rank == 0:  # a row of a RaggedTensor: a plain tensor
+            return (TensorSpec(self._shape, self._dtype),)
         nrows = self._shape[0] if self._shape.rank else None
         splits = [TensorSpec([None if nrows is None else nrows + 1], _dt.int64)] + \
             [TensorSpec([None], _dt.int64) for _ in range(self._ragged_rank - 1)]
@@ -499,3 +501,6 @@ class RaggedTensorSpec(TraceType):
     def __repr__(self):
         return f"RaggedTensorSpec(TensorShape({self._shape.as_list() if self._shape.rank is not None else None}), " \
                f"{self._dtype!r}, {self._ragged_rank}, tf.int64)"
+
+
+RaggedTensor._type_spec_class = RaggedTensorSpec  # for code that reaches the class through composite loaders
