@@ -116,16 +116,15 @@ def _load():
     return None
 
 
-def _omp_setter():
-    """omp_set_num_threads of the OpenMP runtime libdnnl loaded (libgomp), or None."""
-    for name in ("libgomp.so.1", "libomp.so", "libiomp5.so"):
-        try:
-            fn = ctypes.CDLL(name, mode=ctypes.RTLD_NOLOAD | ctypes.RTLD_GLOBAL).omp_set_num_threads
-        except (OSError, AttributeError):
-            continue
-        fn.argtypes, fn.restype = [ctypes.c_int], None
-        return fn
-    return None
+def _omp_setter(lib):
+    """omp_set_num_threads of the OpenMP runtime libdnnl loaded (looked up through libdnnl's own handle, which
+    searches its dependencies: the very libgomp it calls), or None."""
+    try:
+        fn = lib.omp_set_num_threads
+    except AttributeError:
+        return None
+    fn.argtypes, fn.restype = [ctypes.c_int], None
+    return fn
 
 
 class Error(RuntimeError):
@@ -181,7 +180,7 @@ class Api:
         self.attr = _P()
         self.check(d.dnnl_primitive_attr_create(ctypes.byref(self.attr)), "dnnl_primitive_attr_create")
         self.check(d.dnnl_primitive_attr_set_scratchpad_mode(self.attr, _SCRATCHPAD_USER), "scratchpad mode")
-        self.set_threads = _omp_setter() if v.cpu_runtime == _RUNTIME_OMP else None
+        self.set_threads = _omp_setter(d) if v.cpu_runtime == _RUNTIME_OMP else None
         self.cache = {}
         self.cache_lock = threading.Lock()
         self.local = threading.local()
@@ -368,17 +367,23 @@ class Primitive:
                 if arg in (DST, DIFF_SRC, DIFF_WEIGHTS):
                     after.append((reorder, bm, um))
                 else:
-                    self._exec(reorder, stream, [(_FROM, um), (_TO, bm)])
+                    self._reorder(reorder, stream, um, bm)
             if self.scratch_size:
                 execargs.append((SCRATCHPAD, mem(self.scratch_md, base)))
             if self.workspace is not None:
                 execargs.append((WORKSPACE, mem(self.workspace, workspace.ctypes.data)))
             self._timed(stream, execargs)
             for reorder, bm, um in after:
-                self._exec(reorder, stream, [(_FROM, bm), (_TO, um)])
+                self._reorder(reorder, stream, bm, um)
         finally:
             for m in mems:
                 lib.dnnl_memory_destroy(m)
+
+    def _reorder(self, reorder, stream, src, dst):
+        """A weights reorder: small, so on one thread (waking a second one costs more than it saves)."""
+        if self.api.set_threads is not None:
+            self.api.set_threads(1)
+        self._exec(reorder, stream, [(_FROM, src), (_TO, dst)])
 
     def _timed(self, stream, execargs):
         setter = self.api.set_threads

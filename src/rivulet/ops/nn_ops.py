@@ -968,6 +968,10 @@ def _lowest(dt):
 
 def _max_pool_kernel(x, ksize, strides, padding):
     _, _, (ph, pw), sl = _pool_geom(x.shape[1], x.shape[2], ksize, strides, padding)
+    if _dnnl(x) and not np.isnan(x.max()):  # NumPy's maximum keeps a NaN; oneDNN's may drop it
+        out = _on_dnnl(onednn.max_pool, _c(x), ksize, strides, (ph, pw))
+        if out is not None:
+            return out
     xp = _pad_input(x, ph, pw, _lowest(x.dtype))
     out = sl(xp, 0, 0).copy()
     for i, j in _offsets(ksize)[1:]:
@@ -986,6 +990,10 @@ def _avg_divisor(h, w, ksize, strides, padding):
 
 def _avg_pool_kernel(x, ksize, strides, padding):
     _, _, (ph, pw), sl = _pool_geom(x.shape[1], x.shape[2], ksize, strides, padding)
+    if _dnnl(x):
+        out = _on_dnnl(onednn.avg_pool, _c(x), ksize, strides, (ph, pw))
+        if out is not None:
+            return out
     xp = _pad_input(x, ph, pw)
     acc = sl(xp, 0, 0).astype(np.result_type(x.dtype, np.float32))
     for i, j in _offsets(ksize)[1:]:
@@ -1032,6 +1040,13 @@ def _max_pool_grad_kernel(x, y, dy, ksize, strides, padding, relu=False):
     n, h, w, c = x.shape
     kh, kw = ksize
     oh, ow, (ph, pw), sl = _pool_geom(h, w, ksize, strides, padding)
+    if _dnnl(x, y, dy) and not np.isnan(y).any():  # oneDNN's windows skip a NaN; TensorFlow's route nothing
+        # oneDNN adds each window's gradient into zeros at its first maximum, as TensorFlow's kernel
+        dx = _on_dnnl(onednn.max_pool_grad, _c(x), _c(dy), ksize, strides, (ph, pw))
+        if dx is not None:
+            if relu:  # ReluGrad's dy * (x > 0), as TensorFlow (a masked negative gradient is -0)
+                np.multiply(dx, x > 0, out=dx)
+            return dx
     xp = _pad_input(x, ph, pw, _lowest(x.dtype))
     offsets = _offsets(ksize)
     if (kh, kw) == tuple(strides) and oh and ow:
@@ -1073,6 +1088,10 @@ def _max_pool_grad_kernel(x, y, dy, ksize, strides, padding, relu=False):
 def _avg_pool_grad_kernel(x, dy, ksize, strides, padding):
     n, h, w, c = x.shape
     _, _, (ph, pw), sl = _pool_geom(h, w, ksize, strides, padding)
+    if _dnnl(x, dy):
+        dx = _on_dnnl(onednn.avg_pool_grad, x.shape, _c(dy), ksize, strides, (ph, pw))
+        if dx is not None:
+            return dx
     dxp = np.zeros((n, h + ph[0] + ph[1], w + pw[0] + pw[1], c), dy.dtype)
     g = (dy / _avg_divisor(h, w, ksize, strides, padding)).astype(dy.dtype, copy=False)
     for i, j in _offsets(ksize):

@@ -1,0 +1,240 @@
+"""The oneDNN kernels (execute/onednn.py, the `onednn` extra) against the NumPy ones they replace: every stride,
+padding (SAME, VALID, explicit), dilation and filter shape the NumPy kernels accept, forward and both
+gradients, Conv2DTranspose, the fused conv's epilogue, max/avg pooling and their gradients (the max-pool
+gradient bit for bit, ties included); the operand checks before C; the thread rule; and the fallback to
+NumPy when the library is missing (that one runs without the extra too)."""
+import numpy as np
+import pytest
+
+import rivulet as tf
+from rivulet.execute import blas_threads, onednn
+from rivulet.ops import nn_ops
+
+needs = pytest.mark.skipif(onednn.api() is None, reason="the onednn extra (onednn-cpu-gomp) is not installed")
+
+
+@pytest.fixture
+def numpy_only(monkeypatch):
+    """Runs the block with the NumPy kernels (oneDNN switched off at the dispatch)."""
+    def run(fn, *args, **kwargs):
+        with monkeypatch.context() as m:
+            m.setattr(nn_ops, "_dnnl", lambda *a: False)
+            return fn(*args, **kwargs)
+    return run
+
+
+def close(got, ref):
+    assert got.dtype == ref.dtype == np.float32 and got.shape == ref.shape
+    np.testing.assert_allclose(got, ref, rtol=2e-5, atol=2e-5 * max(1.0, float(np.abs(ref).max())))
+
+
+# (batch, height, width, in channels, out channels, filter (kh, kw), strides, dilations, padding)
+CONVS = [
+    (2, 9, 9, 3, 4, (3, 3), (1, 1), (1, 1), "VALID"),
+    (2, 9, 8, 3, 4, (3, 3), (2, 2), (1, 1), "SAME"),
+    (1, 11, 9, 5, 6, (3, 3), (1, 2), (2, 1), "SAME"),
+    (3, 7, 7, 2, 3, (2, 3), (2, 1), (1, 1), "VALID"),
+    (2, 10, 10, 8, 8, (5, 5), (1, 1), (2, 2), "SAME"),
+    (2, 6, 7, 4, 5, (1, 1), (1, 1), (1, 1), "VALID"),
+    (2, 6, 7, 4, 5, (1, 1), (2, 2), (1, 1), "SAME"),
+    (2, 8, 9, 3, 2, (3, 2), (3, 2), (1, 1), ((1, 2), (0, 3))),
+    (1, 12, 12, 16, 8, (3, 3), (1, 1), (1, 1), ((2, 0), (1, 1))),
+    (4, 28, 28, 1, 32, (3, 3), (1, 1), (1, 1), "VALID"),
+    (4, 13, 13, 32, 64, (3, 3), (1, 1), (1, 1), "VALID"),
+    (2, 5, 5, 3, 4, (5, 5), (1, 1), (1, 1), "VALID"),
+    (2, 4, 4, 3, 4, (4, 4), (2, 2), (1, 1), "SAME"),
+]
+
+
+def _conv_case(n, h, w, c, o, k, strides, dilations, padding, seed=0):
+    rng = np.random.default_rng(seed)
+    x = rng.standard_normal((n, h, w, c)).astype(np.float32)
+    f = rng.standard_normal((*k, c, o)).astype(np.float32)
+    pad, explicit = (padding, None) if isinstance(padding, str) else ("EXPLICIT", padding)
+    oh, ow, _, _ = nn_ops.conv_geometry(x.shape, k[0], k[1], strides, pad, explicit, dilations)
+    dy = rng.standard_normal((n, oh, ow, o)).astype(np.float32)
+    return x, f, dy, (strides, pad, dilations, explicit)
+
+
+@needs
+@pytest.mark.parametrize("case", CONVS, ids=[str(i) for i in range(len(CONVS))])
+def test_conv_and_gradients_equal_numpy(case, numpy_only):
+    x, f, dy, (s, pad, d, explicit) = _conv_case(*case)
+    calls = []
+    real = onednn.Primitive.run
+    with pytest.MonkeyPatch.context() as m:
+        m.setattr(onednn.Primitive, "run", lambda self, *a, **k: calls.append(1) or real(self, *a, **k))
+        got = [nn_ops._conv_kernel(x, f, s, pad, d, explicit),
+               nn_ops._conv_backprop_input_kernel(x, f, dy, s, pad, d, explicit),
+               nn_ops._conv_backprop_filter_kernel(x, f, dy, s, pad, d, explicit)]
+    assert len(calls) == 3  # each ran on oneDNN
+    ref = [numpy_only(nn_ops._conv_kernel, x, f, s, pad, d, explicit),
+           numpy_only(nn_ops._conv_backprop_input_kernel, x, f, dy, s, pad, d, explicit),
+           numpy_only(nn_ops._conv_backprop_filter_kernel, x, f, dy, s, pad, d, explicit)]
+    for g, r in zip(got, ref):
+        close(g, r)
+
+
+@needs
+def test_public_ops_and_keras_layers_run_on_onednn(numpy_only):
+    rng = np.random.default_rng(1)
+    x = rng.standard_normal((2, 7, 7, 3)).astype(np.float32)
+    f = rng.standard_normal((3, 3, 4, 3)).astype(np.float32)
+    before = len(onednn.api().cache)
+    t = tf.nn.conv2d_transpose(x, f, [2, 14, 14, 4], strides=2, padding="SAME")
+    assert len(onednn.api().cache) > before
+    ref = numpy_only(lambda: tf.nn.conv2d_transpose(x, f, [2, 14, 14, 4], strides=2, padding="SAME"))
+    close(t.numpy(), ref.numpy())
+    # a Keras conv block trained one step: gradients through conv, transposed conv and pools
+    xs = tf.constant(rng.standard_normal((4, 8, 8, 2)).astype(np.float32))
+
+    def step():
+        tf.keras.utils.set_random_seed(3)
+        model = tf.keras.Sequential([
+            tf.keras.Input((8, 8, 2)), tf.keras.layers.Conv2D(4, 3, padding="same", activation="relu"),
+            tf.keras.layers.MaxPooling2D(2), tf.keras.layers.Conv2DTranspose(3, 3, strides=2, padding="same"),
+            tf.keras.layers.AveragePooling2D(2, strides=1)])
+        with tf.GradientTape() as tape:
+            loss = tf.reduce_sum(model(xs) ** 2)
+        return [loss.numpy()] + [g.numpy() for g in tape.gradient(loss, model.trainable_variables)]
+    for g, r in zip(step(), numpy_only(step)):
+        np.testing.assert_allclose(g, r, rtol=1e-4, atol=1e-4 * max(1.0, float(np.abs(r).max())))
+
+
+@needs
+def test_fused_conv_epilogue_runs_after_onednn(numpy_only):
+    x, f, _, (s, pad, d, explicit) = _conv_case(*CONVS[1])
+    bias = np.linspace(-1, 1, f.shape[3]).astype(np.float32)
+
+    def epilogue(block):
+        np.add(block, bias, out=block)
+        np.maximum(block, 0, out=block)
+    close(nn_ops._conv_kernel(x, f, s, pad, d, explicit, epilogue),
+          numpy_only(nn_ops._conv_kernel, x, f, s, pad, d, explicit, epilogue))
+
+
+POOLS = [((2, 2), (2, 2), "VALID", (2, 8, 8, 3)), ((3, 3), (2, 2), "SAME", (2, 9, 7, 3)),
+         ((3, 2), (1, 2), "SAME", (2, 9, 7, 3)), ((2, 2), (2, 2), "SAME", (3, 7, 9, 4)),
+         ((3, 3), (1, 1), "VALID", (1, 6, 6, 2)), ((1, 1), (2, 2), "VALID", (2, 5, 5, 2))]
+
+
+@needs
+@pytest.mark.parametrize("ksize,strides,padding,shape", POOLS, ids=[str(i) for i in range(len(POOLS))])
+@pytest.mark.parametrize("ties", [False, True], ids=["random", "ties"])
+def test_pools_and_gradients_equal_numpy(ksize, strides, padding, shape, ties, numpy_only):
+    rng = np.random.default_rng(2)
+    x = rng.standard_normal(shape).astype(np.float32)
+    if ties:  # few distinct values, and zeros as after a ReLU: windows with several maxima
+        x = np.maximum(np.round(x * 1.5), 0).astype(np.float32)
+    y = nn_ops._max_pool_kernel(x, ksize, strides, padding)
+    assert np.array_equal(y, numpy_only(nn_ops._max_pool_kernel, x, ksize, strides, padding))
+    dy = rng.standard_normal(y.shape).astype(np.float32)
+    dy.flat[::7] = -0.0
+    for relu in (False, True):
+        got = nn_ops._max_pool_grad_kernel(x, y, dy, ksize, strides, padding, relu=relu)
+        ref = numpy_only(nn_ops._max_pool_grad_kernel, x, y, dy, ksize, strides, padding, relu=relu)
+        if all(k <= st for k, st in zip(ksize, strides)):  # each input in one window at most: bit for bit
+            assert np.array_equal(got.view(np.uint32), ref.view(np.uint32))  # -0 too
+        else:  # overlapping windows add into an input in another order
+            close(got, ref)
+            assert np.array_equal(got == 0, ref == 0)
+    close(nn_ops._avg_pool_kernel(x, ksize, strides, padding),
+          numpy_only(nn_ops._avg_pool_kernel, x, ksize, strides, padding))
+    close(nn_ops._avg_pool_grad_kernel(x, dy, ksize, strides, padding),
+          numpy_only(nn_ops._avg_pool_grad_kernel, x, dy, ksize, strides, padding))
+
+
+@needs
+def test_nan_in_max_pool_takes_the_numpy_kernel(numpy_only):
+    x = np.arange(32, dtype=np.float32).reshape(1, 4, 4, 2)
+    x[0, 0, 0, 0] = np.nan
+    y = nn_ops._max_pool_kernel(x, (2, 2), (2, 2), "VALID")
+    assert np.isnan(y[0, 0, 0, 0])
+    dy = np.ones_like(y)
+    got = nn_ops._max_pool_grad_kernel(x, y, dy, (2, 2), (2, 2), "VALID")
+    np.testing.assert_array_equal(got, numpy_only(nn_ops._max_pool_grad_kernel, x, y, dy, (2, 2), (2, 2), "VALID"))
+
+
+@needs
+def test_operands_are_checked_before_c():
+    x = np.zeros((1, 5, 5, 2), np.float32)
+    w = np.zeros((3, 3, 2, 4), np.float32)
+    p = ((0, 0), (0, 0))
+    with pytest.raises(ValueError, match="float32"):
+        onednn.conv2d(x.astype(np.float64), w, (1, 1), (1, 1), p)
+    with pytest.raises(ValueError, match="C-contiguous"):
+        onednn.conv2d(np.zeros((1, 5, 10, 2), np.float32)[:, :, ::2], w, (1, 1), (1, 1), p)
+    with pytest.raises(ValueError, match="does not fit"):
+        onednn.conv2d(x, np.zeros((3, 3, 3, 4), np.float32), (1, 1), (1, 1), p)
+    with pytest.raises(ValueError, match="do not give output"):
+        onednn.conv2d_backprop_filter(x, w.shape, np.zeros((1, 4, 4, 4), np.float32), (1, 1), (1, 1), p)
+    with pytest.raises(ValueError, match="do not agree"):
+        onednn.conv2d_backprop_input((2, 5, 5, 2), w, np.zeros((1, 3, 3, 4), np.float32), (1, 1), (1, 1), p)
+    onednn.conv2d(x, w, (1, 1), (1, 1), p)  # builds and caches the primitive
+    prim = onednn.api().cache[("conv", "fwd", False, x.shape, w.shape, (1, 3, 3, 4), (1, 1), (1, 1), p)]
+    y = np.empty((1, 3, 3, 4), np.float32)
+    with pytest.raises(ValueError, match="bytes"):  # a cached primitive re-checks every array it is given
+        prim.run({onednn.SRC: x, onednn.WEIGHTS: w, onednn.DST: y[:, :2].copy()})
+    with pytest.raises(ValueError, match="read-only"):
+        y.flags.writeable = False
+        prim.run({onednn.SRC: x, onednn.WEIGHTS: w, onednn.DST: y})
+    with pytest.raises(ValueError, match="do not match"):
+        prim.run({onednn.SRC: x, onednn.DST: y})
+
+
+@needs
+def test_primitives_are_cached_per_shape():
+    x = np.ones((1, 6, 6, 3), np.float32)
+    w = np.ones((2, 2, 3, 5), np.float32)
+    p = ((0, 0), (0, 0))
+    onednn.conv2d(x, w, (1, 1), (1, 1), p)
+    n = len(onednn.api().cache)
+    onednn.conv2d(x + 1, w, (1, 1), (1, 1), p)
+    assert len(onednn.api().cache) == n
+    onednn.conv2d(np.ones((2, 6, 6, 3), np.float32), w, (1, 1), (1, 1), p)
+    assert len(onednn.api().cache) == n + 1
+
+
+@needs
+def test_one_thread_inside_a_one_thread_region_and_on_a_busy_machine(monkeypatch):
+    a = onednn.api()
+    if a.set_threads is None:
+        pytest.skip("oneDNN without OpenMP threads")
+    seen = []
+    real = a.set_threads
+    monkeypatch.setattr(a, "set_threads", lambda n: seen.append(n) or real(n))
+    x = np.ones((1, 9, 9, 4), np.float32)
+    w = np.ones((3, 3, 4, 7), np.float32)
+    with blas_threads.one_thread():
+        blas_threads._active[0] += 1  # as when OpenBLAS is absent: the region still counts
+        try:
+            onednn.conv2d(x, w, (1, 1), (1, 1), ((0, 0), (0, 0)))
+        finally:
+            blas_threads._active[0] -= 1
+    assert seen and set(seen) == {1}
+    seen.clear()
+    monkeypatch.setattr(blas_threads, "_busy", lambda: True)
+    onednn.conv2d(np.ones((3, 9, 9, 4), np.float32), w, (1, 1), (1, 1), ((0, 0), (0, 0)))  # a new primitive
+    assert seen and set(seen) == {1}
+
+
+def test_numpy_kernels_run_when_the_library_is_missing(monkeypatch):
+    monkeypatch.setattr(onednn, "_found", [None])
+    assert onednn.api() is None and not onednn.available()
+    x, f, dy, (s, pad, d, explicit) = _conv_case(*CONVS[2])
+    y = tf.nn.conv2d(x, f, s, "SAME", dilations=d).numpy()
+    assert y.shape == (1, 11, 5, 6)
+    ref = sum(np.pad(x, ((0, 0), (2, 2), (1, 1), (0, 0)))[:, 2 * i:2 * i + 11, j:j + 9:2] @ f[i, j]
+              for i in range(3) for j in range(3))
+    np.testing.assert_allclose(y, ref, rtol=1e-5, atol=1e-5)
+    assert tf.nn.max_pool2d(x, 2, 2, "VALID").shape == (1, 5, 4, 5)
+
+
+def test_a_library_that_does_not_load_is_no_error(monkeypatch, tmp_path):
+    bogus = tmp_path / "libdnnl.so.3"
+    bogus.write_bytes(b"not a library")
+    monkeypatch.setenv("RIVULET_ONEDNN_LIB", str(bogus))
+    assert onednn._load() is None
+    monkeypatch.setenv("RIVULET_ONEDNN", "0")
+    monkeypatch.delenv("RIVULET_ONEDNN_LIB")
+    assert onednn._load() is None
