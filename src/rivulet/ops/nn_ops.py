@@ -1040,8 +1040,10 @@ def _max_pool_grad_kernel(x, y, dy, ksize, strides, padding, relu=False):
     n, h, w, c = x.shape
     kh, kw = ksize
     oh, ow, (ph, pw), sl = _pool_geom(h, w, ksize, strides, padding)
-    if _dnnl(x, y, dy) and not np.isnan(y).any():  # oneDNN's windows skip a NaN; TensorFlow's route nothing
-        # oneDNN adds each window's gradient into zeros at its first maximum, as TensorFlow's kernel
+    if kh <= strides[0] and kw <= strides[1] and _dnnl(x, y, dy) and not np.isnan(y).any():
+        # Windows that do not overlap (overlapping ones sum into an input in another order than TensorFlow's)
+        # and no NaN (oneDNN's windows skip it; TensorFlow's route nothing): oneDNN adds each window's
+        # gradient into zeros at its first maximum, as TensorFlow's kernel.
         dx = _on_dnnl(onednn.max_pool_grad, _c(x), _c(dy), ksize, strides, (ph, pw))
         if dx is not None:
             if relu:  # ReluGrad's dy * (x > 0), as TensorFlow (a masked negative gradient is -0)
