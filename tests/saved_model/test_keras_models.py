@@ -17,8 +17,9 @@ def _check_loaded(model, path):
     np.testing.assert_allclose(loaded(tf.constant(X[:1])).numpy(), want[:1], rtol=1e-5, atol=1e-6)  # any batch size
     sig = loaded.signatures["serving_default"]
     out = sig(inputs=tf.constant(X))
-    assert list(out) == ["output_0"]
-    np.testing.assert_allclose(out["output_0"].numpy(), want, rtol=1e-6)
+    key = model.output_names[0] if model.output_names else "output_1"  # tf_keras's serving keys
+    assert list(out) == [key]
+    np.testing.assert_allclose(out[key].numpy(), want, rtol=1e-6)
     return loaded
 
 

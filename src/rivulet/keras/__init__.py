@@ -3,6 +3,6 @@ from . import (activations, backend, callbacks, initializers, layers, losses, me
                regularizers, utils)
 from . import models  # noqa: F401
 from . import saving  # noqa: F401
-from . import datasets, mixed_precision, preprocessing  # noqa: F401
+from . import applications, datasets, mixed_precision, preprocessing  # noqa: F401
 from .layers import Input  # noqa: F401
 from .models import Model, Sequential  # noqa: F401

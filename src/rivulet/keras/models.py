@@ -91,6 +91,28 @@ class Model(Trainer, Layer):
     def outputs(self):
         return nest.flatten(self._output_tensors) if self._is_graph_network else None
 
+    @property
+    def input_names(self):
+        """The input layers' names (functional models; tf_keras's `input_names`)."""
+        return [t.node.layer.name for t in self.inputs] if self._is_graph_network else None
+
+    @property
+    def output_names(self):
+        """The output layers' names, made unique as tf_keras makes them (`dense`, `dense_1` for two outputs
+        of one layer); the keys of a saved model's serving signature."""
+        if not self._is_graph_network:
+            return None  # a subclassed model (saved models key its outputs output_1, output_2 ...)
+        names, counts = [], {}
+        for t in self.outputs:
+            base = t.node.layer.name
+            proposal = base
+            while proposal in names:
+                n = counts.get(base, 1)
+                proposal = f"{base}_{n}"
+                counts[base] = n + 1
+            names.append(proposal)
+        return names
+
     def _run_graph(self, inputs):
         values = {}
         refs = nest.flatten(self._input_tensors)
@@ -215,6 +237,22 @@ class Model(Trainer, Layer):
             return model(inputs, training=False)
         serve.__name__ = "__call__"
         return tf.function(serve, input_signature=[spec])
+
+    def _default_serving_signature(self):
+        """The serving signature tf_keras saves: the call's outputs as a dict keyed by `output_names`
+        (`output_1`, `output_2` ... for a subclassed model), or None when the model has no known inputs."""
+        spec = self._input_spec_for_saving()
+        if spec is None:
+            return None
+        model = self
+
+        def serving_default(inputs):
+            flat = nest.flatten(model(inputs, training=False))
+            names = model.output_names
+            if not names or len(names) != len(flat):
+                names = [f"output_{i + 1}" for i in range(len(flat))]
+            return dict(zip(names, flat))
+        return tf.function(serving_default, input_signature=[spec])
 
     def save(self, filepath, overwrite=True, save_format=None, **kwargs):
         """`m.keras` (or save_format="keras"): the Keras 2.13+ zip (config.json, metadata.json,
@@ -583,6 +621,13 @@ class Sequential(Model):
         self._graph_input = None
         for layer in layers or ():
             self.add(layer)
+
+    @property
+    def output_names(self):
+        """[the last layer's name] once built, as tf_keras's Sequential (a graph network) has it."""
+        if self._stack and (self._graph_input is not None or self.built):
+            return [self._stack[-1].name]
+        return None
 
     def add(self, layer):
         if isinstance(layer, KerasTensor):

@@ -182,12 +182,13 @@ class _Saver:
             out.append(("__call__", call))
         return out
 
-    def _model_call(self, obj):
-        """A Keras model's call as a tf.function over its known inputs (saved as `__call__`), or None."""
-        make = getattr(type(obj), "_default_save_signature", None)
+    def _model_call(self, obj, hook="_default_save_signature"):
+        """A Keras model's call as a tf.function over its known inputs (saved as `__call__`), or None. (With
+        hook `_default_serving_signature`: the call whose outputs are a dict, for its serving signature.)"""
+        make = getattr(type(obj), hook, None)
         if make is None or isinstance(obj, type):
             return None
-        key = ("model_call", id(obj))
+        key = (hook, id(obj))
         if key not in self._ids:
             self._keep.append(obj)
             self._ids[key] = make(obj)
@@ -312,7 +313,8 @@ class _Saver:
             found = [f for _, f in self._attributes(obj)
                      if isinstance(f, PolymorphicFunction) and f.input_signature is not None and f is not call]
             if not found and call is not None:
-                found = [call]  # a Keras model serves its own call by default
+                # a Keras model serves its own call by default (its outputs keyed by the output layers' names)
+                found = [self._model_call(obj, "_default_serving_signature") or call]
             # As TensorFlow: a function returning no tensors (an update step) is saved, but serves no signature.
             signatures = {DEFAULT_SIGNATURE: found[0]} if len(found) == 1 and any(
                 isinstance(v, Tensor) for v in nest.flatten(found[0].get_concrete_function().graph
