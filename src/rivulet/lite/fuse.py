@@ -1,7 +1,8 @@
 """Peepholes on a lowered subgraph, the ones TensorFlow's converter makes: a per-channel MUL after a
 convolution or FULLY_CONNECTED (inference BatchNormalization) folded into its weights and bias, a bias ADD
 folded into its bias operand, and a RELU/RELU6 folded into the op before it as its
-fused_activation_function; then the tensors and buffers nothing uses any more are dropped."""
+fused_activation_function; a bias of zeros left out; then the tensors and buffers nothing uses any more are
+dropped."""
 from collections import Counter
 
 import numpy as np
@@ -18,9 +19,22 @@ _FLOAT32 = 0
 def optimize(model, sub):
     """Fuses in place; returns {old tensor index: new index} for the tensors kept."""
     names = {code: name for name, code in vars(schema.enum("BuiltinOperator")).items() if not name.startswith("_")}
-    while _fuse_once(model, sub, lambda op: names[model.opcodes[op.opcode]]):
+    opname = lambda op: names[model.opcodes[op.opcode]]  # noqa: E731
+    while _fuse_once(model, sub, opname):
         pass
+    _drop_zero_biases(model, sub, opname)
     return _prune_tensors(sub)
+
+
+def _drop_zero_biases(model, sub, opname):
+    """A bias of zeros (an untrained layer's) left out, its optional input -1, as TensorFlow's converter does."""
+    for op in sub.ops:
+        name = opname(op)
+        if name == "FULLY_CONNECTED" and len(op.inputs) > 2 and op.inputs[2] >= 0:  # (CONV_2D needs one)
+            bias = _const_array(model, sub, op.inputs[2])
+            if bias is not None and not bias.any():
+                op.inputs = list(op.inputs)
+                op.inputs[2] = -1
 
 
 def _fuse_once(model, sub, opname):
