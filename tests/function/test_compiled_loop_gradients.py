@@ -280,3 +280,34 @@ def test_sum_to_shape_compiles_to_a_shape_check():
     np.testing.assert_allclose(gb, np.cos(a * b) * a, rtol=1e-6)
     same = cg.fn(b, b)
     np.testing.assert_allclose(same[0], np.cos(b * b) * b, rtol=1e-6)
+
+
+def test_loop_gradient_asks_glibc_to_keep_freed_memory(monkeypatch):
+    from rivulet.execute import memory
+    calls = []
+    monkeypatch.setattr(memory, "_state", {"done": False, "applied": False})
+    monkeypatch.setattr(memory, "_mallopt", lambda: lambda k, v: calls.append((k, v)) or 1)
+    for k in memory._ENV:
+        monkeypatch.delenv(k, raising=False)
+
+    @tf.function
+    def f(x):
+        with tf.GradientTape() as tape:
+            tape.watch(x)
+            y = tf.while_loop(lambda i, v: i < 2, lambda i, v: (i + 1, tf.tanh(v)), (tf.constant(0), x))[1]
+        return tape.gradient(y, x)
+    f(tf.constant([0.5]))
+    assert calls == [(-1, 256 << 20), (-2, 16 << 20), (-3, 4 << 20)] and memory.retain_heap()
+    calls.clear()
+    assert memory.retain_heap() and not calls  # once per process
+    # the process's own malloc settings, or the option off: left alone
+    monkeypatch.setattr(memory, "_state", {"done": False, "applied": False})
+    monkeypatch.setenv("MALLOC_TRIM_THRESHOLD_", "131072")
+    assert not memory.retain_heap() and not calls
+    monkeypatch.delenv("MALLOC_TRIM_THRESHOLD_")
+    monkeypatch.setattr(memory, "_state", {"done": False, "applied": False})
+    tf.config.optimizer.set_experimental_options({"retain_heap": False})
+    try:
+        assert not memory.retain_heap() and not calls
+    finally:
+        tf.config.optimizer.set_experimental_options({"retain_heap": True})

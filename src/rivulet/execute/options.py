@@ -4,8 +4,8 @@ TensorFlow's Grappler names where they mean the same thing: constant_folding, ar
 (algebraic simplification), remapping (op fusion for the executor), disable_model_pruning. rivulet adds
 common_subexpression_elimination, buffer_reuse, parallel_execution, blas_threads_per_graph (one OpenBLAS
 thread where every GEMM is small: graphs, loop bodies, the While gradient, eager GEMMs; big ones tuned by
-their calls' times: execute/blas_threads.py) and debug_verify (check the graph after every
-pass). They live in execute/ because the executor reads them too and optimize/ sits above it.
+their calls' times: execute/blas_threads.py), retain_heap (glibc keeps freed memory for the next training
+step: execute/memory.py) and debug_verify (check the graph after every pass). They live in execute/ because the executor reads them too and optimize/ sits above it.
 """
 _DEFAULTS = {
     "constant_folding": True,
@@ -15,6 +15,7 @@ _DEFAULTS = {
     "buffer_reuse": True,
     "parallel_execution": True,
     "blas_threads_per_graph": True,
+    "retain_heap": True,
     "disable_model_pruning": False,
     "debug_verify": False,
 }

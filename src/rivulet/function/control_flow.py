@@ -27,7 +27,7 @@ from ..core.dispatch import bind
 from ..core.op import defop
 from ..core.tensor import EagerTensor, SymbolicTensor, Tensor, convert_to_tensor
 from ..errors import InvalidArgumentError
-from ..execute import blas_threads
+from ..execute import blas_threads, memory
 from ..ops.slicing import np_key
 from ..shape import TensorShape
 
@@ -653,6 +653,7 @@ class _Backward:
         self.fn = compile_graph(g, feeds, results, name=g.name).fn
         self.blas = blas_threads.Profile(g.get_operations(), feeds)
         self.graph = g
+        memory.retain_heap()  # the stashes of every step: reuse their memory rather than fault it in anew
 
     def pull(self, lb, inputs, dys, history, wrt):
         """WhileGrad's result: the gradients of `wrt` given the output gradients `dys` and the stashes."""
