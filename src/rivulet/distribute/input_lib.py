@@ -43,8 +43,78 @@ class DistributedDataset:
         return nest.map_structure(lambda s: PerReplicaSpec([_unknown_batch(s)] * n), spec)
 
     def __iter__(self):
-        for element in self._dataset:
-            yield split_element(self._strategy, element)
+        return DistributedIterator(self._strategy, iter(self._dataset), self.element_spec)
+
+
+class DistributedIterator:
+    """iter(distributed dataset): next() / get_next() give a global batch split among the replicas;
+    get_next_as_optional() gives it as an Optional, also inside a tf.function (the iterator passed in as an
+    argument), where it reads the dataset's iterator when the function runs."""
+
+    def __init__(self, strategy, iterator, element_spec):
+        self._strategy, self._iterator, self._element_spec = strategy, iterator, element_spec
+
+    element_spec = property(lambda self: self._element_spec)
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        return split_element(self._strategy, next(self._iterator))
+
+    def get_next(self):
+        try:
+            return self.__next__()
+        except StopIteration:
+            from ..errors import OutOfRangeError
+            raise OutOfRangeError("End of sequence") from None
+
+    def get_next_as_optional(self):
+        """The next global batch, split among the replicas, as an Optional (empty at the end of the data)."""
+        get = getattr(self._iterator, "get_next_as_optional", None)
+        if get is not None:  # a tf.data iterator: eagerly, or inside a tf.function
+            return DistributedOptional(self._element_spec, inner=get(),
+                                       split=lambda v: split_element(self._strategy, v))
+        from ..core import context
+        if context.current_graph() is not None:
+            raise TypeError("get_next_as_optional inside a tf.function needs a distributed tf.data.Dataset; this "
+                            "one distributes a Python iterable, which is read when the function is traced")
+        try:
+            value = next(self)
+        except StopIteration:
+            return DistributedOptional(self._element_spec)
+        return DistributedOptional(self._element_spec, value=value)
+
+    def __repr__(self):
+        return f"<rivulet.distribute.input_lib.DistributedIterator object at 0x{id(self):x}>"
+
+
+class DistributedOptional:
+    """What DistributedIterator.get_next_as_optional gives (a tf.experimental.Optional): has_value(), and
+    get_value() as per-replica values. Wraps the dataset iterator's Optional (`inner`, its value split by
+    `split`), or holds an eagerly read `value` (None: no value)."""
+
+    def __init__(self, element_spec, inner=None, split=None, value=None):
+        self._inner, self._split, self._value, self._element_spec = inner, split, value, element_spec
+
+    element_spec = property(lambda self: self._element_spec)
+
+    def has_value(self, name=None):
+        if self._inner is not None:
+            return self._inner.has_value()
+        from ..ops.constant_op import constant
+        return constant(self._value is not None)
+
+    def get_value(self, name=None):
+        if self._inner is not None:
+            return self._split(self._inner.get_value())
+        if self._value is None:
+            from ..errors import InvalidArgumentError
+            raise InvalidArgumentError("The given optional does not have a value. [Op:OptionalGetValue]")
+        return self._value
+
+    def __repr__(self):
+        return f"<rivulet.data.ops.optional_ops._OptionalImpl object at 0x{id(self):x}>"
 
 
 class DistributedDatasetsFromFunction:

@@ -1,0 +1,91 @@
+"""tf.experimental.Optional and iterator.get_next_as_optional(): the next element, or nothing at the end.
+
+Eagerly an Optional holds its value (or none). Inside a tf.function, `get_next_as_optional()` asks the iterator
+whether it has an element (IteratorHasNext) and takes it under a tf.cond (IteratorGetNext runs only when there
+is one; the other branch gives empty tensors of the element's dtypes), so the element is consumed when the
+optional is made, as in TensorFlow; `get_value()` of an empty optional fails when the function runs.
+"""
+from .. import nest
+from ..core import context
+from ..errors import InvalidArgumentError
+from . import structure
+
+_NO_VALUE = "The given optional does not have a value."
+
+
+class Optional:
+    """tf.experimental.Optional: a value that may be missing (`has_value()`), as get_next_as_optional gives."""
+
+    def __init__(self, has_value, value, element_spec):
+        self._has_value, self._value, self._element_spec = has_value, value, element_spec
+
+    element_spec = property(lambda self: self._element_spec)
+
+    @staticmethod
+    def from_value(value):
+        """An optional holding `value` (a structure of tensors)."""
+        from ..core.tensor import convert_to_tensor
+        from ..ops.constant_op import constant
+        value = nest.map_structure(convert_to_tensor, value)
+        spec = nest.map_structure(lambda t: structure.TensorSpec(t.shape, t.dtype), value)
+        return Optional(constant(True), value, spec)
+
+    @staticmethod
+    def empty(element_spec):
+        """An optional with no value, for elements of `element_spec`."""
+        from ..ops.constant_op import constant
+        return Optional(constant(False), None, element_spec)
+
+    def has_value(self, name=None):
+        """A boolean scalar tensor: whether this optional holds a value."""
+        return self._has_value
+
+    def get_value(self, name=None):
+        """The value; InvalidArgumentError if there is none (when the function runs, inside a tf.function)."""
+        if context.current_graph() is None:
+            if self._value is None or not bool(self._has_value):
+                raise InvalidArgumentError(f"{_NO_VALUE} [Op:OptionalGetValue]")
+            return self._value
+        if self._value is None:
+            raise InvalidArgumentError(_NO_VALUE)
+        from ..ops.logging_ops import Assert
+        Assert(self._has_value, [_NO_VALUE], name="OptionalGetValue")
+        return self._value
+
+    def __repr__(self):
+        return f"<rivulet.data.ops.optional_ops._OptionalImpl object at 0x{id(self):x}>"
+
+
+def get_next_as_optional(iterator):
+    """An Optional holding the iterator's next element, or an empty one at the end of the data."""
+    spec = iterator.element_spec
+    if context.current_graph() is None:
+        try:
+            value = next(iterator)
+        except StopIteration:
+            return Optional.empty(spec)
+        from ..ops.constant_op import constant
+        return Optional(constant(True), value, spec)
+    from ..function.control_flow import cond
+    from . import composites, graph_ops
+    flat = structure.flat_specs(spec)
+    if any(composites.is_composite_spec(s) or not isinstance(s, structure.TensorSpec) for s in flat):
+        raise NotImplementedError("rivulet's get_next_as_optional inside a tf.function takes elements of tensors; "
+                                  f"this iterator's are {spec}")
+    it = graph_ops.iterator_tensor(iterator)
+    has = graph_ops.has_next(it)
+
+    def empty():  # the other branch: empty tensors (unknown dims 0) of the element's dtypes
+        import numpy as np
+        from .. import dtypes
+        from ..ops.constant_op import constant
+        out = []
+        for s in flat:
+            shape = [0 if d is None else d for d in s.shape.as_list()] if s.shape.rank is not None else [0]
+            a = np.full(shape, b"", dtype=object) if s.dtype is dtypes.string else np.zeros(shape, s.dtype.as_numpy_dtype)
+            out.append(constant(a, dtype=s.dtype))
+        return out
+    values = cond(has, lambda: list(nest.flatten(graph_ops.get_next(it, spec))), empty)
+    values = values if isinstance(values, (list, tuple)) else [values]
+    value = nest.pack_sequence_as(spec, list(values)) if nest.is_nested(spec) else values[0]
+    return Optional(has, value, spec)

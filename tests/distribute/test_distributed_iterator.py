@@ -1,0 +1,73 @@
+"""Iterators of distributed datasets: next/get_next/get_next_as_optional, eagerly and inside a tf.function
+(tutorials/distribute/input.ipynb; values and errors as TF 2.21 gives them with two replicas)."""
+import pytest
+
+import rivulet as tf
+
+CPUS = ["/cpu:0", "/cpu:1"]
+
+
+def test_tutorial_cell_get_next_as_optional_in_tf_function(capsys):
+    strategy = tf.distribute.MirroredStrategy(CPUS)
+    dataset = tf.data.Dataset.range(9).batch(4)
+    distributed_iterator = iter(strategy.experimental_distribute_dataset(dataset))
+
+    @tf.function
+    def train_fn(distributed_iterator):
+        for _ in tf.range(5):
+            optional_data = distributed_iterator.get_next_as_optional()
+            if not optional_data.has_value():
+                break
+            per_replica_results = strategy.run(lambda x: x, args=(optional_data.get_value(),))
+            tf.print(strategy.experimental_local_results(per_replica_results))
+    train_fn(distributed_iterator)
+    train_fn(distributed_iterator)  # the iterator is exhausted: nothing more, as in TensorFlow
+    assert capsys.readouterr().err.splitlines() == ["([0 1], [2 3])", "([4 5], [6 7])", "([8], [])"]
+
+
+def test_eager_iterator():
+    strategy = tf.distribute.MirroredStrategy(CPUS)
+    it = iter(strategy.experimental_distribute_dataset(tf.data.Dataset.range(9).batch(4)))
+    assert repr(it.element_spec) == ("PerReplicaSpec(TensorSpec(shape=(None,), dtype=tf.int64, name=None), "
+                                     "TensorSpec(shape=(None,), dtype=tf.int64, name=None))")
+    o = it.get_next_as_optional()
+    assert bool(o.has_value())
+    assert [t.numpy().tolist() for t in strategy.experimental_local_results(o.get_value())] == [[0, 1], [2, 3]]
+    assert [t.numpy().tolist() for t in it.get_next()] == [[4, 5], [6, 7]]
+    o = it.get_next_as_optional()
+    assert bool(o.has_value()) and [t.numpy().tolist() for t in o.get_value()] == [[8], []]
+    o = it.get_next_as_optional()
+    assert not bool(o.has_value())
+    with pytest.raises(tf.errors.InvalidArgumentError, match="The given optional does not have a value"):
+        o.get_value()
+    with pytest.raises(tf.errors.OutOfRangeError, match="End of sequence"):
+        it.get_next()
+    with pytest.raises(StopIteration):
+        next(it)
+
+
+def test_get_next_and_optional_value_in_tf_function():
+    strategy = tf.distribute.MirroredStrategy(CPUS)
+    it = iter(strategy.experimental_distribute_dataset(tf.data.Dataset.range(8).batch(4)))
+
+    @tf.function
+    def g(it):
+        return it.get_next()
+
+    @tf.function
+    def h(it):
+        o = it.get_next_as_optional()
+        return o.has_value(), o.get_value()
+    assert [t.numpy().tolist() for t in g(it)] == [[0, 1], [2, 3]]
+    has, value = h(it)
+    assert bool(has) and [t.numpy().tolist() for t in value] == [[4, 5], [6, 7]]
+    with pytest.raises(tf.errors.InvalidArgumentError, match="The given optional does not have a value"):
+        h(it)
+
+
+def test_python_iterable_distributed():
+    strategy = tf.distribute.MirroredStrategy(CPUS)
+    it = iter(strategy.experimental_distribute_dataset([tf.constant([1.0, 2.0])]))
+    o = it.get_next_as_optional()
+    assert [t.numpy().tolist() for t in o.get_value()] == [[1.0], [2.0]]
+    assert not bool(it.get_next_as_optional().has_value())
