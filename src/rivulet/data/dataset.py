@@ -168,10 +168,6 @@ class DatasetV2:
         from .ragged_batch import ragged_batch
         return ragged_batch(self, batch_size, drop_remainder, row_splits_dtype)
 
-    def ragged_batch(self, batch_size, drop_remainder=False, row_splits_dtype=None, name=None):
-        from .ragged_batch import ragged_batch
-        return ragged_batch(self, batch_size, drop_remainder, row_splits_dtype)
-
     def unbatch(self, name=None):
         from .transforms import UnbatchDataset
         return UnbatchDataset(self)
@@ -212,6 +208,10 @@ class DatasetV2:
     def enumerate(self, start=0, name=None):
         from .sources import RangeDataset, ZipDataset
         return ZipDataset((RangeDataset(start, np.iinfo(np.int64).max), self))
+
+    def snapshot(self, path, compression="AUTO", reader_func=None, shard_func=None, name=None):
+        from .snapshot import snapshot
+        return snapshot(self, path, compression, reader_func, shard_func)
 
     def flat_map(self, map_func, name=None):
         from .transforms import FlatMapDataset

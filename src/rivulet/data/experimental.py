@@ -92,3 +92,8 @@ def Counter(start=0, step=1, dtype=None):  # noqa: N802 - TensorFlow's name
 
 def rejection_resample(class_func, target_dist, initial_dist=None, seed=None):
     return lambda ds: ds.rejection_resample(class_func, target_dist, initial_dist, seed)
+
+
+def snapshot(path, compression="AUTO", reader_func=None, shard_func=None):
+    """Deprecated in TensorFlow for `tf.data.Dataset.snapshot`; the same dataset."""
+    return lambda ds: ds.snapshot(path, compression, reader_func, shard_func)

@@ -255,6 +255,7 @@ class Randomized:
 
     def _init_random(self, seed):
         seeds = _seeded_rng(seed)
+        self._seeded = seeds is not None  # (a snapshot's fingerprint leaves out seeds drawn here)
         if seeds is None:
             seeds = tuple(int(x) for x in np.random.SeedSequence().generate_state(2, np.uint64) >> np.uint64(1))
         self._seeds = seeds

@@ -1,0 +1,189 @@
+"""Dataset.snapshot / tf.data.experimental.snapshot: the input's elements written to disk on the first
+complete pass, read back by later passes (also by later programs).
+
+As TensorFlow's, a snapshot lives in `path/<fingerprint>/`, where the fingerprint (a decimal uint64) is a hash
+of the input pipeline: its datasets' kinds and parameters, the values of its source tensors and the graphs of
+its traced functions (and their captured values). A changed pipeline gets another directory, never the
+data of the old one; random seeds drawn when a dataset is made (no op or global seed) are not part of it.
+A pass writes `<run id>/00000000.shard/00000000.snapshot` (TFRecords of serialized tensors: data only, no
+pickle) and, once complete, `snapshot.metadata`, which marks the snapshot finished; an unfinished one (a pass
+stopped early, a crash) is never read. These files are rivulet's own, not readable by TensorFlow.
+"""
+import hashlib
+import os
+import types
+import uuid
+
+import numpy as np
+
+from ..errors import DataLossError
+from ..shape import TensorSpec
+from . import structure
+from .dataset import DatasetV2
+
+_METADATA = "snapshot.metadata"
+_MAGIC = b"rivulet.data.snapshot/1\n"
+_SKIP = frozenset(["_inputs", "_options_obj", "_graph_handle", "_lock", "_epoch", "_epoch_lock", "_cache",
+                   "_cheap", "_batched", "_fn_cache"])
+
+
+def fingerprint(dataset):
+    """A uint64 naming the pipeline that makes `dataset` (see the module docstring)."""
+    h = hashlib.sha256()
+    _feed(h, dataset, {})
+    return int.from_bytes(h.digest()[:8], "little")
+
+
+def _feed(h, x, seen, depth=0):
+    if depth > 64:
+        h.update(b"<deep>")
+        return
+    if isinstance(x, (bool, int, float, complex, str, bytes, type(None), range, slice, np.dtype)):
+        h.update(type(x).__name__.encode() + b":" + repr(x).encode() + b";")
+        return
+    if isinstance(x, (np.ndarray, np.generic)):
+        a = np.asarray(x)
+        h.update(b"array:" + str(a.dtype).encode() + repr(a.shape).encode())
+        if a.dtype == object:
+            for v in a.reshape(-1):
+                _feed(h, v, seen, depth + 1)
+        else:
+            h.update(np.ascontiguousarray(a).tobytes())
+        return
+    key = id(x)
+    if key in seen:  # shared stages (a dataset zipped with itself) hash as a reference
+        h.update(b"ref:%d;" % seen[key])
+        return
+    if isinstance(x, (set, frozenset)):
+        x = sorted(x, key=repr)
+    if isinstance(x, (list, tuple)):
+        h.update(type(x).__name__.encode() + b"[")
+        for v in x:
+            _feed(h, v, seen, depth + 1)
+        h.update(b"]")
+        return
+    if isinstance(x, dict):
+        h.update(b"dict{")
+        for k in sorted(x, key=repr):
+            _feed(h, k, seen, depth + 1)
+            _feed(h, x[k], seen, depth + 1)
+        h.update(b"}")
+        return
+    seen[key] = len(seen)
+    if isinstance(x, DatasetV2):
+        h.update(b"dataset:" + type(x).__name__.encode() + repr(x.element_spec).encode())
+        state = vars(x)
+        for name in sorted(state):
+            if name in _SKIP or name == "_seeds" and not getattr(x, "_seeded", True):
+                continue
+            h.update(name.encode())
+            _feed(h, state[name], seen, depth + 1)
+        return
+    if hasattr(x, "graph") and hasattr(x, "python_function"):  # a traced user function (StructuredFunction)
+        h.update(b"function:" + str(x.graph.as_graph_def()).encode())
+        _feed(h, list(getattr(x, "_captures", ())), seen, depth + 1)
+        return
+    if isinstance(x, (types.FunctionType, types.MethodType)):  # a function run eagerly (flat_map, interleave)
+        fn = getattr(x, "__func__", x)
+        _feed_code(h, fn.__code__, seen, depth)
+        for cell in fn.__closure__ or ():
+            try:
+                _feed(h, cell.cell_contents, seen, depth + 1)
+            except ValueError:  # an empty cell
+                pass
+        return
+    if hasattr(x, "_v"):  # an eager tensor
+        _feed(h, x._v, seen, depth + 1)
+        return
+    if hasattr(x, "as_list") or isinstance(x, TensorSpec) or type(x).__name__.endswith("Spec"):
+        h.update(repr(x).encode())
+        return
+    h.update(b"object:" + type(x).__qualname__.encode())  # locks, threads, iterators: no part of the pipeline
+
+
+def _feed_code(h, code, seen, depth):
+    h.update(b"code:" + code.co_code + repr(code.co_names).encode())
+    for c in code.co_consts:
+        if isinstance(c, types.CodeType):
+            _feed_code(h, c, seen, depth + 1)
+        else:
+            _feed(h, c, seen, depth + 1)
+
+
+class SnapshotDataset(DatasetV2):
+    _tf_name = "_MapDataset"  # TensorFlow's snapshot ends with a map (its reader), and prints so
+
+    def __init__(self, input_dataset, path, compression="AUTO", reader_func=None, shard_func=None):
+        if not isinstance(input_dataset, DatasetV2):
+            raise TypeError(f"Expected a tf.data.Dataset, got {type(input_dataset).__name__}")
+        for s in structure.flat_specs(input_dataset.element_spec):
+            if not isinstance(s, TensorSpec):
+                raise NotImplementedError(f"rivulet's Dataset.snapshot writes elements of tensors; this dataset's "
+                                          f"elements hold {s}.")
+        if compression not in (None, "AUTO", "GZIP", "SNAPPY", "NONE", ""):
+            raise ValueError(f"Invalid `compression`: {compression!r}; use 'AUTO', 'GZIP', 'SNAPPY' or None.")
+        super().__init__(input_dataset.element_spec, (input_dataset,))
+        self._input = input_dataset
+        p = getattr(path, "_v", path)
+        p = p.item() if isinstance(p, np.ndarray) else p
+        self._path = os.fspath(p.decode() if isinstance(p, bytes) else p)
+        self._dir = os.path.join(self._path, str(fingerprint(input_dataset)))
+
+    def _card(self):
+        return self._input._card()
+
+    def _make_iter(self):
+        if os.path.exists(os.path.join(self._dir, _METADATA)):
+            return self._read()
+        return self._write()
+
+    def _read(self):
+        from ..formats.tfrecord import read_records
+        from ..ops.serialize_ops import parse_tensor_kernel
+        meta = os.path.join(self._dir, _METADATA)
+        with open(meta, "rb") as f:
+            text = f.read(4096)
+        if not text.startswith(_MAGIC):
+            raise DataLossError(None, None, f"Snapshot {self._dir}: {_METADATA} is not rivulet's.")
+        run = text[len(_MAGIC):].strip().decode("ascii", errors="replace")
+        if not run.isalnum():
+            raise DataLossError(None, None, f"Snapshot {self._dir}: bad run id in {_METADATA}.")
+        specs = structure.flat_specs(self.element_spec)
+        recs = read_records(os.path.join(self._dir, run, "00000000.shard", "00000000.snapshot"))
+        while True:
+            parts = []
+            for s in specs:
+                r = next(recs, None)
+                if r is None:
+                    if parts:
+                        raise DataLossError(None, None, f"Snapshot {self._dir}: the last element is cut short.")
+                    return
+                v = parse_tensor_kernel(r, s.dtype)
+                if not s.shape.is_compatible_with(v.shape):
+                    raise DataLossError(None, None, f"Snapshot {self._dir}: an element of shape {v.shape} where "
+                                        f"{s} was expected.")
+                parts.append(v)
+            yield tuple(p if p.ndim else p[()] for p in parts)
+
+    def _write(self):
+        from ..formats.tfrecord import TFRecordWriter
+        from ..ops.serialize_ops import serialize_kernel
+        run = uuid.uuid4().hex
+        shard = os.path.join(self._dir, run, "00000000.shard")
+        os.makedirs(shard, exist_ok=True)
+        with TFRecordWriter(os.path.join(shard, "00000000.snapshot")) as w:
+            for e in self._input._make_iter():
+                for v in e:
+                    w.write(serialize_kernel(v).item())
+                yield e
+        tmp = os.path.join(self._dir, f"{_METADATA}.tmp{os.getpid()}")
+        with open(tmp, "wb") as f:
+            f.write(_MAGIC + run.encode() + b"\n")
+        if not os.path.exists(os.path.join(self._dir, _METADATA)):
+            os.replace(tmp, os.path.join(self._dir, _METADATA))  # the pass is complete: the snapshot is finished
+        else:
+            os.remove(tmp)
+
+
+def snapshot(dataset, path, compression="AUTO", reader_func=None, shard_func=None):
+    return SnapshotDataset(dataset, path, compression, reader_func, shard_func)
