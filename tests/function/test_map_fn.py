@@ -54,6 +54,8 @@ def test_errors():
     with pytest.raises(tf.errors.InvalidArgumentError, match="TensorArray dtype is float32 but Op is trying to write "
                                                              "dtype int32"):
         tf.map_fn(lambda x: x, tf.constant([1, 2]), fn_output_signature=tf.float32)
+    with pytest.raises(ValueError, match=r"Incompatible shape for value \(\(1,\)\), expected \(\(2,\)\)"):
+        tf.map_fn(lambda x: x, tf.ragged.constant([[1, 2], [3]]), fn_output_signature=tf.int32)
     with pytest.raises(TypeError, match="fn must be callable"):
         tf.map_fn(5, tf.constant([3.]))
 

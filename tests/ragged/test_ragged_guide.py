@@ -33,8 +33,8 @@ def test_from_uniform_row_length():
     assert str(rt) == "<tf.RaggedTensor [[[10, 11, 12], [13, 14]],\n [[15, 16, 17, 18], [19]]]>"
     assert rt.shape.as_list() == [2, 2, None] and rt.ragged_rank == 2
     assert rt.row_splits.numpy().tolist() == [0, 2, 4] and int(rt.uniform_row_length) == 2
-    with pytest.raises(tf.errors.InvalidArgumentError):
-        tf.RaggedTensor.from_uniform_row_length([1, 2, 3], 2, nrows=2)
+    with pytest.raises(ValueError, match="uniform_row_length=2 times nrows=1 must equal nvals=3"):
+        tf.RaggedTensor.from_uniform_row_length([1, 2, 3], 2)
 
 
 def test_to_sparse_and_from_sparse():
@@ -64,6 +64,8 @@ def test_row_and_column_slices_with_steps():
     assert d[-2:].to_list() == [[6], []] and d[-1].numpy().tolist() == []
     with pytest.raises(ValueError, match="Cannot index into an inner ragged dimension"):
         d[:, 0]
+    with pytest.raises(IndexError, match="Row key 10 out of bounds"):
+        d[10]
 
 
 def test_slices_of_ragged_rank_2():
@@ -94,6 +96,12 @@ def test_concat_along_rows_and_columns():
     nested = tf.ragged.constant([[[1, 2], [3]], [[4, 5, 6]]])
     assert tf.concat([nested, nested], 0).to_list() == [[[1, 2], [3]], [[4, 5, 6]], [[1, 2], [3]], [[4, 5, 6]]]
     assert tf.concat([nested, nested], 1).to_list() == [[[1, 2], [3], [1, 2], [3]], [[4, 5, 6], [4, 5, 6]]]
+    with pytest.raises(tf.errors.InvalidArgumentError, match="Input tensors at index 0 \\(=x\\) and 1 \\(=y\\) have "
+                                                             "incompatible shapes"):
+        tf.concat([d, tf.ragged.constant([[1]])], axis=1)
+    with pytest.raises(ValueError, match="axis=2 out of bounds: expected -2<=axis<2"):
+        tf.concat([d, d], axis=2)
+    assert tf.concat([d, d], axis=-1).to_list() == [[3, 1, 4, 1, 3, 1, 4, 1], [], [5, 9, 2, 5, 9, 2], [6, 6], []]
 
 
 def test_reverse_and_palindrome_in_a_function():

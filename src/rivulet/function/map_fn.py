@@ -93,6 +93,10 @@ def _as_output(value, spec):
     return _m.cast(n, _dt.int64), lengths, flat
 
 
+def _py(shape):
+    return "<unknown>" if shape.rank is None else str(tuple(shape.as_list()))
+
+
 def _stack_ragged(spec, nrows, lengths, flats):
     """The RaggedTensor whose row i is the i-th result: row lengths, then each ragged dimension's lengths."""
     return spec.value_type.from_nested_row_lengths(flats, [nrows] + list(lengths), validate=False)
@@ -154,6 +158,10 @@ def map_fn(fn, elems, dtype=None, parallel_iterations=None, back_prop=True, swap
                                              [_a.concat([g[1][j] for g in got], 0) for j in range(spec.ragged_rank)],
                                              _a.concat([g[2] for g in got], 0)))
             elif got:
+                first = got[0].shape
+                for g in got[1:]:  # TensorFlow's TensorArray refuses rows of another shape
+                    if not g.shape.is_compatible_with(first):
+                        raise ValueError(f"Incompatible shape for value ({_py(g.shape)}), expected ({_py(first)})")
                 results.append(_a.stack(got))
             else:
                 shape = [0] + ([d or 0 for d in spec.shape.as_list()] if spec.shape.rank is not None else [])

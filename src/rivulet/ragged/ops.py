@@ -235,6 +235,8 @@ def concat(values, axis, name="concat"):
     rts = [_as_ragged(v, rank) for v in values]
     axis = int(axis)
     ndims = rts[0].shape.rank
+    if ndims is not None and not -ndims <= axis < ndims:
+        raise ValueError(f"axis={axis} out of bounds: expected {-ndims}<=axis<{ndims}")
     if axis < 0 and ndims is not None:
         axis += ndims
     if axis < 0:
@@ -247,8 +249,9 @@ def concat(values, axis, name="concat"):
             return rts[0]
         nrows = [r.shape[0] for r in rts]
         if all(k is not None for k in nrows) and len(set(nrows)) > 1:
-            raise ValueError(f"Input tensors at index 0 (=x) and {nrows.index(next(k for k in nrows if k != nrows[0]))}"
-                             f" (=y) must have the same number of rows, got {nrows}")
+            j = next(i for i, k in enumerate(nrows) if k != nrows[0])
+            raise InvalidArgumentError(f"Input tensors at index 0 (=x) and {j} (=y) have incompatible shapes: "
+                                       f"{nrows[0]} rows against {nrows[j]}.\nCondition x == y did not hold.")
         stacked = _concat_rows(rts)  # rows: every input's rows in turn
         k = rts[0].nrows()
         # row i of input j sits at j * k + i: take them as i-major, then merge each group of n rows
@@ -409,6 +412,9 @@ def getitem(rt, key):
                         f"{first.shape}")
     if not isinstance(first, Tensor) and not isinstance(first, (int, np.integer)):
         raise TypeError(f"RaggedTensor indices must be integers, slices or scalar tensors, got {first!r}")
+    n = rt.shape[0]
+    if not isinstance(first, Tensor) and n is not None and int(first) >= n:  # (below -n: InvalidArgumentError)
+        raise IndexError(f"Row key {int(first)} out of bounds")
     i = _row_index(rt, first)
     start, stop = _a.gather(rt.row_splits, i), _a.gather(rt.row_splits, _m.add(i, np.int64(1)))
     if isinstance(rt.values, RaggedTensor):

@@ -98,10 +98,8 @@ class RaggedTensor:
         if nrows is None:
             nrows = n // length if length else 0
         nrows = int(np.asarray(static_value(_t(nrows))))
-        if validate and nrows * length != n:
-            raise InvalidArgumentError(f"Arguments to from_uniform_row_length do not form a valid RaggedTensor: "
-                                       f"nrows ({nrows}) * uniform_row_length ({length}) must equal the number "
-                                       f"of values ({n})")
+        if nrows * length != n:
+            raise ValueError(f"uniform_row_length={length} times nrows={nrows} must equal nvals={n}")
         out = cls.from_row_splits(values, np.arange(nrows + 1, dtype=np.int64) * length, validate=False)
         out._uniform_row_length = length
         return out
