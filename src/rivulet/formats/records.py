@@ -7,10 +7,13 @@ import struct
 from .crc32c import mask, value
 
 
+_U64, _U32 = struct.Struct("<Q").pack, struct.Struct("<I").pack
+
+
 def masked_crc(data):
     return mask(value(data))
 
 
 def record(data):
-    header = struct.pack("<Q", len(data))
-    return header + struct.pack("<I", masked_crc(header)) + data + struct.pack("<I", masked_crc(data))
+    header = _U64(len(data))
+    return b"".join((header, _U32(mask(value(header))), data, _U32(mask(value(data)))))

@@ -8,17 +8,19 @@ import struct
 import numpy as np
 
 
+_ONE_BYTE = [bytes([i]) for i in range(128)]  # the varints of 0..127, each one byte
+
+
 def encode_varint(n):
+    if 0 <= n < 128:
+        return _ONE_BYTE[n]
     n &= (1 << 64) - 1  # negative int64s are written as their two's complement, ten bytes long
     out = bytearray()
-    while True:
-        b = n & 0x7F
+    while n >= 0x80:
+        out.append(n & 0x7F | 0x80)
         n >>= 7
-        if n:
-            out.append(b | 0x80)
-        else:
-            out.append(b)
-            return bytes(out)
+    out.append(n)
+    return bytes(out)
 
 
 def read_varint(buf, pos, end, fail):
@@ -66,8 +68,16 @@ def fields(buf, fail):
         yield field, wire, v
 
 
+_KEYS = {}  # (field, wire) -> its key's bytes
+
+
 def field_key(field, wire):
-    return encode_varint(field << 3 | wire)
+    key = _KEYS.get((field, wire))
+    if key is None:
+        key = encode_varint(field << 3 | wire)
+        if len(_KEYS) < 4096:
+            _KEYS[field, wire] = key
+    return key
 
 
 def varint_field(field, n):
@@ -77,7 +87,8 @@ def varint_field(field, n):
 def bytes_field(field, b):
     if isinstance(b, str):
         b = b.encode()
-    return field_key(field, 2) + encode_varint(len(b)) + b
+    n = len(b)
+    return field_key(field, 2) + (_ONE_BYTE[n] if n < 128 else encode_varint(n)) + b
 
 
 def double_field(field, x):

@@ -110,7 +110,12 @@ class _List(_Message):
     turns them into a Python list, as protobuf's repeated field reads, on first use."""
 
     def __init__(self, value=()):
-        self._vals, self._arr = [self._convert(v) for v in value], None
+        self._vals, self._arr = self._convert_all(value), None
+
+    @classmethod
+    def _convert_all(cls, value):
+        """[_convert(v) for v in value]: each list's fast form for the usual values, the check else."""
+        return [cls._convert(v) for v in value]
 
     @property
     def value(self):
@@ -120,7 +125,7 @@ class _List(_Message):
 
     @value.setter
     def value(self, v):
-        self._vals, self._arr = [self._convert(x) for x in v], None
+        self._vals, self._arr = self._convert_all(v), None
 
     def _array(self):
         """The values as a NumPy array of the list's dtype."""
@@ -163,12 +168,23 @@ class BytesList(_List):
             raise TypeError(f"{v!r} has type {type(v).__name__}, but expected one of: bytes")
         return bytes(v)
 
+    @classmethod
+    def _convert_all(cls, value):
+        vals = list(value)
+        for v in vals:
+            if type(v) is not bytes:
+                return [cls._convert(v) for v in vals]
+        return vals
+
     @staticmethod
     def _show(v):
         return '"' + "".join(_escape(c) for c in v) + '"'
 
     def _encode(self):
-        return b"".join(bytes_field(1, v) for v in self.value)
+        vals = self.value
+        if len(vals) == 1:
+            return bytes_field(1, vals[0])
+        return b"".join([bytes_field(1, v) for v in vals])
 
     @staticmethod
     def _to_array(vals):
@@ -202,6 +218,18 @@ class FloatList(_List):
             raise TypeError(f"{v!r} has type {type(v).__name__}, but expected one of: int, float")
         return float(np.float32(v))
 
+    @classmethod
+    def _convert_all(cls, value):
+        vals = value.tolist() if isinstance(value, np.ndarray) and value.dtype.kind == "f" else list(value)
+        for v in vals:
+            if type(v) is not float and type(v) is not int:
+                return [cls._convert(v) for v in vals]
+        try:
+            with np.errstate(over="ignore"):  # as np.float32(v) gives inf
+                return np.array(vals, dtype=np.float32).tolist()
+        except OverflowError:  # an int too large for NumPy's conversion
+            return [cls._convert(v) for v in vals]
+
     @staticmethod
     def _show(v):
         s = "%.6g" % v  # protobuf's text format: the shorter %g form that reads back as the same float32
@@ -210,7 +238,7 @@ class FloatList(_List):
     def _encode(self):
         if not self.value:
             return b""
-        return bytes_field(1, np.asarray(self.value, dtype="<f4").tobytes())
+        return bytes_field(1, self._array().astype("<f4", copy=False).tobytes())
 
     @staticmethod
     def _to_array(vals):
@@ -239,12 +267,20 @@ class Int64List(_List):
             raise ValueError(f"Value out of range: {v}")
         return v
 
+    @classmethod
+    def _convert_all(cls, value):
+        vals = list(value)
+        for v in vals:
+            if type(v) is not int or not -0x8000000000000000 <= v <= 0x7FFFFFFFFFFFFFFF:
+                return [cls._convert(v) for v in vals]
+        return vals
+
     _show = staticmethod(str)
 
     def _encode(self):
         if not self.value:
             return b""
-        return bytes_field(1, b"".join(_varint(v) for v in self.value))
+        return bytes_field(1, b"".join([_varint(v) for v in self.value]))
 
     @staticmethod
     def _to_array(vals):
@@ -259,18 +295,20 @@ class Int64List(_List):
 
 
 _KINDS = (("bytes_list", 1, BytesList), ("float_list", 2, FloatList), ("int64_list", 3, Int64List))
+_CLASS_OF = {n: c for n, _, c in _KINDS}
+_FIELD_OF = {n: f for n, f, _ in _KINDS}
 
 
 class Feature(_Message):
     def __init__(self, bytes_list=None, float_list=None, int64_list=None):
-        given = [(n, v) for n, v in (("bytes_list", bytes_list), ("float_list", float_list),
-                                     ("int64_list", int64_list)) if v is not None]
-        if len(given) > 1:
-            raise ValueError("A Feature holds one of bytes_list, float_list, int64_list.")
-        self._kind = given[0][0] if given else None
-        self._value = given[0][1] if given else None
-        if self._value is not None and not isinstance(self._value, dict(
-                (n, c) for n, _, c in _KINDS)[self._kind]):
+        kind = value = None
+        for n, v in (("bytes_list", bytes_list), ("float_list", float_list), ("int64_list", int64_list)):
+            if v is not None:
+                if kind is not None:
+                    raise ValueError("A Feature holds one of bytes_list, float_list, int64_list.")
+                kind, value = n, v
+        self._kind, self._value = kind, value
+        if self._value is not None and not isinstance(self._value, _CLASS_OF[self._kind]):
             raise TypeError(f"Message must be initialized with a dict or a {self._kind} message")
 
     def WhichOneof(self, name):
@@ -282,7 +320,7 @@ class Feature(_Message):
     def _get(self, name):
         if self._kind == name:
             return self._value
-        child = dict((n, c) for n, _, c in _KINDS)[name]()
+        child = _CLASS_OF[name]()
         child._parent = (self, name)  # set in this Feature by SetInParent (protobuf's text_format does)
         return child
 
@@ -297,8 +335,7 @@ class Feature(_Message):
     def _encode(self):
         if self._kind is None:
             return b""
-        num = dict((n, f) for n, f, _ in _KINDS)[self._kind]
-        return bytes_field(num, self._value._encode())
+        return bytes_field(_FIELD_OF[self._kind], self._value._encode())
 
     @classmethod
     def _decode(cls, b):

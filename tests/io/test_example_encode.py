@@ -1,0 +1,44 @@
+"""tf.train.Example's lists convert a whole list at once (the usual Python values) and give TensorFlow's bytes
+and values; anything else goes through the per-value checks, with their errors."""
+import numpy as np
+import pytest
+
+import rivulet as tf
+
+F = tf.train.Feature
+
+
+def test_bytes_equal_tensorflows():
+    ex = tf.train.Example(features=tf.train.Features(feature={
+        "feats": F(float_list=tf.train.FloatList(value=[0.1, 2, -1e40, 1e-50])),
+        "image": F(bytes_list=tf.train.BytesList(value=[b"\x00\xffab"])),
+        "label": F(int64_list=tf.train.Int64List(value=[-1, 300, 2 ** 40]))}))
+    # recorded from TensorFlow 2.21 (tf.train.Example(...).SerializeToString(), the same features)
+    assert ex.SerializeToString() == (
+        b'\nS\n\x1d\n\x05feats\x12\x14\x12\x12\n\x10\xcd\xcc\xcc=\x00\x00\x00@\x00\x00\x80\xff\x00\x00\x00\x00'
+        b'\n\x11\n\x05image\x12\x08\n\x06\n\x04\x00\xffab\n\x1f\n\x05label\x12\x16\x1a\x14\n\x12\xff\xff\xff'
+        b'\xff\xff\xff\xff\xff\xff\x01\xac\x02\x80\x80\x80\x80\x80 ')
+    # TensorFlow reads the floats back as float32: [0.10000000149011612, 2.0, -inf, 0.0]
+    assert ex.features.feature["feats"].float_list.value == [0.10000000149011612, 2.0, -np.inf, 0.0]
+
+
+def test_whole_list_conversion_equals_per_value():
+    rng = np.random.default_rng(0)
+    floats = rng.normal(size=50).tolist() + [1, -3, 1e300, -1e300, 2 ** 70]
+    with np.errstate(over="ignore"):
+        assert tf.train.FloatList(value=floats).value == [tf.train.FloatList._convert(v) for v in floats]
+    assert tf.train.FloatList(value=np.array(floats[:50])).value == [float(np.float32(v)) for v in floats[:50]]
+    ints = rng.integers(-2 ** 63, 2 ** 63 - 1, 50, endpoint=True).tolist() + [True, np.int64(5)]
+    assert tf.train.Int64List(value=ints).value == [int(v) for v in ints]
+
+
+@pytest.mark.parametrize("cls,value,error", [
+    (tf.train.Int64List, [1, 2 ** 63], ValueError), (tf.train.Int64List, [1, 2.5], TypeError),
+    (tf.train.FloatList, [1.0, "x"], TypeError), (tf.train.BytesList, [b"a", 3], TypeError)])
+def test_bad_values_still_raise(cls, value, error):
+    with pytest.raises(error):
+        cls(value=value)
+
+
+def test_bytes_list_accepts_str():
+    assert tf.train.BytesList(value=[b"a", "é"]).value == [b"a", "é".encode()]
