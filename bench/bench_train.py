@@ -1,10 +1,14 @@
 """Keras `fit` epochs of real models: rivulet vs TensorFlow side by side (issue 26).
 
-    python bench/bench_train.py [convnet lstm gru] [--tf PYTHON] [--rounds N] [--busy K]
+    python bench/bench_train.py [convnet convae lstm gru] [--tf PYTHON] [--rounds N] [--busy K]
 
 Workloads (synthetic data, fixed seeds):
   convnet  keras-io's MNIST convnet: Conv2D(32, 3, relu), MaxPool 2, Conv2D(64, 3, relu), MaxPool 2, Flatten,
            Dropout 0.5, Dense(10, softmax); Adam, categorical cross-entropy; 6000 images 28x28x1, batch 128
+  convae   the denoising conv autoencoder of TensorFlow's autoencoder tutorial: Conv2D(16, 3, strides 2, relu,
+           same), Conv2D(8, 3, strides 2, relu, same), Conv2DTranspose(8, 3, strides 2, relu, same),
+           Conv2DTranspose(16, 3, strides 2, relu, same), Conv2D(1, 3, sigmoid, same); Adam, MSE; 3200 noisy
+           images 28x28x1 against the clean ones, batch 32 (the tutorial's default)
   lstm     Embedding(5000, 32), LSTM(64), Dense(1, sigmoid); Adam, binary cross-entropy; 640 sequences of
            80 tokens, batch 64
   gru      the same text classifier with GRU(64) in place of the LSTM
@@ -25,7 +29,7 @@ from pathlib import Path
 from sidebyside import Worker, busy, keras_lstm, rivulet_env, serve, timed
 
 HERE = Path(__file__).resolve().parent
-WORKLOADS = ("convnet", "lstm", "gru")
+WORKLOADS = ("convnet", "convae", "lstm", "gru")
 
 
 # ---------------------------------------------------------------------------------------------- child
@@ -46,6 +50,23 @@ def _convnet(tf, np):
     x = rng.random((6000, 28, 28, 1), dtype=np.float32)
     y = np.eye(10, dtype=np.float32)[rng.integers(0, 10, 6000)]
     return timed(lambda: model.fit(x, y, batch_size=128, epochs=1, verbose=0))
+
+
+def _convae(tf, np):
+    layers = tf.keras.layers
+    model = tf.keras.Sequential([
+        tf.keras.Input(shape=(28, 28, 1)),
+        layers.Conv2D(16, (3, 3), activation="relu", padding="same", strides=2),
+        layers.Conv2D(8, (3, 3), activation="relu", padding="same", strides=2),
+        layers.Conv2DTranspose(8, kernel_size=3, strides=2, activation="relu", padding="same"),
+        layers.Conv2DTranspose(16, kernel_size=3, strides=2, activation="relu", padding="same"),
+        layers.Conv2D(1, kernel_size=(3, 3), activation="sigmoid", padding="same"),
+    ])
+    model.compile(optimizer="adam", loss="mse")
+    rng = np.random.default_rng(0)
+    clean = rng.random((3200, 28, 28, 1), dtype=np.float32)
+    noisy = np.clip(clean + 0.2 * rng.standard_normal(clean.shape).astype(np.float32), 0, 1)
+    return timed(lambda: model.fit(noisy, clean, batch_size=32, epochs=1, verbose=0))
 
 
 def _lstm(tf, np):
@@ -69,7 +90,7 @@ def _gru(tf, np):
 
 
 def child(backend, names):
-    serve(backend, {"convnet": _convnet, "lstm": _lstm, "gru": _gru}, names)
+    serve(backend, {"convnet": _convnet, "convae": _convae, "lstm": _lstm, "gru": _gru}, names)
 
 
 # ---------------------------------------------------------------------------------------------- parent
