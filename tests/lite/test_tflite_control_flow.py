@@ -183,3 +183,25 @@ def test_keras_recurrent_layers_are_while_loops(name):
     c.optimizations = [tf.lite.Optimize.DEFAULT]
     got = tf.lite.Interpreter(model_content=c.convert()).get_signature_runner()(x=x)
     np.testing.assert_allclose(next(iter(got.values())), model(x).numpy(), rtol=1e-5, atol=1e-6)
+
+
+def test_quantised_lstm_keeps_its_loop_float():
+    L = tf.keras.layers
+    tf.keras.utils.set_random_seed(0)
+    model = tf.keras.Sequential([tf.keras.Input((6,), dtype="int32", name="x"), L.Embedding(200, 16), L.LSTM(8),
+                                 L.Dense(3, name="y")])
+    x = np.random.RandomState(0).randint(0, 200, (10, 6)).astype(np.int32)
+    ref = model(x).numpy()
+    for mode, tol in (("float16", 1e-3), ("int8", 0.1)):
+        c = tf.lite.TFLiteConverter.from_keras_model(model)
+        c.optimizations = [tf.lite.Optimize.DEFAULT]
+        if mode == "float16":
+            c.target_spec.supported_types = [tf.float16]  # the scalar constants too (FILL's value stays 0-d)
+        else:
+            c.representative_dataset = lambda: ([x[i:i + 1]] for i in range(10))
+        got = tf.lite.Interpreter(model_content=c.convert()).get_signature_runner()(x=x)["y"]
+        # int8: the embedding and the dense layers around the float loop, within 10% of the largest output
+        np.testing.assert_allclose(got, ref, atol=tol * np.abs(ref).max())
+    c.target_spec.supported_ops = [tf.lite.OpsSet.TFLITE_BUILTINS_INT8]
+    with pytest.raises(tf.lite.ConverterError, match="no int8 kernel in TensorFlow Lite: .*WHILE"):
+        c.convert()

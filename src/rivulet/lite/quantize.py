@@ -109,7 +109,7 @@ class _Graph:
         return index >= 0 and self.sub.tensors[index].buffer != 0
 
     def new_const(self, value, name, type_, params=None):
-        value = np.ascontiguousarray(value)
+        value = np.asarray(value, order="C")  # (ascontiguousarray would make a 0-d value 1-d)
         self.model.buffers.append(value.tobytes())
         return self.new_tensor(name, value.shape, type_, len(self.model.buffers) - 1, params)
 
@@ -199,7 +199,10 @@ def calibrate(model, dataset, signatures):
         runner = interp.get_signature_runner(key)
         runner(**inputs)
         for t in watched[sig.subgraph]:
-            v = interp.get_tensor(t, sig.subgraph)
+            try:
+                v = interp.get_tensor(t, sig.subgraph)
+            except ValueError:  # a tensor LiteRT did not keep (a loop's carried value): left float
+                continue
             if v.size == 0:
                 continue
             lo, hi = float(np.min(v)), float(np.max(v))
