@@ -211,3 +211,20 @@ def test_get_concrete_function_of_a_ragged_tensor_spec():
     module = CustomModule(100.0)
     cf = module.grow.get_concrete_function(tf.RaggedTensorSpec(shape=[None, None], dtype=tf.float32))
     assert str(cf(tf.ragged.constant([[1.0, 4.0, 3.0], [2.0]]))) == "<tf.RaggedTensor [[100.0, 400.0, 300.0], [200.0]]>"
+
+
+def test_stack_gather_expand_dims_where_size_rank():
+    rt = tf.ragged.constant([[1, 2], [3]])
+    assert str(tf.stack([rt, rt])) == "<tf.RaggedTensor [[[1, 2], [3]], [[1, 2], [3]]]>"
+    assert tf.stack([rt, rt]).shape.as_list() == [2, None, None]
+    assert tf.ragged.stack([rt, [[5]]]).to_list() == [[[1, 2], [3]], [[5]]]
+    assert str(tf.gather(rt, [1, 0])) == "<tf.RaggedTensor [[3], [1, 2]]>" and tf.gather(rt, 1).numpy().tolist() == [3]
+    e1 = tf.expand_dims(rt, 1)
+    assert str(e1) == "<tf.RaggedTensor [[[1, 2]],\n [[3]]]>" and e1.shape.as_list() == [2, 1, None]
+    assert str(tf.expand_dims(rt, 0)) == "<tf.RaggedTensor [[[1, 2], [3]]]>"
+    assert tf.expand_dims(rt, 2).to_list() == [[[1], [2]], [[3]]]
+    assert tf.where(rt > 1).numpy().tolist() == [[0, 1], [1, 0]]
+    assert str(tf.where(rt > 1, rt, rt * 0)) == "<tf.RaggedTensor [[0, 2], [3]]>"
+    assert repr(tf.size(rt)) == "<tf.Tensor: shape=(), dtype=int32, numpy=3>" and int(tf.rank(rt)) == 2
+    with pytest.raises(ValueError, match="Attempt to convert a value"):  # no implicit conversion to a tensor
+        tf.convert_to_tensor(rt)

@@ -25,7 +25,7 @@ FIRST = ["tile", "expand_dims", "reshape", "squeeze", "transpose", "gather", "on
 # more tf.* / tf.nn.* / tf.strings.* functions composites take (not TFOpLambda layers): the shape ops take a
 # composite shape (DynamicRaggedShape) as their first argument, reshape and embedding_lookup look at their
 # second one too, strings.join at the members of its list
-ARRAY_MORE = ["reverse", "shape", "fill", "zeros", "ones"]
+ARRAY_MORE = ["reverse", "shape", "fill", "zeros", "ones", "size", "rank", "where"]
 NN_MORE = ["embedding_lookup"]
 STRING_MORE = ["to_hash_bucket", "to_hash_bucket_fast", "to_hash_bucket_strong", "join"]
 

@@ -1,6 +1,6 @@
 """tf.ragged: RaggedTensor, constant, map_flat_values; loading it lets tf.* ops accept RaggedTensors."""
 from .tensor import RaggedTensor, RaggedTensorSpec  # noqa: F401
-from .ops import constant, map_flat_values, register_dispatch as _register_dispatch  # noqa: F401
+from .ops import constant, map_flat_values, stack, register_dispatch as _register_dispatch  # noqa: F401
 
 
 def boolean_mask(data, mask, name=None):

@@ -426,7 +426,6 @@ def getitem(rt, key):
     return getitem(row, rest) if isinstance(row, RaggedTensor) else row[rest]
 
 
-# ---------------------------------------------------------------- dispatch
 # RaggedTensor's handlers in ops/composite.py's table: the public tf.* / tf.math.* / tf.strings.* functions
 # consult it (elementwise ops map the flat values, binary ops broadcast rows, reductions follow the rows).
 def _unary(fn, x, *args, **kwargs):
@@ -493,6 +492,65 @@ def _join(fn, inputs, separator="", name=None):
     return first.with_flat_values(fn(flats, separator=separator))
 
 
+def stack(values, axis=0, name=None):
+    """tf.stack / tf.ragged.stack along axis 0: each value becomes one row of a RaggedTensor."""
+    if int(axis) != 0:
+        raise NotImplementedError("rivulet stacks RaggedTensors along axis 0")
+    values = list(values)
+    rank = max((v.ragged_rank for v in values if isinstance(v, RaggedTensor)), default=0)
+    rts = [v if isinstance(v, RaggedTensor) else _as_ragged(v, rank) if rank else _t(v) for v in values]
+    return concat([expand_dims(r, 0) for r in rts], 0)
+
+
+def expand_dims(rt, axis):
+    """A dimension of size 1 at `axis`: 0 (one row holding them all), 1 (each row its own) or inside the values."""
+    axis = int(axis)
+    rank = rt.shape.rank
+    if axis < 0:
+        axis += (rank or 0) + 1
+    if axis == 0:
+        n = rt.nrows() if isinstance(rt, RaggedTensor) else _a.shape(rt, out_type=_dt.int64)[0]
+        out = RaggedTensor.from_row_splits(rt, _a.stack([np.int64(0), n]), validate=False)
+        return out
+    if axis == 1:
+        out = RaggedTensor.from_row_splits(rt.values, rt.row_splits, validate=False)
+        out = RaggedTensor.from_row_splits(out, _a.range(_m.add(rt.nrows(), np.int64(1)), dtype=_dt.int64),
+                                           validate=False)
+        out._uniform_row_length = 1
+        return out
+    values = rt.values
+    return rt.with_values(expand_dims(values, axis - 1) if isinstance(values, RaggedTensor) else
+                          _a.expand_dims(values, axis - 1))
+
+
+def gather(params, indices, axis=None):
+    """tf.gather of a RaggedTensor's rows (axis 0): a scalar index gives one row, a vector a RaggedTensor."""
+    if axis not in (None, 0):
+        raise NotImplementedError("rivulet gathers RaggedTensor rows (axis 0)")
+    idx = _t(indices)
+    if idx.shape.rank == 0:
+        return getitem(params, idx)
+    if idx.shape.rank != 1:
+        raise NotImplementedError("rivulet gathers RaggedTensor rows with a scalar or a vector of indices")
+    return gather_rows(params, _m.cast(idx, _dt.int64))
+
+
+def where(condition, x=None, y=None):
+    """tf.where with a RaggedTensor condition: elementwise on the flat values (x and y ragged alike, or
+    broadcasting); alone, the indices of the true values."""
+    if x is None and y is None:
+        from .tensor import outer_indices
+        if condition.flat_values.shape.rank != 1:
+            raise NotImplementedError("rivulet's tf.where(ragged) takes a condition without inner dimensions")
+        return _a.gather(outer_indices(condition), _a.reshape(_a.where(condition.flat_values), [-1]))
+    if x is None or y is None:
+        raise ValueError("x and y must both be non-None or both be None.")
+    xs = binary("where", condition, x, fn=lambda c, v: v)
+    ys = binary("where", condition, y, fn=lambda c, v: v)
+    return condition.with_flat_values(_a.where(condition.flat_values, xs.flat_values, ys.flat_values))
+
+
+# ---------------------------------------------------------------- dispatch
 def register_dispatch():
     for n in _composite.UNARY + _composite.STRING_UNARY:
         _composite.register(RaggedTensor, n, _unary)
@@ -506,6 +564,16 @@ def register_dispatch():
     _composite.register(RaggedTensor, "shape", _shape_of)
     _composite.register(RaggedTensor, "embedding_lookup", _embedding_lookup)
     _composite.register(RaggedTensor, "join", _join)
+    _composite.register(RaggedTensor, "stack", lambda fn, values, axis=0, name="stack": stack(values, axis))
+    _composite.register(RaggedTensor, "expand_dims", lambda fn, input, axis, name=None: expand_dims(input, axis))
+    _composite.register(RaggedTensor, "gather",
+                        lambda fn, params, indices, validate_indices=None, axis=None, batch_dims=0, name=None:
+                        gather(params, indices, axis))
+    _composite.register(RaggedTensor, "size", lambda fn, input, out_type=_dt.int32, name=None:
+                        fn(input.flat_values, out_type=out_type))
+    _composite.register(RaggedTensor, "rank", lambda fn, input, name=None: _t(np.int32(input.shape.rank)))
+    _composite.register(RaggedTensor, "where", lambda fn, condition, x=None, y=None, name=None:
+                        where(condition, x, y))
     for n in _composite.STRING_MORE[:-1]:
         _composite.register(RaggedTensor, n, _unary)
     from .dynamic_shape import DynamicRaggedShape
