@@ -98,6 +98,9 @@ def __getattr__(name):
     if name in ("RaggedTensor", "RaggedTensorSpec"):
         from . import ragged
         return getattr(ragged, name)
+    if name == "OptionalSpec":
+        from .data.optional_ops import OptionalSpec
+        return OptionalSpec
     mod = _LAZY.get(name)
     if mod is None:
         raise AttributeError(f"module 'rivulet' has no attribute '{name}'")

@@ -97,3 +97,15 @@ def rejection_resample(class_func, target_dist, initial_dist=None, seed=None):
 def snapshot(path, compression="AUTO", reader_func=None, shard_func=None):
     """Deprecated in TensorFlow for `tf.data.Dataset.snapshot`; the same dataset."""
     return lambda ds: ds.snapshot(path, compression, reader_func, shard_func)
+
+
+def get_next_as_optional(iterator):
+    """Deprecated in TensorFlow for `tf.data.Iterator.get_next_as_optional()`; the same Optional."""
+    return iterator.get_next_as_optional()
+
+
+def __getattr__(name):
+    if name == "Optional":  # tf.data.experimental.Optional: tf.experimental.Optional
+        from .optional_ops import Optional
+        return Optional
+    raise AttributeError(f"module 'rivulet.data.experimental' has no attribute '{name}'")

@@ -52,8 +52,36 @@ class Optional:
         Assert(self._has_value, [_NO_VALUE], name="OptionalGetValue")
         return self._value
 
+    @property
+    def _type_spec(self):
+        return OptionalSpec(self._element_spec)
+
     def __repr__(self):
         return f"<rivulet.data.ops.optional_ops._OptionalImpl object at 0x{id(self):x}>"
+
+
+class OptionalSpec:
+    """tf.OptionalSpec(element_spec): the type of an Optional of elements of `element_spec`."""
+
+    def __init__(self, element_spec):
+        self._element_spec = element_spec
+
+    element_spec = property(lambda self: self._element_spec)
+    value_type = property(lambda self: Optional)
+
+    @staticmethod
+    def from_value(value):
+        return OptionalSpec(value.element_spec)
+
+    def __eq__(self, other):
+        return isinstance(other, OptionalSpec) and structure._hashable(self._element_spec) == \
+            structure._hashable(other._element_spec)
+
+    def __hash__(self):
+        return hash(structure._hashable(self._element_spec))
+
+    def __repr__(self):
+        return f"OptionalSpec({self._element_spec!r},)"
 
 
 def get_next_as_optional(iterator):
