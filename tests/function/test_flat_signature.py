@@ -71,3 +71,11 @@ def test_function_traced_for_an_object_is_called_with_its_tensors_only():
     with pytest.raises(TypeError, match=r"Fallback to flat signature also failed due to: evaluate\(x\) takes 1 "
                                         r"positional arguments, got 2"):
         evaluate_with_bias(SimpleModel(), x)
+
+
+def test_containers_have_no_flat_signature():
+    cf = tf.function(lambda v: v).get_concrete_function({"b": tf.constant(1), "a": tf.constant(2.0)})
+    with pytest.raises(TypeError, match="Binding inputs"):
+        cf({"b": tf.constant(1)})
+    with pytest.raises(TypeError, match="Binding inputs"):
+        cf(tf.constant(1))

@@ -184,7 +184,7 @@ class ConcreteFunction:
             if isinstance(t, TensorSpec):
                 names.append(pname)
                 specs.append(t)
-            elif _has_tensors(t):
+            elif isinstance(t, tuple) or _has_tensors(t):  # a container, variable or composite: no flat form
                 return None
         sig = f"{self._name}({', '.join(names)})"
 
