@@ -264,3 +264,32 @@ def test_quantisation_settings_errors():
     by_name = convert(optimizations=[tf.lite.Optimize.DEFAULT],
                       representative_dataset=lambda: iter([{"pixels": np.ones((1, 64), np.float32)}]))
     assert model_tables(by_name)[1][0] == ("QUANTIZE", 1)
+
+
+def test_int8_only_attention_and_elementwise_kernels():
+    tf.keras.utils.set_random_seed(0)
+    inp = tf.keras.Input((8, 16), name="x")
+    h = L.MultiHeadAttention(2, 8)(inp, inp)  # BATCH_MATMUL of two activations, SOFTMAX
+    out = L.Dense(4, name="y")(L.ELU()(L.Dense(16, activation="gelu")(h)))
+    model = tf.keras.Model(inp, out)
+    x = np.random.RandomState(0).rand(4, 8, 16).astype(np.float32)
+    c = converter(model, "int8", lambda: ([x[k:k + 1]] for k in range(4)))
+    c.target_spec.supported_ops = [tf.lite.OpsSet.TFLITE_BUILTINS_INT8]
+    content = c.convert()
+    ops = {name for name, _ in model_tables(content)[1]}
+    assert {"BATCH_MATMUL", "SOFTMAX", "GELU", "ELU"} <= ops
+    got = tf.lite.Interpreter(model_content=content).get_signature_runner()(x=x)["y"]
+    ref = model(x).numpy()
+    np.testing.assert_allclose(got, ref, atol=0.05 * np.abs(ref).max())
+
+    @tf.function(input_signature=[tf.TensorSpec([4, 8], tf.float32)])
+    def f(v):
+        return tf.math.squared_difference(tf.math.rsqrt(v + 0.5), v) + tf.tile(v, [1, 1])
+
+    v = np.random.RandomState(1).rand(4, 8).astype(np.float32)
+    c = tf.lite.TFLiteConverter.from_concrete_functions([f.get_concrete_function()], f)
+    c.optimizations = [tf.lite.Optimize.DEFAULT]
+    c.representative_dataset = lambda: iter([[v]])
+    c.target_spec.supported_ops = [tf.lite.OpsSet.TFLITE_BUILTINS_INT8]
+    got = tf.lite.Interpreter(model_content=c.convert()).get_signature_runner()(v=v)["output_0"]
+    np.testing.assert_allclose(got, f(v).numpy(), atol=0.02 * np.abs(f(v).numpy()).max())

@@ -30,17 +30,19 @@ _HYBRID_VERSION = {"FULLY_CONNECTED": 12, "CONV_2D": 5, "DEPTHWISE_CONV_2D": 6}
 # outputs quantised like their (first float) input: the kernels move int8 values without rescaling them
 _SAME_SCALE = {"RESHAPE", "SQUEEZE", "EXPAND_DIMS", "MAX_POOL_2D", "AVERAGE_POOL_2D", "TRANSPOSE",
                "STRIDED_SLICE", "SLICE", "GATHER", "PAD", "RESIZE_NEAREST_NEIGHBOR", "RESIZE_BILINEAR",
-               "SPACE_TO_DEPTH", "DEPTH_TO_SPACE", "UNPACK", "REDUCE_MAX", "REDUCE_MIN", "SPLIT"}
+               "SPACE_TO_DEPTH", "DEPTH_TO_SPACE", "UNPACK", "REDUCE_MAX", "REDUCE_MIN", "SPLIT", "SPLIT_V", "TILE",
+               "BROADCAST_TO"}
 # outputs at a fixed scale and zero point
 _FIXED = {"SOFTMAX": (1 / 256, -128), "LOGISTIC": (1 / 256, -128), "TANH": (1 / 128, 0),
           "LOG_SOFTMAX": (16 / 256, 127)}
 # outputs at their calibrated range; the kernels rescale each input
-_FREE = {"ADD", "SUB", "MUL", "MEAN", "RELU", "RELU6", "RELU_N1_TO_1", "LEAKY_RELU", "HARD_SWISH", "SUM"}
+_FREE = {"ADD", "SUB", "MUL", "MEAN", "RELU", "RELU6", "RELU_N1_TO_1", "LEAKY_RELU", "HARD_SWISH", "SUM", "GELU",
+         "ELU", "BATCH_MATMUL", "SQUARED_DIFFERENCE", "RSQRT"}
 # outputs at their calibrated range, and every input requantised to it
 _JOINED = {"CONCATENATION", "PACK", "MAXIMUM", "MINIMUM"}
 # the int8 kernels' operator versions (those TensorFlow's converter writes)
 _INT8_VERSION = {"FULLY_CONNECTED": 4, "CONV_2D": 3, "DEPTHWISE_CONV_2D": 3, "TRANSPOSE_CONV": 2, "RESHAPE": 1,
-                 "SQUEEZE": 1, "EXPAND_DIMS": 1, "HARD_SWISH": 1}
+                 "SQUEEZE": 1, "EXPAND_DIMS": 1, "HARD_SWISH": 1, "BROADCAST_TO": 3, "ELU": 1}
 _NO_INT8_INPUTS = {"SHAPE"}  # ops that take an int8 tensor as well as a float one (only its shape is read)
 
 
