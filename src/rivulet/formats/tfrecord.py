@@ -14,7 +14,9 @@ import struct
 import zlib
 
 from ..errors import DataLossError, InvalidArgumentError, NotFoundError
-from .records import masked_crc, record
+from . import crc32c
+from .crc32c import mask
+from .records import record
 
 _COMPRESSIONS = {None: "", "": "", "NONE": "", "GZIP": "GZIP", "ZLIB": "ZLIB"}
 
@@ -202,19 +204,21 @@ def open_compressed(path, kind):
     return io.BufferedReader(_Checked(path, kind, f), _CHUNK)
 
 
-def _read(f, n, path, kind, offset):
-    """Up to n bytes, in chunks, so the memory used is what the file really holds, never what it claims."""
+def _read_some(f, n, path, kind, offset):
+    """(up to n bytes, None), or (the bytes read before a stream error, that error as DataLossError). Read a
+    decompressed piece at a time (read1), so that what came before a cut or corrupt spot is kept."""
     parts = []
+    read = getattr(f, "read1", f.read)
     try:
         while n > 0:
-            b = f.read(min(n, _CHUNK))
+            b = read(min(n, _CHUNK))
             if not b:
                 break
             parts.append(b)
             n -= len(b)
     except _STREAM_ERRORS as e:
-        raise _stream_error(path, kind, offset, e) from None
-    return parts[0] if len(parts) == 1 else b"".join(parts)
+        return b"".join(parts), _stream_error(path, kind, offset, e)
+    return (parts[0] if len(parts) == 1 else b"".join(parts)), None
 
 
 def _file_size(f):
@@ -226,37 +230,63 @@ def _file_size(f):
     return st.st_size if stat.S_ISREG(st.st_mode) else None
 
 
+_HEADER = struct.Struct("<QI")
+_U32 = struct.Struct("<I")
+
+
 def read_records(path, compression_type=None, buffer_size=None):
-    """Yields the data of each record of one file, verifying both CRCs. Offsets in messages are those of
-    the uncompressed records, as TensorFlow reports them."""
+    """Yields the data of each record of one file, verifying both CRCs. The file is read a megabyte at a time
+    and the records are cut from that buffer (one slice each: the bytes yielded). Offsets in messages are
+    those of the uncompressed records, as TensorFlow reports them."""
     path = _path(path)
     kind = compression_kind(compression_type)
     f = _raw_open(path, kind)
     with f:
         size = _file_size(f) if not kind else None
-        offset = 0
+        buf, pos, offset = b"", 0, 0  # buf[pos] is the first byte of the record at `offset`
+        failed = []  # a stream error met reading ahead: raised once the records before it are yielded
+
+        def more(n):
+            if failed:
+                raise failed[0]
+            data, err = _read_some(f, n, path, kind, offset)
+            if err is not None:
+                failed.append(err)
+                if not data:
+                    raise err
+            return data
+
         while True:
-            header = _read(f, 12, path, kind, offset)
-            if not header:
-                return
-            if len(header) < 12:
-                raise DataLossError(f"truncated record at {offset} in {path}: {len(header)} of the 12 header "
-                                    f"bytes")
-            (length,), (crc,) = struct.unpack("<Q", header[:8]), struct.unpack("<I", header[8:])
-            if masked_crc(header[:8]) != crc:
+            if len(buf) - pos < 12:
+                buf, pos = buf[pos:] + more(_CHUNK), 0
+                if not buf:
+                    return
+                if len(buf) < 12:
+                    if failed:
+                        raise failed[0]
+                    raise DataLossError(f"truncated record at {offset} in {path}: {len(buf)} of the 12 header "
+                                        f"bytes")
+            length, crc = _HEADER.unpack_from(buf, pos)
+            if mask(crc32c.value(buf[pos:pos + 8])) != crc:
                 raise DataLossError(f"corrupted record at {offset} in {path}: the length's checksum does not "
                                     f"match")
             if size is not None and length + 4 > size - offset - 12:
                 raise DataLossError(f"truncated record at {offset} in {path}: declares {length} bytes, only "
                                     f"{size - offset - 12} follow the header")
-            body = _read(f, length + 4, path, kind, offset)
-            if len(body) < length + 4:
-                raise DataLossError(f"truncated record at {offset} in {path}: declares {length} bytes, only "
-                                    f"{len(body)} follow the header")
-            data = body[:length]
-            if masked_crc(data) != struct.unpack("<I", body[length:])[0]:
+            end = pos + 16 + length
+            if end > len(buf):  # read on: at least the rest of this record (what there is of it, in chunks)
+                buf = buf[pos:] + more(max(end - len(buf), _CHUNK))
+                pos, end = 0, 16 + length
+                if end > len(buf):
+                    if failed:
+                        raise failed[0]
+                    raise DataLossError(f"truncated record at {offset} in {path}: declares {length} bytes, only "
+                                        f"{len(buf) - 12} follow the header")
+            data = buf[pos + 12:end - 4]
+            if mask(crc32c.value(data)) != _U32.unpack_from(buf, end - 4)[0]:
                 raise DataLossError(f"corrupted record at {offset} in {path}: the data's checksum does not match")
             offset += 16 + length
+            pos = end
             yield data
 
 
