@@ -311,3 +311,42 @@ def test_loop_gradient_asks_glibc_to_keep_freed_memory(monkeypatch):
         assert not memory.retain_heap() and not calls
     finally:
         tf.config.optimizer.set_experimental_options({"retain_heap": True})
+
+
+def test_weight_gradient_of_iterations_whose_shapes_vary(served, monkeypatch):
+    w0 = (RNG.standard_normal((3, 3)) * 0.5).astype(np.float32)
+    w = tf.Variable(w0)
+
+    @tf.function
+    def f(x):
+        with tf.GradientTape() as tape:
+            def body(i, v, s):  # v gains a row every iteration: the products x_t^T dy_t change shape
+                y = tf.tanh(tf.matmul(v, w))
+                return i + 1, tf.concat([y, y[:1]], 0), s + tf.reduce_sum(y)
+            out = tf.while_loop(lambda i, v, s: i < 3, body, (tf.constant(0), x, tf.constant(0.0)),
+                                shape_invariants=(tf.TensorShape([]), tf.TensorShape([None, 3]),
+                                                  tf.TensorShape([])))
+            loss = out[2] + tf.reduce_sum(out[1])
+        return tape.gradient(loss, w)
+
+    x = RNG.standard_normal((2, 3)).astype(np.float32)
+    got = _np(f(tf.constant(x)))
+    assert served and [k for _, k, *_ in served[0].acc] == ["gemm"]
+
+    def loss(w):
+        v, s = x.astype(np.float64), 0.0
+        for _ in range(3):
+            y = np.tanh(v @ w)
+            v, s = np.concatenate([y, y[:1]]), s + y.sum()
+        return s + v.sum()
+    eps = 1e-4
+    num = np.zeros((3, 3))
+    for idx in np.ndindex(3, 3):
+        e = np.zeros((3, 3))
+        e[idx] = eps
+        num[idx] = (loss(w0 + e) - loss(w0 - e)) / (2 * eps)
+    np.testing.assert_allclose(got, num, rtol=1e-3, atol=1e-4)
+    _same([got], [_replayed(monkeypatch, f, tf.constant(x))])
+    served.clear()
+    np.testing.assert_allclose(_np(f(tf.constant(x))), got, rtol=1e-6)  # the kept buffers, run again
+    assert served

@@ -653,6 +653,7 @@ class _Backward:
         self.fn = compile_graph(g, feeds, results, name=g.name).fn
         self.blas = blas_threads.Profile(g.get_operations(), feeds)
         self.graph = g
+        self._buffers = {}  # the weight-gradient stacks of the last run (_Stacks)
         memory.retain_heap()  # the stashes of every step: reuse their memory rather than fault it in anew
 
     def pull(self, lb, inputs, dys, history, wrt):
@@ -663,7 +664,8 @@ class _Backward:
         gv = [dys[i] for i in fv]
         nf = len(gv)
         sums = [None] * len(self.acc)
-        kept = [[] for _ in self.acc]  # per capture: each iteration's parts, when summed after the loop
+        stacks = [_Stacks(self._buffers, k, len(history)) if kind == "gemm" else None
+                  for k, (j, kind, *_) in enumerate(self.acc)]
         fn = self.fn
         small = bool(history) and self.blas.one_thread([*gv, *history[0], *fixed])
         with isolated_tapes(), _eager(), (blas_threads.one_thread() if small else contextlib.nullcontext()):
@@ -684,10 +686,10 @@ class _Backward:
                         key = np_key(spec, r[at + 1:at + m])
                         sums[k][key] += x
                     else:
-                        kept[k].append(r[at:at + m])
-            for k, (j, kind, at, m, spec) in enumerate(self.acc):
-                if kind == "gemm" and kept[k]:
-                    sums[k] = _stacked_gemm(kept[k])
+                        stacks[k].add(r[at], r[at + 1])
+        for k, st in enumerate(stacks):
+            if st is not None:
+                sums[k] = st.product()
         by_input = {}
         for k, (j, kind, at, m, spec) in enumerate(self.acc):
             if sums[k] is not None:
@@ -721,11 +723,49 @@ def _accumulator(x):
     return "add", [x]
 
 
-def _stacked_gemm(parts):
-    """sum_t a_t^T @ b_t as one product of the stacked factors."""
-    a = np.concatenate([p[0] for p in parts]) if len(parts) > 1 else parts[0][0]
-    b = np.concatenate([p[1] for p in parts]) if len(parts) > 1 else parts[0][1]
-    return blas_threads.matmul(a.T, b)
+class _Stacks:
+    """sum_t a_t^T @ b_t over a backward loop's n iterations as one GEMM: each iteration's factors are copied
+    into two stacked buffers as they come (so they are freed at once, and their memory is reused by the next
+    iteration), multiplied once at the end. The buffers are kept for the next run of the loop (`cache`:
+    the _Backward's, one pair per accumulator, taken out while in use). Factors of another shape than the
+    first iteration's (a loop whose shapes vary) are multiplied on their own."""
+
+    def __init__(self, cache, k, n):
+        self.cache, self.k, self.n = cache, k, n
+        self.bufs = None
+        self.i = 0
+        self.extra = []
+
+    def add(self, a, b):
+        bufs = self.bufs
+        if bufs is None:
+            key = (self.n, a.shape, a.dtype, b.shape, b.dtype)
+            got = self.cache.pop(self.k, None)
+            if got is None or got[0] != key:
+                got = (key, np.empty((self.n * a.shape[0],) + a.shape[1:], a.dtype),
+                       np.empty((self.n * b.shape[0],) + b.shape[1:], b.dtype))
+            bufs = self.bufs = got
+        key, sa, sb = bufs
+        ra, rb = key[1][0], key[3][0]
+        if a.shape != key[1] or b.shape != key[3] or a.dtype != key[2] or b.dtype != key[4]:
+            self.extra.append((a, b))
+            return
+        i = self.i
+        sa[i * ra:(i + 1) * ra] = a
+        sb[i * rb:(i + 1) * rb] = b
+        self.i = i + 1
+
+    def product(self):
+        if self.bufs is None:
+            return None
+        key, sa, sb = self.bufs
+        i, ra, rb = self.i, key[1][0], key[3][0]
+        out = blas_threads.matmul(sa[:i * ra].T, sb[:i * rb]) if i else None
+        for a, b in self.extra:
+            p = blas_threads.matmul(a.T, b)
+            out = p if out is None else out + p
+        self.cache[self.k] = self.bufs  # for the next run
+        return out
 
 
 _backwards = weakref.WeakKeyDictionary()  # LoopBody -> its _Backward, or False where not covered
