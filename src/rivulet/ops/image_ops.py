@@ -291,11 +291,39 @@ def adjust_brightness(image, delta):
     return convert_image_dtype(_m.add(f, _m.cast(delta, f.dtype)), x.dtype, saturate=True)
 
 
+def _dims_text(shape):
+    return "[" + ",".join("?" if d is None else str(d) for d in shape) + "]"
+
+
+def _adjust_contrast_infer(images, contrast_factor):
+    if images.shape.rank is not None and images.shape.rank < 3:
+        raise ValueError(f"input must be at least 3-D, got shape{_dims_text(images.shape.as_list())}")
+    if contrast_factor.shape.rank not in (None, 0):
+        raise ValueError(f"contrast_factor must be scalar: {_dims_text(contrast_factor.shape.as_list())}")
+    return images.shape, images.dtype
+
+
+def _adjust_contrast_kernel(images, contrast_factor):
+    from ..errors import InvalidArgumentError
+    x, f = np.asarray(images), np.asarray(contrast_factor)
+    if x.ndim < 3:
+        raise InvalidArgumentError(f"input must be at least 3-D, got shape{_dims_text(x.shape)}")
+    if f.ndim:
+        raise InvalidArgumentError(f"contrast_factor must be scalar: {_dims_text(f.shape)}")
+    xf = x.astype(np.float32, copy=False)
+    mean = xf.mean(axis=(-3, -2), keepdims=True, dtype=np.float32)
+    return ((xf - mean) * np.float32(f) + mean).astype(x.dtype, copy=False)
+
+
+# TensorFlow's op, which has no gradient: a tape asking for one raises LookupError, as TensorFlow's does.
+ADJUST_CONTRAST = defop("AdjustContrastv2", _adjust_contrast_kernel, _adjust_contrast_infer,
+                        allowed=frozenset([_dt.float32, _dt.float16]))
+
+
 def adjust_contrast(images, contrast_factor):
-    """(x - mean) * factor + mean, with the mean per image and channel over height and width."""
-    x, f = _as_float(images)
-    if f.shape.rank is not None and f.shape.rank < 3:
-        raise ValueError(f"images must be at least 3-D, got shape {f.shape}")
-    mean = _m.reduce_mean(f, axis=[-3, -2], keepdims=True)
-    out = _m.add(_m.multiply(_m.subtract(f, mean), _m.cast(contrast_factor, f.dtype)), mean)
+    """(x - mean) * factor + mean, with the mean per image and channel over height and width: TensorFlow's
+    AdjustContrastv2 on float32 (float16 kept), other dtypes converted to float32 and back."""
+    x = to_tensor(images)
+    f = x if x.dtype in (_dt.float16, _dt.float32) else convert_image_dtype(x, _dt.float32)
+    out = bind(ADJUST_CONTRAST, (f, to_tensor(contrast_factor, dtype=_dt.float32)), name="AdjustContrastv2")
     return convert_image_dtype(out, x.dtype, saturate=True)
