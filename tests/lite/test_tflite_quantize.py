@@ -101,7 +101,7 @@ def test_int8_digits_classifier_keeps_its_accuracy_at_a_quarter_of_the_size():
     xtr, ytr, xte, yte = digits()
     model = trained_mlp(xtr, ytr)
     float_bytes = tf.lite.TFLiteConverter.from_keras_model(model).convert()
-    c = converter(model, "int8", lambda: ([xtr[i:i + 1]] for i in range(100)))
+    c = converter(model, "int8", tf.lite.RepresentativeDataset(lambda: ([xtr[i:i + 1]] for i in range(100))))
     c.target_spec.supported_ops = [tf.lite.OpsSet.TFLITE_BUILTINS_INT8]
     int8_bytes = c.convert()
     float_acc = np.mean(predict(float_bytes, xte).argmax(-1) == yte)

@@ -58,6 +58,14 @@ class TargetSpec:
         self.experimental_supported_backends = experimental_supported_backends
 
 
+class RepresentativeDataset:
+    """tf.lite.RepresentativeDataset(input_gen): the samples full-integer quantisation calibrates on; input_gen()
+    yields each sample (a list of the model's inputs in order, or a dict by input name)."""
+
+    def __init__(self, input_gen):
+        self.input_gen = input_gen
+
+
 class ConverterError(Exception):
     """Raised by convert() when some ops have no TensorFlow Lite builtin; `.problems` lists each of them
     (op type, op name, reason and the user's source line)."""
@@ -179,7 +187,10 @@ class TFLiteConverter:
             for sub in model.subgraphs:
                 quantize.float16(model, sub)
         else:
-            ranges = quantize.calibrate(model, self.representative_dataset, model.signatures)
+            dataset = self.representative_dataset
+            if isinstance(dataset, RepresentativeDataset):
+                dataset = dataset.input_gen
+            ranges = quantize.calibrate(model, dataset, model.signatures)
             int8_only = self._ops() == {OpsSet.TFLITE_BUILTINS_INT8}
             io = {_dt.float32: quantize.FLOAT32, _dt.int8: quantize.INT8, _dt.uint8: quantize.UINT8}
             remap, refused = quantize.full_integer(model, ranges, int8_only, io[self.inference_input_type],
