@@ -350,3 +350,23 @@ def test_weight_gradient_of_iterations_whose_shapes_vary(served, monkeypatch):
     served.clear()
     np.testing.assert_allclose(_np(f(tf.constant(x))), got, rtol=1e-6)  # the kept buffers, run again
     assert served
+
+
+def test_even_split_compiles_to_slices():
+    from rivulet.execute.codegen import compile_graph
+
+    @tf.function(input_signature=[tf.TensorSpec([None, 8])])
+    def f(x):
+        a, b, c, d = tf.split(x, 4, axis=-1)
+        return a * 1.0, b * 2.0, c * 3.0, d * 4.0
+
+    g = f.get_concrete_function().graph
+    split = [op for op in g.get_operations() if op.type == "Split"][0]
+    ph = [op.outputs[0] for op in g.get_operations() if op.type == "Placeholder"]
+    outs = [op.outputs[0] for op in g.get_operations() if op.type == "Mul"]
+    cg = compile_graph(g, ph, outs, split=False)
+    assert f"k{split._id}(" not in cg.source and f"t{split._id}_k3" in cg.source
+    x = np.arange(16, dtype=np.float32).reshape(2, 8)
+    for k, got in enumerate(cg.fn(x)):
+        np.testing.assert_array_equal(got, x[:, 2 * k:2 * k + 2] * (k + 1))
+    np.testing.assert_array_equal(f(tf.constant(x))[3].numpy(), x[:, 6:] * 4)

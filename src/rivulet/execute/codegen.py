@@ -268,10 +268,31 @@ def _inline_sum_to(op, glob):
     return f"({{0}} if {{0}}.shape == {{1}}.shape else k{op._id}({{0}}, {{1}}))"
 
 
+def _inline_split(op, glob):
+    """An even Split along an axis of static length (an RNN cell's gates): a tuple of basic slices, the views
+    np.split makes, without its per-piece Python (about 10x less on [64, 256])."""
+    x = op.inputs[0]
+    num, axis = op.attrs.get("num_split"), op.attrs.get("axis")
+    rank = x.shape.rank
+    if rank is None or not isinstance(num, int) or not isinstance(axis, int) or not -rank <= axis < rank:
+        return None
+    axis %= rank
+    d = x.shape[axis]
+    if d is None or num < 1 or d % num:
+        return None
+    n = d // num
+    names = []
+    for i in range(num):
+        key = f"t{op._id}_k{i}"
+        glob[key] = (slice(None),) * axis + (slice(i * n, (i + 1) * n),)
+        names.append("{0}[" + key + "]")
+    return "(" + ", ".join(names) + ",)"
+
+
 # Ops whose compiled form is an expression rather than a kernel call: a variable read is an attribute
 # load (same place in program order, so the automatic control dependencies still hold).
 _INLINE = {"ReadVariableOp": lambda op, glob: "{0}._value", "Reshape": _inline_reshape, "MatMul": _inline_matmul,
-           "SumToShapeOf": _inline_sum_to}
+           "SumToShapeOf": _inline_sum_to, "Split": _inline_split}
 
 
 def register_inline(op_type, form):
