@@ -153,13 +153,14 @@ class Api:
             "dnnl_memory_desc_get_size": ([p], ctypes.c_size_t),
             "dnnl_memory_create": ([pp, p, p, p], st),
             "dnnl_memory_destroy": ([p], st),
+            "dnnl_memory_set_data_handle": ([p, p], st),
             "dnnl_primitive_attr_create": ([pp], st),
             "dnnl_primitive_attr_set_scratchpad_mode": ([p, i], st),
             "dnnl_primitive_desc_query_md": ([p, i, i], p),
             "dnnl_primitive_desc_destroy": ([p], st),
             "dnnl_primitive_create": ([pp, p], st),
             "dnnl_primitive_destroy": ([p], st),
-            "dnnl_primitive_execute": ([p, p, i, ctypes.POINTER(_Arg)], st),
+            "dnnl_primitive_execute": ([p, p, i, p], st),
             "dnnl_reorder_primitive_desc_create": ([pp, p, p, p, p, p], st),
             "dnnl_convolution_forward_primitive_desc_create":
                 ([pp, p, i, i, p, p, p, p, dims, dims, dims, dims, p], st),
@@ -285,121 +286,165 @@ _PROBE_S, _PROBE_MAX_S, _JUMP, _KEEP = 0.25, 16.0, 4.0, 4
 class Primitive:
     """A primitive with the memory descriptors of its arguments: `plain` ones (the user's NHWC/HWIO arrays,
     with their byte sizes) and, where the primitive wants another layout (weights), a reorder into or out
-    of a buffer of that layout."""
+    of a buffer of that layout. Each Python thread that runs it gets its own memory objects and argument
+    lists (`_Bound`), pointed at the call's arrays with dnnl_memory_set_data_handle."""
 
     def __init__(self, api, pd, plain, workspace=False):
         self.api, self.pd = api, pd
         lib = api.lib
         self.handle = _P()
         api.check(lib.dnnl_primitive_create(ctypes.byref(self.handle), pd), "dnnl_primitive_create")
-        self.args = {}  # arg -> (user md, its byte size, primitive md or None, reorder or None)
-        self.owned = [pd]
-        for arg, (query, user) in plain.items():
+        self.owned, self.reorders = [pd], []
+        self.order = tuple(sorted(plain))  # the plain arguments
+        self.slots = []  # per plain argument: (arg, user md, byte size, output?, reorder md or None, reorder)
+        for arg in self.order:
+            query, user = plain[arg]
             want = lib.dnnl_primitive_desc_query_md(pd, query, 0)
             size = lib.dnnl_memory_desc_get_size(user)
-            if lib.dnnl_memory_desc_equal(want, user):
-                self.args[arg] = (user, size, None, None, 0)
-                continue
             out = arg in (DST, DIFF_SRC, DIFF_WEIGHTS)
+            if lib.dnnl_memory_desc_equal(want, user):
+                self.slots.append((arg, user, size, out, None, None, 0))
+                continue
             src, dst = (want, user) if out else (user, want)
             rpd = _P()
             api.check(lib.dnnl_reorder_primitive_desc_create(ctypes.byref(rpd), src, api.engine, dst, api.engine,
                                                              None), "reorder")
+            self.owned.append(rpd)
             reorder = _P()
             api.check(lib.dnnl_primitive_create(ctypes.byref(reorder), rpd), "reorder primitive")
-            self.owned.append(rpd)
-            self.args[arg] = (user, size, want, reorder, lib.dnnl_memory_desc_get_size(want))
+            self.reorders.append(reorder)
+            self.slots.append((arg, user, size, out, want, reorder, lib.dnnl_memory_desc_get_size(want)))
         self.workspace = lib.dnnl_primitive_desc_query_md(pd, _Q_WORKSPACE, 0) if workspace else None
         self.workspace_size = lib.dnnl_memory_desc_get_size(self.workspace) if workspace else 0
         self.scratch_md = lib.dnnl_primitive_desc_query_md(pd, _Q_SCRATCHPAD, 0)
         self.scratch_size = lib.dnnl_memory_desc_get_size(self.scratch_md)
+        # this thread's scratch buffer holds the primitive's scratchpad, then each reordered argument
+        self.buffer_size = _up(self.scratch_size) + sum(_up(s[6]) for s in self.slots)
         self.threads = _Threads()
+        self.bound = threading.local()
+        self.all_bound = []
 
     def destroy(self):
         lib = self.api.lib
+        for b in self.all_bound:
+            b.destroy(lib)
         lib.dnnl_primitive_destroy(self.handle)
-        for _, _, _, reorder, _ in self.args.values():
-            if reorder is not None:
-                lib.dnnl_primitive_destroy(reorder)
+        for reorder in self.reorders:
+            lib.dnnl_primitive_destroy(reorder)
         for pd in self.owned:
             lib.dnnl_primitive_desc_destroy(pd)
 
     def run(self, arrays, workspace=None):
         """Executes with arrays {arg: ndarray} (every plain argument; outputs are written) and, for pooling,
         a workspace byte array. Checks every array against its descriptor first."""
-        api, lib = self.api, self.api.lib
-        if set(arrays) != set(self.args):
-            raise ValueError(f"oneDNN: arguments {sorted(arrays)} do not match {sorted(self.args)}")
-        for arg, a in arrays.items():
-            size = self.args[arg][1]
+        if len(arrays) != len(self.slots) or any(s[0] not in arrays for s in self.slots):
+            raise ValueError(f"oneDNN: arguments {sorted(arrays)} do not match {list(self.order)}")
+        ptrs = []
+        for arg, _, size, out, _, _, _ in self.slots:
+            a = arrays[arg]
             if not isinstance(a, np.ndarray) or a.dtype != np.float32 or not a.flags.c_contiguous \
                     or a.nbytes != size:
                 raise ValueError(f"oneDNN: argument {arg} must be a C-contiguous float32 array of {size} bytes")
-            if arg in (DST, DIFF_SRC, DIFF_WEIGHTS) and not a.flags.writeable:
+            if out and not a.flags.writeable:
                 raise ValueError(f"oneDNN: output {arg} is read-only")
+            ptrs.append(a.ctypes.data)
         if self.workspace is not None:
-            if workspace is None or workspace.dtype != np.uint8 or not workspace.flags.c_contiguous \
-                    or workspace.nbytes < self.workspace_size or not workspace.flags.writeable:
+            if not isinstance(workspace, np.ndarray) or workspace.dtype != np.uint8 \
+                    or not workspace.flags.c_contiguous or workspace.nbytes < self.workspace_size \
+                    or not workspace.flags.writeable:
                 raise ValueError(f"oneDNN: a workspace of {self.workspace_size} bytes is needed")
-        mems = []
-
-        def mem(md, ptr):
-            m = _P()
-            api.check(lib.dnnl_memory_create(ctypes.byref(m), md, api.engine, _P(ptr)), "dnnl_memory_create")
-            mems.append(m)
-            return m
-
+            ptrs.append(workspace.ctypes.data)
+        b = getattr(self.bound, "b", None)
+        if b is None:
+            b = self.bound.b = _Bound(self)
+            self.all_bound.append(b)
+        api, lib = self.api, self.api.lib
+        base = api.scratch(self.buffer_size)
+        setp = lib.dnnl_memory_set_data_handle
+        for m, ptr in zip(b.user, ptrs):
+            api.check(setp(m, _P(ptr)), "dnnl_memory_set_data_handle")
+        for m, off in b.internal:
+            api.check(setp(m, _P(base + off)), "dnnl_memory_set_data_handle")
         stream = api.stream()
-        extra = sum(a[4] + 64 for a in self.args.values() if a[3] is not None)
-        base = api.scratch(self.scratch_size + extra + 64)
-        try:
-            execargs, after = [], []
-            pos = base + self.scratch_size + (-self.scratch_size) % 64
-            for arg, a in arrays.items():
-                user, _, want, reorder, wsize = self.args[arg]
-                um = mem(user, a.ctypes.data)
-                if reorder is None:
-                    execargs.append((arg, um))
-                    continue
-                bm = mem(want, pos)
-                pos += wsize + (-wsize) % 64
-                execargs.append((arg, bm))
-                if arg in (DST, DIFF_SRC, DIFF_WEIGHTS):
-                    after.append((reorder, bm, um))
-                else:
-                    self._reorder(reorder, stream, um, bm)
-            if self.scratch_size:
-                execargs.append((SCRATCHPAD, mem(self.scratch_md, base)))
-            if self.workspace is not None:
-                execargs.append((WORKSPACE, mem(self.workspace, workspace.ctypes.data)))
-            self._timed(stream, execargs)
-            for reorder, bm, um in after:
-                self._reorder(reorder, stream, bm, um)
-        finally:
-            for m in mems:
-                lib.dnnl_memory_destroy(m)
+        for reorder, args in b.before:
+            self._reorder(reorder, stream, args)
+        self._timed(stream, b.args)
+        for reorder, args in b.after:
+            self._reorder(reorder, stream, args)
 
-    def _reorder(self, reorder, stream, src, dst):
+    def _reorder(self, reorder, stream, args):
         """A weights reorder: small, so on one thread (waking a second one costs more than it saves)."""
         if self.api.set_threads is not None:
             self.api.set_threads(1)
-        self._exec(reorder, stream, [(_FROM, src), (_TO, dst)])
+        self._exec(reorder, stream, args)
 
-    def _timed(self, stream, execargs):
+    def _timed(self, stream, args):
         setter = self.api.set_threads
         if setter is None:
-            return self._exec(self.handle, stream, execargs)
+            return self._exec(self.handle, stream, args)
         start = _clock()
         one, probing = self.threads.choose(start)
         setter(1 if one else blas_threads._cpus())
-        self._exec(self.handle, stream, execargs)
+        self._exec(self.handle, stream, args)
         self.threads.record(one, _clock() - start, probing, start)
 
-    def _exec(self, prim, stream, pairs):
-        args = (_Arg * len(pairs))(*[_Arg(k, m) for k, m in pairs])
+    def _exec(self, prim, stream, args):
         lib = self.api.lib
-        self.api.check(lib.dnnl_primitive_execute(prim, stream, len(pairs), args), "dnnl_primitive_execute")
+        self.api.check(lib.dnnl_primitive_execute(prim, stream, len(args), args), "dnnl_primitive_execute")
         self.api.check(lib.dnnl_stream_wait(stream), "dnnl_stream_wait")
+
+
+def _up(n):
+    return n + (-n) % 64
+
+
+class _Bound:
+    """One thread's memory objects for a primitive (created with no buffer; each call sets their data
+    handles): `user` in the order of the plain arguments (then the workspace), `internal` the scratchpad
+    and reordered arguments with their offsets in the thread's scratch buffer, and the argument lists of
+    the reorders before, the primitive, and the reorders after."""
+
+    def __init__(self, prim):
+        api, lib = prim.api, prim.api.lib
+        self.mems = []
+
+        def mem(md):
+            m = _P()
+            api.check(lib.dnnl_memory_create(ctypes.byref(m), md, api.engine, _NONE), "dnnl_memory_create")
+            self.mems.append(m)
+            return m
+
+        self.user, self.internal, before, after, main = [], [], [], [], []
+        off = _up(prim.scratch_size)
+        for arg, user, _, out, want, reorder, wsize in prim.slots:
+            um = mem(user)
+            self.user.append(um)
+            if reorder is None:
+                main.append((arg, um))
+                continue
+            bm = mem(want)
+            self.internal.append((bm, off))
+            off += _up(wsize)
+            main.append((arg, bm))
+            (after if out else before).append((reorder, _args([(_FROM, bm), (_TO, um)] if out
+                                                              else [(_FROM, um), (_TO, bm)])))
+        if prim.workspace is not None:
+            wm = mem(prim.workspace)
+            self.user.append(wm)
+            main.append((WORKSPACE, wm))
+        if prim.scratch_size:
+            sm = mem(prim.scratch_md)
+            self.internal.append((sm, 0))
+            main.append((SCRATCHPAD, sm))
+        self.before, self.after, self.args = before, after, _args(main)
+
+    def destroy(self, lib):
+        for m in self.mems:
+            lib.dnnl_memory_destroy(m)
+
+
+def _args(pairs):
+    return (_Arg * len(pairs))(*[_Arg(k, m) for k, m in pairs])
 
 
 # ------------------------------------------------------------------------------------------ layouts
