@@ -9,6 +9,7 @@ channel, inputs in [0, 1] at 1/255 and zero point -128, softmax at 1/256 and -12
 (MLP: float 70876 bytes, dynamic 24096, int8 25296, float16 37364; rivulet's are ~700 bytes smaller: no
 conversion metadata)."""
 import importlib
+import sys
 
 import numpy as np
 import pytest
@@ -227,7 +228,7 @@ def test_full_integer_many_ops_and_float_fallback():
         conv.convert()
 
 
-def test_quantisation_settings_errors():
+def test_quantisation_settings_errors(monkeypatch):
     model = small_mlp()
     rep = lambda: ([np.ones((1, 64), np.float32)] for _ in range(2))  # noqa: E731
 
@@ -258,6 +259,10 @@ def test_quantisation_settings_errors():
         convert(optimizations=[tf.lite.Optimize.DEFAULT], representative_dataset=lambda: iter([{"x": 1}]))
     with pytest.raises(NotImplementedError, match="SELECT_TF_OPS"):
         convert(ops=[tf.lite.OpsSet.TFLITE_BUILTINS, tf.lite.OpsSet.SELECT_TF_OPS])
+    with monkeypatch.context() as mp:
+        mp.setitem(sys.modules, "ai_edge_litert.interpreter", None)
+        with pytest.raises(ImportError, match=r"calibrates the model in LiteRT.*pip install 'rivulet\[tflite\]'"):
+            convert(optimizations=[tf.lite.Optimize.DEFAULT], representative_dataset=rep)
     # a representative dataset without optimizations is ignored (a float model, as TensorFlow gives)
     assert all(t == FLOAT32 for _, t, *_ in model_tables(convert(representative_dataset=rep))[0])
     # a dict sample by input name calibrates as a list does

@@ -184,12 +184,17 @@ def calibrate(model, dataset, signatures):
     """{(subgraph, tensor): (min, max)} of every float32 op output over the representative dataset, the float
     model run in LiteRT with every intermediate tensor kept."""
     import warnings
-    from .interpreter import _litert
+    from .interpreter import _INSTALL
     if not callable(dataset):
         raise TypeError(f"'{type(dataset).__name__}' object is not callable")
+    try:
+        from ai_edge_litert.interpreter import Interpreter
+    except ImportError:
+        raise ImportError(f"Full integer quantisation calibrates the model in LiteRT (the ai-edge-litert package): "
+                          f"{_INSTALL}") from None
     with warnings.catch_warnings():  # (LiteRT warns that keeping every tensor is for debugging)
         warnings.simplefilter("ignore")
-        interp = _litert()(model_content=schema.write(model), experimental_preserve_all_tensors=True)
+        interp = Interpreter(model_content=schema.write(model), experimental_preserve_all_tensors=True)
     watched = {}
     for s, sub in enumerate(model.subgraphs):
         watched[s] = sorted({o for op in sub.ops for o in op.outputs if sub.tensors[o].type == FLOAT32})
