@@ -28,7 +28,7 @@ from ..core.op import defop
 from ..core.tensor import EagerTensor, SymbolicTensor, Tensor, convert_to_tensor
 from ..errors import InvalidArgumentError
 from ..execute import blas_threads, memory
-from ..ops.slicing import np_key
+from ..ops.slicing import DYN, np_key
 from ..shape import TensorShape
 
 _state = context.state
@@ -683,7 +683,8 @@ class _Backward:
                         x = r[at]
                         if sums[k] is None:
                             sums[k] = np.zeros(np.shape(bc[j]), dtype=x.dtype)
-                        key = np_key(spec, r[at + 1:at + m])
+                        # x[t] (a time loop's read of its input): the index itself, else NumPy's key
+                        key = int(r[at + 1]) if spec == _ROW else np_key(spec, r[at + 1:at + m])
                         sums[k][key] += x
                     else:
                         stacks[k].add(r[at], r[at + 1])
@@ -697,6 +698,9 @@ class _Backward:
         for pos, i in enumerate(fv):
             by_input[i] = gv[pos]
         return tuple(by_input[i] if i in by_input else _zeros_of(inputs[i]) for i in wrt)
+
+
+_ROW = (("i", DYN),)  # the StridedSlice spec of x[t]
 
 
 class _Unsupported(Exception):
