@@ -174,9 +174,10 @@ def test_keras_recurrent_layers_are_while_loops(name):
     assert any(isinstance(op, tuple) and op[0] == "WHILE" for op in main)
     if name != "lstm":
         return
-    # the step: x[t] (a STRIDED_SLICE at the loop counter), the recurrent FULLY_CONNECTED, the gates
+    # the step: x[t] (a GATHER at the loop counter, as TensorFlow writes it), the recurrent FULLY_CONNECTED,
+    # the gates
     body = structure(content)[2]
-    assert body[0] == "while_body" and "STRIDED_SLICE" in body[1] and "FULLY_CONNECTED" in body[1]
+    assert body[0] == "while_body" and body[1][:2] == ["GATHER", "FULLY_CONNECTED"]
     assert body[1].count("LOGISTIC") == 3 and "SPLIT" in body[1]
     # dynamic-range quantisation reaches the loop body's weights (4x16 recurrent kernel: too small, float)
     c = tf.lite.TFLiteConverter.from_keras_model(model)
@@ -205,3 +206,16 @@ def test_quantised_lstm_keeps_its_loop_float():
     c.target_spec.supported_ops = [tf.lite.OpsSet.TFLITE_BUILTINS_INT8]
     with pytest.raises(tf.lite.ConverterError, match="no int8 kernel in TensorFlow Lite: .*WHILE"):
         c.convert()
+
+
+def test_slices_at_run_time_bounds():
+    @tf.function(input_signature=[tf.TensorSpec([2, 5, 3], tf.float32)])
+    def f(x):
+        def body(i, s):
+            return i + 1, s * 0.5 + x[:, i] + x[1, i, 1:2] + x[0][i]
+        return tf.while_loop(lambda i, s: i < 5, body, [tf.constant(0), tf.zeros([2, 3])])[1]
+
+    content = convert(f)
+    check(content, f, x=np.random.RandomState(0).randn(2, 5, 3).astype(np.float32))
+    body = structure(content)[2][1]
+    assert body.count("STRIDED_SLICE") == 3 and "PACK" in body and "GATHER" in body  # x[0][i]: a GATHER

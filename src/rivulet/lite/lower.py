@@ -519,7 +519,12 @@ def _slice(lw, op, x, *dyn):
 
 @rule("StridedSlice")
 def _strided_slice(lw, op, x, *dyn):
-    """STRIDED_SLICE; bounds known only at run time (x[i] in a loop body) are PACKed into its begin/end."""
+    """STRIDED_SLICE; bounds known only at run time are PACKed into its begin/end, except x[i] of a run-time
+    scalar i (a loop body's step), a GATHER of row i as TensorFlow's converter writes it."""
+    spec = op.attrs["spec"]
+    if len(spec) == 1 and tuple(spec[0]) == ("i", "?") and len(dyn) == 1 and not _const(dyn[0]) and \
+            op.inputs[1].shape.rank == 0 and op.inputs[1].dtype is _dt.int32:
+        return lw.emit("GATHER", [x, dyn[0]], options="GatherOptions", Axis=0, BatchDims=0)
     given = iter(dyn)
 
     def take(v):
