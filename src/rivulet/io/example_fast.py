@@ -34,58 +34,71 @@ def _varint(buf, pos, end):
 
 
 def _entries(buf, wanted, found):
-    """Fills found[slot] = (tag, start, end) of each wanted key's Feature list in one serialized Example."""
+    """Fills found[slot] = (tag, start, end) of each wanted key's Feature list in one serialized Example.
+    Lengths of one and two bytes are read inline (longer ones by _varint); an index past the record is an
+    IndexError, which the callers treat as _Bail."""
     n = len(buf)
     if not n:
         return
     if buf[0] != 0x0A:
         raise _Bail
-    ln = buf[1]
-    pos = 2
-    if ln >= 0x80:
+    b = buf[1]
+    if b < 0x80:
+        pos, ln = 2, b
+    else:
         ln, pos = _varint(buf, 1, n)
-    end = pos + ln
-    if end != n:  # one features field, filling the record (anything else: the general path)
+    if pos + ln != n:  # one features field, filling the record (anything else: the general path)
         raise _Bail
-    while pos < end:
+    while pos < n:
         if buf[pos] != 0x0A:  # a map entry
             raise _Bail
-        ln = buf[pos + 1] if pos + 1 < end else 0x80
-        pos += 2
-        if ln >= 0x80:
-            ln, pos = _varint(buf, pos - 1, end)
-        e_end = pos + ln
-        if e_end > end or pos + 2 > e_end or buf[pos] != 0x0A:
+        b = buf[pos + 1]
+        if b < 0x80:
+            pos += 2
+            e_end = pos + b
+        else:
+            c = buf[pos + 2]
+            if c < 0x80:
+                pos += 3
+                e_end = pos + (b & 0x7F | c << 7)
+            else:
+                ln, pos = _varint(buf, pos + 1, n)
+                e_end = pos + ln
+        if e_end > n or buf[pos] != 0x0A:
             raise _Bail
         kl = buf[pos + 1]
-        pos += 2
-        if kl >= 0x80:
-            kl, pos = _varint(buf, pos - 1, e_end)
-        k_end = pos + kl
-        slot = wanted.get(buf[pos:k_end])
-        pos = e_end
+        if kl < 0x80:
+            p = pos + 2
+        else:
+            kl, p = _varint(buf, pos + 1, e_end)
+        k_end = p + kl
+        slot = wanted.get(buf[p:k_end])
         if slot is None:
+            pos = e_end
             continue
-        p = k_end
-        if p + 2 > e_end or buf[p] != 0x12:  # the Feature
+        if k_end + 2 > e_end or buf[k_end] != 0x12:  # the Feature
             raise _Bail
-        fl = buf[p + 1]
-        p += 2
-        if fl >= 0x80:
-            fl, p = _varint(buf, p - 1, e_end)
+        b = buf[k_end + 1]
+        if b < 0x80:
+            p, fl = k_end + 2, b
+        else:
+            fl, p = _varint(buf, k_end + 1, e_end)
         if p + fl != e_end:
             raise _Bail
         if fl == 0:
             found[slot] = (0, p, p)  # a Feature with no list: no values
-            continue
-        tag = buf[p]
-        ll = buf[p + 1] if p + 1 < e_end else 0x80
-        p += 2
-        if ll >= 0x80:
-            ll, p = _varint(buf, p - 1, e_end)
-        if p + ll != e_end:
-            raise _Bail
-        found[slot] = (tag, p, e_end)
+        else:
+            tag = buf[p]
+            b = buf[p + 1] if p + 1 < e_end else 0x80
+            if b < 0x80:
+                p += 2
+                ll = b
+            else:
+                ll, p = _varint(buf, p + 1, e_end)
+            if p + ll != e_end:
+                raise _Bail
+            found[slot] = (tag, p, e_end)
+        pos = e_end
 
 
 _FEW = 32  # bytes of packed int64s decoded in Python
@@ -140,11 +153,23 @@ def _numeric(records, spans, dt):
     parts, lengths = [], []
     want = _KIND[dt]
     for buf, (tag, start, end) in zip(records, spans):
-        if tag and tag != want:
+        if start == end:
+            if tag and tag != want:
+                raise _Bail
+            parts.append(b"")
+            lengths.append(0)
+            continue
+        if tag != want or buf[start] != 0x0A:
             raise _Bail
-        p, e = _packed(buf, start, end)
-        parts.append(buf[p:e])
-        lengths.append(e - p)
+        ln = buf[start + 1]
+        if ln < 0x80:
+            p = start + 2
+        else:
+            ln, p = _varint(buf, start + 1, end)
+        if p + ln != end:
+            raise _Bail
+        parts.append(buf[p:end])
+        lengths.append(ln)
     joined = parts[0] if len(parts) == 1 else b"".join(parts)
     if dt is _dt.float32:
         if any(ln & 3 for ln in lengths):
@@ -160,16 +185,18 @@ def _numeric(records, spans, dt):
                 c += 1
             counts.append(c)
         return np.array(values, dtype=np.uint64).view(np.int64), counts
+    if joined.isascii():  # every value below 128 (labels, small ids): one byte each
+        return np.frombuffer(joined, dtype=np.uint8).astype(np.int64), lengths
     a = np.frombuffer(joined, dtype=np.uint8)
     got = decode_varints(a)
     if got is None:
         raise _Bail
-    bounds = np.cumsum([0] + lengths)
-    ends = bounds[1:][np.asarray(lengths) > 0]
-    if len(ends) and (a[ends - 1] >= 0x80).any():  # a payload cut inside a varint: not joined to the next
+    bounds = np.cumsum(lengths)
+    nonempty = bounds[np.asarray(lengths) > 0]
+    if (a[nonempty - 1] >= 0x80).any():  # a payload cut inside a varint: not joined to the next
         raise _Bail
-    last = np.concatenate([[0], np.cumsum(a < 0x80)])
-    return got[0].view(np.int64), (last[bounds[1:]] - last[bounds[:-1]]).tolist()
+    done = np.searchsorted(np.flatnonzero(a < 0x80), bounds)  # varints ended before each payload's end
+    return got[0].view(np.int64), np.diff(done, prepend=0).tolist()
 
 
 def _strings(records, spans):
@@ -285,52 +312,42 @@ def parse(records, dense_keys, dense_types, dense_shapes, sparse_keys, sparse_ty
     plan = _plan(dense_keys, dense_types, dense_shapes, sparse_keys, sparse_types)
     if plan is None:
         return None
-    wanted, _ = plan
-    keys = dense_keys + sparse_keys
-    if scalar:
-        try:
-            return _parse_one(records[0], *plan, len(dense_keys))
-        except (_Bail, IndexError):
-            return None
-    nd, nk = len(dense_keys), len(keys)
-    spans = [[] for _ in keys]
+    wanted, slots = plan
+    nd, nk = len(dense_keys), len(slots)
     try:
+        if scalar:
+            return _parse_one(records[0], wanted, slots, nd)
+        if not records:
+            return None
+        founds = []
         for buf in records:
             found = [None] * nk
             _entries(buf, wanted, found)
-            for slot in range(nk):
-                f = found[slot]
-                if f is None:
-                    if slot < nd:
-                        return None  # a missing dense feature: its default (or error) is the general path's
-                    f = _NO_FEATURE
-                spans[slot].append(f)
+            founds.append(found)
+        spans = list(zip(*founds))
+        for slot in range(nk):
+            if None in spans[slot]:
+                if slot < nd:
+                    return None  # a missing dense feature: its default (or error) is the general path's
+                spans[slot] = [f or _NO_FEATURE for f in spans[slot]]
+        b = len(records)
         dense_out = []
         for slot in range(nd):
-            shape = dense_shapes[slot]
-            n = shape.num_elements()
+            _, _, n, dims = slots[slot]
             values, counts = _feature(records, spans[slot], dense_types[slot])
-            for c in counts:
-                if c != n:
-                    return None
-            dims = shape.as_list()
-            dense_out.append(values.reshape(dims if scalar else [len(records)] + dims))
+            if counts.count(n) != b:
+                return None
+            dense_out.append(values.reshape([b] + dims))
         sparse_out = [[], [], []]
         for slot, dt in enumerate(sparse_types):
             values, counts = _feature(records, spans[nd + slot], dt)
-            if scalar:
-                c = counts[0]
-                idx = np.arange(c, dtype=np.int64)[:, None]
-                shape = np.array([c], dtype=np.int64)
-            else:
-                counts = np.array(counts, dtype=np.int64)
-                starts = np.cumsum(counts) - counts
-                j = np.arange(counts.sum(), dtype=np.int64) - np.repeat(starts, counts)
-                idx = np.stack([np.repeat(np.arange(len(records), dtype=np.int64), counts), j], 1)
-                shape = np.array([len(records), int(counts.max()) if len(counts) else 0], dtype=np.int64)
-            sparse_out[0].append(idx)
+            longest = max(counts)
+            counts = np.array(counts, dtype=np.int64)
+            starts = np.cumsum(counts) - counts
+            j = np.arange(len(values), dtype=np.int64) - np.repeat(starts, counts)
+            sparse_out[0].append(np.stack([np.repeat(np.arange(b, dtype=np.int64), counts), j], 1))
             sparse_out[1].append(values)
-            sparse_out[2].append(shape)
+            sparse_out[2].append(np.array([b, longest], dtype=np.int64))
     except (_Bail, IndexError):
         return None
     return tuple(sparse_out[0] + sparse_out[1] + sparse_out[2] + dense_out)
