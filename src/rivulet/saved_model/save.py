@@ -17,6 +17,7 @@ from ..function.trace_type import Literal, ObjectRef
 from ..shape import TensorSpec
 from .. import nest
 from . import format as fmt
+from .restore import RestoredFunction, _SignatureMap
 
 DEFAULT_SIGNATURE = "serving_default"
 
@@ -147,7 +148,7 @@ class _Saver:
             return hit
         if is_variable(obj):
             return self._node(obj, {"kind": "variable", "variable": self.variable(obj)})
-        if isinstance(obj, (PolymorphicFunction, ConcreteFunction)):
+        if isinstance(obj, (PolymorphicFunction, ConcreteFunction, RestoredFunction)):
             return self._node(obj, {"kind": "function", "function": self.function(obj)})
         if depth > fmt.MAX_DEPTH // 2 or depth and not _trackable(obj):
             return None
@@ -176,7 +177,9 @@ class _Saver:
 
     def _attributes(self, obj):
         names = set(getattr(obj, "__dict__", {})) | set(_class_functions(obj))
-        out = [(n, getattr(obj, n)) for n in sorted(names) if _saved_name(n)]
+        # a loaded model's signatures are saved as its signatures again, not as an attribute
+        out = [(n, getattr(obj, n)) for n in sorted(names) if _saved_name(n) and not (
+            n == "signatures" and isinstance(getattr(obj, n), _SignatureMap))]
         call = self._model_call(obj)
         if call is not None and "__call__" not in names:
             out.append(("__call__", call))
@@ -208,7 +211,7 @@ class _Saver:
                 entry = {"name": f.name, "parameters": None, "concrete": [self.concrete(f)]}
             else:
                 cfs = f._list_all_concrete_functions()
-                if not cfs and f.input_signature is not None:
+                if not cfs and getattr(f, "input_signature", None) is not None:
                     cfs = [f.get_concrete_function()]
                 entry = {"name": f.__name__, "parameters": _parameters(f.function_spec),
                          "concrete": [self.concrete(cf) for cf in cfs]}
@@ -308,6 +311,8 @@ class _Saver:
 
     # -- signatures ------------------------------------------------------------------------------------
     def signatures(self, obj, signatures):
+        if signatures is None and isinstance(getattr(obj, "signatures", None), _SignatureMap):
+            signatures = dict(obj.signatures)  # a loaded model: the signatures it was saved with
         if signatures is None:
             call = self._model_call(obj)
             found = [f for _, f in self._attributes(obj)
