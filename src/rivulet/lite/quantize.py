@@ -319,7 +319,7 @@ class FullInteger:
                 self.int8[t] = q
 
     def _outputs(self):
-        sub, g, remap = self.sub, self.g, {}
+        sub, remap = self.sub, {}
         new_outputs = []
         for t in sub.outputs:
             tensor = sub.tensors[t]
