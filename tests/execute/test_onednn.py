@@ -113,6 +113,18 @@ def test_fused_conv_epilogue_runs_after_onednn(numpy_only):
           numpy_only(nn_ops._conv_kernel, x, f, s, pad, d, explicit, epilogue))
 
 
+@needs
+@pytest.mark.parametrize("activation", [None, "relu"])
+@pytest.mark.parametrize("case", [1, 2, 7], ids=str)
+def test_fused_conv_bias_and_relu_as_post_ops(case, activation, numpy_only):
+    from rivulet.optimize import fusion
+    x, f, _, (s, pad, d, explicit) = _conv_case(*CONVS[case])
+    bias = np.linspace(-1, 1, f.shape[3]).astype(np.float32)
+    got = fusion._fused_conv_kernel(x, f, bias, s, pad, d, explicit, activation)
+    assert any(k[-2:] == (True, activation == "relu") for k in onednn.api().cache)
+    close(got, numpy_only(fusion._fused_conv_kernel, x, f, bias, s, pad, d, explicit, activation))
+
+
 POOLS = [((2, 2), (2, 2), "VALID", (2, 8, 8, 3)), ((3, 3), (2, 2), "SAME", (2, 9, 7, 3)),
          ((3, 2), (1, 2), "SAME", (2, 9, 7, 3)), ((2, 2), (2, 2), "SAME", (3, 7, 9, 4)),
          ((3, 3), (1, 1), "VALID", (1, 6, 6, 2)), ((1, 1), (2, 2), "VALID", (2, 5, 5, 2))]

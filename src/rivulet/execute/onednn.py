@@ -35,12 +35,14 @@ _F32 = 3  # dnnl_f32
 _ANY = 1  # dnnl_format_tag_any
 _FORWARD_TRAINING, _FORWARD_INFERENCE, _BACKWARD = 64, 96, 128
 _CONV_DIRECT = 0x1
+_ELTWISE_RELU = 0x20
 _POOL_MAX, _POOL_AVG_INCLUDE, _POOL_AVG_EXCLUDE = 0x1FF, 0x2FF, 0x3FF
 _SCRATCHPAD_USER = 1
 # dnnl_query_t: the memory descriptors of a primitive descriptor
 _Q_SRC, _Q_DIFF_SRC, _Q_WEIGHTS, _Q_DIFF_WEIGHTS, _Q_DST, _Q_DIFF_DST, _Q_WORKSPACE, _Q_SCRATCHPAD = range(129, 137)
+_Q_EXEC_ARG = 255  # the memory descriptor of an execution argument (its DNNL_ARG_* as the index)
 # DNNL_ARG_*
-SRC, DST, WEIGHTS, WORKSPACE, SCRATCHPAD = 1, 17, 33, 64, 80
+SRC, DST, WEIGHTS, BIAS, WORKSPACE, SCRATCHPAD = 1, 17, 33, 41, 64, 80
 DIFF_SRC, DIFF_DST, DIFF_WEIGHTS = 129, 145, 161
 _FROM, _TO = 1, 17
 _NONE = ctypes.c_void_p(0)
@@ -156,6 +158,11 @@ class Api:
             "dnnl_memory_set_data_handle": ([p, p], st),
             "dnnl_primitive_attr_create": ([pp], st),
             "dnnl_primitive_attr_set_scratchpad_mode": ([p, i], st),
+            "dnnl_primitive_attr_destroy": ([p], st),
+            "dnnl_primitive_attr_set_post_ops": ([p, p], st),
+            "dnnl_post_ops_create": ([pp], st),
+            "dnnl_post_ops_append_eltwise": ([p, i, ctypes.c_float, ctypes.c_float], st),
+            "dnnl_post_ops_destroy": ([p], st),
             "dnnl_primitive_desc_query_md": ([p, i, i], p),
             "dnnl_primitive_desc_destroy": ([p], st),
             "dnnl_primitive_create": ([pp, p], st),
@@ -178,13 +185,27 @@ class Api:
             fn.argtypes, fn.restype = args, res
         self.engine = _P()
         self.check(d.dnnl_engine_create(ctypes.byref(self.engine), 1, 0), "dnnl_engine_create")  # dnnl_cpu, 0
-        self.attr = _P()
-        self.check(d.dnnl_primitive_attr_create(ctypes.byref(self.attr)), "dnnl_primitive_attr_create")
-        self.check(d.dnnl_primitive_attr_set_scratchpad_mode(self.attr, _SCRATCHPAD_USER), "scratchpad mode")
+        self.attr = self.make_attr()
+        self.relu_attr = self.make_attr(relu=True)
         self.set_threads = _omp_setter(d) if v.cpu_runtime == _RUNTIME_OMP else None
         self.cache = {}
         self.cache_lock = threading.Lock()
         self.local = threading.local()
+
+    def make_attr(self, relu=False):
+        """Primitive attributes: the scratchpad is ours; relu=True adds a ReLU post-op."""
+        d, attr = self.lib, _P()
+        self.check(d.dnnl_primitive_attr_create(ctypes.byref(attr)), "dnnl_primitive_attr_create")
+        self.check(d.dnnl_primitive_attr_set_scratchpad_mode(attr, _SCRATCHPAD_USER), "scratchpad mode")
+        if relu:
+            ops = _P()
+            self.check(d.dnnl_post_ops_create(ctypes.byref(ops)), "dnnl_post_ops_create")
+            try:
+                self.check(d.dnnl_post_ops_append_eltwise(ops, _ELTWISE_RELU, 0.0, 0.0), "ReLU post-op")
+                self.check(d.dnnl_primitive_attr_set_post_ops(attr, ops), "post-ops")
+            finally:
+                d.dnnl_post_ops_destroy(ops)
+        return attr
 
     @staticmethod
     def check(status, what):
@@ -298,8 +319,8 @@ class Primitive:
         self.order = tuple(sorted(plain))  # the plain arguments
         self.slots = []  # per plain argument: (arg, user md, byte size, output?, reorder md or None, reorder)
         for arg in self.order:
-            query, user = plain[arg]
-            want = lib.dnnl_primitive_desc_query_md(pd, query, 0)
+            _, user = plain[arg]
+            want = lib.dnnl_primitive_desc_query_md(pd, _Q_EXEC_ARG, arg)
             size = lib.dnnl_memory_desc_get_size(user)
             out = arg in (DST, DIFF_SRC, DIFF_WEIGHTS)
             if lib.dnnl_memory_desc_equal(want, user):
@@ -505,18 +526,22 @@ def _conv_mds(a, x_shape, w_shape, y_shape, depthwise):
     return a.md(xd, xs), a.md(wd, ws), a.md(yd, ys), a.md(wd), (kh, kw)
 
 
-def _conv_pd(a, kind, x_shape, w_shape, y_shape, strides, dilations, pads, depthwise):
-    """(primitive descriptor, {arg: (query, user md)}) of a convolution's forward, backward-data or
-    backward-weights primitive."""
+def _conv_pd(a, kind, x_shape, w_shape, y_shape, strides, dilations, pads, depthwise, bias=False, relu=False):
+    """(primitive descriptor, {arg: (query, user md)}) of a convolution's forward (with a bias and a ReLU
+    fused), backward-data or backward-weights primitive."""
     lib = a.lib
     xm, wm, ym, wany, k = _conv_mds(a, x_shape, w_shape, y_shape, depthwise)
     geo = _geometry(x_shape[1:3], y_shape[1:3], k, strides, dilations, pads)
+    bm = a.md((y_shape[3],), (1,)) if bias else _NONE
     fwd = _P()
     a.check(lib.dnnl_convolution_forward_primitive_desc_create(
         ctypes.byref(fwd), a.engine, _FORWARD_INFERENCE if kind == "fwd" else _FORWARD_TRAINING, _CONV_DIRECT,
-        xm, wany, _NONE, ym, *geo, a.attr), "convolution forward")
+        xm, wany, bm, ym, *geo, a.relu_attr if relu else a.attr), "convolution forward")
     if kind == "fwd":
-        return fwd, {SRC: (_Q_SRC, xm), WEIGHTS: (_Q_WEIGHTS, wm), DST: (_Q_DST, ym)}, []
+        plain = {SRC: (_Q_SRC, xm), WEIGHTS: (_Q_WEIGHTS, wm), DST: (_Q_DST, ym)}
+        if bias:
+            plain[BIAS] = (_Q_WEIGHTS, bm)
+        return fwd, plain, []
     pd = _P()
     try:
         if kind == "data":
@@ -533,14 +558,17 @@ def _conv_pd(a, kind, x_shape, w_shape, y_shape, strides, dilations, pads, depth
     return pd, plain, []
 
 
-def _conv(kind, x_shape, w_shape, y_shape, strides, dilations, pads, depthwise, arrays):
+def _conv(kind, x_shape, w_shape, y_shape, strides, dilations, pads, depthwise, arrays, relu=False):
     a = api()
     if a is None:
         raise ValueError("oneDNN is not available")
+    bias = BIAS in arrays
     key = ("conv", kind, depthwise, x_shape, w_shape, y_shape, strides, dilations, pads)
+    if bias or relu:
+        key += (bias, relu)
 
     def build():
-        pd, plain, _ = _conv_pd(a, kind, x_shape, w_shape, y_shape, strides, dilations, pads, depthwise)
+        pd, plain, _ = _conv_pd(a, kind, x_shape, w_shape, y_shape, strides, dilations, pads, depthwise, bias, relu)
         try:
             return Primitive(a, pd, plain)
         except Error:
@@ -561,17 +589,25 @@ def _conv_shapes(x, w, depthwise):
     return w.shape[3]
 
 
-def conv2d(x, w, strides, dilations, pads, depthwise=False):
+def conv2d(x, w, strides, dilations, pads, depthwise=False, bias=None, relu=False):
     """NHWC float32 convolution (TensorFlow's Conv2D, or DepthwiseConv2dNative with depthwise=True) of x with
-    filter w [KH, KW, C, O] (depthwise: [KH, KW, C, M]); pads ((top, bottom), (left, right))."""
+    filter w [KH, KW, C, O] (depthwise: [KH, KW, C, M]); pads ((top, bottom), (left, right)); then + bias
+    (a float32 vector of the output channels) and ReLU when asked (the fused conv)."""
     o = _conv_shapes(x, w, depthwise)
+    arrays = {}
+    if bias is not None:
+        if not isinstance(bias, np.ndarray) or bias.dtype != np.float32 or bias.shape != (o,) \
+                or not bias.flags.c_contiguous:
+            raise ValueError(f"oneDNN: the bias must be a contiguous float32 vector of {o} channels")
+        arrays[BIAS] = bias
     n, h, wd, _ = x.shape
     kh, kw = w.shape[:2]
     oh = (h + pads[0][0] + pads[0][1] - (kh - 1) * dilations[0] - 1) // strides[0] + 1
     ow = (wd + pads[1][0] + pads[1][1] - (kw - 1) * dilations[1] - 1) // strides[1] + 1
     y = np.empty((n, oh, ow, o), np.float32)
-    _conv("fwd", x.shape, w.shape, y.shape, tuple(strides), tuple(dilations), _pads(pads), depthwise,
-          {SRC: x, WEIGHTS: w, DST: y})
+    arrays.update({SRC: x, WEIGHTS: w, DST: y})
+    _conv("fwd", x.shape, w.shape, y.shape, tuple(strides), tuple(dilations), _pads(pads), depthwise, arrays,
+          relu=bool(relu))
     return y
 
 

@@ -755,6 +755,17 @@ def _conv_kernel(x, w, strides, padding, dilations, explicit=None, epilogue=None
     return out
 
 
+def fused_conv_on_onednn(x, w, bias, strides, padding, dilations, explicit=None, activation=None):
+    """_FusedConv2D (optimize/fusion.py) on oneDNN, the bias and ReLU as the primitive's post-ops; None where
+    oneDNN does not run it (then the NumPy kernel with its epilogue does)."""
+    if activation not in (None, "relu") or not _dnnl(x, w) or getattr(bias, "dtype", None) != np.float32 \
+            or bias.shape != (w.shape[3],) or x.shape[3] != w.shape[2]:
+        return None
+    _, _, ph, pw = conv_geometry(x.shape, w.shape[0], w.shape[1], strides, padding, explicit, dilations)
+    return _on_dnnl(onednn.conv2d, _c(x), _c(w), strides, dilations, (ph, pw), bias=_c(bias),
+                    relu=activation == "relu")
+
+
 _TAP_BLOCK_BYTES = 1 << 20  # output rows summed in one scratch block: it stays in L2 across the taps
 
 

@@ -68,6 +68,10 @@ codegen.register_inline("_FusedMatMul", _inline_fused_matmul)
 
 
 def _fused_conv_kernel(x, w, bias, strides, padding, dilations, explicit=None, activation=None):
+    out = nn_ops.fused_conv_on_onednn(x, w, bias, strides, padding, dilations, explicit, activation)
+    if out is not None:
+        return out
+
     def epilogue(block):
         np.add(block, bias, out=block)
         if activation == "relu":
