@@ -61,3 +61,29 @@ def test_loop_breaks_when_the_optional_is_empty():
         return it.get_next_as_optional().get_value()["a"]
     with pytest.raises(tf.errors.InvalidArgumentError, match="The given optional does not have a value"):
         h(it)
+
+
+def test_string_elements_inside_tf_function():
+    ds = tf.data.Dataset.from_tensor_slices({"a": [1, 2], "b": ["x", "y"]})
+
+    @tf.function
+    def loop():
+        s = tf.constant("")
+        for x in ds:
+            s += x["b"]
+        return s
+    assert loop().numpy() == b"xy"
+
+    @tf.function
+    def g(it):
+        total, s = tf.constant(0), tf.constant("")
+        for _ in tf.range(5):
+            o = it.get_next_as_optional()
+            if not o.has_value():
+                break
+            v = o.get_value()
+            total += v["a"]
+            s += v["b"]
+        return total, s
+    total, s = g(iter(ds))
+    assert int(total) == 3 and s.numpy() == b"xy" and s.dtype == tf.string  # TF 2.21: 3, b'xy'

@@ -187,7 +187,15 @@ def _get_next(it, specs):
     if any(isinstance(v, composites.CompositeValue) for v in e):  # composites leave as their components
         return tuple(c for v in e for c in (v.kind.components(v) if isinstance(v, composites.CompositeValue)
                                              else (v,)))
-    return tuple(e)  # a callable num_outputs: always a tuple, even of one
+    # a callable num_outputs: always a tuple, even of one; a scalar string as a 0-d object array, as kernels
+    # take strings (bare bytes would make `s + x` bytes concatenation, leaving the string dtype)
+    return tuple(_as_string_array(v) if isinstance(v, bytes) else v for v in e)
+
+
+def _as_string_array(b):
+    a = np.empty((), dtype=object)
+    a[()] = b
+    return a
 
 
 MAKE_ITERATOR = defop("AnonymousIteratorV3", _make_iterator, lambda h: (TensorShape([]), _dt.resource),
