@@ -3,6 +3,8 @@ padding (SAME, VALID, explicit), dilation and filter shape the NumPy kernels acc
 gradients, Conv2DTranspose, the fused conv's epilogue, max/avg pooling and their gradients (the max-pool
 gradient bit for bit, ties included); the operand checks before C; the thread rule; and the fallback to
 NumPy when the library is missing (that one runs without the extra too)."""
+import contextlib
+
 import numpy as np
 import pytest
 
@@ -21,6 +23,23 @@ def numpy_only(monkeypatch):
             m.setattr(nn_ops, "_dnnl", lambda *a: False)
             return fn(*args, **kwargs)
     return run
+
+
+@contextlib.contextmanager
+def runs():
+    """The oneDNN primitives run in the block: for each, whether it is a depthwise convolution."""
+    calls = []
+    real = onednn.Primitive.run
+    keys = {}
+
+    def run(self, *args, **kwargs):
+        if not keys.get(id(self)):
+            keys.update({id(p): k for k, p in onednn.api().cache.items()})
+        calls.append(bool(keys.get(id(self), (None,) * 3)[2]))
+        return real(self, *args, **kwargs)
+    with pytest.MonkeyPatch.context() as m:
+        m.setattr(onednn.Primitive, "run", run)
+        yield calls
 
 
 def close(got, ref):
@@ -60,17 +79,36 @@ def _conv_case(n, h, w, c, o, k, strides, dilations, padding, seed=0):
 @pytest.mark.parametrize("case", CONVS, ids=[str(i) for i in range(len(CONVS))])
 def test_conv_and_gradients_equal_numpy(case, numpy_only):
     x, f, dy, (s, pad, d, explicit) = _conv_case(*case)
-    calls = []
-    real = onednn.Primitive.run
-    with pytest.MonkeyPatch.context() as m:
-        m.setattr(onednn.Primitive, "run", lambda self, *a, **k: calls.append(1) or real(self, *a, **k))
+    with runs() as calls:
         got = [nn_ops._conv_kernel(x, f, s, pad, d, explicit),
                nn_ops._conv_backprop_input_kernel(x, f, dy, s, pad, d, explicit),
                nn_ops._conv_backprop_filter_kernel(x, f, dy, s, pad, d, explicit)]
-    assert len(calls) == 3  # each ran on oneDNN
+    assert calls == [False] * 3  # each ran on oneDNN
     ref = [numpy_only(nn_ops._conv_kernel, x, f, s, pad, d, explicit),
            numpy_only(nn_ops._conv_backprop_input_kernel, x, f, dy, s, pad, d, explicit),
            numpy_only(nn_ops._conv_backprop_filter_kernel, x, f, dy, s, pad, d, explicit)]
+    for g, r in zip(got, ref):
+        close(g, r)
+
+
+DEPTHWISE = [(2, 9, 9, 3, 1, (3, 3), (1, 1), (1, 1), "SAME"), (2, 9, 8, 4, 2, (3, 3), (2, 2), (1, 1), "VALID"),
+             (1, 11, 9, 2, 3, (2, 3), (1, 2), (2, 1), "SAME"), (2, 8, 9, 3, 2, (3, 2), (3, 2), (1, 1), ((1, 2), (0, 3)))]
+
+
+@needs
+@pytest.mark.parametrize("case", DEPTHWISE, ids=[str(i) for i in range(len(DEPTHWISE))])
+def test_depthwise_conv_and_gradients_equal_numpy(case, numpy_only):
+    from rivulet.ops import conv_ops
+    x, f, _, (s, pad, d, explicit) = _conv_case(*case)  # f: [kh, kw, C, M]
+    y = numpy_only(conv_ops._dw_kernel, x, f, s, pad, d, explicit)
+    dy = np.random.default_rng(4).standard_normal(y.shape).astype(np.float32)
+    with runs() as calls:
+        got = [conv_ops._dw_kernel(x, f, s, pad, d, explicit),
+               conv_ops._dw_input_kernel(x, f, dy, s, pad, d, explicit),
+               conv_ops._dw_filter_kernel(x, f, dy, s, pad, d, explicit)]
+    assert calls == [True] * 3  # each ran on oneDNN, as a grouped (depthwise) convolution
+    ref = [y, numpy_only(conv_ops._dw_input_kernel, x, f, dy, s, pad, d, explicit),
+           numpy_only(conv_ops._dw_filter_kernel, x, f, dy, s, pad, d, explicit)]
     for g, r in zip(got, ref):
         close(g, r)
 

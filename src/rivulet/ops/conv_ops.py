@@ -3,7 +3,8 @@
 conv1d and the 1-D pools run as their 2-D forms on an inserted height-1 axis (as TensorFlow builds them).
 conv2d_transpose is the input gradient of Conv2D taking the output size as a tensor (a dynamic batch works).
 Depthwise convolution has its own op (filter [kh, kw, C, M] -> C*M outputs, channel c*M+m) with
-gradient ops; separable conv is depthwise then a 1x1 conv. 3-D pools are separable (max/mean over a box =
+gradient ops (on oneDNN's grouped convolution with the onednn extra, float32); separable conv is depthwise
+then a 1x1 conv. 3-D pools are separable (max/mean over a box =
 over depth of over height-width, SAME's divisors factor too), so they run as two 2-D pools.
 """
 import numpy as np
@@ -12,6 +13,7 @@ from .. import dtypes as _dt
 from ..core.dispatch import bind
 from ..core.op import FLOATS, defop
 from ..errors import InvalidArgumentError
+from ..execute import onednn
 from ..shape import TensorShape
 from ._rules import binary_args, static_value, to_tensor
 from . import array_ops as _a
@@ -183,6 +185,10 @@ def _dw_kernel(x, w, strides, padding, dilations, explicit=None):
     if x.shape[3] != c:
         raise InvalidArgumentError(f"input and filter must have the same depth: {x.shape[3]} vs {c}")
     oh, ow, (ph, pw), view = _dw_slices(x.shape, w.shape, strides, padding, dilations, explicit)
+    if _nn._dnnl(x, w):  # oneDNN's grouped convolution (the onednn extra)
+        out = _nn._on_dnnl(onednn.conv2d, _nn._c(x), _nn._c(w), strides, dilations, (ph, pw), depthwise=True)
+        if out is not None:
+            return out
     xp = _nn._pad_input(x, ph, pw)
     out = np.zeros((x.shape[0], oh, ow, c, m), np.result_type(x, w))
     for i in range(kh):
@@ -196,6 +202,11 @@ def _dw_input_kernel(x, w, dy, strides, padding, dilations, explicit=None):
     kh, kw, c, m = w.shape
     n, h, wd, _ = x.shape
     oh, ow, (ph, pw), view = _dw_slices(x.shape, w.shape, strides, padding, dilations, explicit)
+    if _nn._dnnl(w, dy) and n and h and wd:
+        dx = _nn._on_dnnl(onednn.conv2d_backprop_input, x.shape, _nn._c(w), _nn._c(dy), strides, dilations,
+                          (ph, pw), depthwise=True)
+        if dx is not None:
+            return dx
     dy5 = dy.reshape(n, oh, ow, c, m)
     dxp = np.zeros((n, h + ph[0] + ph[1], wd + pw[0] + pw[1], c), dy.dtype)
     for i in range(kh):
@@ -209,6 +220,11 @@ def _dw_filter_kernel(x, w, dy, strides, padding, dilations, explicit=None):
     kh, kw, c, m = w.shape
     n = x.shape[0]
     oh, ow, (ph, pw), view = _dw_slices(x.shape, w.shape, strides, padding, dilations, explicit)
+    if _nn._dnnl(x, dy) and w.size:
+        dw = _nn._on_dnnl(onednn.conv2d_backprop_filter, _nn._c(x), w.shape, _nn._c(dy), strides, dilations,
+                          (ph, pw), depthwise=True)
+        if dw is not None:
+            return dw
     xp = _nn._pad_input(x, ph, pw)
     dy3 = dy.reshape(-1, c, m)
     dw = np.empty(w.shape, np.result_type(x, dy))
