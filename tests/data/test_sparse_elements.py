@@ -89,3 +89,34 @@ def test_unbatch_of_scalar_sparse_refused():
     ds = tf.data.Dataset.from_tensors(tf.SparseTensor([[0]], [1], [3]))
     with pytest.raises(ValueError):
         ds.unbatch().unbatch()
+
+
+def test_padded_batch_refuses_sparse_as_tensorflow():
+    ds = tf.data.Dataset.from_tensors(tf.SparseTensor([[0]], [1], [3])).repeat(2)
+    with pytest.raises(TypeError, match="`padded_batch` is only supported for datasets that produce tensor "
+                                        "elements"):
+        ds.padded_batch(2)
+
+
+def test_from_generator_window_cache_and_snapshot_of_sparse(tmp_path):
+    def gen():
+        yield tf.SparseTensor([[0]], [1], [3])
+        yield tf.SparseTensor([[1]], [2], [3])
+    g = tf.data.Dataset.from_generator(gen, output_signature=tf.SparseTensorSpec([3], tf.int32))
+    assert repr(g.element_spec) == "SparseTensorSpec(TensorShape([3]), tf.int32)"
+    assert [x.values.numpy().tolist() for x in g] == [[1], [2]]
+    w = g.window(2)
+    assert repr(w.element_spec) == "DatasetSpec(SparseTensorSpec(TensorShape([3]), tf.int32), TensorShape([]))"
+    (win,) = list(w)
+    assert [_parts(x) for x in win] == [([[0]], [1], [3]), ([[1]], [2], [3])]
+    pairs = tf.data.Dataset.range(2).map(lambda x: (x, tf.SparseTensor([[0]], [x], [2])))
+    for ds in (pairs.cache(str(tmp_path / "c")), pairs.snapshot(str(tmp_path / "s"))):
+        first = [(int(n), _parts(s)) for n, s in ds]
+        assert first == [(0, ([[0]], [0], [2])), (1, ([[0]], [1], [2]))]
+        assert [(int(n), _parts(s)) for n, s in ds] == first  # read back from the file
+    assert repr(pairs.batch(2).element_spec) == ("(TensorSpec(shape=(None,), dtype=tf.int64, name=None), "
+                                                 "SparseTensorSpec(TensorShape([None, 2]), tf.int64))")
+    bad = tf.data.Dataset.from_generator(lambda: iter([tf.constant([1, 2, 3])]),
+                                         output_signature=tf.SparseTensorSpec([3], tf.int32))
+    with pytest.raises(tf.errors.InvalidArgumentError, match="did not match the expected type"):
+        list(bad)

@@ -11,6 +11,7 @@ import collections
 
 import numpy as np
 
+from .. import nest
 from ..core.tensor import EagerTensor
 from ..errors import InvalidArgumentError
 from ..shape import TensorShape
@@ -169,6 +170,31 @@ def kind_of_spec(spec):
 
 def is_composite_spec(spec):
     return kind_of_spec(spec) is not None
+
+
+def record_layout(spec):
+    """[(kind or None, component dtypes)] per leaf of `spec`: how a file (cache, snapshot) holds an element,
+    one serialized tensor per component."""
+    out = []
+    for s in nest.flatten(spec):
+        kind = kind_of_spec(s)
+        out.append((kind, [c.dtype for c in s._component_specs] if kind is not None else [s.dtype]))
+    return out
+
+
+def to_records(element):
+    """An element's components, in record order."""
+    return [c for v in element for c in (v.kind.components(v) if isinstance(v, CompositeValue) else (v,))]
+
+
+def from_records(layout, parts):
+    """The element whose components are `parts` (record order)."""
+    out, i = [], 0
+    for kind, dtypes in layout:
+        n = len(dtypes)
+        out.append(parts[i] if kind is None else kind.from_components(parts[i:i + n]))
+        i += n
+    return tuple(out)
 
 
 def rows(c):

@@ -132,23 +132,26 @@ def file_cache_iter(input_dataset, filename, spec):
     tensors (no pickle); later passes read them back."""
     from ..ops.serialize_ops import parse_tensor_kernel, serialize_kernel
     from ..formats.tfrecord import TFRecordWriter, read_records
+    from . import composites
     path = filename + ".rivulet-cache.tfrecord"
-    specs = structure.flat_specs(spec)
+    layout = composites.record_layout(spec)  # a composite (SparseTensor) leaf: one record per component
+    dtypes = [d for _, ds in layout for d in ds]
     if os.path.exists(path):
         recs = read_records(path)
         while True:
             parts = []
-            for s in specs:
+            for dt in dtypes:
                 r = next(recs, None)
                 if r is None:
                     return
-                parts.append(parse_tensor_kernel(r, s.dtype))
-            yield tuple(p if p.ndim else p[()] for p in parts)
+                p = parse_tensor_kernel(r, dt)
+                parts.append(p if p.ndim else p[()])
+            yield composites.from_records(layout, parts)
     tmp = path + f".tmp{os.getpid()}"
     try:
         with TFRecordWriter(tmp) as w:
             for e in input_dataset._make_iter():
-                for v in e:
+                for v in composites.to_records(e):
                     w.write(serialize_kernel(v).item())
                 yield e
         os.replace(tmp, path)

@@ -18,7 +18,7 @@ import numpy as np
 
 from ..errors import DataLossError
 from ..shape import TensorSpec
-from . import structure
+from . import composites, structure
 from .dataset import DatasetV2
 
 _METADATA = "snapshot.metadata"
@@ -117,7 +117,7 @@ class SnapshotDataset(DatasetV2):
         if not isinstance(input_dataset, DatasetV2):
             raise TypeError(f"Expected a tf.data.Dataset, got {type(input_dataset).__name__}")
         for s in structure.flat_specs(input_dataset.element_spec):
-            if not isinstance(s, TensorSpec):
+            if not isinstance(s, TensorSpec) and not composites.is_composite_spec(s):
                 raise NotImplementedError(f"rivulet's Dataset.snapshot writes elements of tensors; this dataset's "
                                           f"elements hold {s}.")
         if compression not in (None, "AUTO", "GZIP", "SNAPPY", "NONE", ""):
@@ -148,7 +148,8 @@ class SnapshotDataset(DatasetV2):
         run = text[len(_MAGIC):].strip().decode("ascii", errors="replace")
         if not run.isalnum():
             raise DataLossError(None, None, f"Snapshot {self._dir}: bad run id in {_METADATA}.")
-        specs = structure.flat_specs(self.element_spec)
+        layout = composites.record_layout(self.element_spec)
+        specs = _leaf_specs(layout, self.element_spec)
         recs = read_records(os.path.join(self._dir, run, "00000000.shard", "00000000.snapshot"))
         while True:
             parts = []
@@ -162,8 +163,8 @@ class SnapshotDataset(DatasetV2):
                 if not s.shape.is_compatible_with(v.shape):
                     raise DataLossError(None, None, f"Snapshot {self._dir}: an element of shape {v.shape} where "
                                         f"{s} was expected.")
-                parts.append(v)
-            yield tuple(p if p.ndim else p[()] for p in parts)
+                parts.append(v if v.ndim else v[()])
+            yield composites.from_records(layout, parts)
 
     def _write(self):
         from ..formats.tfrecord import TFRecordWriter
@@ -173,7 +174,7 @@ class SnapshotDataset(DatasetV2):
         os.makedirs(shard, exist_ok=True)
         with TFRecordWriter(os.path.join(shard, "00000000.snapshot")) as w:
             for e in self._input._make_iter():
-                for v in e:
+                for v in composites.to_records(e):
                     w.write(serialize_kernel(v).item())
                 yield e
         tmp = os.path.join(self._dir, f"{_METADATA}.tmp{os.getpid()}")
@@ -183,6 +184,14 @@ class SnapshotDataset(DatasetV2):
             os.replace(tmp, os.path.join(self._dir, _METADATA))  # the pass is complete: the snapshot is finished
         else:
             os.remove(tmp)
+
+
+def _leaf_specs(layout, spec):
+    """The TensorSpec each record is checked against (a composite's components: any shape)."""
+    out = []
+    for (kind, dts), s in zip(layout, structure.flat_specs(spec)):
+        out.extend([TensorSpec(None, d) for d in dts] if kind is not None else [s])
+    return out
 
 
 def snapshot(dataset, path, compression="AUTO", reader_func=None, shard_func=None):

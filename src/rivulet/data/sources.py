@@ -127,6 +127,14 @@ class GeneratorDataset(DatasetV2):
                                 f"expected structure was {spec}, but the yielded element was {value}.") from None
             out = []
             for s, v in zip(specs, flat):
+                kind = composites.kind_of_spec(s)
+                if kind is not None:  # a composite (SparseTensor) is yielded as one
+                    if not kind.matches_value(v) or not s.is_compatible_with(kind.spec_of(v)):
+                        raise InvalidArgumentError(
+                            f"`generator` yielded an element that did not match the expected type. The expected "
+                            f"type was {s}, but the yielded element was {v}.")
+                    out.append(kind.to_stored(v))
+                    continue
                 try:
                     a = structure.to_numpy(v, s.dtype)
                 except (TypeError, ValueError, OverflowError) as e:

@@ -162,6 +162,10 @@ class PaddedBatchDataset(_Unary):
         if n <= 0:
             raise InvalidArgumentError("Batch size must be greater than zero.")
         flat = structure.flat_specs(spec)
+        for s in flat:
+            if not isinstance(s, TensorSpec):
+                raise TypeError(f"`padded_batch` is only supported for datasets that produce tensor elements but "
+                                f"type spec of elements in the input dataset is not a subclass of TensorSpec: `{s}`.")
         if padded_shapes is None:
             shapes = [s.shape for s in flat]
             for s in shapes:
@@ -575,7 +579,8 @@ class WindowDataset(_Unary):
         """Windows start every `shift` elements and take every `stride`-th of the next `span`; only the
         elements a window still needs are kept."""
         it = self._input._make_iter()
-        n_comps = len(structure.flat_specs(self._input.element_spec))
+        specs = structure.flat_specs(self._input.element_spec)
+        n_comps = len(specs)
         span = (self._size - 1) * self._stride + 1
         buf, start, pos = [], 0, 0  # buf[0] is input element `start`; the next window starts at `pos`
         while True:
@@ -587,11 +592,19 @@ class WindowDataset(_Unary):
             w = buf[pos - start:pos - start + span:self._stride]
             if not w or self._drop and len(w) < self._size:
                 return
-            yield tuple(TensorSliceDataset(_stack([e[k] for e in w])) for k in range(n_comps))
+            yield tuple(_window_part(w, k, specs[k]) for k in range(n_comps))
             pos += self._shift
             k = min(pos - start, len(buf))
             del buf[:k]
             start += k
+
+
+def _window_part(window, k, spec):
+    """Component k of a window's elements as a dataset: sliceable when dense, a list of elements otherwise."""
+    if composites.is_composite_spec(spec):
+        from .sources import ElementsDataset
+        return ElementsDataset([(e[k],) for e in window], spec)
+    return TensorSliceDataset(_stack([e[k] for e in window]))
 
 
 class ScanDataset(_Unary):
