@@ -84,3 +84,24 @@ def test_malformed_state_is_invalid_argument():
     for value in bad:
         with pytest.raises(tf.errors.InvalidArgumentError):
             iterator_state.decode(value, spec, 0)
+
+
+def test_pipelines_with_external_state_refuse_to_save_as_tensorflow(tmp_path):
+    gen = tf.data.Dataset.from_generator(lambda: iter(range(5)), output_signature=tf.TensorSpec([], tf.int64))
+    cases = [(gen, "PyFunc"),
+             (tf.data.Dataset.range(5).map(lambda x: tf.py_function(lambda y: y, [x], tf.int64)), "EagerPyFunc"),
+             (tf.data.Dataset.range(5).map(lambda x: x + tf.random.uniform([], maxval=3, dtype=tf.int64)),
+              "RandomUniformInt")]
+    for ds, op in cases:  # TensorFlow 2.21: FailedPreconditionError '<op> is stateful. [Op:SerializeIterator]'
+        it = iter(ds)
+        next(it)
+        with pytest.raises(tf.errors.FailedPreconditionError, match=f"^{op} is stateful. \\[Op:SerializeIterator\\]"):
+            tf.train.Checkpoint(iterator=it).write(str(tmp_path / "c"))
+    options = tf.data.Options()
+    options.experimental_external_state_policy = tf.data.experimental.ExternalStatePolicy.IGNORE
+    it = iter(gen.with_options(options))
+    next(it)
+    path = tf.train.Checkpoint(iterator=it).write(str(tmp_path / "ok"))
+    it2 = iter(gen.with_options(options))
+    tf.train.Checkpoint(iterator=it2).read(path)
+    assert int(next(it2)) == 1

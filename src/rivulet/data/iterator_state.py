@@ -13,14 +13,37 @@ element_spec or random stages), or a malformed value, raises InvalidArgumentErro
 """
 import numpy as np
 
-from ..errors import InvalidArgumentError, OutOfRangeError
+from ..errors import FailedPreconditionError, InvalidArgumentError, OutOfRangeError
 
 MAGIC = b"rivulet.data.Iterator/1"
 ATTRIBUTE = "ITERATOR_STATE"
 _MAX = (1 << 63) - 1
 
 
+def check_saveable(dataset):
+    """TensorFlow refuses to save an iterator whose pipeline has external state (a generator, a py_function,
+    a stateful random op in a function) unless the dataset's options say
+    `experimental_external_state_policy` WARN or IGNORE: FailedPreconditionError naming the op."""
+    from .options import ExternalStatePolicy
+    policy = dataset.options().experimental_external_state_policy
+    if policy in (ExternalStatePolicy.WARN, ExternalStatePolicy.IGNORE):
+        return
+    for d in dataset._lineage():
+        op = "PyFunc" if type(d).__name__ == "GeneratorDataset" else None
+        for v in vars(d).values():
+            graph = getattr(v, "graph", None) if hasattr(v, "python_function") else None
+            if op is None and graph is not None:
+                op = next((o.type for o in graph.get_operations() if o.type in _STATEFUL), None)
+        if op is not None:
+            raise FailedPreconditionError(None, None, f"{op} is stateful. [Op:SerializeIterator]")
+
+
+_STATEFUL = frozenset(["PyFunc", "EagerPyFunc", "RandomUniform", "RandomUniformInt", "RandomStandardNormal",
+                       "TruncatedNormal", "Multinomial", "RandomShuffle", "RandomGamma", "RandomPoisson"])
+
+
 def encode(resource, element_spec):
+    check_saveable(resource._dataset)
     with resource._lock:
         position, random_state = resource.position, list(resource.random_state)
     items = [MAGIC, repr(element_spec).encode(), b"%d" % position, b"%d" % len(random_state)]
