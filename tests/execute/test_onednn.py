@@ -83,7 +83,8 @@ def test_conv_and_gradients_equal_numpy(case, numpy_only):
         got = [nn_ops._conv_kernel(x, f, s, pad, d, explicit),
                nn_ops._conv_backprop_input_kernel(x, f, dy, s, pad, d, explicit),
                nn_ops._conv_backprop_filter_kernel(x, f, dy, s, pad, d, explicit)]
-    assert calls == [False] * 3  # each ran on oneDNN
+    # each ran on oneDNN (the input gradient of one input channel runs faster on NumPy)
+    assert calls == [False] * (3 if x.shape[3] > 1 else 2)
     ref = [numpy_only(nn_ops._conv_kernel, x, f, s, pad, d, explicit),
            numpy_only(nn_ops._conv_backprop_input_kernel, x, f, dy, s, pad, d, explicit),
            numpy_only(nn_ops._conv_backprop_filter_kernel, x, f, dy, s, pad, d, explicit)]

@@ -833,7 +833,8 @@ def _conv_backprop_input_kernel(x, w, dy, strides, padding, dilations, explicit=
     kh, kw, c, o = w.shape
     n, h, wd, _ = x.shape
     oh, ow, ph, pw = conv_geometry(x.shape, kh, kw, strides, padding, explicit, dilations)
-    if _dnnl(w, dy) and n and h and wd:
+    # (one input channel: oneDNN's kernel runs 0.4x NumPy's per-tap GEMMs, bench/bench_conv.py --onednn)
+    if c > 1 and _dnnl(w, dy) and n and h and wd:
         dx = _on_dnnl(onednn.conv2d_backprop_input, x.shape, _c(w), _c(dy), strides, dilations, (ph, pw))
         if dx is not None:
             return dx
