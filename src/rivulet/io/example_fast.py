@@ -72,19 +72,22 @@ def _entries(buf, wanted, found):
         else:
             kl, p = _varint(buf, pos + 1, e_end)
         k_end = p + kl
-        slot = wanted.get(buf[p:k_end])
-        if slot is None:
-            pos = e_end
-            continue
-        if k_end + 2 > e_end or buf[k_end] != 0x12:  # the Feature
+        # every entry is framed as TensorFlow checks it: key, then the Feature filling the entry (its
+        # contents are read only for the keys asked for)
+        if k_end + 2 > e_end or buf[k_end] != 0x12:
             raise _Bail
         b = buf[k_end + 1]
         if b < 0x80:
-            p, fl = k_end + 2, b
+            q, fl = k_end + 2, b
         else:
-            fl, p = _varint(buf, k_end + 1, e_end)
-        if p + fl != e_end:
+            fl, q = _varint(buf, k_end + 1, e_end)
+        if q + fl != e_end:
             raise _Bail
+        pos = e_end
+        slot = wanted.get(buf[p:k_end])
+        if slot is None:
+            continue
+        p = q
         if fl == 0:
             found[slot] = (0, p, p)  # a Feature with no list: no values
         else:
@@ -98,7 +101,6 @@ def _entries(buf, wanted, found):
             if p + ll != e_end:
                 raise _Bail
             found[slot] = (tag, p, e_end)
-        pos = e_end
 
 
 _FEW = 32  # bytes of packed int64s decoded in Python
