@@ -681,16 +681,22 @@ class _Backward:
                             np.add(sums[k], x, out=sums[k])
                     elif kind == "slice":
                         x = r[at]
+                        if spec == _ROW:  # x[t] (a time loop's read of its input): rows written once
+                            rows = sums[k]
+                            if rows is None:
+                                rows = sums[k] = _Rows(np.shape(bc[j]), x.dtype)
+                            rows.add(int(r[at + 1]), x)
+                            continue
                         if sums[k] is None:
                             sums[k] = np.zeros(np.shape(bc[j]), dtype=x.dtype)
-                        # x[t] (a time loop's read of its input): the index itself, else NumPy's key
-                        key = int(r[at + 1]) if spec == _ROW else np_key(spec, r[at + 1:at + m])
-                        sums[k][key] += x
+                        sums[k][np_key(spec, r[at + 1:at + m])] += x
                     else:
                         stacks[k].add(r[at], r[at + 1])
         for k, st in enumerate(stacks):
             if st is not None:
                 sums[k] = st.product()
+            elif isinstance(sums[k], _Rows):
+                sums[k] = sums[k].result()
         by_input = {}
         for k, (j, kind, at, m, spec) in enumerate(self.acc):
             if sums[k] is not None:
@@ -701,6 +707,30 @@ class _Backward:
 
 
 _ROW = (("i", DYN),)  # the StridedSlice spec of x[t]
+
+
+class _Rows:
+    """The gradient of x summed over a loop's reads x[t]: each row's gradient is written into place the first
+    time (no zeroed array read back and added to), added after that; rows no iteration read are zeros."""
+
+    def __init__(self, shape, dtype):
+        self.out = np.empty(shape, dtype)
+        self.seen = np.zeros(shape[0] if shape else 0, bool)
+
+    def add(self, t, x):
+        n = len(self.seen)
+        if not -n <= t < n:
+            raise InvalidArgumentError(f"slice index {t} of dimension 0 out of bounds.")
+        if self.seen[t]:
+            self.out[t] += x
+        else:
+            self.out[t] = x
+            self.seen[t] = True
+
+    def result(self):
+        if not self.seen.all():
+            self.out[~self.seen] = 0
+        return self.out
 
 
 class _Unsupported(Exception):
