@@ -370,3 +370,25 @@ def test_even_split_compiles_to_slices():
     for k, got in enumerate(cg.fn(x)):
         np.testing.assert_array_equal(got, x[:, 2 * k:2 * k + 2] * (k + 1))
     np.testing.assert_array_equal(f(tf.constant(x))[3].numpy(), x[:, 6:] * 4)
+
+
+def test_rows_read_twice_or_never(served, monkeypatch):
+    xs0 = RNG.standard_normal((4, 2)).astype(np.float32)
+
+    @tf.function
+    def f(xs):
+        with tf.GradientTape() as tape:
+            tape.watch(xs)
+            # reads rows 0, 1, 2, 0, 1 (row 3 never), each scaled by the iteration's number
+            s = tf.while_loop(lambda t, s: t < 5,
+                              lambda t, s: (t + 1, s + tf.reduce_sum(tf.sin(xs[t % 3])) * tf.cast(t + 1, tf.float32)),
+                              (tf.constant(0), tf.constant(0.0)))[1]
+        return tape.gradient(s, xs)
+
+    got = _np(f(tf.constant(xs0)))
+    assert served and [k for _, k, *_ in served[0].acc] == ["slice"]
+    want = np.zeros_like(xs0)
+    for t in range(5):
+        want[t % 3] += np.cos(xs0[t % 3]) * (t + 1)
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
+    _same([got], [_replayed(monkeypatch, f, tf.constant(xs0))])
