@@ -268,9 +268,66 @@ def load_weights_from_group(h5py, f, model, where, by_name=False, skip_mismatch=
         v.assign(value)
 
 
+def check_global_heaps(filepath):
+    """Refuses (OSError) a file whose HDF5 global heap collections (where variable-length strings such as
+    `model_config` live) HDF5 cannot walk in bounded time: a heap object of size 0 makes the library's
+    collection reader loop forever in C, beyond any signal, and objects that run past their collection or
+    collections past the end of the file are damage too. Each collection ("GCOL" with version 1) is walked
+    here first, as HDF5 walks it, a bounded pass over the file's bytes."""
+    import mmap
+    with open(filepath, "rb") as f:
+        size = os.fstat(f.fileno()).st_size
+        if size == 0:
+            return
+        with mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as m:
+            lengths = _size_of_lengths(m, size)
+            pos = m.find(b"GCOL")
+            while pos != -1:
+                _check_collection(m, pos, size, lengths, filepath)
+                pos = m.find(b"GCOL", pos + 4)
+
+
+def _size_of_lengths(m, size):
+    """The superblock's "size of lengths" (8 in the files h5py writes); the superblock sits at 0, 512, 1024 ..."""
+    base = 0
+    while base + 16 <= size:
+        if m[base:base + 8] == b"\x89HDF\r\n\x1a\n":
+            version = m[base + 8]
+            n = m[base + 14] if version in (0, 1) else m[base + 10]
+            return n if n in (2, 4, 8) else 8
+        base = 512 if base == 0 else base * 2
+    return 8
+
+
+def _check_collection(m, pos, size, lengths, filepath):
+    header = 8 + lengths  # "GCOL", version, 3 reserved bytes, the collection's size
+    if pos + header > size or m[pos + 4] != 1 or m[pos + 5:pos + 8] != b"\0\0\0":
+        return  # the four letters inside other data, not a collection's header
+    csize = int.from_bytes(m[pos + 8:pos + header], "little")
+    where = f"{filepath}: HDF5 global heap collection at byte {pos}"
+    if csize < header or pos + csize > size:
+        raise OSError(f"{where} claims {csize} bytes, beyond the end of the file ({size} bytes)")
+    objhdr = 8 + lengths  # index (2), reference count (2), reserved (4), size
+    p, end = pos + header, pos + csize
+    while p < end:
+        if p + objhdr > end:
+            return  # HDF5 takes a tail too small for an object header as free space
+        index = int.from_bytes(m[p:p + 2], "little")
+        osize = int.from_bytes(m[p + 8:p + objhdr], "little")
+        need = objhdr + (osize + 7) // 8 * 8 if index else osize  # free space (index 0) counts its header
+        if need < objhdr:
+            raise OSError(f"{where}: object {index} at byte {p} has size {osize}: the collection cannot be walked "
+                          f"(HDF5's reader would never get past it)")
+        if p + need > end:
+            raise OSError(f"{where}: object {index} at byte {p} ({osize} bytes) runs past the collection's end")
+        p += need
+
+
 def _open(h5py, filepath):
     if os.path.exists(filepath) and not os.path.isfile(filepath):
         raise OSError(f"Unable to open {filepath}: not a regular file")
+    if os.path.isfile(filepath):
+        check_global_heaps(filepath)
     try:
         return h5py.File(filepath, "r")
     except (OSError, ValueError) as e:
