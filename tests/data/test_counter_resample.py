@@ -57,3 +57,13 @@ def test_rejection_resample_balances_classes():
     balanced = balanced.map(lambda extra_label, features_and_label: features_and_label)
     lab = np.concatenate([l.numpy() for _, l in balanced.take(200)])
     assert 0.45 < lab.mean() < 0.55
+
+
+def test_batches_of_a_huge_range_are_computed_from_their_indices():
+    # each batch of a range used to be sliced from the whole range materialised (np.arange of 10**12: MemoryError)
+    ds = tf.data.Dataset.range(3, 10 ** 12, 7)
+    assert next(iter(ds.batch(3))).numpy().tolist() == [3, 10, 17]
+    assert next(iter(ds.map(lambda x: x * 2).batch(2))).numpy().tolist() == [6, 20]
+    assert list(tf.data.Dataset.range(30, 3, -7).batch(2).as_numpy_iterator())[1].tolist() == [16, 9]
+    got = next(iter(tf.data.Dataset.range(5, output_type=tf.int32).batch(2)))
+    assert got.dtype == tf.int32 and got.numpy().tolist() == [0, 1]

@@ -82,7 +82,7 @@ class IteratorResource:
         self._lock = threading.Lock()
         self._start(None)
 
-    def _start(self, random_state):
+    def _start(self, random_state, make=True):
         """(Re)starts at the first element; random_state: the random stages' states to start from (None: as
         the dataset's stages are now)."""
         stages = random_stages(self._dataset)
@@ -90,20 +90,22 @@ class IteratorResource:
             for d, st in zip(stages, random_state):
                 d._set_random_state(st)
         self.random_state = [d._random_state() for d in stages]
-        self._it = self._dataset._make_iter()
+        self._it = self._dataset._make_iter() if make else None
         self._next = None
         self.position = 0
 
     def restart_at(self, position, random_state):
-        """Goes back to `position` elements after the start with the random stages in `random_state`, by
-        replaying the pipeline (its elements are made again and dropped). False if the dataset ends first."""
+        """Goes back to `position` elements after the start with the random stages in `random_state`
+        (data/seek.py: indexing where the stages allow, replaying the pipeline elsewhere). False if the dataset
+        ends first."""
+        from .seek import iter_from
         with self._lock:
-            self._start(random_state)
-            it = self._it
-            for k in range(position):
-                if next(it, None) is None:
-                    return False
-            self.position = position
+            self._start(random_state, make=False)
+            it = iter_from(self._dataset, position)
+            if it is None:
+                self._it = iter(())
+                return False
+            self._it, self.position = it, position
             return True
 
     def has_next(self):

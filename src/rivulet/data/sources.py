@@ -88,8 +88,13 @@ class RangeDataset(DatasetV2):
         return ((t(i),) for i in self._range)
 
     def _slices(self, index):
-        r = np.arange(self._range.start, self._range.stop, self._range.step, dtype=self._np)
-        return (r[index],)
+        """Elements at `index` (a slice or an index array), computed without the whole range."""
+        r = self._range
+        if isinstance(index, slice):
+            part = r[index]
+            return (np.arange(part.start, part.stop, part.step, dtype=np.int64).astype(self._np, copy=False),)
+        idx = np.asarray(index, dtype=np.int64)
+        return ((r.start + idx * r.step).astype(self._np, copy=False),)
 
 
 class GeneratorDataset(DatasetV2):

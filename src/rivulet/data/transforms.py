@@ -135,17 +135,18 @@ class BatchDataset(_Unary):
             return (fn(b) for b in self._sliced(src, order))
         return self._stacked()
 
-    def _sliced(self, src, order):
+    def _sliced(self, src, order, start=0):
+        """Batches `start`, `start` + 1 ... of an indexable source."""
         total, n = src._card(), self._n
         perm = order() if order is not None else None
         stop = total - total % n if self._drop else total
-        for lo in range(0, stop, n):
+        for lo in range(start * n, stop, n):
             idx = slice(lo, lo + n) if perm is None else perm[lo:lo + n]
             yield src._slices(idx)
 
-    def _stacked(self):
+    def _stacked(self, it=None):
         n, drop = self._n, self._drop
-        it = self._input._make_iter()
+        it = self._input._make_iter() if it is None else it
         while True:
             chunk = list(itertools.islice(it, n))
             if not chunk or drop and len(chunk) < n:
