@@ -6,9 +6,11 @@ holding each stage's position and buffers). rivulet saves, under the same key, a
     [b"rivulet.data.Iterator/1", element_spec as printed, position, number of random stages,
      then for each random stage (shuffle, sample_from_datasets, rejection_resample): seed, seed, iteration]
 
-(numbers as decimal text). Restoring starts the iterator again with the random stages as recorded and replays
-the pipeline up to the position, so the elements that follow are those the saved iterator would have given
-(random ops inside map functions are the exception: they draw anew). A checkpoint of another pipeline (other
+(numbers as decimal text). Restoring starts the iterator again with the random stages as recorded and goes to
+the position (data/seek.py: by indexing where the stages allow, else by remaking the elements before it), so
+the elements that follow are those the saved iterator would have given. As TensorFlow, saving refuses a
+pipeline with external state (a generator, py_function, stateful random ops in a function) unless its options
+say experimental_external_state_policy WARN or IGNORE (then such stages draw anew). A checkpoint of another pipeline (other
 element_spec or random stages), or a malformed value, raises InvalidArgumentError; nothing is changed then.
 """
 import numpy as np
