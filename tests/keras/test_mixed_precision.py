@@ -184,3 +184,22 @@ def test_mixed_model_saves_and_loads(tmp_path, name):
     assert again.layers[1].dtype_policy.name == "mixed_float16" and again.layers[2].compute_dtype == "float32"
     x = np.ones((1, 4), "float32")
     np.testing.assert_array_equal(again.predict(x, verbose=0), model.predict(x, verbose=0))
+
+
+def test_normalization_layers_compute_in_float32_under_a_mixed_policy():
+    mixed_precision.set_global_policy("mixed_float16")
+    bn, ln = layers.BatchNormalization(momentum=0.5), layers.LayerNormalization()
+    x = tf.constant(np.arange(12, dtype="float16").reshape(4, 3))
+    y = bn(x, training=True)
+    assert y.dtype == tf.float16 and ln(x).dtype == tf.float16
+    assert not isinstance(bn.moving_mean, mixed_precision.AutoCastVariable)  # tf_keras: no autocast here
+    assert bn.moving_mean.dtype == tf.float32 and ln.gamma.dtype == tf.float32
+    np.testing.assert_allclose(bn.moving_mean.numpy(), [2.25, 2.75, 3.25])  # 0.5 * 0 + 0.5 * [4.5, 5.5, 6.5]
+    np.testing.assert_allclose(y.numpy()[:, 0], [-1.342, -0.447, 0.447, 1.342], atol=2e-3)
+
+
+def test_bfloat16_policies_name_what_is_missing():
+    mixed_precision.set_global_policy("mixed_bfloat16")
+    assert repr(mixed_precision.global_policy()) == '<Policy "mixed_bfloat16">'
+    with pytest.raises(TypeError, match="NumPy has no bfloat16"):
+        layers.Dense(2)

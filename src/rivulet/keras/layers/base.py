@@ -155,8 +155,13 @@ class Layer:
         `_dtype` is the compute dtype (inputs are cast to it), `_variable_dtype` the weights' dtype."""
         from ..mixed_precision import policy
         self._dtype_policy = policy.get_policy(dtype)
-        self._dtype = tf.as_dtype(self._dtype_policy.compute_dtype)
-        self._variable_dtype = tf.as_dtype(self._dtype_policy.variable_dtype)
+        try:
+            self._dtype = tf.as_dtype(self._dtype_policy.compute_dtype)
+            self._variable_dtype = tf.as_dtype(self._dtype_policy.variable_dtype)
+        except TypeError:
+            raise TypeError(f"Layer '{self._name}': the dtype policy '{self._dtype_policy.name}' computes in "
+                            f"{self._dtype_policy.compute_dtype}, which rivulet does not have (NumPy has no "
+                            f"bfloat16): use 'mixed_float16' or 'float32'") from None
         # Under a mixed policy, calls read the float variables in the compute dtype (AutoCastVariable).
         self._autocast_dtype = self._dtype if self._variable_dtype is not self._dtype else None
 

@@ -14,6 +14,13 @@ class _Normalization(Layer):
             return v
         return tf.reshape(v, self._bshape)
 
+    def call(self, inputs, *args, **kwargs):
+        """16-bit inputs (a mixed precision policy) are normalised in float32 and cast back, as tf_keras does:
+        the layer's own weights stay float32 (created without autocasting)."""
+        if inputs.dtype.name in ("float16", "bfloat16") and self._variable_dtype is tf.float32:
+            return tf.cast(self._normalize(tf.cast(inputs, tf.float32), *args, **kwargs), inputs.dtype)
+        return self._normalize(inputs, *args, **kwargs)
+
 
 class BatchNormalization(_Normalization):
     def __init__(self, axis=-1, momentum=0.99, epsilon=0.001, center=True, scale=True,
@@ -48,17 +55,23 @@ class BatchNormalization(_Normalization):
         # Parameters broadcast against the input: [dim] on the last axis, else reshaped to [1, dim, 1 ...].
         self._bshape = None if self._axis == rank - 1 else [dim if i == self._axis else 1 for i in range(rank)]
         self.gamma = self.add_weight("gamma", (dim,), initializer=self.gamma_initializer,
-                                     regularizer=self.gamma_regularizer) if self.scale else None
+                                     regularizer=self.gamma_regularizer, experimental_autocast=False) \
+            if self.scale else None
         self.beta = self.add_weight("beta", (dim,), initializer=self.beta_initializer,
-                                    regularizer=self.beta_regularizer) if self.center else None
+                                    regularizer=self.beta_regularizer, experimental_autocast=False) \
+            if self.center else None
         self.moving_mean = self.add_weight("moving_mean", (dim,), initializer=self.moving_mean_initializer,
-                                           trainable=False)
-        self.moving_variance = self.add_weight("moving_variance", (dim,),
-                                               initializer=self.moving_variance_initializer, trainable=False)
+                                           trainable=False, experimental_autocast=False)
+        self.moving_variance = self.add_weight("moving_variance", (dim,), trainable=False,
+                                               initializer=self.moving_variance_initializer,
+                                               experimental_autocast=False)
         self.built = True
 
 
     def call(self, inputs, training=None):
+        return _Normalization.call(self, inputs, training=training)
+
+    def _normalize(self, inputs, training=None):
         if training and self.trainable:
             mean, variance = tf.nn.moments(inputs, axes=self._reduce)
             decay = 1.0 - self.momentum
@@ -114,13 +127,18 @@ class LayerNormalization(_Normalization):
         trailing = self._axes == list(range(rank - len(self._axes), rank))
         self._bshape = None if trailing else [input_shape[i] if i in self._axes else 1 for i in range(rank)]
         self.gamma = self.add_weight("gamma", dims, initializer=self.gamma_initializer,
-                                     regularizer=self.gamma_regularizer) if self.scale else None
+                                     regularizer=self.gamma_regularizer, experimental_autocast=False) \
+            if self.scale else None
         self.beta = self.add_weight("beta", dims, initializer=self.beta_initializer,
-                                    regularizer=self.beta_regularizer) if self.center else None
+                                    regularizer=self.beta_regularizer, experimental_autocast=False) \
+            if self.center else None
         self.built = True
 
 
     def call(self, inputs):
+        return _Normalization.call(self, inputs)
+
+    def _normalize(self, inputs):
         mean, variance = tf.nn.moments(inputs, axes=self._axes, keepdims=True)
         return tf.nn.batch_normalization(inputs, mean, variance, self._b(self.beta), self._b(self.gamma),
                                          self.epsilon)

@@ -54,6 +54,8 @@ def _parse(name):
         raise ValueError(message + f" Got policy name: '{name}'")
     if name in _MIXED:
         return _MIXED[name]
+    if name == "bfloat16":
+        return name, name
     try:
         dtype = tf.as_dtype(name).name
     except (TypeError, ValueError):
@@ -74,7 +76,8 @@ def set_global_policy(policy):
     """Sets the global policy (a Policy or its name; None goes back to floatx's). Only floating policies."""
     if policy is not None and not isinstance(policy, Policy):
         policy = Policy(policy)
-    if policy is not None and not tf.as_dtype(policy.compute_dtype).is_floating:
+    if policy is not None and policy.compute_dtype != "bfloat16" and \
+            not tf.as_dtype(policy.compute_dtype).is_floating:
         raise ValueError("set_global_policy can only be used to set the global policy to floating-point "
                          f"policies, such as \"float32\" and \"mixed_float16\", but got policy: {policy.name}")
     _GLOBAL[0] = policy
