@@ -286,3 +286,14 @@ def test_a_library_that_does_not_load_is_no_error(monkeypatch, tmp_path):
     monkeypatch.setenv("RIVULET_ONEDNN", "0")
     monkeypatch.delenv("RIVULET_ONEDNN_LIB")
     assert onednn._load() is None
+
+
+def test_conv_kernels_ask_glibc_to_keep_freed_memory(monkeypatch):
+    from rivulet.execute import memory
+    calls = []
+    monkeypatch.setattr(memory, "_state", {"done": False, "applied": False})
+    monkeypatch.setattr(memory, "_mallopt", lambda: lambda k, v: calls.append((k, v)) or 1)
+    for k in memory._ENV:
+        monkeypatch.delenv(k, raising=False)
+    tf.nn.conv2d(np.ones((1, 4, 4, 2), np.float32), np.ones((3, 3, 2, 2), np.float32), 1, "VALID")
+    assert (-3, 32 << 20) in calls and memory.retain_heap()  # blocks under 32 MiB from the heap

@@ -5,8 +5,11 @@ values (its stash) until the backward loop has used them. glibc's defaults hand 
 back to the system past 128 KiB and serve blocks above a moving threshold by mmap, so every step faults
 the same pages in again: a quarter of an LSTM text classifier's fit epoch (235 -> 180 ms of CPU).
 TensorFlow keeps its tensors' memory in its own allocators; rivulet asks glibc once (mallopt, when a
-compiled loop gradient is first built) to keep up to 256 MiB of free heap, to grow the heap 16 MiB at a
-time and to serve blocks under 4 MiB from the heap. Nothing changes where the C library is not glibc, where
+compiled loop gradient is first built or a convolution or pool kernel first runs) to keep up to 256 MiB of
+free heap, to grow the heap 16 MiB at a time and to serve blocks under 32 MiB (glibc's largest threshold) from
+the heap: a convnet's activations and gradients are megabytes each (11 MiB for a 128x26x26x32 float32 batch),
+and with a 4 MiB threshold bench_train.py's convnet epoch still took 30,700 page faults (270 ms of system
+time of 1,085 ms CPU), 375 (8 ms) with 32 MiB; without the settings 233,000 (640 of 1,540 ms). Nothing changes where the C library is not glibc, where
 the process chose its own malloc settings (MALLOC_*_ environment variables, GLIBC_TUNABLES), or with the
 optimizer option `retain_heap` off.
 """
@@ -18,7 +21,7 @@ import threading
 from . import options
 
 M_TRIM_THRESHOLD, M_TOP_PAD, M_MMAP_THRESHOLD = -1, -2, -3
-SETTINGS = ((M_TRIM_THRESHOLD, 256 << 20), (M_TOP_PAD, 16 << 20), (M_MMAP_THRESHOLD, 4 << 20))
+SETTINGS = ((M_TRIM_THRESHOLD, 256 << 20), (M_TOP_PAD, 16 << 20), (M_MMAP_THRESHOLD, 32 << 20))
 _ENV = ("MALLOC_TRIM_THRESHOLD_", "MALLOC_TOP_PAD_", "MALLOC_MMAP_THRESHOLD_", "GLIBC_TUNABLES")
 _lock = threading.Lock()
 _state = {"done": False, "applied": False}

@@ -23,7 +23,7 @@ from ..core.dispatch import bind
 from ..core.op import FLOATS, REAL, defop
 from ..core.tensor import Tensor
 from ..errors import InvalidArgumentError
-from ..execute import blas_threads, onednn, openblas
+from ..execute import blas_threads, memory, onednn, openblas
 from ..shape import TensorShape
 from ._rules import UNKNOWN, binary_args, broadcast_shape, same_shape, static_value, to_tensor
 from . import math_ops as _m
@@ -701,7 +701,10 @@ def _im2col_blocks(cols, blocks, fn):
 
 def _dnnl(*arrays):
     """Whether oneDNN (the `onednn` extra, execute/onednn.py) runs a kernel on these operands: the library
-    loaded, every operand float32 and 4-D with no zero-sized dimension. Anything else runs on NumPy."""
+    loaded, every operand float32 and 4-D with no zero-sized dimension. Anything else runs on NumPy. (Every
+    conv/pool kernel asks this first, so here glibc is also told once to keep freed memory for the next
+    step, execute/memory.py: a convnet's megabyte activations are not faulted in anew each step.)"""
+    memory.retain_heap()
     return onednn.api() is not None and all(a.dtype == np.float32 and a.ndim == 4 and a.size for a in arrays)
 
 
