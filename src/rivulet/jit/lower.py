@@ -112,7 +112,7 @@ def lower(graph, inputs, outputs, captures, n_args, freeze=True):
         if getattr(value, "_is_resource", False) and hasattr(value, "_value"):
             model.resources[id(value)] = (value, n_args + k)
     for op in ops:
-        if op.opdef.stateful and op.type not in _UPDATES and op.type != "ReadVariableOp":
+        if op.opdef.stateful and op.type not in _UPDATES and op.type != "ReadVariableOp" and _effectful(op):
             report.add(op, "has a side effect (printing, an assertion, random numbers, other state) that the "
                            "compiled tier does not run")
         elif any(t.dtype is _dt.string for t in op.outputs):
@@ -148,6 +148,31 @@ def lower(graph, inputs, outputs, captures, n_args, freeze=True):
     low.heavy_flops = largest_gemm(ops)
     low.frozen = model.frozen
     return low, None
+
+
+def _sub_graphs(op):
+    """The sub-graphs of a control-flow op (a loop's cond and body, a cond's or case's branches)."""
+    a = op.attrs
+    if "body" in a and hasattr(a["body"], "cond"):
+        return [a["body"].cond, a["body"].body]
+    if "branches" in a and hasattr(a["branches"], "subs"):
+        return list(a["branches"].subs)
+    return None
+
+
+def _effectful(op):
+    """Whether a stateful op does more than read variables: a loop or cond whose sub-graphs only read
+    variables (a Keras RNN's recurrent kernel) is as pure as the graph around it. Assigns inside them are
+    refused where they are lowered (StepModel.assign)."""
+    subs = _sub_graphs(op)
+    if subs is None:
+        return True
+    for sub in subs:
+        for inner in sub.graph.get_operations():
+            if inner.opdef.stateful and inner.type not in _UPDATES and inner.type != "ReadVariableOp" and \
+                    _effectful(inner):
+                return True
+    return False
 
 
 def _output(scope, model, value, base, make_info, low):

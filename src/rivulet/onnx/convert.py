@@ -19,6 +19,8 @@ def convert_ops(scope, graph, feeds, outputs, ops=None):
     feeds: {id(placeholder): value}. Returns the outputs' values."""
     report = scope.model.report
     values = dict(feeds)
+    if getattr(scope, "values", None) is None:
+        scope.values = values  # every converted tensor's value, for converters that look further back (ops_rnn)
     if ops is None:
         ops = needed(graph, outputs)
         _check_effects(graph, {op._id for op in ops}, report)

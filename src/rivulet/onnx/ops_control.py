@@ -12,6 +12,7 @@ from onnx import helper
 
 from .. import dtypes as _dt
 from ..shape import TensorSpec
+from . import ops_rnn
 from .builder import Ctx, Scope, Unsupported, converter, value_info
 from .convert import convert_ops, subgraph
 
@@ -49,6 +50,9 @@ def _while(ctx, op, *ins):
     lv = ins[:n]
     if any(not isinstance(v, str) for v in lv):
         raise Unsupported("a loop variable is a resource (a variable); ONNX loops carry tensors only")
+    fused = ops_rnn.fuse(ctx, op, ins)  # a Keras SimpleRNN/LSTM/GRU loop: one fused node
+    if fused is not None:
+        return fused
     cond_caps = [ins[i] for i in lb.cond_feed]
     first = convert_ops(ctx.scope, lb.cond.graph, _feeds(lb.cond, list(lv) + cond_caps), lb.cond.outputs)[0]
     m = ctx.model

@@ -1,0 +1,347 @@
+"""Keras recurrent loops as ONNX's fused LSTM, GRU and RNN ops.
+
+A Keras SimpleRNN/LSTM/GRU layer traced in a function is a While loop (keras/layers/recurrent.py,
+`_loop_graph`) whose input projections were hoisted before it: xp = reshape(seq_flat @ kernel + bias), one GEMM
+over every timestep. When a While op is exactly that loop (a counter from 0 to xp's number of steps; the step
+reading xp[t]; the cell's gates from xp[t] and h @ recurrent_kernel with activations ONNX names; the outputs
+buffer filled row by row or untouched), it becomes one LSTM / GRU / RNN node fed the un-projected sequence and
+the weights in ONNX's layouts: [gates*units, features] matrices, LSTM gates reordered from Keras's i, f, c, o
+to ONNX's i, o, f, c, GRU's reset_after as linear_before_reset=1. onnxruntime runs those as one kernel
+instead of a Loop of small sub-graph runs. Anything else (masks, dropout, cells of one's own, activations
+ONNX does not name) is not matched and stays a Loop.
+"""
+import numpy as np
+
+from .. import dtypes as _dt
+from ..graph.graph_util import data_ancestors
+from ..ops.array_ops import partial_value
+from .convert import convert_ops
+
+_ACTIVATIONS = {"Sigmoid": "Sigmoid", "Tanh": "Tanh", "Relu": "Relu"}
+_LSTM_ORDER = (0, 3, 1, 2)  # ONNX's i, o, f, c from Keras's i, f, c, o
+
+
+class _NoMatch(Exception):
+    pass
+
+
+def _need(ok):
+    if not ok:
+        raise _NoMatch
+
+
+def _op(t, *types):
+    op = t.op
+    _need(op.type in types)
+    return op
+
+
+def _either(op, fn):
+    """fn(a, b) on a binary op's inputs in either order (its first success)."""
+    a, b = op.inputs
+    try:
+        return fn(a, b)
+    except _NoMatch:
+        return fn(b, a)
+
+
+def _act(t, split_out=None, kind=None):
+    """(activation, its input) of t = activation(x); x must be `split_out` and the kind `kind` when given."""
+    op = t.op
+    _need(op.type in _ACTIVATIONS and (kind is None or op.type == kind))
+    _need(split_out is None or op.inputs[0] is split_out)
+    return op.type, op.inputs[0]
+
+
+def _const_one(t):
+    _need(t.op.type == "Const" and np.all(np.asarray(t.op.attrs["value"]) == 1))
+
+
+def fuse(ctx, op, ins):
+    """The While op as a fused recurrent node (its outputs' values), or None where it is not such a loop."""
+    try:
+        return _Loop(ctx, op, ins).emit()
+    except Exception:  # noqa: BLE001  (not such a loop, or one shaped otherwise: the Loop form serves it)
+        return None
+
+
+class _Loop:
+    def __init__(self, ctx, op, ins):
+        self.ctx, self.op, self.ins = ctx, op, ins
+        lb = self.lb = op.attrs["body"]
+        body = self.body = lb.body
+        n = self.n = lb.n_vars
+        _need(n in (4, 5) and len(body.outputs) == n)
+        self.params = body.params
+        caps = body.inputs[n:]
+        self.cap_in = {id(ph): i for ph, i in zip(caps, lb.body_feed)}  # capture placeholder -> While input
+        self.h = self.params[3]
+        _need(op.inputs[3].dtype is _dt.float32 and self.h.shape.rank == 2)
+
+    # -- what every recurrent loop shares ------------------------------------------------------------------
+    def _counter(self):
+        """t from 0 by 1 while t < steps; returns steps' value (the final count) and the outer steps tensor."""
+        op, lb, p0 = self.op, self.lb, self.params[0]
+        _need(partial_value(op.inputs[0]) == 0)
+        _either(_op(self.body.outputs[0], "AddV2"), lambda a, b: (_need(a is p0), _const_one(b)))
+        cond = lb.cond
+        less = _op(cond.outputs[0], "Less")
+        _need(less.inputs[0] is cond.params[0])
+        caps = cond.inputs[lb.n_vars:]
+        j = next((k for k, ph in enumerate(caps) if ph is less.inputs[1]), None)
+        _need(j is not None)
+        i = lb.cond_feed[j]
+        return self.ins[i], op.inputs[i]
+
+    def _step_input(self, t):
+        """xp[t]: the projected inputs' row of this step; returns the capture placeholder of xp."""
+        sl = _op(t, "StridedSlice")
+        _need(sl.attrs["spec"] == (("i", "?"),) and len(sl.inputs) == 2 and sl.inputs[1] is self.params[0])
+        xp_ph = sl.inputs[0]
+        _need(id(xp_ph) in self.cap_in)
+        return xp_ph
+
+    def _recurrent(self, t):
+        """h @ R with R loop-invariant; returns R (a body tensor)."""
+        mm = _op(t, "MatMul")
+        _need(not mm.attrs.get("transpose_a") and not mm.attrs.get("transpose_b") and
+              not mm.attrs.get("adjoint_a") and not mm.attrs.get("adjoint_b"))
+        _need(mm.inputs[0] is self.h)
+        return mm.inputs[1]
+
+    def _invariant(self, t):
+        """The ONNX value of a loop-invariant body tensor (a variable read, a slice of one), emitted outside."""
+        params = {id(p) for p in self.params}
+        ops = data_ancestors(self.body.graph, [t])
+        _need(not any(id(o) in params for a in ops for o in a.outputs))
+        feeds = {id(ph): self.ins[self.cap_in[id(ph)]] for ph in self.body.inputs[self.n:]}
+        return convert_ops(self.ctx.scope, self.body.graph, feeds, [t], ops=ops)[0]
+
+    def _projection(self, xp_ph, steps_outer, n_gates, units):
+        """xp = reshape(reshape(seq, [-1, features]) @ kernel (+ bias)) outside the loop: (seq, kernel, bias)
+        as ONNX values (bias None when there is none)."""
+        xp = self.op.inputs[self.cap_in[id(xp_ph)]]
+        values = self.ctx.scope.values
+        prod = _op(xp, "Reshape").inputs[0]
+        bias = None
+        p = prod.op
+        if p.type == "BiasAdd":
+            prod, bias = p.inputs
+            p = prod.op
+        _need(p.type in ("_FusedMatMul", "MatMul"))
+        if p.type == "_FusedMatMul":
+            _need(p.attrs.get("activation") is None and bias is None)
+            flat, kernel = p.inputs[:2]
+            bias = p.inputs[2] if len(p.inputs) > 2 else None
+        else:
+            _need(not any(p.attrs.get(k) for k in ("transpose_a", "transpose_b", "adjoint_a", "adjoint_b")))
+            flat, kernel = p.inputs
+        seq = _op(flat, "Reshape").inputs[0]
+        s, f, x = seq.shape, flat.shape, xp.shape
+        _need(s.rank == 3 and f.rank == 2 and x.rank == 3 and seq.dtype is _dt.float32)
+        _need(s[2] is not None and f[1] == s[2] and kernel.shape.as_list() == [s[2], n_gates * units])
+        _need(x[2] == n_gates * units and (x[0] is not None and x[0] == s[0] or x[1] is not None and x[1] == s[1]))
+        _need(bias is None or bias.shape.as_list() == [n_gates * units])
+        # the loop runs over all of xp's steps: steps is xp's static length or tf.shape(xp)[0]
+        st = steps_outer.op
+        if st.type == "StridedSlice":
+            _need(st.attrs["spec"] == (("i", 0),) and len(st.inputs) == 1)
+            _need(_op(st.inputs[0], "Shape").inputs[0] is xp)
+        else:
+            _need(x[0] is not None and partial_value(steps_outer) == x[0])
+        return values[id(seq)], values[id(kernel)], (None if bias is None else values[id(bias)])
+
+    def _outputs(self, h_new, y, y_h, y_c, steps):
+        """The While's outputs: (t, last output, outputs buffer, states...)."""
+        ctx, body, p = self.ctx, self.body, self.params
+        _need(body.outputs[1] is h_new)
+        buf = body.outputs[2]
+        if buf is p[2]:
+            buf_value = self.ins[2]
+        else:
+            up = _op(buf, "TensorScatterUpdate")
+            _need(up.inputs[0] is p[2])
+            idx = _op(up.inputs[1], "Reshape")
+            _need(idx.inputs[0] is p[0] and up.inputs[1].shape.as_list() == [1, 1])
+            ex = _op(up.inputs[2], "ExpandDims")
+            _need(ex.inputs[0] is h_new and up.inputs[2].shape.rank == 3 and ex.attrs.get("axis") in (0, -3))
+            buf_value = ctx.squeeze(y, [1])
+        h_last = ctx.squeeze(y_h, [0])
+        outs = [steps, h_last, buf_value, h_last]
+        if y_c is not None:
+            outs.append(ctx.squeeze(y_c, [0]))
+        return outs
+
+    # -- the three cells -------------------------------------------------------------------------------------
+    def emit(self):
+        steps, steps_outer = self._counter()
+        h_new = self.body.outputs[3]
+        if self.n == 5:
+            return self._lstm(steps, steps_outer, h_new)
+        if h_new.op.type == "AddV2":
+            return self._gru(steps, steps_outer, h_new)
+        return self._simple(steps, steps_outer, h_new)
+
+    def _simple(self, steps, steps_outer, h_new):
+        g, z = _act(h_new)
+        x_t, r = [], []
+        _either(_op(z, "AddV2"), lambda a, b: (x_t.append(self._step_input(a)), r.append(self._recurrent(b))))
+        units = self.h.shape[1]
+        _need(units is not None)
+        seq, kernel, bias = self._projection(x_t[-1], steps_outer, 1, units)
+        w, rr = self._w(kernel, 1, None), self._w(self._invariant(r[-1]), 1, None)
+        b = self._b([bias, None], 1, units, None)
+        y, y_h = self.ctx.node("RNN", [seq, w, rr, b, "", self.ctx.unsqueeze(self.ins[3], [0])], n_out=2,
+                               hidden_size=units, activations=[_ACTIVATIONS[g]])
+        return self._outputs(h_new, y, y_h, None, steps)
+
+    def _lstm(self, steps, steps_outer, h_new):
+        body, c_prev, c_new = self.body, self.params[4], self.body.outputs[4]
+
+        def out_gate(a, b):  # h' = fa(o) * g(c')
+            fa, o = _act(a)
+            g, c = _act(b)
+            _need(c is c_new)
+            return fa, g, o
+        fa, g, o = _either(_op(h_new, "Mul"), out_gate)
+        split = o.op
+        _need(split.type == "Split" and split.attrs.get("num_split") == 4 and split.attrs.get("axis") in (1, -1)
+              and o is split.outputs[3])
+        s = split.outputs
+
+        def forget(a, b):
+            _need(b is c_prev)
+            _act(a, s[1], fa)
+
+        def inner(a, b):
+            _act(a, s[0], fa)
+            _act(b, s[2], g)
+        _either(_op(c_new, "AddV2"), lambda a, b: (_either(_op(a, "Mul"), forget), _either(_op(b, "Mul"), inner)))
+        x_t, r = [], []
+        _either(_op(split.inputs[0], "AddV2"),
+                lambda a, b: (x_t.append(self._step_input(a)), r.append(self._recurrent(b))))
+        units = self.h.shape[1]
+        _need(units is not None)
+        seq, kernel, bias = self._projection(x_t[-1], steps_outer, 4, units)
+        w, rr = self._w(kernel, 4, _LSTM_ORDER), self._w(self._invariant(r[-1]), 4, _LSTM_ORDER)
+        b = self._b([bias, None], 4, units, _LSTM_ORDER)
+        ctx = self.ctx
+        y, y_h, y_c = ctx.node("LSTM", [seq, w, rr, b, "", ctx.unsqueeze(self.ins[3], [0]),
+                                        ctx.unsqueeze(self.ins[4], [0])], n_out=3, hidden_size=units,
+                               activations=[_ACTIVATIONS[fa], _ACTIVATIONS[g], _ACTIVATIONS[g]])
+        return self._outputs(h_new, y, y_h, y_c, steps)
+
+    def _gru(self, steps, steps_outer, h_new):
+        h = self.h
+        found = {}
+
+        def blend(a, b):  # h' = z * h + (1 - z) * hh
+            def keep(x, y):
+                _need(y is h)
+                return x
+            z = _either(_op(a, "Mul"), keep)
+
+            def new(x, y):
+                sub = _op(x, "Sub")
+                _const_one(sub.inputs[0])
+                _need(sub.inputs[1] is z)
+                return y
+            return z, _either(_op(b, "Mul"), new)
+        z, hh = _either(_op(h_new, "AddV2"), blend)
+        fa, z_in = _act(z)
+        g, hh_in = _act(hh)
+
+        def x_part(t, k):  # the k-th third of xp[t]
+            sp = t.op
+            _need(sp.type == "Split" and sp.attrs.get("num_split") == 3 and sp.attrs.get("axis") in (1, -1)
+                  and t is sp.outputs[k])
+            xp_ph = self._step_input(sp.inputs[0])
+            _need(found.setdefault("xp", xp_ph) is xp_ph)
+
+        def gate(t, k):  # x_k + (h @ R)_k: returns the recurrent part's tensor
+            parts = []
+            _either(_op(t, "AddV2"), lambda a, b: (x_part(a, k), parts.append(b)))
+            return parts[-1]
+        hz = gate(z_in, 0)
+        r_pre = []
+
+        def reset_after(a, b):  # x_h + r * (h @ Rh + rb_h)
+            x_part(a, 2)
+            m = _op(b, "Mul")
+
+            def rh(x, y):
+                _, r_in = _act(x, None, fa)
+                r_pre.append(r_in)
+                return y
+            return _either(m, rh)
+        try:
+            hh_rec = _either(_op(hh_in, "AddV2"), reset_after)
+            linear_before_reset = 1
+        except _NoMatch:
+            linear_before_reset = 0
+            r_pre.clear()
+
+            def reset_before(a, b):  # x_h + (r * h) @ Rh
+                x_part(a, 2)
+                mm = _op(b, "MatMul")
+                _need(not any(mm.attrs.get(k) for k in ("transpose_a", "transpose_b", "adjoint_a", "adjoint_b")))
+
+                def rh(x, y):
+                    _need(y is h)
+                    _, r_in = _act(x, None, fa)
+                    r_pre.append(r_in)
+                _either(_op(mm.inputs[0], "Mul"), rh)
+                return mm.inputs[1]
+            hh_rec = _either(_op(hh_in, "AddV2"), reset_before)
+        hr = gate(r_pre[-1], 1)
+        units = h.shape[1]
+        _need(units is not None)
+        seq, kernel, bias = self._projection(found["xp"], steps_outer, 3, units)
+        if linear_before_reset:
+            # the recurrent parts are thirds of one h @ R (+ rb)
+            def third(t, k):
+                sp = t.op
+                _need(sp.type == "Split" and sp.attrs.get("num_split") == 3 and sp.attrs.get("axis") in (1, -1)
+                      and t is sp.outputs[k])
+                return sp.inputs[0]
+            mh = third(hz, 0)
+            _need(third(hr, 1) is mh and third(hh_rec, 2) is mh)
+            rb = None
+            if mh.op.type == "BiasAdd":
+                mh, rb = mh.op.inputs
+            elif mh.op.type == "AddV2" and mh.op.inputs[1].shape.rank == 1:
+                mh, rb = mh.op.inputs
+            r_full = self._invariant(self._recurrent(mh))
+            rb = None if rb is None else self._invariant(rb)
+        else:
+            parts = [self._invariant(self._recurrent(hz)), self._invariant(self._recurrent(hr)),
+                     self._invariant(hh_rec)]
+            r_full = self.ctx.node("Concat", parts, axis=1)
+            rb = None
+        w, rr = self._w(kernel, 3, None), self._w(r_full, 3, None)
+        b = self._b([bias, rb], 3, units, None)
+        ctx = self.ctx
+        y, y_h = ctx.node("GRU", [seq, w, rr, b, "", ctx.unsqueeze(self.ins[3], [0])], n_out=2,
+                          hidden_size=units, activations=[_ACTIVATIONS[fa], _ACTIVATIONS[g]],
+                          linear_before_reset=linear_before_reset)
+        return self._outputs(h_new, y, y_h, None, steps)
+
+    # -- weights in ONNX's layouts ---------------------------------------------------------------------------
+    def _reorder(self, x, n, order, axis):
+        if order is None:
+            return x
+        parts = self.ctx.split(x, None, axis, n)
+        return self.ctx.node("Concat", [parts[i] for i in order], axis=axis)
+
+    def _w(self, k, n, order):
+        """Keras's [rows, n*units] weight -> ONNX's [1, n*units, rows], gates in ONNX's order."""
+        t = self.ctx.node("Transpose", [k], perm=[1, 0])
+        return self.ctx.unsqueeze(self._reorder(t, n, order, 0), [0])
+
+    def _b(self, biases, n, units, order):
+        """[1, 2*n*units]: the input bias then the recurrent one (zeros where there is none); '' for none."""
+        if all(b is None for b in biases):
+            return ""
+        zeros = self.ctx.const(np.zeros(n * units, np.float32))
+        parts = [zeros if b is None else self._reorder(b, n, order, 0) for b in biases]
+        return self.ctx.unsqueeze(self.ctx.node("Concat", parts, axis=0), [0])
