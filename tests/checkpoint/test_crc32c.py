@@ -50,3 +50,13 @@ def test_without_the_extra_numpy_is_used(monkeypatch):
     assert not crc32c.native()
     data = bytes(range(256)) * 50
     assert crc32c.value(data) == _bytewise(data)
+
+
+def test_numpy_path_reads_arrays_as_bytes():
+    """Arrays of any size and dtype (the bundle reader's uint8 buffers) are summed as their bytes."""
+    rng = np.random.default_rng(2)
+    for n in [3, 40, 1000, 10000]:
+        a = rng.integers(0, 256, n, dtype=np.uint8)
+        assert crc32c.numpy_extend(0, a) == crc32c.numpy_extend(0, a.tobytes()) == _bytewise(a.tobytes())
+    f = rng.random((3, 5)).astype(np.float32)
+    assert crc32c.numpy_extend(7, f) == crc32c.numpy_extend(7, f.tobytes())

@@ -117,6 +117,10 @@ def _update_short(state, data):
 
 def _update(state, data):
     """The raw register after feeding `data` (bytes-like) to `state` (no pre/post inversion)."""
+    if type(data) is not bytes and type(data) is not bytearray:
+        data = memoryview(data)  # an array's bytes (iterating over it would give NumPy scalars)
+        if data.format != "B" or data.ndim != 1:
+            data = data.cast("B")
     n = len(data)
     if n <= _TINY:
         return _update_py(state, data)
