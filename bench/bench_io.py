@@ -18,7 +18,7 @@ each once as a warm-up; then the rounds alternate the backends. A figure is the 
 (milliseconds); the ratio is TensorFlow's time / rivulet's (> 1: rivulet is faster), its range over the
 rounds in brackets. --busy K runs K busy processes during the timed rounds. --src names another rivulet
 src/ folder (e.g. an older commit's `git archive`) measured besides this checkout's: a before/after in one
-run. TensorFlow is optional: --tf names a Python that has tensorflow-cpu (or set RIVULET_TF_PYTHON);
+run. --numpy-crc measures rivulet without the fast-io extra (CRC-32C in NumPy). TensorFlow is optional: --tf names a Python that has tensorflow-cpu (or set RIVULET_TF_PYTHON);
 rivulet itself never imports it. The files live in the system's temporary folder (page cache: these are
 the libraries' costs, not the disk's).
 """
@@ -128,6 +128,7 @@ def main(argv=None):
     ap.add_argument("--rounds", type=int, default=5, help="alternate the backends this many times")
     ap.add_argument("--busy", type=int, default=0, help="busy processes running during the timed rounds")
     ap.add_argument("--src", action="append", default=[], help="another rivulet src/ folder to measure too")
+    ap.add_argument("--numpy-crc", action="store_true", help="rivulet without google-crc32c (RIVULET_CRC32C=numpy)")
     ap.add_argument("--child", help=argparse.SUPPRESS)
     a = ap.parse_args(argv)
     names = a.names or list(WORKLOADS)
@@ -136,10 +137,12 @@ def main(argv=None):
     bad = [n for n in names if n not in WORKLOADS]
     if bad:
         sys.exit(f"unknown workload(s) {bad}; known: {', '.join(WORKLOADS)}")
-    workers = [Worker("rivulet", sys.executable, __file__, "rivulet", names, rivulet_env(HERE.parent / "src"))]
+    crc = {"RIVULET_CRC32C": "numpy"} if a.numpy_crc else {}
+    workers = [Worker("rivulet", sys.executable, __file__, "rivulet", names,
+                      dict(rivulet_env(HERE.parent / "src"), **crc))]
     for src in a.src:
         workers.append(Worker(f"rivulet@{Path(src).resolve().parent.name}", sys.executable, __file__, "rivulet",
-                              names, rivulet_env(Path(src).resolve())))
+                              names, dict(rivulet_env(Path(src).resolve()), **crc)))
     if a.tf:
         workers.append(Worker("tensorflow", a.tf, __file__, "tensorflow", names))
     got = {w.label: {n: [] for n in names} for w in workers}

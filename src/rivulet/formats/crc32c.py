@@ -2,7 +2,8 @@
 
 With the `fast-io` extra (`pip install google-crc32c`, Google's C library with its SSE4.2 / ARMv8 CRC
 instructions) the sums are computed in C, about 10 GB/s; without it in NumPy, below. Both give the same
-values (tests/checkpoint/test_crc32c.py checks one against the other); `numpy_extend` is always NumPy.
+values (tests/checkpoint/test_crc32c.py checks one against the other); `numpy_extend` is always NumPy, and
+RIVULET_CRC32C=numpy in the environment keeps the library unused (to measure the path without it).
 
 Short inputs (up to 4 KB, a TFRecord's typical record) use one gathered table: the byte at distance d from
 the end contributes P[d][byte] (P[d] = "feed byte, then d zero bytes" from state 0) and the incoming state
@@ -14,6 +15,8 @@ between two of its words the other lanes' words count as zeros, so each row is o
 s = G(s ^ row) with G = F^k, a fixed linear map applied through two 64K tables. The lanes' last states
 are then fed in order as a k-word message of their own, which XORs each lane in at its true offset.
 """
+import os
+
 import numpy as np
 
 _POLY = 0x82F63B78  # reflected Castagnoli polynomial
@@ -158,6 +161,9 @@ _NATIVE = []  # [google_crc32c.extend or None], looked up on first use
 def _native():
     if not _NATIVE:
         fn = None
+        if os.environ.get("RIVULET_CRC32C", "").lower() == "numpy":  # benchmarks: the path without the extra
+            _NATIVE.append(None)
+            return None
         try:
             import warnings
             with warnings.catch_warnings():  # its pure-Python fallback warns; NumPy is faster than that one
