@@ -140,7 +140,8 @@ class _Loop:
         s, f, x = seq.shape, flat.shape, xp.shape
         _need(s.rank == 3 and f.rank == 2 and x.rank == 3 and seq.dtype is _dt.float32)
         _need(s[2] is not None and f[1] == s[2] and kernel.shape.as_list() == [s[2], n_gates * units])
-        _need(x[2] == n_gates * units and (x[0] is not None and x[0] == s[0] or x[1] is not None and x[1] == s[1]))
+        _need(x[2] == n_gates * units and (x[0] is not None and x[0] == s[0] or x[1] is not None and x[1] == s[1]
+                                           or self._first_two_dims_of(xp, seq)))
         _need(bias is None or bias.shape.as_list() == [n_gates * units])
         # the loop runs over all of xp's steps: steps is xp's static length or tf.shape(xp)[0]
         st = steps_outer.op
@@ -150,6 +151,19 @@ class _Loop:
         else:
             _need(x[0] is not None and partial_value(steps_outer) == x[0])
         return values[id(seq)], values[id(kernel)], (None if bias is None else values[id(bias)])
+
+    @staticmethod
+    def _first_two_dims_of(xp, seq):
+        """xp = reshape(..., concat([tf.shape(seq)[:2], [n]])): the form `_project` gives with both unknown."""
+        r = xp.op
+        _need(len(r.inputs) == 2)
+        cat = _op(r.inputs[1], "ConcatV2")
+        _need(cat.attrs.get("axis") == 0 and len(cat.inputs) == 2)
+        sl = _op(cat.inputs[0], "StridedSlice")
+        _need(sl.attrs["spec"] in ((("s", None, 2, None),), (("s", 0, 2, None),), (("s", 0, 2, 1),)) and
+              len(sl.inputs) == 1 and _op(sl.inputs[0], "Shape").inputs[0] is seq)
+        _need(partial_value(cat.inputs[1]) == [xp.shape[2]])
+        return True
 
     def _outputs(self, h_new, y, y_h, y_c, steps):
         """The While's outputs: (t, last output, outputs buffer, states...)."""

@@ -1,0 +1,183 @@
+"""Keras SimpleRNN/LSTM/GRU under jit_compile=True: their loops lower to ONNX's fused RNN/LSTM/GRU nodes and
+give the NumPy executor's results; what cannot be fused (masks) is an ONNX Loop; side effects in a loop stay
+on NumPy; without onnxruntime everything runs on NumPy."""
+import sys
+import warnings
+
+import numpy as np
+import pytest
+
+import rivulet as tf
+
+pytest.importorskip("onnxruntime")
+pytest.importorskip("onnx")
+
+layers = tf.keras.layers
+
+
+@pytest.fixture(autouse=True)
+def compile_at_once():
+    old = tf.jit.configure()
+    tf.jit.configure(warmup_calls=0, background=False)
+    yield
+    tf.jit.configure(**old)
+
+
+def model_of(make, x_shape, seed=0, mask=False):
+    """A functional model around one recurrent layer, every weight random (biases and gate order matter)."""
+    rs = np.random.default_rng(seed)
+    inp = tf.keras.Input(shape=x_shape)
+    out = make()(layers.Masking(0.0)(inp) if mask else inp)
+    m = tf.keras.Model(inp, out)
+    m.set_weights([rs.standard_normal(w.shape).astype(np.float32) * 0.5 for w in m.get_weights()])
+    return m
+
+
+def node_types(fn, x):
+    """The node types of the ONNX model the function's graph lowers to (the jit tier's converters)."""
+    from rivulet.onnx import export
+    report = export(tf.function(fn).get_concrete_function(x))
+    return {n.op_type for n in report.model.graph.node}
+
+
+def jit_equals_numpy(m, x, rtol=1e-5, atol=1e-6):
+    plain = tf.function(lambda a: m(a))
+    jit = tf.function(lambda a: m(a), jit_compile=True)
+    want = tf.nest.flatten(plain(x))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # nothing falls back
+        got = tf.nest.flatten(jit(x))
+    assert tf.jit.tier_of(jit) == ["onnxruntime"]
+    assert len(got) == len(want)
+    for g, w in zip(got, want):
+        assert g.dtype == w.dtype and g.shape == w.shape
+        assert np.abs(w.numpy()).max() > 0.05  # a real result, not zeros
+        np.testing.assert_allclose(g.numpy(), w.numpy(), rtol=rtol, atol=atol)
+    return jit
+
+
+CASES = {
+    "lstm": (lambda: layers.LSTM(5), "LSTM"),
+    "lstm_sequences_state": (lambda: layers.LSTM(5, return_sequences=True, return_state=True), "LSTM"),
+    "lstm_backwards_relu": (lambda: layers.LSTM(5, go_backwards=True, activation="relu"), "LSTM"),
+    "lstm_no_bias": (lambda: layers.LSTM(5, use_bias=False, return_sequences=True), "LSTM"),
+    "gru": (lambda: layers.GRU(5), "GRU"),
+    "gru_sequences_state": (lambda: layers.GRU(5, return_sequences=True, return_state=True), "GRU"),
+    "gru_reset_before": (lambda: layers.GRU(5, reset_after=False, return_sequences=True), "GRU"),
+    "gru_no_bias": (lambda: layers.GRU(5, use_bias=False), "GRU"),
+    "simple_rnn": (lambda: layers.SimpleRNN(5, return_sequences=True), "RNN"),
+    "simple_rnn_relu_state": (lambda: layers.SimpleRNN(5, activation="relu", return_state=True), "RNN"),
+    "bidirectional": (lambda: layers.Bidirectional(layers.LSTM(5, return_sequences=True)), "LSTM"),
+    "inference_dropout": (lambda: layers.GRU(5, dropout=0.3, recurrent_dropout=0.3), "GRU"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_recurrent_layers_fuse_and_equal_numpy(case):
+    make, fused = CASES[case]
+    x = tf.constant(np.random.default_rng(1).standard_normal((3, 6, 4)).astype(np.float32))
+    m = model_of(make, (6, 4))
+    jit_equals_numpy(m, x)
+    types = node_types(lambda a: m(a), x)
+    assert fused in types and "Loop" not in types
+
+
+def test_unknown_time_steps_fuse_too():
+    m = model_of(lambda: layers.LSTM(5, return_sequences=True), (None, 4))
+    spec = tf.TensorSpec([None, None, 4], tf.float32)
+    f = tf.function(lambda a: m(a), input_signature=[spec])
+    from rivulet.onnx import export
+    assert "LSTM" in {n.op_type for n in export(f).model.graph.node}
+    x = tf.constant(np.random.default_rng(2).standard_normal((2, 7, 4)).astype(np.float32))
+    jit_equals_numpy(m, x)
+
+
+def test_exported_fused_model_runs_in_onnxruntime():
+    import onnxruntime as ort
+    from rivulet.onnx import export
+    m = model_of(lambda: layers.GRU(5, return_sequences=True), (6, 4))
+    x = np.random.default_rng(3).standard_normal((2, 6, 4)).astype(np.float32)
+    report = export(tf.function(lambda a: m(a)).get_concrete_function(tf.constant(x)))
+    sess = ort.InferenceSession(report.model.SerializeToString(), providers=["CPUExecutionProvider"])
+    got = sess.run(None, {sess.get_inputs()[0].name: x})[0]
+    np.testing.assert_allclose(got, m(x).numpy(), rtol=1e-5, atol=1e-6)
+
+
+def test_masked_steps_are_not_fused_but_still_compiled():
+    x = np.random.default_rng(4).standard_normal((3, 6, 4)).astype(np.float32)
+    x[:, -2:] = 0.0
+    x[1, 1] = 0.0  # a masked step in the middle: ONNX's sequence_lens cannot say it
+    m = model_of(lambda: layers.LSTM(5, return_sequences=True), (6, 4), mask=True)
+    x = tf.constant(x)
+    jit_equals_numpy(m, x)
+    types = node_types(lambda a: m(a), x)
+    assert "Loop" in types and "LSTM" not in types
+
+
+def test_keras_predict_with_jit_compile_and_changed_weights():
+    rs = np.random.default_rng(5)
+    x = rs.integers(1, 50, (40, 12)).astype(np.int32)
+
+    def build(jit):
+        tf.keras.utils.set_random_seed(3)
+        m = tf.keras.Sequential([tf.keras.Input((12,), dtype="int32"), layers.Embedding(50, 8), layers.LSTM(6),
+                                 layers.Dense(1, activation="sigmoid")])
+        m.compile(loss="binary_crossentropy", optimizer="adam", jit_compile=jit)
+        return m
+    plain, jit = build(False), build(True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        np.testing.assert_allclose(jit.predict(x, batch_size=16, verbose=0),
+                                   plain.predict(x, batch_size=16, verbose=0), rtol=1e-5, atol=1e-6)
+    assert tf.jit.tier_of(jit.make_predict_function()) == ["onnxruntime"]
+    # the frozen weights change: the step is compiled again with them as inputs
+    new = [w + 0.1 for w in plain.get_weights()]
+    plain.set_weights(new)
+    jit.set_weights(new)
+    np.testing.assert_allclose(jit.predict(x, batch_size=16, verbose=0),
+                               plain.predict(x, batch_size=16, verbose=0), rtol=1e-5, atol=1e-6)
+    assert tf.jit.tier_of(jit.make_predict_function()) == ["onnxruntime"]
+
+
+def test_a_loop_with_a_side_effect_stays_on_numpy():
+    from rivulet.jit import tier
+    tier._said.clear()
+    v = tf.Variable(2.0)
+
+    @tf.function(jit_compile=True)
+    def f(x):
+        for i in tf.range(3):
+            x = x * v + tf.random.uniform([])
+        return x
+
+    with pytest.warns(RuntimeWarning, match="runs on the NumPy executor.*side effect"):
+        f(tf.constant(1.0))
+    assert tf.jit.tier_of(f) == ["fallback"]
+
+
+def test_a_loop_reading_variables_compiles():
+    v = tf.Variable(np.float32(1.5))
+
+    @tf.function(jit_compile=True)
+    def f(x):
+        for i in tf.range(4):
+            x = x * v + 1.0
+        return x
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        np.testing.assert_allclose(f(tf.constant(2.0)).numpy(), ((((2 * 1.5 + 1) * 1.5 + 1) * 1.5 + 1) * 1.5 + 1))
+    assert tf.jit.tier_of(f) == ["onnxruntime"]
+
+
+def test_recurrent_predict_without_onnxruntime(monkeypatch):
+    from rivulet.jit import tier
+    monkeypatch.setitem(sys.modules, "onnxruntime", None)
+    monkeypatch.setattr(tier, "_said", set())
+    m = model_of(lambda: layers.GRU(5), (6, 4))
+    x = tf.constant(np.random.default_rng(6).standard_normal((3, 6, 4)).astype(np.float32))
+    jit = tf.function(lambda a: m(a), jit_compile=True)
+    with pytest.warns(RuntimeWarning, match=r"pip install 'rivulet\[jit\]'"):
+        got = jit(x)
+    np.testing.assert_allclose(got.numpy(), tf.function(lambda a: m(a))(x).numpy(), rtol=1e-6)
+    assert tf.jit.tier_of(jit) == ["fallback"]
