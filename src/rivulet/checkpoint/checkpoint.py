@@ -439,7 +439,9 @@ class Checkpoint:
         object.__setattr__(self, "_lock", threading.RLock())
 
     def __setattr__(self, name, value):
-        if tr.is_trackable(value) and not name.startswith("_"):
+        if type(value) is list and not name.startswith("_"):
+            value = tr.ListWrapper(value, owner=self)  # tracked while empty; appends restore what waits for them
+        if (tr.is_trackable(value) or isinstance(value, tr.ListWrapper)) and not name.startswith("_"):
             self._deps[name] = value
         object.__setattr__(self, name, value)
         apply_deferred(self)  # a restore that ran before this attribute existed

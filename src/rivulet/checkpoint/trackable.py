@@ -26,6 +26,44 @@ class Sequence:
         self.synthetic = synthetic  # built from a property (optimizer._variables), not a stored list
 
 
+class ListWrapper(list):
+    """A list assigned to a tf.train.Checkpoint attribute (TensorFlow's ListWrapper): tracked even while empty,
+    and what is added to it later receives the values a restore kept waiting for it."""
+    __slots__ = ("_owner",)
+
+    def __init__(self, items=(), owner=None):
+        super().__init__(items)
+        self._owner = owner
+
+    def _changed(self):
+        if self._owner is not None:
+            from .checkpoint import apply_deferred
+            apply_deferred(self._owner)
+
+    def append(self, value):
+        super().append(value)
+        self._changed()
+
+    def extend(self, values):
+        super().extend(values)
+        self._changed()
+
+    def insert(self, index, value):
+        super().insert(index, value)
+        self._changed()
+
+    def __setitem__(self, index, value):
+        super().__setitem__(index, value)
+        self._changed()
+
+    def __iadd__(self, values):
+        self.extend(values)
+        return self
+
+    def __repr__(self):
+        return f"ListWrapper({list.__repr__(self)})"
+
+
 def is_trackable(x, depth=0):
     if isinstance(x, (Variable, Module, Sequence)) or getattr(x, "_is_checkpoint_root", False):
         return True
