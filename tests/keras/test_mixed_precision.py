@@ -203,3 +203,11 @@ def test_bfloat16_policies_name_what_is_missing():
     assert repr(mixed_precision.global_policy()) == '<Policy "mixed_bfloat16">'
     with pytest.raises(TypeError, match="NumPy has no bfloat16"):
         layers.Dense(2)
+
+
+def test_embedding_casts_the_rows_it_looks_up():
+    layer = layers.Embedding(5000, 2, dtype="mixed_float16", embeddings_initializer="ones")
+    out = layer(tf.constant([[4097.0, 1.0]]))  # float ids are not autocast to float16 (4097 would round)
+    assert out.dtype == tf.float16 and layer.embeddings.dtype == tf.float32
+    assert not isinstance(layer.embeddings, mixed_precision.AutoCastVariable)
+    np.testing.assert_array_equal(out.numpy(), np.ones((1, 2, 2), np.float16))

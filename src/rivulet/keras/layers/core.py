@@ -206,15 +206,18 @@ class Embedding(Layer):
         self._autocast = False  # ids stay integers
 
     def build(self, input_shape):
+        # (not autocast under a mixed policy: the looked-up rows are cast instead, as tf_keras does, which is
+        # the same values without casting the whole table)
         self.embeddings = self.add_weight("embeddings", [self.input_dim, self.output_dim],
                                           initializer=self.embeddings_initializer,
-                                          regularizer=self.embeddings_regularizer)
+                                          regularizer=self.embeddings_regularizer, experimental_autocast=False)
         self.built = True
 
     def call(self, inputs):
         if not inputs.dtype.is_integer:
             inputs = tf.cast(inputs, tf.int32)
-        return tf.gather(self.embeddings, inputs)
+        out = tf.gather(self.embeddings, inputs)
+        return out if out.dtype is self._dtype or not out.dtype.is_floating else tf.cast(out, self._dtype)
 
     def compute_mask(self, inputs, mask=None):
         return tf.not_equal(inputs, 0) if self.mask_zero else None
