@@ -71,3 +71,43 @@ def test_python_iterable_distributed():
     o = it.get_next_as_optional()
     assert [t.numpy().tolist() for t in o.get_value()] == [[1.0], [2.0]]
     assert not bool(it.get_next_as_optional().has_value())
+
+
+def test_for_loop_over_a_distributed_dataset_in_tf_function_is_a_while_loop():
+    # tutorials/distribute/custom_training.ipynb, distributed_train_epoch: one While, read as the function runs
+    strategy = tf.distribute.MirroredStrategy(CPUS)
+    dist = strategy.experimental_distribute_dataset(
+        tf.data.Dataset.range(8).map(lambda x: tf.cast(x, tf.float32)).batch(4))
+
+    @tf.function
+    def epoch(dataset):
+        total = 0.0
+        n = 0
+        for x in dataset:
+            total += strategy.reduce("SUM", strategy.run(lambda v: tf.reduce_sum(v) * 2.0, args=(x,)), axis=None)
+            n += 1
+        return total, n
+    for _ in range(2):  # a fresh pass over the data on every call
+        total, n = epoch(dist)
+        assert float(total) == 56.0 and int(n) == 2
+    assert "While" in [op.type for op in epoch.get_concrete_function(dist).graph.get_operations()]
+    it = iter(dist)
+    next(it)
+    total, n = epoch(it)  # an iterator: what is left of it
+    assert float(total) == 2 * (4 + 5 + 6 + 7) and int(n) == 1
+
+
+def test_for_loop_over_datasets_from_function_in_tf_function():
+    one = tf.distribute.OneDeviceStrategy("/cpu:0")
+    dist = one.distribute_datasets_from_function(lambda ctx: tf.data.Dataset.range(6).batch(3))
+
+    @tf.function
+    def total(dataset):
+        s = tf.constant(0, tf.int64)
+        for x in dataset:
+            s += tf.reduce_sum(x)
+        return s
+    assert int(total(dist)) == 15
+    two = tf.distribute.MirroredStrategy(CPUS)
+    with pytest.raises(NotImplementedError, match="distribute_datasets_from_function"):
+        total(two.distribute_datasets_from_function(lambda ctx: tf.data.Dataset.range(6).batch(3)))

@@ -12,7 +12,10 @@ from . import graph_ops
 
 
 def _is_dataset_or_iterator(iter_):
-    return hasattr(iter_, "_make_iter") or hasattr(iter_, "element_spec") and hasattr(iter_, "__next__")
+    """A dataset, or an iterator of one that graph_ops.iterator_tensor can read (iter(dataset), eagerly or
+    inside the function); other iterators with an element_spec (a distributed dataset's) lower themselves."""
+    return hasattr(iter_, "_make_iter") or isinstance(iter_, graph_ops.GraphIterator) or (
+        hasattr(iter_, "_res") and hasattr(iter_, "element_spec") and hasattr(iter_, "__next__"))
 
 
 def dataset_for_loop(ds, extra_test, body, get_state, set_state, symbol_names, opts):

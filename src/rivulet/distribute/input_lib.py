@@ -1,5 +1,10 @@
-"""Distributed datasets: global batches split among replicas, or one element per replica."""
+"""Distributed datasets: global batches split among replicas, or one element per replica.
+
+Inside a tf.function, `for x in dist_dataset` (or a distributed iterator) is the tf.data loop over the
+dataset beneath (a While that reads it when the function runs), each element split among the replicas as
+the body takes it: registered with AutoGraph below."""
 from .. import nest
+from ..autograph.operators import control_flow as _cf
 from ..shape import TensorShape, TensorSpec
 from .strategy import split_batch
 from .values import PerReplica, PerReplicaSpec
@@ -140,3 +145,25 @@ class DistributedDatasetsFromFunction:
             yield group[0] if n == 1 else nest.map_structure(lambda *xs: PerReplica(xs), *group)
             if len(group) < n:
                 return
+
+
+def _is_distributed(iter_):
+    return isinstance(iter_, (DistributedDataset, DistributedIterator, DistributedDatasetsFromFunction))
+
+
+def _distributed_for_loop(iter_, extra_test, body, get_state, set_state, symbol_names, opts):
+    """`for x in dist_dataset` in a graph: the loop over the dataset (or iterator) beneath, whose body gets
+    each element split among the replicas; a distributed Python iterable is unrolled as Python iterates it."""
+    strategy = iter_._strategy
+    if isinstance(iter_, DistributedDatasetsFromFunction):
+        if strategy.num_replicas_in_sync > 1:
+            raise NotImplementedError(
+                "rivulet iterates a dataset made by distribute_datasets_from_function inside a tf.function only "
+                "with one replica: iterate it outside the function and pass each element to a tf.function step")
+        return _cf.for_stmt(iter_._dataset, extra_test, body, get_state, set_state, symbol_names, opts)
+    inner = iter_._dataset if isinstance(iter_, DistributedDataset) else iter_._iterator
+    return _cf.for_stmt(inner, extra_test, lambda x: body(split_element(strategy, x)), get_state, set_state,
+                        symbol_names, opts)
+
+
+_cf.register_for_loop(_is_distributed, _distributed_for_loop)
