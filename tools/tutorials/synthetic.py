@@ -8,6 +8,7 @@ seconds. Nothing here is real data: accuracy figures the tutorials print are mea
 import csv
 import gzip
 import io
+import os
 import pickle
 import struct
 import tarfile
@@ -363,6 +364,22 @@ def imagenet_labels():
     return ("background\n" + "".join(f"class {i}\n" for i in range(1, 1001))).encode()
 
 
+def mobilenet_weights(name, builder):
+    """Weights of the right shapes in tf_keras's h5 layout for a keras.applications model (random: the guides
+    only run the model), made with rivulet's own model and save_weights when a guide fetches them."""
+    def make():
+        import tempfile
+        import rivulet as tf
+        tf.keras.utils.set_random_seed(0)
+        model = getattr(tf.keras.applications, builder)(weights=None)
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, name)
+            model.save_weights(path)
+            with open(path, "rb") as f:
+                return f.read()
+    return make
+
+
 def files():
     """URL -> bytes: every file the chosen tutorials fetch."""
     r = _rng(18)
@@ -391,6 +408,8 @@ def files():
            "https://archive.ics.uci.edu/ml/machine-learning-databases/breast-cancer-wisconsin/wdbc.data": wdbc(),
            DL + "example_images/grace_hopper.jpg": _jpeg(r, 606, 517),
            DL + "data/ImageNetLabels.txt": imagenet_labels(),
+           "https://storage.googleapis.com/tensorflow/keras-applications/mobilenet/mobilenet_1_0_224_tf.h5":
+               mobilenet_weights("mobilenet_1_0_224_tf.h5", "MobileNet"),
            "https://imagen.research.google/main_gallery_images/a-photo-of-a-corgi-dog-riding-a-bike-in-times-square.jpg":
                _jpeg(r, 256, 256)}
     for i, name in enumerate(("cowper.txt", "derby.txt", "butler.txt")):
