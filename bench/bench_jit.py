@@ -1,0 +1,192 @@
+"""The compiled tier (jit_compile=True) side by side with TensorFlow (issue 26).
+
+    python bench/bench_jit.py [w1 w5 lstm64 lstm1024 gru64 gru1024] [--tf PYTHON] [--rounds N]
+
+Workloads (fixed seeds):
+  w1        the seed guides' 100 Dense(64, relu) layers on a [20, 28, 28] batch (intro_to_graphs), one call
+  w5        the seed guides' training step: GradientTape + SGD on a 784-128-128-10 MLP, batch 64
+  lstm64    Keras `predict` of the text classifier Embedding(5000, 32), LSTM(64), Dense(1, sigmoid) on 1024
+            sequences of 80 tokens, batch 64 (16 steps)
+  lstm1024  the same on 2048 sequences, batch 1024 (2 steps)
+  gru64, gru1024   the same with GRU(64)
+rivulet runs each with jit_compile=True (tf.function's, or Keras `compile`'s); TensorFlow's figure is the
+better of its XLA (jit_compile=True) and its plain graph mode, as in seed_bench.py. w1 and w5 are per call
+(the best of 20 calls in each round), the predict workloads per `predict` call.
+Each backend is one long-lived worker (this file with --child, bench/sidebyside.py's protocol) that builds
+everything and warms it up (rivulet compiles its jit functions then); the rounds alternate the backends. A
+figure is the minimum over the rounds, in ms; the ratio is TensorFlow's time / rivulet's (> 1: rivulet is
+faster), with its range over the rounds. TensorFlow is optional: --tf names a Python that has it (or set
+RIVULET_TF_PYTHON); rivulet never imports it.
+"""
+import argparse
+import os
+import sys
+import time
+from pathlib import Path
+
+from sidebyside import Worker, rivulet_env, serve
+
+HERE = Path(__file__).resolve().parent
+WORKLOADS = ("w1", "w5", "lstm64", "lstm1024", "gru64", "gru1024")
+CALLS = 20  # calls per round of w1 and w5: their figure is the fastest
+
+
+def _best_call(fns, calls=CALLS):
+    """A workload run timing each fn `calls` times: the fastest call of any, in ms."""
+    def run():
+        best = float("inf")
+        for fn in fns:
+            for _ in range(calls):
+                t = time.perf_counter()
+                fn()
+                best = min(best, time.perf_counter() - t)
+        return best * 1e3
+    return run
+
+
+def _fastest(fns):
+    """A workload run calling each fn once: the fastest, in ms."""
+    def run():
+        best = float("inf")
+        for fn in fns:
+            t = time.perf_counter()
+            fn()
+            best = min(best, time.perf_counter() - t)
+        return best * 1e3
+    return run
+
+
+def _is_tf(tf):
+    return tf.__name__ == "tensorflow"
+
+
+def _modes(tf):
+    """The jit_compile settings a backend is timed with: rivulet's compiled tier; TensorFlow's XLA and graph."""
+    return (True, False) if _is_tf(tf) else (True,)
+
+
+def _w1(tf, np):
+    class SequentialModel(tf.keras.Model):
+        def __init__(self, **kw):
+            super().__init__(**kw)
+            self.flatten = tf.keras.layers.Flatten()
+            self.my_layers = [tf.keras.layers.Dense(64, activation="relu") for _ in range(100)]
+            self.dropout = tf.keras.layers.Dropout(0.2)
+            self.dense_2 = tf.keras.layers.Dense(10)
+
+        def call(self, x):
+            x = self.flatten(x)
+            for layer in self.my_layers:
+                x = layer(x)
+            x = self.dropout(x)
+            return self.dense_2(x)
+    inp = tf.random.uniform([20, 28, 28])
+    fns = []
+    for jit in _modes(tf):
+        m = SequentialModel()
+        m.call = tf.function(m.call, jit_compile=jit)
+        for _ in range(5):  # rivulet: warm-up calls, then compiled
+            m(inp)
+        fns.append(lambda m=m: m(inp))
+    return _best_call(fns)
+
+
+def _w5(tf, np):
+    def make_step():  # the variables are closed over, as in the seed workload (not arguments)
+        tf.random.set_seed(0)
+        ws = [tf.Variable(tf.random.normal([784, 128]) * 0.05), tf.Variable(tf.random.normal([128, 128]) * 0.05),
+              tf.Variable(tf.random.normal([128, 10]) * 0.05)]
+        bs = [tf.Variable(tf.zeros([128])), tf.Variable(tf.zeros([128])), tf.Variable(tf.zeros([10]))]
+        xb = tf.random.normal([64, 784])
+        yb = tf.random.uniform([64], maxval=10, dtype=tf.int32)
+
+        def step():
+            with tf.GradientTape() as tape:
+                h = xb
+                for i in range(3):
+                    h = tf.matmul(h, ws[i]) + bs[i]
+                    if i < 2:
+                        h = tf.nn.relu(h)
+                loss = tf.reduce_mean(tf.nn.sparse_softmax_cross_entropy_with_logits(labels=yb, logits=h))
+            grads = tape.gradient(loss, ws + bs)
+            for v, g in zip(ws + bs, grads):
+                v.assign_sub(0.01 * g)
+            return loss
+        return step
+    fns = []
+    for jit in _modes(tf):
+        f = tf.function(make_step(), jit_compile=jit)
+        for _ in range(20):  # rivulet: warm-up, compile and the timed trials against NumPy
+            f()
+        fns.append(f)
+    return _best_call(fns)
+
+
+def _predict(kind, rows, batch):
+    def build(tf, np):
+        rng = np.random.default_rng(0)
+        x = rng.integers(1, 5000, (rows, 80)).astype(np.int32)
+        fns = []
+        for jit in _modes(tf):
+            tf.random.set_seed(0)
+            layers = tf.keras.layers
+            model = tf.keras.Sequential([tf.keras.Input(shape=(80,), dtype="int32"), layers.Embedding(5000, 32),
+                                         getattr(layers, kind)(64), layers.Dense(1, activation="sigmoid")])
+            model.compile(loss="binary_crossentropy", optimizer="adam", jit_compile=jit)
+            for _ in range(2):
+                model.predict(x, batch_size=batch, verbose=0)
+            fns.append(lambda model=model: model.predict(x, batch_size=batch, verbose=0))
+        return _fastest(fns)
+    return build
+
+
+BUILDERS = {"w1": _w1, "w5": _w5, "lstm64": _predict("LSTM", 1024, 64), "lstm1024": _predict("LSTM", 2048, 1024),
+            "gru64": _predict("GRU", 1024, 64), "gru1024": _predict("GRU", 2048, 1024)}
+
+
+def child(backend, names):
+    if backend != "tensorflow":
+        import rivulet
+        rivulet.jit.configure(warmup_calls=2, background=False)
+    serve(backend, BUILDERS, names)
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("names", nargs="*", help=f"workloads ({', '.join(WORKLOADS)}); default all")
+    ap.add_argument("--tf", default=os.environ.get("RIVULET_TF_PYTHON"), help="a Python with tensorflow-cpu")
+    ap.add_argument("--rounds", type=int, default=5, help="alternate the backends this many times")
+    ap.add_argument("--child", help=argparse.SUPPRESS)
+    a = ap.parse_args(argv)
+    names = a.names or list(WORKLOADS)
+    if a.child:
+        return child(a.child, names)
+    bad = [n for n in names if n not in WORKLOADS]
+    if bad:
+        sys.exit(f"unknown workload(s) {bad}; known: {', '.join(WORKLOADS)}")
+    workers = [Worker("rivulet", sys.executable, __file__, "rivulet", names, rivulet_env(HERE.parent / "src"))]
+    if a.tf:
+        workers.append(Worker("tensorflow", a.tf, __file__, "tensorflow", names))
+    got = {w.label: {n: [] for n in names} for w in workers}
+    try:
+        for _ in range(max(1, a.rounds)):
+            for w in workers:
+                for n, ms in w.round().items():
+                    got[w.label][n].append(ms)
+    finally:
+        for w in workers:
+            w.close()
+    print(f"jit_compile=True, ms (min of {max(1, a.rounds)} rounds; TensorFlow: the better of XLA and graph mode)")
+    print(f"{'workload':10} {'rivulet':>10} {'tensorflow':>11} {'ratio':>7}  spread")
+    for n in names:
+        mine = got["rivulet"][n]
+        line = f"{n:10} {min(mine):10.3f}"
+        if "tensorflow" in got:
+            theirs = got["tensorflow"][n]
+            r = [t / m for t, m in zip(theirs, mine)]
+            line += f" {min(theirs):11.3f} {min(theirs) / min(mine):6.2f}x  {min(r):.2f}-{max(r):.2f}x"
+        print(line)
+
+
+if __name__ == "__main__":
+    main()
