@@ -154,3 +154,17 @@ def test_a_far_position_is_reached_without_replaying(tmp_path):
     tf.train.Checkpoint(iterator=it2).read(path)
     assert next(it2).numpy().tolist()[:3] == [180000000, 180000002, 180000004]
     assert time.perf_counter() - t < 5.0  # indexing, not 9 million batches made again
+
+
+def test_tensorflows_own_iterator_state_is_refused_clearly():
+    import os
+    # written by TensorFlow 2.21: Checkpoint(step=tf.Variable(0), iterator=iter(range(20))) after 5 elements
+    prefix = os.path.join(os.path.dirname(__file__), "data", "tf_iterator_range")
+    assert dict(tf.train.list_variables(prefix))["iterator/.ATTRIBUTES/ITERATOR_STATE"] == [3]  # a variant
+    v = tf.Variable(5)
+    with pytest.raises(tf.errors.UnimplementedError, match="written by TensorFlow for OwnedIterator"):
+        tf.train.Checkpoint(step=v, iterator=iter(tf.data.Dataset.range(20))).read(prefix)
+    assert int(v.numpy()) == 5  # nothing assigned
+    status = tf.train.Checkpoint(step=v).read(prefix)  # the variables alone restore
+    assert int(v.numpy()) == 0
+    status.assert_existing_objects_matched()

@@ -18,7 +18,7 @@ from .. import dtypes as _dt
 from ..core.context import init_scope
 from ..core.tensor import EagerTensor
 from ..state.module import register_setattr_hook
-from ..errors import DataLossError, NotFoundError
+from ..errors import DataLossError, NotFoundError, UnimplementedError
 from ..formats import object_graph as og
 from . import trackable as tr
 from ..formats.bundle import BundleReader, BundleWriter
@@ -274,7 +274,11 @@ def _read_other(reader, obj, attributes):
     for n in obj._serialize_to_tensors():
         if prefix + n not in reader:
             raise NotFoundError(None, None, f"Key {prefix + n} not found in checkpoint")
-        values[n] = reader.get_tensor(prefix + n)
+        try:
+            values[n] = reader.get_tensor(prefix + n)
+        except UnimplementedError as e:  # TensorFlow's iterator state is a variant, its kernels' own encoding
+            raise UnimplementedError(None, None, f"{e.message}: {prefix + n} was written by TensorFlow for "
+                                     f"{type(obj).__name__}; rivulet cannot restore that state.") from None
     check = getattr(obj, "_check_restore", None)
     if check is not None:
         check(values)
