@@ -63,6 +63,9 @@ class TFRecordWriter:
         self._closed = False
 
     def write(self, record_bytes):
+        if type(record_bytes) is bytes and not self._kind and not self._closed:
+            self._f.write(record(record_bytes))  # the usual case, without the checks below
+            return
         if self._closed:
             raise ValueError("Writer is closed.")
         data = getattr(record_bytes, "_v", record_bytes)

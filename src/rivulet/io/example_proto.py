@@ -37,6 +37,16 @@ def fields(b):
     return _fields(b, _fail)
 
 
+_ONE_BYTE = [bytes([i]) for i in range(128)]
+_F32_MAX = float(np.finfo(np.float32).max)
+
+
+def _delimited(tag, b):
+    """A length-delimited field: its one-byte key `tag`, the length, the bytes."""
+    n = len(b)
+    return tag + (_ONE_BYTE[n] if n < 128 else _varint(n)) + b
+
+
 def _signed64(v):
     return v - (1 << 64) if v >= 1 << 63 else v
 
@@ -127,6 +137,9 @@ class _List(_Message):
     def value(self, v):
         self._vals, self._arr = self._convert_all(v), None
 
+    def _count(self):
+        return len(self._vals) if self._vals is not None else len(self._arr)
+
     def _array(self):
         """The values as a NumPy array of the list's dtype."""
         if self._arr is not None:
@@ -183,8 +196,8 @@ class BytesList(_List):
     def _encode(self):
         vals = self.value
         if len(vals) == 1:
-            return bytes_field(1, vals[0])
-        return b"".join([bytes_field(1, v) for v in vals])
+            return _delimited(b"\x0a", vals[0])
+        return b"".join([_delimited(b"\x0a", v) for v in vals])
 
     @staticmethod
     def _to_array(vals):
@@ -224,10 +237,15 @@ class FloatList(_List):
         for v in vals:
             if type(v) is not float and type(v) is not int:
                 return [cls._convert(v) for v in vals]
+        if not vals:
+            return vals
         try:
+            total = sum(vals)
+            if total == total and -_F32_MAX <= min(vals) and max(vals) <= _F32_MAX:  # no NaN, nothing to overflow
+                return np.array(vals, dtype=np.float32).tolist()
             with np.errstate(over="ignore"):  # as np.float32(v) gives inf
                 return np.array(vals, dtype=np.float32).tolist()
-        except OverflowError:  # an int too large for NumPy's conversion
+        except OverflowError:  # an int too large for a float
             return [cls._convert(v) for v in vals]
 
     @staticmethod
@@ -236,9 +254,9 @@ class FloatList(_List):
         return s if np.float32(float(s)) == np.float32(v) else "%.9g" % v
 
     def _encode(self):
-        if not self.value:
+        if not self._count():
             return b""
-        return bytes_field(1, self._array().astype("<f4", copy=False).tobytes())
+        return _delimited(b"\x0a", self._array().astype("<f4", copy=False).tobytes())
 
     @staticmethod
     def _to_array(vals):
@@ -280,7 +298,8 @@ class Int64List(_List):
     def _encode(self):
         if not self.value:
             return b""
-        return bytes_field(1, b"".join([_varint(v) for v in self.value]))
+        vals = self.value
+        return _delimited(b"\x0a", _varint(vals[0]) if len(vals) == 1 else b"".join([_varint(v) for v in vals]))
 
     @staticmethod
     def _to_array(vals):
@@ -296,17 +315,22 @@ class Int64List(_List):
 
 _KINDS = (("bytes_list", 1, BytesList), ("float_list", 2, FloatList), ("int64_list", 3, Int64List))
 _CLASS_OF = {n: c for n, _, c in _KINDS}
-_FIELD_OF = {n: f for n, f, _ in _KINDS}
+_TAG_OF = {n: bytes([f << 3 | 2]) for n, f, _ in _KINDS}
+_KEY_FIELDS = {}  # feature name -> its map entry's key field
 
 
 class Feature(_Message):
     def __init__(self, bytes_list=None, float_list=None, int64_list=None):
-        kind = value = None
-        for n, v in (("bytes_list", bytes_list), ("float_list", float_list), ("int64_list", int64_list)):
-            if v is not None:
-                if kind is not None:
-                    raise ValueError("A Feature holds one of bytes_list, float_list, int64_list.")
-                kind, value = n, v
+        if (bytes_list is not None) + (float_list is not None) + (int64_list is not None) > 1:
+            raise ValueError("A Feature holds one of bytes_list, float_list, int64_list.")
+        if bytes_list is not None:
+            kind, value = "bytes_list", bytes_list
+        elif float_list is not None:
+            kind, value = "float_list", float_list
+        elif int64_list is not None:
+            kind, value = "int64_list", int64_list
+        else:
+            kind = value = None
         self._kind, self._value = kind, value
         if self._value is not None and not isinstance(self._value, _CLASS_OF[self._kind]):
             raise TypeError(f"Message must be initialized with a dict or a {self._kind} message")
@@ -335,7 +359,7 @@ class Feature(_Message):
     def _encode(self):
         if self._kind is None:
             return b""
-        return bytes_field(_FIELD_OF[self._kind], self._value._encode())
+        return _delimited(_TAG_OF[self._kind], self._value._encode())
 
     @classmethod
     def _decode(cls, b):
@@ -388,8 +412,18 @@ class Features(_Message):
             self.feature[str(k)] = v
 
     def _encode(self):
-        return b"".join(bytes_field(1, bytes_field(1, k) + bytes_field(2, v._encode()))
-                        for k, v in self.feature.items())
+        parts = []
+        for k, v in self.feature.items():
+            key = _KEY_FIELDS.get(k)
+            if key is None:
+                key = bytes_field(1, k)
+                if len(_KEY_FIELDS) < 4096:
+                    _KEY_FIELDS[k] = key
+            entry = key + _delimited(b"\x12", v._encode())
+            n = len(entry)
+            parts.append(b"\x0a" + (_ONE_BYTE[n] if n < 128 else _varint(n)))
+            parts.append(entry)
+        return b"".join(parts)
 
     @classmethod
     def _decode(cls, b):
