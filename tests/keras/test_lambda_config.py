@@ -46,3 +46,14 @@ def test_a_named_function_round_trips_through_custom_objects():
     np.testing.assert_array_equal(again(tf.constant([[2., 3.]])).numpy(), [[4., 9.]])
     with pytest.raises(ValueError, match="Unknown function"):
         tf.keras.models.model_from_json(model.to_json())
+
+
+@pytest.mark.parametrize("function", ["eval", "exec", "print", {"class_name": "function", "config": "system",
+                                                                  "module": "os"}])
+def test_a_config_naming_a_python_builtin_is_refused(function):
+    config = {"class_name": "Sequential", "config": {"name": "s", "layers": [
+        {"class_name": "InputLayer", "config": {"batch_input_shape": [None, 2], "dtype": "float32", "name": "i"}},
+        {"class_name": "Lambda", "config": {"name": "l", "function": function, "function_type": "function",
+                                            "module": "builtins", "arguments": {}}}]}}
+    with pytest.raises(ValueError, match="Unknown"):
+        tf.keras.models.model_from_json(json.dumps(config))
