@@ -15,7 +15,6 @@ import zlib
 
 from ..errors import DataLossError, InvalidArgumentError, NotFoundError
 from . import crc32c
-from .crc32c import mask
 from .records import record
 
 _COMPRESSIONS = {None: "", "": "", "NONE": "", "GZIP": "GZIP", "ZLIB": "ZLIB"}
@@ -259,6 +258,7 @@ def read_records(path, compression_type=None, buffer_size=None):
                     raise err
             return data
 
+        crc_of, header_at, u32_at = crc32c.bytes_value(), _HEADER.unpack_from, _U32.unpack_from
         while True:
             if len(buf) - pos < 12:
                 buf, pos = buf[pos:] + more(_CHUNK), 0
@@ -269,8 +269,9 @@ def read_records(path, compression_type=None, buffer_size=None):
                         raise failed[0]
                     raise DataLossError(f"truncated record at {offset} in {path}: {len(buf)} of the 12 header "
                                         f"bytes")
-            length, crc = _HEADER.unpack_from(buf, pos)
-            if mask(crc32c.value(buf[pos:pos + 8])) != crc:
+            length, crc = header_at(buf, pos)
+            c = crc_of(buf[pos:pos + 8])
+            if (((c >> 15 | c << 17) & 0xFFFFFFFF) + 0xA282EAD8) & 0xFFFFFFFF != crc:  # mask(c)
                 raise DataLossError(f"corrupted record at {offset} in {path}: the length's checksum does not "
                                     f"match")
             if size is not None and length + 4 > size - offset - 12:
@@ -286,7 +287,8 @@ def read_records(path, compression_type=None, buffer_size=None):
                     raise DataLossError(f"truncated record at {offset} in {path}: declares {length} bytes, only "
                                         f"{len(buf) - 12} follow the header")
             data = buf[pos + 12:end - 4]
-            if mask(crc32c.value(data)) != _U32.unpack_from(buf, end - 4)[0]:
+            c = crc_of(data)
+            if (((c >> 15 | c << 17) & 0xFFFFFFFF) + 0xA282EAD8) & 0xFFFFFFFF != u32_at(buf, end - 4)[0]:
                 raise DataLossError(f"corrupted record at {offset} in {path}: the data's checksum does not match")
             offset += 16 + length
             pos = end
