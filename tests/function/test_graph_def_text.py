@@ -189,3 +189,17 @@ def test_attr_order_is_upbs():
         ["x2", "x1", "x10", "b", "ba", "a", "ab", "abc", "_x", "X", "Xa"]
     assert text_order(["_output_shapes", "T", "Tidx", "keep_dims", "N", "value", "dtype"]) == \
         ["value", "keep_dims", "dtype", "_output_shapes", "T", "Tidx", "N"]
+
+
+def test_a_graph_def_rebuilt_from_its_printed_attrs_imports():
+    from rivulet.graph.graph_def import GraphDef, NodeDef
+
+    @tf.function
+    def f(x, y):
+        return tf.matmul(x, y, transpose_b=True)
+    gd = f.get_concrete_function(tf.TensorSpec([2, 3], tf.float32), tf.TensorSpec([4, 3], tf.float32)) \
+        .graph.as_graph_def()
+    bare = GraphDef([NodeDef(n.name, n.op, n.input, n.attr) for n in gd.node])  # no op_attrs: the shown attrs
+    with tf.Graph().as_default() as g:
+        (out,) = tf.graph_util.import_graph_def(bare, return_elements=["MatMul:0"])
+    assert out.shape.as_list() == [2, 4] and g.get_operation_by_name("import/MatMul").type == "MatMul"

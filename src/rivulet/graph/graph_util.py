@@ -11,7 +11,7 @@ from .graph import get_default_graph
 
 _REF = re.compile(r"^(\^?)([^:^]+)(?::(\d+))?$")
 # Attrs node_def_of derives for display; the op itself was not built with them.
-_DERIVED = frozenset(["T", "SrcT", "Truncate"])
+_DERIVED = frozenset(["T", "SrcT", "Truncate", "grad_a", "grad_b"])  # grad_*: MatMul's, as TF 2.21 states them
 
 
 def import_graph_def(graph_def, input_map=None, return_elements=None, name=None, op_dict=None,
