@@ -140,6 +140,13 @@ class ConcreteFunction:
         # Entering it fails, before anything ran, only while another thread (or this one, further up) is
         # inside it: then the thread's own quiet context serves.
         a = ", ".join(call_args)
+        jf = getattr(self, "_jit_function", None)
+        if jf is not None:  # jit_compile=True: the arguments alone (the tier holds the captures; see rivulet.jit)
+            src = f"def fast(args):\n    return call({', '.join(call_args[:len(call_args) - len(caps)])})\n"
+            ns = {"call": jf.call_args}
+            exec(compile(src, f"<rivulet-call {self._name}>", "exec"), ns)
+            self._fast_call = ns["fast"]
+            return
         src = (f"def fast(args):\n    try:\n        return _sq(fn, {a})\n    except RuntimeError as e:\n"
                f"        if 'already entered' not in str(e):\n            raise\n    return _rq(fn, {a})\n")
         ns = {"fn": cg.fn, "_sq": context.shared_quiet, "_rq": context.run_quiet}

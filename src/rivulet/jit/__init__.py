@@ -6,6 +6,7 @@ executor after a one-time warning saying what to install. See docs/JIT.md.
     rivulet.jit.configure(warmup_calls=0)  # compile on the first call
     rivulet.jit.tier_of(f)  # 'numpy', 'compiling', 'onnxruntime' or 'fallback' for each traced signature
 """
+from ..core.tensor import EagerTensor
 from .tier import SETTINGS, JitFunction
 
 
@@ -31,7 +32,8 @@ def configure(warmup_calls=None, background=None, threads=_KEEP):
 
 def wrap(compiled, name, graph, inputs, outputs, captures, n_args):
     """The jit form of a NumPy CompiledGraph: same calling convention, tiered (see tier.py)."""
-    jf = JitFunction(compiled.fn, name, (graph, inputs, outputs, captures, n_args))
+    values = [c._v if isinstance(c, EagerTensor) else c for c in captures]  # as the compiled graph is fed them
+    jf = JitFunction(compiled.fn, name, (graph, inputs, outputs, captures, n_args), values)
     compiled.fn = jf.fn
     return jf
 

@@ -20,6 +20,7 @@ from time import perf_counter
 
 import numpy as np
 
+from ..core import context
 from ..core.tensor import EagerTensor
 from ..execute.blas_threads import PARALLEL_MNK, Profile  # one intra-op thread below it: a pool costs more
 
@@ -50,11 +51,16 @@ def _finish_compiles():
 class JitFunction:
     """What a jit ConcreteFunction's compiled graph calls: the NumPy executor until the ONNX one is ready.
 
-    `fn` keeps one identity for the function's life (cached-call paths hold it); `impl` switches tiers."""
+    `fn(*arguments, *captures)` (the compiled graph's convention) and `call_args(*arguments)` (the cached-call
+    path's: no capture values packed, no quiet context entered for onnxruntime) keep one identity for the
+    function's life; `impl` (all values) and `args_impl` (arguments only, while onnxruntime serves; else None)
+    switch tiers."""
 
-    def __init__(self, numpy_fn, name, lower_args):
+    def __init__(self, numpy_fn, name, lower_args, capture_values=()):
         self.numpy_fn = numpy_fn
         self.name = name
+        self.n_args = lower_args[4]
+        self.capture_values = caps = tuple(capture_values)
         self._lower_args = lower_args  # (graph, inputs, outputs, captures, n_args), dropped once used
         self._calls = 0
         self._spent = self._last = 0.0  # seconds on the NumPy executor while warming up
@@ -67,10 +73,30 @@ class JitFunction:
         self._gemm = None  # the largest GEMM of the call that made it hot (unknown dims sized by its values)
         self._trying = None  # the call timing onnxruntime against NumPy, while it is the one in use
         self.impl = self._warming
+        self.args_impl = None
 
         def fn(*values):
             return self.impl(*values)
         self.fn = fn
+        quiet = context.run_quiet
+
+        def call_args(*args):
+            run = self.args_impl
+            if run is not None:
+                return run(*args)
+            return quiet(self.impl, *args, *caps)  # the NumPy executor runs in the quiet context
+        self.call_args = call_args
+
+    def _use(self, run):
+        """Calls go to `run`, an onnxruntime call taking the arguments only."""
+        n = self.n_args
+        self.impl = lambda *values: run(*values[:n])
+        self.args_impl = run
+
+    def _use_numpy(self, tier):
+        self.args_impl = None
+        self.impl = self.numpy_fn
+        self.tier = tier
 
     # -- tiering -------------------------------------------------------------------------------------------
     def _warming(self, *values):
@@ -123,9 +149,10 @@ class JitFunction:
             run = None
         if run is None:
             self._lower_args = None
-            self.tier, self.impl = "fallback", self.numpy_fn
+            self._use_numpy("fallback")
         else:
-            self.tier, self.impl = "onnxruntime", run if self._best is None else self._trial(run)
+            self.tier = "onnxruntime"
+            self._use(run if self._best is None else self._trial(run))
 
     def _trial(self, run):
         """`run`, timed on its first calls against the NumPy executor's best (see _TRIALS)."""
@@ -133,32 +160,33 @@ class JitFunction:
         slow = self._best >= _INLINE_SECONDS
         trials, skipped = (_SLOW_TRIALS, _SLOW_SKIPPED) if slow else (_TRIALS, _SKIPPED)
 
-        def trial(*values):
+        def trial(*args):
             t0 = perf_counter()
-            result = run(*values)
+            result = run(*args)
             times.append(perf_counter() - t0)
             if len(times) >= trials:
                 with self._lock:
-                    if self.impl is trial:  # (a thaw may have replaced it meanwhile)
+                    if self.args_impl is trial:  # (a thaw may have replaced it meanwhile)
                         if min(times[skipped:]) > self._best:
-                            self.tier, self.impl = "numpy (faster)", self.numpy_fn
+                            self._use_numpy("numpy (faster)")
                         else:
-                            self.impl = run
+                            self._use(run)
             return result
         self._trying = trial
         return trial
 
-    def _thaw(self, *values):
+    def _thaw(self, *args):
         """A frozen variable changed (the weights are being trained elsewhere): from now on every variable
         is an input of the compiled step (compiled again, once)."""
         with self._lock:
-            if self.impl is self._checked or self.impl is self._trying:
+            if self.args_impl is self._checked or self.args_impl is self._trying:
                 run = self._build(freeze=False)
-                self.impl = run or self.numpy_fn
                 if run is None:
-                    self.tier = "fallback"
+                    self._use_numpy("fallback")
+                else:
+                    self._use(run)
                 self._lower_args = None
-        return self.impl(*values)
+        return self.call_args(*args)
 
     def _build(self, freeze=True):
         try:
@@ -177,7 +205,7 @@ class JitFunction:
             _say(f"jit_compile=True: '{self.name}' runs on the NumPy executor: {p}{more}")
             return None
         self.session = _session(ort, low, self._gemm)
-        run = _runner(self.session, low, self.numpy_fn, self.name, ort)
+        run = _runner(self.session, low, self.numpy_fn, self.name, ort, self.n_args, self.capture_values)
         if not low.frozen:
             self._lower_args = None
             return run
@@ -187,10 +215,10 @@ class JitFunction:
         same = operator.is_
         thaw = self._thaw
 
-        def checked(*values):
+        def checked(*args):
             if all(map(same, map(current, holders), arrays)):  # the frozen arrays are still the variables'
-                return run(*values)
-            return thaw(*values)
+                return run(*args)
+            return thaw(*args)
         self._checked = checked
         return checked
 
@@ -211,39 +239,45 @@ def _session(ort, low, gemm=None):
     return ort.InferenceSession(low.model.SerializeToString(), so, providers=["CPUExecutionProvider"])
 
 
-def _runner(sess, low, numpy_fn, name, ort):
-    """The call: arrays in (arguments, then the variables' current values), outputs wrapped, variables set.
-    (Binding the variables' new values to buffers of ours with io_binding measured slower here: the
-    per-call binding costs more than copying the outputs out of onnxruntime.)"""
+def _runner(sess, low, numpy_fn, name, ort, n_args, caps):
+    """The call, on the arguments alone: arrays in (the arguments, then the current values of the variables
+    not frozen, held here), outputs wrapped, variables set. (Binding the variables' new values to buffers of
+    ours with io_binding measured slower here: the per-call binding costs more than copying the outputs out
+    of onnxruntime; RunOptions, run_with_ort_values and OrtValue reuse measured no faster either.)"""
     run = sess._sess.run  # the binding itself: sess.run re-validates its arguments on every call
     out_names = list(low.output_names)
     in_names = low.input_names
-    arg_index, var_index, n_out, updated = low.arg_index, low.var_index, low.n_outputs, tuple(low.updated)
-    plan = [(n, i, False) for n, i in zip(in_names, arg_index)] + [(n, i, True) for n, i in
-                                                                   zip(in_names[len(arg_index):], var_index)]
+    arg_plan = tuple(zip(in_names, low.arg_index))
+    var_plan = tuple((n, caps[pos - n_args]) for n, pos in zip(in_names[len(low.arg_index):], low.var_index))
+    n_out, updated = low.n_outputs, tuple(low.updated)
     errors = _ort_errors(ort)
-    opts = ort.RunOptions()
+    ndarray, asarray, wrap = np.ndarray, np.asarray, EagerTensor
+    quiet = context.run_quiet
     said = []
 
-    def call(*values):
+    def call(*args):
         feeds = {}
-        for n, i, is_var in plan:
-            v = values[i]._value if is_var else values[i]
-            feeds[n] = v if v.__class__ is np.ndarray else np.asarray(v)
+        for n, i in arg_plan:
+            v = args[i]
+            feeds[n] = v if v.__class__ is ndarray else asarray(v)
+        for n, var in var_plan:
+            v = var._value
+            feeds[n] = v if v.__class__ is ndarray else asarray(v)
         try:
-            outs = run(out_names, feeds, opts)
+            outs = run(out_names, feeds, None)
         except errors as e:
             # The NumPy executor runs it again: it raises TensorFlow's error naming the user's line (or, if
             # onnxruntime refused something NumPy accepts, computes the result: then say so, once).
-            result = numpy_fn(*values)
+            result = quiet(numpy_fn, *args, *caps)
             if not said:
                 said.append(1)
                 _say(f"jit_compile=True: '{name}': onnxruntime failed ({str(e).splitlines()[0]}); this call ran on "
                      f"the NumPy executor")
             return result
-        for var, new in zip(updated, outs[n_out:]):
-            var._value = new
-        return tuple([EagerTensor(o) for o in outs[:n_out]])
+        if updated:
+            for var, new in zip(updated, outs[n_out:]):
+                var._value = new
+        return tuple([wrap(o) for o in outs[:n_out]])
     return call
 
 
