@@ -109,3 +109,15 @@ def test_flow_from_directory_into_a_dataset(tmp_path, capsys):
         assert images.shape == (5, 6, 8, 3) and labels.shape == (5, 2)
     with pytest.raises(ValueError, match="Invalid class_mode"):
         img_gen.flow_from_directory(str(tmp_path), class_mode="onehot")
+
+
+def test_fit_and_predict_take_the_iterators_as_sequences():
+    x = np.random.default_rng(0).random((10, 4, 4, 3)).astype("float32")
+    y = np.arange(10) % 2
+    model = tf.keras.Sequential([tf.keras.Input((4, 4, 3)), tf.keras.layers.Flatten(), tf.keras.layers.Dense(2)])
+    model.compile("sgd", tf.keras.losses.SparseCategoricalCrossentropy(from_logits=True))
+    g = ImageDataGenerator(horizontal_flip=True)
+    history = model.fit(g.flow(x, y, batch_size=4), epochs=2, verbose=0)  # len() == 3 batches per epoch
+    assert len(history.history["loss"]) == 2 and int(model.optimizer.iterations.numpy()) == 6
+    out = model.predict(ImageDataGenerator().flow(x, batch_size=4, shuffle=False), verbose=0)
+    np.testing.assert_allclose(out, model.predict(x, verbose=0), rtol=1e-6)

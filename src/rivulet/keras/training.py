@@ -179,6 +179,7 @@ class DataHandler:
     def __init__(self, x, y=None, sample_weight=None, batch_size=None, shuffle=False, steps=None,
                  class_weight=None):
         self._stream = x if _is_batch_stream(x) else None
+        self.shuffle = shuffle
         _check_count(batch_size, "batch_size")
         _check_count(steps, "steps")
         if class_weight is not None and not isinstance(class_weight, dict):
@@ -256,13 +257,28 @@ class DataHandler:
 
     ran_out = False
 
+    def _sequence_batches(self):
+        """One epoch of a Sequence: its len() batches by index (in shuffled order when fit shuffles, as tf_keras
+        does), then its on_epoch_end()."""
+        seq = self._stream
+        order = list(range(len(seq)))
+        if self.shuffle:
+            import random
+            random.shuffle(order)
+        for i in order:
+            yield seq[i]
+        end = getattr(seq, "on_epoch_end", None)
+        if callable(end):
+            end()
+
     def batches(self):
         """One epoch of batches: tuples (x,), (x, y) or (x, y, sample_weight) of tensors."""
         if self._dataset_iter is not None or _is_dataset(self._stream):
             yield from self._dataset_batches()
             return
         if self._stream is not None:
-            for i, item in enumerate(self._stream):
+            items = self._sequence_batches() if _is_sequence(self._stream) else self._stream
+            for i, item in enumerate(items):
                 if self._steps_limit is not None and i >= self._steps_limit:
                     return
                 yield tuple(nest.map_structure(_tensor, v) for v in (item if isinstance(item, tuple) else (item,)))
@@ -277,6 +293,11 @@ class DataHandler:
                 ([self.sw] if self.sw is not None else [])
             yield tuple(nest.map_structure(lambda a: _take(a, idx), p) if p is not None else None
                         for p in parts)
+
+
+def _is_sequence(x):
+    """A keras.utils.Sequence-like stream (ImageDataGenerator's iterators): len() batches per epoch, by index."""
+    return hasattr(x, "__getitem__") and hasattr(x, "__len__")
 
 
 def _is_dataset(x):
