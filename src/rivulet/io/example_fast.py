@@ -218,6 +218,40 @@ def _feature(records, spans, dt):
     return _strings(records, spans) if dt is _dt.string else _numeric(records, spans, dt)
 
 
+_GROUP = 8  # records of one length, at least, checked against one another at once
+
+
+def _all_entries(records, wanted, nk):
+    """_entries of every record. Records of one length whose bytes all equal the first's outside its wanted
+    features' values (so every byte _entries reads, and the rest of the framing, is the same) have its
+    spans: one NumPy comparison for the group instead of a walk per record."""
+    founds = [None] * len(records)
+    if len(records) >= 2 * _GROUP:
+        by_length = {}
+        for i, r in enumerate(records):
+            by_length.setdefault(len(r), []).append(i)
+        for length, idx in by_length.items():
+            if len(idx) < _GROUP or not length:
+                continue
+            found = [None] * nk
+            _entries(records[idx[0]], wanted, found)
+            framing = np.ones(length, dtype=bool)
+            for f in found:
+                if f is not None:
+                    framing[f[1]:f[2]] = False
+            keep = np.flatnonzero(framing)
+            rows = np.frombuffer(b"".join([records[i] for i in idx]), dtype=np.uint8).reshape(len(idx), length)
+            cols = rows[:, keep]
+            for i, same in zip(idx, (cols == cols[0]).all(1).tolist()):
+                if same:
+                    founds[i] = found
+    for i, r in enumerate(records):
+        if founds[i] is None:
+            found = founds[i] = [None] * nk
+            _entries(r, wanted, found)
+    return founds
+
+
 _NO_FEATURE = (0, 0, 0)
 _PLANS = {}  # the spec's keys -> the lookup table of the keys wanted
 
@@ -321,12 +355,7 @@ def parse(records, dense_keys, dense_types, dense_shapes, sparse_keys, sparse_ty
             return _parse_one(records[0], wanted, slots, nd)
         if not records:
             return None
-        founds = []
-        for buf in records:
-            found = [None] * nk
-            _entries(buf, wanted, found)
-            founds.append(found)
-        spans = list(zip(*founds))
+        spans = list(zip(*_all_entries(records, wanted, nk)))
         for slot in range(nk):
             if None in spans[slot]:
                 if slot < nd:
