@@ -10,7 +10,7 @@ from rivulet.keras.layers import recurrent
 
 
 def _run(layer, x, mask=None):
-    @tf.function
+    @tf.function(input_signature=[tf.TensorSpec([None] + x.shape.as_list()[1:], x.dtype)])  # batch unknown
     def step(x):
         with tf.GradientTape() as tape:
             tape.watch(x)
@@ -44,7 +44,12 @@ def test_gradients_unchanged(make, cell, monkeypatch):
         projected.append(out is not None)
         return out
     monkeypatch.setattr(recurrent._Cell, "_project", project)
+    pulled = []
+    pull = cf._Backward.pull
+    monkeypatch.setattr(cf._Backward, "pull", lambda self, *a: pulled.append(self) or pull(self, *a))
     got = _run(layer, x)
+    # the backward was compiled; values its gradient reads only for their shape are stashed as shapes
+    assert pulled and pulled[0].n_shaped > 0
     got_masked = _run(layer, x, mask)
     assert projected == [True, True]
     with monkeypatch.context() as m:  # before: the projection in every step, the gradient replayed eagerly

@@ -468,11 +468,11 @@ class LoopBody:
         n = 0
         bw = _backward_of(self) if history is not None else None
         if bw is not None:  # keep what the compiled gradient needs from each iteration
-            fwd, k = bw.forward, self.n_vars
+            fwd, k, m = bw.forward, self.n_vars, bw.stash_end
             while c(*lv, *cc)[0]:
                 res = fwd(*lv, *bc)
                 lv = res[:k]
-                history.append(res[k:])
+                history.append(res[k:m] + tuple([_Shaped(x.shape) for x in res[m:]]) if m < len(res) else res[k:])
                 n += 1
             return lv, n
         if history is not None:
@@ -648,6 +648,18 @@ class _Backward:
             else:  # an eager constant or a variable a gradient function took in: fed as is
                 const_ph.append(ph)
                 self.consts.append(value._v if isinstance(value, EagerTensor) else value)
+        # Values the gradient reads only for their shape (a broadcasting op's SumToShapeOf reference) are kept
+        # as their shapes: the arrays are freed at once (a third of an LSTM step's stash) and reused.
+        users = {}
+        for op in g.get_operations():
+            for pos, t in enumerate(op.inputs):
+                users.setdefault(id(t), []).append((op.type, pos))
+        shaped = [all(u == ("SumToShapeOf", 1) for u in users.get(id(ph), [None])) and ph.shape.rank not in (None, 0)
+                  for ph in stash_ph]
+        order = [i for i, sh in enumerate(shaped) if not sh] + [i for i, sh in enumerate(shaped) if sh]
+        stash, stash_ph = [stash[i] for i in order], [stash_ph[i] for i in order]
+        self.stash_end = len(body.outputs) + shaped.count(False)  # forward results after it: shapes only
+        self.n_shaped = shaped.count(True)
         self.forward = body._compile(body.outputs + stash)
         feeds = dys + stash_ph + cap_ph + const_ph
         self.fn = compile_graph(g, feeds, results, name=g.name).fn
@@ -707,6 +719,14 @@ class _Backward:
 
 
 _ROW = (("i", DYN),)  # the StridedSlice spec of x[t]
+
+
+class _Shaped:
+    """A stashed value the gradient reads only the shape of (np.shape and `.shape` see it as the array)."""
+    __slots__ = ("shape",)
+
+    def __init__(self, shape):
+        self.shape = shape
 
 
 class _Rows:
