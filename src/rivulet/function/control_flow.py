@@ -7,12 +7,17 @@ static attr holds the sub-graphs, each compiled to Python once, on its first run
 used when a sub-graph has stateful ops, so the op is never pruned and keeps its place in program order.
 
 Gradients: If/Case differentiate as a cond/switch_case over the branches' gradients (each replays its
-branch under a GradientTape). While differentiates through a WhileGrad op whose kernel takes every
-iteration's loop variables, and the values the body's variable reads gave, as the forward loop recorded
-them (once a gradient of it exists, or while a tape records), then walks them backwards taking the body's
-vector-Jacobian product per iteration, replayed with those reads and without its side effects: correct in
-eager code and in graphs, but not itself differentiable (no second-order gradients through while loops).
-Only where no record matches does it run the loop again.
+branch under a GradientTape). While differentiates through a WhileGrad op: loops compiled both ways, as
+TensorFlow's. The body's reverse mode is traced once into a graph (`_Backward`: backprop over the body's
+ops, the forward values it reads as captures) and compiled like the body; once a gradient of the loop
+exists, or while a tape records, the forward loop runs the body compiled to also return those values
+(each iteration's stash), and WhileGrad's kernel walks the stashes backwards through the compiled backward
+body. A weight's per-iteration products x^T @ dy are stacked and multiplied once after the loop, x[t]'s
+gradient rows written into place. Side effects are not repeated and the gradient sees what each iteration
+read. Bodies it cannot trace fall back to replaying the body's vector-Jacobian product eagerly per
+iteration, from the recorded loop variables and variable reads. Correct in eager code and in graphs, but
+WhileGrad is not itself differentiable (no second-order gradients through while loops). Only where no
+record matches does it run the loop again.
 """
 import contextlib
 import threading
