@@ -5,6 +5,8 @@ concatenated along the last axis of `kernel` [in, n*units] and `recurrent_kernel
 bias is [2, 3*units] with reset_after=True (TensorFlow 2's default). Eagerly the time loop is a Python loop;
 while tracing a function it is a tf.while_loop over a TensorArray (as Keras's backend.rnn), unless `unroll`.
 Masked timesteps keep the previous state and repeat the previous output (zeros with zero_output_for_mask).
+Without dropout and unless `unroll`, the input side of every timestep (x @ kernel + input bias) is one stacked
+GEMM before the loop (`_Cell._project`), and the cell steps on it (`_call_projected`).
 """
 import rivulet as tf
 
