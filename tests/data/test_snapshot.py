@@ -1,6 +1,8 @@
 """Dataset.snapshot (load_data/csv tutorial): the first complete pass writes path/<fingerprint>/, later passes
 (and later pipelines built the same way) read it; a changed pipeline gets another fingerprint, never the old
 data. TensorFlow prints the dataset as a _MapDataset and keeps the input's cardinality."""
+import functools
+import itertools
 import os
 
 import numpy as np
@@ -9,25 +11,27 @@ import pytest
 import rivulet as tf
 
 
-CALLS = []
-
-
 def _gen():
-    CALLS.append(1)
+    n = next(_gen.passes)  # (kept on the function object, where a fingerprint does not look)
+    _gen.seen.append(n)
     for i in range(4):
-        yield i * len(CALLS)  # another pass would give other values
+        yield i * n  # another pass would give other values
+
+
+_gen.passes, _gen.seen = itertools.count(1), []
 
 
 def test_first_pass_writes_later_passes_read(tmp_path):
-    calls, gen = CALLS, _gen
+    calls, gen = _gen.seen, _gen
     calls.clear()
     make = lambda: tf.data.Dataset.from_generator(gen, output_signature=tf.TensorSpec([], tf.int64))  # noqa: E731
     ds = make().snapshot(str(tmp_path / "snap"))
     assert repr(ds) == "<_MapDataset element_spec=TensorSpec(shape=(), dtype=tf.int64, name=None)>"
-    assert list(ds.as_numpy_iterator()) == [0, 1, 2, 3]
-    assert list(ds.as_numpy_iterator()) == [0, 1, 2, 3] and len(calls) == 1  # read back, not regenerated
+    want = list(ds.as_numpy_iterator())
+    assert want == [i * calls[0] for i in range(4)]
+    assert list(ds.as_numpy_iterator()) == want and len(calls) == 1  # read back, not regenerated
     again = make().snapshot(str(tmp_path / "snap"))  # the same pipeline built anew: the same snapshot
-    assert list(again.as_numpy_iterator()) == [0, 1, 2, 3] and len(calls) == 1
+    assert list(again.as_numpy_iterator()) == want and len(calls) == 1
     (fp,) = os.listdir(tmp_path / "snap")
     assert fp.isdigit() and "snapshot.metadata" in os.listdir(tmp_path / "snap" / fp)
 
@@ -79,3 +83,39 @@ def test_corrupt_metadata_is_data_loss(tmp_path):
         f.write(b"garbage")
     with pytest.raises(tf.errors.DataLossError):
         list(ds)
+
+
+class _Rows:
+    def __init__(self, rows):
+        self.rows = rows
+
+    def __call__(self):
+        yield from self.rows
+
+    def gen(self):
+        yield from self.rows
+
+
+def _rows(rows):
+    yield from rows
+
+
+SCALE = 2
+
+
+def _scaled(x):
+    return tf.data.Dataset.from_tensors(x * SCALE)
+
+
+def test_generators_and_eager_functions_differing_only_in_their_state_get_their_own_snapshots(tmp_path):
+    global SCALE
+    path = str(tmp_path / "snap")
+    sig = tf.TensorSpec([], tf.int64)
+    for make in (lambda r: _Rows(r), lambda r: _Rows(r).gen, lambda r: functools.partial(_rows, r)):
+        for rows in ([1, 2], [3, 4]):
+            ds = tf.data.Dataset.from_generator(make(rows), output_signature=sig).snapshot(path)
+            assert list(ds.as_numpy_iterator()) == rows
+    SCALE = 2
+    assert list(tf.data.Dataset.range(2).flat_map(_scaled).snapshot(path).as_numpy_iterator()) == [0, 2]
+    SCALE = 3  # a global the function reads: another pipeline
+    assert list(tf.data.Dataset.range(2).flat_map(_scaled).snapshot(path).as_numpy_iterator()) == [0, 3]

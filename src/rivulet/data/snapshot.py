@@ -9,8 +9,11 @@ A pass writes `<run id>/00000000.shard/00000000.snapshot` (TFRecords of serializ
 pickle) and, once complete, `snapshot.metadata`, which marks the snapshot finished; an unfinished one (a pass
 stopped early, a crash) is never read. These files are rivulet's own, not readable by TensorFlow.
 """
+import collections
+import functools
 import hashlib
 import os
+import threading
 import types
 import uuid
 
@@ -56,6 +59,8 @@ def _feed(h, x, seen, depth=0):
         return
     if isinstance(x, (set, frozenset)):
         x = sorted(x, key=repr)
+    elif isinstance(x, collections.deque):
+        x = list(x)
     if isinstance(x, (list, tuple)):
         h.update(type(x).__name__.encode() + b"[")
         for v in x:
@@ -83,14 +88,29 @@ def _feed(h, x, seen, depth=0):
         h.update(b"function:" + str(x.graph.as_graph_def()).encode())
         _feed(h, list(getattr(x, "_captures", ())), seen, depth + 1)
         return
-    if isinstance(x, (types.FunctionType, types.MethodType)):  # a function run eagerly (flat_map, interleave)
-        fn = getattr(x, "__func__", x)
-        _feed_code(h, fn.__code__, seen, depth)
-        for cell in fn.__closure__ or ():
+    if isinstance(x, types.MethodType):  # a bound method: its object's state is part of what it gives
+        _feed(h, x.__self__, seen, depth + 1)
+        x = x.__func__
+    if isinstance(x, types.FunctionType):  # a function run eagerly (from_generator, flat_map, interleave)
+        _feed_code(h, x.__code__, seen, depth)
+        for cell in x.__closure__ or ():
             try:
                 _feed(h, cell.cell_contents, seen, depth + 1)
             except ValueError:  # an empty cell
                 pass
+        for name in _global_names(x.__code__):  # the globals it reads, as their values are now
+            if name in x.__globals__:
+                v = x.__globals__[name]
+                h.update(b"global:" + name.encode())
+                if isinstance(v, types.ModuleType):
+                    h.update(v.__name__.encode())
+                elif isinstance(v, type):
+                    h.update(v.__module__.encode() + v.__qualname__.encode())
+                else:
+                    _feed(h, v, seen, depth + 1)
+        return
+    if isinstance(x, functools.partial):
+        _feed(h, [x.func, list(x.args), dict(x.keywords)], seen, depth + 1)
         return
     if hasattr(x, "_v"):  # an eager tensor
         _feed(h, x._v, seen, depth + 1)
@@ -98,7 +118,25 @@ def _feed(h, x, seen, depth=0):
     if hasattr(x, "as_list") or isinstance(x, TensorSpec) or type(x).__name__.endswith("Spec"):
         h.update(repr(x).encode())
         return
-    h.update(b"object:" + type(x).__qualname__.encode())  # locks, threads, iterators: no part of the pipeline
+    if isinstance(x, (types.ModuleType, types.BuiltinFunctionType, type)):
+        h.update(b"named:" + getattr(x, "__module__", "").__str__().encode() + getattr(x, "__qualname__",
+                                                                                        x.__name__).encode())
+        return
+    h.update(b"object:" + type(x).__module__.encode() + type(x).__qualname__.encode())
+    state = getattr(x, "__dict__", None)  # a user's object (a generator class, a callable): its state
+    if isinstance(state, dict) and not isinstance(x, _OPAQUE):
+        _feed(h, {k: v for k, v in state.items() if isinstance(k, str)}, seen, depth + 1)
+
+
+_OPAQUE = (threading.Thread,)  # running machinery, no part of what a pipeline gives
+
+
+def _global_names(code):
+    names = set(code.co_names)
+    for c in code.co_consts:
+        if isinstance(c, types.CodeType):
+            names |= _global_names(c)
+    return sorted(names)
 
 
 def _feed_code(h, code, seen, depth):
