@@ -392,3 +392,33 @@ def test_rows_read_twice_or_never(served, monkeypatch):
         want[t % 3] += np.cos(xs0[t % 3]) * (t + 1)
     np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
     _same([got], [_replayed(monkeypatch, f, tf.constant(xs0))])
+
+
+def test_cond_inside_the_body(served, monkeypatch):
+    @tf.function
+    def f(x):
+        with tf.GradientTape() as tape:
+            tape.watch(x)
+
+            def body(i, v, s):
+                v = tf.cond(tf.reduce_sum(v) > 0, lambda: v * x, lambda: v - x)
+                return i + 1, v, s + tf.reduce_sum(v * v)
+            _, v, s = tf.while_loop(lambda i, v, s: i < 4, body, (tf.constant(0), tf.ones([2]), tf.constant(0.0)))
+            loss = s + tf.reduce_sum(v)
+        return tape.gradient(loss, x)
+
+    x = tf.constant([0.7, -0.2])
+    got = _np(f(x))
+    assert served
+
+    def loss(x):
+        v, s = np.ones(2), 0.0
+        for _ in range(4):
+            v = v * x if v.sum() > 0 else v - x
+            s += (v * v).sum()
+        return s + v.sum()
+    eps = 1e-4
+    xs = x.numpy().astype(np.float64)
+    num = [(loss(xs + eps * e) - loss(xs - eps * e)) / (2 * eps) for e in np.eye(2)]
+    np.testing.assert_allclose(got, num, rtol=1e-3, atol=1e-4)
+    _same([got], [_replayed(monkeypatch, f, x)])
