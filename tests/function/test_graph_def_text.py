@@ -203,3 +203,29 @@ def test_a_graph_def_rebuilt_from_its_printed_attrs_imports():
     with tf.Graph().as_default() as g:
         (out,) = tf.graph_util.import_graph_def(bare, return_elements=["MatMul:0"])
     assert out.shape.as_list() == [2, 4] and g.get_operation_by_name("import/MatMul").type == "MatMul"
+
+
+def test_control_flow_nodes_carry_tensorflows_attrs():
+    v, w = tf.Variable(1.0), tf.Variable(2.0)
+
+    @tf.function
+    def f(x):
+        a = tf.cond(x > 0, lambda: x * v, lambda: x)
+
+        def body(i, s):
+            w.assign_add(1.0)
+            return i + 1, s + v
+        return a + tf.while_loop(lambda i, s: i < 3, body, [0, x])[1]
+    gd = f.get_concrete_function(tf.TensorSpec([], tf.float32)).graph.as_graph_def()
+    (cond,) = [n for n in gd.node if n.op == "If"]
+    # TF 2.21: the If reads the variable v (input 1) only; the While writes w and reads v
+    assert cond.attr["_lower_using_switch_merge"] == ("b", True)
+    assert cond.attr["_read_only_resource_inputs"] == ("list", [("i", 1)])
+    (loop,) = [n for n in gd.node if n.op == "While"]
+    resources = [i for i, name in enumerate(loop.input) if not name.startswith("^")
+                 and loop.attr["T"][1][i] == ("type", tf.resource)]
+    (read_only,) = [i for _, i in loop.attr["_read_only_resource_inputs"][1]]
+    assert read_only in resources and len(resources) == 2
+    assert loop.attr["_num_original_outputs"] == ("i", 2)
+    text = str(gd)
+    assert 'key: "_read_only_resource_inputs"\n    value {\n      list {\n        i: 1\n      }' in text

@@ -145,22 +145,54 @@ def func_name(g):
     return name
 
 
+def _sub_feeds(op):
+    """[(sub-graph, the op input feeding each of its inputs)] of a control-flow op ([] for other ops)."""
+    b = op.attrs.get("branches")
+    if b is not None and hasattr(b, "subs"):
+        return [(sub, list(feed)) for sub, feed in zip(b.subs, b.feeds)]
+    body = op.attrs.get("body")
+    if body is not None and hasattr(body, "cond") and hasattr(body, "body"):
+        loop_vars = list(range(body.n_vars))
+        return [(body.cond, loop_vars + list(body.cond_feed)), (body.body, loop_vars + list(body.body_feed))]
+    return []
+
+
+def read_only_resource_inputs(op):
+    """Indices of a control-flow op's resource inputs (variables) that its sub-graphs only read (TensorFlow's
+    `_read_only_resource_inputs`): every use is a ReadVariableOp, or such an input of a nested one."""
+    feeds = _sub_feeds(op)
+    return [i for i, t in enumerate(op.inputs) if t.dtype is _dt.resource and
+            all(_only_read(sub.graph, ph) for sub, feed in feeds for ph, j in zip(sub.inputs, feed) if j == i)]
+
+
+def _only_read(graph, ph):
+    for o in graph.get_operations():
+        for k, x in enumerate(o.inputs):
+            if x is ph and o.type != "ReadVariableOp" and not (_sub_feeds(o) and k in read_only_resource_inputs(o)):
+                return False
+    return True
+
+
 def _control_flow_attrs(op):
-    """TensorFlow's attrs for If/Case/While: input/output types, the branch functions by name, shapes."""
+    """TensorFlow's attrs for If/Case/While: input/output types, the branch functions by name, shapes, and
+    the attrs TensorFlow's cond_v2/while_v2 add (lowering, read-only variables, While's output count)."""
     subs = _subgraphs(op)
     if not subs:
         return None
     types = lambda ts: ("list", [("type", t.dtype) for t in ts])  # noqa: E731
     shapes = ("list", [("shape", t.shape) for t in op.outputs])
+    added = {"_lower_using_switch_merge": ("b", True),
+             "_read_only_resource_inputs": ("list", [("i", i) for i in read_only_resource_inputs(op)])}
     if op.type in ("If", "StatelessIf"):
         return {"Tcond": ("type", op.inputs[0].dtype), "Tin": types(op.inputs[1:]), "Tout": types(op.outputs),
                 "then_branch": ("func", func_name(subs[0])), "else_branch": ("func", func_name(subs[1])),
-                "output_shapes": shapes}
+                "output_shapes": shapes, **added}
     if op.type in ("Case", "StatelessCase"):
         return {"Tin": types(op.inputs[1:]), "Tout": types(op.outputs), "output_shapes": shapes,
-                "branches": ("list", [("func", func_name(g)) for g in subs])}
+                "branches": ("list", [("func", func_name(g)) for g in subs]), **added}
     return {"T": types(op.inputs), "cond": ("func", func_name(subs[0])), "body": ("func", func_name(subs[1])),
-            "output_shapes": shapes, "parallel_iterations": ("i", 10)}
+            "output_shapes": shapes, "parallel_iterations": ("i", 10),
+            "_num_original_outputs": ("i", len(op.outputs)), **added}
 
 
 def graph_to_graph_def(graph, add_shapes=False):
