@@ -229,3 +229,11 @@ def test_control_flow_nodes_carry_tensorflows_attrs():
     assert loop.attr["_num_original_outputs"] == ("i", 2)
     text = str(gd)
     assert 'key: "_read_only_resource_inputs"\n    value {\n      list {\n        i: 1\n      }' in text
+
+
+def test_versions_with_a_function_library():
+    @tf.function
+    def f(x):
+        return tf.cond(x > 0, lambda: x, lambda: -x)
+    text = str(f.get_concrete_function(tf.constant(1)).graph.as_graph_def())
+    assert text.endswith("versions {\n  producer: 2474\n  min_consumer: 12\n}\n")  # as TF 2.21 prints it

@@ -58,7 +58,9 @@ class GraphDef:
                     out.append("    }\n")
                 out.append("  }\n")
             out.append("}\n")
-        out.append(f"versions {{\n  producer: {self.producer}\n}}\n")
+        # a graph holding functions needs consumers of version 12 at least (TensorFlow says so once it has one)
+        consumer = "  min_consumer: 12\n" if self.library else ""
+        out.append(f"versions {{\n  producer: {self.producer}\n{consumer}}}\n")
         return "".join(out)
 
     __repr__ = __str__
