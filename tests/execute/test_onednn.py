@@ -193,14 +193,21 @@ def test_pools_and_gradients_equal_numpy(ksize, strides, padding, shape, ties, n
 
 
 @needs
-def test_nan_in_max_pool_takes_the_numpy_kernel(numpy_only):
+def test_max_pool_of_nans_is_tensorflows():
     x = np.arange(32, dtype=np.float32).reshape(1, 4, 4, 2)
-    x[0, 0, 0, 0] = np.nan
-    y = nn_ops._max_pool_kernel(x, (2, 2), (2, 2), "VALID")
-    assert np.isnan(y[0, 0, 0, 0])
-    dy = np.ones_like(y)
-    got = nn_ops._max_pool_grad_kernel(x, y, dy, (2, 2), (2, 2), "VALID")
-    np.testing.assert_array_equal(got, numpy_only(nn_ops._max_pool_grad_kernel, x, y, dy, (2, 2), (2, 2), "VALID"))
+    for i, j, ch in [(0, 0, 0), (3, 3, 1), (2, 0, 0), (2, 1, 0), (3, 0, 0), (3, 1, 0)]:
+        x[0, i, j, ch] = np.nan
+    low = float(np.finfo(np.float32).min)
+    # recorded from TensorFlow 2.21 (tf.nn.max_pool2d, CPU): a NaN is skipped, a window of NaNs gives the lowest
+    # float
+    assert tf.nn.max_pool2d(x, 2, 2, "VALID").numpy().tolist() == [[[[10.0, 11.0], [14.0, 15.0]],
+                                                                    [[low, 27.0], [30.0, 29.0]]]]
+    assert tf.nn.max_pool2d(x, 3, 1, "SAME").numpy()[0, :, :, 0].tolist() == [
+        [10.0, 12.0, 14.0, 14.0], [10.0, 20.0, 22.0, 22.0], [10.0, 28.0, 30.0, 30.0], [low, 28.0, 30.0, 30.0]]
+    # a NaN that reaches the gradient (from the NumPy pool) takes NumPy's gradient: no window routes anything
+    y = np.full((1, 2, 2, 2), np.nan, np.float32)
+    dx = nn_ops._max_pool_grad_kernel(x, y, np.ones_like(y), (2, 2), (2, 2), "VALID")
+    assert not dx.any()
 
 
 @needs

@@ -983,7 +983,8 @@ def _lowest(dt):
 
 def _max_pool_kernel(x, ksize, strides, padding):
     _, _, (ph, pw), sl = _pool_geom(x.shape[1], x.shape[2], ksize, strides, padding)
-    if _dnnl(x) and not np.isnan(x.max()):  # NumPy's maximum keeps a NaN; oneDNN's may drop it
+    if _dnnl(x):  # (a NaN input: oneDNN skips it, a window of NaNs gives the lowest float, as TensorFlow's
+        # kernel; NumPy's maximum below keeps the NaN)
         out = _on_dnnl(onednn.max_pool, _c(x), ksize, strides, (ph, pw))
         if out is not None:
             return out
