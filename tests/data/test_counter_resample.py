@@ -67,3 +67,15 @@ def test_batches_of_a_huge_range_are_computed_from_their_indices():
     assert list(tf.data.Dataset.range(30, 3, -7).batch(2).as_numpy_iterator())[1].tolist() == [16, 9]
     got = next(iter(tf.data.Dataset.range(5, output_type=tf.int32).batch(2)))
     assert got.dtype == tf.int32 and got.numpy().tolist() == [0, 1]
+
+
+def test_rejection_resample_filtered_only_and_class_dtype():
+    ds = tf.data.Dataset.range(20)
+    r = ds.rejection_resample(lambda x: x % 2, target_dist=[1.0, 0.0], initial_dist=[0.5, 0.5], seed=1)
+    assert repr(r).startswith("<_PrefetchDataset element_spec=")  # TensorFlow: the filtered pass alone
+    assert [int(c) for c, _ in r] == [0] * len(list(r))  # class 1 is never accepted
+    r = ds.rejection_resample(lambda x: tf.cast(x % 2, tf.int32), target_dist=[0.5, 0.5], initial_dist=[0.5, 0.5])
+    assert repr(r.element_spec[0]) == "TensorSpec(shape=(), dtype=tf.int32, name=None)"
+    import pytest
+    with pytest.raises(TypeError, match="DataType float32 not in list of allowed values"):
+        ds.rejection_resample(lambda x: tf.cast(x, tf.float32), target_dist=[0.5, 0.5])

@@ -40,7 +40,10 @@ class RejectionResampleDataset(DatasetV2, Randomized):
         spec = input_dataset.element_spec
         self._class_fn = StructuredFunction(class_func, (spec,), "class_func")
         cs = self._class_fn.output_spec
-        if not isinstance(cs, TensorSpec) or not cs.dtype.is_integer or cs.shape.rank not in (0, None):
+        if isinstance(cs, TensorSpec) and cs.dtype.name not in ("uint8", "int8", "int32", "int64"):
+            raise TypeError(f"Value passed to parameter 'indices' has DataType {cs.dtype.name} not in list of "
+                            f"allowed values: uint8, int8, int32, int64")  # TensorFlow's, from its gather
+        if not isinstance(cs, TensorSpec) or cs.shape.rank not in (0, None):
             raise ValueError(f"Invalid `class_func`: it must return a scalar integer tensor, but its return type is "
                              f"{cs}.")
         self._target = _dist(target_dist, "target_dist")
@@ -52,7 +55,8 @@ class RejectionResampleDataset(DatasetV2, Randomized):
         self._init_random(seed)
         elem = spec[0] if type(spec) is tuple and len(spec) == 1 else spec
         super().__init__((cs, elem), (input_dataset,))
-        self._tf_name = "_MapDataset" if self._static_original() == 1 else "_DirectedInterleaveDataset"
+        m = self._static_original()  # TensorFlow's result: the input mapped, the filtered pass (prefetched), or both
+        self._tf_name = "_MapDataset" if m == 1 else "_PrefetchDataset" if m == 0 else "_DirectedInterleaveDataset"
 
     def _static_original(self):
         if self._initial is None:
