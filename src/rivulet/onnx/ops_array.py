@@ -26,7 +26,8 @@ def _read(ctx, op, ref):
 
 @converter("IdentityN")
 def _identity_n(ctx, op, *xs):
-    return [ctx.node("Identity", [x]) for x in xs]
+    # tf.custom_gradient's IdentityN: its inputs past the first n (arguments, variables) only carry the gradient
+    return [ctx.node("Identity", [x]) for x in xs[:op.attrs.get("n", len(xs))]]
 
 
 def _shape_input(ctx, op, dyn, static):
