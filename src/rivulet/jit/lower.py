@@ -28,7 +28,7 @@ _UPDATES = {"AssignVariableOp": None, "AssignAddVariableOp": "Add", "AssignSubVa
 class Lowered:
     """The ONNX model and how to call it: which compiled-graph inputs feed it, which variables it updates."""
     __slots__ = ("model", "arg_index", "var_index", "input_names", "n_outputs", "updated", "output_names",
-                 "heavy_flops", "frozen")
+                 "heavy_flops", "frozen", "fused_rnns")
 
 
 class StepModel(Model):
@@ -146,6 +146,7 @@ def lower(graph, inputs, outputs, captures, n_args, freeze=True):
     low.model = helper.make_model(g, opset_imports=opsets, producer_name="rivulet-jit",
                                   ir_version=helper.find_min_ir_version_for(opsets))
     low.heavy_flops = largest_gemm(ops)
+    low.fused_rnns = {n.op_type for n in g.node if n.op_type in ("RNN", "LSTM", "GRU")}  # (onnx/ops_rnn.py)
     low.frozen = model.frozen
     return low, None
 
