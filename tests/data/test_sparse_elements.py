@@ -120,3 +120,14 @@ def test_from_generator_window_cache_and_snapshot_of_sparse(tmp_path):
                                          output_signature=tf.SparseTensorSpec([3], tf.int32))
     with pytest.raises(tf.errors.InvalidArgumentError, match="did not match the expected type"):
         list(bad)
+
+
+def test_slices_of_rank_3_and_rank_1_refused_as_tensorflow():
+    d3 = tf.data.Dataset.from_tensor_slices(tf.SparseTensor([[0, 1, 1], [2, 0, 0]], [1, 2], [3, 2, 2]))
+    assert repr(d3.element_spec) == "SparseTensorSpec(TensorShape([2, 2]), tf.int32)"
+    assert [e.indices.numpy().tolist() for e in d3] == [[[1, 1]], [], [[0, 0]]]
+    assert [e.indices.numpy().tolist() for e in d3.batch(2).unbatch()] == [[[1, 1]], [], [[0, 0]]]
+    assert list(d3.map(lambda x: tf.sparse.to_dense(x)).as_numpy_iterator())[0].tolist() == [[0, 0], [0, 1]]
+    with pytest.raises(tf.errors.InvalidArgumentError, match="Rank of input SparseTensor should be > 1, but saw "
+                                                             "rank: 1"):
+        tf.data.Dataset.from_tensor_slices(tf.SparseTensor([[1], [3]], [10., 30.], [4]))

@@ -87,6 +87,10 @@ class ElementKind:
     def split(self, cv):
         raise NotImplementedError
 
+    def slices(self, cv):
+        """from_tensor_slices: the rows of one composite value."""
+        return self.split(cv)
+
     def to_numpy_value(self, cv):
         return self.to_value(cv)
 
@@ -128,6 +132,13 @@ class SparseKind(ElementKind):
         return CompositeValue(self, (np.concatenate(idx, axis=0).astype(np.int64),
                                      np.concatenate([p.comps[1] for p in parts]),
                                      np.concatenate([[len(parts)], shape]).astype(np.int64)))
+
+    def slices(self, cv):
+        rank = len(cv.comps[2])
+        if rank <= 1:  # TensorFlow serializes the rows as SparseTensors of rank >= 1
+            raise InvalidArgumentError(f"Rank of input SparseTensor should be > 1, but saw rank: {rank} "
+                                       "[Op:SerializeManySparse]")
+        return self.split(cv)
 
     def split(self, cv):
         i, v, s = cv.comps

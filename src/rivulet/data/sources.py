@@ -36,7 +36,7 @@ class TensorSliceDataset(DatasetV2):
         if not flat:
             raise ValueError("Invalid `tensors`: the structure has no components.")
         sizes = set()
-        flat = [composites.object_rows(a.kind.split(a)) if isinstance(a, composites.CompositeValue) else a
+        flat = [composites.object_rows(a.kind.slices(a)) if isinstance(a, composites.CompositeValue) else a
                 for a in flat]  # a composite component: its rows, as an object array
         for a in flat:
             if a.ndim == 0:
