@@ -710,9 +710,10 @@ def avg_pool(x, ksize, strides, pads):
     return y
 
 
-def max_pool_grad(x, dy, ksize, strides, pads):
+def max_pool_grad(x, dy, ksize, strides, pads, with_workspace=False):
     """The max-pool gradient: each window's dy goes to the input element the forward pass chose (the
-    forward runs again here for its workspace)."""
+    forward runs again here for its workspace). with_workspace=True also returns, per window (NHWC, the
+    pool's output shape), the index i * KW + j of its first maximum in the padded window."""
     _check4(x, "input")
     _check4(dy, "gradient")
     ksize, strides, pads = tuple(ksize), tuple(strides), _pads(pads)
@@ -723,7 +724,11 @@ def max_pool_grad(x, dy, ksize, strides, pads):
     ws = _pool("ws", _POOL_MAX, x.shape, y_shape, ksize, strides, pads, {SRC: x, DST: y})
     dx = np.empty(x.shape, np.float32)
     _pool("bwd", _POOL_MAX, x.shape, y_shape, ksize, strides, pads, {DIFF_SRC: dx, DIFF_DST: dy}, ws)
-    return dx
+    if not with_workspace:
+        return dx
+    count = y.size
+    index = ws[:count] if ws.nbytes < 4 * count else ws[:4 * count].view(np.int32)  # u8, or s32 for big windows
+    return dx, index.reshape(y_shape)
 
 
 def avg_pool_grad(x_shape, dy, ksize, strides, pads):
