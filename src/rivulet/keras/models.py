@@ -247,7 +247,10 @@ class Model(Trainer, Layer):
         model = self
 
         def serving_default(inputs):
-            flat = nest.flatten(model(inputs, training=False))
+            out = model(inputs, training=False)
+            if isinstance(out, dict):  # dict outputs keep their keys
+                return dict(out)
+            flat = nest.flatten(out)
             names = model.output_names
             if not names or len(names) != len(flat):
                 names = [f"output_{i + 1}" for i in range(len(flat))]
