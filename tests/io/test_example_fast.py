@@ -204,3 +204,14 @@ def test_unrequested_features_are_skipped_as_tensorflow_does():
     assert tf.io.parse_single_example(rec, {"a": tf.io.FixedLenFeature([], tf.int64)})["a"].numpy() == 5
     with pytest.raises(tf.errors.InvalidArgumentError):
         tf.io.parse_example([rec], {"a": tf.io.FixedLenFeature([], tf.int64), "b": tf.io.VarLenFeature(tf.int64)})
+
+
+def test_empty_lists_at_the_end_of_a_record_stay_on_the_fast_path(monkeypatch):
+    recs = [_example(a=F(int64_list=tf.train.Int64List(value=[i])), z=F(int64_list=tf.train.Int64List(value=[])),
+                     zs=F(bytes_list=tf.train.BytesList(value=[])))
+            for i in range(3)]
+    spec = {"a": tf.io.FixedLenFeature([], tf.int64), "z": tf.io.VarLenFeature(tf.int64),
+            "zs": tf.io.VarLenFeature(tf.string)}
+    assert example_fast.parse(recs, **dict(_attrs(spec), scalar=False)) is not None
+    assert example_fast.parse(recs[:1], **dict(_attrs(spec), scalar=True)) is not None
+    _same(tf.io.parse_example(recs, spec), _general(monkeypatch, lambda: tf.io.parse_example(recs, spec)))

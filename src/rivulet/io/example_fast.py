@@ -155,6 +155,12 @@ def _numeric(records, spans, dt):
     parts, lengths = [], []
     want = _KIND[dt]
     for buf, (tag, start, end) in zip(records, spans):
+        if tag == want and start < end and buf[start] == 0x0A:  # the usual: one packed field, a short length
+            ln = buf[start + 1]
+            if ln < 0x80 and start + 2 + ln == end:
+                parts.append(buf[start + 2:end])
+                lengths.append(ln)
+                continue
         if start == end:
             if tag and tag != want:
                 raise _Bail
@@ -204,6 +210,17 @@ def _numeric(records, spans, dt):
 def _strings(records, spans):
     values, counts = [], []
     for buf, (tag, start, end) in zip(records, spans):
+        if tag == 0x0A and start < end and buf[start] == 0x0A:  # the usual: one value, a short length
+            b = buf[start + 1]
+            if b < 0x80:
+                p, ln = start + 2, b
+            else:
+                c = buf[start + 2]
+                p, ln = start + 3, (b & 0x7F | c << 7) if c < 0x80 else end  # (longer: never p + ln == end)
+            if p + ln == end:
+                values.append(buf[p:end])
+                counts.append(1)
+                continue
         if tag and tag != 0x0A:
             raise _Bail
         v = _bytes_values(buf, start, end)
