@@ -30,3 +30,14 @@ def test_from_value_and_closure_iterator_in_tf_function():
     def h():
         return it.get_next_as_optional().has_value()
     assert [bool(h()) for _ in range(3)] == [True, True, False]
+
+
+def test_get_next_as_optional_of_sparse_elements_in_tf_function():
+    sp = tf.sparse.SparseTensor(indices=[(0, 0), (0, 1), (4, 3), (5, 0)], values=[1, 2, 3, 4], dense_shape=(6, 4))
+    it = iter(tf.data.Dataset.from_tensor_slices((sp, tf.range(6))))
+
+    @tf.function
+    def f():
+        o = it.get_next_as_optional()
+        return tf.cond(o.has_value(), lambda: tf.sparse.reduce_sum(o.get_value()[0]) + o.get_value()[1], lambda: -1)
+    assert [int(f()) for _ in range(7)] == [3, 1, 2, 3, 7, 9, -1]  # TensorFlow 2.21

@@ -96,12 +96,21 @@ def get_next_as_optional(iterator):
         return Optional(constant(True), value, spec)
     from ..function.control_flow import cond
     from . import composites, graph_ops
-    flat = structure.flat_specs(spec)
-    if any(composites.is_composite_spec(s) or not isinstance(s, structure.TensorSpec) for s in flat):
+    leaves = structure.flat_specs(spec)
+    if any(not isinstance(s, structure.TensorSpec) and not composites.is_composite_spec(s) for s in leaves):
         raise NotImplementedError("rivulet's get_next_as_optional inside a tf.function takes elements of tensors; "
                                   f"this iterator's are {spec}")
+    # the cond carries tensors: a composite leaf (SparseTensor) goes through as its components
+    parts = [list(s._component_specs) if composites.is_composite_spec(s) else [s] for s in leaves]
+    flat = [c for p in parts for c in p]
     it = graph_ops.iterator_tensor(iterator)
     has = graph_ops.has_next(it)
+
+    def taken():
+        out = []
+        for s, v in zip(leaves, nest.flatten(graph_ops.get_next(it, spec))):
+            out.extend(v._to_components() if composites.is_composite_spec(s) else [v])
+        return out
 
     def empty():  # the other branch: empty tensors (unknown dims 0) of the element's dtypes
         import numpy as np
@@ -113,7 +122,11 @@ def get_next_as_optional(iterator):
             a = np.full(shape, b"", dtype=object) if s.dtype is dtypes.string else np.zeros(shape, s.dtype.as_numpy_dtype)
             out.append(constant(a, dtype=s.dtype))
         return out
-    values = cond(has, lambda: list(nest.flatten(graph_ops.get_next(it, spec))), empty)
-    values = values if isinstance(values, (list, tuple)) else [values]
-    value = nest.pack_sequence_as(spec, list(values)) if nest.is_nested(spec) else values[0]
+    values = cond(has, taken, empty)
+    values = list(values) if isinstance(values, (list, tuple)) else [values]
+    rebuilt, i = [], 0
+    for s, p in zip(leaves, parts):
+        rebuilt.append(s._from_components(values[i:i + len(p)]) if composites.is_composite_spec(s) else values[i])
+        i += len(p)
+    value = nest.pack_sequence_as(spec, rebuilt) if nest.is_nested(spec) else rebuilt[0]
     return Optional(has, value, spec)
