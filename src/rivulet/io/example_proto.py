@@ -39,6 +39,7 @@ def fields(b):
 
 _ONE_BYTE = [bytes([i]) for i in range(128)]
 _F32_MAX = float(np.finfo(np.float32).max)
+_F32_PACKS = {}  # n -> struct.Struct("<nf").pack
 
 
 def _delimited(tag, b):
@@ -254,6 +255,14 @@ class FloatList(_List):
         return s if np.float32(float(s)) == np.float32(v) else "%.9g" % v
 
     def _encode(self):
+        vals = self._vals
+        if vals is not None and len(vals) <= 64:  # a short list of (float32-exact) floats: one struct.pack
+            if not vals:
+                return b""
+            pack = _F32_PACKS.get(len(vals))
+            if pack is None:
+                pack = _F32_PACKS[len(vals)] = struct.Struct(f"<{len(vals)}f").pack
+            return _delimited(b"\x0a", pack(*vals))
         if not self._count():
             return b""
         return _delimited(b"\x0a", self._array().astype("<f4", copy=False).tobytes())
@@ -296,9 +305,9 @@ class Int64List(_List):
     _show = staticmethod(str)
 
     def _encode(self):
-        if not self.value:
+        vals = self._vals if self._vals is not None else self.value
+        if not vals:
             return b""
-        vals = self.value
         return _delimited(b"\x0a", _varint(vals[0]) if len(vals) == 1 else b"".join([_varint(v) for v in vals]))
 
     @staticmethod
