@@ -1,6 +1,6 @@
 """The compiled tier (jit_compile=True) side by side with TensorFlow (issue 26).
 
-    python bench/bench_jit.py [w1 w5 lstm64 lstm1024 gru64 gru1024] [--tf PYTHON] [--rounds N]
+    python bench/bench_jit.py [w1 w5 lstm64 lstm1024 gru64 gru1024] [--tf PYTHON] [--src OLD/src] [--rounds N]
 
 Workloads (fixed seeds):
   w1        the seed guides' 100 Dense(64, relu) layers on a [20, 28, 28] batch (intro_to_graphs), one call
@@ -15,7 +15,8 @@ better of its XLA (jit_compile=True) and its plain graph mode, as in seed_bench.
 Each backend is one long-lived worker (this file with --child, bench/sidebyside.py's protocol) that builds
 everything and warms it up (rivulet compiles its jit functions then); the rounds alternate the backends. A
 figure is the minimum over the rounds, in ms; the ratio is TensorFlow's time / rivulet's (> 1: rivulet is
-faster), with its range over the rounds. TensorFlow is optional: --tf names a Python that has it (or set
+faster), with its range over the rounds; --src adds a column for an older rivulet's src/ folder (`before`).
+TensorFlow is optional: --tf names a Python that has it (or set
 RIVULET_TF_PYTHON); rivulet never imports it.
 """
 import argparse
@@ -155,6 +156,7 @@ def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("names", nargs="*", help=f"workloads ({', '.join(WORKLOADS)}); default all")
     ap.add_argument("--tf", default=os.environ.get("RIVULET_TF_PYTHON"), help="a Python with tensorflow-cpu")
+    ap.add_argument("--src", help="an older rivulet's src/ folder, timed as 'before'")
     ap.add_argument("--rounds", type=int, default=5, help="alternate the backends this many times")
     ap.add_argument("--child", help=argparse.SUPPRESS)
     a = ap.parse_args(argv)
@@ -165,6 +167,8 @@ def main(argv=None):
     if bad:
         sys.exit(f"unknown workload(s) {bad}; known: {', '.join(WORKLOADS)}")
     workers = [Worker("rivulet", sys.executable, __file__, "rivulet", names, rivulet_env(HERE.parent / "src"))]
+    if a.src:
+        workers.append(Worker("before", sys.executable, __file__, "rivulet", names, rivulet_env(Path(a.src))))
     if a.tf:
         workers.append(Worker("tensorflow", a.tf, __file__, "tensorflow", names))
     got = {w.label: {n: [] for n in names} for w in workers}
@@ -177,14 +181,18 @@ def main(argv=None):
         for w in workers:
             w.close()
     print(f"jit_compile=True, ms (min of {max(1, a.rounds)} rounds; TensorFlow: the better of XLA and graph mode)")
-    print(f"{'workload':10} {'rivulet':>10} {'tensorflow':>11} {'ratio':>7}  spread")
+    print(f"{'workload':10} {'before' if a.src else '':>10} {'rivulet':>10} {'tensorflow':>11} {'ratio':>7}  spread"
+          f"{'  (before)' if a.src and a.tf else ''}")
     for n in names:
         mine = got["rivulet"][n]
-        line = f"{n:10} {min(mine):10.3f}"
+        line = f"{n:10} {min(got['before'][n]) if a.src else '':>10.3f} {min(mine):10.3f}" if a.src else \
+            f"{n:10} {'':>10} {min(mine):10.3f}"
         if "tensorflow" in got:
             theirs = got["tensorflow"][n]
             r = [t / m for t, m in zip(theirs, mine)]
             line += f" {min(theirs):11.3f} {min(theirs) / min(mine):6.2f}x  {min(r):.2f}-{max(r):.2f}x"
+            if a.src:
+                line += f"  ({min(theirs) / min(got['before'][n]):.2f}x)"
         print(line)
 
 
