@@ -111,6 +111,11 @@ class SparseKind(ElementKind):
     def to_numpy_value(self, cv):
         return SparseTensorValue(*cv.comps)
 
+    def make_spec(self, shape, dtype):
+        """A SparseTensorSpec (its class is reached through an instance: data/ does not import sparse/)."""
+        st = self.value_class()(np.zeros((0, 1), np.int64), np.zeros(0, np.float32), np.zeros(1, np.int64))
+        return type(st.__tf_tracing_type__(None))(shape, dtype)
+
     def batched_spec(self, spec, size):
         return type(spec)(TensorShape([size]).concatenate(spec.shape), spec.dtype)
 

@@ -294,8 +294,14 @@ class DatasetV2:
         return structure.pack(self.element_spec, first)
 
     def save(self, path, compression=None, shard_func=None, checkpoint_args=None):
-        raise NotImplementedError("Dataset.save is not supported by rivulet; write TFRecords with "
-                                  "tf.io.TFRecordWriter instead.")
+        """Writes the elements under `path` in rivulet's own format (data/save_load.py); Dataset.load reads it."""
+        from .save_load import save
+        save(self, path, compression)
+
+    @staticmethod
+    def load(path, element_spec=None, compression=None, reader_func=None):
+        from .save_load import load
+        return load(path, element_spec, compression, reader_func)
 
 
 def _check_state(state_spec, out_spec, what):

@@ -99,6 +99,17 @@ def snapshot(path, compression="AUTO", reader_func=None, shard_func=None):
     return lambda ds: ds.snapshot(path, compression, reader_func, shard_func)
 
 
+def save(dataset, path, compression=None, shard_func=None, checkpoint_args=None):
+    """Deprecated in TensorFlow for `tf.data.Dataset.save`."""
+    return dataset.save(path, compression, shard_func, checkpoint_args)
+
+
+def load(path, element_spec=None, compression=None, reader_func=None):
+    """Deprecated in TensorFlow for `tf.data.Dataset.load`."""
+    from .dataset import Dataset
+    return Dataset.load(path, element_spec, compression, reader_func)
+
+
 def get_next_as_optional(iterator):
     """Deprecated in TensorFlow for `tf.data.Iterator.get_next_as_optional()`; the same Optional."""
     return iterator.get_next_as_optional()
