@@ -4,6 +4,8 @@ gradients, Conv2DTranspose, the fused conv's epilogue, max/avg pooling and their
 gradient bit for bit, ties included); the operand checks before C; the thread rule; and the fallback to
 NumPy when the library is missing (that one runs without the extra too)."""
 import contextlib
+import faulthandler
+import os
 
 import numpy as np
 import pytest
@@ -304,3 +306,26 @@ def test_conv_kernels_ask_glibc_to_keep_freed_memory(monkeypatch):
         monkeypatch.delenv(k, raising=False)
     tf.nn.conv2d(np.ones((1, 4, 4, 2), np.float32), np.ones((3, 3, 2, 2), np.float32), 1, "VALID")
     assert (-3, 32 << 20) in calls and memory.retain_heap()  # blocks under 32 MiB from the heap
+
+
+@needs
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="no fork")
+def test_a_forked_child_runs_convolutions_on_numpy():
+    x = np.ones((8, 10, 10, 4), np.float32)
+    w = np.ones((3, 3, 4, 8), np.float32)
+    onednn.api().set_threads(2)
+    onednn.conv2d(x, w, (1, 1), (1, 1), ((0, 0), (0, 0)))  # the parent's OpenMP threads exist now
+    r, wr = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # GNU OpenMP's pool does not survive the fork: oneDNN would hang here
+        try:
+            faulthandler.dump_traceback_later(30, exit=True)
+            ok = onednn.api() is None and float(nn_ops._conv_kernel(x, w, (1, 1), "VALID", (1, 1)).min()) == 36.0
+            os.write(wr, b"1" if ok else b"0")
+        finally:
+            os._exit(0)
+    os.close(wr)
+    got = os.read(r, 1)
+    os.waitpid(pid, 0)
+    os.close(r)
+    assert got == b"1" and onednn.api() is not None

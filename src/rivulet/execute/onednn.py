@@ -4,7 +4,8 @@ convolutions, and max/average pooling with their gradients, on NHWC arrays with 
 
 The optional extra `onednn` installs the library (the `onednn-cpu-gomp` wheel: libdnnl.so.3, oneDNN v3 with
 GNU OpenMP threads; it ships no Python bindings). `api()` is None when it is not installed or does not load
-(then every kernel runs on NumPy as before): nothing here ever raises to a caller for a missing library.
+(then every kernel runs on NumPy as before), and in a child process after a fork (GNU OpenMP's threads do not
+survive one): nothing here ever raises to a caller for a missing library.
 
 Every call checks its arrays before any pointer reaches C: float32, C-contiguous, exactly the shapes the
 primitive was built for (the byte size oneDNN reports for each plain operand must equal the array's); the
@@ -81,6 +82,17 @@ def api():
 
 def available():
     return api() is not None
+
+
+def _forked():
+    """In a child process after fork: oneDNN stays unused (the kernels run on NumPy). GNU OpenMP's thread pool
+    does not survive a fork: a child's first primitive hangs there, even on one thread, once the parent has
+    run one."""
+    _found[:] = [None]
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_forked)
 
 
 def _candidates():
