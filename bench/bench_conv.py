@@ -164,7 +164,8 @@ def onednn_layers(reps):
                 finally:
                     nn_ops._dnnl = real
                 got[label] = min(ts) * 1e3
-            print(f"{name:18s} {kname:12s} {got['numpy']:9.2f} {got['onednn']:10.2f} {got['numpy'] / got['onednn']:5.1f}x")
+            ratio = got["numpy"] / got["onednn"]
+            print(f"{name:18s} {kname:12s} {got['numpy']:9.2f} {got['onednn']:10.2f} {ratio:5.1f}x")
 
 
 def _out(h, pad):

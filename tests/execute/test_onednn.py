@@ -95,7 +95,8 @@ def test_conv_and_gradients_equal_numpy(case, numpy_only):
 
 
 DEPTHWISE = [(2, 9, 9, 3, 1, (3, 3), (1, 1), (1, 1), "SAME"), (2, 9, 8, 4, 2, (3, 3), (2, 2), (1, 1), "VALID"),
-             (1, 11, 9, 2, 3, (2, 3), (1, 2), (2, 1), "SAME"), (2, 8, 9, 3, 2, (3, 2), (3, 2), (1, 1), ((1, 2), (0, 3)))]
+             (1, 11, 9, 2, 3, (2, 3), (1, 2), (2, 1), "SAME"),
+             (2, 8, 9, 3, 2, (3, 2), (3, 2), (1, 1), ((1, 2), (0, 3)))]
 
 
 @needs
@@ -329,3 +330,44 @@ def test_a_forked_child_runs_convolutions_on_numpy():
     os.waitpid(pid, 0)
     os.close(r)
     assert got == b"1" and onednn.api() is not None
+
+
+@needs
+def test_a_refused_problem_is_asked_once_then_runs_on_numpy(monkeypatch, numpy_only):
+    x, f, _, (s, pad, d, explicit) = _conv_case(*CONVS[3])
+    key_part = ("conv", "fwd", False, x.shape)
+    tried = []
+
+    def refuse(*args, **kwargs):
+        tried.append(1)
+        raise onednn.Error("oneDNN: convolution forward failed (status 3)")
+    monkeypatch.setattr(onednn, "_conv_pd", refuse)
+    monkeypatch.setattr(onednn.api(), "cache", {k: v for k, v in onednn.api().cache.items() if k[:4] != key_part})
+    monkeypatch.setattr(onednn.api(), "refused", set())
+    for _ in range(3):
+        close(nn_ops._conv_kernel(x, f, s, pad, d, explicit),
+              numpy_only(nn_ops._conv_kernel, x, f, s, pad, d, explicit))
+    assert tried == [1]
+
+
+@needs
+def test_threads_run_the_same_primitive_at_once(numpy_only):
+    import threading
+    x, f, dy, (s, pad, d, explicit) = _conv_case(*CONVS[10])
+    ref = numpy_only(nn_ops._conv_kernel, x, f, s, pad, d, explicit)
+    out, errors = [], []
+
+    def work():
+        try:
+            for _ in range(5):
+                out.append(nn_ops._conv_kernel(x, f, s, pad, d, explicit))
+        except Exception as e:  # noqa: BLE001 - reported below
+            errors.append(e)
+    threads = [threading.Thread(target=work) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors and len(out) == 20
+    for o in out:
+        close(o, ref)

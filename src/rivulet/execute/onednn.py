@@ -201,6 +201,7 @@ class Api:
         self.relu_attr = self.make_attr(relu=True)
         self.set_threads = _omp_setter(d) if v.cpu_runtime == _RUNTIME_OMP else None
         self.cache = {}
+        self.refused = set()  # keys oneDNN could not build a primitive for
         self.cache_lock = threading.Lock()
         self.local = threading.local()
 
@@ -257,7 +258,14 @@ class Api:
         p = self.cache.get(key)
         if p is not None:
             return p, False
-        p = build()
+        if key in self.refused:
+            raise Error("oneDNN: this problem was refused before")
+        try:
+            p = build()
+        except Error:
+            if len(self.refused) < _CACHE_MAX:
+                self.refused.add(key)  # asked once: the NumPy kernel runs it from now on
+            raise
         with self.cache_lock:
             if key in self.cache:
                 other = self.cache[key]
