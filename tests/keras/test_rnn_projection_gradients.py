@@ -100,3 +100,19 @@ def test_subclassed_cell_runs_its_own_call():
         h = 2 * np.tanh(np.ones((1, 2)) @ cell.kernel.numpy() + h @ cell.recurrent_kernel.numpy() + cell.bias.numpy())
     np.testing.assert_allclose(y, h, rtol=1e-5)
     assert cell._project(tf.ones((2, 1, 2))) is None
+
+
+@pytest.mark.parametrize("kwargs,masked,n_vars", [({}, False, 3), ({"return_sequences": True}, False, 4),
+                                                  ({}, True, 4), ({"return_sequences": True}, True, 5)])
+def test_loop_carries_only_what_it_needs(kwargs, masked, n_vars):
+    """t, h, c; the outputs' buffer only with return_sequences; the previous output only under a mask (else it
+    is h)."""
+    layer = tf.keras.layers.LSTM(3, **kwargs)
+    mask = tf.constant([[True, True, False]]) if masked else None
+    f = tf.function(lambda x: layer(x, mask=mask))
+    x = tf.constant(np.ones((1, 3, 2), np.float32))
+    g = f.get_concrete_function(x).graph
+    loops = [op.attrs["body"] for op in g.get_operations() if op.type in ("While", "StatelessWhile")]
+    assert [lb.n_vars for lb in loops] == [n_vars]
+    eager = layer(x, mask=mask).numpy()
+    np.testing.assert_allclose(f(x).numpy(), eager, rtol=1e-6)

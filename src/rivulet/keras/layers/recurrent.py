@@ -387,25 +387,37 @@ class RNN(Layer):
 
     def _loop_graph(self, seq, m, states, training, masks):
         """A tf.while_loop over the time steps. The outputs go into a [time, batch, units] buffer loop variable
-        (tensor_scatter_nd_update per step) rather than a TensorArray, so gradients flow back through them."""
+        (tensor_scatter_nd_update per step) rather than a TensorArray, so gradients flow back through them.
+        Loop variables carry only what is needed: no buffer without return_sequences, and no previous output
+        where it is the first state anyway (a built-in cell on projected inputs, no mask, timesteps known)."""
         steps = tf.shape(seq)[0]
-        prev0 = tf.zeros_like(states[0])
-        buf0 = tf.zeros(tf.concat([[steps], tf.shape(prev0)], 0), prev0.dtype) if self.return_sequences else \
-            tf.zeros([0], prev0.dtype)
+        n = len(states)
+        keep_prev = not (m is None and masks is _PROJECTED and seq.shape[0] is not None and seq.shape[0] > 0)
+        init = [tf.constant(0)] + list(states)
+        if keep_prev:
+            init.append(tf.zeros_like(states[0]))
+        if self.return_sequences:
+            init.append(tf.zeros(tf.concat([[steps], tf.shape(states[0])], 0), states[0].dtype))
 
         def cond(t, *_):
             return t < steps
 
-        def body(t, prev, buf, *st):
-            out, new = self._step(seq[t], None if m is None else m[t], list(st), prev, training, masks)
+        def body(t, *rest):
+            st = list(rest[:n])
+            prev = rest[n] if keep_prev else None
+            out, new = self._step(seq[t], None if m is None else m[t], st, prev, training, masks)
+            extra = [out] if keep_prev else []
             if self.return_sequences:
-                buf = tf.tensor_scatter_nd_update(buf, tf.reshape(t, [1, 1]), tf.expand_dims(out, 0))
-            return (t + 1, out, buf, *new)
-        result = tf.while_loop(cond, body, (tf.constant(0), prev0, buf0, *states))
-        last, outputs, states = result[1], result[2], list(result[3:])
+                buf = tf.tensor_scatter_nd_update(rest[-1], tf.reshape(t, [1, 1]), tf.expand_dims(out, 0))
+                extra.append(buf)
+            return (t + 1, *new, *extra)
+        result = tf.while_loop(cond, body, tuple(init))
+        states = list(result[1:n + 1])
+        last = result[n + 1] if keep_prev else states[0]
+        outputs = result[-1] if self.return_sequences else None
         if self.return_sequences:
             outputs.set_shape(tf.TensorShape([seq.shape[0]]).concatenate(last.shape))
-        return last, (outputs if self.return_sequences else None), states
+        return last, outputs, states
 
     @classmethod
     def from_config(cls, config):
