@@ -71,22 +71,35 @@ class _Loop:
         lb = self.lb = op.attrs["body"]
         body = self.body = lb.body
         n = self.n = lb.n_vars
-        _need(n in (4, 5) and len(body.outputs) == n)
+        _need(n >= 2 and len(body.outputs) == n)
         self.params = body.params
         caps = body.inputs[n:]
         self.cap_in = {id(ph): i for ph, i in zip(caps, lb.body_feed)}  # capture placeholder -> While input
-        self.h = self.params[3]
-        _need(op.inputs[3].dtype is _dt.float32 and self.h.shape.rank == 2)
+        # The loop variables' roles are found, not assumed from their order: the counter (the condition's
+        # operand), the state h (the one multiplied by the recurrent kernel), the LSTM's c (from the cell),
+        # the previous output (h again), the outputs buffer; nothing else.
+        self.index = index = {id(p): k for k, p in enumerate(self.params)}
+        hs = {index[id(o.inputs[0])] for o in body.graph.get_operations()
+              if o.type == "MatMul" and id(o.inputs[0]) in index}
+        _need(len(hs) == 1)
+        self.i_h = hs.pop()
+        self.h = self.params[self.i_h]
+        _need(op.inputs[self.i_h].dtype is _dt.float32 and self.h.shape.rank == 2)
+        for sub in (body, lb.cond):  # nothing but the computation matched below (variable reads at most)
+            _need(all(c.type == "ReadVariableOp" for c in sub.graph.control_outputs))
 
     # -- what every recurrent loop shares ------------------------------------------------------------------
     def _counter(self):
         """t from 0 by 1 while t < steps; returns steps' value (the final count) and the outer steps tensor."""
-        op, lb, p0 = self.op, self.lb, self.params[0]
-        _need(partial_value(op.inputs[0]) == 0)
-        _either(_op(self.body.outputs[0], "AddV2"), lambda a, b: (_need(a is p0), _const_one(b)))
+        op, lb = self.op, self.lb
         cond = lb.cond
         less = _op(cond.outputs[0], "Less")
-        _need(less.inputs[0] is cond.params[0])
+        i_t = next((k for k, p in enumerate(cond.params) if p is less.inputs[0]), None)
+        _need(i_t is not None)
+        self.i_t = i_t
+        p0 = self.params[i_t]
+        _need(partial_value(op.inputs[i_t]) == 0)
+        _either(_op(self.body.outputs[i_t], "AddV2"), lambda a, b: (_need(a is p0), _const_one(b)))
         caps = cond.inputs[lb.n_vars:]
         j = next((k for k, ph in enumerate(caps) if ph is less.inputs[1]), None)
         _need(j is not None)
@@ -96,7 +109,7 @@ class _Loop:
     def _step_input(self, t):
         """xp[t]: the projected inputs' row of this step; returns the capture placeholder of xp."""
         sl = _op(t, "StridedSlice")
-        _need(sl.attrs["spec"] == (("i", "?"),) and len(sl.inputs) == 2 and sl.inputs[1] is self.params[0])
+        _need(sl.attrs["spec"] == (("i", "?"),) and len(sl.inputs) == 2 and sl.inputs[1] is self.params[self.i_t])
         xp_ph = sl.inputs[0]
         _need(id(xp_ph) in self.cap_in)
         return xp_ph
@@ -165,32 +178,38 @@ class _Loop:
         _need(partial_value(cat.inputs[1]) == [xp.shape[2]])
         return True
 
-    def _outputs(self, h_new, y, y_h, y_c, steps):
-        """The While's outputs: (t, last output, outputs buffer, states...)."""
+    def _outputs(self, h_new, y, y_h, y_c=None, c_new=None, i_c=None):
+        """The While's outputs, by role: the final count, h (as a state and as the previous output), c, the
+        outputs buffer filled row by row, loop-invariant values passed through."""
         ctx, body, p = self.ctx, self.body, self.params
-        _need(body.outputs[1] is h_new)
-        buf = body.outputs[2]
-        if buf is p[2]:
-            buf_value = self.ins[2]
-        else:
-            up = _op(buf, "TensorScatterUpdate")
-            _need(up.inputs[0] is p[2])
-            idx = _op(up.inputs[1], "Reshape")
-            _need(idx.inputs[0] is p[0] and up.inputs[1].shape.as_list() == [1, 1])
-            ex = _op(up.inputs[2], "ExpandDims")
-            _need(ex.inputs[0] is h_new and up.inputs[2].shape.rank == 3 and ex.attrs.get("axis") in (0, -3))
-            buf_value = ctx.squeeze(y, [1])
         h_last = ctx.squeeze(y_h, [0])
-        outs = [steps, h_last, buf_value, h_last]
-        if y_c is not None:
-            outs.append(ctx.squeeze(y_c, [0]))
+        outs = []
+        for j, out in enumerate(body.outputs):
+            if j == self.i_t:
+                outs.append(self.steps)
+            elif out is h_new:
+                outs.append(h_last)
+            elif j == i_c:
+                _need(out is c_new)
+                outs.append(ctx.squeeze(y_c, [0]))
+            elif out is p[j]:
+                outs.append(self.ins[j])
+            else:
+                up = _op(out, "TensorScatterUpdate")
+                _need(up.inputs[0] is p[j])
+                idx = _op(up.inputs[1], "Reshape")
+                _need(idx.inputs[0] is p[self.i_t] and up.inputs[1].shape.as_list() == [1, 1])
+                ex = _op(up.inputs[2], "ExpandDims")
+                _need(ex.inputs[0] is h_new and up.inputs[2].shape.rank == 3 and ex.attrs.get("axis") in (0, -3))
+                outs.append(ctx.squeeze(y, [1]))
         return outs
 
     # -- the three cells -------------------------------------------------------------------------------------
     def emit(self):
         steps, steps_outer = self._counter()
-        h_new = self.body.outputs[3]
-        if self.n == 5:
+        self.steps = steps
+        h_new = self.body.outputs[self.i_h]
+        if h_new.op.type == "Mul":
             return self._lstm(steps, steps_outer, h_new)
         if h_new.op.type == "AddV2":
             return self._gru(steps, steps_outer, h_new)
@@ -205,27 +224,27 @@ class _Loop:
         seq, kernel, bias = self._projection(x_t[-1], steps_outer, 1, units)
         w, rr = self._w(kernel, 1, None), self._w(self._invariant(r[-1]), 1, None)
         b = self._b([bias, None], 1, units, None)
-        y, y_h = self.ctx.node("RNN", [seq, w, rr, b, "", self.ctx.unsqueeze(self.ins[3], [0])], n_out=2,
+        y, y_h = self.ctx.node("RNN", [seq, w, rr, b, "", self.ctx.unsqueeze(self.ins[self.i_h], [0])], n_out=2,
                                hidden_size=units, activations=[_ACTIVATIONS[g]])
-        return self._outputs(h_new, y, y_h, None, steps)
+        return self._outputs(h_new, y, y_h)
 
     def _lstm(self, steps, steps_outer, h_new):
-        body, c_prev, c_new = self.body, self.params[4], self.body.outputs[4]
-
         def out_gate(a, b):  # h' = fa(o) * g(c')
             fa, o = _act(a)
             g, c = _act(b)
-            _need(c is c_new)
-            return fa, g, o
-        fa, g, o = _either(_op(h_new, "Mul"), out_gate)
+            _need(c.op.type == "AddV2")
+            return fa, g, o, c
+        fa, g, o, c_new = _either(_op(h_new, "Mul"), out_gate)
+        i_c = []
         split = o.op
         _need(split.type == "Split" and split.attrs.get("num_split") == 4 and split.attrs.get("axis") in (1, -1)
               and o is split.outputs[3])
         s = split.outputs
 
         def forget(a, b):
-            _need(b is c_prev)
+            _need(id(b) in self.index and b is not self.h)
             _act(a, s[1], fa)
+            i_c.append(self.index[id(b)])
 
         def inner(a, b):
             _act(a, s[0], fa)
@@ -240,10 +259,10 @@ class _Loop:
         w, rr = self._w(kernel, 4, _LSTM_ORDER), self._w(self._invariant(r[-1]), 4, _LSTM_ORDER)
         b = self._b([bias, None], 4, units, _LSTM_ORDER)
         ctx = self.ctx
-        y, y_h, y_c = ctx.node("LSTM", [seq, w, rr, b, "", ctx.unsqueeze(self.ins[3], [0]),
-                                        ctx.unsqueeze(self.ins[4], [0])], n_out=3, hidden_size=units,
+        y, y_h, y_c = ctx.node("LSTM", [seq, w, rr, b, "", ctx.unsqueeze(self.ins[self.i_h], [0]),
+                                        ctx.unsqueeze(self.ins[i_c[-1]], [0])], n_out=3, hidden_size=units,
                                activations=[_ACTIVATIONS[fa], _ACTIVATIONS[g], _ACTIVATIONS[g]])
-        return self._outputs(h_new, y, y_h, y_c, steps)
+        return self._outputs(h_new, y, y_h, y_c, c_new, i_c[-1])
 
     def _gru(self, steps, steps_outer, h_new):
         h = self.h
@@ -335,10 +354,10 @@ class _Loop:
         w, rr = self._w(kernel, 3, None), self._w(r_full, 3, None)
         b = self._b([bias, rb], 3, units, None)
         ctx = self.ctx
-        y, y_h = ctx.node("GRU", [seq, w, rr, b, "", ctx.unsqueeze(self.ins[3], [0])], n_out=2,
+        y, y_h = ctx.node("GRU", [seq, w, rr, b, "", ctx.unsqueeze(self.ins[self.i_h], [0])], n_out=2,
                           hidden_size=units, activations=[_ACTIVATIONS[fa], _ACTIVATIONS[g]],
                           linear_before_reset=linear_before_reset)
-        return self._outputs(h_new, y, y_h, None, steps)
+        return self._outputs(h_new, y, y_h)
 
     # -- weights in ONNX's layouts ---------------------------------------------------------------------------
     def _reorder(self, x, n, order, axis):
