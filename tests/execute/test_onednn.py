@@ -17,6 +17,14 @@ from rivulet.ops import nn_ops
 needs = pytest.mark.skipif(onednn.api() is None, reason="the onednn extra (onednn-cpu-gomp) is not installed")
 
 
+@pytest.fixture(autouse=True)
+def fresh_cache(monkeypatch):
+    """Each test starts with an empty primitive cache (a long session may have filled it: then primitives
+    are built per call and not cached, which some tests look at)."""
+    if onednn.api() is not None:
+        monkeypatch.setattr(onednn.api(), "cache", {})
+
+
 @pytest.fixture
 def numpy_only(monkeypatch):
     """Runs the block with the NumPy kernels (oneDNN switched off at the dispatch)."""
