@@ -7,6 +7,7 @@ from .cross_device_ops import CrossDeviceOps, HierarchicalCopyAllReduce, NcclAll
 from . import cluster_resolver
 from .values import PerReplica, ReduceOp
 from . import experimental
+from . import aggregation as _aggregation  # noqa: F401  (registers the replica-update hook)
 
 __all__ = ["get_replica_context", "get_strategy", "has_strategy", "in_cross_replica_context", "ReplicaContext",
            "InputContext", "MirroredStrategy", "CrossDeviceOps", "HierarchicalCopyAllReduce", "NcclAllReduce",

@@ -52,6 +52,12 @@ class ReplicaContext:
                 return merge_fn(self._strategy, *args, **kwargs)
             finally:
                 _ctx.pop()
+        if _core.current_graph() is not self._replica.base_graph:
+            # the replica is tracing a tf.function of its own: the merge would run outside that graph
+            raise NotImplementedError(
+                "merge_call (an all_reduce, an optimizer step, an update of a variable with aggregation SUM, MEAN "
+                "or ONLY_FIRST_REPLICA) inside a tf.function that each replica calls is not supported: call "
+                "`strategy.run` inside the tf.function instead (`tf.function(lambda: strategy.run(fn))`)")
         return self._replica.wait_for_merge(merge_fn, args, kwargs)
 
     def all_reduce(self, reduce_op, value, options=None):
@@ -92,6 +98,8 @@ class _Replica(threading.Thread):
         self._run, self.index, self.replica_id = run, index, replica_id
         self._call = (fn, args, kwargs)
         self._snap = snap
+        graphs = snap["graphs"]  # the graph the caller builds (None: eager), which merges build into
+        self.base_graph = graphs[-1] if graphs and not snap["init_scope"] else None
         self.go, self.paused = threading.Event(), threading.Event()
         self.done, self.result, self.error = False, None, None
         self.merge = None  # (merge_fn, args, kwargs) while waiting in merge_call

@@ -77,6 +77,17 @@ class StrategyExtended:
     should_save_summary = should_checkpoint
 
 
+def _checking_creator(inner):
+    """Wraps a strategy's variable creator (or None) with TensorFlow's checks of distributed variables."""
+    def creator(next_creator, **kwargs):
+        v = inner(next_creator, **kwargs) if inner is not None else next_creator(**kwargs)
+        if getattr(v.aggregation, "name", None) == "MEAN" and not v.dtype.is_floating:
+            raise ValueError("creating distributed tf.Variable with aggregation=MEAN and a non-floating dtype is not "
+                             "supported, please use a different aggregation or dtype")
+        return v
+    return creator
+
+
 class Strategy:
     """The tf.distribute.Strategy interface, for strategies whose replicas all live in this process."""
 
@@ -103,6 +114,8 @@ class Strategy:
             raise ValueError(f"Mixing different tf.distribute.Strategy objects: {self!r} is not {current[-1][0]!r}")
         _ctx.push(self, None)
         creator = self._variable_creator()
+        if self.num_replicas_in_sync > 1:
+            creator = _checking_creator(creator)
         try:
             if creator is None:
                 yield self

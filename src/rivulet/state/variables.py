@@ -146,6 +146,9 @@ class Variable(metaclass=_VariableMeta):
 
     def _update(self, op, value, name, read_value):
         res = self._res
+        if _REPLICA_UPDATE and res._aggregation is not _AGG_NONE:
+            if _REPLICA_UPDATE[0](self, op, value, name):  # aggregated across a strategy's replicas, applied once
+                return _unread(res) if read_value else None
         if op is not _r.ASSIGN and (self._dtype is _dt.string or self._dtype is _dt.bool):
             raise InvalidArgumentError(f"{op.name} is not defined for a {self._dtype.name} variable "
                                        f"('{res._name}'): only numeric variables can be added to or subtracted from")
@@ -265,6 +268,17 @@ def _unread(res):
     d["_name"] = "UnreadVariable"
     u.__dict__ = d
     return u
+
+
+_AGG_NONE = VariableAggregation.NONE
+_REPLICA_UPDATE = []  # fn(var, op, value, name): distribute/ gives it (strategies sit above state)
+
+
+def register_replica_update(fn):
+    """An update of a variable whose aggregation is not NONE goes to fn first, which returns True when it
+    applied the update itself (in a replica of a multi-replica strategy: the replicas' values reduced by the
+    variable's aggregation and applied once), False when the update is the variable's to apply."""
+    _REPLICA_UPDATE[:] = [fn]
 
 
 _LIFT = []  # eager_value(t): t's value in the call being traced; function/ gives it (tracing sits above state)
