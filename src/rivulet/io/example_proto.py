@@ -428,7 +428,18 @@ class Features(_Message):
                 key = bytes_field(1, k)
                 if len(_KEY_FIELDS) < 4096:
                     _KEY_FIELDS[k] = key
-            entry = key + _delimited(b"\x12", v._encode())
+            kind = v._kind if type(v) is Feature else 0  # a Feature's encoding inline: the common case
+            if kind is None:
+                entry = key + b"\x12\x00"
+            else:
+                if kind:
+                    body = v._value._encode()
+                    n = len(body)
+                    body = _TAG_OF[kind] + (_ONE_BYTE[n] if n < 128 else _varint(n)) + body
+                else:
+                    body = v._encode()
+                n = len(body)
+                entry = key + b"\x12" + (_ONE_BYTE[n] if n < 128 else _varint(n)) + body
             n = len(entry)
             parts.append(b"\x0a" + (_ONE_BYTE[n] if n < 128 else _varint(n)))
             parts.append(entry)
