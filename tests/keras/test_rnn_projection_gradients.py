@@ -116,3 +116,14 @@ def test_loop_carries_only_what_it_needs(kwargs, masked, n_vars):
     assert [lb.n_vars for lb in loops] == [n_vars]
     eager = layer(x, mask=mask).numpy()
     np.testing.assert_allclose(f(x).numpy(), eager, rtol=1e-6)
+
+
+def test_gru_reads_its_recurrent_bias_once_outside_the_loop():
+    layer = tf.keras.layers.GRU(3)
+    f = tf.function(lambda x: layer(x))
+    x = tf.constant(np.ones((2, 4, 2), np.float32))
+    g = f.get_concrete_function(x).graph
+    body = [op.attrs["body"] for op in g.get_operations() if op.type in ("While", "StatelessWhile")][0].body
+    reads = [op for op in body.graph.get_operations() if op.type == "ReadVariableOp"]
+    assert len(reads) == 1  # the recurrent kernel; the bias row is a loop constant
+    np.testing.assert_allclose(f(x).numpy(), layer(x).numpy(), rtol=1e-6)

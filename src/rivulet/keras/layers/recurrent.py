@@ -105,6 +105,10 @@ class _Cell(Layer):
     def _input_bias(self):
         return self.bias
 
+    def _loop_constants(self):
+        """What `_call_projected` takes from outside the time loop (computed once, before it)."""
+        return None
+
     def get_config(self):
         return {**super().get_config(), "units": self.units, "activation": _config.activation(self.activation),
                 "recurrent_activation": _config.activation(self.recurrent_activation), "use_bias": self.use_bias,
@@ -131,7 +135,7 @@ class SimpleRNNCell(_Cell):
         out = self.activation(h + _dot(states[0], self.recurrent_kernel, rec and rec[0]))
         return out, [out]
 
-    def _call_projected(self, xp, states):
+    def _call_projected(self, xp, states, consts=None):
         """The step given its input side `xp` (x @ kernel + bias, from `_project`)."""
         out = self.activation(xp + tf.matmul(states[0], self.recurrent_kernel))
         return out, [out]
@@ -195,7 +199,7 @@ class LSTMCell(_Cell):
         h = o * self.activation(c)
         return h, [h, c]
 
-    def _call_projected(self, xp, states):
+    def _call_projected(self, xp, states, consts=None):
         h_prev, c_prev = states
         zi, zf, zc, zo = tf.split(xp + tf.matmul(h_prev, self.recurrent_kernel), 4, axis=1)
         return self._gates(zi, zf, zc, zo, c_prev)
@@ -257,14 +261,17 @@ class GRUCell(_Cell):
             return None
         return self.bias[0] if self.reset_after else self.bias
 
-    def _call_projected(self, xp, states):
+    def _loop_constants(self):
+        return self.bias[1] if self.reset_after and self.bias is not None else None  # the recurrent bias
+
+    def _call_projected(self, xp, states, consts=None):
         h_prev = states[0]
         u = self.units
         x_z, x_r, x_h = tf.split(xp, 3, axis=1)
         if self.reset_after:
             mh = tf.matmul(h_prev, self.recurrent_kernel)
             if self.bias is not None:
-                mh = tf.nn.bias_add(mh, self.bias[1])
+                mh = tf.nn.bias_add(mh, self.bias[1] if consts is None else consts)
             h_z, h_r, h_h = tf.split(mh, 3, axis=1)
             z = self.recurrent_activation(x_z + h_z)
             r = self.recurrent_activation(x_r + h_r)
@@ -284,7 +291,13 @@ class GRUCell(_Cell):
 _PROJECTED_CALL = {c: c.call for c in (SimpleRNNCell, LSTMCell, GRUCell)}
 
 
-_PROJECTED = object()  # `masks` of a loop over projected inputs (x @ kernel + bias of every step)
+class _Projected:
+    """`masks` of a loop over projected inputs (x @ kernel + bias of every step), with the cell's loop
+    constants (`_loop_constants`, read once outside the loop)."""
+    __slots__ = ("consts",)
+
+    def __init__(self, consts):
+        self.consts = consts
 
 
 class RNN(Layer):
@@ -353,7 +366,7 @@ class RNN(Layer):
             # no dropout: the input projections of all timesteps as one GEMM before the loop
             xp = cell._project(seq)
             if xp is not None:
-                seq, masks = xp, _PROJECTED
+                seq, masks = xp, _Projected(cell._loop_constants())
         if executing_eagerly() or unrolled:
             last, outputs, states = self._loop_python(seq, m, states, steps if steps is not None
                                                       else int(tf.shape(inputs)[1]), training, masks)
@@ -365,8 +378,8 @@ class RNN(Layer):
         return out
 
     def _step(self, x, m_t, states, prev_out, training, masks):
-        if masks is _PROJECTED:
-            out, new_states = self.cell._call_projected(x, states)
+        if isinstance(masks, _Projected):
+            out, new_states = self.cell._call_projected(x, states, masks.consts)
         else:
             out, new_states = self.cell.call(x, states, training=training, masks=masks)
         if m_t is not None:
@@ -392,7 +405,8 @@ class RNN(Layer):
         where it is the first state anyway (a built-in cell on projected inputs, no mask, timesteps known)."""
         steps = tf.shape(seq)[0]
         n = len(states)
-        keep_prev = not (m is None and masks is _PROJECTED and seq.shape[0] is not None and seq.shape[0] > 0)
+        keep_prev = not (m is None and isinstance(masks, _Projected) and seq.shape[0] is not None and
+                         seq.shape[0] > 0)
         init = [tf.constant(0)] + list(states)
         if keep_prev:
             init.append(tf.zeros_like(states[0]))
