@@ -89,16 +89,44 @@ def encode(v, tensors, leaf=None):
         return {"list": [encode(x, tensors, leaf) for x in v]}
     if isinstance(v, dict):
         return {"dict": [[encode(k, tensors, leaf), encode(x, tensors, leaf)] for k, x in v.items()]}
-    from ..function.trace_type import Literal, VariableSpec
+    from ..function.trace_type import Literal, VariableSpec, is_composite_spec
     if isinstance(v, Literal):
         return {"literal": encode(v.value, tensors)}
     if isinstance(v, VariableSpec):
         return {"varspec": [_shape(v.shape), v.dtype.name, bool(v.trainable)]}
+    kind = _composite_kind(v) if is_composite_spec(v) else None
+    if kind == "ragged":
+        flat = getattr(v, "_flat_shape", None)
+        return {"ragged_spec": [_shape(v.shape), v.dtype.name, int(v.ragged_rank),
+                                None if flat is None else _shape(flat)]}
+    if kind == "sparse":
+        return {"sparse_spec": [_shape(v.shape), v.dtype.name]}
+    if hasattr(v, "_to_components") and _composite_kind(type(v).__tf_tracing_type__(v, None)) is not None:
+        # a composite value (a function's RaggedTensor output): its spec and its component tensors
+        return {"composite": [encode(type(v).__tf_tracing_type__(v, None), tensors),
+                              [encode(c, tensors, leaf) for c in v._to_components()]]}
     raise ValueError(f"cannot save a value of type {type(v).__name__}: {v!r}")
 
 
 def _shape(s):
     return None if s.rank is None else [d for d in s.as_list()]
+
+
+COMPOSITE_KINDS = ("ragged", "sparse")  # composite tensors whose specs a file may hold
+
+
+def composite_spec_class(kind):
+    """The spec class of a composite kind (tf.RaggedTensorSpec for "ragged"), through ops/composite.py's
+    loaders: the composites are a subsystem beside this one."""
+    from ..ops import composite
+    return composite.kind(kind)._type_spec_class
+
+
+def _composite_kind(spec):
+    for kind in COMPOSITE_KINDS:
+        if type(spec) is composite_spec_class(kind):
+            return kind
+    return None
 
 
 def _b64(b):
@@ -194,6 +222,38 @@ class Decoder:
             from ..function.trace_type import VariableSpec
             s, dt, trainable = expect_list(body, tag, 3)
             return VariableSpec(shape(s), dtype(dt), bool(trainable))
+        if tag == "ragged_spec":
+            s, dt, ragged_rank, flat = expect_list(body, tag, 4)
+            s, dt = shape(s), dtype(dt)
+            if dt == _dt.resource or dt == _dt.variant:
+                raise Invalid(f"a RaggedTensorSpec cannot hold {dt.name} values")
+            if not isinstance(ragged_rank, int) or isinstance(ragged_rank, bool) or ragged_rank < 0 or \
+                    ragged_rank > (253 if s.rank is None else s.rank - 1):
+                raise Invalid(f"bad ragged_rank {short(ragged_rank)} for a RaggedTensorSpec of shape {s}")
+            flat = None if flat is None else shape(flat)
+            if flat is not None and (flat.rank is None or ragged_rank + 1 + flat.rank > 254):
+                raise Invalid(f"bad flat_values shape {flat} for a RaggedTensorSpec")
+            return composite_spec_class("ragged")(s, dt, ragged_rank, flat)
+        if tag == "sparse_spec":
+            s, dt = expect_list(body, tag, 2)
+            s, dt = shape(s), dtype(dt)
+            if dt == _dt.resource or dt == _dt.variant:
+                raise Invalid(f"a SparseTensorSpec cannot hold {dt.name} values")
+            return composite_spec_class("sparse")(s, dt)
+        if tag == "composite":
+            from ..core.tensor import SymbolicTensor
+            spec, comps = expect_list(body, tag, 2)
+            spec = self(spec, d)
+            if _composite_kind(spec) is None:
+                raise Invalid(f"a composite value needs a composite spec, got {short(spec)}")
+            want = spec._component_specs
+            comps = [self(c, d) for c in expect_list(comps, tag, len(want))]
+            for c, w in zip(comps, want):
+                if not isinstance(c, SymbolicTensor) or c.dtype != w.dtype or \
+                        not c.shape.is_compatible_with(w.shape):
+                    raise Invalid(f"the components of a {type(spec).__name__} must be graph outputs like {w}, "
+                                  f"got {short(c)}")
+            return spec._from_components(comps)
         if tag == "tensor":
             a = self.tensors.get(body) if isinstance(body, str) else None
             if a is None:

@@ -16,7 +16,7 @@ from .. import nest
 from ..core import context
 from ..core.tensor import Tensor, convert_to_tensor
 from ..function.concrete import ConcreteFunction
-from ..function.trace_type import Literal, VariableSpec, type_of
+from ..function.trace_type import Literal, VariableSpec, is_composite_spec, type_of
 from ..function.tracing import FuncGraph
 from ..graph.graph_def import NodeDef
 from ..core.op import REGISTRY
@@ -103,8 +103,8 @@ def _check_type(t, depth=0):
     """A trace type (what a parameter was traced for), as function/trace_type.py makes them."""
     if depth > fmt.MAX_DEPTH:
         raise Invalid("argument types are nested too deeply")
-    if isinstance(t, (TensorSpec, Literal, VariableSpec)):
-        return
+    if isinstance(t, (TensorSpec, Literal, VariableSpec)) or is_composite_spec(t):
+        return  # (a composite spec only as the decoder makes them: RaggedTensorSpec, SparseTensorSpec)
     ok = isinstance(t, tuple) and len(t) >= 2
     if ok and t[0] in ("list", "tuple") and len(t) == 2 and isinstance(t[1], tuple):
         items = t[1]
@@ -189,7 +189,12 @@ class _Loader:
             return outputs[_index(body, outputs, "output")]
         so = fmt.Decoder(self.tensors, out)(_get(e, "structured_outputs", where=where))
         g.structured_outputs = so
-        g.outputs = [t for t in nest.flatten(so) if isinstance(t, Tensor)]
+        try:
+            flat = nest.flatten(so)
+        except TypeError as e:  # a dict whose keys do not sort (None beside a string)
+            raise Invalid(f"{where}: bad structured_outputs: {e}") from None
+        g.outputs = [c for t in flat for c in (
+            [t] if isinstance(t, Tensor) else t._to_components() if hasattr(t, "_to_components") else [])]
         return ConcreteFunction(g, params, types, name)
 
     def _function(self, e):
@@ -578,6 +583,12 @@ def _match(v, t, convert, call):
             except (TypeError, ValueError):
                 return _NO
         return v if v.dtype == t.dtype and v.shape.is_subtype_of(t.shape) else _NO
+    if is_composite_spec(t):  # a RaggedTensor / SparseTensor of a compatible spec (never converted)
+        if not call and is_composite_spec(v):
+            return v if v.is_subtype_of(t) else _NO
+        if not hasattr(type(v), "__tf_tracing_type__") or not hasattr(v, "_to_components"):
+            return _NO
+        return v if type(v).__tf_tracing_type__(v, None).is_subtype_of(t) else _NO
     if isinstance(t, VariableSpec):
         ok = getattr(v, "_is_resource", False) and v.dtype == t.dtype and v.shape == t.shape
         return v if ok else _NO

@@ -239,4 +239,6 @@ def arguments(where, arg_types, placeholders):
             stack.extend(reversed([v for _, v in t[1]]))
         elif isinstance(t, tuple) and t and t[0] == "namedtuple":
             stack.extend(reversed(t[3]))
+        elif hasattr(t, "_component_specs"):  # a RaggedTensorSpec / SparseTensorSpec: its component tensors
+            stack.extend(reversed(t._component_specs))
     _fed(where, "its graph", [p for p in placeholders if p.dtype != _dt.resource], specs)

@@ -140,3 +140,6 @@ class SparseTensorSpec(TraceType):
 
     def __repr__(self):
         return f"SparseTensorSpec({self._shape!r}, {self._dtype!r})"
+
+
+SparseTensor._type_spec_class = SparseTensorSpec  # for code that reaches the class through composite loaders
