@@ -68,3 +68,7 @@ def multi_replica_context():
     if rc is None or strategy.num_replicas_in_sync == 1:
         return None
     return rc
+
+
+from ..ops.random_ops import register_replica_context as _register  # noqa: E402  (tf.random.Generator's replicas)
+_register(lambda: _stack.entries[-1] if _stack.entries else None)

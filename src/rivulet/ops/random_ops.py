@@ -18,6 +18,7 @@ Random ops are `stateful=True`: never folded or deduplicated, and run in program
 import itertools
 import random as _pyrandom
 import threading
+import weakref
 from collections import OrderedDict
 
 import numpy as np
@@ -546,10 +547,64 @@ def _state_from_seed(seed):
     return np.array(words, np.uint64).view(np.int64)
 
 
+# The replica a generator draws in. tf.distribute (a higher layer) registers, when it loads, a function giving the
+# calling thread's innermost (strategy, replica context or None in cross-replica context), or None outside every
+# strategy. A replica context has `_replica_id` (its id in the sync group) and `_replica`: None when the strategy
+# runs its one local replica inline, else the replica's thread, with `index` (0 for the first local replica) and
+# `_run` (one object per `strategy.run`).
+_replica_context_fn = [None]
+
+
+def register_replica_context(fn):
+    """Called by rivulet.distribute: `fn()` -> None or (strategy, replica context or None)."""
+    _replica_context_fn[0] = fn
+
+
+def _current_distribution():
+    fn = _replica_context_fn[0]
+    return fn() if fn is not None else None
+
+
+def _hash_key(key, replica_id):
+    """A replica's key: one uint64 drawn with the generator's key from counter [replica_id, 0]."""
+    return philox.full_int(int(np.asarray(key).reshape(-1).astype(np.uint64)[0]), int(replica_id), 1,
+                           np.uint64)
+
+
+class _RunRecord:
+    """What a generator remembers of one `strategy.run` of several replicas. The state variable is the first
+    replica's copy of TensorFlow's mirrored state: its draws advance it. Every other replica's copy is the
+    variable less the first replica's draws in this run (`primary`) plus its own (`own[index]`): all copies
+    start the run equal and each advances by its own draws only (ints, or int64 tensors for dynamic shapes)."""
+
+    def __init__(self, run):
+        self.run, self.primary, self.own = run, 0, {}
+
+
+# id(state variable) -> its _RunRecord. Kept by variable, not by generator: a generator made in `strategy.run`
+# is one object per replica, all sharing the variable the first replica made.
+_RUN_RECORDS = {}
+
+
+def _run_record(var, run):
+    record = _RUN_RECORDS.get(id(var))
+    if record is None:
+        weakref.finalize(var, _RUN_RECORDS.pop, id(var), None)
+    if record is None or record.run is not run:
+        record = _RUN_RECORDS[id(var)] = _RunRecord(run)
+    return record
+
+
 class Generator:
     """tf.random.Generator: a Philox stream whose state is a tf.Variable (int64 [3]: the 128-bit counter, low
     word first, then the key). A draw of n values uses the counter as it is and advances it by 256 n, as
-    TensorFlow's stateful kernels do, so the values are TensorFlow's, eagerly and inside tf.function."""
+    TensorFlow's stateful kernels do, so the values are TensorFlow's, eagerly and inside tf.function.
+
+    A generator made under a tf.distribute strategy (in its scope, or in `strategy.run`) belongs to it, as
+    TensorFlow's: its state is mirrored, so in `strategy.run` every replica starts from the same counter and
+    the state advances once per draw, not once per replica; and each replica draws with its own key, the
+    generator's key hashed with the replica's id (replica 0 too, and with one replica too). In cross-replica
+    context the draw is the plain one."""
 
     def __init__(self, copy_from=None, state=None, alg=None):
         from ..state.variables import Variable
@@ -565,6 +620,8 @@ class Generator:
         self._alg = _alg_int(alg if alg is not None else "auto_select")
         self._state_var = Variable(st, dtype=_dt.int64, trainable=False, name="StatefulRandomGenerator")
         self._lock = threading.Lock()  # eager draws from several threads get disjoint counters
+        where = _current_distribution()
+        self._distribution_strategy = where[0] if where is not None else None
 
     def _checkpoint_children(self):  # trackable as TensorFlow's: the state variable under `_state_var`
         return [("_state_var", self._state_var)]
@@ -603,29 +660,86 @@ class Generator:
                                .astype(np.int64))
 
     def skip(self, delta):
-        """Advances the counter as `delta` values' draws would."""
-        self._state_var.assign_add(np.array([int(delta) * philox.CALLS_PER_VALUE, 0, 0], np.int64))
+        """Advances the counter as `delta` values' draws would (in a replica, that replica's counter)."""
+        calls = int(delta) * philox.CALLS_PER_VALUE
+        if context.current_graph() is None:
+            with self._lock:
+                self._advance_eager(calls, self._replica())
+        else:
+            self._advance_graph(to_tensor(np.int64(calls)), self._replica())
+
+    def _replica(self):
+        """None for a plain draw, else (replica id, run record or None, local index; 0: the first local replica,
+        whose copy of the state is the variable): where a generator that belongs to a strategy draws."""
+        if self._distribution_strategy is None:
+            return None
+        where = _current_distribution()
+        if where is None:  # TensorFlow enters the generator's strategy's scope: cross-replica context
+            return None
+        strategy, rc = where
+        if strategy is not self._distribution_strategy:
+            raise RuntimeError(f"Mixing different tf.distribute.Strategy objects: {strategy} is not "
+                               f"{self._distribution_strategy}")
+        if rc is None:
+            return None
+        thread = getattr(rc, "_replica", None)
+        if thread is None:
+            return rc._replica_id, None, 0
+        return rc._replica_id, _run_record(self._state_var, thread._run), thread.index
+
+    def _advance_eager(self, calls, replica):
+        """The state (numpy int64 [3]) this draw of `calls` Philox calls uses; advances it."""
+        if replica is not None and replica[2] != 0:
+            record, index = replica[1], replica[2]
+            own = record.own.get(index, 0)
+            state = self._state_var.numpy() + np.array([own - record.primary, 0, 0], np.int64)
+            record.own[index] = own + calls
+            return state
+        old = self._state_var.numpy()
+        self._state_var.assign(old + np.array([calls, 0, 0], np.int64))
+        if replica is not None and replica[1] is not None:
+            replica[1].primary += calls
+        return old
+
+    def _advance_graph(self, calls, replica):
+        """The state (int64 [3] tensor) this draw of `calls` (an int64 scalar tensor) uses; advances it."""
+        from .array_ops import concat, reshape
+        zeros = to_tensor(np.zeros(2, np.int64))
+        if replica is not None and replica[2] != 0:
+            record, index = replica[1], replica[2]
+            own = record.own.get(index, 0)
+            offset = _m.subtract(to_tensor(own, dtype=_dt.int64), to_tensor(record.primary, dtype=_dt.int64))
+            state = _m.add(self._state_var.read_value(), concat([reshape(offset, [1]), zeros], 0))
+            record.own[index] = _m.add(to_tensor(own, dtype=_dt.int64), calls)
+            return state
+        delta = concat([reshape(calls, [1]), zeros], 0)
+        new = self._state_var.assign_add(delta)  # atomic: concurrent draws get disjoint counters
+        if replica is not None and replica[1] is not None:
+            replica[1].primary = _m.add(to_tensor(replica[1].primary, dtype=_dt.int64), calls)
+        return _m.subtract(new, delta)
 
     def _draw(self, kind, shape, dtype, extra=(), name=None):
-        from .array_ops import reshape
         shape_t = _shape_tensor(shape)
         v = static_value(shape_t)
+        replica = self._replica()
         if v is not None and context.current_graph() is None:
             calls = int(np.prod(np.asarray(v), dtype=np.int64)) * philox.CALLS_PER_VALUE
             with self._lock:
-                old = self._state_var.numpy()
-                self._state_var.assign(old + np.array([calls, 0, 0], np.int64))
-            return bind(V2_OPS[kind], (shape_t, to_tensor(old[2:3]), to_tensor(old[0:2])) + tuple(extra),
+                old = self._advance_eager(calls, replica)
+            key = old[2:3] if replica is None else _hash_key(old[2:3], replica[0])
+            return bind(V2_OPS[kind], (shape_t, to_tensor(key), to_tensor(old[0:2])) + tuple(extra),
                         {"dtype": dtype}, name=name or V2_OPS[kind].name)
         if v is not None:
             n = to_tensor(np.int64(int(np.prod(np.asarray(v), dtype=np.int64)) * philox.CALLS_PER_VALUE))
         else:
             n = _m.multiply(_m.cast(_m.reduce_prod(shape_t), _dt.int64), np.int64(philox.CALLS_PER_VALUE))
-        from .array_ops import concat
-        delta = concat([reshape(n, [1]), to_tensor(np.zeros(2, np.int64))], 0)
-        new = self._state_var.assign_add(delta)  # atomic: concurrent draws get disjoint counters
-        counter = _m.subtract(new[0:2], delta[0:2])
-        return bind(V2_OPS[kind], (shape_t, new[2:3], counter) + tuple(extra), {"dtype": dtype},
+        state = self._advance_graph(n, replica)
+        key = state[2:3]
+        if replica is not None:
+            key = bind(V2_OPS["full_int"], (to_tensor(np.array([1], np.int32)), key,
+                                            to_tensor(np.array([replica[0], 0], np.uint64))),
+                       {"dtype": _dt.uint64}, name="StatelessRandomUniformFullIntV2")
+        return bind(V2_OPS[kind], (shape_t, key, state[0:2]) + tuple(extra), {"dtype": dtype},
                     name=name or V2_OPS[kind].name)
 
     def uniform(self, shape, minval=0, maxval=None, dtype=_dt.float32, name=None):

@@ -1,0 +1,127 @@
+"""tf.random.Generator under tf.distribute: a generator made in a strategy's scope (or in strategy.run) has a
+mirrored state, so every replica starts from the same counter and the state advances once per draw; each
+replica draws with the key hashed with its replica id (replica 0 too, and with one replica). Values recorded
+from TensorFlow 2.21 (tensorflow-cpu, two logical CPUs), eagerly and with strategy.run inside tf.function."""
+import numpy as np
+import pytest
+
+import rivulet as tf
+
+CPUS = ["/cpu:0", "/cpu:1"]
+
+# replica 0 then replica 1, from Generator.from_seed(1) made under strategy.scope()
+NORMAL = [[-0.8793044686317444, 1.468078851699829], [0.020661573857069016, 1.9473345279693604]]
+UNIFORM = [[0.8676568269729614, 0.6973698139190674], [0.9606653451919556, 0.42715609073638916]]
+FULL_INT = [[-6806561485574601818, -1967259665744454942], [4597341404097351072, 2565400375874236760]]
+TRUNC = [[0.3297092616558075, -0.7461025714874268], [0.31959789991378784, -0.5985143184661865]]
+SEEDS = [[[889985882850871325, -1940335470930423451], [0, 0]],
+         [[1335627257418472962, -815917123810009433], [0, 0]]]
+INT = [[59, 16], [77, 35]]
+AGAIN = [[-0.37464046478271484, 0.5768615007400513], [0.23538778722286224, -1.2278598546981812]]
+AFTER = [-0.30787286162376404, -0.6881572008132935]  # drawn in cross-replica context after two runs
+
+
+def _local(strategy, r):
+    return [x.numpy().tolist() for x in strategy.experimental_local_results(r)]
+
+
+def _draws(g, split):
+    a = g.normal([2])
+    b = g.uniform([2])
+    c = g.uniform_full_int([2], dtype=tf.int64)
+    d = g.truncated_normal([2])
+    e = g.make_seeds(2)
+    if split:
+        h = [x.normal([1]) for x in g.split(2)]
+    else:
+        h = [g.normal([1]), g.normal([1])]
+    i = g.uniform([2], maxval=100, dtype=tf.int32)
+    return a, b, c, d, e, h[0], h[1], i
+
+
+def _strategy(n):
+    if n == "one_device":
+        return tf.distribute.OneDeviceStrategy("/cpu:0"), 1
+    return tf.distribute.MirroredStrategy(CPUS[:n]), n
+
+
+@pytest.mark.parametrize("n", [2, 1, "one_device"])
+@pytest.mark.parametrize("in_function", [False, True])
+def test_replicas_share_the_counter_and_hash_the_key(n, in_function):
+    strategy, n = _strategy(n)
+    with strategy.scope():
+        g = tf.random.Generator.from_seed(1)
+    fn = lambda: strategy.run(lambda: _draws(g, split=not in_function))  # noqa: E731
+    run = tf.function(fn, autograph=False) if in_function else fn
+    r = run()
+    got = [_local(strategy, x) for x in r]
+    assert got[0] == NORMAL[:n] and got[1] == UNIFORM[:n] and got[3] == TRUNC[:n]
+    assert got[2] == FULL_INT[:n] and got[4] == SEEDS[:n] and got[7] == INT[:n]
+    if in_function:  # two more normal([1]) draws
+        split0, split1 = [[0.7339197397232056], [0.29965299367904663]], [[0.30450165271759033], [-0.3468323051929474]]
+    else:  # split(2), then each new generator's normal([1]) (the new generators are the strategy's too)
+        split0, split1 = [[0.1383771002292633], [-2.1967008113861084]], [[2.099665641784668], [0.04935915023088455]]
+    assert got[5] == split0[:n] and got[6] == split1[:n]
+    assert g.state.numpy().tolist() == [3585, 0, 0]  # advanced once per draw: 256 * 14 calls
+    assert _local(strategy, run()[0]) == AGAIN[:n]
+    assert g.state.numpy().tolist() == [7169, 0, 0]
+    assert g.normal([2]).numpy().tolist() == AFTER  # cross-replica context: the plain draw
+    assert g.state.numpy().tolist() == [7681, 0, 0]
+
+
+def test_generator_made_in_a_replica():
+    strategy = tf.distribute.MirroredStrategy(CPUS)
+
+    def f():
+        gg = tf.random.Generator.from_seed(5)
+        return gg.normal([2]), gg.state.read_value()
+    values, states = strategy.run(f)
+    assert _local(strategy, values) == [[0.19725969433784485, -0.3631729781627655],
+                                        [-1.3070067167282104, -0.29497432708740234]]
+    assert _local(strategy, states) == [[517, 0, 0], [517, 0, 0]]
+
+
+def test_cross_replica_and_plain_generators():
+    strategy = tf.distribute.MirroredStrategy(CPUS)
+    plain = tf.random.Generator.from_seed(1)  # not the strategy's: each replica advances the one state
+    assert _local(strategy, strategy.run(lambda: plain.normal([2]))) == [
+        [0.4384227395057678, -0.5343984365463257], [1.6307176351547241, 0.007847783155739307]]
+    assert plain.state.numpy().tolist() == [1025, 0, 0]
+    with strategy.scope():
+        g = tf.random.Generator.from_seed(1)
+        assert g.normal([2]).numpy().tolist() == [0.4384227395057678, -0.5343984365463257]  # not hashed
+        assert g.state.numpy().tolist() == [513, 0, 0]
+    other = tf.distribute.MirroredStrategy(["/cpu:0"])
+    with pytest.raises(RuntimeError, match="Mixing different tf.distribute.Strategy objects"):
+        other.run(lambda: g.normal([2]))
+
+
+@pytest.mark.parametrize("in_function", [False, True])
+def test_draws_around_a_merge(in_function):
+    strategy = tf.distribute.MirroredStrategy(CPUS)
+    with strategy.scope():
+        g = tf.random.Generator.from_seed(7)
+
+    def h():
+        a = g.normal([2])
+        total = tf.distribute.get_replica_context().all_reduce("sum", a)
+        return a, total, g.normal([1])
+    fn = lambda: strategy.run(h)  # noqa: E731
+    run = tf.function(fn, autograph=False) if in_function else fn
+    a, total, b = [_local(strategy, x) for x in run()]
+    assert a == [[1.03587806224823, 1.7041481733322144], [-0.4795108437538147, -0.398133248090744]]
+    np.testing.assert_allclose(total, [[0.5563672184944153, 1.306014895439148]] * 2, rtol=1e-6)
+    assert b == [[-0.0010462639620527625], [0.658079206943512]]
+    assert g.state.numpy().tolist() == [775, 0, 0]
+
+
+def test_dynamic_shape_inside_function():
+    strategy = tf.distribute.MirroredStrategy(CPUS)
+    with strategy.scope():
+        g = tf.random.Generator.from_seed(1)
+
+    @tf.function(input_signature=[tf.TensorSpec([None], tf.int32)], autograph=False)
+    def run(shape):
+        return strategy.run(lambda: g.normal(shape))
+    assert _local(strategy, run(tf.constant([2]))) == NORMAL
+    assert g.state.numpy().tolist() == [513, 0, 0]
