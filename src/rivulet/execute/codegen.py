@@ -221,7 +221,10 @@ def _inline_matmul(op, glob):
     if a.dtype.name in BLAS_FLOATS:  # BLAS either way; np.dot's entry is the cheaper
         glob["_dot"] = np.dot
         return f"_dot({{0}}{ta}, {{1}}{tb})"
-    glob["_matmul"] = np.matmul  # the kernel's own loops (np.dot sums half floats differently)
+    if a.dtype.name == "float16":  # the kernel itself, on the views (it sums in float32, as TensorFlow)
+        glob["_matmul16"] = op.opdef.kernel
+        return f"_matmul16({{0}}{ta}, {{1}}{tb})"
+    glob["_matmul"] = np.matmul  # integers: NumPy's own loops
     return f"_matmul({{0}}{ta}, {{1}}{tb})"
 
 

@@ -343,7 +343,22 @@ def _matmul_kernel(a, b, transpose_a=False, transpose_b=False, adjoint_a=False, 
         a = np.swapaxes(a, -1, -2)
     if transpose_b or adjoint_b:
         b = np.swapaxes(b, -1, -2)
-    return blas_threads.matmul(a, b)  # np.matmul, on one BLAS thread for a small GEMM OpenBLAS would split
+    return matmul_values(a, b)
+
+
+_F16, _F32 = np.dtype(np.float16), np.float32
+
+
+def matmul_values(a, b):
+    """The product of two arrays as TensorFlow's CPU MatMul/BatchMatMul compute it: np.matmul (on one BLAS
+    thread for a small GEMM OpenBLAS would split); float16 operands multiplied and summed in float32 and the
+    result rounded once to float16, as TensorFlow's CPU kernels do: its values, but for the order of the
+    float32 sums (with hundreds of terms, about 1 element in 1000 a last bit apart, as NumPy's own half loops
+    are too, which run ~50-200x slower than this float32 GEMM). The one definition: the MatMul kernels, the
+    optimiser's fused MatMul and the executor's compiled MatMul all come here for float16."""
+    if a.dtype == _F16 and b.dtype == _F16:
+        return blas_threads.matmul(a.astype(_F32), b.astype(_F32)).astype(_F16)
+    return blas_threads.matmul(a, b)
 
 
 def _dims_str(s):

@@ -758,6 +758,20 @@ def _conv_kernel(x, w, strides, padding, dilations, explicit=None, epilogue=None
     return out
 
 
+def conv2d_kernel(x, w, strides, padding, dilations, explicit=None, epilogue=None):
+    """Conv2D's kernel (and the optimiser's _FusedConv2D's). float16 as TensorFlow's CPU kernel computes it:
+    summed in float32 and rounded once (TensorFlow's values on the cases checked; NumPy has no half GEMM, so
+    this is also ~100x faster),
+    a fused bias/ReLU then applied to the float16 result, as the unfused float16 ops would."""
+    if x.dtype == np.float16 and w.dtype == np.float16:
+        out = _conv_kernel(x.astype(np.float32), w.astype(np.float32), strides, padding, dilations,
+                           explicit).astype(np.float16)
+        if epilogue is not None:
+            epilogue(out)
+        return out
+    return _conv_kernel(x, w, strides, padding, dilations, explicit, epilogue)
+
+
 def fused_conv_on_onednn(x, w, bias, strides, padding, dilations, explicit=None, activation=None):
     """_FusedConv2D (optimize/fusion.py) on oneDNN, the bias and ReLU as the primitive's post-ops; None where
     oneDNN does not run it (then the NumPy kernel with its epilogue does)."""
@@ -926,7 +940,7 @@ def _conv_size(x, w, strides=(1, 1), *_, **__):
     return x.size * w.shape[0] * w.shape[1] * w.shape[3] // max(1, strides[0] * strides[1])
 
 
-CONV2D = defop("Conv2D", blas_threads.sized(_conv_kernel, _conv_size), _conv_infer, grad=_conv_grad, same=2,
+CONV2D = defop("Conv2D", blas_threads.sized(conv2d_kernel, _conv_size), _conv_infer, grad=_conv_grad, same=2,
                allowed=_CONV_TYPES)
 CONV_BACKPROP_INPUT = defop("Conv2DBackpropInput", _conv_backprop_input_kernel,
                             lambda x, w, dy, **a: (x.shape, dy.dtype), grad=_backprop_input_grad)

@@ -8,11 +8,11 @@ import numpy as np
 
 from ..core.op import defop
 from ..execute import codegen
-from ..ops import nn_ops
+from ..ops import math_ops, nn_ops
 
 
 def _fused_kernel(a, b, *bias, activation=None):
-    out = np.matmul(a, b)
+    out = math_ops.matmul_values(a, b)  # (float16: summed in float32, rounded, then biased in float16)
     if bias:
         np.add(out, bias[0], out=out)
     if activation == "relu":
@@ -47,7 +47,7 @@ def _inline_fused_matmul(op, glob):
     plain functions above (or np.dot and np.maximum) on a zeros array of the output's static shape."""
     a, b = op.inputs[:2]
     if a.shape.rank != 2 or b.shape.rank != 2 or a.dtype.name not in codegen.BLAS_FLOATS:
-        return None  # (half floats: the kernel's np.matmul, which sums them as the unfused MatMul does)
+        return None  # (half floats: the kernel, which sums them as the unfused MatMul does)
     glob["_dot"] = np.dot
     bias = len(op.inputs) == 3
     if op.attrs.get("activation") != "relu":
@@ -76,7 +76,7 @@ def _fused_conv_kernel(x, w, bias, strides, padding, dilations, explicit=None, a
         np.add(block, bias, out=block)
         if activation == "relu":
             np.maximum(block, 0, out=block)
-    return nn_ops._conv_kernel(x, w, strides, padding, dilations, explicit, epilogue)
+    return nn_ops.conv2d_kernel(x, w, strides, padding, dilations, explicit, epilogue)
 
 
 def _fused_conv_infer(x, w, bias, strides, padding, dilations, explicit=None, activation=None):
