@@ -414,11 +414,13 @@ class _FeatureEntry:
 
 class Features(_Message):
     def __init__(self, feature=None):
-        self.feature = _FeatureMap()
-        for k, v in (feature or {}).items():
-            if not isinstance(v, Feature):
+        fm = self.feature = _FeatureMap(feature or ())  # copied at C speed, then checked
+        for k, v in fm.items():
+            if type(v) is not Feature and not isinstance(v, Feature):
                 raise TypeError(f"Features.feature values must be tf.train.Feature, got {type(v).__name__}")
-            self.feature[str(k)] = v
+            if type(k) is not str:
+                self.feature = _FeatureMap((str(k), v) for k, v in fm.items())
+                break
 
     def _encode(self):
         parts = []
