@@ -19,13 +19,13 @@ TensorFlow is optional: --tf names a Python that has tensorflow-cpu (or set RIVU
 never imports it. The machine's load average when the run starts is printed: the "idle" rounds are only as
 idle as the machine is.
 """
-import argparse
 import os
 import sys
 import time
 from pathlib import Path
 
-from sidebyside import Worker, busy as spinning, keras_lstm, rivulet_env, serve, timed
+from sidebyside import (Worker, alternate, busy as spinning, close, keras_lstm, mlp_step, parser, rivulet_env,
+                        serve, timed, workload_names)
 
 HERE = Path(__file__).resolve().parent
 WORKLOADS = ("lstm", "w5")
@@ -38,26 +38,7 @@ def _lstm(tf, np):
 
 
 def _w5(tf, np):
-    tf.random.set_seed(0)
-    w = [tf.Variable(tf.random.normal([784, 128]) * 0.05), tf.Variable(tf.random.normal([128, 128]) * 0.05),
-         tf.Variable(tf.random.normal([128, 10]) * 0.05)]
-    b = [tf.Variable(tf.zeros([128])), tf.Variable(tf.zeros([128])), tf.Variable(tf.zeros([10]))]
-    xb = tf.random.normal([64, 784])
-    yb = tf.random.uniform([64], maxval=10, dtype=tf.int32)
-
-    @tf.function
-    def step():
-        with tf.GradientTape() as tape:
-            h = xb
-            for i in range(3):
-                h = tf.matmul(h, w[i]) + b[i]
-                if i < 2:
-                    h = tf.nn.relu(h)
-            loss = tf.reduce_mean(tf.nn.sparse_softmax_cross_entropy_with_logits(labels=yb, logits=h))
-        grads = tape.gradient(loss, w + b)
-        for v, g in zip(w + b, grads):
-            v.assign_sub(0.01 * g)
-        return loss
+    step = tf.function(mlp_step(tf))
 
     def steps(n=50):
         t = time.perf_counter()
@@ -73,20 +54,13 @@ def child(backend, names):
 
 # ---------------------------------------------------------------------------------------------- parent
 def main(argv=None):
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("names", nargs="*", help=f"workloads ({', '.join(WORKLOADS)}); default all")
-    ap.add_argument("--tf", default=os.environ.get("RIVULET_TF_PYTHON"), help="a Python with tensorflow-cpu")
-    ap.add_argument("--rounds", type=int, default=3, help="rounds per load (idle, then busy)")
+    ap = parser(__doc__, WORKLOADS, rounds=3, rounds_help="rounds per load (idle, then busy)")
     ap.add_argument("--busy", type=int, default=2, help="busy processes during the busy rounds")
     ap.add_argument("--src", action="append", default=[], help="another rivulet src/ folder to measure too")
-    ap.add_argument("--child", help=argparse.SUPPRESS)
     a = ap.parse_args(argv)
-    names = a.names or list(WORKLOADS)
+    names = workload_names(a, WORKLOADS)
     if a.child:
         return child(a.child, names)
-    bad = [n for n in names if n not in WORKLOADS]
-    if bad:
-        sys.exit(f"unknown workload(s) {bad}; known: {', '.join(WORKLOADS)}")
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
     workers = [Worker("rivulet", sys.executable, __file__, "rivulet", names, rivulet_env(HERE.parent / "src"))]
     for src in a.src:
@@ -94,31 +68,25 @@ def main(argv=None):
                               names, rivulet_env(Path(src).resolve())))
     if a.tf:
         workers.append(Worker("tensorflow", a.tf, __file__, "tensorflow", names))
-    got = {w.label: {n: {"idle": [], "busy": []} for n in names} for w in workers}
+    got = {}  # {"idle" or "busy": {label: {name: [ms, ...]}}}
     rounds = max(1, a.rounds)
     try:
         for mode in ("idle", "busy"):
             with spinning(a.busy if mode == "busy" else 0):
-                for _ in range(rounds):
-                    for w in workers:
-                        for n, ms in w.round().items():
-                            got[w.label][n][mode].append(ms)
+                got[mode] = alternate(workers, rounds)
     finally:
-        for w in workers:
-            w.close()
+        close(workers)
     print(f"ms, min of {rounds} rounds per load; idle = the machine as it was (load average {load:.1f} on "
           f"{os.cpu_count()} cores), busy = plus {a.busy} spinning processes")
     print(f"{'workload':9} {'backend':22} {'idle':>9} {'busy':>9} {'slowdown':>9}")
     for n in names:
         for w in workers:
-            idle, busy = min(got[w.label][n]["idle"]), min(got[w.label][n]["busy"])
+            idle, busy = min(got["idle"][w.label][n]), min(got["busy"][w.label][n])
             print(f"{n:9} {w.label:22} {idle:9.2f} {busy:9.2f} {busy / idle:8.2f}x")
         if a.tf:
-            tf_ = got["tensorflow"][n]
             for w in workers[:-1]:
-                mine = got[w.label][n]
-                print(f"{'':9} {'TF / ' + w.label:22} {min(tf_['idle']) / min(mine['idle']):8.2f}x "
-                      f"{min(tf_['busy']) / min(mine['busy']):8.2f}x")
+                idle, busy = (min(got[m]["tensorflow"][n]) / min(got[m][w.label][n]) for m in ("idle", "busy"))
+                print(f"{'':9} {'TF / ' + w.label:22} {idle:8.2f}x {busy:8.2f}x")
 
 
 if __name__ == "__main__":

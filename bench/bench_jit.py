@@ -19,13 +19,12 @@ faster), with its range over the rounds; --src adds a column for an older rivule
 TensorFlow is optional: --tf names a Python that has it (or set
 RIVULET_TF_PYTHON); rivulet never imports it.
 """
-import argparse
-import os
 import sys
 import time
 from pathlib import Path
 
-from sidebyside import Worker, rivulet_env, serve
+from sidebyside import (Worker, alternate, close, mlp_step, parser, rivulet_env, serve, spread,
+                        workload_names)
 
 HERE = Path(__file__).resolve().parent
 WORKLOADS = ("w1", "w5", "lstm64", "lstm1024", "gru64", "gru1024")
@@ -41,18 +40,6 @@ def _best_call(fns, calls=CALLS):
                 t = time.perf_counter()
                 fn()
                 best = min(best, time.perf_counter() - t)
-        return best * 1e3
-    return run
-
-
-def _fastest(fns):
-    """A workload run calling each fn once: the fastest, in ms."""
-    def run():
-        best = float("inf")
-        for fn in fns:
-            t = time.perf_counter()
-            fn()
-            best = min(best, time.perf_counter() - t)
         return best * 1e3
     return run
 
@@ -93,30 +80,9 @@ def _w1(tf, np):
 
 
 def _w5(tf, np):
-    def make_step():  # the variables are closed over, as in the seed workload (not arguments)
-        tf.random.set_seed(0)
-        ws = [tf.Variable(tf.random.normal([784, 128]) * 0.05), tf.Variable(tf.random.normal([128, 128]) * 0.05),
-              tf.Variable(tf.random.normal([128, 10]) * 0.05)]
-        bs = [tf.Variable(tf.zeros([128])), tf.Variable(tf.zeros([128])), tf.Variable(tf.zeros([10]))]
-        xb = tf.random.normal([64, 784])
-        yb = tf.random.uniform([64], maxval=10, dtype=tf.int32)
-
-        def step():
-            with tf.GradientTape() as tape:
-                h = xb
-                for i in range(3):
-                    h = tf.matmul(h, ws[i]) + bs[i]
-                    if i < 2:
-                        h = tf.nn.relu(h)
-                loss = tf.reduce_mean(tf.nn.sparse_softmax_cross_entropy_with_logits(labels=yb, logits=h))
-            grads = tape.gradient(loss, ws + bs)
-            for v, g in zip(ws + bs, grads):
-                v.assign_sub(0.01 * g)
-            return loss
-        return step
     fns = []
     for jit in _modes(tf):
-        f = tf.function(make_step(), jit_compile=jit)
+        f = tf.function(mlp_step(tf), jit_compile=jit)
         for _ in range(20):  # rivulet: warm-up, compile and the timed trials against NumPy
             f()
         fns.append(f)
@@ -137,7 +103,7 @@ def _predict(kind, rows, batch):
             for _ in range(2):
                 model.predict(x, batch_size=batch, verbose=0)
             fns.append(lambda model=model: model.predict(x, batch_size=batch, verbose=0))
-        return _fastest(fns)
+        return _best_call(fns, calls=1)  # the fastest single predict
     return build
 
 
@@ -153,33 +119,21 @@ def child(backend, names):
 
 
 def main(argv=None):
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("names", nargs="*", help=f"workloads ({', '.join(WORKLOADS)}); default all")
-    ap.add_argument("--tf", default=os.environ.get("RIVULET_TF_PYTHON"), help="a Python with tensorflow-cpu")
+    ap = parser(__doc__, WORKLOADS)
     ap.add_argument("--src", help="an older rivulet's src/ folder, timed as 'before'")
-    ap.add_argument("--rounds", type=int, default=5, help="alternate the backends this many times")
-    ap.add_argument("--child", help=argparse.SUPPRESS)
     a = ap.parse_args(argv)
-    names = a.names or list(WORKLOADS)
+    names = workload_names(a, WORKLOADS)
     if a.child:
         return child(a.child, names)
-    bad = [n for n in names if n not in WORKLOADS]
-    if bad:
-        sys.exit(f"unknown workload(s) {bad}; known: {', '.join(WORKLOADS)}")
     workers = [Worker("rivulet", sys.executable, __file__, "rivulet", names, rivulet_env(HERE.parent / "src"))]
     if a.src:
         workers.append(Worker("before", sys.executable, __file__, "rivulet", names, rivulet_env(Path(a.src))))
     if a.tf:
         workers.append(Worker("tensorflow", a.tf, __file__, "tensorflow", names))
-    got = {w.label: {n: [] for n in names} for w in workers}
     try:
-        for _ in range(max(1, a.rounds)):
-            for w in workers:
-                for n, ms in w.round().items():
-                    got[w.label][n].append(ms)
+        got = alternate(workers, a.rounds)
     finally:
-        for w in workers:
-            w.close()
+        close(workers)
     print(f"jit_compile=True, ms (min of {max(1, a.rounds)} rounds; TensorFlow: the better of XLA and graph mode)")
     print(f"{'workload':10} {'before' if a.src else '':>10} {'rivulet':>10} {'tensorflow':>11} {'ratio':>7}  spread"
           f"{'  (before)' if a.src and a.tf else ''}")
@@ -189,8 +143,7 @@ def main(argv=None):
             f"{n:10} {'':>10} {min(mine):10.3f}"
         if "tensorflow" in got:
             theirs = got["tensorflow"][n]
-            r = [t / m for t, m in zip(theirs, mine)]
-            line += f" {min(theirs):11.3f} {min(theirs) / min(mine):6.2f}x  {min(r):.2f}-{max(r):.2f}x"
+            line += f" {min(theirs):11.3f} {min(theirs) / min(mine):6.2f}x  {spread(theirs, mine)}"
             if a.src:
                 line += f"  ({min(theirs) / min(got['before'][n]):.2f}x)"
         print(line)

@@ -1,7 +1,9 @@
-"""What the side-by-side benchmarks share (bench_train.py, bench_busy.py): one worker process per backend
-(rivulet, an older rivulet src/, TensorFlow in a Python of its own) that builds its workloads once and times
-them each time it is told "go", so the backends alternate round by round; and busy processes that spin on
-the cores, for the busy-machine figures."""
+"""What the side-by-side benchmarks share (bench_train.py, bench_busy.py, bench_jit.py, ...): one worker process
+per backend (rivulet, an older rivulet src/, TensorFlow in a Python of its own) that builds its workloads once
+and times them each time it is told "go", so the backends alternate round by round; the command line they have
+in common; busy processes that spin on the cores, for the busy-machine figures; and workloads more than one
+of them times."""
+import argparse
 import contextlib
 import json
 import os
@@ -38,6 +40,46 @@ class Worker:
     def close(self):
         self.p.stdin.close()
         self.p.wait()
+
+
+def parser(doc, workloads, rounds=5, rounds_help="alternate the backends this many times"):
+    """The arguments every side-by-side script takes: workload names, --tf, --rounds (and the hidden --child)."""
+    ap = argparse.ArgumentParser(description=doc.splitlines()[0])
+    ap.add_argument("names", nargs="*", help=f"workloads ({', '.join(workloads)}); default all")
+    ap.add_argument("--tf", default=os.environ.get("RIVULET_TF_PYTHON"), help="a Python with tensorflow-cpu")
+    ap.add_argument("--rounds", type=int, default=rounds, help=rounds_help)
+    ap.add_argument("--child", help=argparse.SUPPRESS)
+    return ap
+
+
+def workload_names(a, workloads):
+    """The workloads named on the command line (all of them when none is), exiting on an unknown one."""
+    names = a.names or list(workloads)
+    bad = [n for n in names if n not in workloads]
+    if bad:
+        sys.exit(f"unknown workload(s) {bad}; known: {', '.join(workloads)}")
+    return names
+
+
+def alternate(workers, rounds):
+    """`rounds` rounds (at least one), each worker timed once a round, in turn: {label: {name: [ms, ...]}}."""
+    got = {w.label: {} for w in workers}
+    for _ in range(max(1, rounds)):
+        for w in workers:
+            for n, ms in w.round().items():
+                got[w.label].setdefault(n, []).append(ms)
+    return got
+
+
+def close(workers):
+    for w in workers:
+        w.close()
+
+
+def spread(theirs, mine):
+    """The range of the per-round ratios theirs / mine, as "lo-hix"."""
+    r = [t / m for t, m in zip(theirs, mine)]
+    return f"{min(r):.2f}-{max(r):.2f}x"
 
 
 def serve(backend, workloads, names):
@@ -106,3 +148,28 @@ def keras_lstm(tf, np, n=640):
     x = rng.integers(1, 5000, (n, 80)).astype(np.int32)
     y = rng.integers(0, 2, (n, 1)).astype(np.float32)
     return model, x, y
+
+
+def mlp_step(tf):
+    """The seed guides' training step (w5), not yet a tf.function: GradientTape + SGD (0.01) on a 784-128-128-10
+    MLP, batch 64; the variables and the batch are closed over (not arguments), as in the seed workload."""
+    tf.random.set_seed(0)
+    ws = [tf.Variable(tf.random.normal([784, 128]) * 0.05), tf.Variable(tf.random.normal([128, 128]) * 0.05),
+          tf.Variable(tf.random.normal([128, 10]) * 0.05)]
+    bs = [tf.Variable(tf.zeros([128])), tf.Variable(tf.zeros([128])), tf.Variable(tf.zeros([10]))]
+    xb = tf.random.normal([64, 784])
+    yb = tf.random.uniform([64], maxval=10, dtype=tf.int32)
+
+    def step():
+        with tf.GradientTape() as tape:
+            h = xb
+            for i in range(3):
+                h = tf.matmul(h, ws[i]) + bs[i]
+                if i < 2:
+                    h = tf.nn.relu(h)
+            loss = tf.reduce_mean(tf.nn.sparse_softmax_cross_entropy_with_logits(labels=yb, logits=h))
+        grads = tape.gradient(loss, ws + bs)
+        for v, g in zip(ws + bs, grads):
+            v.assign_sub(0.01 * g)
+        return loss
+    return step
