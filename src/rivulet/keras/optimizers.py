@@ -7,6 +7,19 @@ import rivulet as tf
 from rivulet.checkpoint.checkpoint import apply_deferred
 
 
+def _loss_on_tape(loss, var_list, tape):
+    """minimize's arguments made ready to differentiate: (loss, var_list, tape). A callable var_list is called;
+    without a tape the loss must be a zero-argument callable, called on a tape made here."""
+    if callable(var_list):
+        var_list = var_list()
+    if tape is None:
+        if not callable(loss):
+            raise ValueError("`tape` is required when a `Tensor` loss is passed.")
+        with tf.GradientTape() as tape:
+            loss = loss()
+    return loss, var_list, tape
+
+
 def _grad_var_pair(pair):
     """One (gradient, variable) pair of apply_gradients, checked: a tensor or None cannot be updated."""
     if not isinstance(pair, (list, tuple)) or len(pair) != 2:
@@ -143,13 +156,7 @@ class Optimizer:
 
     def minimize(self, loss, var_list, grad_loss=None, name=None, tape=None):
         """loss: a tensor recorded on `tape`, or a zero-argument callable (then a tape is made here)."""
-        if callable(var_list):
-            var_list = var_list()
-        if tape is None:
-            if not callable(loss):
-                raise ValueError("`tape` is required when a `Tensor` loss is passed.")
-            with tf.GradientTape() as tape:
-                loss = loss()
+        loss, var_list, tape = _loss_on_tape(loss, var_list, tape)
         grads = tape.gradient(loss, var_list, output_gradients=grad_loss)
         return self.apply_gradients(zip(grads, var_list))
 

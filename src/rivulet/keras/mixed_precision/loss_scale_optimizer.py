@@ -8,7 +8,7 @@ halves the scale (never below 1), and doubles it after `dynamic_growth_steps` (2
 """
 import rivulet as tf
 
-from ..optimizers import Optimizer, _grad_var_pair
+from ..optimizers import Optimizer, _grad_var_pair, _loss_on_tape
 
 _DEFAULT_INITIAL_SCALE = 2 ** 15
 _DEFAULT_GROWTH_STEPS = 2000
@@ -193,13 +193,7 @@ class LossScaleOptimizer(Optimizer):
 
     def minimize(self, loss, var_list, grad_loss=None, name=None, tape=None):
         """Scales the loss, differentiates, unscales the gradients and applies them."""
-        if callable(var_list):
-            var_list = var_list()
-        if tape is None:
-            if not callable(loss):
-                raise ValueError("`tape` is required when a `Tensor` loss is passed.")
-            with tf.GradientTape() as tape:
-                loss = loss()
+        loss, var_list, tape = _loss_on_tape(loss, var_list, tape)
         loss = tf.convert_to_tensor(loss)
         # d(loss * scale) = scale * d(loss): the scale enters as the output gradient, so the tape need not
         # record the multiplication.
