@@ -125,3 +125,27 @@ def test_dynamic_shape_inside_function():
         return strategy.run(lambda: g.normal(shape))
     assert _local(strategy, run(tf.constant([2]))) == NORMAL
     assert g.state.numpy().tolist() == [513, 0, 0]
+
+
+@pytest.mark.parametrize("in_function", [False, True])
+def test_skip_in_replicas_and_copies(in_function):
+    strategy = tf.distribute.MirroredStrategy(CPUS)
+    with strategy.scope():
+        g = tf.random.Generator.from_seed(3)
+
+    def f():
+        g.skip(3)  # each replica's counter, once
+        return g.uniform([2], dtype=tf.float64)
+    fn = lambda: strategy.run(f)  # noqa: E731
+    run = tf.function(fn, autograph=False) if in_function else fn
+    assert _local(strategy, run()) == [[0.004532380579020279, 0.9133685957873945],
+                                       [0.03262511032043158, 0.19780551878714148]]
+    assert g.state.numpy().tolist() == [1283, 0, 0]
+    with strategy.scope():
+        g.skip(2)
+        copy = tf.random.Generator(copy_from=g)
+    assert g.state.numpy().tolist() == [1795, 0, 0]
+    assert _local(strategy, run()) == [[0.08904302869322955, 0.355474631497801],
+                                       [0.5387065584996462, 0.6378081090448535]]
+    assert _local(strategy, strategy.run(lambda: copy.normal([1]))) == [[-1.1363353729248047], [2.190716505050659]]
+    assert copy.state.numpy().tolist() == [2051, 0, 0]
