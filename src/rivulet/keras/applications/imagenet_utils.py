@@ -4,6 +4,7 @@ decode_predictions reads ImageNet's class index (`imagenet_class_index.json`, fe
 from TensorFlow's URL into the `models` cache) as JSON data; its shape is checked before use.
 """
 import json
+import logging
 
 import numpy as np
 
@@ -141,6 +142,49 @@ def obtain_input_shape(input_shape, default_size, min_size, require_flatten, wei
         raise ValueError("If `include_top` is True, you should specify a static `input_shape`. Received: "
                          f"input_shape={input_shape}")
     return tuple(input_shape)
+
+
+def sized_input_shape(input_shape, sizes, include_top, weights):
+    """obtain_input_shape for a model with ImageNet weights for square inputs of `sizes` rows (MobileNet's and
+    MobileNetV2's): the default size is a square input's own when it is one of them, else 224."""
+    default_size = 224
+    if input_shape is not None:
+        rows, cols = input_shape[0], input_shape[1]
+        default_size = rows if rows == cols and rows in sizes else 224
+    return obtain_input_shape(input_shape, default_size=default_size, min_size=32, require_flatten=include_top,
+                              weights=weights)
+
+
+def weights_rows(rows, sizes):
+    """The rows of the ImageNet weights loaded for an input of `rows` rows: its own when there are weights of
+    that size (`sizes`), else 224, with tf_keras's warning."""
+    if rows in sizes:
+        return rows
+    logging.getLogger("rivulet").warning(
+        f"`input_shape` is undefined or non-square, or `rows` is not in {list(sizes)}. Weights for input shape "
+        "(224, 224) will be loaded as the default.")
+    return 224
+
+
+def pool(x, pooling):
+    """The model's output without a top: globally average- or max-pooled (pooling 'avg' or 'max'), else x."""
+    from .. import layers
+    if pooling == "avg":
+        return layers.GlobalAveragePooling2D()(x)
+    if pooling == "max":
+        return layers.GlobalMaxPooling2D()(x)
+    return x
+
+
+def load_weights(model, weights, base_path, name):
+    """Loads `weights` into model: 'imagenet' the file `name` fetched from base_path (get_file's `models`
+    cache), a path that file; None nothing. Returns the model."""
+    if weights == "imagenet":
+        from ..data_utils import get_file
+        model.load_weights(get_file(name, base_path + name, cache_subdir="models"))
+    elif weights is not None:
+        model.load_weights(weights)
+    return model
 
 
 def correct_pad(inputs, kernel_size):

@@ -1,7 +1,5 @@
 """tf.keras.applications.MobileNet (v1), built layer for layer as tf_keras 2.21 builds it (same names,
 shapes and parameter counts); weights='imagenet' fetches tf_keras's h5 file with get_file and loads it."""
-import logging
-
 from .. import layers
 from ..models import Model
 from . import imagenet_utils
@@ -14,13 +12,8 @@ def MobileNet(input_shape=None, alpha=1.0, depth_multiplier=1, dropout=1e-3, inc
     imagenet_utils.check_weights(weights, include_top, classes)
     if kwargs:
         raise ValueError(f"Unknown argument(s): {kwargs}")
-    if input_shape is None:
-        default_size = 224
-    else:
-        rows, cols = input_shape[0], input_shape[1]
-        default_size = rows if rows == cols and rows in (128, 160, 192, 224) else 224
-    input_shape = imagenet_utils.obtain_input_shape(input_shape, default_size=default_size, min_size=32,
-                                                    require_flatten=include_top, weights=weights)
+    sizes = (128, 160, 192, 224)
+    input_shape = imagenet_utils.sized_input_shape(input_shape, sizes, include_top, weights)
     rows = input_shape[0]
     if weights == "imagenet":
         if depth_multiplier != 1:
@@ -29,11 +22,7 @@ def MobileNet(input_shape=None, alpha=1.0, depth_multiplier=1, dropout=1e-3, inc
         if alpha not in (0.25, 0.50, 0.75, 1.0):
             raise ValueError("If imagenet weights are being loaded, alpha can be one of`0.25`, `0.50`, `0.75` or "
                              f"`1.0` only.  Received alpha={alpha}")
-        if rows not in (128, 160, 192, 224):
-            rows = 224
-            logging.getLogger("rivulet").warning(
-                "`input_shape` is undefined or non-square, or `rows` is not in [128, 160, 192, 224]. Weights for "
-                "input shape (224, 224) will be loaded as the default.")
+        rows = imagenet_utils.weights_rows(rows, sizes)
     img_input = layers.Input(shape=input_shape) if input_tensor is None else input_tensor
     x = _conv_block(img_input, 32, alpha, strides=(2, 2))
     for filters, strides, block_id in ((64, 1, 1), (128, 2, 2), (128, 1, 3), (256, 2, 4), (256, 1, 5),
@@ -48,19 +37,12 @@ def MobileNet(input_shape=None, alpha=1.0, depth_multiplier=1, dropout=1e-3, inc
         x = layers.Reshape((classes,), name="reshape_2")(x)
         imagenet_utils.validate_activation(classifier_activation, weights)
         x = layers.Activation(activation=classifier_activation, name="predictions")(x)
-    elif pooling == "avg":
-        x = layers.GlobalAveragePooling2D()(x)
-    elif pooling == "max":
-        x = layers.GlobalMaxPooling2D()(x)
+    else:
+        x = imagenet_utils.pool(x, pooling)
     model = Model(img_input, x, name=f"mobilenet_{alpha:0.2f}_{rows}")
-    if weights == "imagenet":
-        alpha_text = {1.0: "1_0", 0.75: "7_5", 0.50: "5_0"}.get(alpha, "2_5")
-        name = f"mobilenet_{alpha_text}_{rows}_tf{'' if include_top else '_no_top'}.h5"
-        from ..data_utils import get_file
-        model.load_weights(get_file(name, BASE_WEIGHT_PATH + name, cache_subdir="models"))
-    elif weights is not None:
-        model.load_weights(weights)
-    return model
+    alpha_text = {1.0: "1_0", 0.75: "7_5", 0.50: "5_0"}.get(alpha, "2_5")
+    return imagenet_utils.load_weights(model, weights, BASE_WEIGHT_PATH,
+                                       f"mobilenet_{alpha_text}_{rows}_tf{'' if include_top else '_no_top'}.h5")
 
 
 def _conv_block(inputs, filters, alpha, kernel=(3, 3), strides=(1, 1)):

@@ -1,7 +1,5 @@
 """tf.keras.applications.MobileNetV2, built layer for layer as tf_keras 2.21 builds it (inverted residual
 blocks, same names, shapes and parameter counts); weights='imagenet' fetches tf_keras's h5 file."""
-import logging
-
 from .. import layers
 from ..models import Model
 from . import imagenet_utils
@@ -18,23 +16,14 @@ def MobileNetV2(input_shape=None, alpha=1.0, include_top=True, weights="imagenet
     imagenet_utils.check_weights(weights, include_top, classes)
     if kwargs:
         raise ValueError(f"Unknown argument(s): {kwargs}")
-    if input_shape is None:
-        default_size = 224
-    else:
-        rows, cols = input_shape[0], input_shape[1]
-        default_size = rows if rows == cols and rows in (96, 128, 160, 192, 224) else 224
-    input_shape = imagenet_utils.obtain_input_shape(input_shape, default_size=default_size, min_size=32,
-                                                    require_flatten=include_top, weights=weights)
+    sizes = (96, 128, 160, 192, 224)
+    input_shape = imagenet_utils.sized_input_shape(input_shape, sizes, include_top, weights)
     rows = input_shape[0]
     if weights == "imagenet":
         if alpha not in (0.35, 0.50, 0.75, 1.0, 1.3, 1.4):
             raise ValueError("If imagenet weights are being loaded, alpha must be one of `0.35`, `0.50`, `0.75`, "
                              f"`1.0`, `1.3` or `1.4` only. Received `alpha={alpha}`")
-        if rows not in (96, 128, 160, 192, 224):
-            rows = 224
-            logging.getLogger("rivulet").warning(
-                "`input_shape` is undefined or non-square, or `rows` is not in [96, 128, 160, 192, 224]. Weights "
-                "for input shape (224, 224) will be loaded as the default.")
+        rows = imagenet_utils.weights_rows(rows, sizes)
     img_input = layers.Input(shape=input_shape) if input_tensor is None else input_tensor
     x = layers.Conv2D(_make_divisible(32 * alpha, 8), kernel_size=3, strides=(2, 2), padding="same",
                       use_bias=False, name="Conv1")(img_input)
@@ -51,19 +40,12 @@ def MobileNetV2(input_shape=None, alpha=1.0, include_top=True, weights="imagenet
         x = layers.GlobalAveragePooling2D()(x)
         imagenet_utils.validate_activation(classifier_activation, weights)
         x = layers.Dense(classes, activation=classifier_activation, name="predictions")(x)
-    elif pooling == "avg":
-        x = layers.GlobalAveragePooling2D()(x)
-    elif pooling == "max":
-        x = layers.GlobalMaxPooling2D()(x)
+    else:
+        x = imagenet_utils.pool(x, pooling)
     model = Model(img_input, x, name=f"mobilenetv2_{alpha:0.2f}_{rows}")
-    if weights == "imagenet":
-        name = f"mobilenet_v2_weights_tf_dim_ordering_tf_kernels_{float(alpha)}_{rows}" + \
-            ("" if include_top else "_no_top") + ".h5"
-        from ..data_utils import get_file
-        model.load_weights(get_file(name, BASE_WEIGHT_PATH + name, cache_subdir="models"))
-    elif weights is not None:
-        model.load_weights(weights)
-    return model
+    return imagenet_utils.load_weights(model, weights, BASE_WEIGHT_PATH,
+                                       f"mobilenet_v2_weights_tf_dim_ordering_tf_kernels_{float(alpha)}_{rows}"
+                                       f"{'' if include_top else '_no_top'}.h5")
 
 
 def _make_divisible(v, divisor, min_value=None):
