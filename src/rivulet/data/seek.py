@@ -86,16 +86,13 @@ def _map(ds, k):
 def _parallel_map(ds, k):
     from .threads import _ParallelMapIterator, autotune_parallelism
     from .dataset import AUTOTUNE
-    inner = iter_from(ds._input, k)
-    if inner is None:
-        return None
     n = ds._parallel
     if n == AUTOTUNE:
         n = 1 if ds._cheap is not False else autotune_parallelism()
     if n == 1:
-        fn = ds._fn
-        return (fn(e) for e in inner)
-    return _ParallelMapIterator(ds._fn, inner, n)
+        return _map(ds, k)  # one call at a time: a plain map's iterator
+    inner = iter_from(ds._input, k)
+    return None if inner is None else _ParallelMapIterator(ds._fn, inner, n)
 
 
 @_seeker("PrefetchDataset")
