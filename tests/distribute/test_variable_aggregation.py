@@ -112,3 +112,82 @@ def test_one_replica_updates_as_it_is():
     s.run(lambda: v.assign_add(2.0))
     assert v.numpy() == 3.0
     np.testing.assert_equal(tf.Variable(1.0, aggregation=A.SUM).assign_add(1.0).numpy(), 2.0)
+
+
+# -- synchronization=ON_READ: one component per replica, combined when read across replicas ----------------
+ON_READ = tf.VariableSynchronization.ON_READ
+# aggregation -> (cross-replica read after replica i added 1 + i to 1.0, components after assign(6.0) there)
+ON_READ_RECORDED = {A.SUM: (5.0, [3.0, 3.0]), A.MEAN: (2.5, [6.0, 6.0]), A.ONLY_FIRST_REPLICA: (2.0, [6.0, 6.0])}
+
+
+@pytest.mark.parametrize("agg", list(ON_READ_RECORDED))
+def test_on_read_components_and_reads(mirrored, agg):
+    with mirrored.scope():
+        v = tf.Variable(1.0, synchronization=ON_READ, aggregation=agg)
+    assert not v.trainable
+    mirrored.run(lambda: v.assign_add(_per_replica_value() - 1.0))
+    components = mirrored.experimental_local_results(v)
+    assert [c.name for c in components] == ["Variable:0", "Variable/replica_1:0"]
+    assert [c.numpy() for c in components] == [2.0, 3.0]  # each replica updated its own
+    read, assigned = ON_READ_RECORDED[agg]
+    assert v.numpy() == read and v.read_value().numpy() == read and tf.convert_to_tensor(v).numpy() == read
+    assert tf.function(lambda: tf.identity(v))().numpy() == read
+    in_replicas = mirrored.run(lambda: tf.identity(v))
+    assert [x.numpy() for x in mirrored.experimental_local_results(in_replicas)] == [2.0, 3.0]
+    v.assign(6.0)
+    assert [c.numpy() for c in mirrored.experimental_local_results(v)] == assigned
+    if agg is A.SUM:
+        with pytest.raises(ValueError, match=r"SyncOnReadVariable does not support `assign_add` in cross-replica "
+                                             r"context when aggregation is set to `tf.VariableAggregation.SUM`."):
+            v.assign_add(1.0)
+    else:
+        v.assign_add(1.0)
+        assert [c.numpy() for c in mirrored.experimental_local_results(v)] == [7.0, 7.0]
+    assert repr(v) == ("SyncOnReadVariable:{\n"
+                       f"  0: <tf.Variable 'Variable:0' shape=() dtype=float32, numpy={assigned[0] + (agg is not A.SUM):.1f}>,\n"
+                       f"  1: <tf.Variable 'Variable/replica_1:0' shape=() dtype=float32, "
+                       f"numpy={assigned[1] + (agg is not A.SUM):.1f}>\n}}")
+
+
+def test_on_read_none_cannot_be_read_across_replicas(mirrored):
+    with mirrored.scope():
+        v = tf.Variable(1.0, synchronization=ON_READ)
+    mirrored.run(lambda: v.assign_add(_per_replica_value() - 1.0))
+    msg = "Could not convert from `tf.VariableAggregation` VariableAggregationV2.NONE to`tf.distribute.ReduceOp` type"
+    with pytest.raises(ValueError, match=msg):
+        v.numpy()
+    assert [c.numpy() for c in mirrored.experimental_local_results(v)] == [2.0, 3.0]
+
+
+def test_on_read_accumulators_in_a_compiled_step(mirrored):
+    """Metric-style totals: each replica accumulates its own; the step reads their sum / mean."""
+    with mirrored.scope():
+        total = tf.Variable(0.0, synchronization=ON_READ, aggregation=A.SUM)
+        count = tf.Variable(0.0, synchronization=ON_READ, aggregation=A.MEAN)
+
+    @tf.function
+    def step(x):
+        def fn(x):
+            total.assign_add(tf.reduce_sum(x))
+            count.assign_add(tf.cast(tf.size(x), tf.float32))
+            return total.read_value()
+        return mirrored.run(fn, args=(x,)), total.read_value(), count.read_value()
+
+    x = mirrored.experimental_distribute_values_from_function(
+        lambda c: tf.constant([1.0, 2.0]) * float(c.replica_id_in_sync_group + 1))
+    for want in [([3.0, 6.0], 9.0, 2.0), ([6.0, 12.0], 18.0, 4.0)]:
+        r, t, c = step(x)
+        assert ([y.numpy() for y in mirrored.experimental_local_results(r)], t.numpy(), c.numpy()) == want
+    with pytest.raises(NotImplementedError, match="call `strategy.run` inside the tf.function"):
+        mirrored.run(tf.function(lambda: total.assign_add(1.0)))
+
+
+def test_on_read_checkpoint_holds_the_combined_value(mirrored, tmp_path):
+    with mirrored.scope():
+        total = tf.Variable(0.0, synchronization=ON_READ, aggregation=A.SUM)
+    mirrored.run(lambda: total.assign_add(_per_replica_value()))  # 2 + 3
+    path = tf.train.Checkpoint(t=total).write(str(tmp_path / "ck"))
+    assert tf.train.load_checkpoint(path).get_tensor("t/.ATTRIBUTES/VARIABLE_VALUE") == 5.0
+    total.assign(0.0)
+    tf.train.Checkpoint(t=total).read(path)
+    assert [c.numpy() for c in mirrored.experimental_local_results(total)] == [2.5, 2.5]  # SUM: divided

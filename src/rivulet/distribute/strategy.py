@@ -77,10 +77,17 @@ class StrategyExtended:
     should_save_summary = should_checkpoint
 
 
-def _checking_creator(inner):
-    """Wraps a strategy's variable creator (or None) with TensorFlow's checks of distributed variables."""
+def _checking_creator(strategy, inner):
+    """Wraps a strategy's variable creator (or None) with TensorFlow's checks of distributed variables, and
+    makes ON_READ variables of an in-process strategy per replica (sync_on_read.py)."""
     def creator(next_creator, **kwargs):
-        v = inner(next_creator, **kwargs) if inner is not None else next_creator(**kwargs)
+        make = (lambda **kw: inner(next_creator, **kw)) if inner is not None else next_creator
+        v = None
+        if len(strategy._local_replica_ids) == strategy.num_replicas_in_sync:
+            from . import sync_on_read
+            v = sync_on_read.make(strategy, make, kwargs)
+        if v is None:
+            v = make(**kwargs)
         if getattr(v.aggregation, "name", None) == "MEAN" and not v.dtype.is_floating:
             raise ValueError("creating distributed tf.Variable with aggregation=MEAN and a non-floating dtype is not "
                              "supported, please use a different aggregation or dtype")
@@ -115,7 +122,7 @@ class Strategy:
         _ctx.push(self, None)
         creator = self._variable_creator()
         if self.num_replicas_in_sync > 1:
-            creator = _checking_creator(creator)
+            creator = _checking_creator(self, creator)
         try:
             if creator is None:
                 yield self

@@ -98,4 +98,7 @@ def local_results(value):
     """strategy.experimental_local_results: the per-replica components, or (value,) for a plain value."""
     if isinstance(value, PerReplica):
         return tuple(value)
+    comps = getattr(value, "_replica_components", None)  # a SyncOnReadVariable: one variable per replica
+    if comps is not None:
+        return tuple(comps)
     return (value,)
