@@ -379,3 +379,23 @@ def test_threads_run_the_same_primitive_at_once(numpy_only):
     assert not errors and len(out) == 20
     for o in out:
         close(o, ref)
+
+
+@needs
+def test_the_cache_keeps_the_most_recently_used(monkeypatch):
+    monkeypatch.setattr(onednn, "_CACHE_MAX", 2)
+    destroyed = []
+    real = onednn.Primitive.destroy
+    monkeypatch.setattr(onednn.Primitive, "destroy", lambda self: destroyed.append(self) or real(self))
+    w = np.ones((2, 2, 3, 4), np.float32)
+    p = ((0, 0), (0, 0))
+    xs = [np.ones((n, 5, 5, 3), np.float32) for n in (1, 2, 3)]
+    onednn.conv2d(xs[0], w, (1, 1), (1, 1), p)
+    onednn.conv2d(xs[1], w, (1, 1), (1, 1), p)
+    first = next(iter(onednn.api().cache.values()))
+    onednn.conv2d(xs[0], w, (1, 1), (1, 1), p)  # used again: now the most recent
+    onednn.conv2d(xs[2], w, (1, 1), (1, 1), p)  # pushes out the batch-2 one
+    assert len(onednn.api().cache) == 2 and len(destroyed) == 1 and destroyed[0] is not first
+    assert [k[3][0] for k in onednn.api().cache] == [1, 3]
+    for x in xs:
+        assert onednn.conv2d(x, w, (1, 1), (1, 1), p).tolist() == np.full((x.shape[0], 4, 4, 4), 12.0).tolist()

@@ -11,7 +11,7 @@ Every call checks its arrays before any pointer reaches C: float32, C-contiguous
 primitive was built for (the byte size oneDNN reports for each plain operand must equal the array's); the
 outputs are arrays allocated here. Anything else raises ValueError, and the callers (ops/nn_ops.py,
 ops/conv_ops.py) check the same before calling. Primitives are built once per shape and attribute set and
-cached (`_CACHE_MAX` of them; past that, built, run and destroyed per call). Weights are reordered into the
+cached (the `_CACHE_MAX` most recently used). Weights are reordered into the
 blocked layout the primitive asks for on each call (they change every training step). Each call runs on a
 stream of the calling Python thread, with its scratchpad in a buffer of that thread.
 
@@ -21,6 +21,7 @@ otherwise on every core, kept only while its calls run faster that way (a `_Thre
 same probing as blas_threads.Tuner). OpenMP's idle threads sleep (OMP_WAIT_POLICY=PASSIVE unless the user
 set it) instead of spinning against other work.
 """
+import contextlib
 import ctypes
 import os
 import sys
@@ -226,8 +227,9 @@ class Api:
             raise Error(f"oneDNN: {what} failed (status {status})")
 
     # ---------------------------------------------------------------------------- descriptors
-    def md(self, dims, strides=None):
-        """A float32 memory descriptor: plain with these element strides, or format `any` (None)."""
+    def md(self, dims, strides=None, owner=None):
+        """A float32 memory descriptor: plain with these element strides, or format `any` (None); appended to
+        owner (a list whose descriptors its primitive destroys)."""
         m = _P()
         if strides is None:
             self.check(self.lib.dnnl_memory_desc_create_with_tag(ctypes.byref(m), len(dims), _Dims(*dims), _F32,
@@ -235,6 +237,8 @@ class Api:
         else:
             self.check(self.lib.dnnl_memory_desc_create_with_strides(ctypes.byref(m), len(dims), _Dims(*dims), _F32,
                                                                      _Dims(*strides)), "memory descriptor")
+        if owner is not None:
+            owner.append(m)
         return m
 
     def stream(self):
@@ -252,29 +256,45 @@ class Api:
             buf = self.local.scratch = np.empty(max(nbytes + 64, 1 << 16), np.uint8)
         return buf.ctypes.data + (-buf.ctypes.data) % 64
 
+    @contextlib.contextmanager
     def primitive(self, key, build):
-        """The cached `Primitive` for key, built by build() on a miss; (primitive, owned): owned primitives are
-        not cached (the cache is full) and the caller destroys them."""
-        p = self.cache.get(key)
-        if p is not None:
-            return p, False
-        if key in self.refused:
-            raise Error("oneDNN: this problem was refused before")
+        """The cached `Primitive` for key (built by build() on a miss), held for the block: the cache keeps the
+        _CACHE_MAX most recently used; one pushed out is destroyed once no thread runs it."""
+        lock, cache = self.cache_lock, self.cache
+        with lock:
+            p = cache.pop(key, None)
+            if p is not None:
+                cache[key] = p  # most recently used
+                p.users += 1
+        if p is None:
+            if key in self.refused:
+                raise Error("oneDNN: this problem was refused before")
+            try:
+                built = build()
+            except Error:
+                if len(self.refused) < _CACHE_MAX:
+                    self.refused.add(key)  # asked once: the NumPy kernel runs it from now on
+                raise
+            with lock:
+                p = cache.get(key)
+                if p is None:
+                    p = cache[key] = built
+                    built = None
+                    while len(cache) > _CACHE_MAX:
+                        old = cache.pop(next(iter(cache)))
+                        old.evicted = True
+                        if not old.users:
+                            old.destroy()
+                p.users += 1
+            if built is not None:  # another thread built it meanwhile
+                built.destroy()
         try:
-            p = build()
-        except Error:
-            if len(self.refused) < _CACHE_MAX:
-                self.refused.add(key)  # asked once: the NumPy kernel runs it from now on
-            raise
-        with self.cache_lock:
-            if key in self.cache:
-                other = self.cache[key]
-                p.destroy()
-                return other, False
-            if len(self.cache) < _CACHE_MAX:
-                self.cache[key] = p
-                return p, False
-        return p, True
+            yield p
+        finally:
+            with lock:
+                p.users -= 1
+                if p.evicted and not p.users:
+                    p.destroy()
 
 
 # ------------------------------------------------------------------------------------------ primitives
@@ -330,8 +350,8 @@ class Primitive:
     of a buffer of that layout. Each Python thread that runs it gets its own memory objects and argument
     lists (`_Bound`), pointed at the call's arrays with dnnl_memory_set_data_handle."""
 
-    def __init__(self, api, pd, plain, workspace=False):
-        self.api, self.pd = api, pd
+    def __init__(self, api, pd, plain, workspace=False, mds=()):
+        self.api, self.pd, self.mds = api, pd, list(mds)
         lib = api.lib
         self.handle = _P()
         api.check(lib.dnnl_primitive_create(ctypes.byref(self.handle), pd), "dnnl_primitive_create")
@@ -364,6 +384,7 @@ class Primitive:
         self.threads = _Threads()
         self.bound = threading.local()
         self.all_bound = []
+        self.users, self.evicted = 0, False  # threads running it now; out of the cache
 
     def destroy(self):
         lib = self.api.lib
@@ -374,6 +395,8 @@ class Primitive:
             lib.dnnl_primitive_destroy(reorder)
         for pd in self.owned:
             lib.dnnl_primitive_desc_destroy(pd)
+        for m in self.mds:
+            lib.dnnl_memory_desc_destroy(m)
 
     def run(self, arrays, workspace=None):
         """Executes with arrays {arg: ndarray} (every plain argument; outputs are written) and, for pooling,
@@ -527,32 +550,44 @@ def _geometry(ishape, oshape, k, strides, dilations, pads):
             _ints(pads[0][1], pads[1][1]))
 
 
-def _run(a, key, build, arrays, workspace=None):
-    prim, owned = a.primitive(key, build)
+def _destroy_mds(a, mds):
+    for m in mds:
+        a.lib.dnnl_memory_desc_destroy(m)
+
+
+def _primitive(a, pd, plain, mds, workspace=False):
+    """A Primitive that owns pd and the memory descriptors mds (all destroyed here if it cannot be made)."""
     try:
+        return Primitive(a, pd, plain, workspace, mds)
+    except Error:
+        a.lib.dnnl_primitive_desc_destroy(pd)
+        _destroy_mds(a, mds)
+        raise
+
+
+def _run(a, key, build, arrays, workspace=None):
+    with a.primitive(key, build) as prim:
         prim.run(arrays, workspace)
-    finally:
-        if owned:
-            prim.destroy()
 
 
 # ------------------------------------------------------------------------------------------ convolutions
-def _conv_mds(a, x_shape, w_shape, y_shape, depthwise):
+def _conv_mds(a, x_shape, w_shape, y_shape, depthwise, mds):
     n, h, w, c = x_shape
     kh, kw = w_shape[:2]
     xd, xs = _nhwc(n, h, w, c)
     yd, ys = _nhwc(*y_shape)
     wd, ws = (_hwcm if depthwise else _hwio)(*w_shape)
-    return a.md(xd, xs), a.md(wd, ws), a.md(yd, ys), a.md(wd), (kh, kw)
+    return a.md(xd, xs, mds), a.md(wd, ws, mds), a.md(yd, ys, mds), a.md(wd, None, mds), (kh, kw)
 
 
-def _conv_pd(a, kind, x_shape, w_shape, y_shape, strides, dilations, pads, depthwise, bias=False, relu=False):
+def _conv_pd(a, kind, x_shape, w_shape, y_shape, strides, dilations, pads, depthwise, mds, bias=False,
+             relu=False):
     """(primitive descriptor, {arg: (query, user md)}) of a convolution's forward (with a bias and a ReLU
-    fused), backward-data or backward-weights primitive."""
+    fused), backward-data or backward-weights primitive; the descriptors it creates go to mds."""
     lib = a.lib
-    xm, wm, ym, wany, k = _conv_mds(a, x_shape, w_shape, y_shape, depthwise)
-    geo = _geometry(x_shape[1:3], y_shape[1:3], k, strides, dilations, pads)
-    bm = a.md((y_shape[3],), (1,)) if bias else _NONE
+    geo = _geometry(x_shape[1:3], y_shape[1:3], w_shape[:2], strides, dilations, pads)
+    xm, wm, ym, wany, _ = _conv_mds(a, x_shape, w_shape, y_shape, depthwise, mds)
+    bm = a.md((y_shape[3],), (1,), mds) if bias else _NONE
     fwd = _P()
     a.check(lib.dnnl_convolution_forward_primitive_desc_create(
         ctypes.byref(fwd), a.engine, _FORWARD_INFERENCE if kind == "fwd" else _FORWARD_TRAINING, _CONV_DIRECT,
@@ -561,7 +596,7 @@ def _conv_pd(a, kind, x_shape, w_shape, y_shape, strides, dilations, pads, depth
         plain = {SRC: (_Q_SRC, xm), WEIGHTS: (_Q_WEIGHTS, wm), DST: (_Q_DST, ym)}
         if bias:
             plain[BIAS] = (_Q_WEIGHTS, bm)
-        return fwd, plain, []
+        return fwd, plain
     pd = _P()
     try:
         if kind == "data":
@@ -575,7 +610,7 @@ def _conv_pd(a, kind, x_shape, w_shape, y_shape, strides, dilations, pads, depth
             plain = {SRC: (_Q_SRC, xm), DIFF_WEIGHTS: (_Q_DIFF_WEIGHTS, wm), DIFF_DST: (_Q_DIFF_DST, ym)}
     finally:
         lib.dnnl_primitive_desc_destroy(fwd)
-    return pd, plain, []
+    return pd, plain
 
 
 def _conv(kind, x_shape, w_shape, y_shape, strides, dilations, pads, depthwise, arrays, relu=False):
@@ -588,12 +623,14 @@ def _conv(kind, x_shape, w_shape, y_shape, strides, dilations, pads, depthwise, 
         key += (bias, relu)
 
     def build():
-        pd, plain, _ = _conv_pd(a, kind, x_shape, w_shape, y_shape, strides, dilations, pads, depthwise, bias, relu)
+        mds = []
         try:
-            return Primitive(a, pd, plain)
+            pd, plain = _conv_pd(a, kind, x_shape, w_shape, y_shape, strides, dilations, pads, depthwise, mds, bias,
+                                 relu)
         except Error:
-            a.lib.dnnl_primitive_desc_destroy(pd)
+            _destroy_mds(a, mds)
             raise
+        return _primitive(a, pd, plain, mds)
     _run(a, key, build, arrays)
 
 
@@ -662,10 +699,10 @@ def _pads(pads):
 
 
 # ------------------------------------------------------------------------------------------ pooling
-def _pool_pd(a, kind, alg, x_shape, y_shape, ksize, strides, pads):
+def _pool_pd(a, kind, alg, x_shape, y_shape, ksize, strides, pads, mds):
     lib = a.lib
-    xm, ym = a.md(*_nhwc(*x_shape)), a.md(*_nhwc(*y_shape))
     geo = _geometry(x_shape[1:3], y_shape[1:3], ksize, strides, (1, 1), pads)
+    xm, ym = a.md(*_nhwc(*x_shape), mds), a.md(*_nhwc(*y_shape), mds)
     fwd = _P()
     prop = _FORWARD_TRAINING if (kind == "bwd" or alg == _POOL_MAX and kind == "ws") else _FORWARD_INFERENCE
     a.check(lib.dnnl_pooling_forward_primitive_desc_create(
@@ -690,21 +727,18 @@ def _pool(kind, alg, x_shape, y_shape, ksize, strides, pads, arrays, workspace=N
     key = ("pool", kind, alg, x_shape, y_shape, ksize, strides, pads)
 
     def build():
-        pd, plain = _pool_pd(a, kind, alg, x_shape, y_shape, ksize, strides, pads)
+        mds = []
         try:
-            return Primitive(a, pd, plain, workspace=alg == _POOL_MAX and kind != "fwd")
+            pd, plain = _pool_pd(a, kind, alg, x_shape, y_shape, ksize, strides, pads, mds)
         except Error:
-            a.lib.dnnl_primitive_desc_destroy(pd)
+            _destroy_mds(a, mds)
             raise
-    prim, owned = a.primitive(key, build)
-    try:
+        return _primitive(a, pd, plain, mds, workspace=alg == _POOL_MAX and kind != "fwd")
+    with a.primitive(key, build) as prim:
         if workspace is None and prim.workspace is not None:
             workspace = np.empty(prim.workspace_size, np.uint8)
         prim.run(arrays, workspace)
         return workspace
-    finally:
-        if owned:
-            prim.destroy()
 
 
 def _pool_out(x_shape, ksize, strides, pads):
