@@ -19,8 +19,7 @@ needs = pytest.mark.skipif(onednn.api() is None, reason="the onednn extra (onedn
 
 @pytest.fixture(autouse=True)
 def fresh_cache(monkeypatch):
-    """Each test starts with an empty primitive cache (a long session may have filled it: then primitives
-    are built per call and not cached, which some tests look at)."""
+    """Each test starts with an empty primitive cache (some tests look at what it holds)."""
     if onednn.api() is not None:
         monkeypatch.setattr(onednn.api(), "cache", {})
 
