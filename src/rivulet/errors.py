@@ -69,3 +69,11 @@ UnauthenticatedError = _make("UnauthenticatedError", UNAUTHENTICATED)
 
 class OperatorNotAllowedInGraphError(TypeError):
     """A symbolic tensor was used where only a concrete Python value works (bool, iteration)."""
+
+
+def next_or_end_of_sequence(iterator):
+    """next(iterator), as an iterator's get_next() gives it: OutOfRangeError 'End of sequence' at the end."""
+    try:
+        return next(iterator)
+    except StopIteration:
+        raise OutOfRangeError("End of sequence") from None

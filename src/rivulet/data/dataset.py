@@ -8,6 +8,7 @@ transforms.py, readers.py and threads.py; the methods here only build them.
 import numpy as np
 
 from .. import nest
+from ..errors import next_or_end_of_sequence
 from ..core import context
 from ..core.tensor import EagerTensor
 from . import structure
@@ -349,11 +350,7 @@ class OwnedIterator:
         return self._pack(flat)
 
     def get_next(self):
-        try:
-            return self.__next__()
-        except StopIteration:
-            from ..errors import OutOfRangeError
-            raise OutOfRangeError("End of sequence") from None
+        return next_or_end_of_sequence(self)
 
     def get_next_as_optional(self):
         """A tf.experimental.Optional holding the next element, or none at the end (data/optional_ops.py)."""

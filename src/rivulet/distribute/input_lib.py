@@ -4,6 +4,7 @@ Inside a tf.function, `for x in dist_dataset` (or a distributed iterator) is the
 dataset beneath (a While that reads it when the function runs), each element split among the replicas as
 the body takes it: registered with AutoGraph below."""
 from .. import nest
+from ..errors import next_or_end_of_sequence
 from ..autograph.operators import control_flow as _cf
 from ..shape import TensorShape, TensorSpec
 from .strategy import split_batch
@@ -68,11 +69,7 @@ class DistributedIterator:
         return split_element(self._strategy, next(self._iterator))
 
     def get_next(self):
-        try:
-            return self.__next__()
-        except StopIteration:
-            from ..errors import OutOfRangeError
-            raise OutOfRangeError("End of sequence") from None
+        return next_or_end_of_sequence(self)
 
     def get_next_as_optional(self):
         """The next global batch, split among the replicas, as an Optional (empty at the end of the data)."""
