@@ -10,17 +10,9 @@ import rivulet as tf
 
 pytest.importorskip("onnxruntime")
 pytest.importorskip("onnx")
+pytestmark = pytest.mark.usefixtures("compile_at_once")  # tests/jit/conftest.py
 
 RS = np.random.default_rng(0)
-
-
-@pytest.fixture(autouse=True)
-def compile_at_once():
-    """Compile on the first call, in the caller's thread: each test sees the compiled tier at once."""
-    old = tf.jit.configure()
-    tf.jit.configure(warmup_calls=0, background=False)
-    yield
-    tf.jit.configure(**old)
 
 
 def both(fn, *args, rtol=1e-5, atol=1e-6, tier="onnxruntime"):

@@ -10,14 +10,7 @@ import rivulet as tf
 
 pytest.importorskip("onnxruntime")
 pytest.importorskip("onnx")
-
-
-@pytest.fixture(autouse=True)
-def compile_at_once():
-    old = tf.jit.configure()
-    tf.jit.configure(warmup_calls=0, background=False)
-    yield
-    tf.jit.configure(**old)
+pytestmark = pytest.mark.usefixtures("compile_at_once")  # tests/jit/conftest.py
 
 
 def test_cached_calls_from_threads_with_captures_and_a_changing_variable():

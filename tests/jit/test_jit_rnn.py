@@ -11,16 +11,9 @@ import rivulet as tf
 
 pytest.importorskip("onnxruntime")
 pytest.importorskip("onnx")
+pytestmark = pytest.mark.usefixtures("compile_at_once")  # tests/jit/conftest.py
 
 layers = tf.keras.layers
-
-
-@pytest.fixture(autouse=True)
-def compile_at_once():
-    old = tf.jit.configure()
-    tf.jit.configure(warmup_calls=0, background=False)
-    yield
-    tf.jit.configure(**old)
 
 
 def model_of(make, x_shape, seed=0, mask=False):
