@@ -42,3 +42,27 @@ def test_bad_values_still_raise(cls, value, error):
 
 def test_bytes_list_accepts_str():
     assert tf.train.BytesList(value=[b"a", "é"]).value == [b"a", "é".encode()]
+
+
+def test_entries_equal_tensorflows():
+    """One int (negative: ten bytes), two bytes values (one longer than 127), an empty list and no list at all.
+    TensorFlow writes the map's entries in its own order (b, c, a, d, e here); each entry's bytes are the same."""
+    ex = tf.train.Example(features=tf.train.Features(feature={
+        "a": F(int64_list=tf.train.Int64List(value=[-5])),
+        "b": F(bytes_list=tf.train.BytesList(value=[b"x" * 200, b""])),
+        "c": F(float_list=tf.train.FloatList(value=[])),
+        "d": F(int64_list=tf.train.Int64List(value=[7])),
+        "e": F()}))
+    # recorded from TensorFlow 2.21
+    tf_bytes = (b"\n\x8a\x02\n\xd6\x01\n\x01b\x12\xd0\x01\n\xcd\x01\n\xc8\x01" + b"x" * 200 + b"\n\x00\n\x07\n\x01c"
+                b"\x12\x02\x12\x00\n\x13\n\x01a\x12\x0e\x1a\x0c\n\n\xfb\xff\xff\xff\xff\xff\xff\xff\xff\x01\n\n\n"
+                b"\x01d\x12\x05\x1a\x03\n\x01\x07\n\x05\n\x01e\x12\x00")
+    ours = ex.SerializeToString()
+    assert len(ours) == len(tf_bytes) and ours[:3] == tf_bytes[:3]
+    for key in "abcde":
+        one = tf.train.Example(features=tf.train.Features(feature={key: ex.features.feature[key]})).SerializeToString()
+        i = 1
+        while one[i] & 0x80:  # past the features field's key and length
+            i += 1
+        entry = one[i + 1:]
+        assert entry in tf_bytes and entry in ours

@@ -435,7 +435,14 @@ class Features(_Message):
                 entry = key + b"\x12\x00"
             else:
                 if kind:
-                    body = v._value._encode()
+                    lst = v._value
+                    vals = lst._vals
+                    if vals is not None and len(vals) == 1 and type(lst) is not FloatList:  # one int or bytes
+                        body = vals[0] if kind == "bytes_list" else _varint(vals[0])
+                        n = len(body)
+                        body = b"\x0a" + (_ONE_BYTE[n] if n < 128 else _varint(n)) + body
+                    else:
+                        body = lst._encode()
                     n = len(body)
                     body = _TAG_OF[kind] + (_ONE_BYTE[n] if n < 128 else _varint(n)) + body
                 else:
