@@ -398,3 +398,25 @@ def test_the_cache_keeps_the_most_recently_used(monkeypatch):
     assert [k[3][0] for k in onednn.api().cache] == [1, 3]
     for x in xs:
         assert onednn.conv2d(x, w, (1, 1), (1, 1), p).tolist() == np.full((x.shape[0], 4, 4, 4), 12.0).tolist()
+
+
+@needs
+def test_max_pool_gradient_reuses_the_forward_window_indices(monkeypatch, numpy_only):
+    kinds = []
+    real = onednn._pool
+    monkeypatch.setattr(onednn, "_pool", lambda kind, *a, **k: kinds.append(kind) or real(kind, *a, **k))
+    rng = np.random.default_rng(5)
+    x = np.maximum(np.round(rng.standard_normal((2, 8, 8, 3)) * 1.5), 0).astype(np.float32)  # ties
+    y = nn_ops._max_pool_kernel(x, (2, 2), (2, 2), "VALID")
+    dy = rng.standard_normal(y.shape).astype(np.float32)
+    assert kinds == ["ws"] and len(onednn._WORKSPACES) >= 1
+    got = nn_ops._max_pool_grad_kernel(x, y, dy, (2, 2), (2, 2), "VALID")
+    assert kinds == ["ws", "bwd"]  # no second forward
+    ref = numpy_only(nn_ops._max_pool_grad_kernel, x, y, dy, (2, 2), (2, 2), "VALID")
+    assert np.array_equal(got.view(np.uint32), ref.view(np.uint32))
+    other = x.copy()  # another input (equal values): its own forward
+    nn_ops._max_pool_grad_kernel(other, y, dy, (2, 2), (2, 2), "VALID")
+    assert kinds == ["ws", "bwd", "ws", "bwd"]
+    key = id(y)
+    del y
+    assert key not in onednn._WORKSPACES  # dropped with its output

@@ -26,6 +26,7 @@ import ctypes
 import os
 import sys
 import threading
+import weakref
 from pathlib import Path
 from time import perf_counter as _clock
 
@@ -749,11 +750,21 @@ def _pool_out(x_shape, ksize, strides, pads):
 
 
 def max_pool(x, ksize, strides, pads):
-    """NHWC float32 max pooling (padding never wins a window)."""
+    """NHWC float32 max pooling (padding never wins a window). The window indices the forward pass finds (its
+    workspace) are kept while y lives, for max_pool_grad of this x and y."""
     _check4(x, "input")
+    ksize, strides, pads = tuple(ksize), tuple(strides), _pads(pads)
     y = np.empty(_pool_out(x.shape, ksize, strides, pads), np.float32)
-    _pool("fwd", _POOL_MAX, x.shape, y.shape, tuple(ksize), tuple(strides), _pads(pads), {SRC: x, DST: y})
+    ws = _pool("ws", _POOL_MAX, x.shape, y.shape, ksize, strides, pads, {SRC: x, DST: y})
+    key = id(y)
+
+    def gone(_, key=key):
+        _WORKSPACES.pop(key, None)
+    _WORKSPACES[key] = (weakref.ref(y, gone), weakref.ref(x), (ksize, strides, pads), ws)
     return y
+
+
+_WORKSPACES = {}  # id(y) -> (y, x (weak references), (ksize, strides, pads), workspace) of each live max pool
 
 
 def avg_pool(x, ksize, strides, pads):
@@ -764,23 +775,28 @@ def avg_pool(x, ksize, strides, pads):
     return y
 
 
-def max_pool_grad(x, dy, ksize, strides, pads, with_workspace=False):
-    """The max-pool gradient: each window's dy goes to the input element the forward pass chose (the
-    forward runs again here for its workspace). with_workspace=True also returns, per window (NHWC, the
-    pool's output shape), the index i * KW + j of its first maximum in the padded window."""
+def max_pool_grad(x, dy, ksize, strides, pads, with_workspace=False, y=None):
+    """The max-pool gradient: each window's dy goes to the input element the forward pass chose (its
+    workspace: the one max_pool kept when y is its output for this very x, else the forward runs again
+    here). with_workspace=True also returns, per window (NHWC, the pool's output shape), the index
+    i * KW + j of its first maximum in the padded window."""
     _check4(x, "input")
     _check4(dy, "gradient")
     ksize, strides, pads = tuple(ksize), tuple(strides), _pads(pads)
     y_shape = _pool_out(x.shape, ksize, strides, pads)
     if dy.shape != y_shape:
         raise ValueError(f"oneDNN: gradient {dy.shape} does not match the pool's output {y_shape}")
-    y = np.empty(y_shape, np.float32)
-    ws = _pool("ws", _POOL_MAX, x.shape, y_shape, ksize, strides, pads, {SRC: x, DST: y})
+    kept = _WORKSPACES.get(id(y)) if y is not None else None
+    if kept is not None and kept[0]() is y and kept[1]() is x and kept[2] == (ksize, strides, pads):
+        ws = kept[3]
+    else:
+        ws = _pool("ws", _POOL_MAX, x.shape, y_shape, ksize, strides, pads,
+                   {SRC: x, DST: np.empty(y_shape, np.float32)})
     dx = np.empty(x.shape, np.float32)
     _pool("bwd", _POOL_MAX, x.shape, y_shape, ksize, strides, pads, {DIFF_SRC: dx, DIFF_DST: dy}, ws)
     if not with_workspace:
         return dx
-    count = y.size
+    count = int(np.prod(y_shape))
     index = ws[:count] if ws.nbytes < 4 * count else ws[:4 * count].view(np.int32)  # u8, or s32 for big windows
     return dx, index.reshape(y_shape)
 

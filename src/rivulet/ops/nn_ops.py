@@ -1075,7 +1075,7 @@ def _max_pool_grad_kernel(x, y, dy, ksize, strides, padding, relu=False):
         # and no NaN (oneDNN's windows skip it; TensorFlow's route nothing): oneDNN adds each window's
         # gradient into zeros at its first maximum, as TensorFlow's kernel.
         if not relu:
-            dx = _on_dnnl(onednn.max_pool_grad, _c(x), _c(dy), ksize, strides, (ph, pw))
+            dx = _on_dnnl(onednn.max_pool_grad, _c(x), _c(dy), ksize, strides, (ph, pw), y=y)
             if dx is not None:
                 return dx
         elif dy.dtype == np.float32:
@@ -1084,7 +1084,7 @@ def _max_pool_grad_kernel(x, y, dy, ksize, strides, padding, relu=False):
             # the window indices then put back
             g = np.add(dy, 0, dtype=dy.dtype)
             np.multiply(g, y > 0, out=g)
-            r = _on_dnnl(onednn.max_pool_grad, _c(x), g, ksize, strides, (ph, pw), with_workspace=True)
+            r = _on_dnnl(onednn.max_pool_grad, _c(x), g, ksize, strides, (ph, pw), with_workspace=True, y=y)
             if r is not None:
                 dx, first = r
                 neg = np.flatnonzero(g.view(np.uint32) == 0x80000000)  # the -0s
