@@ -27,16 +27,21 @@ RECORDED = {
 }
 
 
-@pytest.mark.parametrize("traced", [False, True], ids=["eager", "in_tf_function"])
+@pytest.mark.parametrize("mode", ["eager", "in_tf_function", "of_tf_function"])
 @pytest.mark.parametrize("agg,method", list(RECORDED))
-def test_replica_updates_are_aggregated_once(mirrored, agg, method, traced):
+def test_replica_updates_are_aggregated_once(mirrored, agg, method, mode):
     with mirrored.scope():
         v = tf.Variable(1.0, aggregation=agg)
 
     def step():
         return tf.identity(getattr(v, method)(_per_replica_value()))
 
-    out = tf.function(lambda: mirrored.run(step))() if traced else mirrored.run(step)
+    if mode == "eager":
+        out = mirrored.run(step)
+    elif mode == "in_tf_function":
+        out = tf.function(lambda: mirrored.run(step))()
+    else:  # each replica runs the tf.function: traced per replica, as TensorFlow does
+        out = mirrored.run(tf.function(step))
     want = RECORDED[(agg, method)]
     assert v.numpy() == want
     assert [r.numpy() for r in mirrored.experimental_local_results(out)] == [want, want]  # each replica reads it
@@ -98,11 +103,24 @@ def test_mean_of_integers_is_refused(mirrored):
     assert tf.Variable(1, aggregation=A.MEAN).numpy() == 1  # no strategy: allowed
 
 
-def test_merge_inside_a_per_replica_tf_function_is_refused(mirrored):
+def test_run_of_a_tf_function_traces_each_replica(mirrored):
+    """strategy.run(tf.function(fn)): every replica gets its own replica id and merges work (TensorFlow's
+    values); a merge inside a tf.function that the replicas' Python calls raises TensorFlow's RuntimeError."""
+    x = mirrored.experimental_distribute_values_from_function(
+        lambda c: tf.constant(float(c.replica_id_in_sync_group + 2)))
+    step = tf.function(lambda x: (tf.distribute.get_replica_context().all_reduce("SUM", x),
+                                  tf.distribute.get_replica_context().replica_id_in_sync_group))
+    total, ids = mirrored.run(step, args=(x,))
+    assert [t.numpy() for t in total.values] == [5.0, 5.0] and [i.numpy() for i in ids.values] == [0, 1]
     with mirrored.scope():
         v = tf.Variable(1.0, aggregation=A.SUM)
-    with pytest.raises(NotImplementedError, match="call `strategy.run` inside the tf.function"):
-        mirrored.run(tf.function(lambda: v.assign_add(_per_replica_value())))
+    inner = tf.function(lambda: v.assign_add(tf.constant(2.0)))
+    with pytest.raises(RuntimeError, match=r"`merge_call` called while defining a new graph or a tf.function\. "
+                                           r"This can often happen if the function `fn` passed to `strategy.run\(\)` "
+                                           r"contains a nested `@tf.function`"):
+        mirrored.run(lambda: inner())
+    with pytest.raises(NotImplementedError, match="replica_id_in_sync_group inside a tf.function that each"):
+        mirrored.run(lambda: tf.function(_per_replica_value)())  # replica 0's id would be baked into both
 
 
 def test_one_replica_updates_as_it_is():
@@ -178,8 +196,11 @@ def test_on_read_accumulators_in_a_compiled_step(mirrored):
     for want in [([3.0, 6.0], 9.0, 2.0), ([6.0, 12.0], 18.0, 4.0)]:
         r, t, c = step(x)
         assert ([y.numpy() for y in mirrored.experimental_local_results(r)], t.numpy(), c.numpy()) == want
+    mirrored.run(tf.function(lambda: total.assign_add(1.0)))  # each replica its own component
+    assert total.numpy() == 20.0
+    inner = tf.function(lambda: total.assign_add(1.0))
     with pytest.raises(NotImplementedError, match="call `strategy.run` inside the tf.function"):
-        mirrored.run(tf.function(lambda: total.assign_add(1.0)))
+        mirrored.run(lambda: inner())
 
 
 def test_on_read_checkpoint_holds_the_combined_value(mirrored, tmp_path):

@@ -35,6 +35,13 @@ class ReplicaContext:
     def replica_id_in_sync_group(self):
         from .. import dtypes
         from ..ops.constant_op import constant
+        if self._replica is not None and _core.current_graph() is not self._replica.base_graph:
+            # a tf.function the replicas' Python calls is traced once, by replica 0: every replica would
+            # get replica 0's id baked in
+            raise NotImplementedError(
+                "replica_id_in_sync_group inside a tf.function that each replica calls is not supported (it is "
+                "traced once, for replica 0): pass the tf.function itself to `strategy.run`, or call "
+                "`strategy.run` inside the tf.function")
         return constant(self._replica_id, dtypes.int32)
 
     @property
@@ -53,11 +60,18 @@ class ReplicaContext:
             finally:
                 _ctx.pop()
         if _core.current_graph() is not self._replica.base_graph:
-            # the replica is tracing a tf.function of its own: the merge would run outside that graph
-            raise NotImplementedError(
-                "merge_call (an all_reduce, an optimizer step, an update of a variable with aggregation SUM, MEAN "
-                "or ONLY_FIRST_REPLICA) inside a tf.function that each replica calls is not supported: call "
-                "`strategy.run` inside the tf.function instead (`tf.function(lambda: strategy.run(fn))`)")
+            # the replica is tracing a tf.function of its own (TensorFlow's error, word for word)
+            raise RuntimeError(
+                "`merge_call` called while defining a new graph or a tf.function. This can often happen if the "
+                "function `fn` passed to `strategy.run()` contains a nested `@tf.function`, and the nested "
+                "`@tf.function` contains a synchronization point, such as aggregating gradients (e.g, "
+                "optimizer.apply_gradients), or if the function `fn` uses a control flow statement which "
+                "contains a synchronization point in the body. Such behaviors are not yet supported. Instead, "
+                "please avoid nested `tf.function`s or control flow statements that may potentially cross a "
+                "synchronization boundary, for example, wrap the `fn` passed to `strategy.run` or the entire "
+                "`strategy.run` inside a `tf.function` or move the control flow out of `fn`. If you are "
+                "subclassing a `tf.keras.Model`, please avoid decorating overridden methods `test_step` and "
+                "`train_step` in `tf.function`.")
         return self._replica.wait_for_merge(merge_fn, args, kwargs)
 
     def all_reduce(self, reduce_op, value, options=None):

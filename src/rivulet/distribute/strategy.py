@@ -7,8 +7,10 @@ replica.py).
 """
 import contextlib
 import math
+import weakref
 
 from ..core.tensor import convert_to_tensor as _convert_to_tensor
+from ..function.polymorphic import PolymorphicFunction as _PolymorphicFunction
 from ..ops.array_ops import concat as _concat, shape as _shape
 from ..ops.constant_op import constant as _constant
 from ..ops.math_ops import add_n as _add_n, cast as _cast, reduce_sum as _reduce_sum
@@ -149,11 +151,35 @@ class Strategy:
             raise TypeError(f"strategy.run expects a callable, got {fn!r}")
         self._require_cross_replica("run")
         args = tuple(args) if isinstance(args, (list, tuple)) else (args,)
+        if isinstance(fn, _PolymorphicFunction) and len(self._local_replica_ids) > 1:
+            return self._per_replica_function(fn)(*args, **dict(kwargs or {}))
         _ctx.push(self, None)
         try:
             return call_for_each_replica(self, fn, args, dict(kwargs or {}))
         finally:
             _ctx.pop()
+
+    def _per_replica_function(self, fn):
+        """`strategy.run(tf_function)`, as TensorFlow runs it: one tf.function whose trace runs the Python
+        function once per replica (each replica traces its own ops, and merges such as an optimizer step
+        join them inside that graph), instead of every replica calling one trace that replica 0 made."""
+        cache = self.__dict__.setdefault("_run_functions", weakref.WeakKeyDictionary())
+        wrapped = cache.get(fn)
+        if wrapped is None:
+            ref = weakref.ref(fn)
+
+            def run_replicas(*args, **kwargs):
+                python = ref()._python_to_run()  # (AutoGraph-converted, where the tf.function converts)
+                _ctx.push(self, None)
+                try:
+                    return call_for_each_replica(self, python, args, kwargs)
+                finally:
+                    _ctx.pop()
+            run_replicas.__name__ = fn._name
+            wrapped = cache[fn] = _PolymorphicFunction(run_replicas, name=fn._name, autograph=False,
+                                                       reduce_retracing=fn._reduce_retracing,
+                                                       jit_compile=fn._jit_compile)
+        return wrapped
 
     @property
     def _local_replica_ids(self):
