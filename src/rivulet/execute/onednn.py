@@ -775,11 +775,10 @@ def avg_pool(x, ksize, strides, pads):
     return y
 
 
-def max_pool_grad(x, dy, ksize, strides, pads, with_workspace=False, y=None):
+def max_pool_grad(x, dy, ksize, strides, pads, y=None):
     """The max-pool gradient: each window's dy goes to the input element the forward pass chose (its
     workspace: the one max_pool kept when y is its output for this very x, else the forward runs again
-    here). with_workspace=True also returns, per window (NHWC, the pool's output shape), the index
-    i * KW + j of its first maximum in the padded window."""
+    here)."""
     _check4(x, "input")
     _check4(dy, "gradient")
     ksize, strides, pads = tuple(ksize), tuple(strides), _pads(pads)
@@ -794,11 +793,7 @@ def max_pool_grad(x, dy, ksize, strides, pads, with_workspace=False, y=None):
                    {SRC: x, DST: np.empty(y_shape, np.float32)})
     dx = np.empty(x.shape, np.float32)
     _pool("bwd", _POOL_MAX, x.shape, y_shape, ksize, strides, pads, {DIFF_SRC: dx, DIFF_DST: dy}, ws)
-    if not with_workspace:
-        return dx
-    count = int(np.prod(y_shape))
-    index = ws[:count] if ws.nbytes < 4 * count else ws[:4 * count].view(np.int32)  # u8, or s32 for big windows
-    return dx, index.reshape(y_shape)
+    return dx
 
 
 def avg_pool_grad(x_shape, dy, ksize, strides, pads):

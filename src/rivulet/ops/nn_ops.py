@@ -1074,25 +1074,13 @@ def _max_pool_grad_kernel(x, y, dy, ksize, strides, padding, relu=False):
         # Windows that do not overlap (overlapping ones sum into an input in another order than TensorFlow's)
         # and no NaN (oneDNN's windows skip it; TensorFlow's route nothing): oneDNN adds each window's
         # gradient into zeros at its first maximum, as TensorFlow's kernel.
-        if not relu:
-            dx = _on_dnnl(onednn.max_pool_grad, _c(x), _c(dy), ksize, strides, (ph, pw), y=y)
-            if dx is not None:
-                return dx
-        elif dy.dtype == np.float32:
-            # ReluGrad(MaxPoolGrad) on the pooled tensor: a window's first maximum holds y, so x > 0 there is
-            # y > 0; oneDNN's scatter writes +0 where that product is -0 (a negative dy masked off), which
-            # the window indices then put back
-            g = np.add(dy, 0, dtype=dy.dtype)
-            np.multiply(g, y > 0, out=g)
-            r = _on_dnnl(onednn.max_pool_grad, _c(x), g, ksize, strides, (ph, pw), with_workspace=True, y=y)
-            if r is not None:
-                dx, first = r
-                neg = np.flatnonzero(g.view(np.uint32) == 0x80000000)  # the -0s
-                if neg.size:
-                    b, r0, c0, ch = np.unravel_index(neg, g.shape)
-                    i, j = np.divmod(first.reshape(-1)[neg].astype(np.intp), kw)
-                    dx[b, r0 * strides[0] + i - ph[0], c0 * strides[1] + j - pw[0], ch] = -0.0
-                return dx
+        dx = _on_dnnl(onednn.max_pool_grad, _c(x), _c(dy), ksize, strides, (ph, pw), y=y)
+        if dx is not None:
+            if relu:  # ReluGrad's dy * (x > 0), as TensorFlow (a masked negative gradient is -0). (Masking dy
+                # on the pooled tensor instead loses those -0s to oneDNN's scatter, and putting them back by
+                # index costs more than this pass where ReLU zeroed many windows.)
+                np.multiply(dx, x > 0, out=dx)
+            return dx
     xp = _pad_input(x, ph, pw, _lowest(x.dtype))
     offsets = _offsets(ksize)
     if (kh, kw) == tuple(strides) and oh and ow:
