@@ -67,6 +67,9 @@ def _accumulate(grads, t, g):
     prev = grads.get(id(t))
     if prev is None:
         grads[id(t)] = g
+    elif t.dtype._kind == "v":  # gradients of a TensorList: lists, summed item by item
+        from ..ops.tensor_array_ops import add_lists
+        grads[id(t)] = add_lists(prev, g)
     else:
         from ..ops.math_ops import add
         grads[id(t)] = add(prev, g)

@@ -101,7 +101,7 @@ class GradientTape:
                 self._watch_variable(t._res)
             elif isinstance(t, Tensor):
                 dt = t.dtype
-                if not (dt.is_floating or dt.is_complex):
+                if not (dt.is_floating or dt.is_complex or dt._kind == "v"):
                     _warn("dtype", 5, f"The dtype of the watched tensor must be floating (e.g. tf.float32), got "
                                       f"{dt!r}")
                     continue
@@ -141,7 +141,7 @@ class GradientTape:
             return
         self._records.append(_Record(op, ins, outs, attrs) if graph is None else outs[0].op)
         for o in outs:
-            if o.dtype._kind in "fc":
+            if o.dtype._kind in "fcv":  # variant: a TensorList, whose gradient is a list of its items' ones
                 w[id(o)] = o
 
     # -- differentiation ---------------------------------------------------------------------

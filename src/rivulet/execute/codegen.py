@@ -81,6 +81,7 @@ def compile_graph(graph, inputs, outputs, name="fn", wrap=None, split=True):
         uses[id(t)] = uses.get(id(t), 0) + 1 << 20  # never freed
     remaining = dict(uses)
     fresh = set()  # tensors whose buffers this function allocated (safe to overwrite once dead)
+    held = _held_by_lists(ops)  # values a TensorList keeps: never overwritten, even once dead here
     reuse = options.enabled("buffer_reuse")
     groups, grouped = {}, set()
     if options.enabled("parallel_execution"):
@@ -159,7 +160,7 @@ def compile_graph(graph, inputs, outputs, name="fn", wrap=None, split=True):
             lines.append(f"    {v} = u{op._id}({', '.join(args)}, out={buf})")
         else:
             lines.append(f"    {v} = {k}({', '.join(args)})")
-        if typ in _FRESH and _plain_array(op.outputs[0]):
+        if typ in _FRESH and _plain_array(op.outputs[0]) and id(op.outputs[0]) not in held:
             fresh.add(id(op.outputs[0]))
         line_ops[len(lines)] = op
         if op.opdef.num_outputs == 1:  # as bind(): kernels of multi-output ops always return a tuple
@@ -307,6 +308,17 @@ def register_inline(op_type, form):
 _INPLACE = {"AddV2": np.add, "Sub": np.subtract, "Mul": np.multiply, "Maximum": np.maximum,
             "Minimum": np.minimum, "Neg": np.negative, "BiasAdd": np.add}
 _FRESH = set(_INPLACE) | {"MatMul", "_FusedMatMul", "BatchMatMulV2", "Conv2D", "_FusedConv2D"}
+
+
+def _held_by_lists(ops):
+    """The values an op with a variant output (a TensorList write) takes in, through identities: the list
+    keeps the array, so no later op may take its buffer."""
+    held = set()
+    for op in reversed(ops):
+        if any(t.dtype._kind == "v" for t in op.outputs) or \
+                op.type == "Identity" and any(id(t) in held for t in op.outputs):
+            held.update(id(t) for t in op._inputs)
+    return held
 
 
 def _plain_array(t):

@@ -34,6 +34,8 @@ from ..core.tensor import EagerTensor, SymbolicTensor, Tensor, convert_to_tensor
 from ..errors import InvalidArgumentError
 from ..execute import blas_threads, memory
 from ..ops.slicing import DYN, np_key
+from ..ops.tensor_array_ops import TensorList, zeros_list_like
+from ..ops import tensor_array_ops as _lists
 from ..shape import TensorShape
 
 _state = context.state
@@ -222,8 +224,7 @@ def _branches_grad(op, *dys):
     out = [None] * len(inputs)
     if not wrt:
         return out
-    from ..ops.array_ops import zeros_like
-    dys = [dy if dy is not None else zeros_like(o) for dy, o in zip(dys, op.outputs)]
+    dys = [dy if dy is not None else _zero_grad(o) for dy, o in zip(dys, op.outputs)]
 
     def branch_grad(k):
         def fn():
@@ -249,17 +250,20 @@ def _branches_grad(op, *dys):
 
 
 def _differentiable(t, eager):
-    """Floating tensors and variables (eagerly the Variable itself, in graphs its resource placeholder)."""
+    """Floating tensors, TensorLists (variant: their gradient is a list) and variables (eagerly the Variable
+    itself, in graphs its resource placeholder)."""
     if getattr(t, "_is_resource", False):
         return True
     dt = t.dtype
-    return dt.is_floating or dt.is_complex or dt.name == "resource"
+    return dt.is_floating or dt.is_complex or dt._kind == "v" or dt.name == "resource"
 
 
 def _zero_grad(t):
     """The gradient a branch that does not use input `t` contributes: zeros of t's value (for a variable's
     resource placeholder, zeros of the variable)."""
     from ..ops.array_ops import zeros, zeros_like
+    if t.dtype._kind == "v":
+        return zeros_list_like(t)
     if t.dtype.name != "resource":
         return zeros_like(t)
     var = _variable_behind(t)
@@ -531,8 +535,7 @@ def _while_grad(op, *dys):
            and not _other_resource(t)]
     if not wrt:
         return [None] * len(op.inputs)
-    from ..ops.array_ops import zeros_like
-    dys = [dy if dy is not None else zeros_like(o) for dy, o in zip(dys, op.outputs)]
+    dys = [dy if dy is not None else _zero_grad(o) for dy, o in zip(dys, op.outputs)]
     _recording.add(lb)
     attrs = {"body": lb, "wrt": tuple(wrt)}
     # A captured variable's gradient is a value of the variable's shape and dtype (not a resource): recorded
@@ -609,7 +612,6 @@ class _Backward:
         from ..autodiff.backprop import backprop, graph_no_grad_message
         from ..execute.codegen import compile_graph
         from ..graph.graph import Graph
-        from ..ops.array_ops import zeros_like
         body = lb.body
         bg = body.graph
         params, caps = body.params, list(bg.internal_captures)
@@ -625,7 +627,7 @@ class _Backward:
                                                                           not _other_resource(c))]
             grads = backprop(bg._ops, outs, dys, [params[i] for i in fv] + [caps[j] for j in wanted],
                              graph_no_grad_message)
-            var_grads = [internal(g, x) if x is not None else zeros_like(g._internal(params[i]))
+            var_grads = [internal(g, x) if x is not None else _zero_grad(g._internal(params[i]))
                          for i, x in zip(fv, grads)]
             cap_grads = [(j, internal(g, x)) for j, x in zip(wanted, grads[len(fv):]) if x is not None]
         if len(bg.internal_captures) != len(caps):
@@ -690,7 +692,15 @@ class _Backward:
                 r = fn(*gv, *st, *fixed)
                 gv = r[:nf]
                 for k, (j, kind, at, m, spec) in enumerate(self.acc):
-                    if kind == "add":
+                    if kind == "item":  # one item of a captured list's gradient
+                        items = sums[k]
+                        if items is None:
+                            items = sums[k] = [None] * len(bc[j].items)
+                        i, x = int(r[at]), r[at + 1]
+                        items[i] = x if items[i] is None else items[i] + x
+                    elif kind == "list":
+                        sums[k] = r[at] if sums[k] is None else _lists._add(sums[k], r[at])
+                    elif kind == "add":
                         x = r[at]
                         if sums[k] is None:
                             sums[k] = np.array(x, copy=True)
@@ -714,6 +724,8 @@ class _Backward:
                 sums[k] = st.product()
             elif isinstance(sums[k], _Rows):
                 sums[k] = sums[k].result()
+            elif self.acc[k][1] == "item" and sums[k] is not None:
+                sums[k] = TensorList(sums[k])
         by_input = {}
         for k, (j, kind, at, m, spec) in enumerate(self.acc):
             if sums[k] is not None:
@@ -763,15 +775,23 @@ class _Unsupported(Exception):
 
 
 def _is_float(t):
-    return t.dtype.is_floating or t.dtype.is_complex
+    """Whether a gradient flows along t: floating, or a TensorList (variant: its gradient is a list)."""
+    return t.dtype._kind in "fcv"
 
 
 def _accumulator(x):
     """How the gradient `x` (a tensor of backward graph g) of a loop capture is summed over the iterations:
     ("gemm", [a, b]) when it is a @ b with a transposed: the a's and b's of all iterations are stacked and
     multiplied once after the loop; ("slice", [dy, key]) when it scatters an iteration's slice into zeros
-    (StridedSliceGrad, as `seq[t]` gives): added into the running sum in place; ("add", [x]) otherwise."""
+    (StridedSliceGrad, as `seq[t]` gives): added into the running sum in place; for a TensorList read in the
+    loop, ("item", [index, dy]) when the gradient is a list holding one item (TensorListGetItem's): written
+    into the summed list's items in place, ("list", [x]) for other list gradients (summed item by item);
+    ("add", [x]) otherwise."""
     op = x.op
+    if x.dtype._kind == "v":
+        if op.type == "TensorListSetItem" and op.inputs[0].op.type == "TensorListReserve":
+            return "item", [op.inputs[1], op.inputs[2]]
+        return "list", [x]
     if op.type == "MatMul" and op.attrs.get("transpose_a") and not op.attrs.get("transpose_b") and \
             not op.attrs.get("adjoint_a") and not op.attrs.get("adjoint_b") and \
             all(t.shape.rank == 2 for t in op.inputs) and not op.inputs[0].dtype.is_complex:
@@ -847,11 +867,13 @@ def _backward_of(lb):
 
 
 def _zeros_of(v):
+    if isinstance(v, TensorList):  # a list's zero gradient: as long, nothing written
+        return TensorList([None] * len(v.items))
     return np.zeros_like(v._value if getattr(v, "_is_resource", False) else v)
 
 
 def _value_or_zeros(g, x):
-    return np.zeros_like(x) if g is None else g._v
+    return _zeros_of(x) if g is None else g._v
 
 
 @contextlib.contextmanager
@@ -890,7 +912,7 @@ def vjp(sub, inputs, dys, reads=None):
         from ..autodiff.tape import GradientTape
         with isolated_tapes(), GradientTape() as tape:
             for x in inputs:
-                if isinstance(x, Tensor) and (x.dtype.is_floating or x.dtype.is_complex):
+                if isinstance(x, Tensor) and _is_float(x):
                     tape.watch(x)
             # keep_stateful=False: the forward pass already ran the sub-graph's side effects (assigns)
             outs = replay(sub.graph, sub.inputs, sub.outputs, inputs, keep_stateful=False, reads=reads)
@@ -907,7 +929,7 @@ def vjp(sub, inputs, dys, reads=None):
 
 
 def _float_pairs(outs, dys):
-    pairs = [(o, dy) for o, dy in zip(outs, dys) if o.dtype.is_floating or o.dtype.is_complex]
+    pairs = [(o, dy) for o, dy in zip(outs, dys) if _is_float(o)]
     return [o for o, _ in pairs], [dy for _, dy in pairs]
 
 

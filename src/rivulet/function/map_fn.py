@@ -6,8 +6,8 @@ as a tensor, or a RaggedTensor of one ragged dimension fewer); `fn_output_signat
 tf.RaggedTensorSpec, or a structure of them; default: the signature of an element of `elems`) says what `fn`
 returns. A RaggedTensorSpec result is stacked into a RaggedTensor of one more ragged dimension.
 
-Gradients flow through the eager loop; inside tf.function they stop at the TensorArrays (rivulet's TensorList
-ops have no gradients yet), so a tape there gets None for what only reaches the result through map_fn.
+Gradients flow through the eager loop, and inside tf.function through the While loop and its TensorArrays (the
+TensorList ops' gradients, carried backwards as gradient lists by the While gradient).
 
 RaggedTensor sits above this layer: its values and specs are used through their own methods (`nrows`,
 `flat_values`, `nested_row_lengths`, the spec's `value_type`), never imported."""

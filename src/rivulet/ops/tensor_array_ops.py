@@ -3,6 +3,12 @@
 Eagerly it is a Python list of tensors, changed in place. In a graph its state is a `flow` tensor of dtype
 variant whose value is an immutable TensorList; each write returns a new TensorArray around a new flow, so
 it can be a while-loop variable or a cond output (function/control_flow.py treats it as a composite: its flow).
+
+Gradients, as TensorFlow's list ops: the gradient of a TensorList is a TensorList of per-element gradients, an
+element nobody wrote standing for zeros. TensorListSetItem <-> reading the item's gradient out of the gradient
+list (and clearing it), TensorListGetItem <-> a gradient list holding dy at the index, Stack <-> FromTensor,
+Gather <-> a scatter (repeated indices summed), ConcatV2 <-> Split. Gradient lists are read with the
+`...OrZeros` ops, given the shape of the value they stand for, and summed with TensorListAdd.
 """
 import numpy as np
 
@@ -18,10 +24,22 @@ _VARIANT = _dt.variant
 _SCALAR = TensorShape([])
 
 
+class _ListDType:
+    """What a TensorList gives as its `.dtype`: an EagerTensor holding one (ops replayed eagerly, under a tape)
+    is a variant tensor, so tapes follow it and its gradient is a list."""
+    __slots__ = ()
+    kind = "V"
+    name = "variant"
+
+
+_LIST_DTYPE = _ListDType()
+_dt._BY_NP[_LIST_DTYPE] = _VARIANT
+
+
 class TensorList:
     """The runtime value of a flow tensor: a tuple of NumPy values (None: not written yet)."""
     __slots__ = ("items",)
-    dtype = np.dtype(object)  # lets it ride in an EagerTensor when ops replay eagerly
+    dtype = _LIST_DTYPE  # an EagerTensor holding it is a variant tensor
     shape = ()
     ndim = 0
 
@@ -101,6 +119,241 @@ CONCAT = defop("TensorListConcatV2",
                lambda lst, element_dtype, element_shape: (
                    TensorShape([None]).concatenate(element_shape[1:]) if element_shape.rank else TensorShape(None),
                    element_dtype))
+
+
+# ----------------------------------------------------------------------------- gradients
+#
+# The gradient ops below read, write and sum gradient lists (None items: zeros). Their inputs are what the
+# forward op's inputs were, so they work eagerly, in graphs and inside a While's compiled backward loop.
+
+def _np_dtype(element_dtype):
+    return element_dtype.as_numpy_dtype
+
+
+def _gather_or_zeros(lst, indices, shape, element_dtype, element_shape):
+    """Items `indices` of a gradient list stacked (a scalar index: the item), zeros where none was written."""
+    items = lst.items
+    shape = tuple(int(d) for d in np.ravel(shape))
+    idx = np.asarray(indices)
+    n = len(items)
+    if idx.ndim == 0:
+        i = int(idx)
+        v = items[i] if 0 <= i < n else None
+        return np.zeros(shape, _np_dtype(element_dtype)) if v is None else v
+    out = np.zeros(shape, _np_dtype(element_dtype))
+    rows = out.reshape((-1,) + shape[idx.ndim:])
+    for k, i in enumerate(idx.ravel()):
+        v = items[i] if 0 <= i < n else None
+        if v is not None:
+            rows[k] = v
+    return out
+
+
+def _gather_or_zeros_infer(lst, indices, shape, element_dtype, element_shape):
+    return (indices.shape.concatenate(element_shape) if indices.shape.rank is not None else TensorShape(None),
+            element_dtype)
+
+
+def _clear_items(lst, indices):
+    items = list(lst.items)
+    for i in np.ravel(indices):
+        if 0 <= i < len(items):
+            items[i] = None
+    return TensorList(items)
+
+
+def _resize(lst, size):
+    items = list(lst.items[:int(size)])
+    items.extend([None] * (int(size) - len(items)))
+    return TensorList(items)
+
+
+def _add(a, b):
+    """The sum of two gradient lists (an unwritten item: zero)."""
+    x, y = a.items, b.items
+    if len(x) < len(y):
+        x, y = y, x
+    out = list(x)
+    for i, v in enumerate(y):
+        if v is not None:
+            out[i] = v if out[i] is None else out[i] + v
+    return TensorList(out)
+
+
+def _scatter_sum(tensor, indices, num_elements):
+    """A gradient list holding the rows of `tensor` at `indices` (rows of a repeated index summed)."""
+    idx = np.ravel(indices)
+    t = np.asarray(tensor)
+    rows = t.reshape((idx.size,) + t.shape[np.ndim(indices):])
+    n = max(int(num_elements), int(idx.max()) + 1 if idx.size else 0)
+    items = [None] * n
+    for k, i in enumerate(idx):
+        if i < 0:
+            raise InvalidArgumentError(f"Trying to scatter to a negative index {i}")
+        items[i] = rows[k] if items[i] is None else items[i] + rows[k]
+    return TensorList(items)
+
+
+def _scatter_into(lst, tensor, indices, resize):
+    items = list(lst.items)
+    idx = np.ravel(indices)
+    t = np.asarray(tensor)
+    rows = t.reshape((idx.size,) + t.shape[np.ndim(indices):])
+    for k, i in enumerate(idx):
+        i = int(i)
+        if i < 0:
+            raise InvalidArgumentError(f"Tried to write to index {i} but array size is: {len(items)}")
+        if i >= len(items):
+            if not resize:
+                raise OutOfRangeError(f"Tried to write to index {i} but array is not resizeable and size is: "
+                                      f"{len(items)} ")
+            items.extend([None] * (i + 1 - len(items)))
+        items[i] = rows[k]
+    return TensorList(items)
+
+
+def _split(tensor, lengths):
+    t = np.asarray(tensor)
+    ends = np.cumsum(np.asarray(lengths, np.int64))
+    if (ends[-1] if ends.size else 0) != t.shape[0]:
+        raise InvalidArgumentError(f"Sum of lengths {ends[-1] if ends.size else 0} does not match the leading "
+                                   f"dimension {t.shape[0]} of the tensor being split")
+    return TensorList(np.split(t, ends[:-1]))
+
+
+def _element_lengths(lst, element_dtype, element_shape):
+    return np.array([np.shape(_element(lst.items, i, element_dtype, element_shape))[0]
+                     for i in range(len(lst.items))], np.int64)
+
+
+def _shape_of(t):
+    """t's shape as an int32 tensor: a constant where it is static (nothing kept from a loop's iterations)."""
+    from .array_ops import shape
+    if t.shape.is_fully_defined():
+        return convert_to_tensor(np.array(t.shape.as_list(), np.int32))
+    return shape(t, out_type=_dt.int32)
+
+
+def zeros_list_like(t):
+    """The zero gradient of a TensorList tensor: a list as long, nothing written."""
+    return bind(RESERVE, [bind(LENGTH, [t])], {"element_dtype": _dt.float32, "element_shape": TensorShape(None)})
+
+
+def add_lists(a, b):
+    """The sum of two gradient lists (backprop's sum of a list tensor's gradients)."""
+    return bind(LIST_ADD, [a, b])
+
+
+def _differentiable(t):
+    return t.dtype.is_floating or t.dtype.is_complex
+
+
+def gather_or_zeros(lst, indices, like):
+    """The gradient of `like` (the value(s) written at `indices`) read out of the gradient list `lst`."""
+    element = like.shape if indices.shape.rank is None else like.shape[indices.shape.rank:] \
+        if like.shape.rank is not None else TensorShape(None)
+    return bind(GATHER_OR_ZEROS, [lst, indices, _shape_of(like)],
+                {"element_dtype": like.dtype, "element_shape": element})
+
+
+def _set_item_grad(op, dlist):
+    lst, index, item = op.inputs
+    d_item = gather_or_zeros(dlist, index, item) if _differentiable(item) else None
+    d_lst = bind(CLEAR_ITEMS, [dlist, index])
+    if op.attrs["resize"]:  # a write that grew the list: the input list's gradient is as long as it was
+        d_lst = bind(RESIZE, [d_lst, bind(LENGTH, [lst])])
+    return [d_lst, None, d_item]
+
+
+def _get_item_grad(op, dy):
+    lst, index = op.inputs
+    empty = bind(RESERVE, [bind(LENGTH, [lst])], {"element_dtype": dy.dtype, "element_shape": TensorShape(None)})
+    return [bind(SET_ITEM, [empty, index, dy], {"resize": False}), None]
+
+
+def _stack_grad(op, dy):
+    return [bind(FROM_TENSOR, [dy])]
+
+
+def _from_tensor_grad(op, dlist):
+    return [_stack_or_zeros(dlist, op.inputs[0])]
+
+
+def _stack_or_zeros(dlist, like):
+    from .array_ops import range as _range, shape
+    n = like.shape[0] if like.shape.rank and like.shape[0] is not None else shape(like, out_type=_dt.int32)[0]
+    return gather_or_zeros(dlist, _range(n), like)
+
+
+def _gather_grad(op, dy):
+    lst, indices = op.inputs
+    return [bind(SCATTER_SUM, [dy, indices, bind(LENGTH, [lst])]), None]
+
+
+def _concat_grad(op, dy):
+    lst = op.inputs[0]
+    lengths = bind(ELEMENT_LENGTHS, [lst], {"element_dtype": op.attrs["element_dtype"],
+                                            "element_shape": op.attrs["element_shape"]})
+    return [bind(SPLIT, [dy, lengths])]
+
+
+def _gather_or_zeros_grad(op, dy):
+    lst, indices, _ = op.inputs
+    return [bind(SCATTER_SUM, [dy, indices, bind(LENGTH, [lst])]), None, None]
+
+
+def _scatter_sum_grad(op, dlist):
+    tensor, indices, _ = op.inputs
+    return [gather_or_zeros(dlist, indices, tensor), None, None]
+
+
+def _scatter_into_grad(op, dlist):
+    lst, tensor, indices = op.inputs
+    d_lst = bind(CLEAR_ITEMS, [dlist, indices])
+    if op.attrs["resize"]:
+        d_lst = bind(RESIZE, [d_lst, bind(LENGTH, [lst])])
+    return [d_lst, gather_or_zeros(dlist, indices, tensor) if _differentiable(tensor) else None, None]
+
+
+def _split_grad(op, dlist):
+    tensor = op.inputs[0]
+    return [bind(CONCAT_OR_ZEROS, [dlist, op.inputs[1], _shape_of(tensor)], {"element_dtype": tensor.dtype}),
+            None]
+
+
+def _concat_or_zeros(lst, lengths, shape, element_dtype):
+    shape = tuple(int(d) for d in np.ravel(shape))
+    out = np.zeros(shape, _np_dtype(element_dtype))
+    at = 0
+    for i, n in enumerate(np.ravel(lengths)):
+        v = lst.items[i] if i < len(lst.items) else None
+        if v is not None:
+            out[at:at + n] = v
+        at += int(n)
+    return out
+
+
+GATHER_OR_ZEROS = defop("TensorListGatherOrZeros", _gather_or_zeros, _gather_or_zeros_infer,
+                        grad=_gather_or_zeros_grad)
+CLEAR_ITEMS = defop("TensorListClearItems", _clear_items, _list_infer,
+                    grad=lambda op, dlist: [bind(CLEAR_ITEMS, [dlist, op.inputs[1]]), None])
+RESIZE = defop("TensorListResize", _resize, _list_infer,
+               grad=lambda op, dlist: [bind(RESIZE, [dlist, bind(LENGTH, [op.inputs[0]])]), None])
+LIST_ADD = defop("TensorListAdd", _add, _list_infer, grad=lambda op, dlist: [dlist, dlist])
+SCATTER_SUM = defop("TensorListScatterSum", _scatter_sum, _list_infer, grad=_scatter_sum_grad)
+SCATTER_INTO = defop("TensorListScatterIntoExistingList", _scatter_into, _list_infer, grad=_scatter_into_grad)
+SPLIT = defop("TensorListSplit", _split, _list_infer, grad=_split_grad)
+ELEMENT_LENGTHS = defop("TensorListElementLengths", _element_lengths,
+                        lambda lst, element_dtype, element_shape: (TensorShape([None]), _dt.int64))
+CONCAT_OR_ZEROS = defop("TensorListConcatOrZeros", _concat_or_zeros,
+                        lambda lst, lengths, shape, element_dtype: (TensorShape(None), element_dtype))
+RESERVE.grad = lambda op, dlist: [None]
+SET_ITEM.grad = _set_item_grad
+GET_ITEM.grad = _get_item_grad
+STACK.grad = _stack_grad
+FROM_TENSOR.grad = _from_tensor_grad
+GATHER.grad = _gather_grad
+CONCAT.grad = _concat_grad
 
 
 def _static_index(v, what):
@@ -252,6 +505,16 @@ class TensorArray:
 
     def scatter(self, indices, value, name=None):
         from .array_ops import unstack
+        if self._items is None:  # in a graph: one op, the indices may be computed
+            t = convert_to_tensor(value, dtype=self._dtype)
+            idx = convert_to_tensor(indices, dtype=_dt.int32)
+            if t.shape.rank == 0 or idx.shape.rank not in (None, 1):
+                raise ValueError(f"TensorArray.scatter needs a vector of indices and a value of rank >= 1, got "
+                                 f"indices {idx.shape} and value {t.shape}")
+            shape = self._element_shape.merge_with(t.shape[1:]) if t.shape.rank else self._element_shape
+            flow = bind(SCATTER_INTO, [self._flow, t, idx], {"resize": self._dynamic_size},
+                        name=name or "TensorListScatterIntoExistingList")
+            return self._with_flow(flow, shape if self._infer_shape else self._element_shape)
         ta = self
         for i, v in zip(np.ravel(np.asarray(convert_to_tensor(indices))), unstack(convert_to_tensor(value))):
             ta = ta.write(int(i), v)
