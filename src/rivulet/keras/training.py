@@ -153,6 +153,11 @@ def _take(a, idx):
     return a[idx] if isinstance(a, _SparseRows) else tf.constant(a[idx])
 
 
+def _is_pandas_series(v):
+    t = type(v)
+    return t.__name__ == "Series" and t.__module__.split(".")[0] == "pandas"  # no pandas import for the check
+
+
 def _as_array(v):
     if v is None:
         return None
@@ -162,6 +167,8 @@ def _as_array(v):
         return {k: _as_array(x) for k, x in v.items()}
     if isinstance(v, (list, tuple)) and v and all(isinstance(x, (np.ndarray, Tensor)) for x in v):
         return type(v)(_as_array(x) for x in v)
+    if _is_pandas_series(v):  # a column: (N, 1), as tf_keras and Keras 3 give it to the model
+        v = np.expand_dims(v.to_numpy(), -1)
     a = v.numpy() if hasattr(v, "numpy") else np.asarray(v)
     if a.dtype == np.float64:
         a = a.astype(backend.floatx())  # float64 NumPy data would otherwise trace float64 graphs
