@@ -88,3 +88,32 @@ def test_hostile_composite_specs(saved, edit, problem):
     with pytest.raises(SavedModelError) as e:
         tf.saved_model.load(saved)
     assert problem in str(e.value), str(e.value)
+
+
+def test_signature_of_a_ragged_function(tmp_path):
+    """As TensorFlow 2.21: the signature takes the flat component tensors (x, x_1) and returns the
+    RaggedTensor; saved_model_cli shows the composite output as DT_INVALID and the argument by its spec."""
+    from rivulet.cli.saved_model import show_text
+
+    class M(tf.Module):
+        def __init__(self):
+            self.v = tf.Variable(100.0)
+
+        @tf.function(input_signature=[tf.RaggedTensorSpec(shape=[None, None], dtype=tf.float32)])
+        def grow(self, x):
+            return x * self.v
+
+    m = M()
+    tf.saved_model.save(m, str(tmp_path), signatures=m.grow)
+    loaded = tf.saved_model.load(str(tmp_path))
+    sig = loaded.signatures["serving_default"]
+    assert sorted(sig.structured_input_signature[1]) == ["x", "x_1"]
+    out = sig(x=tf.constant([1.0, 4.0, 3.0, 2.0]), x_1=tf.constant([0, 3, 4], tf.int64))
+    assert list(out) == ["output_0"] and repr(out["output_0"]) == "<tf.RaggedTensor [[100.0, 400.0, 300.0], [200.0]]>"
+    text = show_text(loaded)
+    assert "    outputs['output_0'] tensor_info:\n        dtype: DT_INVALID\n        shape: ()\n        name: \n" in text
+    assert ("        Argument #1\n          DType: RaggedTensorSpec\n          Value: RaggedTensorSpec(TensorShape("
+            "[None, None]), tf.float32, 1, tf.int64)") in text
+    # without `signatures`, the one function with an input_signature serves by default, as in TensorFlow
+    tf.saved_model.save(m, str(tmp_path / "default"))
+    assert list(tf.saved_model.load(str(tmp_path / "default")).signatures) == ["serving_default"]

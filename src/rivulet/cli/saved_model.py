@@ -24,6 +24,9 @@ def _dims(shape):
 
 def _tensor_info(kind, key, t):
     from .. import dtypes
+    if hasattr(t, "_to_components"):  # a RaggedTensor/SparseTensor output: saved_model_cli shows no tensor
+        return [f"    {kind}['{key}'] tensor_info:", "        dtype: DT_INVALID", "        shape: ()",
+                "        name: "]
     return [f"    {kind}['{key}'] tensor_info:",
             f"        dtype: {dtypes.ENUM_NAMES[t.dtype.as_datatype_enum]}",
             f"        shape: {_dims(t.shape)}",
@@ -47,6 +50,8 @@ def _argument_lines(i, name, t, keyword=False):
         return [head, f"          {name}: {TensorSpec(t.shape, t.dtype, t.name or name)!r}"]
     if isinstance(t, Literal):
         return [head, f"          DType: {type(t.value).__name__}", f"          Value: {t.value!r}"]
+    if hasattr(t, "_component_specs"):  # a RaggedTensorSpec / SparseTensorSpec, as saved_model_cli shows it
+        return [head, f"          DType: {type(t).__name__}", f"          Value: {t!r}"]
     return [head, f"          {name}: {describe(t)}"]
 
 

@@ -148,7 +148,8 @@ class _Loader:
                                          for k, i in sigs.items()})
         for k, cf in self.signatures.items():
             so = cf.graph.structured_outputs
-            if not isinstance(so, dict) or not all(isinstance(x, str) and isinstance(t, Tensor) for x, t in so.items()):
+            if not isinstance(so, dict) or not all(isinstance(x, str) and (isinstance(t, Tensor) or hasattr(
+                    t, "_to_components")) for x, t in so.items()):  # (composites: checked when decoded)
                 raise Invalid(f"signature {short(k)} does not return a dict of tensors")
         self.nodes = _get(meta, "objects", list)
         self._objects, self._building = {}, set()

@@ -322,8 +322,8 @@ class _Saver:
                 found = [self._model_call(obj, "_default_serving_signature") or call]
             # As TensorFlow: a function returning no tensors (an update step) is saved, but serves no signature.
             signatures = {DEFAULT_SIGNATURE: found[0]} if len(found) == 1 and any(
-                isinstance(v, Tensor) for v in nest.flatten(found[0].get_concrete_function().graph
-                                                            .structured_outputs)) else {}
+                _output_leaf(v) for v in nest.flatten(found[0].get_concrete_function().graph
+                                                      .structured_outputs)) else {}
         elif not isinstance(signatures, dict):
             signatures = {DEFAULT_SIGNATURE: signatures}
         return {key: self._signature(key, f) for key, f in signatures.items()}
@@ -340,27 +340,33 @@ class _Saver:
         g = f.graph
         names = [ph.op.name for ph in g.arg_placeholders]
         outputs = _signature_outputs(f, key)
+        index = {id(t): i for i, t in enumerate(g.outputs)}
+
+        def out_leaf(v):
+            return {"out": index[id(v)]} if isinstance(v, Tensor) else None
         entry = {"name": key, "graph": self.graph(g),
                  "params": [[n, inspect.Parameter.KEYWORD_ONLY.name] for n in names],
                  "arg_types": self._encode(tuple(TensorSpec(ph.shape, ph.dtype, n)
                                                  for n, ph in zip(names, g.arg_placeholders)), key),
-                 "structured_outputs": {"dict": [[k, {"out": i}] for k, i in outputs]}}
+                 "structured_outputs": {"dict": [[k, self._encode(v, key, out_leaf)] for k, v in outputs]}}
         self.concretes.append(entry)
         return len(self.concretes) - 1
 
 
+def _output_leaf(v):
+    """A value a signature returns: a tensor, or a composite (RaggedTensor, SparseTensor) of graph outputs."""
+    return isinstance(v, Tensor) or (hasattr(v, "_to_components") and hasattr(type(v), "__tf_tracing_type__"))
+
+
 def _signature_outputs(cf, key):
-    """[(output key, index in graph.outputs)]: a dict's keys, else output_0, output_1 ..."""
-    g = cf.graph
-    index = {id(t): i for i, t in enumerate(g.outputs)}
-    so = g.structured_outputs
-    if isinstance(so, dict) and all(isinstance(k, str) for k in so) and all(isinstance(v, Tensor)
-                                                                          for v in so.values()):
-        return [(k, index[id(so[k])]) for k in sorted(so)]
-    leaves = [v for v in nest.flatten(so) if isinstance(v, Tensor)]
+    """[(output key, tensor or composite)]: a dict's keys, else output_0, output_1 ..."""
+    so = cf.graph.structured_outputs
+    if isinstance(so, dict) and all(isinstance(k, str) for k in so) and all(_output_leaf(v) for v in so.values()):
+        return [(k, so[k]) for k in sorted(so)]
+    leaves = [v for v in nest.flatten(so) if _output_leaf(v)]
     if not leaves:
         raise ValueError(f"Signature '{key}' returns no tensors.")
-    return [(f"output_{i}", index[id(t)]) for i, t in enumerate(leaves)]
+    return [(f"output_{i}", t) for i, t in enumerate(leaves)]
 
 
 def _parameters(sig):
