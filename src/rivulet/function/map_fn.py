@@ -131,8 +131,14 @@ def map_fn(fn, elems, dtype=None, parallel_iterations=None, back_prop=True, swap
         out_sig = nest.map_structure(_normalize_spec, fn_output_signature)
     specs = nest.flatten(out_sig)
 
+    # In a graph the rows of a tensor are read from a TensorArray unstacked from it, as TensorFlow does: the
+    # gradient of each read is one item of a gradient list (not a dense scatter into zeros per row).
+    readers = [(lambda i, e=e: _row(e, i)) if _is_ragged(e) or e.shape.rank is None or
+               context.current_graph() is None else
+               TensorArray(e.dtype, size=n, element_shape=e.shape[1:]).unstack(e).read for e in flat]
+
     def element(i):
-        rows = [_row(e, i) for e in flat]
+        rows = [read(i) for read in readers]
         return nest.pack_sequence_as(elems, rows) if nest.is_nested(elems) else rows[0]
 
     def outputs(i):
