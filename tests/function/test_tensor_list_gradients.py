@@ -199,3 +199,36 @@ def test_a_written_value_is_not_overwritten_by_a_later_op():
         ta = tf.TensorArray(tf.float32, size=2).write(0, h)
         return ta.write(1, h + x).stack()  # h + x may not reuse h's buffer: the list holds it
     np.testing.assert_array_equal(f(tf.constant([1., 1.])).numpy(), [[3., 3.], [4., 4.]])
+
+
+def test_eager_replay_of_the_loop_body_carries_gradient_lists(monkeypatch):
+    # Bodies the compiled backward loop does not cover replay their reverse mode eagerly: lists too.
+    from rivulet.function import control_flow
+    monkeypatch.setattr(control_flow, "_backward_of", lambda lb: None)
+
+    @tf.function
+    def f(x):
+        ta = tf.TensorArray(tf.float32, size=3).unstack(x * x)
+        out = tf.TensorArray(tf.float32, size=0, dynamic_size=True)
+        s = tf.constant(0.)
+        for i in tf.range(3):
+            s += tf.reduce_sum(ta.read(i) * ta.read(2 - i))
+            out = out.write(i, x[i] * tf.cast(i, tf.float32))
+        return s + tf.reduce_sum(ta.stack()) + tf.reduce_sum(out.stack() ** 2)
+    assert grad(f) == (1035.0, [[102., 292.], [120., 272.], [70., 156.]])
+
+
+def test_second_order_through_a_list_loop_raises_naming_the_op():
+    @tf.function
+    def f(x):
+        return tf.reduce_sum(tf.map_fn(lambda e: e * e * e, x))
+    x = tf.constant([1., 2., 3.])
+    with tf.GradientTape() as t2:
+        t2.watch(x)
+        with tf.GradientTape() as t1:
+            t1.watch(x)
+            y = f(x)
+        g = t1.gradient(y, x)
+    np.testing.assert_array_equal(g.numpy(), [3., 12., 27.])
+    with pytest.raises(LookupError, match="WhileGrad"):
+        t2.gradient(g, x)

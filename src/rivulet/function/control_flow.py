@@ -590,7 +590,9 @@ def _while_grad_kernel(*values, body, wrt, resource_specs=()):
             g_vars = [_value_or_zeros(g, x) for g, x in zip(gs[:n], lv)]
             for i, g in zip(body.body_feed, gs[n:]):
                 if g is not None and i in wrt:
-                    g_inputs[i] = g._v if g_inputs[i] is None else g_inputs[i] + g._v
+                    prev, x = g_inputs[i], g._v
+                    g_inputs[i] = x if prev is None else _lists._add(prev, x) if isinstance(x, TensorList) else \
+                        prev + x
     for i in range(n):
         g_inputs[i] = g_vars[i]
     return tuple(g_inputs[i] if g_inputs[i] is not None else _zeros_of(inputs[i]) for i in wrt)
