@@ -153,6 +153,16 @@ class TFLiteConverter:
                 raise ValueError(f"Invalid signature key '{k}' found. Valid keys are '{','.join(sorted(sigs))}'.")
         return cls([_Entry(k, sigs[k]) for k in keys], loaded)
 
+    def signature_inputs(self):
+        """[(signature key, [(input name, shape as a list with None, NumPy dtype)])] of what convert() writes:
+        what a representative sample of each signature holds."""
+        out = []
+        for e in self._entries:
+            phs = e.cf.graph.arg_placeholders
+            out.append((e.key, [(n, ph.shape.as_list() if ph.shape.rank is not None else [],
+                                 ph.dtype.as_numpy_dtype) for n, ph in zip(e.input_names, phs)]))
+        return out
+
     # ---- conversion
     def convert(self):
         """The converted model: the bytes of a .tflite flatbuffer."""
