@@ -420,3 +420,19 @@ def test_max_pool_gradient_reuses_the_forward_window_indices(monkeypatch, numpy_
     key = id(y)
     del y
     assert key not in onednn._WORKSPACES  # dropped with its output
+
+
+@needs
+def test_every_core_means_the_intra_op_thread_count_where_set(monkeypatch):
+    from rivulet import config_devices
+    a = onednn.api()
+    if a.set_threads is None:
+        pytest.skip("oneDNN without OpenMP threads")
+    seen = []
+    real = a.set_threads
+    monkeypatch.setattr(a, "set_threads", lambda n: seen.append(n) or real(n))
+    monkeypatch.setattr(blas_threads, "_busy", lambda: False)
+    monkeypatch.setattr(config_devices.threading, "get_intra_op_parallelism_threads", lambda: 3)
+    onednn.conv2d(np.ones((2, 9, 9, 4), np.float32), np.ones((3, 3, 4, 7), np.float32), (1, 1), (1, 1),
+                  ((0, 0), (0, 0)))
+    assert 3 in seen and max(seen) == 3

@@ -17,9 +17,9 @@ stream of the calling Python thread, with its scratchpad in a buffer of that thr
 
 Threads follow execute/blas_threads.py's rules: inside a one-thread region (small GEMMs, loop bodies), or
 while other runnable threads fill the cores (`blas_threads._busy`), a primitive runs on one OpenMP thread;
-otherwise on every core, kept only while its calls run faster that way (a `_Threads` per primitive, the
-same probing as blas_threads.Tuner). OpenMP's idle threads sleep (OMP_WAIT_POLICY=PASSIVE unless the user
-set it) instead of spinning against other work.
+otherwise on every core (or tf.config.threading's intra-op thread count where set), kept only while its
+calls run faster that way (a `_Threads` per primitive, the same probing as blas_threads.Tuner). OpenMP's
+idle threads sleep (OMP_WAIT_POLICY=PASSIVE unless the user set it) instead of spinning against other work.
 """
 import contextlib
 import ctypes
@@ -32,6 +32,7 @@ from time import perf_counter as _clock
 
 import numpy as np
 
+from .. import config_devices
 from . import blas_threads
 
 _F32 = 3  # dnnl_f32
@@ -449,7 +450,7 @@ class Primitive:
             return self._exec(self.handle, stream, args)
         start = _clock()
         one, probing = self.threads.choose(start)
-        setter(1 if one else blas_threads._cpus())
+        setter(1 if one else _all_threads())
         self._exec(self.handle, stream, args)
         self.threads.record(one, _clock() - start, probing, start)
 
@@ -457,6 +458,12 @@ class Primitive:
         lib = self.api.lib
         self.api.check(lib.dnnl_primitive_execute(prim, stream, len(args), args), "dnnl_primitive_execute")
         self.api.check(lib.dnnl_stream_wait(stream), "dnnl_stream_wait")
+
+
+def _all_threads():
+    """The cores this process may use, or tf.config.threading's intra-op thread count where it is set."""
+    intra = config_devices.threading.get_intra_op_parallelism_threads()
+    return intra if intra > 0 else blas_threads._cpus()
 
 
 def _up(n):
