@@ -149,3 +149,48 @@ def test_skip_in_replicas_and_copies(in_function):
                                        [0.5387065584996462, 0.6378081090448535]]
     assert _local(strategy, strategy.run(lambda: copy.normal([1]))) == [[-1.1363353729248047], [2.190716505050659]]
     assert copy.state.numpy().tolist() == [2051, 0, 0]
+
+
+# Replicas drawing different amounts in one run (replica 1 a longer shape; replica 0 alone in a tf.cond branch):
+# each replica's copy of the state advances by its own draws only, so the copies drift apart and stay apart in
+# later runs; a cross-replica draw advances every copy. Values from TF 2.21, the same eagerly, with
+# strategy.run inside tf.function and with strategy.run(tf.function(fn)).
+DRIFT = [  # (values replica 0, values replica 1, state after the run)
+    ([-0.8793044686317444, 1.468078851699829], [0.020661573857069016, 1.9473345279693604, -1.693806767463684], 513),
+    ([-0.5039703249931335, -0.1730082631111145], [-1.4009829759597778, 0.6224623322486877], 1025),
+    ([0.16718746721744537, 0.304257869720459], [0.0, 0.0], 1537),
+    ([0.3297092616558075, -0.7461025714874268], [-0.30880358815193176, 0.42458269000053406], 2049)]
+
+
+@pytest.mark.parametrize("mode", ["eager", "in_function", "function_run"])
+def test_replicas_drawing_different_amounts_drift_apart(mode):
+    strategy = tf.distribute.MirroredStrategy(CPUS)
+    with strategy.scope():
+        g = tf.random.Generator.from_seed(1)
+
+    def rid():
+        return tf.distribute.get_replica_context().replica_id_in_sync_group
+
+    def shapes():
+        return g.normal(tf.stack([2 + rid()]))
+
+    def same():
+        return g.normal([2])
+
+    def only_replica_0():
+        return tf.cond(tf.equal(rid(), 0), lambda: g.normal([2]), lambda: tf.zeros([2]))
+
+    def run(f):
+        if mode == "eager":
+            return strategy.run(f)
+        if mode == "in_function":
+            return tf.function(lambda: strategy.run(f))()
+        return strategy.run(tf.function(f))
+    for f, (v0, v1, state) in zip([shapes, same, only_replica_0, same], DRIFT):
+        assert _local(strategy, run(f)) == [v0, v1]
+        assert g.state.numpy().tolist() == [state, 0, 0]
+    assert g.normal([1]).numpy().tolist() == [0.9560716152191162]  # cross-replica: every copy advances
+    assert _local(strategy, strategy.run(same)) == [[0.3115498721599579, -0.7102406024932861],
+                                                    [0.4980259835720062, 1.0395907163619995]]
+    g.reset_from_seed(1)  # every copy
+    assert _local(strategy, strategy.run(same)) == NORMAL

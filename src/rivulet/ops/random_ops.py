@@ -18,7 +18,6 @@ Random ops are `stateful=True`: never folded or deduplicated, and run in program
 import itertools
 import random as _pyrandom
 import threading
-import weakref
 from collections import OrderedDict
 
 import numpy as np
@@ -571,30 +570,6 @@ def _hash_key(key, replica_id):
                            np.uint64)
 
 
-class _RunRecord:
-    """What a generator remembers of one `strategy.run` of several replicas. The state variable is the first
-    replica's copy of TensorFlow's mirrored state: its draws advance it. Every other replica's copy is the
-    variable less the first replica's draws in this run (`primary`) plus its own (`own[index]`): all copies
-    start the run equal and each advances by its own draws only (ints, or int64 tensors for dynamic shapes)."""
-
-    def __init__(self, run):
-        self.run, self.primary, self.own = run, 0, {}
-
-
-# id(state variable) -> its _RunRecord. Kept by variable, not by generator: a generator made in `strategy.run`
-# is one object per replica, all sharing the variable the first replica made.
-_RUN_RECORDS = {}
-
-
-def _run_record(var, run):
-    record = _RUN_RECORDS.get(id(var))
-    if record is None:
-        weakref.finalize(var, _RUN_RECORDS.pop, id(var), None)
-    if record is None or record.run is not run:
-        record = _RUN_RECORDS[id(var)] = _RunRecord(run)
-    return record
-
-
 class Generator:
     """tf.random.Generator: a Philox stream whose state is a tf.Variable (int64 [3]: the 128-bit counter, low
     word first, then the key). A draw of n values uses the counter as it is and advances it by 256 n, as
@@ -604,7 +579,13 @@ class Generator:
     TensorFlow's: its state is mirrored, so in `strategy.run` every replica starts from the same counter and
     the state advances once per draw, not once per replica; and each replica draws with its own key, the
     generator's key hashed with the replica's id (replica 0 too, and with one replica too). In cross-replica
-    context the draw is the plain one."""
+    context the draw is the plain one.
+
+    As TensorFlow's mirrored state, each local replica has a copy of the state of its own: a replica's draws
+    advance only its copy, so replicas that draw different amounts (other shapes, an untaken tf.cond branch)
+    drift apart, and stay apart in later runs; a cross-replica draw or skip advances every copy, a reset sets
+    them all. The state variable is replica 0's copy; `_offsets` (int64 [local replicas], made with the
+    generator) holds each other copy's counter less replica 0's."""
 
     def __init__(self, copy_from=None, state=None, alg=None):
         from ..state.variables import Variable
@@ -621,7 +602,12 @@ class Generator:
         self._state_var = Variable(st, dtype=_dt.int64, trainable=False, name="StatefulRandomGenerator")
         self._lock = threading.Lock()  # eager draws from several threads get disjoint counters
         where = _current_distribution()
-        self._distribution_strategy = where[0] if where is not None else None
+        strategy = where[0] if where is not None else None
+        self._distribution_strategy = strategy
+        local = len(getattr(strategy, "_local_replica_ids", ())) if strategy is not None else 0
+        # (made after the state, in the same order by every replica of a strategy.run: they share both)
+        self._offsets = Variable(np.zeros(local, np.int64), dtype=_dt.int64, trainable=False,
+                                 name="StatefulRandomGenerator/replica_offsets") if local > 1 else None
 
     def _checkpoint_children(self):  # trackable as TensorFlow's: the state variable under `_state_var`
         return [("_state_var", self._state_var)]
@@ -649,15 +635,19 @@ class Generator:
     algorithm = property(lambda self: self._alg)
     key = property(lambda self: self._state_var[-1])
 
+    def _reset(self, state):
+        self._state_var.assign(state)
+        if self._offsets is not None:  # every replica's copy of the state is set
+            self._offsets.assign(np.zeros(self._offsets.shape[0], np.int64))
+
     def reset(self, state):
-        self._state_var.assign(np.asarray(state, np.int64))
+        self._reset(np.asarray(state, np.int64))
 
     def reset_from_seed(self, seed):
-        self._state_var.assign(_state_from_seed(seed))
+        self._reset(_state_from_seed(seed))
 
     def reset_from_key_counter(self, key, counter):
-        self._state_var.assign(np.concatenate([np.asarray(counter).reshape(-1), np.asarray(key).reshape(-1)])
-                               .astype(np.int64))
+        self._reset(np.concatenate([np.asarray(counter).reshape(-1), np.asarray(key).reshape(-1)]).astype(np.int64))
 
     def skip(self, delta):
         """Advances the counter as `delta` values' draws would (in a replica, that replica's counter)."""
@@ -669,8 +659,8 @@ class Generator:
             self._advance_graph(to_tensor(np.int64(calls)), self._replica())
 
     def _replica(self):
-        """None for a plain draw, else (replica id, run record or None, local index; 0: the first local replica,
-        whose copy of the state is the variable): where a generator that belongs to a strategy draws."""
+        """None for a plain draw, else (replica id, local index; 0: the first local replica, whose copy of the
+        state is the variable): where a generator that belongs to a strategy draws."""
         if self._distribution_strategy is None:
             return None
         where = _current_distribution()
@@ -683,39 +673,42 @@ class Generator:
         if rc is None:
             return None
         thread = getattr(rc, "_replica", None)
-        if thread is None:
-            return rc._replica_id, None, 0
-        return rc._replica_id, _run_record(self._state_var, thread._run), thread.index
+        return rc._replica_id, (0 if thread is None else thread.index)
 
     def _advance_eager(self, calls, replica):
-        """The state (numpy int64 [3]) this draw of `calls` Philox calls uses; advances it."""
-        if replica is not None and replica[2] != 0:
-            record, index = replica[1], replica[2]
-            own = record.own.get(index, 0)
-            state = self._state_var.numpy() + np.array([own - record.primary, 0, 0], np.int64)
-            record.own[index] = own + calls
-            return state
+        """The state (numpy int64 [3]) this draw of `calls` Philox calls uses; advances the replica's copy (in
+        cross-replica context, every copy)."""
+        step = np.array([calls, 0, 0], np.int64)
+        if replica is not None and self._offsets is not None:
+            index = replica[1]
+            offsets = self._offsets.numpy().copy()
+            if index != 0:
+                state = self._state_var.numpy() + np.array([offsets[index], 0, 0], np.int64)
+                offsets[index] += calls
+                self._offsets.assign(offsets)
+                return state
+            offsets[1:] -= calls  # the other copies stay where they are
+            self._offsets.assign(offsets)
         old = self._state_var.numpy()
-        self._state_var.assign(old + np.array([calls, 0, 0], np.int64))
-        if replica is not None and replica[1] is not None:
-            replica[1].primary += calls
+        self._state_var.assign(old + step)
         return old
 
     def _advance_graph(self, calls, replica):
-        """The state (int64 [3] tensor) this draw of `calls` (an int64 scalar tensor) uses; advances it."""
+        """The state (int64 [3] tensor) this draw of `calls` (an int64 scalar tensor) uses; advances the
+        replica's copy (in cross-replica context, every copy)."""
         from .array_ops import concat, reshape
         zeros = to_tensor(np.zeros(2, np.int64))
-        if replica is not None and replica[2] != 0:
-            record, index = replica[1], replica[2]
-            own = record.own.get(index, 0)
-            offset = _m.subtract(to_tensor(own, dtype=_dt.int64), to_tensor(record.primary, dtype=_dt.int64))
-            state = _m.add(self._state_var.read_value(), concat([reshape(offset, [1]), zeros], 0))
-            record.own[index] = _m.add(to_tensor(own, dtype=_dt.int64), calls)
-            return state
+        if replica is not None and self._offsets is not None:
+            index, n = replica[1], self._offsets.shape[0]
+            if index != 0:
+                new = self._offsets.assign_add(_m.multiply(to_tensor(np.eye(n, dtype=np.int64)[index]), calls))
+                offset = _m.subtract(new[index], calls)
+                return _m.add(self._state_var.read_value(), concat([reshape(offset, [1]), zeros], 0))
+            others = np.ones(n, np.int64)
+            others[0] = 0
+            self._offsets.assign_sub(_m.multiply(to_tensor(others), calls))
         delta = concat([reshape(calls, [1]), zeros], 0)
         new = self._state_var.assign_add(delta)  # atomic: concurrent draws get disjoint counters
-        if replica is not None and replica[1] is not None:
-            replica[1].primary = _m.add(to_tensor(replica[1].primary, dtype=_dt.int64), calls)
         return _m.subtract(new, delta)
 
     def _draw(self, kind, shape, dtype, extra=(), name=None):
