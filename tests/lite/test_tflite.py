@@ -389,17 +389,57 @@ def test_rivulet_saved_model(tmp_path):
         tf.lite.TFLiteConverter.from_saved_model(str(tmp_path / "sm"), signature_keys=["nope"])
 
 
+# TensorFlow 2.21's converter writes these with the same builtins (the transposed convolution's output shape
+# from the shape tf_keras fills zeros to; tf_keras' exact gelu, 0.5 * x * erfc(-x / sqrt(2)), as one GELU;
+# MultiHeadAttention's reshapes to shapes computed at run time). Not here: rnn (tf_keras' LSTM/GRU loops over
+# TensorLists of unknown element shapes, which TensorFlow's converter refuses too without SELECT_TF_OPS)
+# and keywords (no signature).
+TF_WRITTEN = {"keras_mlp": {"FULLY_CONNECTED", "SOFTMAX"}, "small_cnn": {"CONV_2D", "MAX_POOL_2D"},
+              "control_flow": {"IF", "WHILE"}, "keras_functional": {"GELU", "GATHER", "CONCATENATION"},
+              "keras_conv_ops": {"DEPTHWISE_CONV_2D", "TRANSPOSE_CONV", "RESIZE_NEAREST_NEIGHBOR"},
+              "keras_attention": {"BATCH_MATMUL", "SOFTMAX"}, "two_signatures": {"LOGISTIC"}, "captures": {"MUL"}}
+
+
 @needs_extra
-@pytest.mark.parametrize("name", ["keras_mlp", "small_cnn"])
+@pytest.mark.parametrize("name", sorted(TF_WRITTEN))
 def test_tensorflow_saved_models(name):
     pytest.importorskip("google.protobuf")
     path = os.path.join(TF_MODELS, name)
     io = np.load(path + ".io.npz")
-    content = tf.lite.TFLiteConverter.from_saved_model(path).convert()
-    got = run_signature(content, **{k[3:]: io[k] for k in io.files if k.startswith("in_")})
-    for k in io.files:
-        if k.startswith("out_"):  # TensorFlow's own outputs
-            np.testing.assert_allclose(got[k[4:]], io[k], rtol=1e-5, atol=1e-6)
+    content = tf.lite.TFLiteConverter.from_saved_model(path, signature_keys=["serving_default"]).convert()
+    assert TF_WRITTEN[name] <= set(all_ops(content))
+    assert "TRANSPOSE_CONV" not in TF_WRITTEN[name] or "FILL" not in all_ops(content)
+    got = run_signature(content, **{k[3:]: io[k] for k in io.files if k.startswith("in_") and "parse_" not in k})
+    outs = [k for k in io.files if k.startswith("out_") and "parse_" not in k]
+    assert outs and set(got) == {k[4:] for k in outs}
+    for k in outs:  # TensorFlow's own outputs
+        np.testing.assert_allclose(got[k[4:]], io[k], rtol=1e-5, atol=1e-6)
+
+
+def all_ops(content):
+    """The builtin op names of every subgraph."""
+    Model = importlib.import_module("tflite.Model").Model
+    names = {v: k for k, v in vars(importlib.import_module("tflite.BuiltinOperator").BuiltinOperator).items()
+             if not k.startswith("_")}
+    m = Model.GetRootAs(content, 0)
+    return [names[m.OperatorCodes(sg.Operators(i).OpcodeIndex()).BuiltinCode()]
+            for sg in (m.Subgraphs(s) for s in range(m.SubgraphsLength())) for i in range(sg.OperatorsLength())]
+
+
+@needs_extra
+def test_exact_gelu_pattern_and_reshapes_of_several_unknown_dimensions():
+    @tf.function(input_signature=[tf.TensorSpec([None, None, 1], tf.float32)])
+    def f(x):
+        g = 0.5 * x * tf.math.erfc(-x * 0.7071067811865476)  # tf.nn.gelu(approximate=False) as TensorFlow traces it
+        h = tf.expand_dims(tf.squeeze(g, axis=2), 1)
+        return tf.reshape(h, tf.stack([tf.shape(x)[0], -1, tf.shape(x)[1]])) * 2.0
+
+    content = tf.lite.TFLiteConverter.from_concrete_functions([f.get_concrete_function()]).convert()
+    ops = all_ops(content)
+    assert ops.count("GELU") == 1 and "SQUEEZE" in ops and "EXPAND_DIMS" in ops
+    x = RNG.randn(3, 5, 1).astype(np.float32)
+    runner = tf.lite.Interpreter(model_content=content).get_signature_runner()
+    np.testing.assert_allclose(runner(x=x)["output_0"], f(x).numpy(), rtol=1e-5, atol=1e-6)
 
 
 def _unsupported(x):

@@ -123,8 +123,8 @@ def _samples(path, key, specs, arrays):
             rows = None
         if rows is None or (rows and not _fits(rows[0].shape, shape)):
             raise ValueError(f"--representative-data {path}: input '{name}' of signature '{key}' has shape "
-                             f"{_shape(shape)}, and the file's array of shape {tuple(a.shape)} is neither samples of it "
-                             f"(stacked along a first axis) nor a batch of them.")
+                             f"{_shape(shape)}, and the file's array of shape {tuple(a.shape)} is neither samples of "
+                             f"it (stacked along a first axis) nor a batch of them.")
         if count is not None and len(rows) != count:
             raise ValueError(f"--representative-data {path}: the arrays of signature '{key}' hold different numbers "
                              f"of samples ({count} and {len(rows)}).")

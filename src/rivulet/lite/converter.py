@@ -186,6 +186,7 @@ class TFLiteConverter:
                                  problems)
         if mode is not None:
             self._quantize(model, mode)
+        fuse.prune_opcodes(model)  # (the codes of ops fused away)
         fuse.prune_buffers(model)
         return schema.write(model)
 

@@ -22,8 +22,22 @@ def optimize(model, sub):
     opname = lambda op: names[model.opcodes[op.opcode]]  # noqa: E731
     while _fuse_once(model, sub, opname):
         pass
+    _drop_dead_ops(sub, opname)
     _drop_zero_biases(model, sub, opname)
     return _prune_tensors(sub)
+
+
+def _drop_dead_ops(sub, opname):
+    """Drops the operators whose results nothing reads (what a pattern fused into one op left behind); the
+    builtin operators are all free of side effects (IF and WHILE are kept: their subgraphs stay referenced)."""
+    while True:
+        used = set(sub.outputs)
+        for op in sub.ops:
+            used.update(op.inputs)
+        dead = [op for op in sub.ops if not used.intersection(op.outputs) and opname(op) not in ("IF", "WHILE")]
+        if not dead:
+            return
+        sub.ops = [op for op in sub.ops if not any(op is d for d in dead)]
 
 
 def _drop_zero_biases(model, sub, opname):

@@ -214,8 +214,9 @@ class Lowering:
 
     # ---- the walk
     def run(self, graph, feeds, outputs):
-        values = dict(feeds)
+        values = self.values = dict(feeds)
         needed = data_ancestors(graph, outputs)
+        gelus, skipped = _exact_gelus(needed)
         kept = {op._id for op in needed}
         for op in graph.control_outputs:  # effects a TensorFlow Lite model would silently drop
             if op._id not in kept and op.type not in _DROPPED:
@@ -229,7 +230,13 @@ class Lowering:
             self.op = op
             ins = [values.get(id(t)) for t in op.inputs]
             res = None
-            if op.type in CONTROL_FLOW:
+            if op._id in skipped:
+                continue
+            if op._id in gelus:  # 0.5 * x * erfc(-x / sqrt(2)) as TensorFlow's converter fuses it
+                x = values.get(id(gelus[op._id]))
+                if x is not None:
+                    res = self.emit("GELU", [x], options="GeluOptions", Approximate=False)
+            elif op.type in CONTROL_FLOW:
                 self.control_flow.append(Problem(op, "this control flow is not converted yet"))
             elif op.type in PASS_THROUGH:
                 res = list(ins) if op.type == "IdentityN" else ins[0]
@@ -257,6 +264,56 @@ class Lowering:
                 values[id(t)] = v
         self.op = None
         return [values.get(id(t)) for t in outputs]
+
+
+def _scalar_const(t, value):
+    if t.op.type != "Const":
+        return False
+    v = np.asarray(t.op.attrs["value"])
+    return v.size == 1 and abs(float(v.reshape(-1)[0]) - value) <= 1e-6 * abs(value)
+
+
+def _other(op, t_pred):
+    """The input of a two-input op that is not the one t_pred picks (None when neither or both are)."""
+    if len(op.inputs) != 2:
+        return None
+    a, b = op.inputs
+    if t_pred(a) and not t_pred(b):
+        return b
+    if t_pred(b) and not t_pred(a):
+        return a
+    return None
+
+
+def _exact_gelus(ops):
+    """TensorFlow's exact gelu as it traces (tf.nn.gelu, tf_keras' gelu): Mul(Mul(0.5, x), Erfc(Mul(Neg(x),
+    0.7071))) or with Mul(x, -0.7071). Returns ({id of the last Mul: x}, {ids of the Erfc ops}): the Mul
+    becomes one GELU; the other ops of the pattern become unused and are dropped with the dead ops."""
+    gelus, skipped = {}, set()
+    half = 0.5
+    root2 = 0.7071067811865476
+    for op in ops:
+        if op.type != "Erfc":
+            continue
+        z = op.inputs[0].op
+        if z.type != "Mul":
+            continue
+        x = None
+        a = _other(z, lambda t: _scalar_const(t, root2))
+        if a is not None and a.op.type == "Neg":
+            x = a.op.inputs[0]
+        else:
+            x = _other(z, lambda t: _scalar_const(t, -root2))
+        consumers = op.outputs[0].consumers()
+        if x is None or len(consumers) != 1 or consumers[0].type != "Mul":
+            continue
+        root = consumers[0]
+        h = _other(root, lambda t: t is op.outputs[0])
+        if h is None or h.op.type != "Mul" or _other(h.op, lambda t: _scalar_const(t, half)) is not x:
+            continue
+        gelus[root._id] = x
+        skipped.add(op._id)
+    return gelus, skipped
 
 
 def _foldable(op):
@@ -485,9 +542,19 @@ def _reshape(lw, op, x, *dyn):
     dims = [-1 if d is None else d for d in shape.as_list()]
     if dims.count(-1) > 1:
         static = op.attrs.get("shape") if op.type == "Reshape" and not dyn else None
-        if static is None or list(static).count(-1) > 1 or any(d is None for d in static):
+        if static is not None and list(static).count(-1) <= 1 and not any(d is None for d in static):
+            dims = list(static)
+        elif op.type == "Reshape" and dyn and not _const(dyn[-1]):  # a shape computed at run time
+            shape_t = dyn[-1]
+            if lw.sub.tensors[shape_t].type != _TYPES[_dt.int32]:
+                shape_t = lw.emit("CAST", [shape_t], [lw.new_tensor(f"{op.name}/shape32", [shape.rank], 2)])
+            return lw.emit("RESHAPE", [x, shape_t])
+        elif op.type == "Squeeze" and op.attrs.get("axis"):
+            return lw.emit("SQUEEZE", [x], options="SqueezeOptions", SqueezeDims=list(op.attrs["axis"]))
+        elif op.type == "ExpandDims" and "axis" in op.attrs and not dyn:
+            return lw.emit("EXPAND_DIMS", [x, lw.i32(int(op.attrs["axis"]))])
+        else:
             raise Unsupported("more than one dimension of its result is unknown")
-        dims = list(static)
     return lw.emit("RESHAPE", [x, lw.i32(dims)])
 
 
@@ -784,11 +851,32 @@ def _transpose_conv(lw, op, sizes, f, x):
     if _hw(op.attrs.get("dilations", (1, 1))) != (1, 1):
         raise Unsupported("TensorFlow Lite's TRANSPOSE_CONV has no dilations")
     sh, sw = _hw(op.attrs.get("strides", (1, 1)))
+    if op.type == "Conv2DBackpropInput":  # its first input is a tensor of the result's shape, not the shape
+        known = op.outputs[0].shape
+        if known.is_fully_defined():
+            sizes = np.asarray(known.as_list(), np.int32)
+        elif _const(sizes):
+            sizes = np.asarray(sizes.shape, np.int32)
+        elif _filled_shape(lw, op.inputs[0]) is not None:
+            sizes = _filled_shape(lw, op.inputs[0])  # the shape tf_keras filled zeros to
+        else:
+            sizes = lw.emit("SHAPE", [sizes], [lw.new_tensor(f"{op.name}/output_shape", [4], 2)],
+                            options="ShapeOptions", OutType=2)
     if _const(sizes):
         sizes = sizes.astype(np.int32)
     w = np.ascontiguousarray(np.transpose(f, (2, 0, 1, 3)))  # [h, w, out, in] -> [out, h, w, in]
     return lw.emit("TRANSPOSE_CONV", [sizes, w, x, None], options="TransposeConvOptions",
                    Padding=_PADDING[op.attrs["padding"]], StrideW=sw, StrideH=sh, FusedActivationFunction=0)
+
+
+def _filled_shape(lw, t):
+    """The int32 shape tensor a Fill op producing t was given, or None."""
+    if t.op.type != "Fill" or len(t.op.inputs) < 2:
+        return None
+    v = lw.values.get(id(t.op.inputs[-1]))
+    if v is None or _const(v) or lw.sub.tensors[v].type != _TYPES[_dt.int32]:
+        return None
+    return v
 
 
 @rule("BatchMatMulV2", "BatchMatMul", "BatchMatMulV3")

@@ -92,7 +92,8 @@ def _subgraph(b, sg):
                              Quantization=quant))
     ops = []
     for op in sg.ops:
-        opts = table(b, op.options, **op.fields) if op.options else None
+        fields = {k: ints(b, v) if isinstance(v, list) else v for k, v in op.fields.items()}  # (vectors first)
+        opts = table(b, op.options, **fields) if op.options else None
         opts_type = getattr(enum("BuiltinOptions"), op.options) if op.options else None
         ins, outs = ints(b, op.inputs), ints(b, op.outputs)
         ops.append(table(b, "Operator", OpcodeIndex=op.opcode, Inputs=ins, Outputs=outs,
