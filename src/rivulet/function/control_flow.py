@@ -663,7 +663,8 @@ class _Backward:
         for op in g.get_operations():
             for pos, t in enumerate(op.inputs):
                 users.setdefault(id(t), []).append((op.type, pos))
-        shaped = [all(u == ("SumToShapeOf", 1) for u in users.get(id(ph), [None])) and ph.shape.rank not in (None, 0)
+        # (or a Shape op's: a TensorList item's gradient read back as zeros of the written value's shape)
+        shaped = [all(u in _SHAPE_USES for u in users.get(id(ph), [None])) and ph.shape.rank not in (None, 0)
                   for ph in stash_ph]
         order = [i for i, sh in enumerate(shaped) if not sh] + [i for i, sh in enumerate(shaped) if sh]
         stash, stash_ph = [stash[i] for i in order], [stash_ph[i] for i in order]
@@ -738,6 +739,7 @@ class _Backward:
 
 
 _ROW = (("i", DYN),)  # the StridedSlice spec of x[t]
+_SHAPE_USES = (("SumToShapeOf", 1), ("Shape", 0))  # (op, input) reading only the shape of a stashed value
 
 
 class _Shaped:

@@ -13,7 +13,7 @@ import rivulet as tf
 from .. import activations, initializers
 from . import _config
 from .base import InputSpec, Layer
-from ...core.context import executing_eagerly
+from ...core.context import executing_eagerly, state as _context_state
 
 
 class _Cell(Layer):
@@ -399,10 +399,13 @@ class RNN(Layer):
         return prev, (tf.stack(outs) if self.return_sequences else None), states
 
     def _loop_graph(self, seq, m, states, training, masks):
-        """A tf.while_loop over the time steps. The outputs go into a [time, batch, units] buffer loop variable
-        (tensor_scatter_nd_update per step) rather than a TensorArray, so gradients flow back through them.
-        Loop variables carry only what is needed: no buffer without return_sequences, and no previous output
-        where it is the first state anyway (a built-in cell on projected inputs, no mask, timesteps known)."""
+        """A tf.while_loop over the time steps. With return_sequences the outputs are kept in a loop variable:
+        while a gradient tape records (the loop's gradient will be taken: `fit`), a TensorArray written once
+        per step, as Keras's backend.rnn (its gradient, a gradient list, costs O(1) per step too); otherwise a
+        [time, batch, units] buffer updated with tensor_scatter_nd_update (a copy per step), the form the ONNX
+        and TFLite converters fuse into one RNN node. Loop variables carry only what is needed: no outputs
+        without return_sequences, and no previous output where it is the first state anyway (a built-in cell
+        on projected inputs, no mask, timesteps known)."""
         steps = tf.shape(seq)[0]
         n = len(states)
         keep_prev = not (m is None and isinstance(masks, _Projected) and seq.shape[0] is not None and
@@ -410,7 +413,10 @@ class RNN(Layer):
         init = [tf.constant(0)] + list(states)
         if keep_prev:
             init.append(tf.zeros_like(states[0]))
-        if self.return_sequences:
+        as_list = self.return_sequences and bool(_context_state.tapes)
+        if as_list:
+            init.append(tf.TensorArray(states[0].dtype, size=steps, element_shape=states[0].shape))
+        elif self.return_sequences:
             init.append(tf.zeros(tf.concat([[steps], tf.shape(states[0])], 0), states[0].dtype))
 
         def cond(t, *_):
@@ -421,14 +427,16 @@ class RNN(Layer):
             prev = rest[n] if keep_prev else None
             out, new = self._step(seq[t], None if m is None else m[t], st, prev, training, masks)
             extra = [out] if keep_prev else []
-            if self.return_sequences:
+            if as_list:
+                extra.append(rest[-1].write(t, out))
+            elif self.return_sequences:
                 buf = tf.tensor_scatter_nd_update(rest[-1], tf.reshape(t, [1, 1]), tf.expand_dims(out, 0))
                 extra.append(buf)
             return (t + 1, *new, *extra)
         result = tf.while_loop(cond, body, tuple(init))
         states = list(result[1:n + 1])
         last = result[n + 1] if keep_prev else states[0]
-        outputs = result[-1] if self.return_sequences else None
+        outputs = result[-1].stack() if as_list else result[-1] if self.return_sequences else None
         if self.return_sequences:
             outputs.set_shape(tf.TensorShape([seq.shape[0]]).concatenate(last.shape))
         return last, outputs, states
