@@ -210,3 +210,18 @@ def test_export_tflite_bad_representative_data(mlp_dir, tmp_path, capsys):
     runner = tf.lite.Interpreter(model_path=str(tmp_path / "ab.tflite")).get_signature_runner()
     a, b = X[:3, :2], X[:3, 2:4]
     np.testing.assert_allclose(runner(a=a, b=b)["y"], m(a, b)["y"].numpy(), atol=0.02)
+
+
+def test_export_tflite_of_a_tensorflow_saved_model(tmp_path, capsys):
+    pytest.importorskip("ai_edge_litert.interpreter")
+    pytest.importorskip("tflite")
+    pytest.importorskip("google.protobuf")
+    import os
+    path = os.path.join(os.path.dirname(__file__), "..", "tf_savedmodel", "fixtures", "control_flow")
+    io = np.load(path + ".io.npz")
+    out = tmp_path / "cf.tflite"
+    main(["export-tflite", path, str(out), "--optimize", "default"])
+    assert "wrote" in capsys.readouterr().out
+    runner = tf.lite.Interpreter(model_path=str(out)).get_signature_runner()
+    got = runner(n=io["in_n"], x=io["in_x"])["y"]
+    np.testing.assert_allclose(got, io["out_y"], rtol=1e-5, atol=1e-6)  # TensorFlow's outputs

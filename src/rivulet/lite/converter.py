@@ -308,7 +308,15 @@ def _lower_function(model, entry, index):
 def _entries_of(funcs):
     if len(funcs) == 1:
         return [_Entry(SERVING, funcs[0])]
-    return [_Entry(f.name, f) for f in funcs]
+    entries = [_Entry(f.name, f) for f in funcs]
+    keys = [e.key for e in entries]
+    for k in keys:
+        if keys.count(k) > 1:
+            raise ValueError(f"Several of the ConcreteFunctions are named {k!r} (traces of one tf.function): each "
+                             f"function's signature is named after it, so they would share one. Convert them one "
+                             f"at a time, or trace them from tf.functions of different names. (TensorFlow's "
+                             f"converter says: This converter can only convert a single ConcreteFunction.)")
+    return entries
 
 
 def _arg_names(cf):
