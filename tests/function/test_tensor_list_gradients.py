@@ -232,3 +232,19 @@ def test_second_order_through_a_list_loop_raises_naming_the_op():
     np.testing.assert_array_equal(g.numpy(), [3., 12., 27.])
     with pytest.raises(LookupError, match="WhileGrad"):
         t2.gradient(g, x)
+
+
+def test_a_saved_function_taking_list_gradients_loads_and_runs(tmp_path):
+    class M(tf.Module):
+        @tf.function(input_signature=[tf.TensorSpec([3, 2], tf.float32)])
+        def g(self, x):
+            with tf.GradientTape() as t:
+                t.watch(x)
+                ta = tf.TensorArray(tf.float32, size=3).unstack(x)
+                y = tf.reduce_sum(tf.map_fn(lambda r: r * r, x)) + tf.reduce_sum(ta.gather([0, 2]) * 2.)
+                parts = tf.TensorArray(tf.float32, size=2, infer_shape=False).write(0, x[:1]).write(1, x[1:])
+                y += tf.reduce_sum(parts.concat() ** 3) + tf.reduce_sum(ta.read(1) * ta.read(2))
+            return t.gradient(y, x)
+    tf.saved_model.save(M(), str(tmp_path))
+    g = tf.saved_model.load(str(tmp_path)).g(tf.constant(X))
+    np.testing.assert_array_equal(g.numpy(), [[7., 18.], [38., 62.], [90., 126.]])  # TF 2.21's values

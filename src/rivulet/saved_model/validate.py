@@ -23,7 +23,8 @@ _LOOP_FIELDS = {"cond", "body", "n_vars", "cond_feed", "body_feed", "out_specs",
 # Handles: a resource (a Variable) is read and written only by these ops (input 0), a variant (a tensor
 # list) only by the TensorList ops; both may pass through control flow and identities.
 _VARIABLE_OPS = {"ReadVariableOp", "AssignVariableOp", "AssignAddVariableOp", "AssignSubVariableOp"}
-_LIST_MAKERS = {"TensorListReserve", "TensorListFromTensor"}
+_LIST_MAKERS = {"TensorListReserve", "TensorListFromTensor", "TensorListScatterSum", "TensorListSplit"}
+_LIST_PAIRS = {"TensorListAdd"}  # gradient lists summed: both inputs are lists
 _PASS = {"Identity", "IdentityN", "StopGradient"}
 # Attrs that hold a dtype wherever an op has them (rules would read a string as NumPy's dtype code).
 _DTYPE_ATTRS = {"dtype", "DstT", "out_type", "output_type", "out_idx", "element_dtype", "output_dtype"}
@@ -64,7 +65,7 @@ def _handles(where, op, inputs, attrs, variables):
         if t.dtype == _dt.resource:
             ok = flows or op in _VARIABLE_OPS and i == 0
         elif t.dtype == _dt.variant:
-            ok = flows or lists and i == 0
+            ok = flows or lists and (i == 0 or op in _LIST_PAIRS)
         else:
             ok = i != 0 or op not in _VARIABLE_OPS and not lists
         if not ok:
