@@ -174,6 +174,17 @@ def test_keras_recurrent_layers_are_while_loops(name):
     assert any(isinstance(op, tuple) and op[0] == "WHILE" for op in main)
     if name != "lstm":
         return
+    # no state kept between invokes: TFLite's fused UNIDIRECTIONAL_SEQUENCE_LSTM keeps its states in variable
+    # tensors that carry over to the next invoke (tensorflow/tensorflow#47813), so the loop stays a WHILE
+    runner = tf.lite.Interpreter(model_content=content).get_signature_runner()
+    x2 = np.random.RandomState(1).randn(3, 5, 3).astype(np.float32)
+    for xi in (x, x2, x):
+        np.testing.assert_allclose(runner(x=xi)[next(iter(got))], model(xi).numpy(), rtol=1e-5, atol=1e-6)
+    assert "UNIDIRECTIONAL_SEQUENCE_LSTM" not in str(structure(content))
+    Model = importlib.import_module("tflite.Model").Model
+    m = Model.GetRootAs(content, 0)
+    assert not any(m.Subgraphs(s).Tensors(i).IsVariable() for s in range(m.SubgraphsLength())
+                   for i in range(m.Subgraphs(s).TensorsLength()))
     # the step: x[t] (a GATHER at the loop counter, as TensorFlow writes it), the recurrent FULLY_CONNECTED,
     # the gates
     body = structure(content)[2]

@@ -8,7 +8,11 @@ function or a Keras model, the saved model's signature keys, the functions' name
 functions). Models built from builtin operators (lower.py lists them) convert as float32, or quantised
 (quantize.py: dynamic range, float16, full integer with a representative dataset); tf.cond and
 tf.while_loop (AutoGraph's if/while/for on tensors, Keras' recurrent layers) become IF and WHILE operators
-with subgraphs of their own; tf.switch_case and TensorArrays raise NotImplementedError.
+with subgraphs of their own; tf.switch_case and TensorArrays raise NotImplementedError. Keras' LSTM stays a
+WHILE loop (as TensorFlow 2.21's converter writes Keras 3's): TFLite's fused UNIDIRECTIONAL_SEQUENCE_LSTM,
+which TensorFlow's converter gives tf_keras' LSTM, keeps its states in variable tensors that carry over to
+the next invoke unless the caller resets them (tensorflow/tensorflow#47813), so its second invoke would not
+equal the model.
 """
 import enum
 import os
