@@ -194,3 +194,27 @@ def test_replicas_drawing_different_amounts_drift_apart(mode):
                                                     [0.4980259835720062, 1.0395907163619995]]
     g.reset_from_seed(1)  # every copy
     assert _local(strategy, strategy.run(same)) == NORMAL
+
+
+def test_tf_function_each_replica_calls():
+    """strategy.run(lambda: f(x)) with f a tf.function: traced per replica, as TensorFlow's (its function cache
+    keys on the device), so each replica draws with its own id and copy of the state (replica 1 ran replica 0's
+    trace). Tracing counts and values from TF 2.21."""
+    strategy = tf.distribute.MirroredStrategy(CPUS)
+    with strategy.scope():
+        g = tf.random.Generator.from_seed(1)
+
+    @tf.function
+    def f(x):
+        return g.normal([2]) + x
+    assert _local(strategy, strategy.run(lambda: f(1.0))) == [[0.12069553136825562, 2.468078851699829],
+                                                               [1.0206615924835205, 2.9473345279693604]]
+    assert (g.state.numpy().tolist(), f.experimental_get_tracing_count()) == ([513, 0, 0], 2)
+    want = [[[0.49602967500686646, 0.8269917368888855], [1.1251838207244873, 0.7458595633506775]],
+            [[1.1671874523162842, 1.304257869720459], [0.6429815292358398, 0.520473062992096]]]
+    for values, state in zip(want, [1025, 1537]):
+        assert _local(strategy, strategy.run(lambda: f(tf.constant(1.0)))) == values
+        assert g.state.numpy().tolist() == [state, 0, 0]
+    assert f.experimental_get_tracing_count() == 4
+    assert f(tf.constant(0.0)).numpy().tolist() == [-0.44956639409065247, 1.6220768690109253]  # cross-replica
+    assert f.experimental_get_tracing_count() == 5

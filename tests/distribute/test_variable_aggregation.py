@@ -119,8 +119,10 @@ def test_run_of_a_tf_function_traces_each_replica(mirrored):
                                            r"This can often happen if the function `fn` passed to `strategy.run\(\)` "
                                            r"contains a nested `@tf.function`"):
         mirrored.run(lambda: inner())
-    with pytest.raises(NotImplementedError, match="replica_id_in_sync_group inside a tf.function that each"):
-        mirrored.run(lambda: tf.function(_per_replica_value)())  # replica 0's id would be baked into both
+    # a tf.function the replicas' Python calls is traced per replica, as TensorFlow's (its cache keys on the
+    # device): each trace has its replica's id
+    r = mirrored.run(lambda: tf.function(_per_replica_value)())
+    assert [x.numpy() for x in mirrored.experimental_local_results(r)] == [2.0, 3.0]
 
 
 def test_one_replica_updates_as_it_is():
@@ -198,9 +200,12 @@ def test_on_read_accumulators_in_a_compiled_step(mirrored):
         assert ([y.numpy() for y in mirrored.experimental_local_results(r)], t.numpy(), c.numpy()) == want
     mirrored.run(tf.function(lambda: total.assign_add(1.0)))  # each replica its own component
     assert total.numpy() == 20.0
-    inner = tf.function(lambda: total.assign_add(1.0))
-    with pytest.raises(NotImplementedError, match="call `strategy.run` inside the tf.function"):
-        mirrored.run(lambda: inner())
+    inner = tf.function(lambda: total.assign_add(_per_replica_value()))  # traced per replica: its component
+    for want in ([9.0, 16.0], [11.0, 19.0]):  # components 7 and 13, plus 2 and 3 a run
+        r = mirrored.run(lambda: inner())
+        assert [x.numpy() for x in mirrored.experimental_local_results(r)] == want
+        assert [x.numpy() for x in mirrored.experimental_local_results(total)] == want
+    assert inner.experimental_get_tracing_count() == 2
 
 
 def test_on_read_checkpoint_holds_the_combined_value(mirrored, tmp_path):

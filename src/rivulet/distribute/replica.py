@@ -11,6 +11,7 @@ import contextlib
 import threading
 
 from ..core import context as _core
+from ..function.polymorphic import set_call_device as _set_call_device
 from ..state import creation as _creation, naming as _naming
 from . import context as _ctx
 from .values import as_reduce_op, regroup, select_replica
@@ -35,13 +36,6 @@ class ReplicaContext:
     def replica_id_in_sync_group(self):
         from .. import dtypes
         from ..ops.constant_op import constant
-        if self._replica is not None and _core.current_graph() is not self._replica.base_graph:
-            # a tf.function the replicas' Python calls is traced once, by replica 0: every replica would
-            # get replica 0's id baked in
-            raise NotImplementedError(
-                "replica_id_in_sync_group inside a tf.function that each replica calls is not supported (it is "
-                "traced once, for replica 0): pass the tf.function itself to `strategy.run`, or call "
-                "`strategy.run` inside the tf.function")
         return constant(self._replica_id, dtypes.int32)
 
     @property
@@ -126,6 +120,8 @@ class _Replica(threading.Thread):
             if self._run.aborted:
                 return
             _restore(self._snap)
+            # a tf.function this replica calls is traced for its device, as in TensorFlow (polymorphic.py)
+            _set_call_device(self._run.strategy.extended.worker_devices[self.replica_id])
             _ctx.push(self._run.strategy, ReplicaContext(self._run.strategy, self.replica_id, self))
             fn, args, kwargs = self._call
             with _creation.variable_creator_scope(self._run.creator(self.index)):

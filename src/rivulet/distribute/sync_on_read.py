@@ -34,14 +34,7 @@ class SyncOnReadVariable(ResourceVariable):
         if entries:
             strategy, rc = entries[-1]
             if rc is not None and strategy is self._strategy:
-                replica = rc._replica
-                if replica is not None and _core.current_graph() is not replica.base_graph:
-                    # a tf.function each replica calls is traced once, by replica 0: it would capture
-                    # replica 0's component for all of them
-                    raise NotImplementedError(
-                        f"the ON_READ variable '{self.name}' used inside a tf.function that each replica calls "
-                        f"is not supported: call `strategy.run` inside the tf.function instead "
-                        f"(`tf.function(lambda: strategy.run(fn))`)")
+                # (a tf.function each replica calls is traced per replica: polymorphic.set_call_device)
                 return self._replica_components[rc._replica_id]
         return None
 

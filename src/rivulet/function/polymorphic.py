@@ -136,7 +136,7 @@ class PolymorphicFunction:
     def __call__(self, *args, **kwargs):
         if _eager_flag[0]:
             return self._python_function(*args, **kwargs)
-        if not _SLOW[0] and not kwargs:
+        if not _SLOW[0] and not kwargs and _call_device.name is None:
             key = []
             for a in args:
                 c = a.__class__
@@ -168,6 +168,9 @@ class PolymorphicFunction:
             return self._python_to_run()(*args, **kwargs)
         with self._lock:
             params, types, values = self._types(args, kwargs)
+            device = _call_device.name
+            if device is not None:  # a replica of a tf.distribute strategy: a trace of its own
+                types = types + (_Device(device),)
             cf = self._lookup(types)
             traced = cf is None
             if traced:
@@ -178,7 +181,8 @@ class PolymorphicFunction:
                 self._warn_if_frequent()
             else:
                 self._hits += 1
-            fast_key = _fast_key(args) if not kwargs and self._input_signature is None else None
+            fast_key = (_fast_key(args) if not kwargs and self._input_signature is None and device is None
+                        else None)
             if fast_key is not None and _fast_key_matches(cf, args):
                 self._fast[fast_key] = cf
                 cf._prepare_fast(args)
@@ -378,6 +382,8 @@ class PolymorphicFunction:
         old = next(reversed(self._cache))
         names = [n for n, _ in self._cache[old]._params]
         reasons = []
+        devices = [t[-1] if t and isinstance(t[-1], _Device) else None for t in (old, types)]
+        old, types = [t[:-1] if d is not None else t for t, d in zip((old, types), devices)]
         for i, (o, n) in enumerate(zip(old, types)):
             if isinstance(o, _KeywordNames) or isinstance(n, _KeywordNames):
                 if o != n and isinstance(o, _KeywordNames) and isinstance(n, _KeywordNames):
@@ -386,6 +392,8 @@ class PolymorphicFunction:
                 reasons.append(explain_change(o, n, names[i] if i < len(names) else f"arg {i}"))
         if len(old) != len(types):
             reasons.append(f"number of arguments {len(old)} -> {len(types)}")
+        if devices[0] != devices[1]:
+            reasons.append(f"the calling replica's device {devices[0]!r} -> {devices[1]!r}")
         frame = _caller_frame()
         where = f" (called from {frame[0]}:{frame[1]})" if frame else ""
         # With reduce_retracing the retrace is the widening the user asked for: say so quietly. Once the
@@ -448,6 +456,30 @@ class _TraceHistory:
         self.calls += 1
         while self.groups and self.calls - self.groups[0] > _HISTORY:
             self.calls -= self.groups.popleft()
+
+
+class _CallDevice(threading.local):
+    name = None
+
+
+# The device of the strategy replica the calling thread runs (None: not a replica of a multi-replica
+# strategy). Part of the trace key, as TensorFlow's function cache keys on the device: a tf.function that
+# each replica calls is traced once per replica, with that replica's id, variables and random streams.
+_call_device = _CallDevice()
+
+
+def set_call_device(name):
+    """Called by tf.distribute in a replica's thread; returns the previous device (to restore)."""
+    old, _call_device.name = _call_device.name, name
+    return old
+
+
+class _Device(Literal):
+    """The calling replica's device: part of the trace key."""
+    __slots__ = ()
+
+    def __repr__(self):
+        return repr(self.value)
 
 
 class _KeywordNames(Literal):
