@@ -225,3 +225,21 @@ def test_export_tflite_of_a_tensorflow_saved_model(tmp_path, capsys):
     runner = tf.lite.Interpreter(model_path=str(out)).get_signature_runner()
     got = runner(n=io["in_n"], x=io["in_x"])["y"]
     np.testing.assert_allclose(got, io["out_y"], rtol=1e-5, atol=1e-6)  # TensorFlow's outputs
+
+
+def test_export_tflite_names_an_op_with_no_builtin(tmp_path, capsys):
+    pytest.importorskip("tflite")
+
+    class Gamma(tf.Module):
+        @tf.function(input_signature=[tf.TensorSpec([3], tf.float32)])
+        def __call__(self, x):
+            return {"y": tf.math.lgamma(x)}
+
+    m = Gamma()
+    tf.saved_model.save(m, str(tmp_path / "sm"), signatures=m.__call__)
+    with pytest.raises(SystemExit) as e:
+        main(["export-tflite", str(tmp_path / "sm"), str(tmp_path / "g.tflite")])
+    assert e.value.code == 1
+    err = capsys.readouterr().err
+    assert err.startswith("export-tflite: ConverterError: 1 op cannot be converted") and "Lgamma" in err
+    assert not (tmp_path / "g.tflite").exists()
