@@ -281,7 +281,7 @@ def test_tuner_skips_every_thread_while_other_work_fills_the_cores(two_threads, 
 
 def test_eager_conv2d_small_runs_on_one_thread(two_threads, monkeypatch):
     from rivulet.ops import nn_ops
-    assert nn_ops.CONV2D.kernel.__wrapped__ is nn_ops._conv_kernel  # the registered kernel checks sizes
+    assert nn_ops.CONV2D.kernel.__wrapped__ is nn_ops.conv2d_kernel  # the registered kernel checks sizes
     seen = []
     real = nn_ops.CONV2D.kernel.__wrapped__
 
