@@ -79,6 +79,9 @@ def test_generator_made_in_a_replica():
     assert _local(strategy, values) == [[0.19725969433784485, -0.3631729781627655],
                                         [-1.3070067167282104, -0.29497432708740234]]
     assert _local(strategy, states) == [[517, 0, 0], [517, 0, 0]]
+    state = strategy.run(lambda: tf.random.Generator.from_seed(5).state)  # the variable itself: one per replica
+    assert [v.name for v in strategy.experimental_local_results(state)] == ["StateVar:0", "StateVar/replica_1:0"]
+    assert _local(strategy, state) == [[5, 0, 0], [5, 0, 0]]
 
 
 def test_cross_replica_and_plain_generators():
@@ -189,6 +192,7 @@ def test_replicas_drawing_different_amounts_drift_apart(mode):
     for f, (v0, v1, state) in zip([shapes, same, only_replica_0, same], DRIFT):
         assert _local(strategy, run(f)) == [v0, v1]
         assert g.state.numpy().tolist() == [state, 0, 0]
+    assert _local(strategy, g.state) == [[2049, 0, 0], [1793, 0, 0]]  # each replica's copy
     assert g.normal([1]).numpy().tolist() == [0.9560716152191162]  # cross-replica: every copy advances
     assert _local(strategy, strategy.run(same)) == [[0.3115498721599579, -0.7102406024932861],
                                                     [0.4980259835720062, 1.0395907163619995]]
@@ -218,3 +222,31 @@ def test_tf_function_each_replica_calls():
     assert f.experimental_get_tracing_count() == 4
     assert f(tf.constant(0.0)).numpy().tolist() == [-0.44956639409065247, 1.6220768690109253]  # cross-replica
     assert f.experimental_get_tracing_count() == 5
+
+
+def test_local_results_of_mirrored_variables():
+    """A variable made for a strategy of two replicas (in its scope or in strategy.run) is TensorFlow's
+    MirroredVariable: experimental_local_results gives a copy per replica, named and placed as TF 2.21's."""
+    strategy = tf.distribute.MirroredStrategy(CPUS)
+    with strategy.scope():
+        w = tf.Variable([1.0, 2.0], name="w")
+    copies = strategy.experimental_local_results(strategy.run(lambda: w))
+    assert [c.name for c in copies] == ["w:0", "w/replica_1:0"]
+    assert [c.device for c in copies] == ["/job:localhost/replica:0/task:0/device:CPU:0",
+                                          "/job:localhost/replica:0/task:0/device:CPU:1"]
+    assert repr(copies[1]) == ("<tf.Variable 'w/replica_1:0' shape=(2,) dtype=float32, "
+                               "numpy=array([1., 2.], dtype=float32)>")
+    w.assign([3.0, 4.0])
+    assert _local(strategy, w) == [[3.0, 4.0], [3.0, 4.0]]
+    assert (tf.constant(1.0) + copies[1]).numpy().tolist() == [4.0, 5.0]
+    with pytest.raises(NotImplementedError, match="replicas share one variable"):
+        copies[1].assign([5.0, 6.0])  # (TensorFlow would update that copy alone)
+
+    def made_in_run():
+        return tf.Variable(3.0)
+    assert [c.name for c in strategy.experimental_local_results(strategy.run(made_in_run))] == [
+        "Variable:0", "Variable/replica_1:0"]
+    assert len(strategy.experimental_local_results(tf.Variable(1.0))) == 1  # made outside the strategy
+    one = tf.distribute.MirroredStrategy(CPUS[:1])
+    with one.scope():
+        assert len(one.experimental_local_results(tf.Variable(1.0))) == 1

@@ -14,7 +14,7 @@ from ..core import context as _core
 from ..function.polymorphic import set_call_device as _set_call_device
 from ..state import creation as _creation, naming as _naming
 from . import context as _ctx
-from .values import as_reduce_op, regroup, select_replica
+from .values import as_reduce_op, mark_mirrored, regroup, select_replica
 
 
 class _Aborted(BaseException):
@@ -168,7 +168,7 @@ class _Run:
             if index == 0 or k >= len(self._created):
                 v = next_creator(**kwargs)
                 if index == 0:
-                    self._created.append(v)
+                    self._created.append(mark_mirrored(v, self.strategy))
                 return v
             return self._created[k]  # one logical variable, shared by every replica
         return creator

@@ -17,7 +17,7 @@ from ..ops.math_ops import add_n as _add_n, cast as _cast, reduce_sum as _reduce
 from . import context as _ctx
 from .cross_device_ops import CrossDeviceOps
 from .replica import ReplicaContext, call_for_each_replica
-from .values import PerReplica, ReduceOp, as_reduce_op, local_results, map_values
+from .values import PerReplica, ReduceOp, as_reduce_op, local_results, map_values, mark_mirrored
 
 def canonical_device(name):
     """'/cpu:1' -> '/job:localhost/replica:0/task:0/device:CPU:1', as TensorFlow spells local devices
@@ -90,6 +90,8 @@ def _checking_creator(strategy, inner):
             v = sync_on_read.make(strategy, make, kwargs)
         if v is None:
             v = make(**kwargs)
+            if len(strategy._local_replica_ids) == strategy.num_replicas_in_sync:
+                mark_mirrored(v, strategy)  # experimental_local_results: one copy per replica
         if getattr(v.aggregation, "name", None) == "MEAN" and not v.dtype.is_floating:
             raise ValueError("creating distributed tf.Variable with aggregation=MEAN and a non-floating dtype is not "
                              "supported, please use a different aggregation or dtype")

@@ -2,6 +2,9 @@
 import enum
 
 from .. import nest
+from ..core.context import current_graph
+from ..core.tensor import convert_to_tensor
+from ..state.variables import ResourceVariable
 
 
 class ReduceOp(enum.Enum):
@@ -101,4 +104,53 @@ def local_results(value):
     comps = getattr(value, "_replica_components", None)  # a SyncOnReadVariable: one variable per replica
     if comps is not None:
         return tuple(comps)
+    strategy = getattr(value, "_mirrored_by", None)  # a mirrored variable: one copy per local replica
+    if strategy is not None and hasattr(value, "_res"):
+        devices = strategy.extended.worker_devices
+        return (value,) + tuple(_replica_copy(value, i, devices[i]) for i in range(1, len(devices)))
     return (value,)
+
+
+def mark_mirrored(variable, strategy):
+    """Records that `variable` (an ON_WRITE variable made for `strategy`, whose replicas all live in this
+    process) stands for TensorFlow's MirroredVariable: experimental_local_results gives one copy per replica."""
+    if getattr(variable, "_replica_components", None) is None and hasattr(variable, "_res"):
+        variable._mirrored_by = strategy
+    return variable
+
+
+class _ReplicaCopy(ResourceVariable):
+    """Replica `_copy_index`'s copy of a mirrored variable, named and placed as TensorFlow's ('w/replica_1:0').
+    The replicas share the variable here, so the copy reads it (a tf.random.Generator's state: that replica's
+    own copy of it, `_replica_value`); updating a copy alone is refused, where TensorFlow would let it drift."""
+
+    @property
+    def _value(self):
+        own = getattr(self._res, "_replica_value", None)
+        return self._res._value if own is None else own(self._copy_index)
+
+    def _read(self):
+        if getattr(self._res, "_replica_value", None) is None:
+            return super()._read()
+        if current_graph() is not None:
+            raise NotImplementedError(f"reading replica {self._copy_index}'s copy of the tf.random.Generator state "
+                                      f"'{self._res.name}' inside a tf.function is not supported")
+        return convert_to_tensor(self._value)
+
+    def _update(self, op, value, name, read_value):
+        raise NotImplementedError(
+            f"updating replica {self._copy_index}'s copy '{self.name}' of a mirrored variable alone is not "
+            f"supported: rivulet's replicas share one variable (update '{self._res.name}' itself)")
+
+
+_ReplicaCopy.__name__ = _ReplicaCopy.__qualname__ = "ResourceVariable"  # (TensorFlow's components' type)
+
+
+def _replica_copy(var, index, device):
+    copy = object.__new__(_ReplicaCopy)
+    d = var.__dict__.copy()
+    for k in ("_value", "_mirrored_by"):
+        d.pop(k, None)
+    d.update(_name=f"{var.name[:-2]}/replica_{index}:0", _device=device, _copy_index=index)
+    copy.__dict__ = d
+    return copy

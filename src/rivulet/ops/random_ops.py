@@ -599,7 +599,7 @@ class Generator:
                              f"(3)")
         st = np.array([int(v) & _M64 for v in st], np.uint64).view(np.int64)
         self._alg = _alg_int(alg if alg is not None else "auto_select")
-        self._state_var = Variable(st, dtype=_dt.int64, trainable=False, name="StatefulRandomGenerator")
+        self._state_var = Variable(st, dtype=_dt.int64, trainable=False, name="StateVar")
         self._lock = threading.Lock()  # eager draws from several threads get disjoint counters
         where = _current_distribution()
         strategy = where[0] if where is not None else None
@@ -607,7 +607,10 @@ class Generator:
         local = len(getattr(strategy, "_local_replica_ids", ())) if strategy is not None else 0
         # (made after the state, in the same order by every replica of a strategy.run: they share both)
         self._offsets = Variable(np.zeros(local, np.int64), dtype=_dt.int64, trainable=False,
-                                 name="StatefulRandomGenerator/replica_offsets") if local > 1 else None
+                                 name="StateVar/replica_offsets") if local > 1 else None
+        if self._offsets is not None:  # replica i's copy, for strategy.experimental_local_results(g.state)
+            self._state_var._replica_value = lambda i: self._state_var._value + np.array(
+                [self._offsets.numpy()[i], 0, 0], np.int64)
 
     def _checkpoint_children(self):  # trackable as TensorFlow's: the state variable under `_state_var`
         return [("_state_var", self._state_var)]
