@@ -250,3 +250,24 @@ def test_local_results_of_mirrored_variables():
     one = tf.distribute.MirroredStrategy(CPUS[:1])
     with one.scope():
         assert len(one.experimental_local_results(tf.Variable(1.0))) == 1
+
+
+@pytest.mark.parametrize("kind", ["mirrored", "one_device"])
+def test_one_replica_run_of_a_traced_function(kind):
+    """TF 2.21: a one-replica MirroredStrategy's run(tf_function) traces the function's Python in replica
+    context (the draw is hashed with replica id 0); OneDeviceStrategy, and a tf.function the replica's Python
+    calls, reuse the trace made outside (the plain draw). The function's own tracing count stays 1."""
+    strategy = tf.distribute.MirroredStrategy(CPUS[:1]) if kind == "mirrored" else tf.distribute.OneDeviceStrategy(
+        "/cpu:0")
+    with strategy.scope():
+        g = tf.random.Generator.from_seed(1)
+
+    @tf.function
+    def f():
+        return g.normal([2])
+    assert f().numpy().tolist() == [0.4384227395057678, -0.5343984365463257]
+    assert strategy.run(lambda: f()).numpy().tolist() == [1.6307176351547241, 0.007847783155739307]
+    want = [0.16718746721744537, 0.304257869720459] if kind == "mirrored" else [-0.7925308346748352,
+                                                                                0.37646856904029846]
+    assert strategy.run(f).numpy().tolist() == want
+    assert (f.experimental_get_tracing_count(), g.state.numpy().tolist()) == (1, [1537, 0, 0])

@@ -102,6 +102,10 @@ def _checking_creator(strategy, inner):
 class Strategy:
     """The tf.distribute.Strategy interface, for strategies whose replicas all live in this process."""
 
+    # run(tf_function) traces the function's Python in replica context, even with one replica (TensorFlow's
+    # mirrored strategies); the default strategy and OneDeviceStrategy call the tf.function as it is
+    _runs_tf_function_python = True
+
     def __init__(self, devices):
         devices = [canonical_device(d) for d in devices]
         if not devices:
@@ -153,7 +157,7 @@ class Strategy:
             raise TypeError(f"strategy.run expects a callable, got {fn!r}")
         self._require_cross_replica("run")
         args = tuple(args) if isinstance(args, (list, tuple)) else (args,)
-        if isinstance(fn, _PolymorphicFunction) and len(self._local_replica_ids) > 1:
+        if isinstance(fn, _PolymorphicFunction) and (len(self._local_replica_ids) > 1 or self._runs_tf_function_python):
             return self._per_replica_function(fn)(*args, **dict(kwargs or {}))
         _ctx.push(self, None)
         try:
@@ -272,6 +276,8 @@ class Strategy:
 class _DefaultStrategy(Strategy):
     """What tf.distribute.get_strategy() returns outside every scope: one replica, no synchronisation."""
 
+    _runs_tf_function_python = False
+
     def __init__(self):
         super().__init__(["/cpu:0"])
 
@@ -291,6 +297,7 @@ def default_strategy():
 
 class OneDeviceStrategy(Strategy):
     """tf.distribute.OneDeviceStrategy: one replica on one device."""
+    _runs_tf_function_python = False
 
     def __init__(self, device):
         super().__init__([device])
