@@ -248,3 +248,30 @@ def test_a_saved_function_taking_list_gradients_loads_and_runs(tmp_path):
     tf.saved_model.save(M(), str(tmp_path))
     g = tf.saved_model.load(str(tmp_path)).g(tf.constant(X))
     np.testing.assert_array_equal(g.numpy(), [[7., 18.], [38., 62.], [90., 126.]])  # TF 2.21's values
+
+
+def test_scatter_gather_in_a_loop_body_and_a_list_rewritten_in_place():
+    x4 = [[1., 2.], [3., 4.], [5., 6.], [7., 8.]]
+
+    @tf.function
+    def scatter_gather(x):  # computed scatter indices: one TensorListScatterIntoExistingList op
+        ta = tf.TensorArray(tf.float32, size=4)
+        acc = tf.constant(0.)
+        for i in tf.range(2):
+            ta = ta.scatter(tf.stack([2 * i, 2 * i + 1]), x[2 * i:2 * i + 2] * tf.cast(i + 2, tf.float32))
+            acc += tf.reduce_sum(ta.gather(tf.stack([2 * i + 1])) ** 2)
+        return acc + tf.reduce_sum(ta.concat() * tf.range(8, dtype=tf.float32)[:, None])
+
+    @tf.function
+    def rewritten(x):  # each iteration reads item i and i + 1 and writes item i + 1 over
+        ta = tf.TensorArray(tf.float32, size=4, clear_after_read=False).unstack(x)
+        i = tf.constant(0)
+        s = tf.constant(0.)
+        while i < 3:
+            v = ta.read(i)
+            ta = ta.write(i + 1, ta.read(i + 1) * v)
+            s += tf.reduce_sum(v)
+            i += 1
+        return s + tf.reduce_sum(ta.stack())
+    assert grad(scatter_gather, x4) == (3861.0, [[56., 56.], [80., 88.], [84., 84.], [210., 228.]])
+    assert grad(rewritten, x4) == (643.0, [[143., 250.], [47., 124.], [27., 80.], [15., 48.]])
