@@ -14,8 +14,9 @@ exists, or while a tape records, the forward loop runs the body compiled to also
 (each iteration's stash), and WhileGrad's kernel walks the stashes backwards through the compiled backward
 body. A weight's per-iteration products x^T @ dy are stacked and multiplied once after the loop, x[t]'s
 gradient rows written into place. Side effects are not repeated and the gradient sees what each iteration
-read. Bodies it cannot trace fall back to replaying the body's vector-Jacobian product eagerly per
-iteration, from the recorded loop variables and variable reads. Correct in eager code and in graphs, but
+read. TensorList loop variables and captures (TensorArrays) carry gradient lists, as TensorFlow's: a captured
+list read at [t] gets its gradient written item by item. Bodies it cannot trace fall back to replaying the
+body's vector-Jacobian product eagerly per iteration, from the recorded loop variables and variable reads. Correct in eager code and in graphs, but
 WhileGrad is not itself differentiable (no second-order gradients through while loops). Only where no
 record matches does it run the loop again.
 """
