@@ -271,3 +271,28 @@ def test_one_replica_run_of_a_traced_function(kind):
                                                                                 0.37646856904029846]
     assert strategy.run(f).numpy().tolist() == want
     assert (f.experimental_get_tracing_count(), g.state.numpy().tolist()) == (1, [1537, 0, 0])
+
+
+def test_restore_and_assign_set_every_copy(tmp_path):
+    """As on TF 2.21's mirrored state: restoring a checkpoint, or assigning the state in cross-replica
+    context, sets every replica's copy (copies that had drifted apart meet again); in a replica it is refused."""
+    strategy = tf.distribute.MirroredStrategy(CPUS)
+    with strategy.scope():
+        g = tf.random.Generator.from_seed(1)
+
+    def shapes():
+        return g.normal(tf.stack([2 + tf.distribute.get_replica_context().replica_id_in_sync_group]))
+    strategy.run(shapes)
+    ckpt = tf.train.Checkpoint(g=g)
+    path = ckpt.write(str(tmp_path / "ck"))
+    strategy.run(shapes)
+    assert _local(strategy, g.state) == [[1025, 0, 0], [1537, 0, 0]]
+    ckpt.read(path)
+    assert _local(strategy, g.state) == [[513, 0, 0], [513, 0, 0]]
+    assert _local(strategy, strategy.run(lambda: g.normal([1]))) == [[-0.5039703249931335], [0.1251838058233261]]
+    strategy.run(shapes)
+    g.state.assign([7, 0, 0])
+    assert _local(strategy, g.state) == [[7, 0, 0], [7, 0, 0]]
+    assert type(g.state).__name__ == "ResourceVariable"
+    with pytest.raises(NotImplementedError, match="inside a replica"):
+        strategy.run(lambda: g.state.assign([1, 0, 0]))

@@ -570,6 +570,36 @@ def _hash_key(key, replica_id):
                            np.uint64)
 
 
+_STATE_CLASS = []
+
+
+def _mirrored_state_class():
+    """The class of a strategy's generator's state variable (a ResourceVariable, and named so): an assign in
+    cross-replica context (a checkpoint restoring it too) sets every replica's copy, as on TensorFlow's
+    mirrored state; in a replica, where TensorFlow would set that replica's copy alone, it is refused."""
+    if not _STATE_CLASS:
+        from ..state.resource_ops import ASSIGN
+        from ..state.variables import ResourceVariable
+
+        class ResourceVariable_(ResourceVariable):
+            def _update(self, op, value, name, read_value):
+                if op is not ASSIGN:
+                    return super()._update(op, value, name, read_value)
+                where = _current_distribution()
+                if where is not None and where[1] is not None:
+                    raise NotImplementedError(
+                        f"assigning the state '{self.name}' of a tf.random.Generator that belongs to a strategy "
+                        f"inside a replica (TensorFlow sets that replica's copy alone) is not supported: assign "
+                        f"it in cross-replica context, which sets every replica's copy")
+                out = super()._update(op, value, name, read_value)
+                offsets = self._generator_offsets
+                offsets.assign(np.zeros(offsets.shape[0], np.int64))
+                return out
+        ResourceVariable_.__name__ = ResourceVariable_.__qualname__ = "ResourceVariable"
+        _STATE_CLASS.append(ResourceVariable_)
+    return _STATE_CLASS[0]
+
+
 class Generator:
     """tf.random.Generator: a Philox stream whose state is a tf.Variable (int64 [3]: the 128-bit counter, low
     word first, then the key). A draw of n values uses the counter as it is and advances it by 256 n, as
@@ -608,9 +638,13 @@ class Generator:
         # (made after the state, in the same order by every replica of a strategy.run: they share both)
         self._offsets = Variable(np.zeros(local, np.int64), dtype=_dt.int64, trainable=False,
                                  name="StateVar/replica_offsets") if local > 1 else None
-        if self._offsets is not None:  # replica i's copy, for strategy.experimental_local_results(g.state)
+        if self._offsets is not None:
+            # replica i's copy, for strategy.experimental_local_results(g.state)
             self._state_var._replica_value = lambda i: self._state_var._value + np.array(
                 [self._offsets.numpy()[i], 0, 0], np.int64)
+            if type(self._state_var) is _mirrored_state_class().__base__:  # an assign sets every copy
+                self._state_var.__class__ = _mirrored_state_class()
+                self._state_var._generator_offsets = self._offsets
 
     def _checkpoint_children(self):  # trackable as TensorFlow's: the state variable under `_state_var`
         return [("_state_var", self._state_var)]
@@ -693,7 +727,7 @@ class Generator:
             offsets[1:] -= calls  # the other copies stay where they are
             self._offsets.assign(offsets)
         old = self._state_var.numpy()
-        self._state_var.assign(old + step)
+        self._state_var.assign_add(step)  # (not assign: on a strategy's generator that sets every copy)
         return old
 
     def _advance_graph(self, calls, replica):
