@@ -296,3 +296,23 @@ def test_restore_and_assign_set_every_copy(tmp_path):
     assert type(g.state).__name__ == "ResourceVariable"
     with pytest.raises(NotImplementedError, match="inside a replica"):
         strategy.run(lambda: g.state.assign([1, 0, 0]))
+
+
+def test_draws_in_a_while_loop_of_replica_dependent_length():
+    """Replica r draws r + 1 times in a tf.while_loop: each copy of the state advances by its own draws, in a
+    compiled step and eagerly (TF 2.21's values)."""
+    strategy = tf.distribute.MirroredStrategy(CPUS)
+    with strategy.scope():
+        g = tf.random.Generator.from_seed(3)
+
+    def f():
+        n = tf.distribute.get_replica_context().replica_id_in_sync_group + 1
+        return tf.while_loop(lambda i, acc: i < n, lambda i, acc: (i + 1, acc + g.uniform([2])),
+                             (tf.constant(0), tf.zeros([2])))[1]
+    step = tf.function(lambda: strategy.run(f))
+    want = [([[0.2942095994949341, 0.08704996109008789], [1.2413309812545776, 0.9108350276947021]], 515, 1027),
+            ([[0.9806836843490601, 0.04300892353057861], [0.9439970254898071, 0.706545352935791]], 1027, 2051),
+            ([[0.9440138339996338, 0.6162203550338745], [1.0200881958007812, 0.7878232002258301]], 1539, 3075)]
+    for run, (values, s0, s1) in zip([step, step, lambda: strategy.run(f)], want):
+        assert _local(strategy, run()) == values
+        assert _local(strategy, g.state) == [[s0, 0, 0], [s1, 0, 0]]
