@@ -41,7 +41,10 @@ class TFRecordOptions:
 
 
 class TFRecordWriter:
-    """tf.io.TFRecordWriter: write(bytes) appends a record; a context manager that closes the file."""
+    """tf.io.TFRecordWriter: write(bytes) appends a record; a context manager that closes the file.
+
+    An uncompressed file's records are gathered and written a megabyte at a time (one system call per
+    megabyte, not per record); flush() and close() write what is gathered, as TensorFlow's writer does."""
 
     def __init__(self, path, options=None):
         self._path = _path(path)
@@ -60,10 +63,22 @@ class TFRecordWriter:
         else:
             self._f, self._raw = raw, raw
         self._closed = False
+        self._parts, self._held = [], 0  # framed pieces not yet written, and their size
+        self._fast = not self._kind  # write()'s short path: an open uncompressed file
+        self._crc = crc32c.bytes_value()
 
     def write(self, record_bytes):
-        if type(record_bytes) is bytes and not self._kind and not self._closed:
-            self._f.write(record(record_bytes))  # the usual case, without the checks below
+        if self._fast and type(record_bytes) is bytes:  # the usual case, without the checks below
+            n = len(record_bytes)
+            header = _HEADERS.get(n)
+            if header is None:
+                header = _header(n)
+            c = self._crc(record_bytes)
+            self._parts += (header, record_bytes, _U32_PACK((((c >> 15 | c << 17) & 0xFFFFFFFF) + 0xA282EAD8)
+                                                           & 0xFFFFFFFF))
+            self._held += n + 16
+            if self._held >= _HOLD:
+                self._drain()
             return
         if self._closed:
             raise ValueError("Writer is closed.")
@@ -74,12 +89,20 @@ class TFRecordWriter:
             data = data.encode()
         if not isinstance(data, (bytes, bytearray)):
             raise TypeError(f"write() argument must be bytes, got {type(data).__name__}")
+        if self._fast:
+            return self.write(bytes(data))
         framed = record(bytes(data))
         if self._kind == "ZLIB":
             framed = self._z.compress(framed)
         self._f.write(framed)
 
+    def _drain(self):
+        parts, self._parts, self._held = self._parts, [], 0
+        if parts:
+            self._f.write(b"".join(parts))
+
     def flush(self):
+        self._drain()
         if self._kind == "ZLIB":
             self._f.write(self._z.flush(zlib.Z_SYNC_FLUSH))
         self._f.flush()
@@ -87,12 +110,18 @@ class TFRecordWriter:
     def close(self):
         if self._closed:
             return
-        if self._kind == "ZLIB":
-            self._f.write(self._z.flush())
-        self._f.close()
-        if self._raw is not self._f:
-            self._raw.close()
-        self._closed = True
+        self._fast = False
+        try:
+            self._drain()
+        finally:
+            self._closed = True
+            try:
+                if self._kind == "ZLIB":
+                    self._f.write(self._z.flush())
+            finally:
+                self._f.close()
+                if self._raw is not self._f:
+                    self._raw.close()
 
     def __enter__(self):
         return self
@@ -105,6 +134,19 @@ class TFRecordWriter:
             self.close()
         except Exception:
             pass
+
+
+_HOLD = 1 << 20  # bytes of records gathered before they are written
+_U32_PACK = struct.Struct("<I").pack
+_HEADERS = {}  # data length -> its 12 header bytes (length and the length's masked CRC)
+
+
+def _header(n):
+    length = struct.pack("<Q", n)
+    header = length + _U32_PACK(crc32c.mask(crc32c.value(length)))
+    if len(_HEADERS) < 4096:
+        _HEADERS[n] = header
+    return header
 
 
 def _path(p):

@@ -11,16 +11,29 @@ import numpy as np
 _ONE_BYTE = [bytes([i]) for i in range(128)]  # the varints of 0..127, each one byte
 
 
+_SHORT = []  # [the varints of 0 .. 16383, 14-bit groups as two bytes with their continuation bits]: on first use
+
+
+def _short_tables():
+    _SHORT.append(_ONE_BYTE + [bytes((i & 0x7F | 0x80, i >> 7)) for i in range(128, 16384)])
+    _SHORT.append([bytes((i & 0x7F | 0x80, i >> 7 | 0x80)) for i in range(16384)])
+    return _SHORT
+
+
 def encode_varint(n):
     if 0 <= n < 128:
         return _ONE_BYTE[n]
-    n &= (1 << 64) - 1  # negative int64s are written as their two's complement, ten bytes long
-    out = bytearray()
-    while n >= 0x80:
-        out.append(n & 0x7F | 0x80)
-        n >>= 7
-    out.append(n)
-    return bytes(out)
+    small, pair = _SHORT or _short_tables()  # fourteen bits per table look-up
+    if not 0 < n < 16384:
+        n &= (1 << 64) - 1  # negative int64s are written as their two's complement, ten bytes long
+        if n >= 16384:
+            out = pair[n & 0x3FFF]
+            n >>= 14
+            while n >= 16384:
+                out += pair[n & 0x3FFF]
+                n >>= 14
+            return out + small[n]
+    return small[n]
 
 
 def read_varint(buf, pos, end, fail):

@@ -40,12 +40,25 @@ def fields(b):
 _ONE_BYTE = [bytes([i]) for i in range(128)]
 _F32_MAX = float(np.finfo(np.float32).max)
 _F32_PACKS = {}  # n -> struct.Struct("<nf").pack
+_F32_CODECS = {}  # n -> struct.Struct("<nf")
 
 
 def _delimited(tag, b):
     """A length-delimited field: its one-byte key `tag`, the length, the bytes."""
     n = len(b)
     return tag + (_ONE_BYTE[n] if n < 128 else _varint(n)) + b
+
+
+_LENS = {}  # length (128 or more) -> its varint
+
+
+def _len_varint(n):
+    v = _LENS.get(n)
+    if v is None:
+        v = _varint(n)
+        if len(_LENS) < 65536:
+            _LENS[n] = v
+    return v
 
 
 def _signed64(v):
@@ -235,6 +248,14 @@ class FloatList(_List):
     @classmethod
     def _convert_all(cls, value):
         vals = value.tolist() if isinstance(value, np.ndarray) and value.dtype.kind == "f" else list(value)
+        if len(vals) <= 64:  # a short list: rounded to float32 by one struct pack/unpack, which takes what float()
+            codec = _F32_CODECS.get(len(vals))  # takes; anything else (a str, a value past float32's range, which
+            if codec is None:  # NumPy makes inf) goes the ways below, with their errors
+                codec = _F32_CODECS[len(vals)] = struct.Struct(f"<{len(vals)}f")
+            try:
+                return list(codec.unpack(codec.pack(*vals)))
+            except Exception:
+                pass
         for v in vals:
             if type(v) is not float and type(v) is not int:
                 return [cls._convert(v) for v in vals]
@@ -424,35 +445,63 @@ class Features(_Message):
 
     def _encode(self):
         parts = []
+        self._encode_into(parts)
+        return b"".join(parts)
+
+    def _encode_into(self, parts):
+        """Appends the map entries' bytes to `parts` and returns their total length. A Feature's encoding is
+        inline (the common case); a long bytes value is appended as it is after its framing, so that the final
+        join is its one copy."""
+        total = 0
         for k, v in self.feature.items():
             key = _KEY_FIELDS.get(k)
             if key is None:
                 key = bytes_field(1, k)
                 if len(_KEY_FIELDS) < 4096:
                     _KEY_FIELDS[k] = key
-            kind = v._kind if type(v) is Feature else 0  # a Feature's encoding inline: the common case
+            kind = v._kind if type(v) is Feature else 0
             if kind is None:
                 entry = key + b"\x12\x00"
             else:
                 if kind:
                     lst = v._value
                     vals = lst._vals
-                    if vals is not None and len(vals) == 1 and type(lst) is not FloatList:  # one int or bytes
-                        body = vals[0] if kind == "bytes_list" else _varint(vals[0])
-                        n = len(body)
-                        body = b"\x0a" + (_ONE_BYTE[n] if n < 128 else _varint(n)) + body
+                    if vals is not None and len(vals) == 1 and type(lst) is not FloatList:
+                        if type(lst) is BytesList:
+                            body = vals[0]
+                            n = len(body)
+                            if n >= 128:  # framing: entry (key, Feature (BytesList (value)))
+                                ln = _len_varint(n)
+                                ll = 1 + len(ln) + n
+                                lh = _ONE_BYTE[ll] if ll < 128 else _len_varint(ll)
+                                fl = 1 + len(lh) + ll
+                                fh = _ONE_BYTE[fl] if fl < 128 else _len_varint(fl)
+                                el = len(key) + 1 + len(fh) + fl
+                                eh = _ONE_BYTE[el] if el < 128 else _len_varint(el)
+                                parts.append(b"\x0a" + eh + key + b"\x12" + fh + b"\x0a" + lh + b"\x0a" + ln)
+                                parts.append(body)
+                                total += 1 + len(eh) + el
+                                continue
+                            body = b"\x0a" + _ONE_BYTE[n] + body
+                        elif type(lst) is Int64List:
+                            body = _varint(vals[0])
+                            body = b"\x0a" + _ONE_BYTE[len(body)] + body
+                        else:
+                            body = lst._encode()
                     else:
                         body = lst._encode()
                     n = len(body)
-                    body = _TAG_OF[kind] + (_ONE_BYTE[n] if n < 128 else _varint(n)) + body
+                    body = _TAG_OF[kind] + (_ONE_BYTE[n] if n < 128 else _len_varint(n)) + body
                 else:
                     body = v._encode()
                 n = len(body)
-                entry = key + b"\x12" + (_ONE_BYTE[n] if n < 128 else _varint(n)) + body
+                entry = key + b"\x12" + (_ONE_BYTE[n] if n < 128 else _len_varint(n)) + body
             n = len(entry)
-            parts.append(b"\x0a" + (_ONE_BYTE[n] if n < 128 else _varint(n)))
+            head = b"\x0a" + (_ONE_BYTE[n] if n < 128 else _len_varint(n))
+            parts.append(head)
             parts.append(entry)
-        return b"".join(parts)
+            total += len(head) + n
+        return total
 
     @classmethod
     def _decode(cls, b):
@@ -485,22 +534,28 @@ class Example(_Message):
         if features is not None and not isinstance(features, Features):
             raise TypeError(f"Example.features must be tf.train.Features, got {type(features).__name__}")
         self.features = features if features is not None else Features()
+        self._set = features is not None  # features given (or read): written even when empty, as protobuf does
 
     def _encode(self):
-        inner = self.features._encode()
-        return bytes_field(1, inner) if self.features.feature else b""
+        features = self.features
+        if not features.feature:
+            return b"\x0a\x00" if self._set else b""
+        parts = [b""]
+        n = features._encode_into(parts)
+        parts[0] = b"\x0a" + (_ONE_BYTE[n] if n < 128 else _len_varint(n))
+        return b"".join(parts)
 
     @classmethod
     def _decode(cls, b):
         out = cls()
         for f, w, v in fields(b):
             if f == 1 and w == 2:
-                out.features = Features._decode(v)
+                out.features, out._set = Features._decode(v), True
         return out
 
     def _text(self):
         if not self.features.feature:
-            return []
+            return ["features {", "}"] if self._set else []
         return ["features {"] + ["  " + ln for ln in self.features._text()] + ["}"]
 
 
