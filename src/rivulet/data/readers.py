@@ -1,6 +1,7 @@
 """File-reading datasets (TFRecordDataset, TextLineDataset, FixedLengthRecordDataset, list_files) and the
 file-backed cache."""
 import glob
+import itertools
 import os
 
 import numpy as np
@@ -59,15 +60,32 @@ class _FileDataset(DatasetV2):
     def _card(self):
         return UNKNOWN
 
-    def _make_iter(self):
+    def _records(self):
         for e in self._files._make_iter():
-            for rec in self._read(_name(e)):
-                yield (np.array(rec, dtype=object),)
+            yield from self._read(_name(e))
+
+    def _make_iter(self):
+        for rec in self._records():
+            yield (np.array(rec, dtype=object),)
+
+    def _batches_of_records(self, n, drop_remainder):
+        """batch(n)'s elements without a 0-d array per record: each batch's records (bytes) are gathered in a
+        list and become one 1-D object array (BatchDataset asks for `_record_batches`, which the readers of
+        records below name this)."""
+        records = self._records()
+        while True:
+            chunk = list(itertools.islice(records, n))
+            if not chunk or drop_remainder and len(chunk) < n:
+                return
+            batch = np.empty(len(chunk), dtype=object)
+            batch[:] = chunk
+            yield (batch,)
 
 
 class TFRecordDatasetV2(_FileDataset):
     """Records of TFRecord files, in file order; each CRC is checked (DataLossError on corruption)."""
     _tf_name = "_TFRecordDataset"
+    _record_batches = _FileDataset._batches_of_records
 
     def __init__(self, filenames, compression_type=None, buffer_size=None, num_parallel_reads=None, name=None):
         super().__init__(filenames, compression_type)
@@ -79,6 +97,7 @@ class TFRecordDatasetV2(_FileDataset):
 
 class TextLineDatasetV2(_FileDataset):
     _tf_name = "_TextLineDataset"
+    _record_batches = _FileDataset._batches_of_records
 
     def __init__(self, filenames, compression_type=None, buffer_size=None, num_parallel_reads=None, name=None):
         super().__init__(filenames, compression_type)
@@ -96,6 +115,7 @@ class TextLineDatasetV2(_FileDataset):
 
 class FixedLengthRecordDatasetV2(_FileDataset):
     _tf_name = "_FixedLengthRecordDataset"
+    _record_batches = _FileDataset._batches_of_records
 
     def __init__(self, filenames, record_bytes, header_bytes=None, footer_bytes=None, buffer_size=None,
                  compression_type=None, num_parallel_reads=None, name=None):

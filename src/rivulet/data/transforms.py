@@ -133,6 +133,9 @@ class BatchDataset(_Unary):
         if mapped is not None:
             fn, src, order = mapped
             return (fn(b) for b in self._sliced(src, order))
+        batches = getattr(self._input, "_record_batches", None)  # a file reader: records batched at once
+        if batches is not None:
+            return batches(self._n, self._drop)
         return self._stacked()
 
     def _sliced(self, src, order, start=0):

@@ -1,0 +1,82 @@
+"""TFRecordDataset(...).batch(n) gathers each batch's records (bytes) in a list and makes one object array of
+them (issue 26): no 0-d array per record; the batches, their order, drop_remainder, errors unchanged."""
+import numpy as np
+import pytest
+
+import rivulet as tf
+from rivulet.data import readers
+from rivulet.formats.wire import decode_varints
+
+
+def _files(tmp_path, counts):
+    names = []
+    for k, n in enumerate(counts):
+        name = str(tmp_path / f"f{k}.tfrecord")
+        with tf.io.TFRecordWriter(name) as w:
+            for i in range(n):
+                w.write(f"{k}:{i}".encode() * (i % 3))
+        names.append(name)
+    return names
+
+
+def _no_per_record_arrays(monkeypatch):
+    def refuse(self):
+        raise AssertionError("batch() went through the per-record elements")
+    monkeypatch.setattr(readers._FileDataset, "_make_iter", refuse)
+
+
+@pytest.mark.parametrize("drop", [False, True])
+def test_batches_of_records(tmp_path, monkeypatch, drop):
+    names = _files(tmp_path, [5, 0, 7])
+    want = [r for n in names for r in tf.data.TFRecordDataset(n).as_numpy_iterator()]
+    assert len(want) == 12
+    _no_per_record_arrays(monkeypatch)
+    ds = tf.data.TFRecordDataset(names).batch(5, drop_remainder=drop)
+    got = [b.numpy() for b in ds]
+    sizes = [5, 5] if drop else [5, 5, 2]
+    assert [len(b) for b in got] == sizes
+    assert all(b.dtype == object and b.ndim == 1 for b in got)
+    assert [x for b in got for x in b.tolist()] == want[:sum(sizes)]
+    assert ds.element_spec == tf.TensorSpec([5 if drop else None], tf.string)
+
+
+def test_batched_then_parsed(tmp_path, monkeypatch):
+    name = str(tmp_path / "e.tfrecord")
+    F = tf.train.Feature
+    with tf.io.TFRecordWriter(name) as w:
+        for i in range(10):
+            w.write(tf.train.Example(features=tf.train.Features(feature={
+                "x": F(int64_list=tf.train.Int64List(value=[i, 1 << 40])),
+                "s": F(bytes_list=tf.train.BytesList(value=[b"v" * i]))})).SerializeToString())
+    _no_per_record_arrays(monkeypatch)
+    spec = {"x": tf.io.FixedLenFeature([2], tf.int64), "s": tf.io.FixedLenFeature([], tf.string)}
+    out = list(tf.data.TFRecordDataset(name).batch(4).map(lambda r: tf.io.parse_example(r, spec)))
+    assert [o["x"].shape.as_list() for o in out] == [[4, 2], [4, 2], [2, 2]]
+    assert np.concatenate([o["x"].numpy() for o in out])[:, 0].tolist() == list(range(10))
+    assert out[2]["s"].numpy().tolist() == [b"v" * 8, b"v" * 9]
+
+
+def test_a_corrupt_record_still_raises(tmp_path, monkeypatch):
+    name = _files(tmp_path, [6])[0]
+    data = bytearray(open(name, "rb").read())
+    data[-2] ^= 1  # the last record's data CRC
+    open(name, "wb").write(bytes(data))
+    _no_per_record_arrays(monkeypatch)
+    it = iter(tf.data.TFRecordDataset(name).batch(4))
+    assert len(next(it).numpy()) == 4
+    with pytest.raises(tf.errors.DataLossError):
+        next(it)
+
+
+def test_decode_varints_equals_a_plain_decoder():
+    rng = np.random.default_rng(1)
+    for _ in range(300):
+        vals = [int(v) >> int(s) for v, s in zip(rng.integers(0, 1 << 63, 20), rng.integers(0, 63, 20))]
+        vals += [(1 << 64) - 1, 0, 127, 128]
+        data = b"".join(tf.train.Int64List(value=[v - (1 << 64) if v >= 1 << 63 else v])._encode()[2:]
+                        for v in vals)
+        got, end = decode_varints(np.frombuffer(data, dtype=np.uint8))
+        assert end == len(data) and got.dtype == np.uint64 and got.tolist() == vals
+    over = np.frombuffer(b"\xff" * 9 + b"\x7f", dtype=np.uint8)  # a 10th byte's bits past the 64th dropped
+    assert decode_varints(over)[0].tolist() == [(1 << 64) - 1]
+    assert decode_varints(np.frombuffer(b"\xff" * 10 + b"\x01", dtype=np.uint8)) is None
