@@ -80,3 +80,18 @@ def test_decode_varints_equals_a_plain_decoder():
     over = np.frombuffer(b"\xff" * 9 + b"\x7f", dtype=np.uint8)  # a 10th byte's bits past the 64th dropped
     assert decode_varints(over)[0].tolist() == [(1 << 64) - 1]
     assert decode_varints(np.frombuffer(b"\xff" * 10 + b"\x01", dtype=np.uint8)) is None
+
+
+@pytest.mark.parametrize("sizes", [[3, 3, 3, 3] * 5, [0] * 20, [2, 0, 3, 1] * 5])
+def test_varlen_indices(sizes):
+    # a VarLenFeature of a batch: indices [record, position], dense_shape [records, longest] (as TensorFlow's)
+    F = tf.train.Feature
+    recs = [tf.train.Example(features=tf.train.Features(feature={
+        "v": F(float_list=tf.train.FloatList(value=[float(k)] * k + [0.5] * (n - k) if n >= k else [0.5] * n))}))
+        .SerializeToString() for k, n in enumerate(sizes)]
+    sp = tf.io.parse_example(recs, {"v": tf.io.VarLenFeature(tf.float32)})["v"]
+    want = [[i, j] for i, n in enumerate(sizes) for j in range(n)]
+    assert sp.indices.numpy().tolist() == want and sp.indices.dtype == tf.int64
+    assert sp.indices.numpy().shape == (len(want), 2)
+    assert sp.dense_shape.numpy().tolist() == [len(sizes), max(sizes)]
+    assert len(sp.values.numpy()) == sum(sizes)

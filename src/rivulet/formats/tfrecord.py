@@ -300,7 +300,7 @@ def read_records(path, compression_type=None, buffer_size=None):
                     raise err
             return data
 
-        crc_of, header_at, u32_at = crc32c.bytes_value(), _HEADER.unpack, _U32.unpack_from
+        crc_of, header_at, u32_at = crc32c.bytes_value(), _HEADER.unpack_from, _U32.unpack_from
         good = set()
         while True:
             if len(buf) - pos < 12:
@@ -312,15 +312,15 @@ def read_records(path, compression_type=None, buffer_size=None):
                         raise failed[0]
                     raise DataLossError(f"truncated record at {offset} in {path}: {len(buf)} of the 12 header "
                                         f"bytes")
-            header = buf[pos:pos + 12]
-            length, crc = header_at(header)
+            header = header_at(buf, pos)  # (length, its masked CRC)
             if header not in good:  # a header checked once is known good (records often share lengths)
-                c = crc_of(header[:8])
-                if (((c >> 15 | c << 17) & 0xFFFFFFFF) + 0xA282EAD8) & 0xFFFFFFFF != crc:  # mask(c)
+                c = crc_of(buf[pos:pos + 8])
+                if (((c >> 15 | c << 17) & 0xFFFFFFFF) + 0xA282EAD8) & 0xFFFFFFFF != header[1]:  # mask(c)
                     raise DataLossError(f"corrupted record at {offset} in {path}: the length's checksum does "
                                         f"not match")
                 if len(good) < 4096:
                     good.add(header)
+            length = header[0]
             end = pos + 16 + length
             if end > len(buf):  # read on: at least the rest of this record (what there is of it, in chunks)
                 if size is not None and length + 4 > size - offset - 12:

@@ -359,6 +359,19 @@ def _parse_one(buf, wanted, slots, nd):
     return tuple(idx + sparse + shapes + outs[:nd])
 
 
+_GRIDS = {}  # (records, values each) -> the sparse indices [[0, 0], [0, 1] ... [b - 1, c - 1]]
+
+
+def _grid(b, c):
+    g = _GRIDS.get((b, c))
+    if g is None:
+        g = np.stack(np.divmod(np.arange(b * c, dtype=np.int64), c), 1) if c else np.zeros((0, 2), np.int64)
+        if len(_GRIDS) > 64:
+            _GRIDS.clear()
+        _GRIDS[b, c] = g
+    return g
+
+
 def parse(records, dense_keys, dense_types, dense_shapes, sparse_keys, sparse_types, scalar):
     """The ParseExampleV2 outputs (as parsing._parse_kernel gives them) of `records` (a list of bytes), or
     None when the general path must decide."""
@@ -390,10 +403,13 @@ def parse(records, dense_keys, dense_types, dense_shapes, sparse_keys, sparse_ty
         for slot, dt in enumerate(sparse_types):
             values, counts = _feature(records, spans[nd + slot], dt)
             longest = max(counts)
-            counts = np.array(counts, dtype=np.int64)
-            starts = np.cumsum(counts) - counts
-            j = np.arange(len(values), dtype=np.int64) - np.repeat(starts, counts)
-            sparse_out[0].append(np.stack([np.repeat(np.arange(b, dtype=np.int64), counts), j], 1))
+            if counts.count(longest) == b:  # as many values in every record: the index grid, cached
+                sparse_out[0].append(_grid(b, longest).copy())
+            else:
+                counts = np.array(counts, dtype=np.int64)
+                starts = np.cumsum(counts) - counts
+                j = np.arange(len(values), dtype=np.int64) - np.repeat(starts, counts)
+                sparse_out[0].append(np.stack([np.repeat(np.arange(b, dtype=np.int64), counts), j], 1))
             sparse_out[1].append(values)
             sparse_out[2].append(np.array([b, longest], dtype=np.int64))
     except (_Bail, IndexError):

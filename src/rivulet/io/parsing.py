@@ -83,8 +83,10 @@ def _array(vals, dtype):
 
 def _parse_kernel(serialized, dense_keys, dense_types, dense_shapes, dense_defaults, sparse_keys, sparse_types,
                   scalar):
-    records = [serialized] if scalar else list(np.asarray(serialized, dtype=object).reshape(-1))
-    plain = [r.item() if isinstance(r, np.ndarray) else r for r in records]
+    records = [serialized] if scalar else np.asarray(serialized, dtype=object).reshape(-1).tolist()
+    plain = records
+    if not all(type(r) is bytes for r in plain):
+        plain = [r.item() if isinstance(r, np.ndarray) else r for r in records]
     if all(type(r) is bytes for r in plain):  # the fast path (example_fast.py), or None: the general one
         got = example_fast.parse(plain, dense_keys, dense_types, dense_shapes, sparse_keys, sparse_types, scalar)
         if got is not None:
