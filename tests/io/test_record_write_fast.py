@@ -98,3 +98,17 @@ def test_short_float_lists_round_as_numpy_does():
     assert nan[0] != nan[0] and nan[1] == 1.0
     with pytest.raises(TypeError):
         tf.train.FloatList(value=[1.0, "x"])
+
+
+@pytest.mark.parametrize("n, size, digest", [
+    (31, 456, "1c24aa36820ce6dcf795bcc63c6618dca84e77ccbd3f8d4277ff2f8f35edd12c"),  # 124 float bytes: one-byte length
+    (32, 472, "772250dca501ff5bf62e68bc419ec656f3204be1cf85b413ea3324b18e7b2693")])  # 128: two-byte length
+def test_float_and_int64_lists_inline(n, size, digest):
+    # recorded from TensorFlow 2.21 (SerializeToString(deterministic=True), keys in this order)
+    ex = tf.train.Example(features=tf.train.Features(feature={
+        "f": F(float_list=tf.train.FloatList(value=[i / 3 for i in range(n)])),
+        "i": F(int64_list=tf.train.Int64List(value=[-i * 1000003 ** (i % 3) for i in range(n)]))}))
+    got = ex.SerializeToString()
+    assert len(got) == size and hashlib.sha256(got).hexdigest() == digest
+    ex.features.feature["i"].int64_list.value.append(True)  # a list changed through .value is written as it is
+    assert tf.train.Example.FromString(ex.SerializeToString()).features.feature["i"].int64_list.value[-1] == 1

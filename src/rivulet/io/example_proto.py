@@ -187,6 +187,12 @@ class _List(_Message):
 
 
 class BytesList(_List):
+    def __init__(self, value=()):
+        if type(value) is list and len(value) == 1 and type(value[0]) is bytes:  # the usual: one value
+            self._vals, self._arr = [value[0]], None
+        else:
+            self._vals, self._arr = self._convert_all(value), None
+
     @staticmethod
     def _convert(v):
         if isinstance(v, str):
@@ -239,6 +245,17 @@ def _escape(c):
 
 
 class FloatList(_List):
+    def __init__(self, value=()):
+        if type(value) is list and len(value) <= 64:  # the usual: a short list, rounded to float32 at once
+            codec = _F32_CODECS.get(len(value))
+            if codec is not None:
+                try:
+                    self._vals, self._arr = list(codec.unpack(codec.pack(*value))), None
+                    return
+                except Exception:
+                    pass
+        self._vals, self._arr = self._convert_all(value), None
+
     @staticmethod
     def _convert(v):
         if isinstance(v, (str, bytes)):
@@ -306,6 +323,16 @@ class FloatList(_List):
 
 
 class Int64List(_List):
+    def __init__(self, value=()):
+        if type(value) is list:  # the usual: a list of ints in range, copied
+            for v in value:
+                if type(v) is not int or not -0x8000000000000000 <= v <= 0x7FFFFFFFFFFFFFFF:
+                    break
+            else:
+                self._vals, self._arr = value[:], None
+                return
+        self._vals, self._arr = self._convert_all(value), None
+
     @staticmethod
     def _convert(v):
         if isinstance(v, (float, str, bytes)) or isinstance(v, np.floating):
@@ -488,6 +515,15 @@ class Features(_Message):
                             body = b"\x0a" + _ONE_BYTE[len(body)] + body
                         else:
                             body = lst._encode()
+                    elif vals is not None and type(lst) is FloatList and 0 < len(vals) <= 31:  # one-byte length
+                        pack = _F32_PACKS.get(len(vals))
+                        if pack is None:
+                            pack = _F32_PACKS[len(vals)] = struct.Struct(f"<{len(vals)}f").pack
+                        body = b"\x0a" + _ONE_BYTE[4 * len(vals)] + pack(*vals)
+                    elif vals is not None and type(lst) is Int64List and vals:
+                        body = b"".join([_ONE_BYTE[x] if 0 <= x < 128 else _varint(x) for x in vals])
+                        n = len(body)
+                        body = b"\x0a" + (_ONE_BYTE[n] if n < 128 else _len_varint(n)) + body
                     else:
                         body = lst._encode()
                     n = len(body)
