@@ -378,19 +378,22 @@ _KEY_FIELDS = {}  # feature name -> its map entry's key field
 
 class Feature(_Message):
     def __init__(self, bytes_list=None, float_list=None, int64_list=None):
-        if (bytes_list is not None) + (float_list is not None) + (int64_list is not None) > 1:
-            raise ValueError("A Feature holds one of bytes_list, float_list, int64_list.")
         if bytes_list is not None:
-            kind, value = "bytes_list", bytes_list
-        elif float_list is not None:
-            kind, value = "float_list", float_list
+            kind, value, cls = "bytes_list", bytes_list, BytesList
+            others = float_list is not None or int64_list is not None
         elif int64_list is not None:
-            kind, value = "int64_list", int64_list
+            kind, value, cls = "int64_list", int64_list, Int64List
+            others = float_list is not None
+        elif float_list is not None:
+            kind, value, cls, others = "float_list", float_list, FloatList, False
         else:
-            kind = value = None
+            self._kind = self._value = None
+            return
+        if others:
+            raise ValueError("A Feature holds one of bytes_list, float_list, int64_list.")
+        if type(value) is not cls and not isinstance(value, cls):
+            raise TypeError(f"Message must be initialized with a dict or a {kind} message")
         self._kind, self._value = kind, value
-        if self._value is not None and not isinstance(self._value, _CLASS_OF[self._kind]):
-            raise TypeError(f"Message must be initialized with a dict or a {self._kind} message")
 
     def WhichOneof(self, name):
         return self._kind
