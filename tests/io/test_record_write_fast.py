@@ -112,3 +112,22 @@ def test_float_and_int64_lists_inline(n, size, digest):
     assert len(got) == size and hashlib.sha256(got).hexdigest() == digest
     ex.features.feature["i"].int64_list.value.append(True)  # a list changed through .value is written as it is
     assert tf.train.Example.FromString(ex.SerializeToString()).features.feature["i"].int64_list.value[-1] == 1
+
+
+def test_framings_at_length_boundaries():
+    # one feature per Example (so that map order cannot differ), payload lengths around the one-, two- and
+    # three-byte varint boundaries of every framing level; digest recorded from TensorFlow 2.21
+    h, n = hashlib.sha256(), 0
+    for key in ["k", "key" * 50]:
+        for m in [0, 1, 2, 100, 113, 114, 115, 127, 128, 129, 16250, 16383, 16384, 16500]:
+            for kind in range(3):
+                if kind == 0:
+                    f = F(bytes_list=tf.train.BytesList(value=[bytes([m % 256]) * m]))
+                elif kind == 1:
+                    f = F(int64_list=tf.train.Int64List(
+                        value=[(i * 7919) % (1 << 40) - (i % 5 == 0) for i in range(1, m % 300 + 1)]))
+                else:
+                    f = F(float_list=tf.train.FloatList(value=[i / 7 for i in range(m % 70)]))
+                h.update(tf.train.Example(features=tf.train.Features(feature={key: f})).SerializeToString())
+                n += 1
+    assert n == 84 and h.hexdigest() == "56ab1d2ea8be035c09c337f915fd74ba2c2c4a251a5ab9bc19a870268bca0107"

@@ -463,6 +463,30 @@ class _FeatureEntry:
         return None
 
 
+_FRAMES = {}  # (feature name, list type, payload length) -> (framing bytes, framing + payload length)
+_TAG_OF_TYPE = {BytesList: b"\x0a", FloatList: b"\x12", Int64List: b"\x1a"}
+
+
+def _frame(k, t, m):
+    """The bytes of a map entry (key `k`, a Feature of one list of type `t`) before its list's payload of `m`
+    bytes: entry length, key, Feature length, the list's field and length, the value's (or the packed
+    field's) key and length."""
+    key = _KEY_FIELDS.get(k)
+    if key is None:
+        key = bytes_field(1, k)
+    inner = _varint(m)
+    ll = 1 + len(inner) + m
+    lh = _varint(ll)
+    fl = 1 + len(lh) + ll
+    fh = _varint(fl)
+    el = len(key) + 1 + len(fh) + fl
+    framing = b"\x0a" + _varint(el) + key + b"\x12" + fh + _TAG_OF_TYPE[t] + lh + b"\x0a" + inner
+    frame = (framing, len(framing) + m)
+    if len(_FRAMES) < 4096:
+        _FRAMES[k, t, m] = frame
+    return frame
+
+
 class Features(_Message):
     def __init__(self, feature=None):
         fm = self.feature = _FeatureMap(feature or ())  # copied at C speed, then checked
@@ -479,11 +503,41 @@ class Features(_Message):
         return b"".join(parts)
 
     def _encode_into(self, parts):
-        """Appends the map entries' bytes to `parts` and returns their total length. A Feature's encoding is
-        inline (the common case); a long bytes value is appended as it is after its framing, so that the final
-        join is its one copy."""
+        """Appends the map entries' bytes to `parts` and returns their total length. The usual Feature (one
+        bytes value, or a non-empty short numeric list) is its payload after a framing that depends only on the
+        key, the list's type and the payload's length: that framing is cached, the payload appended as it is
+        (a long bytes value's one copy is the final join)."""
         total = 0
         for k, v in self.feature.items():
+            if type(v) is Feature and v._kind is not None:
+                lst = v._value
+                vals = lst._vals
+                if vals:
+                    t = type(lst)
+                    payload = None
+                    if t is BytesList:
+                        if len(vals) == 1:
+                            payload = vals[0]
+                    elif t is Int64List:
+                        if len(vals) == 1:
+                            x = vals[0]
+                            payload = _ONE_BYTE[x] if 0 <= x < 128 else _varint(x)
+                        else:
+                            payload = b"".join([_ONE_BYTE[x] if 0 <= x < 128 else _varint(x) for x in vals])
+                    elif t is FloatList and len(vals) <= 64:
+                        pack = _F32_PACKS.get(len(vals))
+                        if pack is None:
+                            pack = _F32_PACKS[len(vals)] = struct.Struct(f"<{len(vals)}f").pack
+                        payload = pack(*vals)
+                    if payload is not None:
+                        m = len(payload)
+                        frame = _FRAMES.get((k, t, m))
+                        if frame is None:
+                            frame = _frame(k, t, m)
+                        parts.append(frame[0])
+                        parts.append(payload)
+                        total += frame[1]
+                        continue
             key = _KEY_FIELDS.get(k)
             if key is None:
                 key = bytes_field(1, k)
@@ -493,42 +547,8 @@ class Features(_Message):
             if kind is None:
                 entry = key + b"\x12\x00"
             else:
+                body = v._value._encode() if kind else None
                 if kind:
-                    lst = v._value
-                    vals = lst._vals
-                    if vals is not None and len(vals) == 1 and type(lst) is not FloatList:
-                        if type(lst) is BytesList:
-                            body = vals[0]
-                            n = len(body)
-                            if n >= 128:  # framing: entry (key, Feature (BytesList (value)))
-                                ln = _len_varint(n)
-                                ll = 1 + len(ln) + n
-                                lh = _ONE_BYTE[ll] if ll < 128 else _len_varint(ll)
-                                fl = 1 + len(lh) + ll
-                                fh = _ONE_BYTE[fl] if fl < 128 else _len_varint(fl)
-                                el = len(key) + 1 + len(fh) + fl
-                                eh = _ONE_BYTE[el] if el < 128 else _len_varint(el)
-                                parts.append(b"\x0a" + eh + key + b"\x12" + fh + b"\x0a" + lh + b"\x0a" + ln)
-                                parts.append(body)
-                                total += 1 + len(eh) + el
-                                continue
-                            body = b"\x0a" + _ONE_BYTE[n] + body
-                        elif type(lst) is Int64List:
-                            body = _varint(vals[0])
-                            body = b"\x0a" + _ONE_BYTE[len(body)] + body
-                        else:
-                            body = lst._encode()
-                    elif vals is not None and type(lst) is FloatList and 0 < len(vals) <= 31:  # one-byte length
-                        pack = _F32_PACKS.get(len(vals))
-                        if pack is None:
-                            pack = _F32_PACKS[len(vals)] = struct.Struct(f"<{len(vals)}f").pack
-                        body = b"\x0a" + _ONE_BYTE[4 * len(vals)] + pack(*vals)
-                    elif vals is not None and type(lst) is Int64List and vals:
-                        body = b"".join([_ONE_BYTE[x] if 0 <= x < 128 else _varint(x) for x in vals])
-                        n = len(body)
-                        body = b"\x0a" + (_ONE_BYTE[n] if n < 128 else _len_varint(n)) + body
-                    else:
-                        body = lst._encode()
                     n = len(body)
                     body = _TAG_OF[kind] + (_ONE_BYTE[n] if n < 128 else _len_varint(n)) + body
                 else:
