@@ -199,11 +199,16 @@ def _numeric(records, spans, dt):
     got = decode_varints(a)
     if got is None:
         raise _Bail
+    ended = np.cumsum(a < 0x80)  # varints ended up to each byte
     bounds = np.cumsum(lengths)
-    nonempty = bounds[np.asarray(lengths) > 0]
-    if (a[nonempty - 1] >= 0x80).any():  # a payload cut inside a varint: not joined to the next
-        raise _Bail
-    done = np.searchsorted(np.flatnonzero(a < 0x80), bounds)  # varints ended before each payload's end
+    if 0 in lengths:  # an empty payload: it ends where the one before it ends
+        if (a[bounds[np.asarray(lengths) > 0] - 1] >= 0x80).any():  # a payload cut inside a varint
+            raise _Bail
+        done = np.concatenate(([0], ended))[bounds]
+    else:
+        if (a[bounds - 1] >= 0x80).any():  # a payload cut inside a varint
+            raise _Bail
+        done = ended[bounds - 1]
     return got[0].view(np.int64), np.diff(done, prepend=0).tolist()
 
 
