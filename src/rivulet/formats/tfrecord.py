@@ -326,13 +326,25 @@ def read_records(path, compression_type=None, buffer_size=None):
                 if size is not None and length + 4 > size - offset - 12:
                     raise DataLossError(f"truncated record at {offset} in {path}: declares {length} bytes, only "
                                         f"{size - offset - 12} follow the header")
-                buf = buf[pos:] + more(max(end - len(buf), _CHUNK))
-                pos, end = 0, 16 + length
-                if end > len(buf):
+                need = end - len(buf)  # the rest of this record: the start of the next buffer
+                new = more(max(need, _CHUNK))
+                if need > len(new):
+                    buf = buf[pos:] + new
                     if failed:
                         raise failed[0]
                     raise DataLossError(f"truncated record at {offset} in {path}: declares {length} bytes, only "
                                         f"{len(buf) - 12} follow the header")
+                # this record alone is joined (not the new buffer to what was left of the old: a copy per megabyte)
+                buf, pos, end = buf[pos:] + new[:need], 0, 16 + length
+                data = buf[12:end - 4]
+                c = crc_of(data)
+                if (((c >> 15 | c << 17) & 0xFFFFFFFF) + 0xA282EAD8) & 0xFFFFFFFF != u32_at(buf, end - 4)[0]:
+                    raise DataLossError(f"corrupted record at {offset} in {path}: the data's checksum does not "
+                                        f"match")
+                offset += 16 + length
+                buf, pos = new, need
+                yield data
+                continue
             data = buf[pos + 12:end - 4]
             c = crc_of(data)
             if (((c >> 15 | c << 17) & 0xFFFFFFFF) + 0xA282EAD8) & 0xFFFFFFFF != u32_at(buf, end - 4)[0]:
