@@ -12,6 +12,8 @@ The spec file is written last, so an interrupted save leaves no loadable directo
 import collections
 import json
 import os
+import threading
+import uuid
 
 from .. import dtypes as _dt
 from ..errors import DataLossError, InvalidArgumentError, NotFoundError
@@ -116,18 +118,36 @@ def save(dataset, path, compression=None):
     path = os.fspath(path)
     os.makedirs(os.path.join(path, os.path.dirname(_DATA)), exist_ok=True)
     spec_path = os.path.join(path, SPEC_FILE)
-    if os.path.exists(spec_path):
-        os.remove(spec_path)  # a directory being rewritten is not loadable until the new data is complete
-    n = 0
-    with TFRecordWriter(os.path.join(path, _DATA), TFRecordOptions(kind)) as w:
-        for e in dataset._make_iter():
-            for v in composites.to_records(e):
-                w.write(serialize_kernel(v).item())
-            n += 1
-    tmp = spec_path + f".tmp{os.getpid()}"
-    with open(tmp, "w", encoding="utf-8") as f:
-        json.dump({"format": FORMAT, "element_spec": spec_json, "cardinality": n, "compression": kind}, f)
-    os.replace(tmp, spec_path)
+    tag = uuid.uuid4().hex  # temporary files of this save (threads of one process share a pid)
+    with _dir_lock(path):  # saves into one directory from several threads: one after the other
+        if os.path.exists(spec_path):
+            os.remove(spec_path)  # a directory being rewritten is not loadable until the new data is complete
+        n = 0
+        data = os.path.join(path, _DATA)
+        try:
+            with TFRecordWriter(data + f".tmp{tag}", TFRecordOptions(kind)) as w:
+                for e in dataset._make_iter():
+                    for v in composites.to_records(e):
+                        w.write(serialize_kernel(v).item())
+                    n += 1
+        except BaseException:
+            if os.path.exists(data + f".tmp{tag}"):
+                os.remove(data + f".tmp{tag}")
+            raise
+        os.replace(data + f".tmp{tag}", data)  # a load still reading the old file keeps it whole
+        tmp = spec_path + f".tmp{tag}"
+        with open(tmp, "w", encoding="utf-8") as f:
+            json.dump({"format": FORMAT, "element_spec": spec_json, "cardinality": n, "compression": kind}, f)
+        os.replace(tmp, spec_path)
+
+
+_DIR_LOCKS, _DIR_LOCKS_LOCK = {}, threading.Lock()
+
+
+def _dir_lock(path):
+    key = os.path.realpath(path)
+    with _DIR_LOCKS_LOCK:
+        return _DIR_LOCKS.setdefault(key, threading.Lock())
 
 
 class LoadDataset(DatasetV2):

@@ -215,7 +215,7 @@ class SnapshotDataset(DatasetV2):
                 for v in composites.to_records(e):
                     w.write(serialize_kernel(v).item())
                 yield e
-        tmp = os.path.join(self._dir, f"{_METADATA}.tmp{os.getpid()}")
+        tmp = os.path.join(self._dir, f"{_METADATA}.tmp{run}")  # per pass: threads of one process share a pid
         with open(tmp, "wb") as f:
             f.write(_MAGIC + run.encode() + b"\n")
         if not os.path.exists(os.path.join(self._dir, _METADATA)):
