@@ -1,0 +1,95 @@
+"""A dataset iterator checkpointed while other threads pull from it, and a jit function called from several
+threads through warm-up, compile and trial: saved positions are positions the iterator passed through, every
+result is right, the tier settles on one."""
+import threading
+
+import numpy as np
+import pytest
+
+import rivulet as tf
+
+
+def _threads(target, n):
+    errors = []
+
+    def body(i):
+        try:
+            target(i)
+        except BaseException as e:  # noqa: BLE001 - reported below
+            errors.append(e)
+
+    ts = [threading.Thread(target=body, args=(i,)) for i in range(n)]
+    for t in ts:
+        t.start()
+    for t in ts:
+        t.join(60)
+    assert not any(t.is_alive() for t in ts)
+    assert errors == [], errors
+    return ts
+
+
+def _pipeline():
+    return tf.data.Dataset.range(100_000).shuffle(8, seed=5, reshuffle_each_iteration=True).map(lambda x: x * 3)
+
+
+def test_iterator_saved_while_threads_pull_restores_to_a_passed_position(tmp_path):
+    want = list(_pipeline().take(30_000).as_numpy_iterator())
+    it = iter(_pipeline())
+    ckpt = tf.train.Checkpoint(iterator=it)
+    pulled, done, saved = [], threading.Event(), []
+
+    def puller(i):
+        while not done.is_set() and len(pulled) < 25_000:
+            pulled.append(int(it.get_next().numpy()))
+
+    def saver(i):
+        while len(pulled) < 50:
+            pass
+        for k in range(12):
+            saved.append(ckpt.write(str(tmp_path / f"c{k}")))
+        done.set()
+
+    _threads(lambda i: (saver if i == 0 else puller)(i), 4)
+    assert sorted(pulled) == sorted(want[:len(pulled)])  # every element once: none lost or repeated
+    for path in saved:
+        fresh = iter(_pipeline())
+        tf.train.Checkpoint(iterator=fresh).read(path).assert_consumed()
+        pos = int(tf.train.load_checkpoint(path).get_tensor("iterator/.ATTRIBUTES/ITERATOR_STATE")[2])
+        assert 0 <= pos <= len(pulled)
+        assert int(fresh.get_next().numpy()) == want[pos]  # the element that came after that position
+
+
+@pytest.mark.parametrize("background", [False, True])
+def test_jit_function_from_threads_through_warmup_compile_and_trial(background):
+    pytest.importorskip("onnxruntime")
+    pytest.importorskip("onnx")
+    old = tf.jit.configure()
+    tf.jit.configure(warmup_calls=3, background=background)
+    try:
+        rs = np.random.default_rng(1)
+        w = tf.Variable(rs.standard_normal((8, 5)).astype(np.float32))
+
+        @tf.function(jit_compile=True)
+        def f(x):
+            return tf.nn.relu(tf.matmul(x, w)) + 1.0
+
+        xs = [rs.standard_normal((4, 8)).astype(np.float32) for _ in range(6)]
+        want = [np.maximum(x @ w.numpy(), 0) + 1.0 for x in xs]
+        start = threading.Barrier(4)
+
+        def worker(k):
+            start.wait()
+            for j in range(60):
+                i = (k + j) % len(xs)
+                np.testing.assert_allclose(f(tf.constant(xs[i])).numpy(), want[i], rtol=1e-5, atol=1e-5)
+
+        _threads(worker, 4)
+        (tier,) = tf.jit.tier_of(f)
+        assert tier in ("onnxruntime", "numpy (faster)")
+        jf = f._list_all_concrete_functions()[0]._jit_function
+        settled = jf.args_impl
+        assert settled is None or settled is not jf._trying  # the trial ended: one tier serves
+        for i in range(3):  # and it keeps serving right values
+            np.testing.assert_allclose(f(tf.constant(xs[i])).numpy(), want[i], rtol=1e-5, atol=1e-5)
+    finally:
+        tf.jit.configure(**old)
