@@ -153,13 +153,14 @@ def _bytes_values(buf, start, end):
 def _numeric(records, spans, dt):
     """(values of every record joined, per-record counts as a list) of a numeric feature."""
     parts, lengths = [], []
+    part, length = parts.append, lengths.append
     want = _KIND[dt]
     for buf, (tag, start, end) in zip(records, spans):
         if tag == want and start < end and buf[start] == 0x0A:  # the usual: one packed field, a short length
             ln = buf[start + 1]
             if ln < 0x80 and start + 2 + ln == end:
-                parts.append(buf[start + 2:end])
-                lengths.append(ln)
+                part(buf[start + 2:end])
+                length(ln)
                 continue
         if start == end:
             if tag and tag != want:
@@ -180,9 +181,10 @@ def _numeric(records, spans, dt):
         lengths.append(ln)
     joined = parts[0] if len(parts) == 1 else b"".join(parts)
     if dt is _dt.float32:
-        if any(ln & 3 for ln in lengths):
+        counts = [ln >> 2 for ln in lengths]
+        if 4 * sum(counts) != len(joined):  # a payload not whole floats (sum(ln & 3) == 0: each is 0)
             raise _Bail
-        return np.frombuffer(joined, dtype="<f4").astype(np.float32), [ln >> 2 for ln in lengths]
+        return np.frombuffer(joined, dtype="<f4").astype(np.float32), counts
     if len(joined) <= _FEW:  # a few values (a label): NumPy's per-call cost exceeds a plain loop's
         values, counts = [], []
         for part in parts:
@@ -214,6 +216,7 @@ def _numeric(records, spans, dt):
 
 def _strings(records, spans):
     values, counts = [], []
+    value, count = values.append, counts.append
     for buf, (tag, start, end) in zip(records, spans):
         if tag == 0x0A and start < end and buf[start] == 0x0A:  # the usual: one value, a short length
             b = buf[start + 1]
@@ -223,8 +226,8 @@ def _strings(records, spans):
                 c = buf[start + 2]
                 p, ln = start + 3, (b & 0x7F | c << 7) if c < 0x80 else end  # (longer: never p + ln == end)
             if p + ln == end:
-                values.append(buf[p:end])
-                counts.append(1)
+                value(buf[p:end])
+                count(1)
                 continue
         if tag and tag != 0x0A:
             raise _Bail

@@ -85,9 +85,11 @@ def _parse_kernel(serialized, dense_keys, dense_types, dense_shapes, dense_defau
                   scalar):
     records = [serialized] if scalar else np.asarray(serialized, dtype=object).reshape(-1).tolist()
     plain = records
-    if not all(type(r) is bytes for r in plain):
+    fast = all(type(r) is bytes for r in plain)
+    if not fast:
         plain = [r.item() if isinstance(r, np.ndarray) else r for r in records]
-    if all(type(r) is bytes for r in plain):  # the fast path (example_fast.py), or None: the general one
+        fast = all(type(r) is bytes for r in plain)
+    if fast:  # the fast path (example_fast.py), or None: the general one
         got = example_fast.parse(plain, dense_keys, dense_types, dense_shapes, sparse_keys, sparse_types, scalar)
         if got is not None:
             return got
