@@ -75,12 +75,7 @@ def representative_dataset(path, converter):
     import numpy as np
     if not path.endswith((".npy", ".npz")):
         raise ValueError(f"--representative-data {path}: expected a .npy or .npz file.")
-    data = np.load(path, allow_pickle=False)  # (an object array, which needs unpickling, is refused)
-    if isinstance(data, np.ndarray):
-        arrays = data
-    else:
-        with data:
-            arrays = {k: data[k] for k in data.files}
+    arrays = _read_samples(path)
     plans = []
     for key, specs in converter.signature_inputs():
         plans.append((key, _samples(path, key, specs, arrays)))
@@ -91,6 +86,30 @@ def representative_dataset(path, converter):
             for sample in samples:
                 yield (key, sample) if several else sample
     return gen
+
+
+def _read_samples(path):
+    """The array of a .npy file or the arrays of a .npz file; a damaged or hostile file is a ValueError naming
+    it (NumPy's own errors for such files are of many types: BadZipFile, zlib.error, tokenize.TokenError...)."""
+    import tokenize
+    import zipfile
+    import zlib
+
+    import numpy as np
+    try:
+        data = np.load(path, allow_pickle=False)  # (an object array, which needs unpickling, is refused)
+        if isinstance(data, np.ndarray):
+            return data
+        with data:
+            arrays = {k: data[k] for k in data.files}
+    except (zipfile.BadZipFile, zlib.error, tokenize.TokenError, SyntaxError, EOFError, OverflowError,
+            MemoryError, NotImplementedError) as e:
+        raise ValueError(f"--representative-data {path} is not a readable .npy/.npz file: {e}") from None
+    odd = sorted(k for k, v in arrays.items() if not isinstance(v, np.ndarray))
+    if odd:  # a member not saved by np.save (no .npy header) comes back as bytes
+        raise ValueError(f"--representative-data {path}: member(s) {', '.join(odd)} of the .npz file are not "
+                         f".npy arrays.")
+    return arrays
 
 
 def _samples(path, key, specs, arrays):
@@ -113,6 +132,10 @@ def _samples(path, key, specs, arrays):
                 (np.dtype(dtype).kind == "f") != (a.dtype.kind == "f"):
             raise ValueError(f"--representative-data {path}: input '{name}' of signature '{key}' is {np.dtype(dtype)}, "
                              f"the file's array is {a.dtype}.")
+        if a.dtype.kind in "biu" and a.size and not np.array_equal(a.astype(dtype).astype(a.dtype), a):
+            raise ValueError(f"--representative-data {path}: input '{name}' of signature '{key}' is "
+                             f"{np.dtype(dtype)}, and the file's {a.dtype} array holds values it cannot hold "
+                             f"({a.min()} to {a.max()}).")
         a = a.astype(dtype, copy=False)
         rank = len(shape)
         if a.ndim == rank + 1:

@@ -13,6 +13,8 @@ pipeline with external state (a generator, py_function, stateful random ops in a
 say experimental_external_state_policy WARN or IGNORE (then such stages draw anew). A checkpoint of another pipeline (other
 element_spec or random stages), or a malformed value, raises InvalidArgumentError; nothing is changed then.
 """
+import re
+
 import numpy as np
 
 from ..errors import FailedPreconditionError, InvalidArgumentError, OutOfRangeError
@@ -57,7 +59,7 @@ def encode(resource, element_spec):
 
 
 def _int(b, what, lo=0, hi=_MAX):
-    if not isinstance(b, bytes) or not 0 < len(b) <= 21 or not b.lstrip(b"-").isdigit():
+    if not isinstance(b, bytes) or not re.fullmatch(rb"-?[0-9]{1,20}", b):
         raise InvalidArgumentError(f"Iterator checkpoint: {what} is not a number: {b!r:.60}")
     v = int(b)
     if not lo <= v <= hi:

@@ -6,13 +6,15 @@ of the input pipeline: its datasets' kinds and parameters, the values of its sou
 its traced functions (and their captured values). A changed pipeline gets another directory, never the
 data of the old one; random seeds drawn when a dataset is made (no op or global seed) are not part of it.
 A pass writes `<run id>/00000000.shard/00000000.snapshot` (TFRecords of serialized tensors: data only, no
-pickle) and, once complete, `snapshot.metadata`, which marks the snapshot finished; an unfinished one (a pass
-stopped early, a crash) is never read. These files are rivulet's own, not readable by TensorFlow.
+pickle) and, once complete, `snapshot.metadata` (magic, run id and element count, one a line), which marks the
+snapshot finished; an unfinished one (a pass stopped early, a crash) is never read, and a shard holding fewer or
+more elements than the count (a file cut at an element's end) is DataLossError, never returned as data. These files are rivulet's own, not readable by TensorFlow.
 """
 import collections
 import functools
 import hashlib
 import os
+import re
 import threading
 import types
 import uuid
@@ -183,26 +185,33 @@ class SnapshotDataset(DatasetV2):
             text = f.read(4096)
         if not text.startswith(_MAGIC):
             raise DataLossError(None, None, f"Snapshot {self._dir}: {_METADATA} is not rivulet's.")
-        run = text[len(_MAGIC):].strip().decode("ascii", errors="replace")
-        if not run.isalnum():
+        lines = text[len(_MAGIC):].split(b"\n")
+        run = lines[0].decode("ascii", errors="replace")
+        if not run.isalnum() or not run.isascii():
             raise DataLossError(None, None, f"Snapshot {self._dir}: bad run id in {_METADATA}.")
+        if len(lines) != 3 or lines[2] or not re.fullmatch(rb"[0-9]{1,19}", lines[1]):
+            raise DataLossError(None, None, f"Snapshot {self._dir}: no element count in {_METADATA} (written by an "
+                                "older rivulet, or damaged): delete the directory to write the snapshot again.")
+        count = int(lines[1])
         layout = composites.record_layout(self.element_spec)
         specs = _leaf_specs(layout, self.element_spec)
         recs = read_records(os.path.join(self._dir, run, "00000000.shard", "00000000.snapshot"))
-        while True:
+        for _ in range(count):
             parts = []
             for s in specs:
                 r = next(recs, None)
                 if r is None:
-                    if parts:
-                        raise DataLossError(None, None, f"Snapshot {self._dir}: the last element is cut short.")
-                    return
+                    raise DataLossError(None, None, f"Snapshot {self._dir}: the shard ends before the {count} "
+                                        f"elements {_METADATA} counts.")
                 v = parse_tensor_kernel(r, s.dtype)
                 if not s.shape.is_compatible_with(v.shape):
                     raise DataLossError(None, None, f"Snapshot {self._dir}: an element of shape {v.shape} where "
                                         f"{s} was expected.")
                 parts.append(v if v.ndim else v[()])
             yield composites.from_records(layout, parts)
+        if next(recs, None) is not None:
+            raise DataLossError(None, None, f"Snapshot {self._dir}: the shard holds more than the {count} elements "
+                                f"{_METADATA} counts.")
 
     def _write(self):
         from ..formats.tfrecord import TFRecordWriter
@@ -211,13 +220,15 @@ class SnapshotDataset(DatasetV2):
         shard = os.path.join(self._dir, run, "00000000.shard")
         os.makedirs(shard, exist_ok=True)
         with TFRecordWriter(os.path.join(shard, "00000000.snapshot")) as w:
+            count = 0
             for e in self._input._make_iter():
                 for v in composites.to_records(e):
                     w.write(serialize_kernel(v).item())
+                count += 1
                 yield e
         tmp = os.path.join(self._dir, f"{_METADATA}.tmp{run}")  # per pass: threads of one process share a pid
         with open(tmp, "wb") as f:
-            f.write(_MAGIC + run.encode() + b"\n")
+            f.write(_MAGIC + run.encode() + b"\n%d\n" % count)
         if not os.path.exists(os.path.join(self._dir, _METADATA)):
             os.replace(tmp, os.path.join(self._dir, _METADATA))  # the pass is complete: the snapshot is finished
         else:
