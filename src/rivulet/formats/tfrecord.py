@@ -6,11 +6,14 @@
 verified on reading; a mismatch or a truncated record raises DataLossError. Files may be GZIP or ZLIB
 compressed as a whole, as TensorFlow writes them.
 """
+import atexit
 import gzip
 import io
 import os
 import stat
 import struct
+import threading
+import weakref
 import zlib
 
 from ..errors import DataLossError, InvalidArgumentError, NotFoundError
@@ -64,6 +67,8 @@ class TFRecordWriter:
             self._f, self._raw = raw, raw
         self._closed = False
         self._parts, self._held = [], 0  # framed pieces not yet written, and their size
+        self._lock = threading.Lock()
+        _OPEN.add(self)
         self._fast = not self._kind  # write()'s short path: an open uncompressed file
         self._crc = crc32c.bytes_value()
 
@@ -74,8 +79,9 @@ class TFRecordWriter:
             if header is None:
                 header = _header(n)
             c = self._crc(record_bytes)
-            self._parts += (header, record_bytes, _U32_PACK((((c >> 15 | c << 17) & 0xFFFFFFFF) + 0xA282EAD8)
-                                                           & 0xFFFFFFFF))
+            parts = self._parts  # one list for the writer's life: a record's three pieces go in by one extend
+            parts += (header, record_bytes, _U32_PACK((((c >> 15 | c << 17) & 0xFFFFFFFF) + 0xA282EAD8)
+                                                      & 0xFFFFFFFF))
             self._held += n + 16
             if self._held >= _HOLD:
                 self._drain()
@@ -97,9 +103,17 @@ class TFRecordWriter:
         self._f.write(framed)
 
     def _drain(self):
-        parts, self._parts, self._held = self._parts, [], 0
-        if parts:
-            self._f.write(b"".join(parts))
+        """Writes the gathered pieces. Threads writing at once: each record's pieces were added by one list
+        extend (atomic), the pieces are taken from the front of the list and the file written under a lock,
+        so records are neither split, lost nor written twice."""
+        with self._lock:
+            parts = self._parts
+            n = len(parts)
+            self._held = 0
+            if n:
+                data = b"".join(parts[:n])
+                del parts[:n]
+                self._f.write(data)
 
     def flush(self):
         self._drain()
@@ -132,6 +146,18 @@ class TFRecordWriter:
     def __del__(self):
         try:
             self.close()
+        except Exception:
+            pass
+
+
+_OPEN = weakref.WeakSet()  # writers not yet closed: closed at exit, so that no gathered record is lost
+
+
+@atexit.register
+def _close_open_writers():
+    for w in list(_OPEN):
+        try:
+            w.close()
         except Exception:
             pass
 
