@@ -95,3 +95,26 @@ def test_varlen_indices(sizes):
     assert sp.indices.numpy().shape == (len(want), 2)
     assert sp.dense_shape.numpy().tolist() == [len(sizes), max(sizes)]
     assert len(sp.values.numpy()) == sum(sizes)
+
+
+def test_layouts_remembered_between_batches_never_misread():
+    # batches of one length whose framing differs from the first batch's (the byte counts of the values move
+    # between the features): each batch parsed right, against the values written
+    F = tf.train.Feature
+    spec = {"a": tf.io.VarLenFeature(tf.int64), "b": tf.io.FixedLenFeature([], tf.string)}
+
+    def rec(a, b):
+        return tf.train.Example(features=tf.train.Features(feature={
+            "a": F(int64_list=tf.train.Int64List(value=a)), "b": F(bytes_list=tf.train.BytesList(value=[b]))})
+        ).SerializeToString()
+
+    layouts = [([1, 2, 3], b"xyz"), ([300, 2], b"xyz"), ([1, 2], b"wxyz"), ([5], b"vwxyz"), ([1 << 14], b"xyz")]
+    assert len({len(rec(*x)) for x in layouts}) == 1  # one record length, four framings
+    for k in range(2):
+        for a, b in layouts:
+            recs = [rec([v + i % 3 if v < 128 else v for v in a], b[:-1] + bytes([65 + i % 26])) for i in range(20)]
+            got = tf.io.parse_example(recs, spec)
+            want_a = [[v + i % 3 if v < 128 else v for v in a] for i in range(20)]
+            assert got["a"].values.numpy().tolist() == [v for row in want_a for v in row]
+            assert got["a"].indices.numpy()[:, 0].tolist() == [i for i, row in enumerate(want_a) for _ in row]
+            assert got["b"].numpy().tolist() == [b[:-1] + bytes([65 + i % 26]) for i in range(20)]

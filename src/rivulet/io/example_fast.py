@@ -246,28 +246,52 @@ def _feature(records, spans, dt):
 _GROUP = 8  # records of one length, at least, checked against one another at once
 
 
+_LAYOUTS = {}  # (id(wanted), record length) -> (wanted, found, framing columns, the framing's bytes)
+
+
+def _layout(records, idx, wanted, nk, length):
+    """The reference layout of records of `length`: a record's spans, the columns outside its wanted features'
+    values and its bytes there; kept for the next batches (a dataset's records repeat their layouts). The
+    cache holds `wanted` itself, so that its id is not reused while the entry lives."""
+    key = (id(wanted), length)
+    lay = _LAYOUTS.get(key)
+    if lay is not None and lay[0] is wanted:
+        return lay
+    if len(idx) < _GROUP:
+        return None
+    found = [None] * nk
+    _entries(records[idx[0]], wanted, found)
+    framing = np.ones(length, dtype=bool)
+    for f in found:
+        if f is not None:
+            framing[f[1]:f[2]] = False
+    keep = np.flatnonzero(framing)
+    lay = (wanted, found, keep, np.frombuffer(records[idx[0]], dtype=np.uint8)[keep])
+    if len(_LAYOUTS) >= 256:
+        _LAYOUTS.clear()
+    _LAYOUTS[key] = lay
+    return lay
+
+
 def _all_entries(records, wanted, nk):
-    """_entries of every record. Records of one length whose bytes all equal the first's outside its wanted
-    features' values (so every byte _entries reads, and the rest of the framing, is the same) have its
-    spans: one NumPy comparison for the group instead of a walk per record."""
+    """_entries of every record. Records of one length whose bytes all equal a reference record's outside its
+    wanted features' values (so every byte _entries reads, and the rest of the framing, is the same) have its
+    spans: one NumPy comparison for the group instead of a walk per record. The reference is the group's first
+    record, or one of that length from an earlier batch."""
     founds = [None] * len(records)
     if len(records) >= 2 * _GROUP:
         by_length = {}
         for i, r in enumerate(records):
             by_length.setdefault(len(r), []).append(i)
         for length, idx in by_length.items():
-            if len(idx) < _GROUP or not length:
+            if len(idx) < 3 or not length:
                 continue
-            found = [None] * nk
-            _entries(records[idx[0]], wanted, found)
-            framing = np.ones(length, dtype=bool)
-            for f in found:
-                if f is not None:
-                    framing[f[1]:f[2]] = False
-            keep = np.flatnonzero(framing)
+            lay = _layout(records, idx, wanted, nk, length)
+            if lay is None:
+                continue
+            _, found, keep, ref = lay
             rows = np.frombuffer(b"".join([records[i] for i in idx]), dtype=np.uint8).reshape(len(idx), length)
-            cols = rows[:, keep]
-            for i, same in zip(idx, (cols == cols[0]).all(1).tolist()):
+            for i, same in zip(idx, (rows[:, keep] == ref).all(1).tolist()):
                 if same:
                     founds[i] = found
     for i, r in enumerate(records):
