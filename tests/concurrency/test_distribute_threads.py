@@ -52,9 +52,18 @@ def test_strategy_generator_drawn_from_plain_threads_eagerly_and_in_functions():
             with lock:
                 out.append(v)
 
-    _threads([eager, eager, traced, traced])
-    assert len(set(out)) == 160  # disjoint counters: no two threads drew from the same one
-    assert g.state.numpy().tolist() == [start + 161 * 256, 0, 0]  # no lost update
+    run = lambda: strategy.run(lambda: g.uniform_full_int([1], dtype=tf.int64))  # noqa: E731
+    runs = [run, tf.function(run)]
+
+    def replicas():  # strategy.run beside them (eager and in a tf.function): both replicas draw one value a run
+        for k in range(20):
+            r = runs[k % 2]()
+            with lock:
+                out.extend(v.numpy()[0] for v in strategy.experimental_local_results(r))
+
+    _threads([eager, eager, traced, traced, replicas])
+    assert len(set(out)) == 200  # disjoint counters: no two threads drew from the same one
+    assert g.state.numpy().tolist() == [start + 181 * 256, 0, 0]  # no lost update
     assert g._offsets.numpy().tolist() == offsets  # plain draws advance every copy alike
 
 
