@@ -97,3 +97,38 @@ def test_jit_function_from_threads_through_warmup_compile_and_trial(background):
             np.testing.assert_allclose(f(tf.constant(xs[i])).numpy(), want[i], rtol=1e-5, atol=1e-5)
     finally:
         tf.jit.configure(**old)
+
+
+def _lazy_shuffle():  # a map before the shuffle: not indexable, the shuffle draws its epoch when first pulled
+    return tf.data.Dataset.range(40).map(lambda x: x + 0).shuffle(40, seed=1)
+
+
+def test_checkpoint_of_an_iterator_another_iterator_pulled_before(tmp_path):
+    ds = _lazy_shuffle()
+    a, b = iter(ds), iter(ds)
+    next(b)  # b draws before a: a's epoch is the next one
+    [next(a) for _ in range(3)]
+    path = tf.train.Checkpoint(iterator=a).write(str(tmp_path / "a"))
+    rest = [int(x) for x in a]
+    fresh = iter(ds)
+    tf.train.Checkpoint(iterator=fresh).read(path)
+    assert [int(x) for x in fresh] == rest  # as TF 2.21: the restored iterator gives a's own order
+
+
+def test_iterators_made_and_checkpointed_in_threads_restore_their_own_order(tmp_path):
+    ds = _lazy_shuffle()
+    start, out = threading.Barrier(4), {}
+
+    def worker(k):
+        for r in range(5):
+            it = iter(ds)
+            start.wait()  # every thread's iterator made before any pulls
+            [next(it) for _ in range(k + 2)]
+            path = tf.train.Checkpoint(iterator=it).write(str(tmp_path / f"t{k}r{r}"))
+            out[k, r] = path, [int(x) for x in it]
+
+    _threads(worker, 4)
+    for path, rest in out.values():
+        fresh = iter(ds)
+        tf.train.Checkpoint(iterator=fresh).read(path)
+        assert [int(x) for x in fresh] == rest

@@ -90,9 +90,28 @@ class IteratorResource:
             for d, st in zip(stages, random_state):
                 d._set_random_state(st)
         self.random_state = [d._random_state() for d in stages]
-        self._it = self._dataset._make_iter() if make else None
+        # the stages not drawn from yet: their first draws (which may come at a later pull, or after another
+        # iterator of the same dataset drew) are recorded as they happen (_pull)
+        self._pending = {id(d): i for i, d in enumerate(stages)} or None
+        self._it = self._pull(self._dataset._make_iter) if make else None
         self._next = None
         self.position = 0
+
+    def _pull(self, fn, *args):
+        from .sources import TAKING
+        old, TAKING.record = getattr(TAKING, "record", None), self._took
+        try:
+            return fn(*args)
+        finally:
+            TAKING.record = old
+
+    def _took(self, stage, state):
+        pending = self._pending
+        i = pending.pop(id(stage), None) if pending else None
+        if i is not None:
+            self.random_state[i] = state
+            if not pending:
+                self._pending = None
 
     def restart_at(self, position, random_state):
         """Goes back to `position` elements after the start with the random stages in `random_state`
@@ -101,6 +120,7 @@ class IteratorResource:
         from .seek import iter_from
         with self._lock:
             self._start(random_state, make=False)
+            self._pending = None  # the state is the one restored (seeking may draw past it)
             it = iter_from(self._dataset, position)
             if it is None:
                 self._it = iter(())
@@ -111,7 +131,7 @@ class IteratorResource:
     def has_next(self):
         with self._lock:
             if self._next is None:
-                self._next = next(self._it, None)
+                self._next = next(self._it, None) if self._pending is None else self._pull(next, self._it, None)
             return self._next is not None
 
     def next_flat(self):
@@ -119,7 +139,7 @@ class IteratorResource:
         with self._lock:
             e, self._next = self._next, None
             if e is None:
-                e = next(self._it, None)
+                e = next(self._it, None) if self._pending is None else self._pull(next, self._it, None)
             if e is not None:
                 self.position += 1
             return e

@@ -260,6 +260,11 @@ def _rng(seeds, epoch):
                                                 epoch]))
 
 
+# An IteratorResource making or pulling its first elements sets TAKING.record (this thread's): each random
+# stage's first draw for it is what it really took (another iterator may have drawn since it was made).
+TAKING = threading.local()
+
+
 class Randomized:
     """A dataset drawing random numbers per iteration (shuffle, sample_from_datasets, rejection_resample): the
     n-th iteration's generator derives from (seeds, n) alone. Without an op or global seed the seeds are drawn
@@ -279,7 +284,11 @@ class Randomized:
         with self._epoch_lock:
             e = self._epoch
             self._epoch += 1
-            return e
+            taken = (int(self._seeds[0]), int(self._seeds[1]), e)
+        record = getattr(TAKING, "record", None)  # the iterator pulling in this thread notes what it took
+        if record is not None:
+            record(self, taken)
+        return e
 
     def _random_state(self):
         return (int(self._seeds[0]), int(self._seeds[1]), int(self._epoch))
