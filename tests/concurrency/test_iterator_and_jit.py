@@ -103,8 +103,14 @@ def _lazy_shuffle():  # a map before the shuffle: not indexable, the shuffle dra
     return tf.data.Dataset.range(40).map(lambda x: x + 0).shuffle(40, seed=1)
 
 
-def test_checkpoint_of_an_iterator_another_iterator_pulled_before(tmp_path):
-    ds = _lazy_shuffle()
+def _sampled():
+    parts = [tf.data.Dataset.range(k * 100, k * 100 + 20) for k in range(3)]
+    return tf.data.Dataset.sample_from_datasets(parts, seed=4)
+
+
+@pytest.mark.parametrize("make", [_lazy_shuffle, _sampled])
+def test_checkpoint_of_an_iterator_another_iterator_pulled_before(tmp_path, make):
+    ds = make()
     a, b = iter(ds), iter(ds)
     next(b)  # b draws before a: a's epoch is the next one
     [next(a) for _ in range(3)]
