@@ -138,3 +138,43 @@ def test_iterators_made_and_checkpointed_in_threads_restore_their_own_order(tmp_
         fresh = iter(ds)
         tf.train.Checkpoint(iterator=fresh).read(path)
         assert [int(x) for x in fresh] == rest
+
+
+def test_jit_function_from_threads_while_its_variable_changes():
+    pytest.importorskip("onnxruntime")
+    pytest.importorskip("onnx")
+    old = tf.jit.configure()
+    tf.jit.configure(warmup_calls=2, background=False)
+    try:
+        rs = np.random.default_rng(2)
+        base = rs.standard_normal((8, 5)).astype(np.float32)
+        w = tf.Variable(base)
+
+        @tf.function(jit_compile=True)
+        def f(x):
+            return tf.matmul(x, w) + 1.0
+
+        x = rs.standard_normal((4, 8)).astype(np.float32)
+        wants = [x @ (base * k) + 1.0 for k in range(1, 7)]
+        done = threading.Event()
+
+        def caller(i):
+            while not done.is_set():
+                got = f(tf.constant(x)).numpy()
+                assert any(np.allclose(got, want, rtol=1e-4, atol=1e-4) for want in wants), got
+
+        def changer(i):
+            import time
+            try:
+                for k in range(2, 7):
+                    time.sleep(0.02)
+                    w.assign(base * k)
+            finally:
+                done.set()
+
+        _threads(lambda i: (changer if i == 0 else caller)(i), 4)
+        for _ in range(3):  # every change seen: the last weights serve
+            np.testing.assert_allclose(f(tf.constant(x)).numpy(), wants[-1], rtol=1e-4, atol=1e-4)
+        assert tf.jit.tier_of(f)[0] in ("onnxruntime", "numpy (faster)")
+    finally:
+        tf.jit.configure(**old)
