@@ -206,25 +206,44 @@ def load_snapshot(path):
 
 # ---- a dataset iterator in a tf.train.Checkpoint --------------------------------------------------------------
 
-def _iter_pipeline():
+def _iter_pipeline(i=0):
+    """0: stages that seek by index; 1, 2: endless repeats of epochs of unknown length (replayed once); 3: the
+    same with a shuffle inside (replayed element by element: the open target)."""
     tf = _tf()
-    return tf.data.Dataset.range(40).shuffle(10, seed=3).map(lambda x: x * 2).batch(3)
+    ds = tf.data.Dataset.range(40)
+    if i == 0:
+        return ds.shuffle(10, seed=3).map(lambda x: x * 2).batch(3)
+    if i == 1:
+        return ds.filter(lambda x: x % 3 == 0).repeat()
+    if i == 2:
+        return tf.data.Dataset.range(5).interleave(lambda x: tf.data.Dataset.range(x), cycle_length=2).repeat()
+    return ds.shuffle(10, seed=3).filter(lambda x: x % 3 == 0).repeat()
 
 
-_STATE_ODD = [b"", b"0", b"-1", b"--5", b"+5", b"1e3", b" 7", b"99999999999999999999", b"9" * 22,
+_STATE_ODD = [b"", b"0", b"-1", b"--5", b"+5", b"1e3", b" 7", b"99999999999999999999", b"9" * 22, b"%d" % 2 ** 62,
+              b"9223372036854775807", b"100000000000000000", b"1000003",
               b"18446744073709551616", b"-9223372036854775809", b"2", b"13", b"14", b"1", b"\xff", "x"]
 
 
-def build_iterator(rng, case_dir):
+def build_iterator(rng, case_dir, pipelines=(0, 1, 2), far=False):
     from rivulet.data import iterator_state
     tf = _tf()
-    it = iter(_iter_pipeline())
+    which = pipelines[int(rng.integers(len(pipelines)))]
+    with open(os.path.join(case_dir, "pipeline"), "w") as f:
+        f.write(str(which))
+    it = iter(_iter_pipeline(which))
     for _ in range(int(rng.integers(0, 5))):
         next(it)
     ckpt = tf.train.Checkpoint(iterator=it)
     mode = rng.random()
     original = iterator_state.encode
-    if mode < 0.6:  # a crafted state value, the checkpoint's framing sound
+    if far:  # only the position, far away
+        def encode(resource, element_spec):
+            items = original(resource, element_spec)
+            items[2] = b"%d" % int(rng.integers(2 ** 40, 2 ** 62))
+            return items
+        iterator_state.encode = encode
+    elif mode < 0.6:  # a crafted state value, the checkpoint's framing sound
         def encode(resource, element_spec):
             items = list(original(resource, element_spec))
             for _ in range(int(rng.integers(1, 4))):
@@ -249,7 +268,7 @@ def build_iterator(rng, case_dir):
         prefix = ckpt.write(os.path.join(case_dir, "ckpt"))
     finally:
         iterator_state.encode = original
-    if mode >= 0.6:  # the bytes of a file
+    if mode >= 0.6 and not far:  # the bytes of a file
         suffix = ".data-00000-of-00001" if mode < 0.9 else ".index"
         with open(prefix + suffix, "rb") as f:
             data = f.read()
@@ -258,9 +277,14 @@ def build_iterator(rng, case_dir):
     return prefix
 
 
+def build_iterator_open(rng, case_dir):
+    return build_iterator(rng, case_dir, (3,), far=True)
+
+
 def load_iterator(prefix):
     tf = _tf()
-    it = iter(_iter_pipeline())
+    with open(os.path.join(os.path.dirname(prefix), "pipeline")) as f:
+        it = iter(_iter_pipeline(int(f.read())))
     tf.train.Checkpoint(iterator=it).read(prefix).assert_consumed()
     for _ in range(20):
         if next(it, None) is None:
@@ -486,6 +510,14 @@ TARGETS = [
                allowed=(ValueError, OSError)),
 ]
 
+# Open: a checkpoint's position in an endless repeat whose epochs have unknown length and draw random numbers (a
+# shuffle before a filter) is reached by remaking every element before it: a hostile position (2**62) runs until
+# the time limit. Run with tools/fuzz_readers.py --open.
+OPEN_TARGETS = [
+    FuzzTarget(name="iterator-checkpoint-random-repeat", build=build_iterator_open, load=load_iterator,
+               allowed=_DATA),
+]
+
 
 @pytest.mark.parametrize("target", TARGETS, ids=lambda t: t.name)
 def test_fuzz(target):
@@ -519,7 +551,7 @@ def test_iterator_state_number_with_two_signs_is_invalid_argument():
     """b'--5' passed the digit check and int() raised ValueError (iterator-checkpoint, seed 1 case 225)."""
     from rivulet.data import iterator_state
     from rivulet.errors import InvalidArgumentError
-    it = iter(_iter_pipeline())
+    it = iter(_iter_pipeline(0))
     items = list(iterator_state.encode(it._res, it.element_spec))
     items[2] = b"--5"
     with pytest.raises(InvalidArgumentError, match="position is not a number"):
@@ -554,3 +586,30 @@ def test_representative_data_integers_that_do_not_fit_are_refused(tmp_path):
     np.savez(path, x=np.zeros((2, 4), np.float32), n=np.array([1, -7]))  # int64 values an int32 holds: cast
     samples = list(representative_dataset(path, _Converter(True))())
     assert [s["n"].dtype for s in samples] == [np.int32, np.int32] and samples[1]["n"].tolist() == [-7]
+
+
+def test_iterator_restored_far_into_an_endless_repeat_of_unknown_epochs(tmp_path):
+    """A position of 1.4e17 in filter().repeat() remade every element before it (hours: no answer within the
+    time limit); the epoch is now counted once and whole epochs skipped. Past the end of a finite repeat of such
+    epochs is OutOfRangeError (was an empty iterator)."""
+    import time
+    from rivulet.data import iterator_state
+    from rivulet.errors import OutOfRangeError
+    tf = _tf()
+    for pos, want in ((14 * 10 ** 16 + 1, [3, 6, 9]), (13, [39, 0, 3]), (14, [0, 3, 6])):
+        it = iter(_iter_pipeline(1))
+        items = list(iterator_state.encode(it._res, it.element_spec))
+        items[2] = b"%d" % pos
+        t0 = time.monotonic()
+        iterator_state.restore(it._res, it.element_spec, np.array(items, dtype=object))
+        assert [int(next(it)) for _ in range(3)] == want and time.monotonic() - t0 < 2
+    finite = tf.data.Dataset.range(40).filter(lambda x: x % 3 == 0).repeat(3)  # 42 elements
+    for pos, want in ((41, [39]), (42, [])):
+        it = iter(finite)
+        items = list(iterator_state.encode(it._res, it.element_spec))
+        items[2] = b"%d" % pos
+        iterator_state.restore(it._res, it.element_spec, np.array(items, dtype=object))
+        assert [int(x) for x in it] == want
+    items[2] = b"43"
+    with pytest.raises(OutOfRangeError, match="ended before the saved position 43"):
+        iterator_state.restore(iter(finite)._res, finite.element_spec, np.array(items, dtype=object))

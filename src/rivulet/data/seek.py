@@ -3,7 +3,8 @@
 `iter_from(ds, k)` gives what `ds._make_iter()` gives after k elements, with every random stage drawing the
 same numbers. Stages that can, get there without making the skipped elements: slices and ranges index, maps
 and batches ask their input for the matching position, a repeat of a known cardinality skips whole epochs
-(advancing the iteration count of the random stages inside, as those epochs would have), a shuffle over an
+(advancing the iteration count of the random stages inside, as those epochs would have), and so does a repeat
+of an epoch of unknown length without random stages (counted once), a shuffle over an
 indexable input cuts its permutation. Any other stage replays: its elements are made and dropped.
 """
 import itertools
@@ -191,14 +192,25 @@ def _repeat(ds, k):
     from .graph_ops import random_stages
     inner, count = ds._input, ds._count
     c = inner._card()
+    stages = random_stages(inner)
+    if c == UNKNOWN and not stages:
+        # An epoch of unknown length that draws no random numbers has the same length every time: counted once,
+        # so a position far past it (an old or a hostile checkpoint of an endless repeat) skips whole epochs
+        # instead of remaking every element before it.
+        c = 0
+        for _ in inner._make_iter():
+            c += 1
+            if c > k:
+                return None  # the position is in the first epoch: replayed
+        if c == 0:
+            return iter(())
     if c <= 0 or c == UNKNOWN:
         return None
-    stages = random_stages(inner)
     if stages and any(type(d).__name__ in _NOT_ONCE for d in inner._lineage()):
         return None
     epochs, rest = divmod(k, c)
     if count >= 0 and epochs >= count:
-        return iter(())
+        return iter(()) if k == count * c else None  # past the end: the replay finds it (count * c elements)
     for d in stages:  # the skipped epochs' iterations of the random stages inside
         with d._epoch_lock:
             d._epoch += epochs
