@@ -60,3 +60,30 @@ def test_threads_running_more_shapes_than_the_cache_keeps(monkeypatch, cache_max
     assert not any(p in destroyed for p in cache.values())  # what the cache holds is alive
     assert len({id(p) for p in destroyed}) == len(destroyed)  # each destroyed once
     assert all(p.users == 0 for p in cache.values())
+
+
+def test_primitive_thread_choice_records_times_from_threads_one_at_a_time():
+    """Two threads running one primitive record their times one after the other: a probe of another thread that
+    replaced the kept times while this one averaged them mixed the two (and, cleared between this one's
+    `recent and` and its len(recent), divided by zero)."""
+    t = onednn._Threads()
+    other = []
+
+    class Recent(list):
+        fired = False
+
+        def __iter__(self):  # sum(recent): another thread's probe comes in here
+            if not Recent.fired:
+                Recent.fired = True
+                th = threading.Thread(target=t.record, args=(False, 1e-9, True, 0.0))
+                th.start()
+                th.join(0.2)  # with the lock it waits for this record to finish
+                other.append(th)
+            return super().__iter__()
+
+    t.recent = Recent([1.0, 1.0, 1.0])
+    t.record(True, 0.5, True, 0.0)  # a probe faster than the kept times
+    other[0].join(5)
+    # this probe (0.5 against 1.0: faster) then the other's (1e-9 against 0.5: faster): both taken, the
+    # backoff reset by each (mixed, this one compared 0.5 with the other's 1e-9 and doubled it)
+    assert t.recent == [1e-9] and t.one is False and t.backoff == onednn._PROBE_S

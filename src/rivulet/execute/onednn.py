@@ -304,10 +304,11 @@ class _Threads:
     """Every core or one for one primitive, as blas_threads.Tuner chooses for big GEMMs: one thread inside a
     one-thread region or while other work fills the cores; otherwise the faster of the two, judged by the
     calls' times and tried again now and then."""
-    __slots__ = ("one", "recent", "probe_at", "backoff")
+    __slots__ = ("one", "recent", "probe_at", "backoff", "lock")
 
     def __init__(self):
         self.one, self.recent, self.probe_at, self.backoff = False, [], None, _PROBE_S
+        self.lock = threading.Lock()  # threads running the primitive record their times one at a time
 
     def choose(self, now):
         """(one thread?, probing?)"""
@@ -326,21 +327,22 @@ class _Threads:
     def record(self, one, took, probing, now):
         if probing is None:
             return
-        recent = self.recent
-        if probing:
-            if recent and took * 1.1 < sum(recent) / len(recent):
-                self.one, self.backoff = one, _PROBE_S
-                recent.clear()
-                recent.append(took)
-            else:
-                self.backoff = min(self.backoff * 2, _PROBE_MAX_S)
-            self.probe_at = now + self.backoff
-            return
-        if not one and recent and took > _JUMP * min(recent):
-            self.probe_at = now
-        recent.append(took)
-        if len(recent) > _KEEP:
-            del recent[0]
+        with self.lock:  # (another thread's probe replacing the times while this one averaged them mixed both)
+            recent = self.recent
+            if probing:
+                if recent and took * 1.1 < sum(recent) / len(recent):
+                    self.one, self.backoff = one, _PROBE_S
+                    recent.clear()
+                    recent.append(took)
+                else:
+                    self.backoff = min(self.backoff * 2, _PROBE_MAX_S)
+                self.probe_at = now + self.backoff
+                return
+            if not one and recent and took > _JUMP * min(recent):
+                self.probe_at = now
+            recent.append(took)
+            if len(recent) > _KEEP:
+                del recent[0]
 
 
 _PROBE_S, _PROBE_MAX_S, _JUMP, _KEEP = 0.25, 16.0, 4.0, 4
