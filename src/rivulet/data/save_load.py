@@ -205,6 +205,9 @@ class LoadDataset(DatasetV2):
                                         "expected.")
                 parts.append(v if v.ndim else v[()])
             yield composites.from_records(layout, parts)
+        if next(recs, None) is not None:  # a damaged count must not cut the data short silently
+            raise DataLossError(None, None, f"Dataset.load: {self._file} holds more than the {self._n} elements "
+                                "its spec file counts.")
 
 
 def load(path, element_spec=None, compression=None, reader_func=None):
