@@ -90,6 +90,38 @@ def mutate_json(rng, obj, n=None):
     return obj
 
 
+def reframe(rng, shard, kind=""):
+    """The shard's records with one to three edits, written again with sound lengths and CRCs (and compression),
+    so that the damage reaches the serialized tensors: a record's bytes mutated, a record dropped, repeated or
+    swapped with the next."""
+    import tempfile
+    from rivulet.formats.tfrecord import TFRecordOptions, TFRecordWriter, read_records
+    with tempfile.TemporaryDirectory() as d:
+        src = os.path.join(d, "in")
+        with open(src, "wb") as f:
+            f.write(shard)
+        recs = [bytes(r) for r in read_records(src, kind)]
+        for _ in range(int(rng.integers(1, 4))):
+            i = int(rng.integers(len(recs))) if recs else 0
+            how = rng.random()
+            if not recs:
+                break
+            if how < 0.6:
+                recs[i] = mutate_bytes(rng, recs[i])
+            elif how < 0.7:
+                del recs[i]
+            elif how < 0.85:
+                recs.insert(i, recs[i])
+            elif i + 1 < len(recs):
+                recs[i], recs[i + 1] = recs[i + 1], recs[i]
+        out = os.path.join(d, "out")
+        with TFRecordWriter(out, TFRecordOptions(kind)) as w:
+            for r in recs:
+                w.write(r)
+        with open(out, "rb") as f:
+            return f.read()
+
+
 # ---- Dataset.save / Dataset.load ------------------------------------------------------------------------------
 
 def _saved_dataset(kind):
@@ -110,13 +142,14 @@ def _saved_dataset(kind):
             with open(os.path.join(d, "00000000.shard", "00000000.snapshot"), "rb") as f:
                 shard = f.read()
             loaded = tf.data.Dataset.load(d)
-            elements = _flat(list(loaded.as_numpy_iterator()))
-        _BASE[key] = spec, shard, (elements, repr(loaded.element_spec))
+            got = list(loaded.as_numpy_iterator())
+        _BASE[key] = spec, shard, ((_flat(got), _flat(got, False)), repr(loaded.element_spec))
     return _BASE[key]
 
 
-def _flat(elements):
-    """Elements as comparable text (a SparseTensorValue's fields, arrays with their dtypes)."""
+def _flat(elements, values=True):
+    """Elements as comparable text (a SparseTensorValue's fields, arrays with their dtypes; without `values`, only
+    the dtypes and the dense shapes)."""
     def leaf(v):
         if hasattr(v, "indices") and hasattr(v, "dense_shape"):
             return [leaf(v.indices), leaf(v.values), leaf(v.dense_shape)]
@@ -125,7 +158,7 @@ def _flat(elements):
         if isinstance(v, (tuple, list)):
             return [leaf(x) for x in v]
         a = np.asarray(v)
-        return [str(a.dtype), list(a.shape), repr(a.tolist())]
+        return [str(a.dtype), list(a.shape), repr(a.tolist())] if values else str(a.dtype)
     return json.dumps([leaf(e) for e in elements])
 
 
@@ -141,6 +174,9 @@ def build_save(rng, case_dir):
         spec = json.dumps(mutate_json(rng, json.loads(spec)))
     elif what < 0.55:
         spec = mutate_bytes(rng, spec.encode()).decode("utf-8", "replace")
+    elif what < 0.7:
+        shard = reframe(rng, shard, kind)
+        open(os.path.join(case_dir, "forged"), "w").close()
     else:
         shard = mutate_bytes(rng, shard)
     os.makedirs(os.path.join(case_dir, "d", "00000000.shard"))
@@ -160,9 +196,17 @@ def load_save(path):
     ds = tf.data.Dataset.load(path)
     got = list(ds.as_numpy_iterator())
     elements, spec = _saved_dataset(kind)[2]
-    if repr(ds.element_spec) == spec and _flat(got) != elements:
-        # the spec is intact: then only the written elements may come out (a shard's damage is DataLossError)
-        raise AssertionError(f"Dataset.load returned other elements than were saved: {_flat(got)[:300]}")
+    _check(os.path.dirname(path), got, elements, repr(ds.element_spec) == spec)
+
+
+def _check(case_dir, got, elements, spec_intact=True):
+    """Only the written elements may come out of an intact spec (a shard's damage is DataLossError); records
+    rewritten with sound CRCs (forged, not damaged) may hold other values, never other dtypes."""
+    if not spec_intact:
+        return
+    forged = os.path.exists(os.path.join(case_dir, "forged"))
+    if _flat(got, values=not forged) != elements[forged]:
+        raise AssertionError(f"a damaged file was returned as data: {_flat(got)[:300]}")
 
 
 # ---- Dataset.snapshot -----------------------------------------------------------------------------------------
@@ -177,7 +221,8 @@ def _snapshot_base():
         import tempfile
         d = tempfile.mkdtemp(prefix="rivulet_fuzz_snap_")
         ds = _pipeline().snapshot(d)
-        elements = _flat(list(ds.as_numpy_iterator()))
+        got = list(ds.as_numpy_iterator())
+        elements = _flat(got), _flat(got, False)
         files = {}
         for root, _, names in os.walk(d):
             for name in names:
@@ -198,7 +243,15 @@ def build_snapshot(rng, case_dir):
         full = os.path.join(d, name)
         os.makedirs(os.path.dirname(full), exist_ok=True)
         if name == victim:
-            data = mutate_bytes(rng, data)
+            if name.endswith(".snapshot") and rng.random() < 0.5:
+                data = reframe(rng, data)
+                open(os.path.join(case_dir, "forged"), "w").close()
+            elif name.endswith(".metadata") and rng.random() < 0.5:  # another element count
+                lines = data.split(b"\n")
+                lines[-2] = b"%d" % int(rng.integers(0, 9))
+                data = b"\n".join(lines)
+            else:
+                data = mutate_bytes(rng, data)
         with open(full, "wb") as f:
             f.write(data)
     return d
@@ -206,9 +259,7 @@ def build_snapshot(rng, case_dir):
 
 def load_snapshot(path):
     _, elements = _snapshot_base()
-    got = _flat(list(_pipeline().snapshot(path).as_numpy_iterator()))
-    if got != elements:
-        raise AssertionError(f"a damaged snapshot was returned as data: {got[:300]}")
+    _check(os.path.dirname(path), list(_pipeline().snapshot(path).as_numpy_iterator()), elements)
 
 
 # ---- a dataset iterator in a tf.train.Checkpoint --------------------------------------------------------------
