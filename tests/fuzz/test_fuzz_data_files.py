@@ -629,14 +629,22 @@ def test_iterator_state_number_with_two_signs_is_invalid_argument():
     (b"PK\x03\x04" + bytes(40), "not a readable .npy/.npz file"),  # zipfile.BadZipFile before
     (b"\x93NUMPY\x01\x00\x10\x00{'descr': '<f4\n   ", "not a readable .npy/.npz file"),  # tokenize.TokenError
     (None, "are not .npy arrays"),  # a member without a .npy header came back as bytes: AttributeError
-], ids=["bad-zip", "cut-npy-header", "npz-member-not-npy"])
+    (b"huge", "not a readable .npy/.npz file"),  # MemoryError
+    (b"seek", "not a readable .npy/.npz file"),  # OSError [Errno 22] Invalid argument, naming no file
+], ids=["bad-zip", "cut-npy-header", "npz-member-not-npy", "huge-shape", "member-offset"])
 def test_representative_data_damaged_files_are_value_errors(tmp_path, data, problem):
     from rivulet.cli.tflite import representative_dataset
-    suffix = ".npz" if data is None or data.startswith(b"PK") else ".npy"
+    suffix = ".npz" if data in (None, b"seek") or data.startswith(b"PK") else ".npy"
     path = str(tmp_path / ("s" + suffix))
     if data is None:
         with zipfile.ZipFile(path, "w") as zf:
             zf.writestr("x", b"not an array")
+    elif data == b"huge":
+        with open(path, "wb") as f:
+            np.lib.format.write_array_header_1_0(f, {"descr": "<f4", "fortran_order": False, "shape": (2 ** 40, 4)})
+            f.write(bytes(64))
+    elif data == b"seek":  # tflite-representative-data, seed 1 case 3: a member's offset the file cannot seek to
+        path = build_samples(np.random.default_rng([1, 3]), str(tmp_path))
     else:
         open(path, "wb").write(data)
     with pytest.raises(ValueError, match=problem):
@@ -649,6 +657,9 @@ def test_representative_data_integers_that_do_not_fit_are_refused(tmp_path):
     path = str(tmp_path / "s.npz")
     np.savez(path, x=np.zeros((2, 4), np.float32), n=np.array([1, 2 ** 40]))
     with pytest.raises(ValueError, match="holds values it cannot hold"):
+        representative_dataset(path, _Converter(True))
+    np.savez(path, x=np.full((2, 4), 1e300), n=np.array([1, 2]))  # float64 past float32's range: was inf
+    with pytest.raises(ValueError, match="values too large for it"):
         representative_dataset(path, _Converter(True))
     np.savez(path, x=np.zeros((2, 4), np.float32), n=np.array([1, -7]))  # int64 values an int32 holds: cast
     samples = list(representative_dataset(path, _Converter(True))())

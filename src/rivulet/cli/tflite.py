@@ -105,6 +105,10 @@ def _read_samples(path):
     except (zipfile.BadZipFile, zlib.error, tokenize.TokenError, SyntaxError, EOFError, OverflowError,
             MemoryError, NotImplementedError) as e:
         raise ValueError(f"--representative-data {path} is not a readable .npy/.npz file: {e}") from None
+    except OSError as e:
+        if e.filename is not None:  # the path itself (missing, a directory, no permission): as it is
+            raise
+        raise ValueError(f"--representative-data {path} is not a readable .npy/.npz file: {e}") from None
     odd = sorted(k for k, v in arrays.items() if not isinstance(v, np.ndarray))
     if odd:  # a member not saved by np.save (no .npy header) comes back as bytes
         raise ValueError(f"--representative-data {path}: member(s) {', '.join(odd)} of the .npz file are not "
@@ -136,7 +140,12 @@ def _samples(path, key, specs, arrays):
             raise ValueError(f"--representative-data {path}: input '{name}' of signature '{key}' is "
                              f"{np.dtype(dtype)}, and the file's {a.dtype} array holds values it cannot hold "
                              f"({a.min()} to {a.max()}).")
-        a = a.astype(dtype, copy=False)
+        with np.errstate(over="ignore"):
+            cast = a.astype(dtype, copy=False)
+        if a.dtype.kind == "f" and not np.array_equal(np.isfinite(cast), np.isfinite(a)):
+            raise ValueError(f"--representative-data {path}: input '{name}' of signature '{key}' is "
+                             f"{np.dtype(dtype)}, and the file's {a.dtype} array holds values too large for it.")
+        a = cast
         rank = len(shape)
         if a.ndim == rank + 1:
             rows = [a[i] for i in range(a.shape[0])]
