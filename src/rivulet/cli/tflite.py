@@ -90,7 +90,8 @@ def representative_dataset(path, converter):
 
 def _read_samples(path):
     """The array of a .npy file or the arrays of a .npz file; a damaged or hostile file is a ValueError naming
-    it (NumPy's own errors for such files are of many types: BadZipFile, zlib.error, tokenize.TokenError...)."""
+    it (NumPy's own errors for such files are of many types: BadZipFile, zlib.error, tokenize.TokenError,
+    TypeError...)."""
     import tokenize
     import zipfile
     import zlib
@@ -103,7 +104,7 @@ def _read_samples(path):
         with data:
             arrays = {k: data[k] for k in data.files}
     except (zipfile.BadZipFile, zlib.error, tokenize.TokenError, SyntaxError, EOFError, OverflowError,
-            MemoryError, NotImplementedError) as e:
+            MemoryError, NotImplementedError, TypeError) as e:  # TypeError: a header dict of bytes and str keys
         raise ValueError(f"--representative-data {path} is not a readable .npy/.npz file: {e}") from None
     except OSError as e:
         if e.filename is not None:  # the path itself (missing, a directory, no permission): as it is
