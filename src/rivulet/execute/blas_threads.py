@@ -263,22 +263,29 @@ class Tuner:
             self._record(one, _clock() - start, probing, start)
 
     def _record(self, one, took, probing, now):
-        recent = self.recent
-        if probing:
-            if recent and took * 1.1 < sum(recent) / len(recent):  # the other choice is faster now
-                self.one, self.backoff = one, _PROBE_S
-                recent.clear()
-                recent.append(took)
-            else:
-                self.backoff = min(self.backoff * 2, _PROBE_MAX_S)
-            self.probe_at = now + self.backoff
-            return
-        if not one and recent and took > _JUMP * min(recent):
-            self.probe_at = now  # the machine got busy: try one thread next (on one thread a slow call
-            # is the process being descheduled, which more threads would not mend)
-        recent.append(took)
-        if len(recent) > _KEEP:
-            del recent[0]
+        record_call(self, one, took, probing, now)
+
+
+def record_call(state, one, took, probing, now):
+    """One timed call of a threads-or-one choice (`state`: recent, one, backoff, probe_at): a probe of the other
+    choice that ran clearly faster switches to it, else the next probe waits twice as long; a call on several
+    threads far slower than the recent ones brings a probe forward."""
+    recent = state.recent
+    if probing:
+        if recent and took * 1.1 < sum(recent) / len(recent):  # the other choice is faster now
+            state.one, state.backoff = one, _PROBE_S
+            recent.clear()
+            recent.append(took)
+        else:
+            state.backoff = min(state.backoff * 2, _PROBE_MAX_S)
+        state.probe_at = now + state.backoff
+        return
+    if not one and recent and took > _JUMP * min(recent):
+        state.probe_at = now  # the machine got busy: try one thread next (on one thread a slow call
+        # is the process being descheduled, which more threads would not mend)
+    recent.append(took)
+    if len(recent) > _KEEP:
+        del recent[0]
 
 
 _PROBE_S, _PROBE_MAX_S, _JUMP, _KEEP = 0.25, 16.0, 4.0, 4

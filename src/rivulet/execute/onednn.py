@@ -328,24 +328,10 @@ class _Threads:
         if probing is None:
             return
         with self.lock:  # (another thread's probe replacing the times while this one averaged them mixed both)
-            recent = self.recent
-            if probing:
-                if recent and took * 1.1 < sum(recent) / len(recent):
-                    self.one, self.backoff = one, _PROBE_S
-                    recent.clear()
-                    recent.append(took)
-                else:
-                    self.backoff = min(self.backoff * 2, _PROBE_MAX_S)
-                self.probe_at = now + self.backoff
-                return
-            if not one and recent and took > _JUMP * min(recent):
-                self.probe_at = now
-            recent.append(took)
-            if len(recent) > _KEEP:
-                del recent[0]
+            blas_threads.record_call(self, one, took, probing, now)
 
 
-_PROBE_S, _PROBE_MAX_S, _JUMP, _KEEP = 0.25, 16.0, 4.0, 4
+_PROBE_S = blas_threads._PROBE_S  # the same probing as the BLAS Tuner's
 
 
 class Primitive:

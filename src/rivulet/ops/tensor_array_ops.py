@@ -62,9 +62,10 @@ def _element(items, i, element_dtype, element_shape):
     return v
 
 
-def _set_item(lst, index, item, resize):
-    items = list(lst.items)
-    i = int(index)
+def _place(items, i, item, resize):
+    """items[i] = item, growing a resizeable list; TensorFlow's errors for a negative or (fixed size) too
+    large index."""
+    i = int(i)
     if i < 0:
         raise InvalidArgumentError(f"Tried to write to index {i} but array size is: {len(items)}")
     if i >= len(items):
@@ -73,6 +74,11 @@ def _set_item(lst, index, item, resize):
                                   f"{len(items)} ")
         items.extend([None] * (i + 1 - len(items)))
     items[i] = item
+
+
+def _set_item(lst, index, item, resize):
+    items = list(lst.items)
+    _place(items, index, item, resize)
     return TensorList(items)
 
 
@@ -200,15 +206,7 @@ def _scatter_into(lst, tensor, indices, resize):
     t = np.asarray(tensor)
     rows = t.reshape((idx.size,) + t.shape[np.ndim(indices):])
     for k, i in enumerate(idx):
-        i = int(i)
-        if i < 0:
-            raise InvalidArgumentError(f"Tried to write to index {i} but array size is: {len(items)}")
-        if i >= len(items):
-            if not resize:
-                raise OutOfRangeError(f"Tried to write to index {i} but array is not resizeable and size is: "
-                                      f"{len(items)} ")
-            items.extend([None] * (i + 1 - len(items)))
-        items[i] = rows[k]
+        _place(items, i, rows[k], resize)
     return TensorList(items)
 
 
