@@ -1,32 +1,19 @@
 """Dataset.snapshot and Dataset.save/load from several threads at once: every pass sees whole, right data, no
 thread raises, and a snapshot or saved directory is never read as complete while it is being written."""
+import functools
 import os
 import threading
 
 import numpy as np
 
 import rivulet as tf
+from tests.concurrency.threads import run_in_threads
 
 THREADS = 6
 
 
 def _run(target, n=THREADS):
-    errors, barrier = [], threading.Barrier(n)
-
-    def body(i):
-        try:
-            barrier.wait()
-            target(i)
-        except BaseException as e:  # noqa: BLE001 - reported below
-            errors.append(e)
-
-    ts = [threading.Thread(target=body, args=(i,)) for i in range(n)]
-    for t in ts:
-        t.start()
-    for t in ts:
-        t.join(60)
-    assert not any(t.is_alive() for t in ts)
-    assert errors == [], errors
+    run_in_threads([functools.partial(target, i) for i in range(n)], together=True)
 
 
 def test_snapshot_written_by_several_iterators_at_once(tmp_path):

@@ -7,26 +7,13 @@ import threading
 import numpy as np
 
 import rivulet as tf
+from tests.concurrency.threads import run_in_threads
 
 CPUS = ["/cpu:0", "/cpu:1"]
 
 
 def _threads(targets):
-    errors = []
-
-    def body(fn):
-        try:
-            fn()
-        except BaseException as e:  # noqa: BLE001 - reported below
-            errors.append(e)
-
-    ts = [threading.Thread(target=body, args=(fn,)) for fn in targets]
-    for t in ts:
-        t.start()
-    for t in ts:
-        t.join(60)
-    assert not any(t.is_alive() for t in ts)
-    assert errors == [], errors
+    run_in_threads(list(targets))
 
 
 def test_strategy_generator_drawn_from_plain_threads_eagerly_and_in_functions():

@@ -1,31 +1,18 @@
 """A dataset iterator checkpointed while other threads pull from it, and a jit function called from several
 threads through warm-up, compile and trial: saved positions are positions the iterator passed through, every
 result is right, the tier settles on one."""
+import functools
 import threading
 
 import numpy as np
 import pytest
 
 import rivulet as tf
+from tests.concurrency.threads import run_in_threads
 
 
 def _threads(target, n):
-    errors = []
-
-    def body(i):
-        try:
-            target(i)
-        except BaseException as e:  # noqa: BLE001 - reported below
-            errors.append(e)
-
-    ts = [threading.Thread(target=body, args=(i,)) for i in range(n)]
-    for t in ts:
-        t.start()
-    for t in ts:
-        t.join(60)
-    assert not any(t.is_alive() for t in ts)
-    assert errors == [], errors
-    return ts
+    return run_in_threads([functools.partial(target, i) for i in range(n)])
 
 
 def _pipeline():
