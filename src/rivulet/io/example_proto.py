@@ -260,7 +260,8 @@ class FloatList(_List):
     def _convert(v):
         if isinstance(v, (str, bytes)):
             raise TypeError(f"{v!r} has type {type(v).__name__}, but expected one of: int, float")
-        return float(np.float32(v))
+        with np.errstate(over="ignore"):  # past float32's range is inf, as protobuf's FloatList stores it
+            return float(np.float32(v))
 
     @classmethod
     def _convert_all(cls, value):
