@@ -13,8 +13,8 @@ import numpy as np
 
 from .. import nest
 from ..core.tensor import EagerTensor
-from ..errors import InvalidArgumentError
-from ..shape import TensorShape
+from ..errors import DataLossError, InvalidArgumentError
+from ..shape import TensorShape, TensorSpec
 
 
 class CompositeValue:
@@ -211,6 +211,37 @@ def from_records(layout, parts):
         out.append(parts[i] if kind is None else kind.from_components(parts[i:i + n]))
         i += n
     return tuple(out)
+
+
+def record_specs(layout, spec):
+    """The TensorSpec each record is checked against (a composite's components: any shape)."""
+    out = []
+    for (kind, dts), s in zip(layout, nest.flatten(spec)):
+        out.extend([TensorSpec(None, d) for d in dts] if kind is not None else [s])
+    return out
+
+
+def read_elements(records, spec, count, where, short, long):
+    """The `count` elements `spec` describes, read from an iterator of serialized-tensor records (a snapshot's
+    shard, a saved dataset), each checked against its spec. A file that holds fewer or more records than
+    counted raises DataLossError (`short` / `long`, the messages; `where` starts a shape mismatch's): a damaged
+    count must never cut the data short, or pad it, silently."""
+    from ..ops.serialize_ops import parse_tensor_kernel
+    layout = record_layout(spec)
+    specs = record_specs(layout, spec)
+    for _ in range(count):
+        parts = []
+        for s in specs:
+            r = next(records, None)
+            if r is None:
+                raise DataLossError(None, None, short)
+            v = parse_tensor_kernel(r, s.dtype)
+            if not s.shape.is_compatible_with(v.shape):
+                raise DataLossError(None, None, f"{where}: an element of shape {v.shape} where {s} was expected.")
+            parts.append(v if v.ndim else v[()])
+        yield from_records(layout, parts)
+    if next(records, None) is not None:
+        raise DataLossError(None, None, long)
 
 
 def rows(c):

@@ -187,27 +187,10 @@ class LoadDataset(DatasetV2):
 
     def _make_iter(self):
         from ..formats.tfrecord import read_records
-        from ..ops.serialize_ops import parse_tensor_kernel
-        layout = composites.record_layout(self.element_spec)
-        specs = [TensorSpec(None, d) if k is not None else s for (k, ds), s in
-                 zip(layout, structure.flat_specs(self.element_spec)) for d in ds]
-        recs = read_records(self._file, self._kind)
-        for _ in range(self._n):
-            parts = []
-            for s in specs:
-                r = next(recs, None)
-                if r is None:
-                    raise DataLossError(None, None, f"Dataset.load: {self._file} ends before its "
-                                        f"{self._n} elements.")
-                v = parse_tensor_kernel(r, s.dtype)
-                if not s.shape.is_compatible_with(v.shape):
-                    raise DataLossError(None, None, f"Dataset.load: an element of shape {v.shape} where {s} was "
-                                        "expected.")
-                parts.append(v if v.ndim else v[()])
-            yield composites.from_records(layout, parts)
-        if next(recs, None) is not None:  # a damaged count must not cut the data short silently
-            raise DataLossError(None, None, f"Dataset.load: {self._file} holds more than the {self._n} elements "
-                                "its spec file counts.")
+        return composites.read_elements(
+            read_records(self._file, self._kind), self.element_spec, self._n, "Dataset.load",
+            f"Dataset.load: {self._file} ends before its {self._n} elements.",
+            f"Dataset.load: {self._file} holds more than the {self._n} elements its spec file counts.")
 
 
 def load(path, element_spec=None, compression=None, reader_func=None):

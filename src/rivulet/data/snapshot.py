@@ -179,7 +179,6 @@ class SnapshotDataset(DatasetV2):
 
     def _read(self):
         from ..formats.tfrecord import read_records
-        from ..ops.serialize_ops import parse_tensor_kernel
         meta = os.path.join(self._dir, _METADATA)
         with open(meta, "rb") as f:
             text = f.read(4096)
@@ -193,25 +192,11 @@ class SnapshotDataset(DatasetV2):
             raise DataLossError(None, None, f"Snapshot {self._dir}: no element count in {_METADATA} (written by an "
                                 "older rivulet, or damaged): delete the directory to write the snapshot again.")
         count = int(lines[1])
-        layout = composites.record_layout(self.element_spec)
-        specs = _leaf_specs(layout, self.element_spec)
         recs = read_records(os.path.join(self._dir, run, "00000000.shard", "00000000.snapshot"))
-        for _ in range(count):
-            parts = []
-            for s in specs:
-                r = next(recs, None)
-                if r is None:
-                    raise DataLossError(None, None, f"Snapshot {self._dir}: the shard ends before the {count} "
-                                        f"elements {_METADATA} counts.")
-                v = parse_tensor_kernel(r, s.dtype)
-                if not s.shape.is_compatible_with(v.shape):
-                    raise DataLossError(None, None, f"Snapshot {self._dir}: an element of shape {v.shape} where "
-                                        f"{s} was expected.")
-                parts.append(v if v.ndim else v[()])
-            yield composites.from_records(layout, parts)
-        if next(recs, None) is not None:
-            raise DataLossError(None, None, f"Snapshot {self._dir}: the shard holds more than the {count} elements "
-                                f"{_METADATA} counts.")
+        yield from composites.read_elements(
+            recs, self.element_spec, count, f"Snapshot {self._dir}",
+            f"Snapshot {self._dir}: the shard ends before the {count} elements {_METADATA} counts.",
+            f"Snapshot {self._dir}: the shard holds more than the {count} elements {_METADATA} counts.")
 
     def _write(self):
         from ..formats.tfrecord import TFRecordWriter
@@ -233,14 +218,6 @@ class SnapshotDataset(DatasetV2):
             os.replace(tmp, os.path.join(self._dir, _METADATA))  # the pass is complete: the snapshot is finished
         else:
             os.remove(tmp)
-
-
-def _leaf_specs(layout, spec):
-    """The TensorSpec each record is checked against (a composite's components: any shape)."""
-    out = []
-    for (kind, dts), s in zip(layout, structure.flat_specs(spec)):
-        out.extend([TensorSpec(None, d) for d in dts] if kind is not None else [s])
-    return out
 
 
 def snapshot(dataset, path, compression="AUTO", reader_func=None, shard_func=None):
