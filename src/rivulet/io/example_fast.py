@@ -11,13 +11,17 @@ general path returns.
 import numpy as np
 
 from .. import dtypes as _dt
-from ..formats.wire import decode_varints
+from ..formats.wire import decode_varints, read_varint
 
 _KIND = {_dt.int64: 0x1A, _dt.float32: 0x12, _dt.string: 0x0A}  # the Feature field holding each dtype's list
 
 
 class _Bail(Exception):
     pass
+
+
+def _bail(kind, detail=None):  # wire.read_varint's failure: leave the fast path
+    return _Bail()
 
 
 def _varint(buf, pos, end):
@@ -106,19 +110,6 @@ def _entries(buf, wanted, found):
 _FEW = 32  # bytes of packed int64s decoded in Python
 
 
-def _varint64(buf, pos, end):
-    """(value mod 2**64, next position) of a varint of up to ten bytes; cut short or longer: _Bail."""
-    result = shift = 0
-    while pos < end and shift < 70:
-        b = buf[pos]
-        pos += 1
-        result |= (b & 0x7F) << shift
-        if b < 0x80:
-            return result & 0xFFFFFFFFFFFFFFFF, pos
-        shift += 7
-    raise _Bail
-
-
 def _packed(buf, start, end):
     """(payload start, end) of a numeric list's one packed field; an empty list is (start, start)."""
     if start == end:
@@ -190,7 +181,7 @@ def _numeric(records, spans, dt):
         for part in parts:
             pos, end, c = 0, len(part), 0
             while pos < end:
-                v, pos = _varint64(part, pos, end)
+                v, pos = read_varint(part, pos, end, _bail)
                 values.append(v)
                 c += 1
             counts.append(c)
