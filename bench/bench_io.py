@@ -22,14 +22,14 @@ run. --numpy-crc measures rivulet without the fast-io extra (CRC-32C in NumPy). 
 rivulet itself never imports it. The files live in the system's temporary folder (page cache: these are
 the libraries' costs, not the disk's).
 """
-import argparse
 import os
 import shutil
 import sys
 import tempfile
 from pathlib import Path
 
-from sidebyside import Worker, busy, rivulet_env, serve, timed
+from sidebyside import (Worker, alternate, busy, close, parser, rivulet_env, serve, spread, timed,
+                        workload_names)
 
 HERE = Path(__file__).resolve().parent
 WORKLOADS = ("ckpt_write", "ckpt_read", "rec_write", "rec_parse", "rec_parse_batched")
@@ -122,21 +122,14 @@ def child(backend, names):
 
 # ---------------------------------------------------------------------------------------------- parent
 def main(argv=None):
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("names", nargs="*", help=f"workloads ({', '.join(WORKLOADS)}); default all")
-    ap.add_argument("--tf", default=os.environ.get("RIVULET_TF_PYTHON"), help="a Python with tensorflow-cpu")
-    ap.add_argument("--rounds", type=int, default=5, help="alternate the backends this many times")
+    ap = parser(__doc__, WORKLOADS)
     ap.add_argument("--busy", type=int, default=0, help="busy processes running during the timed rounds")
     ap.add_argument("--src", action="append", default=[], help="another rivulet src/ folder to measure too")
     ap.add_argument("--numpy-crc", action="store_true", help="rivulet without google-crc32c (RIVULET_CRC32C=numpy)")
-    ap.add_argument("--child", help=argparse.SUPPRESS)
     a = ap.parse_args(argv)
-    names = a.names or list(WORKLOADS)
     if a.child:
-        return child(a.child, names)
-    bad = [n for n in names if n not in WORKLOADS]
-    if bad:
-        sys.exit(f"unknown workload(s) {bad}; known: {', '.join(WORKLOADS)}")
+        return child(a.child, a.names or list(WORKLOADS))
+    names = workload_names(a, WORKLOADS)
     crc = {"RIVULET_CRC32C": "numpy"} if a.numpy_crc else {}
     workers = [Worker("rivulet", sys.executable, __file__, "rivulet", names,
                       dict(rivulet_env(HERE.parent / "src"), **crc))]
@@ -145,17 +138,12 @@ def main(argv=None):
                               names, dict(rivulet_env(Path(src).resolve()), **crc)))
     if a.tf:
         workers.append(Worker("tensorflow", a.tf, __file__, "tensorflow", names))
-    got = {w.label: {n: [] for n in names} for w in workers}
     rounds = max(1, a.rounds)
     try:
         with busy(a.busy):
-            for _ in range(rounds):
-                for w in workers:
-                    for n, ms in w.round().items():
-                        got[w.label][n].append(ms)
+            got = alternate(workers, rounds)
     finally:
-        for w in workers:
-            w.close()
+        close(workers)
     load = f", {a.busy} busy processes" if a.busy else ", idle"
     print(f"I/O, ms (min of {rounds} rounds{load})")
     print(f"{'workload':18} {'backend':22} {'ms':>9} {'TF ratio':>9}  spread")
@@ -167,8 +155,7 @@ def main(argv=None):
             line = f"{n:18} {w.label:22} {min(mine):9.1f}"
             if a.tf:
                 theirs = got["tensorflow"][n]
-                r = [t / m for t, m in zip(theirs, mine)]
-                line += f" {min(theirs) / min(mine):8.2f}x  {min(r):.2f}-{max(r):.2f}x"
+                line += f" {min(theirs) / min(mine):8.2f}x  {spread(theirs, mine)}"
             print(line)
         if a.tf:
             print(f"{n:18} {'tensorflow':22} {min(got['tensorflow'][n]):9.1f}")

@@ -21,12 +21,11 @@ is TensorFlow's time / rivulet's (> 1: rivulet is faster), its range over the ro
 figures (both backends under the same load). TensorFlow is optional: --tf names a Python that has
 tensorflow-cpu (or set RIVULET_TF_PYTHON); rivulet itself never imports it.
 """
-import argparse
-import os
 import sys
 from pathlib import Path
 
-from sidebyside import Worker, busy, keras_lstm, rivulet_env, serve, timed
+from sidebyside import (Worker, alternate, busy, close, keras_lstm, parser, rivulet_env, serve, spread, timed,
+                        workload_names)
 
 HERE = Path(__file__).resolve().parent
 WORKLOADS = ("convnet", "convae", "lstm", "gru")
@@ -95,32 +94,20 @@ def child(backend, names):
 
 # ---------------------------------------------------------------------------------------------- parent
 def main(argv=None):
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("names", nargs="*", help=f"workloads ({', '.join(WORKLOADS)}); default all")
-    ap.add_argument("--tf", default=os.environ.get("RIVULET_TF_PYTHON"), help="a Python with tensorflow-cpu")
-    ap.add_argument("--rounds", type=int, default=5, help="alternate the backends this many times")
+    ap = parser(__doc__, WORKLOADS)
     ap.add_argument("--busy", type=int, default=0, help="busy processes running during the timed rounds")
-    ap.add_argument("--child", help=argparse.SUPPRESS)
     a = ap.parse_args(argv)
-    names = a.names or list(WORKLOADS)
     if a.child:
-        return child(a.child, names)
-    bad = [n for n in names if n not in WORKLOADS]
-    if bad:
-        sys.exit(f"unknown workload(s) {bad}; known: {', '.join(WORKLOADS)}")
+        return child(a.child, a.names or list(WORKLOADS))
+    names = workload_names(a, WORKLOADS)
     workers = [Worker("rivulet", sys.executable, __file__, "rivulet", names, rivulet_env(HERE.parent / "src"))]
     if a.tf:
         workers.append(Worker("tensorflow", a.tf, __file__, "tensorflow", names))
-    got = {w.label: {n: [] for n in names} for w in workers}
     try:
         with busy(a.busy):
-            for _ in range(max(1, a.rounds)):
-                for w in workers:
-                    for n, ms in w.round().items():
-                        got[w.label][n].append(ms)
+            got = alternate(workers, a.rounds)
     finally:
-        for w in workers:
-            w.close()
+        close(workers)
     load = f", {a.busy} busy processes" if a.busy else ", idle"
     print(f"Keras fit, one epoch, ms (min of {max(1, a.rounds)} rounds{load})")
     print(f"{'workload':10} {'rivulet':>10} {'tensorflow':>11} {'ratio':>7}  spread")
@@ -129,8 +116,7 @@ def main(argv=None):
         line = f"{n:10} {min(mine):10.1f}"
         if "tensorflow" in got:
             theirs = got["tensorflow"][n]
-            r = [t / m for t, m in zip(theirs, mine)]
-            line += f" {min(theirs):11.1f} {min(theirs) / min(mine):6.2f}x  {min(r):.2f}-{max(r):.2f}x"
+            line += f" {min(theirs):11.1f} {min(theirs) / min(mine):6.2f}x  {spread(theirs, mine)}"
         print(line)
 
 
