@@ -262,6 +262,56 @@ def load_snapshot(path):
     _check(os.path.dirname(path), list(_pipeline().snapshot(path).as_numpy_iterator()), elements)
 
 
+# ---- Dataset.cache(filename) ----------------------------------------------------------------------------------
+
+def _cache_base():
+    if "cache" not in _BASE:
+        import tempfile
+        d = tempfile.mkdtemp(prefix="rivulet_fuzz_cache_")
+        got = list(_pipeline().cache(os.path.join(d, "c")).as_numpy_iterator())
+        (name,) = os.listdir(d)
+        with open(os.path.join(d, name), "rb") as f:
+            _BASE["cache"] = name, f.read(), (_flat(got), _flat(got, False))
+    return _BASE["cache"]
+
+
+def build_cache(rng, case_dir):
+    """A cache file damaged (bytes), forged (records rewritten with sound CRCs, its count among them), or left
+    by an interrupted pass (only a pass's own temporary file: the cache is filled anew)."""
+    name, data, _ = _cache_base()
+    mode = rng.random()
+    target = os.path.join(case_dir, name)
+    if mode < 0.4:
+        data = mutate_bytes(rng, data)
+    elif mode < 0.8:
+        data = reframe(rng, data)
+        open(os.path.join(case_dir, "forged"), "w").close()
+    elif mode < 0.9:  # cut at a record's end, or another count in a sound first record
+        from rivulet.formats.records import record
+        from rivulet.formats.tfrecord import read_records
+        path = os.path.join(case_dir, "in")
+        with open(path, "wb") as f:
+            f.write(data)
+        recs = [bytes(r) for r in read_records(path)]
+        os.remove(path)
+        if rng.random() < 0.5:
+            recs = recs[:int(rng.integers(len(recs)))]
+        else:
+            recs[0] = recs[0][:-21] + b"%020d\n" % int(rng.choice([0, 1, 5, 7, 2 ** 40, 10 ** 19]))
+        data = b"".join(record(r) for r in recs)
+    else:  # an interrupted pass's file, and no cache
+        target += ".tmp0123456789abcdef"
+        data = data[:int(rng.integers(len(data)))]
+    with open(target, "wb") as f:
+        f.write(data)
+    return os.path.join(case_dir, "c")
+
+
+def load_cache(path):
+    _, _, elements = _cache_base()
+    _check(os.path.dirname(path), list(_pipeline().cache(path).as_numpy_iterator()), elements)
+
+
 # ---- a dataset iterator in a tf.train.Checkpoint --------------------------------------------------------------
 
 def _iter_pipeline(i=0):
@@ -570,6 +620,7 @@ _SAVED = _saved_model_allowed()
 TARGETS = [
     FuzzTarget(name="dataset-load", build=build_save, load=load_save, allowed=_DATA[:3]),
     FuzzTarget(name="dataset-snapshot", build=build_snapshot, load=load_snapshot, allowed=_DATA[:3]),
+    FuzzTarget(name="dataset-cache-file", build=build_cache, load=load_cache, allowed=_DATA[:3]),
     FuzzTarget(name="iterator-checkpoint", build=build_iterator, load=load_iterator, allowed=_DATA),
     FuzzTarget(name="savedmodel-composite-specs", build=build_composite, load=load_composite, allowed=_SAVED,
                seconds=10.0),

@@ -147,33 +147,64 @@ def list_files(file_pattern, shuffle=None, seed=None):
     return ds
 
 
+_CACHE_MAGIC = b"rivulet.data.cache/1\n"
+
+
+def _cache_header(count):
+    """The cache file's first record: its magic and the element count (fixed width, so the count is written
+    over the placeholder once the pass is complete)."""
+    return _CACHE_MAGIC + b"%020d\n" % count
+
+
 def file_cache_iter(input_dataset, filename, spec):
-    """cache(filename): the first complete pass writes the elements to `filename` as TFRecords of serialized
-    tensors (no pickle); later passes read them back."""
-    from ..ops.serialize_ops import parse_tensor_kernel, serialize_kernel
-    from ..formats.tfrecord import TFRecordWriter, read_records
-    from . import composites
+    """cache(filename): the first complete pass writes the elements to `filename`.rivulet-cache.tfrecord as
+    TFRecords of serialized tensors (no pickle), after a first record holding the element count; later passes
+    read them back. A pass writes a file of its own and renames it into place only once complete, so an
+    interrupted pass (an iterator dropped midway, a crash) leaves no cache: the next pass fills it anew, as
+    TensorFlow discards a partial cache. Reading checks every record's CRCs, each element's dtypes and shapes
+    and the count: a cut, damaged or padded file is DataLossError naming it, never fewer or other elements."""
     path = filename + ".rivulet-cache.tfrecord"
-    layout = composites.record_layout(spec)  # a composite (SparseTensor) leaf: one record per component
-    dtypes = [d for _, ds in layout for d in ds]
     if os.path.exists(path):
-        recs = read_records(path)
-        while True:
-            parts = []
-            for dt in dtypes:
-                r = next(recs, None)
-                if r is None:
-                    return
-                p = parse_tensor_kernel(r, dt)
-                parts.append(p if p.ndim else p[()])
-            yield composites.from_records(layout, parts)
-    tmp = path + f".tmp{os.getpid()}"
+        return _read_cache(path, spec)
+    return _write_cache(input_dataset, path)
+
+
+def _read_cache(path, spec):
+    from ..errors import DataLossError
+    from ..formats.tfrecord import read_records
+    from . import composites
+    records = read_records(path)
+    head = next(records, None)
+    want = len(_cache_header(0))
+    if head is None or len(head) != want or not head.startswith(_CACHE_MAGIC) or \
+            not head[len(_CACHE_MAGIC):-1].isdigit() or not head.endswith(b"\n"):
+        raise DataLossError(None, None, f"Cache file {path} has no element count (it was written by an older "
+                            "rivulet, or is damaged): delete it to fill the cache again.")
+    count = int(head[len(_CACHE_MAGIC):-1])
+    yield from composites.read_elements(
+        records, spec, count, f"Cache file {path}",
+        f"Cache file {path} ends before the {count} elements it counts.",
+        f"Cache file {path} holds more than the {count} elements it counts.")
+
+
+def _write_cache(input_dataset, path):
+    import uuid
+    from ..formats.records import record
+    from ..formats.tfrecord import TFRecordWriter
+    from ..ops.serialize_ops import serialize_kernel
+    from . import composites
+    tmp = f"{path}.tmp{uuid.uuid4().hex}"  # per pass: two iterators of one process never share it
     try:
+        count = 0
         with TFRecordWriter(tmp) as w:
+            w.write(_cache_header(0))
             for e in input_dataset._make_iter():
                 for v in composites.to_records(e):
                     w.write(serialize_kernel(v).item())
+                count += 1
                 yield e
+        with open(tmp, "r+b") as f:  # the pass is complete: its count goes into the first record
+            f.write(record(_cache_header(count)))
         os.replace(tmp, path)
     finally:
         if os.path.exists(tmp):
@@ -181,5 +212,3 @@ def file_cache_iter(input_dataset, filename, spec):
                 os.remove(tmp)
             except OSError:
                 pass
-
-
