@@ -247,3 +247,35 @@ def test_distributed_dataset_element_spec_is_per_replica_and_binds_an_input_sign
         return strategy.run(lambda x, y: x + y, args=batch)
     out = step(next(iter(dist)))
     assert [t.numpy().tolist() for t in strategy.experimental_local_results(out)] == [[[3.0]] * 2] * 2
+
+
+def test_distributed_variables_print_as_tensorflow_prints_them(mirrored):
+    """TF 2.21's forms: MirroredVariable / SyncOnReadVariable with one line per replica (no values inside a
+    graph), also with one replica; OneDeviceStrategy and CentralStorageStrategy make plain variables."""
+    with mirrored.scope():
+        v = tf.Variable(1.0)
+        r = tf.Variable([0, 1], synchronization=tf.VariableSynchronization.ON_READ,
+                        aggregation=tf.VariableAggregation.SUM)
+    assert (type(v).__name__, type(r).__name__) == ("MirroredVariable", "SyncOnReadVariable")
+    assert isinstance(v, tf.Variable) and isinstance(r, tf.Variable)
+    assert str(v) == repr(v) == (
+        "MirroredVariable:{\n  0: <tf.Variable 'Variable:0' shape=() dtype=float32, numpy=1.0>,\n"
+        "  1: <tf.Variable 'Variable/replica_1:0' shape=() dtype=float32, numpy=1.0>\n}")
+    assert repr(r) == (
+        "SyncOnReadVariable:{\n  0: <tf.Variable 'Variable:0' shape=(2,) dtype=int32, numpy=array([0, 1], "
+        "dtype=int32)>,\n  1: <tf.Variable 'Variable/replica_1:0' shape=(2,) dtype=int32, numpy=array([0, 1], "
+        "dtype=int32)>\n}")
+    seen = []
+    tf.function(lambda: seen.append(repr(v)) or v + 1)()
+    assert seen == ["MirroredVariable:{\n  0: <tf.Variable 'Variable:0' shape=() dtype=float32>,\n"
+                    "  1: <tf.Variable 'Variable/replica_1:0' shape=() dtype=float32>\n}"]
+
+    with tf.distribute.MirroredStrategy(["/cpu:0"]).scope():
+        one = tf.Variable(2.0)
+        with pytest.raises(ValueError, match="aggregation=MEAN and a non-floating dtype"):
+            tf.Variable(1, aggregation=tf.VariableAggregation.MEAN)
+    assert repr(one) == "MirroredVariable:{\n  0: <tf.Variable 'Variable:0' shape=() dtype=float32, numpy=2.0>\n}"
+    for strategy in (tf.distribute.OneDeviceStrategy("/cpu:0"), tf.distribute.experimental.CentralStorageStrategy()):
+        with strategy.scope():
+            plain = tf.Variable(3.0)
+        assert repr(plain) == "<tf.Variable 'Variable:0' shape=() dtype=float32, numpy=3.0>"

@@ -65,6 +65,8 @@ class CommunicationOptions:
 
 
 class MultiWorkerMirroredStrategy(Strategy):
+    _mirrors_variables = True
+
     def __init__(self, cluster_resolver=None, communication_options=None):
         resolver = cluster_resolver if cluster_resolver is not None else TFConfigClusterResolver()
         comm = collective.current()

@@ -105,6 +105,9 @@ class Strategy:
     # run(tf_function) traces the function's Python in replica context, even with one replica (TensorFlow's
     # mirrored strategies); the default strategy and OneDeviceStrategy call the tf.function as it is
     _runs_tf_function_python = True
+    # variables made in scope are distributed ones (MirroredVariable, SyncOnReadVariable) even with one
+    # replica, as TensorFlow's MirroredStrategy and MultiWorkerMirroredStrategy make them
+    _mirrors_variables = False
 
     def __init__(self, devices):
         devices = [canonical_device(d) for d in devices]
@@ -129,7 +132,7 @@ class Strategy:
             raise ValueError(f"Mixing different tf.distribute.Strategy objects: {self!r} is not {current[-1][0]!r}")
         _ctx.push(self, None)
         creator = self._variable_creator()
-        if self.num_replicas_in_sync > 1:
+        if self.num_replicas_in_sync > 1 or self._mirrors_variables:
             creator = _checking_creator(self, creator)
         try:
             if creator is None:
@@ -310,6 +313,8 @@ class MirroredStrategy(Strategy):
     machine, every logical CPU: one replica, or two after `tf.config.set_logical_device_configuration(cpu,
     [LogicalDeviceConfiguration()] * 2)`; `MirroredStrategy(["/cpu:0", "/cpu:1"])` names them."""
 
+    _mirrors_variables = True
+
     def __init__(self, devices=None, cross_device_ops=None):
         if devices is None:
             from ..config_devices import list_logical_devices
@@ -328,6 +333,7 @@ class CentralStorageStrategy(MirroredStrategy):
     with TensorFlow's defaults: the local GPUs, of which rivulet has none, else the CPU (one replica, even
     with several logical CPUs; name them in `compute_devices` for more); the parameter device is the
     compute device when there is one, else the CPU."""
+    _mirrors_variables = False  # (one replica: plain variables, as TensorFlow's)
 
     def __init__(self, compute_devices=None, parameter_device=None):
         if compute_devices is None:

@@ -11,10 +11,11 @@ import numpy as np
 
 from ..core import context as _core
 from ..core.dispatch import bind
-from ..core.tensor import EagerTensor, convert_to_tensor, numpy_text
+from ..core.tensor import EagerTensor, convert_to_tensor
 from ..state import resource_ops as _r
 from ..state.variables import ResourceVariable, VariableAggregation, VariableSynchronization
 from . import context as _ctx
+from .values import distributed_repr
 
 _SLOW = _core.SLOW
 
@@ -109,11 +110,7 @@ class SyncOnReadVariable(ResourceVariable):
 
     # -- Python protocol ----------------------------------------------------------------------------------
     def __repr__(self):
-        if _core.current_graph() is not None:
-            return super().__repr__()
-        items = ",\n".join(f"  {i}: <tf.Variable '{c.name}' shape={c.shape} dtype={c.dtype.name}, "
-                           f"numpy={numpy_text(c._value, True)}>" for i, c in enumerate(self._replica_components))
-        return "SyncOnReadVariable:{\n" + items + "\n}"
+        return distributed_repr("SyncOnReadVariable", self._replica_components)
 
     __str__ = __repr__
 

@@ -3,7 +3,7 @@ import enum
 
 from .. import nest
 from ..core.context import current_graph
-from ..core.tensor import convert_to_tensor
+from ..core.tensor import convert_to_tensor, numpy_text
 from ..state.variables import ResourceVariable
 
 
@@ -111,11 +111,33 @@ def local_results(value):
     return (value,)
 
 
+def distributed_repr(kind, components):
+    """How TensorFlow prints a distributed variable: its kind, then each replica's component (without
+    values inside a graph)."""
+    def one(c):
+        head = f"<tf.Variable '{c.name}' shape={c.shape} dtype={c.dtype.name}"
+        return head + ">" if current_graph() is not None else f"{head}, numpy={numpy_text(c._value, True)}>"
+    return kind + ":{\n" + ",\n".join(f"  {i}: {one(c)}" for i, c in enumerate(components)) + "\n}"
+
+
+class MirroredVariable(ResourceVariable):
+    """The class a mirrored variable takes (see mark_mirrored): a ResourceVariable that prints, and names its
+    type, as TensorFlow's MirroredVariable does."""
+
+    def __repr__(self):
+        return distributed_repr("MirroredVariable", local_results(self))
+
+    __str__ = __repr__
+
+
 def mark_mirrored(variable, strategy):
     """Records that `variable` (an ON_WRITE variable made for `strategy`, whose replicas all live in this
-    process) stands for TensorFlow's MirroredVariable: experimental_local_results gives one copy per replica."""
+    process) stands for TensorFlow's MirroredVariable: experimental_local_results gives one copy per replica,
+    and a plain ResourceVariable becomes a MirroredVariable (printed as TensorFlow prints it)."""
     if getattr(variable, "_replica_components", None) is None and hasattr(variable, "_res"):
         variable._mirrored_by = strategy
+        if type(variable) is ResourceVariable and strategy._mirrors_variables:  # (not CentralStorageStrategy's)
+            variable.__class__ = MirroredVariable
     return variable
 
 

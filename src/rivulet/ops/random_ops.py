@@ -570,18 +570,19 @@ def _hash_key(key, replica_id):
                            np.uint64)
 
 
-_STATE_CLASS = []
+_STATE_CLASS = {}
 
 
-def _mirrored_state_class():
-    """The class of a strategy's generator's state variable (a ResourceVariable, and named so): an assign in
+def _mirrored_state_class(base):
+    """The class of a strategy's generator's state variable: a subclass of its class `base` (a
+    ResourceVariable, or the distribution layer's MirroredVariable), named as `base` is, where an assign in
     cross-replica context (a checkpoint restoring it too) sets every replica's copy, as on TensorFlow's
     mirrored state; in a replica, where TensorFlow would set that replica's copy alone, it is refused."""
-    if not _STATE_CLASS:
+    cls = _STATE_CLASS.get(base)
+    if cls is None:
         from ..state.resource_ops import ASSIGN
-        from ..state.variables import ResourceVariable
 
-        class ResourceVariable_(ResourceVariable):
+        class MirroredState(base):
             def _update(self, op, value, name, read_value):
                 if op is not ASSIGN:
                     return super()._update(op, value, name, read_value)
@@ -595,9 +596,9 @@ def _mirrored_state_class():
                 offsets = self._generator_offsets
                 offsets.assign(np.zeros(offsets.shape[0], np.int64))
                 return out
-        ResourceVariable_.__name__ = ResourceVariable_.__qualname__ = "ResourceVariable"
-        _STATE_CLASS.append(ResourceVariable_)
-    return _STATE_CLASS[0]
+        MirroredState.__name__ = MirroredState.__qualname__ = base.__name__
+        cls = _STATE_CLASS.setdefault(base, MirroredState)
+    return cls
 
 
 class Generator:
@@ -642,8 +643,9 @@ class Generator:
             # replica i's copy, for strategy.experimental_local_results(g.state)
             self._state_var._replica_value = lambda i: self._state_var._value + np.array(
                 [self._offsets.numpy()[i], 0, 0], np.int64)
-            if type(self._state_var) is _mirrored_state_class().__base__:  # an assign sets every copy
-                self._state_var.__class__ = _mirrored_state_class()
+            base = type(self._state_var)
+            if not base.__module__ == __name__:  # an assign sets every copy
+                self._state_var.__class__ = _mirrored_state_class(base)
                 self._state_var._generator_offsets = self._offsets
 
     def _checkpoint_children(self):  # trackable as TensorFlow's: the state variable under `_state_var`
