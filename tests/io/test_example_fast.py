@@ -215,3 +215,50 @@ def test_empty_lists_at_the_end_of_a_record_stay_on_the_fast_path(monkeypatch):
     assert example_fast.parse(recs, **dict(_attrs(spec), scalar=False)) is not None
     assert example_fast.parse(recs[:1], **dict(_attrs(spec), scalar=True)) is not None
     _same(tf.io.parse_example(recs, spec), _general(monkeypatch, lambda: tf.io.parse_example(recs, spec)))
+
+
+def test_single_records_of_one_layout_skip_the_walk(monkeypatch):
+    """parse_single_example keeps a record's layout by its length: the next record of that length with the same
+    framing bytes takes its spans (a few `startswith`, no walk); one whose framing differs is walked."""
+    recs = _same_length_records()
+    spec = dict(SPEC, ids=tf.io.FixedLenFeature([4], tf.int64), big=tf.io.VarLenFeature(tf.int64))
+    walks = []
+    real = example_fast._entries
+    monkeypatch.setattr(example_fast, "_entries", lambda *a: walks.append(1) or real(*a))
+    example_fast._ONE_LAYOUTS.clear()
+    got = [tf.io.parse_single_example(r, spec) for r in recs]
+    assert len(walks) == 1
+    monkeypatch.setattr(example_fast, "_entries", real)
+    for r, g in zip(recs, got):
+        _same(g, _general(monkeypatch, lambda: tf.io.parse_single_example(r, spec)))
+
+
+def test_single_records_mutated_within_one_length_parse_as_the_general_path_does(monkeypatch):
+    """Bit flips in a record of a known layout's length (its framing, keys or values): the cached layout is
+    taken only where every framing byte is the same, so values and errors are the general path's."""
+    rng = np.random.default_rng(11)
+    base = _same_length_records()[0]
+    spec = {"label": tf.io.FixedLenFeature([], tf.int64, default_value=0), "image": tf.io.VarLenFeature(tf.string),
+            "ids": tf.io.VarLenFeature(tf.int64), "feats": tf.io.VarLenFeature(tf.float32),
+            "tags": tf.io.VarLenFeature(tf.string), "big": tf.io.VarLenFeature(tf.int64),
+            "extra": tf.io.VarLenFeature(tf.float32)}
+
+    def outcome(r):
+        try:
+            got = tf.io.parse_single_example(r, spec)
+            return {k: [_bits(t.numpy()) for t in
+                        ((v.indices, v.values, v.dense_shape) if isinstance(v, tf.SparseTensor) else (v,))]
+                    for k, v in got.items()}
+        except Exception as e:
+            return type(e), str(e)
+
+    for trial in range(300):
+        outcome(base)  # the layout of this length is the base record's
+        r = bytearray(base)
+        for _ in range(int(rng.integers(1, 3))):
+            r[int(rng.integers(len(r)))] ^= 1 << int(rng.integers(8))
+        r = bytes(r)
+        fast, general = outcome(r), _general(monkeypatch, lambda: outcome(r))
+        if fast != general:  # only where the general path read a feature not asked for, as TensorFlow does not
+            assert set(_keys(r)) - set(spec), trial
+            assert isinstance(general, tuple) and not isinstance(fast, tuple), trial

@@ -8,6 +8,8 @@ other than what protobuf writes, a record it cannot read, a feature missing or o
 returns None and parsing.py's general path decides, with its errors; what this returns is exactly what the
 general path returns.
 """
+import sys
+
 import numpy as np
 
 from .. import dtypes as _dt
@@ -297,7 +299,8 @@ _PLANS = {}  # the spec's keys -> the lookup table of the keys wanted
 
 
 def _one_int64s(buf, start, end):
-    """The packed int64 payload buf[start:end] as a list of ints."""
+    """The packed int64 payload buf[start:end] as a list of ints (each byte's bits from a table per position
+    in its varint)."""
     out = []
     while start < end:
         b = buf[start]
@@ -305,19 +308,22 @@ def _one_int64s(buf, start, end):
         if b < 0x80:
             out.append(b)
             continue
-        v, shift = b & 0x7F, 7
+        v, k = b & 0x7F, 1
         while True:
-            if start >= end or shift > 63:
+            if start >= end or k > 9:
                 raise _Bail
             b = buf[start]
             start += 1
-            v |= (b & 0x7F) << shift
+            v |= _PLACED[k][b]
             if b < 0x80:
                 break
-            shift += 7
+            k += 1
         v &= 0xFFFFFFFFFFFFFFFF
         out.append(v - (1 << 64) if v >= 1 << 63 else v)
     return out
+
+
+_PLACED = [[(b & 0x7F) << 7 * k for b in range(256)] for k in range(10)]  # a byte's bits at its place
 
 
 def _plan(dense_keys, dense_types, dense_shapes, sparse_keys, sparse_types):
@@ -332,21 +338,73 @@ def _plan(dense_keys, dense_types, dense_shapes, sparse_keys, sparse_types):
     if len(wanted) != len(keys):
         return None
     codes = {_dt.string: 0, _dt.float32: 1, _dt.int64: 2}
-    slots = [(codes[dt], _KIND[dt], shape.num_elements(), shape.as_list())
+    slots = [(codes[dt], _KIND[dt], shape.num_elements(), shape.as_list(), _form(shape.as_list()))
              for dt, shape in zip(dense_types, dense_shapes)]
-    slots += [(codes[dt], _KIND[dt], None, None) for dt in sparse_types]
+    slots += [(codes[dt], _KIND[dt], None, None, None) for dt in sparse_types]
     if len(_PLANS) > 256:
         _PLANS.clear()
     _PLANS[key] = (dense_types, sparse_types, dense_shapes, (wanted, slots))
     return wanted, slots
 
 
+def _form(dims):
+    """How _parse_one shapes a dense feature's values: 0 a scalar (shape []), 1 a vector of them all (shape
+    [n]), else the shape as a tuple."""
+    return 0 if not dims else 1 if len(dims) == 1 else tuple(dims)
+
+
+_LITTLE = sys.byteorder == "little"
+_SPARSE_ONE = {}  # values in a record -> (the sparse indices [[0], [1] ...], the dense shape [n]): copied out
+
+
+def _sparse_one(n):
+    got = _SPARSE_ONE.get(n)
+    if got is None:
+        got = (np.arange(n, dtype=np.int64)[:, None], np.array([n], dtype=np.int64))
+        if len(_SPARSE_ONE) > 256:
+            _SPARSE_ONE.clear()
+        _SPARSE_ONE[n] = got
+    return got
+
+
+_ONE_LAYOUTS = {}  # (id(wanted), record length) -> (wanted, spans, [(position, framing bytes there)])
+
+
+def _one_layout(buf, wanted, found):
+    """Keeps the layout of one record for the next records of its length: its spans and the bytes outside its
+    wanted features' values (framing, keys, the features not asked for). A record of that length with those
+    bytes has those spans (every byte _entries reads is among them): a few `startswith` instead of a walk.
+    The cache holds `wanted` itself, so that its id is not reused while the entry lives."""
+    pieces, at = [], 0
+    for f in sorted((f for f in found if f is not None), key=lambda f: f[1]):
+        if f[1] > at:
+            pieces.append((at, buf[at:f[1]]))
+        at = max(at, f[2])
+    if at < len(buf):
+        pieces.append((at, buf[at:]))
+    if len(_ONE_LAYOUTS) >= 256:
+        _ONE_LAYOUTS.clear()
+    _ONE_LAYOUTS[id(wanted), len(buf)] = (wanted, tuple(found), pieces)
+
+
 def _parse_one(buf, wanted, slots, nd):
-    """parse() of one record (parse_single_example, a dataset's map): no NumPy call that is not an output."""
-    found = [None] * len(slots)
-    _entries(buf, wanted, found)
+    """parse() of one record (parse_single_example, a dataset's map): one NumPy call per output where it can
+    (a scalar made as one, the sparse indices and shape copied from a cache per length)."""
+    lay = _ONE_LAYOUTS.get((id(wanted), len(buf)))
+    if lay is not None and lay[0] is wanted:
+        found = lay[1]
+        for at, piece in lay[2]:
+            if not buf.startswith(piece, at):
+                found = [None] * len(slots)
+                _entries(buf, wanted, found)
+                break
+    else:
+        found = [None] * len(slots)
+        _entries(buf, wanted, found)
+        if buf:
+            _one_layout(buf, wanted, found)
     outs = []
-    for f, (code, want, n, dims) in zip(found, slots):
+    for f, (code, want, n, dims, form) in zip(found, slots):
         if f is None:
             if n is not None:
                 return None
@@ -356,29 +414,49 @@ def _parse_one(buf, wanted, slots, nd):
             return None
         if not code:
             vals = _bytes_values(buf, start, end)
-            arr = np.empty(len(vals), dtype=object)
-            arr[:] = vals
+            if n is not None and len(vals) != n:
+                return None
+            if form == 0:
+                arr = np.empty((), dtype=object)
+                arr[()] = vals[0]
+            else:
+                arr = np.empty(len(vals), dtype=object)
+                arr[:] = vals
         else:
             p, e = _packed(buf, start, end)
             if code == 1:
                 if (e - p) & 3:
                     return None
-                arr = np.frombuffer(buf, dtype="<f4", count=(e - p) >> 2, offset=p).astype(np.float32)
-            elif e - p <= _FEW:
-                arr = np.array(_one_int64s(buf, p, e), dtype=np.int64)
-            else:
-                got = decode_varints(np.frombuffer(buf, dtype=np.uint8, count=e - p, offset=p))
-                if got is None:
+                if _LITTLE:
+                    arr = np.frombuffer(buf, dtype=np.float32, count=(e - p) >> 2, offset=p).copy()
+                else:
+                    arr = np.frombuffer(buf, dtype="<f4", count=(e - p) >> 2, offset=p).astype(np.float32)
+                if n is not None and len(arr) != n:
                     return None
-                arr = got[0].view(np.int64)
-        if n is not None:
-            if len(arr) != n:
-                return None
+            else:
+                if e - p <= _FEW:
+                    vals = _one_int64s(buf, p, e)
+                    if n is not None and len(vals) != n:
+                        return None
+                    arr = np.array(vals[0] if form == 0 else vals, dtype=np.int64)
+                else:
+                    got = decode_varints(np.frombuffer(buf, dtype=np.uint8, count=e - p, offset=p))
+                    if got is None:
+                        return None
+                    arr = got[0].view(np.int64)
+                    if n is not None and len(arr) != n:
+                        return None
+        if form is not None and form != 1 and arr.ndim != len(dims):
             arr = arr.reshape(dims)
         outs.append(arr)
+    if nd == len(outs):
+        return tuple(outs)
     sparse = outs[nd:]
-    idx = [np.arange(len(v), dtype=np.int64)[:, None] for v in sparse]
-    shapes = [np.array([len(v)], dtype=np.int64) for v in sparse]
+    idx, shapes = [], []
+    for v in sparse:
+        i, s = _sparse_one(len(v))
+        idx.append(i.copy())
+        shapes.append(s.copy())
     return tuple(idx + sparse + shapes + outs[:nd])
 
 
@@ -417,7 +495,7 @@ def parse(records, dense_keys, dense_types, dense_shapes, sparse_keys, sparse_ty
         b = len(records)
         dense_out = []
         for slot in range(nd):
-            _, _, n, dims = slots[slot]
+            _, _, n, dims, _ = slots[slot]
             values, counts = _feature(records, spans[slot], dense_types[slot])
             if counts.count(n) != b:
                 return None
