@@ -11,7 +11,7 @@ GEMM before the loop (`_Cell._project`), and the cell steps on it (`_call_projec
 import rivulet as tf
 
 from .. import activations, initializers
-from . import _config
+from . import _config, rnn_steps
 from .base import InputSpec, Layer
 from ...core.context import executing_eagerly, state as _context_state
 
@@ -109,6 +109,17 @@ class _Cell(Layer):
         """What `_call_projected` takes from outside the time loop (computed once, before it)."""
         return None
 
+    def _fused_step(self, dtype):
+        """The one-op step (keras/layers/rnn_steps.py) this cell's projected step may run as while a
+        gradient tape records, or None: the default activations of an LSTMCell or GRUCell whose step is not
+        overridden, in float32 or float64."""
+        return None
+
+    def _default_step(self, cls, dtype):
+        return (type(self)._call_projected is cls._call_projected and self.activation is activations.tanh and
+                self.recurrent_activation is activations.sigmoid and dtype in (tf.float32, tf.float64) and
+                self.recurrent_kernel.dtype == dtype)
+
     def get_config(self):
         return {**super().get_config(), "units": self.units, "activation": _config.activation(self.activation),
                 "recurrent_activation": _config.activation(self.recurrent_activation), "use_bias": self.use_bias,
@@ -204,6 +215,15 @@ class LSTMCell(_Cell):
         zi, zf, zc, zo = tf.split(xp + tf.matmul(h_prev, self.recurrent_kernel), 4, axis=1)
         return self._gates(zi, zf, zc, zo, c_prev)
 
+    def _fused_step(self, dtype):
+        if not (self._default_step(LSTMCell, dtype) and type(self)._gates is LSTMCell._gates):
+            return None
+
+        def step(xp, states, consts=None):
+            h, c = rnn_steps.lstm_step(xp, states[0], states[1], tf.convert_to_tensor(self.recurrent_kernel))
+            return h, [h, c]
+        return step
+
     def get_config(self):
         return {**super().get_config(), "unit_forget_bias": self.unit_forget_bias}
 
@@ -264,6 +284,16 @@ class GRUCell(_Cell):
     def _loop_constants(self):
         return self.bias[1] if self.reset_after and self.bias is not None else None  # the recurrent bias
 
+    def _fused_step(self, dtype):
+        if not (self.reset_after and self.bias is not None and self._default_step(GRUCell, dtype)):
+            return None
+
+        def step(xp, states, consts=None):
+            h = rnn_steps.gru_step(xp, states[0], tf.convert_to_tensor(self.recurrent_kernel),
+                                   self.bias[1] if consts is None else consts)
+            return h, [h]
+        return step
+
     def _call_projected(self, xp, states, consts=None):
         h_prev = states[0]
         u = self.units
@@ -293,11 +323,12 @@ _PROJECTED_CALL = {c: c.call for c in (SimpleRNNCell, LSTMCell, GRUCell)}
 
 class _Projected:
     """`masks` of a loop over projected inputs (x @ kernel + bias of every step), with the cell's loop
-    constants (`_loop_constants`, read once outside the loop)."""
-    __slots__ = ("consts",)
+    constants (`_loop_constants`, read once outside the loop) and the one-op step to run instead of the
+    cell's ops (`_fused_step`), if any."""
+    __slots__ = ("consts", "fused")
 
-    def __init__(self, consts):
-        self.consts = consts
+    def __init__(self, consts, fused=None):
+        self.consts, self.fused = consts, fused
 
 
 class RNN(Layer):
@@ -379,7 +410,7 @@ class RNN(Layer):
 
     def _step(self, x, m_t, states, prev_out, training, masks):
         if isinstance(masks, _Projected):
-            out, new_states = self.cell._call_projected(x, states, masks.consts)
+            out, new_states = (masks.fused or self.cell._call_projected)(x, states, masks.consts)
         else:
             out, new_states = self.cell.call(x, states, training=training, masks=masks)
         if m_t is not None:
@@ -414,6 +445,8 @@ class RNN(Layer):
         if keep_prev:
             init.append(tf.zeros_like(states[0]))
         as_list = self.return_sequences and bool(_context_state.tapes)
+        if isinstance(masks, _Projected) and _context_state.tapes:  # training: the cell's step as one op
+            masks = _Projected(masks.consts, self.cell._fused_step(seq.dtype))
         if as_list:
             init.append(tf.TensorArray(states[0].dtype, size=steps, element_shape=states[0].shape))
         elif self.return_sequences:
