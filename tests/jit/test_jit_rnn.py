@@ -174,3 +174,44 @@ def test_recurrent_predict_without_onnxruntime(monkeypatch):
         got = jit(x)
     np.testing.assert_allclose(got.numpy(), tf.function(lambda a: m(a))(x).numpy(), rtol=1e-6)
     assert tf.jit.tier_of(jit) == ["fallback"]
+
+
+def lowered_op_types(jit):
+    (cf,) = jit._list_all_concrete_functions()
+    return cf._jit_function.op_types
+
+
+@pytest.mark.parametrize("make", [
+    lambda: layers.GRU(5),
+    lambda: layers.GRU(5, return_sequences=True, return_state=True, go_backwards=True),
+    lambda: layers.GRU(5, activation="relu", recurrent_activation="tanh", use_bias=False),
+])
+def test_reset_after_gru_runs_as_a_scan(make):
+    # Keras's default GRU (reset_after) runs as a Scan of per-gate GEMMs in the compiled tier (onnxruntime's GRU
+    # kernel with linear_before_reset=1 is slower); the exported model keeps ONNX's GRU node
+    m = model_of(make, (6, 4))
+    for batch in (3, 1):
+        x = tf.constant(np.random.default_rng(7).standard_normal((batch, 6, 4)).astype(np.float32))
+        jit = jit_equals_numpy(m, x)
+        types = lowered_op_types(jit)
+        assert "Scan" in types and "GRU" not in types and "Loop" not in types
+    assert "GRU" in node_types(lambda a: m(a), x)
+
+
+def test_scan_gru_with_unknown_steps_and_batch():
+    m = model_of(lambda: layers.GRU(5, return_sequences=True), (None, 4))
+    f = tf.function(lambda a: m(a), jit_compile=True, input_signature=[tf.TensorSpec([None, None, 4], tf.float32)])
+    plain = tf.function(lambda a: m(a))
+    for shape in ((2, 7, 4), (5, 3, 4)):
+        x = tf.constant(np.random.default_rng(8).standard_normal(shape).astype(np.float32))
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            np.testing.assert_allclose(f(x).numpy(), plain(x).numpy(), rtol=1e-5, atol=1e-6)
+    assert tf.jit.tier_of(f) == ["onnxruntime"] and "Scan" in lowered_op_types(f)
+
+
+def test_reset_before_gru_keeps_the_fused_node():
+    m = model_of(lambda: layers.GRU(5, reset_after=False), (6, 4))
+    x = tf.constant(np.random.default_rng(9).standard_normal((3, 6, 4)).astype(np.float32))
+    types = lowered_op_types(jit_equals_numpy(m, x))
+    assert "GRU" in types and "Scan" not in types

@@ -32,7 +32,9 @@ class Lowered:
 
 
 class StepModel(Model):
-    """Model bookkeeping plus each variable's current value: its input until an assign replaces it."""
+    """Model bookkeeping plus each variable's current value: its input until an assign replaces it. A Keras
+    GRU (reset_after) lowers to a Scan rather than ONNX's GRU node (onnx/ops_rnn.py: onnxruntime runs it faster)."""
+    gru_as_scan = True
 
     def __init__(self, opset, report, freeze):
         super().__init__(opset, report)
@@ -146,7 +148,7 @@ def lower(graph, inputs, outputs, captures, n_args, freeze=True):
     low.model = helper.make_model(g, opset_imports=opsets, producer_name="rivulet-jit",
                                   ir_version=helper.find_min_ir_version_for(opsets))
     low.heavy_flops = largest_gemm(ops)
-    low.fused_rnns = {n.op_type for n in g.node if n.op_type in ("RNN", "LSTM", "GRU")}  # (onnx/ops_rnn.py)
+    low.fused_rnns = {n.op_type for n in g.node if n.op_type in ("RNN", "LSTM", "GRU", "Scan")}  # onnx/ops_rnn.py
     low.frozen = model.frozen
     return low, None
 

@@ -69,6 +69,7 @@ class JitFunction:
         # "numpy" (warming up), "compiling", "onnxruntime", "fallback", "numpy (faster)"
         self.tier = "numpy"
         self.session = None
+        self.op_types = None
         self._checked = None  # the call that checks the frozen variables, while it is the one in use
         self._gemm = None  # the largest GEMM of the call that made it hot (unknown dims sized by its values)
         self._trying = None  # the call timing onnxruntime against NumPy, while it is the one in use
@@ -213,6 +214,7 @@ class JitFunction:
             _say(f"jit_compile=True: '{self.name}' runs on the NumPy executor: {p}{more}")
             return None
         self.session = _session(ort, low, self._gemm)
+        self.op_types = {n.op_type for n in low.model.graph.node}  # what onnxruntime was given (tests)
         run = _runner(self.session, low, self.numpy_fn, self.name, ort, self.n_args, self.capture_values)
         if not low.frozen:
             self._lower_args = None
@@ -237,9 +239,10 @@ def _session(ort, low, gemm=None):
     if threads is None:
         heavy = max(low.heavy_flops, gemm or 0.0)
         threads = 1 if heavy < PARALLEL_MNK else max(1, min(os.cpu_count() or 1, 8))
-        if "GRU" in low.fused_rnns:
+        if "GRU" in low.fused_rnns or "Scan" in low.fused_rnns:
             # onnxruntime's GRU kernel on two threads took twice the CPU time of one and ran slower on a busy
-            # 2-core machine at batch 64 and 1024 alike (2.3 -> 12.6 ms, 65 -> 123 ms); its LSTM scales
+            # 2-core machine at batch 64 and 1024 alike (2.3 -> 12.6 ms, 65 -> 123 ms); its LSTM scales. The
+            # Scan of a GRU (onnx/ops_rnn.py) gained nothing from a second thread on a busy machine either
             threads = 1
     so.intra_op_num_threads = threads
     if threads > 1:  # the pool serves a few big GEMMs/convs: idle workers sleep instead of spinning

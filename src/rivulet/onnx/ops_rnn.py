@@ -9,12 +9,20 @@ the weights in ONNX's layouts: [gates*units, features] matrices, LSTM gates reor
 to ONNX's i, o, f, c, GRU's reset_after as linear_before_reset=1. onnxruntime runs those as one kernel
 instead of a Loop of small sub-graph runs. Anything else (masks, dropout, cells of one's own, activations
 ONNX does not name) is not matched and stays a Loop.
+
+A model that asks for it (`Model.gru_as_scan`: the compiled tier's) gets a GRU with reset_after (Keras's
+default) as a Scan instead: the three input projections as one GEMM each over every step, then per step one
+h @ R GEMM per gate and the gates' elementwise ops. onnxruntime's GRU kernel with linear_before_reset=1 took
+1.5x the CPU time of that Scan at batch 1024 (49 against 33 ms for 80 steps of GRU(64)) and 1.1x at batch 64.
 """
 import numpy as np
+
+from onnx import TensorProto, helper
 
 from .. import dtypes as _dt
 from ..graph.graph_util import data_ancestors
 from ..ops.array_ops import partial_value
+from .builder import Ctx, Scope
 from .convert import convert_ops
 
 _ACTIVATIONS = {"Sigmoid": "Sigmoid", "Tanh": "Tanh", "Relu": "Relu"}
@@ -156,6 +164,7 @@ class _Loop:
         _need(x[2] == n_gates * units and (x[0] is not None and x[0] == s[0] or x[1] is not None and x[1] == s[1]
                                            or self._first_two_dims_of(xp, seq)))
         _need(bias is None or bias.shape.as_list() == [n_gates * units])
+        self.features = s[2]
         # the loop runs over all of xp's steps: steps is xp's static length or tf.shape(xp)[0]
         st = steps_outer.op
         if st.type == "StridedSlice":
@@ -178,11 +187,14 @@ class _Loop:
         _need(partial_value(cat.inputs[1]) == [xp.shape[2]])
         return True
 
-    def _outputs(self, h_new, y, y_h, y_c=None, c_new=None, i_c=None):
+    def _outputs(self, h_new, y, y_h, y_c=None, c_new=None, i_c=None, h_last=None):
         """The While's outputs, by role: the final count, h (as a state and as the previous output), c, the
-        outputs buffer filled row by row, loop-invariant values passed through."""
+        outputs buffer filled row by row, loop-invariant values passed through. y/y_h: the fused node's
+        ([steps, 1, batch, units], [1, batch, units]); h_last given: y is already [steps, batch, units]."""
         ctx, body, p = self.ctx, self.body, self.params
-        h_last = ctx.squeeze(y_h, [0])
+        squeeze_y = h_last is None
+        if h_last is None:
+            h_last = ctx.squeeze(y_h, [0])
         outs = []
         for j, out in enumerate(body.outputs):
             if j == self.i_t:
@@ -201,8 +213,14 @@ class _Loop:
                 _need(idx.inputs[0] is p[self.i_t] and up.inputs[1].shape.as_list() == [1, 1])
                 ex = _op(up.inputs[2], "ExpandDims")
                 _need(ex.inputs[0] is h_new and up.inputs[2].shape.rank == 3 and ex.attrs.get("axis") in (0, -3))
-                outs.append(ctx.squeeze(y, [1]))
+                outs.append(ctx.squeeze(y, [1]) if squeeze_y else y)
         return outs
+
+    def _needs_sequence(self, h_new):
+        """Whether the loop fills an outputs buffer (return_sequences): a body output that is neither the
+        counter, h nor a value passed through."""
+        p = self.params
+        return any(j != self.i_t and out is not h_new and out is not p[j] for j, out in enumerate(self.body.outputs))
 
     # -- the three cells -------------------------------------------------------------------------------------
     def emit(self):
@@ -351,6 +369,8 @@ class _Loop:
                      self._invariant(hh_rec)]
             r_full = self.ctx.node("Concat", parts, axis=1)
             rb = None
+        if linear_before_reset and getattr(self.ctx.model, "gru_as_scan", False):
+            return self._gru_scan(h_new, seq, kernel, bias, r_full, rb, fa, g, units)
         w, rr = self._w(kernel, 3, None), self._w(r_full, 3, None)
         b = self._b([bias, rb], 3, units, None)
         ctx = self.ctx
@@ -358,6 +378,41 @@ class _Loop:
                           hidden_size=units, activations=[_ACTIVATIONS[fa], _ACTIVATIONS[g]],
                           linear_before_reset=linear_before_reset)
         return self._outputs(h_new, y, y_h)
+
+    def _gru_scan(self, h_new, seq, kernel, bias, r_full, rb, fa, g, units):
+        """The reset_after GRU as a Scan over the per-gate projections x_k = seq @ W_k + b_k ([steps, batch,
+        units] each, one GEMM over every step): per step z = fa(x_z + h @ R_z + rb_z), r likewise,
+        hh = g(x_h + r * (h @ R_h + rb_h)), h' = hh + z * (h - hh) (Keras's z * h + (1 - z) * hh)."""
+        ctx, m = self.ctx, self.ctx.model
+
+        def thirds(t, axis):
+            return [None] * 3 if t is None else ctx.split(t, None, axis, 3)
+        ws, bs, rs, rbs = thirds(kernel, 1), thirds(bias, 0), thirds(r_full, 1), thirds(rb, 0)
+        flat = ctx.node("Reshape", [seq, ctx.i64([-1, self.features])])
+        shape = ctx.node("Concat", [ctx.node("Slice", [ctx.node("Shape", [seq]), ctx.i64([0]), ctx.i64([2])]),
+                                    ctx.i64([units])], axis=0)
+        xs = [ctx.node("Reshape", [ctx.node("Gemm", [flat, w] + ([] if b is None else [b])), shape])
+              for w, b in zip(ws, bs)]
+        inner = Ctx(Scope(m, f"{ctx.scope.prefix}{self.op.name}/scan/"), self.op)
+        h, xz, xr, xh = (m.fresh(f"{inner.scope.prefix}{n}") for n in ("h", "x_z", "x_r", "x_h"))
+
+        def recurrent(k):  # h @ R_k + rb_k
+            return inner.node("Gemm", [h, rs[k]] + ([] if rbs[k] is None else [rbs[k]]))
+        z, r = (inner.node(_ACTIVATIONS[fa], [inner.node("Add", [x, recurrent(k)])]) for k, x in ((0, xz), (1, xr)))
+        hh = inner.node(_ACTIVATIONS[g], [inner.node("Add", [xh, inner.node("Mul", [r, recurrent(2)])])])
+        h2 = inner.node("Add", [hh, inner.node("Mul", [z, inner.node("Sub", [h, hh])])])
+        outs = [h2]
+        sequence = self._needs_sequence(h_new)
+        if sequence:
+            outs.append(inner.node("Identity", [h2]))
+
+        def info(name):
+            return helper.make_tensor_value_info(name, TensorProto.FLOAT, [None, units])
+        body = helper.make_graph(inner.scope.nodes, m.fresh(f"{self.op.name}/scan_body"),
+                                 [info(n) for n in (h, xz, xr, xh)], [info(n) for n in outs])
+        res = ctx.node("Scan", [self.ins[self.i_h]] + xs, n_out=len(outs), body=body, num_scan_inputs=3)
+        h_last, y = (res, None) if not sequence else res
+        return self._outputs(h_new, y, None, h_last=h_last)
 
     # -- weights in ONNX's layouts ---------------------------------------------------------------------------
     def _reorder(self, x, n, order, axis):
