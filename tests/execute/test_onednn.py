@@ -176,7 +176,8 @@ def test_fused_conv_bias_and_relu_as_post_ops(case, activation, numpy_only):
 
 POOLS = [((2, 2), (2, 2), "VALID", (2, 8, 8, 3)), ((3, 3), (2, 2), "SAME", (2, 9, 7, 3)),
          ((3, 2), (1, 2), "SAME", (2, 9, 7, 3)), ((2, 2), (2, 2), "SAME", (3, 7, 9, 4)),
-         ((3, 3), (1, 1), "VALID", (1, 6, 6, 2)), ((1, 1), (2, 2), "VALID", (2, 5, 5, 2))]
+         ((3, 3), (1, 1), "VALID", (1, 6, 6, 2)), ((1, 1), (2, 2), "VALID", (2, 5, 5, 2)),
+         ((2, 2), (2, 2), "VALID", (2, 11, 11, 3)), ((3, 3), (3, 3), "VALID", (1, 9, 7, 2))]
 
 
 @needs
@@ -200,6 +201,25 @@ def test_pools_and_gradients_equal_numpy(ksize, strides, padding, shape, ties, n
           numpy_only(nn_ops._avg_pool_kernel, x, ksize, strides, padding))
     close(nn_ops._avg_pool_grad_kernel(x, dy, ksize, strides, padding),
           numpy_only(nn_ops._avg_pool_grad_kernel, x, dy, ksize, strides, padding))
+
+
+@needs
+@pytest.mark.parametrize("shape,k", [((3, 26, 26, 8), 2), ((3, 11, 11, 8), 2), ((2, 9, 7, 4), 3)])
+def test_max_pool_gradient_with_relu_is_relu_grad_of_the_pool_gradient(shape, k):
+    """The fused ReluGrad(MaxPoolGrad(x, y, dy), x) (the mask built from each window's pooled value where the
+    windows tile the input) is the two ops one after the other, bit for bit: -0 where a masked gradient is
+    negative, NaN for a masked inf or NaN, +0 off the chosen elements, rows and columns no window covers."""
+    rng = np.random.default_rng(5)
+    x = np.maximum(np.round(rng.standard_normal(shape) * 2) - 2, 0).astype(np.float32)  # a ReLU's output, ties
+    x.flat[::13] = -0.0
+    y = nn_ops._max_pool_kernel(x, (k, k), (k, k), "VALID")
+    dy = rng.standard_normal(y.shape).astype(np.float32)
+    dy.flat[::5], dy.flat[1::7], dy.flat[2::11], dy.flat[3::17] = -0.0, np.inf, np.nan, -np.inf
+    with np.errstate(invalid="ignore"):
+        got = nn_ops._max_pool_grad_kernel(x, y, dy, (k, k), (k, k), "VALID", relu=True)
+        ref = nn_ops._max_pool_grad_kernel(x, y, dy, (k, k), (k, k), "VALID") * (x > 0)
+    assert (y <= 0).any() and (ref.view(np.uint32) == 0x80000000).any() and np.isnan(ref).any()
+    assert np.array_equal(got.view(np.uint32), ref.view(np.uint32))
 
 
 @needs
