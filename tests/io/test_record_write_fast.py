@@ -172,3 +172,61 @@ def test_records_of_a_writer_never_closed_are_written_at_exit(tmp_path):
     src = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), "src")
     subprocess.run([sys.executable, "-c", code], check=True, env=dict(os.environ, PYTHONPATH=src))
     assert list(read_records(path)) == [b"r%d" % i for i in range(100)]
+
+
+BOUNDS = [0, 1, 127, 128, 16383, 16384, (1 << 28) - 1, 1 << 28, (1 << 35) - 1, 1 << 35, (1 << 42) - 1, 1 << 42,
+          (1 << 63) - 1, -1, -16384, -(1 << 42), -(1 << 63)]
+
+
+def test_lists_keep_their_payload_from_construction():
+    """Int64List and FloatList made from a list keep the packed payload made while their values were checked
+    (Int64List: varints of up to 42 bits from the 14-bit tables); it is what serialising writes, equal to the
+    varints and floats written one by one (both checked against TensorFlow above)."""
+    il = tf.train.Int64List(value=BOUNDS)
+    assert il._payload == b"".join(encode_varint(v) for v in BOUNDS)
+    assert tf.train.Int64List(value=[300])._payload == encode_varint(300)
+    fl = tf.train.FloatList(value=[0.1, 2, -3.5])
+    assert fl._payload == struct.pack("<3f", 0.1, 2, -3.5)
+    assert fl.value == [float(np.float32(0.1)), 2.0, -3.5]  # read back from the payload
+    ex = tf.train.Example(features=tf.train.Features(feature={"i": F(int64_list=il), "f": F(float_list=fl)}))
+    back = tf.train.Example.FromString(ex.SerializeToString()).features.feature
+    assert back["i"].int64_list.value == BOUNDS
+    assert back["f"].float_list.value == fl.value
+    with pytest.raises(ValueError, match="out of range"):
+        tf.train.Int64List(value=[1, 1 << 63])
+    with pytest.raises(TypeError):
+        tf.train.Int64List(value=[1, 2.0])
+
+
+def _fresh(ints, floats):
+    return tf.train.Example(features=tf.train.Features(feature={
+        "i": F(int64_list=tf.train.Int64List(value=list(ints))),
+        "f": F(float_list=tf.train.FloatList(value=list(floats)))})).SerializeToString()
+
+
+def test_a_payload_never_outlives_a_change():
+    """`value` hands the list out to be changed, so the payload made at construction is dropped; setting
+    `value`, ParseFromString, Clear, CopyFrom and MergeFrom leave no stale payload either."""
+    ex = tf.train.Example(features=tf.train.Features(feature={
+        "i": F(int64_list=tf.train.Int64List(value=[1, 2])), "f": F(float_list=tf.train.FloatList(value=[0.5]))}))
+    feats = ex.features.feature
+    ints = feats["i"].int64_list.value
+    assert feats["i"].int64_list._payload is None
+    floats = feats["f"].float_list.value
+    ints.append(1 << 40)
+    floats[0] = 2.0
+    assert ex.SerializeToString() == _fresh([1, 2, 1 << 40], [2.0])
+    ints.clear()
+    assert ex.SerializeToString() == _fresh([], [2.0])
+    feats["i"].int64_list.value = [7]
+    feats["f"].float_list.value = [1.5, 3]
+    assert ex.SerializeToString() == _fresh([7], [1.5, 3])
+    lst = tf.train.Int64List(value=[5, 6])
+    lst.ParseFromString(tf.train.Int64List(value=[9]).SerializeToString())
+    assert lst.SerializeToString() == tf.train.Int64List(value=[9]).SerializeToString() and lst.value == [9]
+    lst = tf.train.FloatList(value=[5.0])
+    lst.Clear()
+    assert lst.SerializeToString() == b"" and lst.value == []
+    lst.CopyFrom(tf.train.FloatList(value=[1.0, 2.0]))
+    lst.MergeFrom(tf.train.FloatList(value=[3.0]))
+    assert lst.value == [1.0, 2.0, 3.0] and lst.SerializeToString() == tf.train.FloatList(value=[1, 2, 3]).SerializeToString()

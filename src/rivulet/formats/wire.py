@@ -20,6 +20,12 @@ def _short_tables():
     return _SHORT
 
 
+def varint_tables():
+    """(the varints of 0 .. 16383, each 14-bit group 0 .. 16383 as two bytes that continue): a varint of up to
+    42 bits is table lookups, e.g. pair[n & 0x3FFF] + pair[n >> 14 & 0x3FFF] + small[n >> 28]."""
+    return tuple(_SHORT or _short_tables())
+
+
 def encode_varint(n):
     if 0 <= n < 128:
         return _ONE_BYTE[n]

@@ -13,7 +13,7 @@ import struct
 
 import numpy as np
 
-from ..formats.wire import bytes_field, encode_varint as _varint
+from ..formats.wire import bytes_field, encode_varint as _varint, varint_tables
 from ..formats.wire import decode_varints as _decode_varints, fields as _fields, read_varint as _read_varint
 
 
@@ -38,6 +38,12 @@ def fields(b):
 
 
 _ONE_BYTE = [bytes([i]) for i in range(128)]
+_TABLES = []  # (varints of 0 .. 16383, 14-bit groups with continuation bits): formats.wire's, on first use
+
+
+def _tables():
+    _TABLES.extend(varint_tables())
+    return _TABLES
 _F32_MAX = float(np.finfo(np.float32).max)
 _F32_PACKS = {}  # n -> struct.Struct("<nf").pack
 _F32_CODECS = {}  # n -> struct.Struct("<nf")
@@ -72,8 +78,16 @@ class _Message:
 
     def ParseFromString(self, data):
         fresh = type(self).FromString(data)
-        self.__dict__.update(fresh.__dict__)
+        self._become(fresh)
         return len(data)
+
+    def _become(self, fresh):
+        """Takes `fresh`'s state (nothing of its own kept but its link to a parent, as protobuf's)."""
+        parent = self.__dict__.get("_parent")
+        self.__dict__.clear()
+        self.__dict__.update(fresh.__dict__)
+        if parent is not None:
+            self._parent = parent
 
     @classmethod
     def FromString(cls, data):
@@ -99,7 +113,7 @@ class _Message:
             parent[0]._adopt(parent[1], self)
 
     def Clear(self):
-        self.__dict__.update(type(self)().__dict__)
+        self._become(type(self)())
 
     def __eq__(self, other):
         return type(self) is type(other) and self._encode() == other._encode()
@@ -131,7 +145,11 @@ def decode_varints(b):
 
 class _List(_Message):
     """A repeated field. Decoding keeps the values as a NumPy array (what parse_example reads); `value`
-    turns them into a Python list, as protobuf's repeated field reads, on first use."""
+    turns them into a Python list, as protobuf's repeated field reads, on first use. Int64List and FloatList
+    built from a usual list keep its packed payload too (made while the values were checked), which
+    serialising writes as it is; `value` hands the list out to be changed, so it drops the payload."""
+
+    _payload = None
 
     def __init__(self, value=()):
         self._vals, self._arr = self._convert_all(value), None
@@ -143,22 +161,27 @@ class _List(_Message):
 
     @property
     def value(self):
-        if self._vals is None:
-            self._vals, self._arr = self._arr.tolist(), None
-        return self._vals
+        vals = self._vals
+        if vals is None:
+            vals = self._vals = self._arr.tolist() if self._arr is not None else self._unpacked()
+            self._arr = None
+        self._payload = None
+        return vals
 
     @value.setter
     def value(self, v):
-        self._vals, self._arr = self._convert_all(v), None
+        self._vals, self._arr, self._payload = self._convert_all(v), None, None
 
     def _count(self):
-        return len(self._vals) if self._vals is not None else len(self._arr)
+        if self._vals is not None:
+            return len(self._vals)
+        return len(self._arr) if self._arr is not None else len(self._unpacked())
 
     def _array(self):
         """The values as a NumPy array of the list's dtype."""
         if self._arr is not None:
             return self._arr
-        return self._to_array(self._vals)
+        return self._to_array(self._vals if self._vals is not None else self._unpacked())
 
     @classmethod
     def _from_array(cls, arr):
@@ -246,15 +269,21 @@ def _escape(c):
 
 class FloatList(_List):
     def __init__(self, value=()):
-        if type(value) is list and len(value) <= 64:  # the usual: a short list, rounded to float32 at once
-            codec = _F32_CODECS.get(len(value))
+        if type(value) is list and len(value) <= 64:  # the usual: a short list, packed (so rounded to float32)
+            codec = _F32_CODECS.get(len(value))  # at once; its values are read back from the payload when asked
             if codec is not None:
                 try:
-                    self._vals, self._arr = list(codec.unpack(codec.pack(*value))), None
-                    return
+                    self._payload = codec.pack(*value)
                 except Exception:
                     pass
+                else:
+                    self._vals = self._arr = None
+                    return
         self._vals, self._arr = self._convert_all(value), None
+
+    def _unpacked(self):
+        p = self._payload
+        return list(_F32_CODECS[len(p) >> 2].unpack(p))
 
     @staticmethod
     def _convert(v):
@@ -294,6 +323,8 @@ class FloatList(_List):
         return s if np.float32(float(s)) == np.float32(v) else "%.9g" % v
 
     def _encode(self):
+        if self._payload is not None:
+            return _delimited(b"\x0a", self._payload) if self._payload else b""
         vals = self._vals
         if vals is not None and len(vals) <= 64:  # a short list of (float32-exact) floats: one struct.pack
             if not vals:
@@ -325,13 +356,38 @@ class FloatList(_List):
 
 class Int64List(_List):
     def __init__(self, value=()):
-        if type(value) is list:  # the usual: a list of ints in range, copied
-            for v in value:
-                if type(v) is not int or not -0x8000000000000000 <= v <= 0x7FFFFFFFFFFFFFFF:
-                    break
+        if type(value) is list:  # the usual: a list of ints in range, copied, and its packed payload made as
+            if len(value) == 1:  # each value is checked (the varints of up to 42 bits from the 14-bit tables)
+                v = value[0]
+                if type(v) is int and -0x8000000000000000 <= v <= 0x7FFFFFFFFFFFFFFF:
+                    self._vals, self._arr, self._payload = [v], None, _ONE_BYTE[v] if 0 <= v < 128 else _varint(v)
+                    return
+            elif len(value) <= 64:
+                small, pair = _TABLES or _tables()
+                pieces = []
+                for v in value:
+                    if type(v) is not int:
+                        break
+                    if 0 <= v < 16384:
+                        pieces.append(small[v])
+                    elif 0 < v < 268435456:
+                        pieces += (pair[v & 16383], small[v >> 14])
+                    elif 0 < v < 4398046511104:
+                        pieces += (pair[v & 16383], pair[v >> 14 & 16383], small[v >> 28])
+                    elif -0x8000000000000000 <= v <= 0x7FFFFFFFFFFFFFFF:
+                        pieces.append(_varint(v))
+                    else:
+                        break
+                else:
+                    self._vals, self._arr, self._payload = value[:], None, b"".join(pieces)
+                    return
             else:
-                self._vals, self._arr = value[:], None
-                return
+                for v in value:
+                    if type(v) is not int or not -0x8000000000000000 <= v <= 0x7FFFFFFFFFFFFFFF:
+                        break
+                else:
+                    self._vals, self._arr = value[:], None
+                    return
         self._vals, self._arr = self._convert_all(value), None
 
     @staticmethod
@@ -354,6 +410,8 @@ class Int64List(_List):
     _show = staticmethod(str)
 
     def _encode(self):
+        if self._payload is not None:
+            return _delimited(b"\x0a", self._payload) if self._payload else b""
         vals = self._vals if self._vals is not None else self.value
         if not vals:
             return b""
@@ -481,7 +539,8 @@ def _frame(k, t, m):
     fl = 1 + len(lh) + ll
     fh = _varint(fl)
     el = len(key) + 1 + len(fh) + fl
-    framing = b"\x0a" + _varint(el) + key + b"\x12" + fh + _TAG_OF_TYPE[t] + lh + b"\x0a" + inner
+    tag = next(v for c, v in _TAG_OF_TYPE.items() if issubclass(t, c))
+    framing = b"\x0a" + _varint(el) + key + b"\x12" + fh + tag + lh + b"\x0a" + inner
     frame = (framing, len(framing) + m)
     if len(_FRAMES) < 4096:
         _FRAMES[k, t, m] = frame
@@ -512,10 +571,20 @@ class Features(_Message):
         for k, v in self.feature.items():
             if type(v) is Feature and v._kind is not None:
                 lst = v._value
-                vals = lst._vals
-                if vals:
+                payload = lst._payload
+                if payload:
                     t = type(lst)
-                    payload = None
+                    m = len(payload)
+                    frame = _FRAMES.get((k, t, m))
+                    if frame is None:
+                        frame = _frame(k, t, m)
+                    parts.append(frame[0])
+                    parts.append(payload)
+                    total += frame[1]
+                    continue
+                vals = lst._vals
+                if vals and payload is None:
+                    t = type(lst)
                     if t is BytesList:
                         if len(vals) == 1:
                             payload = vals[0]
