@@ -293,10 +293,29 @@ def _inline_split(op, glob):
     return "(" + ", ".join(names) + ",)"
 
 
+def _row(x, i, kernel, spec):
+    """x[i] of an integer i (a time loop's read of its input: seq[t]) as the view StridedSlice's kernel
+    gives, without its key building; out of range, the kernel raises TensorFlow's error."""
+    try:
+        return x[int(i)]
+    except IndexError:
+        return kernel(x, i, spec=spec)
+
+
+def _inline_row(op, glob):
+    """A StridedSlice x[i] of one dynamic integer index on an array of known rank (spec (("i", "?"),))."""
+    x = op.inputs[0]
+    if len(op.inputs) != 2 or set(op.attrs) != {"spec"} or op.attrs["spec"] != (("i", "?"),) or \
+            x.shape.rank in (None, 0) or not x.dtype.is_numeric:
+        return None
+    glob["_row"] = _row
+    return "_row({0}, {1}, k" + str(op._id) + ", {2})"
+
+
 # Ops whose compiled form is an expression rather than a kernel call: a variable read is an attribute
 # load (same place in program order, so the automatic control dependencies still hold).
 _INLINE = {"ReadVariableOp": lambda op, glob: "{0}._value", "Reshape": _inline_reshape, "MatMul": _inline_matmul,
-           "SumToShapeOf": _inline_sum_to, "Split": _inline_split}
+           "SumToShapeOf": _inline_sum_to, "Split": _inline_split, "StridedSlice": _inline_row}
 
 
 def register_inline(op_type, form):

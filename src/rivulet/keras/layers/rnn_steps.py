@@ -30,29 +30,29 @@ def _sigmoid_(x):
 
 # ------------------------------------------------------------------------------------------------ LSTM
 def _lstm_kernel(xp, h, c, w):
-    """(h', c', gates [i, f, g, o] as [batch, 4*units], tanh(c')) of one LSTM step on projected inputs xp."""
+    """(h', c', the gates' sigmoids [i, f, -, o] as [batch, 4*units], the cell input g, tanh(c')) of one LSTM
+    step on projected inputs xp."""
     u = c.shape[-1]
     s = np.dot(h, w)
     s += xp
     g = np.tanh(s[:, 2 * u:3 * u])
-    _sigmoid_(s)
-    s[:, 2 * u:3 * u] = g
+    _sigmoid_(s)  # (the g block's sigmoid is not used)
     c2 = s[:, u:2 * u] * c
-    g *= s[:, :u]
-    c2 += g
+    ig = s[:, :u] * g
+    c2 += ig
     tc = np.tanh(c2)
     h2 = s[:, 3 * u:] * tc
-    return h2, c2, s, tc
+    return h2, c2, s, g, tc
 
 
 def _lstm_infer(xp, h, c, w):
-    return [(h.shape, h.dtype), (c.shape, c.dtype), (xp.shape, xp.dtype), (c.shape, c.dtype)]
+    return [(h.shape, h.dtype), (c.shape, c.dtype), (xp.shape, xp.dtype), (c.shape, c.dtype), (c.shape, c.dtype)]
 
 
-def _lstm_grad_kernel(dh, dc, s, tc, c, w):
+def _lstm_grad_kernel(dh, dc, s, g, tc, c, w):
     """(d xp, d h, d c) of one LSTM step given the gradients of h' and c'."""
     u = c.shape[-1]
-    i, f, g, o = s[:, :u], s[:, u:2 * u], s[:, 2 * u:3 * u], s[:, 3 * u:]
+    i, f, o = s[:, :u], s[:, u:2 * u], s[:, 3 * u:]
     dct = np.multiply(tc, tc)
     np.subtract(1, dct, out=dct)
     dct *= o
@@ -61,19 +61,19 @@ def _lstm_grad_kernel(dh, dc, s, tc, c, w):
     dz = np.empty_like(s)
     np.multiply(dct, g, out=dz[:, :u])
     np.multiply(dct, c, out=dz[:, u:2 * u])
-    np.multiply(dct, i, out=dz[:, 2 * u:3 * u])
     np.multiply(dh, tc, out=dz[:, 3 * u:])
     d = np.subtract(1, s)
-    d *= s  # sigmoid' = s (1 - s); the cell input's tanh' = 1 - g^2
-    dg = d[:, 2 * u:3 * u]
-    np.multiply(g, g, out=dg)
-    np.subtract(1, dg, out=dg)
+    d *= s  # sigmoid' = s (1 - s)
     dz *= d
+    dg = np.multiply(g, g)
+    np.subtract(1, dg, out=dg)  # the cell input's tanh' = 1 - g^2
+    dg *= dct
+    np.multiply(dg, i, out=dz[:, 2 * u:3 * u])
     dct *= f
     return dz, np.dot(dz, w.T), dct
 
 
-def _lstm_grad_infer(dh, dc, s, tc, c, w):
+def _lstm_grad_infer(dh, dc, s, g, tc, c, w):
     return [(s.shape, s.dtype), (dh.shape, dh.dtype), (c.shape, c.dtype)]
 
 
@@ -83,18 +83,18 @@ def _or_zeros(dy, like):
 
 def _lstm_grad(op, dh, dc, *_):
     xp, h, c, w = op.inputs
-    h2, c2, s, tc = op.outputs
-    dz, dh0, dc0 = bind(LSTM_STEP_GRAD, [_or_zeros(dh, h2), _or_zeros(dc, c2), s, tc, c, w])
+    h2, c2, s, g, tc = op.outputs
+    dz, dh0, dc0 = bind(LSTM_STEP_GRAD, [_or_zeros(dh, h2), _or_zeros(dc, c2), s, g, tc, c, w])
     return [dz, dh0, dc0, tf.matmul(h, dz, transpose_a=True)]
 
 
-LSTM_STEP = defop("_LSTMStep", _lstm_kernel, _lstm_infer, grad=_lstm_grad, num_outputs=4)
+LSTM_STEP = defop("_LSTMStep", _lstm_kernel, _lstm_infer, grad=_lstm_grad, num_outputs=5)
 LSTM_STEP_GRAD = defop("_LSTMStepGrad", _lstm_grad_kernel, _lstm_grad_infer, num_outputs=3)
 
 
 def lstm_step(xp, h, c, w):
     """(h', c') of a default LSTMCell step on its projected inputs xp = x @ kernel + bias."""
-    h2, c2, _, _ = bind(LSTM_STEP, [xp, h, c, w])
+    h2, c2, _, _, _ = bind(LSTM_STEP, [xp, h, c, w])
     return h2, c2
 
 
