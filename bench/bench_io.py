@@ -16,7 +16,8 @@ Workloads (synthetic data, fixed seeds; each worker writes in a temporary folder
 Each backend is one long-lived worker process (this file with --child) that builds its workloads and runs
 each once as a warm-up; then the rounds alternate the backends. A figure is the minimum over the rounds
 (milliseconds); the ratio is TensorFlow's time / rivulet's (> 1: rivulet is faster), its range over the
-rounds in brackets. --busy K runs K busy processes during the timed rounds. --src names another rivulet
+rounds in brackets; `cpu ms` is the worker's CPU time over the same run (all its threads: TensorFlow's
+tf.data runs on several), whose ratio a loaded machine moves less than the wall time's. --busy K runs K busy processes during the timed rounds. --src names another rivulet
 src/ folder (e.g. an older commit's `git archive`) measured besides this checkout's: a before/after in one
 run. --numpy-crc measures rivulet without the fast-io extra (CRC-32C in NumPy). TensorFlow is optional: --tf names a Python that has tensorflow-cpu (or set RIVULET_TF_PYTHON);
 rivulet itself never imports it. The files live in the system's temporary folder (page cache: these are
@@ -28,8 +29,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from sidebyside import (Worker, alternate, busy, close, parser, rivulet_env, serve, spread, timed,
-                        workload_names)
+from sidebyside import Worker, alternate, busy, close, parser, rivulet_env, serve, spread, workload_names
 
 HERE = Path(__file__).resolve().parent
 WORKLOADS = ("ckpt_write", "ckpt_read", "rec_write", "rec_parse", "rec_parse_batched")
@@ -38,6 +38,38 @@ N_RECORDS, BATCH = 4000, 64
 
 
 # ---------------------------------------------------------------------------------------------- child
+_CPU = {}  # workload -> the CPU time (ms, this process, all its threads) of its last run
+
+
+def timed(fn):
+    """fn as a workload run: its wall time in ms; its CPU time is kept for the workload's "/cpu" twin."""
+    import time
+
+    def run():
+        t, c = time.perf_counter(), time.process_time()
+        fn()
+        _CPU[fn] = (time.process_time() - c) * 1e3
+        return (time.perf_counter() - t) * 1e3
+    run.fn = fn
+    return run
+
+
+def _with_cpu(workloads):
+    """Each workload, then its "/cpu" twin: a run that reports the CPU time of the workload's run just before."""
+    out = {}
+    for name, build in workloads.items():
+        runs = {}
+
+        def wall(tf, np, build=build, runs=runs):
+            runs["run"] = build(tf, np)
+            return runs["run"]
+
+        def cpu(tf, np, runs=runs):
+            return lambda: _CPU.get(runs["run"].fn, float("nan"))
+        out[name], out[name + "/cpu"] = wall, cpu
+    return out
+
+
 def _folder():
     d = tempfile.mkdtemp(prefix="bench_io_")
     import atexit
@@ -116,8 +148,9 @@ def _rec_parse_batched(tf, np):
 
 
 def child(backend, names):
-    serve(backend, {"ckpt_write": _ckpt_write, "ckpt_read": _ckpt_read, "rec_write": _rec_write,
-                    "rec_parse": _rec_parse, "rec_parse_batched": _rec_parse_batched}, names)
+    serve(backend, _with_cpu({"ckpt_write": _ckpt_write, "ckpt_read": _ckpt_read, "rec_write": _rec_write,
+                              "rec_parse": _rec_parse, "rec_parse_batched": _rec_parse_batched}),
+          [m for n in names for m in (n, n + "/cpu")])
 
 
 # ---------------------------------------------------------------------------------------------- parent
@@ -145,20 +178,24 @@ def main(argv=None):
     finally:
         close(workers)
     load = f", {a.busy} busy processes" if a.busy else ", idle"
-    print(f"I/O, ms (min of {rounds} rounds{load})")
-    print(f"{'workload':18} {'backend':22} {'ms':>9} {'TF ratio':>9}  spread")
+    print(f"I/O, ms (min of {rounds} rounds{load}; cpu: the process's CPU time, all threads, min over the rounds)")
+    print(f"{'workload':18} {'backend':22} {'ms':>9} {'TF ratio':>9}  {'spread':12} {'cpu ms':>8} {'TF cpu ratio':>12}")
     for n in names:
         for w in workers:
             if w.label == "tensorflow":
                 continue
-            mine = got[w.label][n]
+            mine, mine_cpu = got[w.label][n], got[w.label][n + "/cpu"]
             line = f"{n:18} {w.label:22} {min(mine):9.1f}"
             if a.tf:
-                theirs = got["tensorflow"][n]
-                line += f" {min(theirs) / min(mine):8.2f}x  {spread(theirs, mine)}"
+                theirs, theirs_cpu = got["tensorflow"][n], got["tensorflow"][n + "/cpu"]
+                line += (f" {min(theirs) / min(mine):8.2f}x  {spread(theirs, mine):12} {min(mine_cpu):8.1f} "
+                         f"{min(theirs_cpu) / min(mine_cpu):11.2f}x")
+            else:
+                line += f" {'':9}  {'':12} {min(mine_cpu):8.1f}"
             print(line)
         if a.tf:
-            print(f"{n:18} {'tensorflow':22} {min(got['tensorflow'][n]):9.1f}")
+            print(f"{n:18} {'tensorflow':22} {min(got['tensorflow'][n]):9.1f} {'':9}  {'':12} "
+                  f"{min(got['tensorflow'][n + '/cpu']):8.1f}")
 
 
 if __name__ == "__main__":
