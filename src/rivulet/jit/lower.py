@@ -33,8 +33,9 @@ class Lowered:
 
 class StepModel(Model):
     """Model bookkeeping plus each variable's current value: its input until an assign replaces it. A Keras
-    GRU (reset_after) lowers to a Scan rather than ONNX's GRU node (onnx/ops_rnn.py: onnxruntime runs it faster)."""
-    gru_as_scan = True
+    LSTM, or GRU with reset_after, lowers to a Scan rather than ONNX's LSTM/GRU node (onnx/ops_rnn.py:
+    onnxruntime runs it faster)."""
+    rnn_as_scan = True
 
     def __init__(self, opset, report, freeze):
         super().__init__(opset, report)

@@ -10,10 +10,12 @@ to ONNX's i, o, f, c, GRU's reset_after as linear_before_reset=1. onnxruntime ru
 instead of a Loop of small sub-graph runs. Anything else (masks, dropout, cells of one's own, activations
 ONNX does not name) is not matched and stays a Loop.
 
-A model that asks for it (`Model.gru_as_scan`: the compiled tier's) gets a GRU with reset_after (Keras's
-default) as a Scan instead: per step, two small GEMMs per gate (x @ W_k, h @ R_k) and the gates' elementwise
-ops. onnxruntime's GRU kernel with linear_before_reset=1 took 2.4x the CPU time of that Scan at batch 1024
-(49 against 20 ms for 80 steps of GRU(64) on 32 features) and 1.2x at batch 64.
+A model that asks for it (`Model.rnn_as_scan`: the compiled tier's) gets an LSTM, or a GRU with reset_after
+(Keras's default), as a Scan instead: per step, two small GEMMs per gate (x @ W_k, h @ R_k; onnxruntime fuses
+the activation into the second) and the gates' elementwise ops. onnxruntime's GRU kernel with
+linear_before_reset=1 took 2.4x the CPU time of that Scan at batch 1024 (49 against 20 ms for 80 steps of
+GRU(64) on 32 features) and 1.2x at batch 64; its LSTM kernel 1.4x at batch 1024 (38 against 26.5 ms) and
+the same at 64.
 """
 import numpy as np
 
@@ -187,10 +189,11 @@ class _Loop:
         _need(partial_value(cat.inputs[1]) == [xp.shape[2]])
         return True
 
-    def _outputs(self, h_new, y, y_h, y_c=None, c_new=None, i_c=None, h_last=None):
+    def _outputs(self, h_new, y, y_h, y_c=None, c_new=None, i_c=None, h_last=None, c_last=None):
         """The While's outputs, by role: the final count, h (as a state and as the previous output), c, the
         outputs buffer filled row by row, loop-invariant values passed through. y/y_h: the fused node's
-        ([steps, 1, batch, units], [1, batch, units]); h_last given: y is already [steps, batch, units]."""
+        ([steps, 1, batch, units], [1, batch, units]); h_last given: y is already [steps, batch, units] and
+        c_last the final c."""
         ctx, body, p = self.ctx, self.body, self.params
         squeeze_y = h_last is None
         if h_last is None:
@@ -203,7 +206,7 @@ class _Loop:
                 outs.append(h_last)
             elif j == i_c:
                 _need(out is c_new)
-                outs.append(ctx.squeeze(y_c, [0]))
+                outs.append(ctx.squeeze(y_c, [0]) if squeeze_y else c_last)
             elif out is p[j]:
                 outs.append(self.ins[j])
             else:
@@ -216,11 +219,12 @@ class _Loop:
                 outs.append(ctx.squeeze(y, [1]) if squeeze_y else y)
         return outs
 
-    def _needs_sequence(self, h_new):
+    def _needs_sequence(self, h_new, i_c=None):
         """Whether the loop fills an outputs buffer (return_sequences): a body output that is neither the
-        counter, h nor a value passed through."""
+        counter, h, c (i_c) nor a value passed through."""
         p = self.params
-        return any(j != self.i_t and out is not h_new and out is not p[j] for j, out in enumerate(self.body.outputs))
+        return any(j != self.i_t and out is not h_new and out is not p[j] and j != i_c
+                   for j, out in enumerate(self.body.outputs))
 
     # -- the three cells -------------------------------------------------------------------------------------
     def emit(self):
@@ -274,6 +278,8 @@ class _Loop:
         units = self.h.shape[1]
         _need(units is not None)
         seq, kernel, bias = self._projection(x_t[-1], steps_outer, 4, units)
+        if getattr(self.ctx.model, "rnn_as_scan", False):
+            return self._lstm_scan(h_new, c_new, i_c[-1], seq, kernel, bias, self._invariant(r[-1]), fa, g, units)
         w, rr = self._w(kernel, 4, _LSTM_ORDER), self._w(self._invariant(r[-1]), 4, _LSTM_ORDER)
         b = self._b([bias, None], 4, units, _LSTM_ORDER)
         ctx = self.ctx
@@ -369,7 +375,7 @@ class _Loop:
                      self._invariant(hh_rec)]
             r_full = self.ctx.node("Concat", parts, axis=1)
             rb = None
-        if linear_before_reset and getattr(self.ctx.model, "gru_as_scan", False):
+        if linear_before_reset and getattr(self.ctx.model, "rnn_as_scan", False):
             return self._gru_scan(h_new, seq, kernel, bias, r_full, rb, fa, g, units)
         w, rr = self._w(kernel, 3, None), self._w(r_full, 3, None)
         b = self._b([bias, rb], 3, units, None)
@@ -379,44 +385,67 @@ class _Loop:
                           linear_before_reset=linear_before_reset)
         return self._outputs(h_new, y, y_h)
 
-    def _gru_scan(self, h_new, seq, kernel, bias, r_full, rb, fa, g, units):
-        """The reset_after GRU as a Scan over the sequence's steps x ([batch, features]); per step, with W_k,
-        R_k, b_k, rb_k the gate's thirds of the kernels and biases: z = fa(h @ R_z + (x @ W_z + b_z + rb_z)),
-        r likewise, hh = g(x @ W_h + b_h + r * (h @ R_h + rb_h)), h' = hh + z * (h - hh) (Keras's
-        z * h + (1 - z) * hh). The input projections run inside the step (on data in cache): projecting the
-        whole sequence first, as Keras's loop does, wrote [steps * batch, units] three times and took 1.6x the
-        CPU time at batch 1024."""
+    def _scan(self, h_new, seq, states, step, units, c_new=None, i_c=None):
+        """A Scan over the sequence's steps x ([batch, features]) from `states` (h, and c for an LSTM):
+        step(ctx, x, h, c, gemm) emits one step's nodes and returns the new states; the While's outputs."""
         ctx, m = self.ctx, self.ctx.model
+        inner = Ctx(Scope(m, f"{ctx.scope.prefix}{self.op.name}/scan/"), self.op)
+        names = [m.fresh(f"{inner.scope.prefix}{n}") for n in ("h", "c")[:len(states)] + ("x",)]
 
-        def thirds(t, axis):
-            return [None] * 3 if t is None else ctx.split(t, None, axis, 3)
-        ws, bs, rs, rbs = thirds(kernel, 1), thirds(bias, 0), thirds(r_full, 1), thirds(rb, 0)
+        def gemm(a, w, c):
+            return inner.node("Gemm", [a, w] + ([] if c is None else [c]))
+        outs = list(step(inner, names[-1], *names[:-1], gemm))
+        sequence = self._needs_sequence(h_new, i_c)
+        if sequence:
+            outs.append(inner.node("Identity", [outs[0]]))
+
+        def info(name, width):
+            return helper.make_tensor_value_info(name, TensorProto.FLOAT, [None, width])
+        body = helper.make_graph(inner.scope.nodes, m.fresh(f"{self.op.name}/scan_body"),
+                                 [info(n, units) for n in names[:-1]] + [info(names[-1], self.features)],
+                                 [info(n, units) for n in outs])
+        res = ctx.node("Scan", list(states) + [seq], n_out=len(outs), body=body, num_scan_inputs=1)
+        res = [res] if isinstance(res, str) else res
+        return self._outputs(h_new, res[-1] if sequence else None, None, c_new=c_new, i_c=i_c, h_last=res[0],
+                             c_last=res[1] if len(states) > 1 else None)
+
+    def _parts(self, t, n, axis):
+        return [None] * n if t is None else self.ctx.split(t, None, axis, n)
+
+    def _gru_scan(self, h_new, seq, kernel, bias, r_full, rb, fa, g, units):
+        """The reset_after GRU as a Scan; per step, with W_k, R_k, b_k, rb_k the gate's thirds of the kernels
+        and biases: z = fa(h @ R_z + (x @ W_z + b_z + rb_z)), r likewise, hh = g(x @ W_h + b_h + r * (h @ R_h
+        + rb_h)), h' = hh + z * (h - hh) (Keras's z * h + (1 - z) * hh). The input projections run inside the
+        step (on data in cache): projecting the whole sequence first, as Keras's loop does, wrote [steps *
+        batch, units] three times and took 1.6x the CPU time at batch 1024."""
+        ctx = self.ctx
+        ws, bs, rs, rbs = (self._parts(kernel, 3, 1), self._parts(bias, 3, 0), self._parts(r_full, 3, 1),
+                           self._parts(rb, 3, 0))
         for k in (0, 1):  # z's and r's two biases add up
             if bs[k] is not None and rbs[k] is not None:
                 bs[k], rbs[k] = ctx.node("Add", [bs[k], rbs[k]]), None
             elif bs[k] is None:
                 bs[k], rbs[k] = rbs[k], None
-        inner = Ctx(Scope(m, f"{ctx.scope.prefix}{self.op.name}/scan/"), self.op)
-        h, x = (m.fresh(f"{inner.scope.prefix}{n}") for n in ("h", "x"))
 
-        def gemm(a, w, c):
-            return inner.node("Gemm", [a, w] + ([] if c is None else [c]))
-        z, r = (inner.node(_ACTIVATIONS[fa], [gemm(h, rs[k], gemm(x, ws[k], bs[k]))]) for k in (0, 1))
-        hh = inner.node(_ACTIVATIONS[g], [inner.node("Add", [gemm(x, ws[2], bs[2]),
-                                                             inner.node("Mul", [r, gemm(h, rs[2], rbs[2])])])])
-        h2 = inner.node("Add", [hh, inner.node("Mul", [z, inner.node("Sub", [h, hh])])])
-        outs = [h2]
-        sequence = self._needs_sequence(h_new)
-        if sequence:
-            outs.append(inner.node("Identity", [h2]))
+        def step(inner, x, h, gemm):
+            z, r = (inner.node(_ACTIVATIONS[fa], [gemm(h, rs[k], gemm(x, ws[k], bs[k]))]) for k in (0, 1))
+            hh = inner.node(_ACTIVATIONS[g], [inner.node("Add", [gemm(x, ws[2], bs[2]),
+                                                                 inner.node("Mul", [r, gemm(h, rs[2], rbs[2])])])])
+            return [inner.node("Add", [hh, inner.node("Mul", [z, inner.node("Sub", [h, hh])])])]
+        return self._scan(h_new, seq, [self.ins[self.i_h]], step, units)
 
-        def info(name, width):
-            return helper.make_tensor_value_info(name, TensorProto.FLOAT, [None, width])
-        body = helper.make_graph(inner.scope.nodes, m.fresh(f"{self.op.name}/scan_body"),
-                                 [info(h, units), info(x, self.features)], [info(n, units) for n in outs])
-        res = ctx.node("Scan", [self.ins[self.i_h], seq], n_out=len(outs), body=body, num_scan_inputs=1)
-        h_last, y = (res, None) if not sequence else res
-        return self._outputs(h_new, y, None, h_last=h_last)
+    def _lstm_scan(self, h_new, c_new, i_c, seq, kernel, bias, r, fa, g, units):
+        """The LSTM as a Scan; per step, with W_k, R_k, b_k Keras's gate quarters (i, f, c, o):
+        gate_k = h @ R_k + (x @ W_k + b_k), c' = fa(f) * c + fa(i) * g(c~), h' = fa(o) * g(c'). onnxruntime's
+        LSTM kernel took 1.4x its CPU time at batch 1024 and 1.2x at 128 (the same at 64)."""
+        ws, bs, rs = self._parts(kernel, 4, 1), self._parts(bias, 4, 0), self._parts(r, 4, 1)
+
+        def step(inner, x, h, c, gemm):
+            i, f, cc, o = (inner.node(_ACTIVATIONS[fa if k != 2 else g], [gemm(h, rs[k], gemm(x, ws[k], bs[k]))])
+                           for k in range(4))
+            c2 = inner.node("Add", [inner.node("Mul", [f, c]), inner.node("Mul", [i, cc])])
+            return [inner.node("Mul", [o, inner.node(_ACTIVATIONS[g], [c2])]), c2]
+        return self._scan(h_new, seq, [self.ins[self.i_h], self.ins[i_c]], step, units, c_new, i_c)
 
     # -- weights in ONNX's layouts ---------------------------------------------------------------------------
     def _reorder(self, x, n, order, axis):
