@@ -331,7 +331,8 @@ def _plan(dense_keys, dense_types, dense_shapes, sparse_keys, sparse_types):
     code: 0 string, 1 float32, 2 int64."""
     key = (dense_keys, sparse_keys)
     got = _PLANS.get(key)
-    if got is not None and got[0] == dense_types and got[1] == sparse_types and got[2] == dense_shapes:
+    if got is not None and (got[0] is dense_types and got[1] is sparse_types and got[2] is dense_shapes or
+                            got[0] == dense_types and got[1] == sparse_types and got[2] == dense_shapes):
         return got[3]
     keys = dense_keys + sparse_keys
     wanted = {k.encode(): i for i, k in enumerate(keys)}

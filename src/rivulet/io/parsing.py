@@ -83,6 +83,12 @@ def _array(vals, dtype):
 
 def _parse_kernel(serialized, dense_keys, dense_types, dense_shapes, dense_defaults, sparse_keys, sparse_types,
                   scalar):
+    if scalar:  # one record (a dataset's map): straight to the fast path
+        one = serialized.item() if type(serialized) is np.ndarray and serialized.dtype == object else serialized
+        if type(one) is bytes:
+            got = example_fast.parse((one,), dense_keys, dense_types, dense_shapes, sparse_keys, sparse_types, True)
+            if got is not None:
+                return got
     records = [serialized] if scalar else np.asarray(serialized, dtype=object).reshape(-1).tolist()
     plain = records
     fast = all(type(r) is bytes for r in plain)
