@@ -185,13 +185,15 @@ def lowered_op_types(jit):
     (lambda: layers.GRU(5), "GRU"),
     (lambda: layers.GRU(5, return_sequences=True, return_state=True, go_backwards=True), "GRU"),
     (lambda: layers.GRU(5, activation="relu", recurrent_activation="tanh", use_bias=False), "GRU"),
+    (lambda: layers.GRU(5, reset_after=False, return_sequences=True), "GRU"),
+    (lambda: layers.GRU(5, reset_after=False, use_bias=False), "GRU"),
     (lambda: layers.LSTM(5), "LSTM"),
     (lambda: layers.LSTM(5, return_sequences=True, return_state=True, go_backwards=True), "LSTM"),
     (lambda: layers.LSTM(5, activation="relu", recurrent_activation="tanh", use_bias=False), "LSTM"),
     (lambda: layers.Bidirectional(layers.LSTM(5, return_sequences=True)), "LSTM"),
 ])
-def test_lstm_and_reset_after_gru_run_as_a_scan(make, exported):
-    # Keras's LSTM and default GRU (reset_after) run as a Scan of per-gate GEMMs in the compiled tier
+def test_lstm_and_gru_run_as_a_scan(make, exported):
+    # Keras's LSTM and GRU run as a Scan of per-gate GEMMs in the compiled tier
     # (onnxruntime's LSTM and GRU kernels are slower); the exported model keeps ONNX's LSTM/GRU node
     m = model_of(make, (6, 4))
     for batch in (3, 1):
@@ -213,9 +215,3 @@ def test_scan_gru_with_unknown_steps_and_batch():
             np.testing.assert_allclose(f(x).numpy(), plain(x).numpy(), rtol=1e-5, atol=1e-6)
     assert tf.jit.tier_of(f) == ["onnxruntime"] and "Scan" in lowered_op_types(f)
 
-
-def test_reset_before_gru_keeps_the_fused_node():
-    m = model_of(lambda: layers.GRU(5, reset_after=False), (6, 4))
-    x = tf.constant(np.random.default_rng(9).standard_normal((3, 6, 4)).astype(np.float32))
-    types = lowered_op_types(jit_equals_numpy(m, x))
-    assert "GRU" in types and "Scan" not in types

@@ -10,8 +10,8 @@ to ONNX's i, o, f, c, GRU's reset_after as linear_before_reset=1. onnxruntime ru
 instead of a Loop of small sub-graph runs. Anything else (masks, dropout, cells of one's own, activations
 ONNX does not name) is not matched and stays a Loop.
 
-A model that asks for it (`Model.rnn_as_scan`: the compiled tier's) gets an LSTM, or a GRU with reset_after
-(Keras's default), as a Scan instead: per step, two small GEMMs per gate (x @ W_k, h @ R_k; onnxruntime fuses
+A model that asks for it (`Model.rnn_as_scan`: the compiled tier's) gets an LSTM or a GRU as a Scan
+instead: per step, two small GEMMs per gate (x @ W_k, h @ R_k; onnxruntime fuses
 the activation into the second) and the gates' elementwise ops. onnxruntime's GRU kernel with
 linear_before_reset=1 took 2.4x the CPU time of that Scan at batch 1024 (49 against 20 ms for 80 steps of
 GRU(64) on 32 features) and 1.2x at batch 64; its LSTM kernel 1.4x at batch 1024 (38 against 26.5 ms) and
@@ -370,13 +370,16 @@ class _Loop:
                 mh, rb = mh.op.inputs
             r_full = self._invariant(self._recurrent(mh))
             rb = None if rb is None else self._invariant(rb)
+            if getattr(self.ctx.model, "rnn_as_scan", False):
+                return self._gru_scan(h_new, seq, kernel, bias, self._parts(r_full, 3, 1), self._parts(rb, 3, 0),
+                                      fa, g, units, True)
         else:
             parts = [self._invariant(self._recurrent(hz)), self._invariant(self._recurrent(hr)),
                      self._invariant(hh_rec)]
+            if getattr(self.ctx.model, "rnn_as_scan", False):
+                return self._gru_scan(h_new, seq, kernel, bias, parts, [None] * 3, fa, g, units, False)
             r_full = self.ctx.node("Concat", parts, axis=1)
             rb = None
-        if linear_before_reset and getattr(self.ctx.model, "rnn_as_scan", False):
-            return self._gru_scan(h_new, seq, kernel, bias, r_full, rb, fa, g, units)
         w, rr = self._w(kernel, 3, None), self._w(r_full, 3, None)
         b = self._b([bias, rb], 3, units, None)
         ctx = self.ctx
@@ -412,15 +415,15 @@ class _Loop:
     def _parts(self, t, n, axis):
         return [None] * n if t is None else self.ctx.split(t, None, axis, n)
 
-    def _gru_scan(self, h_new, seq, kernel, bias, r_full, rb, fa, g, units):
-        """The reset_after GRU as a Scan; per step, with W_k, R_k, b_k, rb_k the gate's thirds of the kernels
-        and biases: z = fa(h @ R_z + (x @ W_z + b_z + rb_z)), r likewise, hh = g(x @ W_h + b_h + r * (h @ R_h
-        + rb_h)), h' = hh + z * (h - hh) (Keras's z * h + (1 - z) * hh). The input projections run inside the
-        step (on data in cache): projecting the whole sequence first, as Keras's loop does, wrote [steps *
-        batch, units] three times and took 1.6x the CPU time at batch 1024."""
+    def _gru_scan(self, h_new, seq, kernel, bias, rs, rbs, fa, g, units, reset_after):
+        """The GRU as a Scan; per step, with W_k, R_k, b_k, rb_k the gate's thirds of the kernels and biases
+        (rs, rbs: the recurrent ones): z = fa(h @ R_z + (x @ W_z + b_z + rb_z)), r likewise, hh = g(x @ W_h + b_h
+        + r * (h @ R_h + rb_h)) (reset_before: g((r * h) @ R_h + (x @ W_h + b_h))), h' = hh + z * (h - hh)
+        (Keras's z * h + (1 - z) * hh). The input projections run inside the step (on data in cache):
+        projecting the whole sequence first, as Keras's loop does, wrote [steps * batch, units] three times
+        and took 1.6x the CPU time at batch 1024."""
         ctx = self.ctx
-        ws, bs, rs, rbs = (self._parts(kernel, 3, 1), self._parts(bias, 3, 0), self._parts(r_full, 3, 1),
-                           self._parts(rb, 3, 0))
+        ws, bs, rbs = self._parts(kernel, 3, 1), self._parts(bias, 3, 0), list(rbs)
         for k in (0, 1):  # z's and r's two biases add up
             if bs[k] is not None and rbs[k] is not None:
                 bs[k], rbs[k] = ctx.node("Add", [bs[k], rbs[k]]), None
@@ -429,8 +432,11 @@ class _Loop:
 
         def step(inner, x, h, gemm):
             z, r = (inner.node(_ACTIVATIONS[fa], [gemm(h, rs[k], gemm(x, ws[k], bs[k]))]) for k in (0, 1))
-            hh = inner.node(_ACTIVATIONS[g], [inner.node("Add", [gemm(x, ws[2], bs[2]),
-                                                                 inner.node("Mul", [r, gemm(h, rs[2], rbs[2])])])])
+            if reset_after:
+                pre = inner.node("Add", [gemm(x, ws[2], bs[2]), inner.node("Mul", [r, gemm(h, rs[2], rbs[2])])])
+            else:
+                pre = gemm(inner.node("Mul", [r, h]), rs[2], gemm(x, ws[2], bs[2]))
+            hh = inner.node(_ACTIVATIONS[g], [pre])
             return [inner.node("Add", [hh, inner.node("Mul", [z, inner.node("Sub", [h, hh])])])]
         return self._scan(h_new, seq, [self.ins[self.i_h]], step, units)
 
