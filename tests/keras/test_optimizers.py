@@ -140,3 +140,18 @@ def test_more_optimizers_by_name_with_their_default_learning_rates(name, cls, lr
     opt = opt_mod.get(name)
     assert type(opt) is getattr(opt_mod, cls) and opt.name == cls
     assert float(opt.learning_rate) == pytest.approx(lr)
+
+
+def test_adam_slots_follow_tf_keras_arithmetic():
+    """m += (g - m)(1 - b1), v += (g^2 - v)(1 - b2) as tf_keras 2.21 / Keras 3 (values recorded from TensorFlow
+    2.21: b1 m + (1 - b1) g rounds differently in the last place)."""
+    v = tf.Variable([0.3, -7.1, 1e-3])
+    opt = tf.keras.optimizers.Adam(0.1)
+    for _ in range(5):
+        opt.apply_gradients([(tf.constant([1e-3, 3.3, -0.07]), v)])
+    np.testing.assert_array_equal(opt.get_slot(v, "m").numpy(),
+                                  np.float32([0.00040951004484668374, 1.3513829708099365, -0.028665700927376747]))
+    np.testing.assert_array_equal(opt.get_slot(v, "v").numpy(),
+                                  np.float32([4.990011071015488e-09, 0.054341211915016174, 2.445104837534018e-05]))
+    np.testing.assert_allclose(v.numpy(), [-0.19897602498531342, -7.5999956130981445, 0.5009815096855164],
+                               rtol=1e-6)

@@ -211,11 +211,12 @@ class Adam(Optimizer):
         s = self._slots[id(var)]
         b1, b2 = self.beta_1, self.beta_2
         alpha = lr * tf.sqrt(1.0 - tf.pow(b2, step)) / (1.0 - tf.pow(b1, step))
-        m = s["m"].assign(b1 * s["m"] + (1.0 - b1) * grad)
-        v = s["v"].assign(b2 * s["v"] + (1.0 - b2) * tf.square(grad))
+        # tf_keras's arithmetic: m += (g - m)(1 - b1), v += (g^2 - v)(1 - b2), w -= m alpha / (sqrt(v) + eps)
+        m = s["m"].assign_add((grad - s["m"]) * (1.0 - b1))
+        v = s["v"].assign_add((tf.square(grad) - s["v"]) * (1.0 - b2))
         if self.amsgrad:
             v = s["vhat"].assign(tf.maximum(s["vhat"], v))
-        var.assign_sub(alpha * m / (tf.sqrt(v) + self.epsilon))
+        var.assign_sub(m * alpha / (tf.sqrt(v) + self.epsilon))
 
     def get_config(self):
         return {**super().get_config(), "beta_1": self.beta_1, "beta_2": self.beta_2, "epsilon": self.epsilon,
