@@ -456,3 +456,35 @@ def test_every_core_means_the_intra_op_thread_count_where_set(monkeypatch):
     onednn.conv2d(np.ones((2, 9, 9, 4), np.float32), np.ones((3, 3, 4, 7), np.float32), (1, 1), (1, 1),
                   ((0, 0), (0, 0)))
     assert 3 in seen and max(seen) == 3
+
+
+@needs
+def test_a_primitive_on_every_core_takes_one_thread_once_the_machine_is_busy(monkeypatch):
+    """A primitive that chose every core on a quiet machine runs on one thread as soon as other work fills the
+    cores (the runnable count, read at most every _BUSY_TTL for the process), not only at its next probe:
+    a split primitive on a busy machine waits for a descheduled worker."""
+    a = onednn.api()
+    if a.set_threads is None:
+        pytest.skip("oneDNN without OpenMP threads")
+    seen = []
+    real = a.set_threads
+    monkeypatch.setattr(a, "set_threads", lambda n: seen.append(n) or real(n))
+    monkeypatch.setattr(blas_threads, "_cpus", lambda: 2)
+    busy = [False]
+    monkeypatch.setattr(blas_threads, "_busy", lambda: busy[0])
+    monkeypatch.setattr(onednn, "_busy_seen", [-1.0, False])
+    x, w = np.ones((2, 9, 9, 4), np.float32), np.ones((3, 3, 4, 7), np.float32)
+
+    def conv():
+        seen.clear()
+        onednn.conv2d(x, w, (1, 1), (1, 1), ((0, 0), (0, 0)))
+        return seen[-1]
+    assert conv() == 2 and conv() == 2  # quiet: every core, its first calls well before a probe
+    busy[0] = True
+    monkeypatch.setattr(onednn, "_busy_seen", [-1.0, False])  # (the next call reads the count again)
+    assert conv() == 1
+    (prim,) = [p for k, p in a.cache.items() if k[1] == "fwd"]
+    assert not prim.threads.one  # the choice itself stands: untimed one-thread calls while busy
+    busy[0] = False
+    monkeypatch.setattr(onednn, "_busy_seen", [-1.0, False])
+    assert conv() == 2

@@ -322,7 +322,9 @@ class _Threads:
                 self.probe_at = now + self.backoff
                 return True, False
             return not self.one, True
-        return self.one, False
+        if not self.one and _busy_lately(now):  # other work filled the cores since: one thread, untimed, until
+            return True, None                   # they are free again (a split primitive waits for a
+        return self.one, False                  # descheduled worker; the timed probes see it late)
 
     def record(self, one, took, probing, now):
         if probing is None:
@@ -332,6 +334,17 @@ class _Threads:
 
 
 _PROBE_S = blas_threads._PROBE_S  # the same probing as the BLAS Tuner's
+_BUSY_TTL = 0.02  # seconds a reading of the runnable count serves every primitive (one read costs ~10-20 us)
+_busy_seen = [-1.0, False]  # [when, busy?]
+
+
+def _busy_lately(now):
+    """blas_threads._busy(), read at most once per _BUSY_TTL for the whole process."""
+    seen = _busy_seen
+    if now - seen[0] >= _BUSY_TTL or now < seen[0]:
+        seen[1] = blas_threads._busy()
+        seen[0] = now
+    return seen[1]
 
 
 class Primitive:
