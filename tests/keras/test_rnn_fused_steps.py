@@ -1,10 +1,11 @@
-"""The one-op LSTM and GRU steps of training loops (keras/layers/rnn_steps.py): their values and gradients equal
+"""The one-op LSTM and GRU steps of training loops (ops/rnn_ops.py): their values and gradients equal
 the cells' own ops, and they are used only while a tape records a traced layer."""
 import numpy as np
 import pytest
 
 import rivulet as tf
 from rivulet.keras.layers import recurrent
+from rivulet.ops import rnn_ops
 
 
 def _cell(kind, dtype, **kw):
@@ -100,3 +101,31 @@ def test_fit_with_fused_steps_equals_fit_without(monkeypatch):
     np.testing.assert_allclose(got[0], want[0], rtol=1e-5)
     for a, b in zip(got[1], want[1]):
         np.testing.assert_allclose(a, b, rtol=1e-4, atol=1e-6)
+
+
+def test_saved_trained_model_loads_without_keras(tmp_path):
+    """A saved model of a trained LSTM holds its train function's loop (with _LSTMStep): the ops are registered
+    when rivulet loads, before any Keras module."""
+    import subprocess
+    import sys
+    code = "import rivulet.core.op as o, rivulet; print(sorted(k for k in o.REGISTRY if k.startswith(('_LSTM', '_GRU'))))"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "['_GRUStep', '_GRUStepGrad', '_LSTMStep', '_LSTMStepGrad']"
+    model = tf.keras.Sequential([tf.keras.Input(shape=(5,), dtype="int32"), tf.keras.layers.Embedding(20, 4),
+                                 tf.keras.layers.LSTM(3), tf.keras.layers.Dense(1)])
+    model.compile(loss="mse", optimizer="adam")
+    x = np.random.default_rng(0).integers(0, 20, (8, 5)).astype(np.int32)
+    model.fit(x, np.zeros((8, 1), np.float32), epochs=1, verbose=0)
+    model.save(tmp_path / "m")
+    assert "_LSTMStep" in (tmp_path / "m" / "saved_model.json").read_text()
+    np.testing.assert_allclose(tf.saved_model.load(str(tmp_path / "m"))(x).numpy(), model.predict(x, verbose=0),
+                               rtol=1e-6)
+
+
+def test_step_ops_check_their_operands():
+    with pytest.raises(ValueError, match="takes matrices"):
+        tf.function(lambda: rnn_ops.lstm_step(tf.ones([4]), tf.ones([1, 1]), tf.ones([1, 1]),
+                                              tf.ones([1, 4]))).get_concrete_function()
+    with pytest.raises(TypeError, match="of one dtype"):
+        tf.function(lambda: rnn_ops.gru_step(tf.ones([1, 3]), tf.ones([1, 1], tf.float64), tf.ones([1, 3]),
+                                             tf.ones([3]))).get_concrete_function()

@@ -49,7 +49,7 @@ def test_gradients_unchanged(make, cell, monkeypatch):
     monkeypatch.setattr(cf._Backward, "pull", lambda self, *a: pulled.append(self) or pull(self, *a))
     got = _run(layer, x)
     # the backward was compiled; values its gradient reads only for their shape are stashed as shapes (the
-    # cells' own ops; a default LSTM or GRU step under a tape is one op, keras/layers/rnn_steps.py)
+    # cells' own ops; a default LSTM or GRU step under a tape is one op, ops/rnn_ops.py)
     assert pulled
     fused = {op.type for op in pulled[0].graph.get_operations()} & {"_LSTMStepGrad", "_GRUStepGrad"}
     if cell == "SimpleRNNCell" or cell == "GRUCell" and not layer.cell.reset_after:

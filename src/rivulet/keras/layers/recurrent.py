@@ -11,9 +11,10 @@ GEMM before the loop (`_Cell._project`), and the cell steps on it (`_call_projec
 import rivulet as tf
 
 from .. import activations, initializers
-from . import _config, rnn_steps
+from . import _config
 from .base import InputSpec, Layer
 from ...core.context import executing_eagerly, state as _context_state
+from ...ops import rnn_ops
 
 
 class _Cell(Layer):
@@ -110,7 +111,7 @@ class _Cell(Layer):
         return None
 
     def _fused_step(self, dtype):
-        """The one-op step (keras/layers/rnn_steps.py) this cell's projected step may run as while a
+        """The one-op step (ops/rnn_ops.py) this cell's projected step may run as while a
         gradient tape records, or None: the default activations of an LSTMCell or GRUCell whose step is not
         overridden, in float32 or float64."""
         return None
@@ -220,7 +221,7 @@ class LSTMCell(_Cell):
             return None
 
         def step(xp, states, consts=None):
-            h, c = rnn_steps.lstm_step(xp, states[0], states[1], tf.convert_to_tensor(self.recurrent_kernel))
+            h, c = rnn_ops.lstm_step(xp, states[0], states[1], tf.convert_to_tensor(self.recurrent_kernel))
             return h, [h, c]
         return step
 
@@ -289,7 +290,7 @@ class GRUCell(_Cell):
             return None
 
         def step(xp, states, consts=None):
-            h = rnn_steps.gru_step(xp, states[0], tf.convert_to_tensor(self.recurrent_kernel),
+            h = rnn_ops.gru_step(xp, states[0], tf.convert_to_tensor(self.recurrent_kernel),
                                    self.bias[1] if consts is None else consts)
             return h, [h]
         return step

@@ -1,4 +1,4 @@
-"""One-op time steps of Keras LSTM and GRU cells for training loops (keras/layers/recurrent.py).
+"""One-op time steps of Keras LSTM and GRU cells for training loops (keras/layers/recurrent.py uses them).
 
 While a gradient tape records a traced recurrent layer (`fit`), a step of a default LSTMCell (tanh, sigmoid)
 or GRUCell (reset_after=True, with bias) on its projected inputs is ONE op, `_LSTMStep` / `_GRUStep`, whose
@@ -10,13 +10,26 @@ outputs of the forward op are what its gradient reads (the gate activations), ke
 
 The gates' sigmoid is 0.5 * tanh(0.5 * x) + 0.5 (within 1.2e-7 of 1 / (1 + exp(-x)) in float32, half the
 time on NumPy). Graphs without a tape (predict, export, the ONNX and TFLite converters) keep the
-cells' ordinary ops.
+cells' ordinary ops. The ops live here, registered when rivulet loads, because a saved model of a trained
+Keras model holds its train function's graphs.
 """
 import numpy as np
 
-import rivulet as tf
-from ...core.dispatch import bind
-from ...core.op import defop
+from ..core.dispatch import bind
+from ..core.op import defop
+from .array_ops import zeros_like
+from .math_ops import matmul, reduce_sum
+
+
+def _check(name, *xs):
+    """The rule's check of a step's operands: matrices of one floating dtype (a graph read from a file may
+    hold anything)."""
+    for x in xs:
+        if x.shape.rank not in (None, 2):
+            raise ValueError(f"{name} takes matrices, got an operand of shape {x.shape}")
+        if x.dtype is not xs[0].dtype or not x.dtype.is_floating:
+            raise TypeError(f"{name} takes float32 or float64 operands of one dtype, got {x.dtype.name} and "
+                            f"{xs[0].dtype.name}")
 
 
 def _sigmoid_(x):
@@ -46,6 +59,7 @@ def _lstm_kernel(xp, h, c, w):
 
 
 def _lstm_infer(xp, h, c, w):
+    _check("_LSTMStep", xp, h, c, w)
     return [(h.shape, h.dtype), (c.shape, c.dtype), (xp.shape, xp.dtype), (c.shape, c.dtype), (c.shape, c.dtype)]
 
 
@@ -74,18 +88,19 @@ def _lstm_grad_kernel(dh, dc, s, g, tc, c, w):
 
 
 def _lstm_grad_infer(dh, dc, s, g, tc, c, w):
+    _check("_LSTMStepGrad", dh, dc, s, g, tc, c, w)
     return [(s.shape, s.dtype), (dh.shape, dh.dtype), (c.shape, c.dtype)]
 
 
 def _or_zeros(dy, like):
-    return dy if dy is not None else tf.zeros_like(like)
+    return dy if dy is not None else zeros_like(like)
 
 
 def _lstm_grad(op, dh, dc, *_):
     xp, h, c, w = op.inputs
     h2, c2, s, g, tc = op.outputs
     dz, dh0, dc0 = bind(LSTM_STEP_GRAD, [_or_zeros(dh, h2), _or_zeros(dc, c2), s, g, tc, c, w])
-    return [dz, dh0, dc0, tf.matmul(h, dz, transpose_a=True)]
+    return [dz, dh0, dc0, matmul(h, dz, transpose_a=True)]
 
 
 LSTM_STEP = defop("_LSTMStep", _lstm_kernel, _lstm_infer, grad=_lstm_grad, num_outputs=5)
@@ -118,6 +133,9 @@ def _gru_kernel(xp, h, w, b):
 
 
 def _gru_infer(xp, h, w, b):
+    _check("_GRUStep", xp, h, w)
+    if b.shape.rank not in (None, 1) or b.dtype is not h.dtype:
+        raise ValueError(f"_GRUStep takes a bias vector of the operands' dtype, got {b.dtype.name} {b.shape}")
     two = h.shape[:-1].concatenate([None if h.shape[-1] is None else 2 * h.shape[-1]])
     return [(h.shape, h.dtype), (two, h.dtype), (h.shape, h.dtype), (h.shape, h.dtype)]
 
@@ -148,6 +166,7 @@ def _gru_grad_kernel(dh, zr, hh, rh, h, w):
 
 
 def _gru_grad_infer(dh, zr, hh, rh, h, w):
+    _check("_GRUStepGrad", dh, zr, hh, rh, h, w)
     three = h.shape[:-1].concatenate([None if h.shape[-1] is None else 3 * h.shape[-1]])
     return [(three, h.dtype), (three, h.dtype), (h.shape, h.dtype)]
 
@@ -156,7 +175,7 @@ def _gru_grad(op, dh, *_):
     xp, h, w, b = op.inputs
     h2, zr, hh, rh = op.outputs
     dx, dm, dh0 = bind(GRU_STEP_GRAD, [_or_zeros(dh, h2), zr, hh, rh, h, w])
-    return [dx, dh0, tf.matmul(h, dm, transpose_a=True), tf.reduce_sum(dm, 0)]
+    return [dx, dh0, matmul(h, dm, transpose_a=True), reduce_sum(dm, 0)]
 
 
 GRU_STEP = defop("_GRUStep", _gru_kernel, _gru_infer, grad=_gru_grad, num_outputs=4)
