@@ -179,6 +179,25 @@ def decode_varints(a, count=None):
             return None
         if count == 0:
             return np.zeros(0, np.uint64), 0
+    got = _decode_ending(a, ends)
+    return None if got is None else (got, int(ends[-1]) + 1)
+
+
+def decode_varints_ending(a):
+    """(uint64 values, positions of their last bytes) of the varints filling the uint8 array `a` (which must end
+    with one), or None when it does not or one runs past ten bytes."""
+    last = a < 0x80
+    if not a.size:
+        return np.zeros(0, np.uint64), np.zeros(0, np.intp)
+    if not last[-1]:
+        return None
+    ends = np.flatnonzero(last)
+    got = _decode_ending(a, ends)
+    return None if got is None else (got, ends)
+
+
+def _decode_ending(a, ends):
+    """The varints of `a` ending at positions `ends` (ascending, at least one), or None past ten bytes."""
     starts = np.empty_like(ends)
     starts[0], starts[1:] = 0, ends[:-1] + 1
     lengths = ends - starts + 1
@@ -189,7 +208,7 @@ def decode_varints(a, count=None):
     # groups' bits never overlap: a sum is their OR)
     place = np.arange(size, dtype=np.intp) - np.repeat(starts, lengths)
     parts = (a[:size] & 0x7F).astype(np.uint64) << _SHIFTS[place]
-    return np.add.reduceat(parts, starts), size
+    return np.add.reduceat(parts, starts)
 
 
 _SHIFTS = np.arange(0, 70, 7, dtype=np.uint64)  # 7 * a byte's position in its varint (the tenth: 63)

@@ -13,7 +13,7 @@ import sys
 import numpy as np
 
 from .. import dtypes as _dt
-from ..formats.wire import decode_varints, read_varint
+from ..formats.wire import decode_varints, decode_varints_ending, read_varint
 
 _KIND = {_dt.int64: 0x1A, _dt.float32: 0x12, _dt.string: 0x0A}  # the Feature field holding each dtype's list
 
@@ -239,38 +239,65 @@ def _feature(records, spans, dt):
 _GROUP = 8  # records of one length, at least, checked against one another at once
 
 
-_LAYOUTS = {}  # (id(wanted), record length) -> (wanted, found, framing columns, the framing's bytes)
+_LAYOUTS = {}  # (id(wanted), record length) -> (wanted, found, framing columns, the framing's bytes, payloads)
 
 
-def _layout(records, idx, wanted, nk, length):
+def _layout(records, idx, wanted, slots, length, any_size=False):
     """The reference layout of records of `length`: a record's spans, the columns outside its wanted features'
-    values and its bytes there; kept for the next batches (a dataset's records repeat their layouts). The
-    cache holds `wanted` itself, so that its id is not reused while the entry lives."""
+    values and its bytes there, and each wanted feature's payload columns (see _payloads); kept for the next
+    batches (a dataset's records repeat their layouts). Made from a group of _GROUP records or more (or any,
+    with `any_size`). The cache holds `wanted` itself, so that its id is not reused while the entry lives."""
     key = (id(wanted), length)
     lay = _LAYOUTS.get(key)
     if lay is not None and lay[0] is wanted:
         return lay
-    if len(idx) < _GROUP:
+    if len(idx) < _GROUP and not any_size:
         return None
-    found = [None] * nk
-    _entries(records[idx[0]], wanted, found)
+    ref = records[idx[0]]
+    found = [None] * len(slots)
+    _entries(ref, wanted, found)
+    payloads = _payloads(ref, found, slots)
     framing = np.ones(length, dtype=bool)
-    for f in found:
-        if f is not None:
+    for f, pay in zip(found, payloads):
+        if pay:
+            framing[pay[0]:pay[1]] = False
+        elif f is not None:
             framing[f[1]:f[2]] = False
     keep = np.flatnonzero(framing)
-    lay = (wanted, found, keep, np.frombuffer(records[idx[0]], dtype=np.uint8)[keep])
+    lay = (wanted, found, keep, np.frombuffer(ref, dtype=np.uint8)[keep], payloads if all(payloads) else None)
     if len(_LAYOUTS) >= 256:
         _LAYOUTS.clear()
     _LAYOUTS[key] = lay
     return lay
 
 
-def _all_entries(records, wanted, nk):
+def _payloads(buf, found, slots):
+    """Per wanted feature of a reference record, (start, end) of its values' bytes when its list has the usual
+    form (numbers: one packed field with a one-byte length; strings: one value with a length of one or two
+    bytes), else False. The list's own field key and length then count as framing: a record that matches the
+    layout has its values exactly there."""
+    out = []
+    for f, (code, want, *_) in zip(found, slots):
+        pay = False
+        if f is not None and f[0] == want and f[1] + 2 <= f[2] and buf[f[1]] == 0x0A:
+            _, s, e = f
+            ln = buf[s + 1]
+            if ln < 0x80 and s + 2 + ln == e:
+                pay = (s + 2, e)
+            elif not code and ln >= 0x80 and s + 3 <= e:
+                c = buf[s + 2]
+                if c < 0x80 and s + 3 + (ln & 0x7F | c << 7) == e:
+                    pay = (s + 3, e)
+        out.append(pay)
+    return out
+
+
+def _all_entries(records, wanted, slots):
     """_entries of every record. Records of one length whose bytes all equal a reference record's outside its
     wanted features' values (so every byte _entries reads, and the rest of the framing, is the same) have its
     spans: one NumPy comparison for the group instead of a walk per record. The reference is the group's first
     record, or one of that length from an earlier batch."""
+    nk = len(slots)
     founds = [None] * len(records)
     if len(records) >= 2 * _GROUP:
         by_length = {}
@@ -279,10 +306,10 @@ def _all_entries(records, wanted, nk):
         for length, idx in by_length.items():
             if len(idx) < 3 or not length:
                 continue
-            lay = _layout(records, idx, wanted, nk, length)
+            lay = _layout(records, idx, wanted, slots, length)
             if lay is None:
                 continue
-            _, found, keep, ref = lay
+            _, found, keep, ref, _ = lay
             rows = np.frombuffer(b"".join([records[i] for i in idx]), dtype=np.uint8).reshape(len(idx), length)
             for i, same in zip(idx, (rows[:, keep] == ref).all(1).tolist()):
                 if same:
@@ -292,6 +319,95 @@ def _all_entries(records, wanted, nk):
             found = founds[i] = [None] * nk
             _entries(r, wanted, found)
     return founds
+
+
+_FEW_LENGTHS = 4  # record lengths in a batch, at most, for the grouped path
+
+
+def _grouped(records, wanted, slots, nd):
+    """parse() of a batch whose records have a few lengths, each record matching its length's layout (framing
+    and list headers equal a reference record's) where every wanted feature has the usual form: each feature's
+    values are then the same columns of every record of a length, cut from the group's rows at once (numbers
+    decoded per group, checked to hold as many values in every record), and put back in batch order. None
+    when the batch is not such (the per-record path decides)."""
+    by_length = {}
+    for i, r in enumerate(records):
+        by_length.setdefault(len(r), []).append(i)
+    if len(by_length) > _FEW_LENGTHS:
+        return None
+    lays = []
+    for length, idx in by_length.items():
+        if not length:
+            return None
+        lay = _layout(records, idx, wanted, slots, length, any_size=True)
+        if lay[4] is None:
+            return None
+        lays.append((idx, lay))
+    groups = []
+    for idx, (_, _, keep, ref, payloads) in lays:
+        rows = np.frombuffer(b"".join([records[i] for i in idx]), dtype=np.uint8).reshape(len(idx), -1)
+        if not (rows[:, keep] == ref).all():
+            return None
+        groups.append((idx, rows, payloads))
+    b = len(records)
+    if len(groups) == 1:
+        inv = None
+    else:
+        inv = np.empty(b, dtype=np.intp)
+        inv[np.array([i for idx, _, _ in groups for i in idx], dtype=np.intp)] = np.arange(b, dtype=np.intp)
+    dense_out, sparse_out = [], [[], [], []]
+    for slot, (code, _, n, dims, _) in enumerate(slots):
+        if not code:
+            arr = np.empty(b, dtype=object)
+            for idx, _, payloads in groups:
+                p, e = payloads[slot]
+                vals = [records[i][p:e] for i in idx]
+                if inv is None:
+                    arr[:] = vals
+                else:
+                    arr[idx] = vals
+            values = arr.reshape(b, 1)
+        else:
+            blocks, widths = [], set()
+            for _, rows, payloads in groups:
+                p, e = payloads[slot]
+                blocks.append(np.array(rows[:, p:e]))  # a copy (of the few columns): the values own their memory
+                widths.add(e - p)
+            flat = blocks[0].reshape(-1) if inv is None else np.concatenate([x.reshape(-1) for x in blocks])
+            if code == 1:
+                if len(widths) != 1:
+                    return None
+                m = widths.pop()
+                if m & 3:
+                    return None
+                values = flat.view("<f4") if _LITTLE else flat.view("<f4").astype(np.float32)
+                values = values.reshape(b, m >> 2)
+            elif len(widths) == 1 and (flat < 0x80).all():  # every value below 128: a byte each
+                values = flat.astype(np.int64).reshape(b, -1)
+            else:
+                got = decode_varints_ending(flat)
+                if got is None or len(got[0]) % b:
+                    return None
+                values, ends = got
+                c = len(values) // b
+                # each record holds c varints, the last ending at its last byte
+                bounds = (np.arange(1, b + 1) * (next(iter(widths))) if len(widths) == 1 else
+                          np.cumsum(np.repeat([x.shape[1] for x in blocks], [x.shape[0] for x in blocks])))
+                if not c or not (ends[c - 1::c] + 1 == bounds).all():
+                    return None
+                values = values.view(np.int64).reshape(b, c)
+            if inv is not None:
+                values = values[inv]
+        c = values.shape[1]
+        if n is not None:
+            if c != n:
+                return None
+            dense_out.append(values.reshape([b] + dims))
+        else:
+            sparse_out[0].append(_grid(b, c).copy())
+            sparse_out[1].append(values.reshape(-1))
+            sparse_out[2].append(np.array([b, c], dtype=np.int64))
+    return tuple(sparse_out[0] + sparse_out[1] + sparse_out[2] + dense_out)
 
 
 _NO_FEATURE = (0, 0, 0)
@@ -487,7 +603,11 @@ def parse(records, dense_keys, dense_types, dense_shapes, sparse_keys, sparse_ty
             return _parse_one(records[0], wanted, slots, nd)
         if not records:
             return None
-        spans = list(zip(*_all_entries(records, wanted, nk)))
+        if len(records) >= 2 * _GROUP:
+            got = _grouped(records, wanted, slots, nd)
+            if got is not None:
+                return got
+        spans = list(zip(*_all_entries(records, wanted, slots)))
         for slot in range(nk):
             if None in spans[slot]:
                 if slot < nd:
