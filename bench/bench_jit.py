@@ -15,7 +15,8 @@ better of its XLA (jit_compile=True) and its plain graph mode, as in seed_bench.
 Each backend is one long-lived worker (this file with --child, bench/sidebyside.py's protocol) that builds
 everything and warms it up (rivulet compiles its jit functions then); the rounds alternate the backends. A
 figure is the minimum over the rounds, in ms; the ratio is TensorFlow's time / rivulet's (> 1: rivulet is
-faster), with its range over the rounds; --src adds a column for an older rivulet's src/ folder (`before`).
+faster), with its range over the rounds; each workload's `cpu` row is the process's CPU time per call (every
+thread's, in the mode that made the fastest call; the minimum over the rounds); --src adds a column for an older rivulet's src/ folder (`before`).
 TensorFlow is optional: --tf names a Python that has it (or set
 RIVULET_TF_PYTHON); rivulet never imports it.
 """
@@ -32,14 +33,19 @@ CALLS = 20  # calls per round of w1 and w5: their figure is the fastest
 
 
 def _best_call(fns, calls=CALLS):
-    """A workload run timing each fn `calls` times: the fastest call of any, in ms."""
+    """A workload run timing each fn `calls` times: the fastest call of any, in ms; its `cpu_ms` attribute is
+    then the process's CPU time (every thread's) per call of the fn that made the fastest call."""
     def run():
         best = float("inf")
         for fn in fns:
+            fastest = float("inf")
+            c0 = time.process_time()
             for _ in range(calls):
                 t = time.perf_counter()
                 fn()
-                best = min(best, time.perf_counter() - t)
+                fastest = min(fastest, time.perf_counter() - t)
+            if fastest < best:
+                best, run.cpu_ms = fastest, (time.process_time() - c0) * 1e3 / calls
         return best * 1e3
     return run
 
@@ -115,7 +121,18 @@ def child(backend, names):
     if backend != "tensorflow":
         import rivulet
         rivulet.jit.configure(warmup_calls=2, background=False)
-    serve(backend, BUILDERS, names)
+    built = {}
+
+    def keep(name):  # the workload's run, remembered for its "cpu" figure (timed right after it)
+        def build(tf, np):
+            built[name] = BUILDERS[name](tf, np)
+            return built[name]
+        return build
+    workloads = {}
+    for n in names:
+        workloads[n] = keep(n)
+        workloads[n + " cpu"] = lambda tf, np, n=n: lambda: built[n].cpu_ms
+    serve(backend, workloads, [k for n in names for k in (n, n + " cpu")])
 
 
 def main(argv=None):
@@ -134,13 +151,14 @@ def main(argv=None):
         got = alternate(workers, a.rounds)
     finally:
         close(workers)
-    print(f"jit_compile=True, ms (min of {max(1, a.rounds)} rounds; TensorFlow: the better of XLA and graph mode)")
-    print(f"{'workload':10} {'before' if a.src else '':>10} {'rivulet':>10} {'tensorflow':>11} {'ratio':>7}  spread"
+    print(f"jit_compile=True, ms (min of {max(1, a.rounds)} rounds; TensorFlow: the better of XLA and graph mode; "
+          f"cpu: the process's CPU time per call, every thread, in the mode of the fastest call)")
+    print(f"{'workload':12} {'before' if a.src else '':>10} {'rivulet':>10} {'tensorflow':>11} {'ratio':>7}  spread"
           f"{'  (before)' if a.src and a.tf else ''}")
-    for n in names:
+    for n in [n for n in names] + [n + " cpu" for n in names]:
         mine = got["rivulet"][n]
-        line = f"{n:10} {min(got['before'][n]) if a.src else '':>10.3f} {min(mine):10.3f}" if a.src else \
-            f"{n:10} {'':>10} {min(mine):10.3f}"
+        line = f"{n:12} {min(got['before'][n]) if a.src else '':>10.3f} {min(mine):10.3f}" if a.src else \
+            f"{n:12} {'':>10} {min(mine):10.3f}"
         if "tensorflow" in got:
             theirs = got["tensorflow"][n]
             line += f" {min(theirs):11.3f} {min(theirs) / min(mine):6.2f}x  {spread(theirs, mine)}"
