@@ -222,13 +222,17 @@ def test_single_records_of_one_layout_skip_the_walk(monkeypatch):
     framing bytes takes its spans (a few `startswith`, no walk); one whose framing differs is walked."""
     recs = _same_length_records()
     spec = dict(SPEC, ids=tf.io.FixedLenFeature([4], tf.int64), big=tf.io.VarLenFeature(tf.int64))
-    walks = []
-    real = example_fast._entries
+    del spec["tags"]  # (two values: not the usual form, so the layout would keep each list's header a value)
+    walks, reads = [], []
+    real, packed, strings = example_fast._entries, example_fast._packed, example_fast._bytes_values
     monkeypatch.setattr(example_fast, "_entries", lambda *a: walks.append(1) or real(*a))
+    # every list has the usual form here: its header is framing too, its values read where the layout says
+    monkeypatch.setattr(example_fast, "_packed", lambda *a: reads.append(1) or packed(*a))
+    monkeypatch.setattr(example_fast, "_bytes_values", lambda *a: reads.append(1) or strings(*a))
     example_fast._ONE_LAYOUTS.clear()
     got = [tf.io.parse_single_example(r, spec) for r in recs]
-    assert len(walks) == 1
-    monkeypatch.setattr(example_fast, "_entries", real)
+    assert len(walks) == 1 and len(reads) == 5  # the first record's five features
+    monkeypatch.undo()
     for r, g in zip(recs, got):
         _same(g, _general(monkeypatch, lambda: tf.io.parse_single_example(r, spec)))
 

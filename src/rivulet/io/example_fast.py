@@ -484,53 +484,63 @@ def _sparse_one(n):
     return got
 
 
-_ONE_LAYOUTS = {}  # (id(wanted), record length) -> (wanted, spans, [(position, framing bytes there)])
+_ONE_LAYOUTS = {}  # (id(wanted), record length) -> (wanted, spans, [(position, framing bytes there)], payloads)
 
 
-def _one_layout(buf, wanted, found):
+def _one_layout(buf, wanted, found, slots):
     """Keeps the layout of one record for the next records of its length: its spans and the bytes outside its
     wanted features' values (framing, keys, the features not asked for). A record of that length with those
     bytes has those spans (every byte _entries reads is among them): a few `startswith` instead of a walk.
-    The cache holds `wanted` itself, so that its id is not reused while the entry lives."""
+    Where every wanted feature's list has the usual form (_payloads), the lists' own headers count as framing
+    too and the values' positions are kept. The cache holds `wanted` itself, so that its id is not reused
+    while the entry lives."""
+    payloads = _payloads(buf, found, slots)
+    if not all(payloads):
+        payloads = None
+    values = payloads if payloads is not None else [(f[1], f[2]) for f in found if f is not None]
     pieces, at = [], 0
-    for f in sorted((f for f in found if f is not None), key=lambda f: f[1]):
-        if f[1] > at:
-            pieces.append((at, buf[at:f[1]]))
-        at = max(at, f[2])
+    for start, end in sorted(values):
+        if start > at:
+            pieces.append((at, buf[at:start]))
+        at = max(at, end)
     if at < len(buf):
         pieces.append((at, buf[at:]))
     if len(_ONE_LAYOUTS) >= 256:
         _ONE_LAYOUTS.clear()
-    _ONE_LAYOUTS[id(wanted), len(buf)] = (wanted, tuple(found), pieces)
+    _ONE_LAYOUTS[id(wanted), len(buf)] = (wanted, tuple(found), pieces, payloads)
 
 
 def _parse_one(buf, wanted, slots, nd):
     """parse() of one record (parse_single_example, a dataset's map): one NumPy call per output where it can
     (a scalar made as one, the sparse indices and shape copied from a cache per length)."""
     lay = _ONE_LAYOUTS.get((id(wanted), len(buf)))
+    pays = None
     if lay is not None and lay[0] is wanted:
-        found = lay[1]
+        found, pays = lay[1], lay[3]
         for at, piece in lay[2]:
             if not buf.startswith(piece, at):
-                found = [None] * len(slots)
+                found, pays = [None] * len(slots), None
                 _entries(buf, wanted, found)
                 break
     else:
         found = [None] * len(slots)
         _entries(buf, wanted, found)
         if buf:
-            _one_layout(buf, wanted, found)
+            _one_layout(buf, wanted, found, slots)
     outs = []
-    for f, (code, want, n, dims, form) in zip(found, slots):
-        if f is None:
-            if n is not None:
+    for slot, (f, (code, want, n, dims, form)) in enumerate(zip(found, slots)):
+        if pays is not None:  # the layout's: each list in the usual form, its values at these positions
+            p, e = pays[slot]
+        else:
+            if f is None:
+                if n is not None:
+                    return None
+                f = _NO_FEATURE
+            tag, start, end = f
+            if tag and tag != want:
                 return None
-            f = _NO_FEATURE
-        tag, start, end = f
-        if tag and tag != want:
-            return None
         if not code:
-            vals = _bytes_values(buf, start, end)
+            vals = [buf[p:e]] if pays is not None else _bytes_values(buf, start, end)
             if n is not None and len(vals) != n:
                 return None
             if form == 0:
@@ -540,7 +550,8 @@ def _parse_one(buf, wanted, slots, nd):
                 arr = np.empty(len(vals), dtype=object)
                 arr[:] = vals
         else:
-            p, e = _packed(buf, start, end)
+            if pays is None:
+                p, e = _packed(buf, start, end)
             if code == 1:
                 if (e - p) & 3:
                     return None
