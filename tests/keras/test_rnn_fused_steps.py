@@ -48,25 +48,33 @@ def test_fused_step_equals_the_cell_ops_with_gradients(kind, dtype):
         np.testing.assert_allclose(a, b, rtol=tol * 4, atol=tol)
 
 
-def test_the_step_is_one_op_only_under_a_tape():
+def test_one_op_steps_and_sequences_only_under_a_tape():
     layer = tf.keras.layers.LSTM(4)
     gru = tf.keras.layers.GRU(4)
     x = tf.constant(np.ones((2, 3, 2), np.float32))
+    mask = tf.constant([[True, True, False], [True, False, True]])
 
-    def body_ops(fn):
+    def ops(fn):
+        """The op types of fn's graph, and of its loop bodies."""
         g = tf.function(fn).get_concrete_function().graph
         loops = [op.attrs["body"] for op in g.get_operations() if op.type in ("While", "StatelessWhile")]
-        return [{op.type for op in lb.body.graph.get_operations()} for lb in loops]
+        return {op.type for op in g.get_operations()}, [{op.type for op in lb.body.graph.get_operations()}
+                                                        for lb in loops]
 
-    def trained():
+    def trained(mask=None):
         with tf.GradientTape() as tape:
-            y = layer(x) + gru(x)
+            y = layer(x, mask=mask) + gru(x, mask=mask)
         return tape.gradient(y, layer.trainable_weights + gru.trainable_weights)
-    types = body_ops(trained)
-    assert "_LSTMStep" in types[0] and "_GRUStep" in types[1]
-    assert "Sigmoid" not in types[0] | types[1]
-    for ops in body_ops(lambda: layer(x) + gru(x)):  # predict, export: the cells' ordinary ops
-        assert "Sigmoid" in ops and not ops & {"_LSTMStep", "_GRUStep"}
+    outer, bodies = ops(trained)  # no mask: no loop, one op over the whole sequence each
+    assert not bodies and {"_LSTMSequence", "_LSTMSequenceGrad", "_GRUSequence", "_GRUSequenceGrad"} <= outer
+    outer, bodies = ops(lambda: trained(mask))  # masked: a loop of one-op steps
+    assert "_LSTMStep" in bodies[0] and "_GRUStep" in bodies[1]
+    assert "Sigmoid" not in bodies[0] | bodies[1]
+    for m in (None, mask):  # predict, export: the cells' ordinary ops in a loop
+        outer, bodies = ops(lambda: layer(x, mask=m) + gru(x, mask=m))
+        assert not outer & {"_LSTMSequence", "_GRUSequence"}
+        for body in bodies:
+            assert "Sigmoid" in body and not body & {"_LSTMStep", "_GRUStep"}
 
 
 @pytest.mark.parametrize("make,dtype", [
@@ -104,20 +112,22 @@ def test_fit_with_fused_steps_equals_fit_without(monkeypatch):
 
 
 def test_saved_trained_model_loads_without_keras(tmp_path):
-    """A saved model of a trained LSTM holds its train function's loop (with _LSTMStep): the ops are registered
-    when rivulet loads, before any Keras module."""
+    """A saved model of a trained LSTM holds its train function's graph (with _LSTMSequence): the ops are
+    registered when rivulet loads, before any Keras module."""
     import subprocess
     import sys
-    code = "import rivulet.core.op as o, rivulet; print(sorted(k for k in o.REGISTRY if k.startswith(('_LSTM', '_GRU'))))"
+    code = ("import rivulet.core.op as o, rivulet\n"
+            "print(sorted(k for k in o.REGISTRY if k.startswith(('_LSTM', '_GRU'))))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
-    assert out.strip() == "['_GRUStep', '_GRUStepGrad', '_LSTMStep', '_LSTMStepGrad']"
+    assert out.strip() == ("['_GRUSequence', '_GRUSequenceGrad', '_GRUStep', '_GRUStepGrad', '_LSTMSequence', "
+                           "'_LSTMSequenceGrad', '_LSTMStep', '_LSTMStepGrad']")
     model = tf.keras.Sequential([tf.keras.Input(shape=(5,), dtype="int32"), tf.keras.layers.Embedding(20, 4),
                                  tf.keras.layers.LSTM(3), tf.keras.layers.Dense(1)])
     model.compile(loss="mse", optimizer="adam")
     x = np.random.default_rng(0).integers(0, 20, (8, 5)).astype(np.int32)
     model.fit(x, np.zeros((8, 1), np.float32), epochs=1, verbose=0)
     model.save(tmp_path / "m")
-    assert "_LSTMStep" in (tmp_path / "m" / "saved_model.json").read_text()
+    assert "_LSTMSequence" in (tmp_path / "m" / "saved_model.json").read_text()
     np.testing.assert_allclose(tf.saved_model.load(str(tmp_path / "m"))(x).numpy(), model.predict(x, verbose=0),
                                rtol=1e-6)
 
@@ -129,3 +139,40 @@ def test_step_ops_check_their_operands():
     with pytest.raises(TypeError, match="of one dtype"):
         tf.function(lambda: rnn_ops.gru_step(tf.ones([1, 3]), tf.ones([1, 1], tf.float64), tf.ones([1, 3]),
                                              tf.ones([3]))).get_concrete_function()
+
+
+@pytest.mark.parametrize("kind", ["lstm", "gru"])
+@pytest.mark.parametrize("steps", [6, 1])
+def test_sequence_op_equals_the_cell_ops_loop(kind, steps, monkeypatch):
+    """float64, every output used (sequences, final states) and given initial states: the one-op sequence's
+    values and gradients (inputs, initial states, all weights) equal the loop of the cells' ordinary ops."""
+    tf.keras.utils.set_random_seed(5)
+    make = tf.keras.layers.LSTM if kind == "lstm" else tf.keras.layers.GRU
+    layer = make(4, return_sequences=True, return_state=True, dtype="float64")
+    rng = np.random.default_rng(6)
+    x = tf.constant(rng.standard_normal((3, steps, 2)) * 2)
+    init = [tf.constant(rng.standard_normal((3, 4))) for _ in range(2 if kind == "lstm" else 1)]
+    layer(x, initial_state=init)
+    for v in layer.weights:
+        v.assign(rng.standard_normal(v.shape))
+
+    @tf.function
+    def run(x, init):
+        with tf.GradientTape() as tape:
+            tape.watch([x] + init)
+            outs = layer(x, initial_state=init)
+            loss = tf.reduce_sum(tf.sin(outs[0]) * 1.5) + sum(tf.reduce_sum(tf.cos(s) * (i + 2))
+                                                              for i, s in enumerate(outs[1:]))
+        return outs, tape.gradient(loss, [x] + init + layer.trainable_weights)
+
+    def values(fn_run):
+        outs, grads = fn_run(x, init)
+        return [o.numpy() for o in outs] + [g.numpy() for g in grads]
+    got = values(run)
+    graph = run.get_concrete_function(x, init).graph
+    assert ("_LSTMSequence" if kind == "lstm" else "_GRUSequence") in {op.type for op in graph.get_operations()}
+    monkeypatch.setattr(type(layer.cell), "_fused_step", recurrent._Cell._fused_step)
+    want = values(tf.function(run.python_function))
+    assert len(got) == len(want)
+    for a, b in zip(got, want):
+        np.testing.assert_allclose(a, b, rtol=1e-9, atol=1e-12)

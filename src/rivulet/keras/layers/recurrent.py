@@ -223,6 +223,11 @@ class LSTMCell(_Cell):
         def step(xp, states, consts=None):
             h, c = rnn_ops.lstm_step(xp, states[0], states[1], tf.convert_to_tensor(self.recurrent_kernel))
             return h, [h, c]
+
+        def sequence(seq, states, consts=None):
+            h, c, hs = rnn_ops.lstm_sequence(seq, states[0], states[1], tf.convert_to_tensor(self.recurrent_kernel))
+            return h, hs, [h, c]
+        step.sequence = sequence
         return step
 
     def get_config(self):
@@ -291,8 +296,14 @@ class GRUCell(_Cell):
 
         def step(xp, states, consts=None):
             h = rnn_ops.gru_step(xp, states[0], tf.convert_to_tensor(self.recurrent_kernel),
-                                   self.bias[1] if consts is None else consts)
+                                 self.bias[1] if consts is None else consts)
             return h, [h]
+
+        def sequence(seq, states, consts=None):
+            h, hs = rnn_ops.gru_sequence(seq, states[0], tf.convert_to_tensor(self.recurrent_kernel),
+                                         self.bias[1] if consts is None else consts)
+            return h, hs, [h]
+        step.sequence = sequence
         return step
 
     def _call_projected(self, xp, states, consts=None):
@@ -448,6 +459,13 @@ class RNN(Layer):
         as_list = self.return_sequences and bool(_context_state.tapes)
         if isinstance(masks, _Projected) and _context_state.tapes:  # training: the cell's step as one op
             masks = _Projected(masks.consts, self.cell._fused_step(seq.dtype))
+            if masks.fused is not None and m is None:  # and without a mask, the whole loop as one op
+                last, hs, states = masks.fused.sequence(seq, states, masks.consts)
+                outputs = None
+                if self.return_sequences:
+                    outputs = hs[1:]
+                    outputs.set_shape(tf.TensorShape([seq.shape[0]]).concatenate(last.shape))
+                return last, outputs, states
         if as_list:
             init.append(tf.TensorArray(states[0].dtype, size=steps, element_shape=states[0].shape))
         elif self.return_sequences:
@@ -518,21 +536,22 @@ def _split(kwargs):
 class SimpleRNN(RNN):
     def __init__(self, units, activation="tanh", **kwargs):
         layer, cell = _split(dict(kwargs))
-        super().__init__(SimpleRNNCell(units, activation=activation, name="simple_rnn_cell", **cell), **layer)
+        super().__init__(SimpleRNNCell(units, activation=activation, name="simple_rnn_cell", dtype=layer.get("dtype"),
+                                       **cell), **layer)
 
 
 class LSTM(RNN):
     def __init__(self, units, activation="tanh", recurrent_activation="sigmoid", **kwargs):
         layer, cell = _split(dict(kwargs))
         super().__init__(LSTMCell(units, activation=activation, recurrent_activation=recurrent_activation,
-                                  name="lstm_cell", **cell), **layer)
+                                  name="lstm_cell", dtype=layer.get("dtype"), **cell), **layer)
 
 
 class GRU(RNN):
     def __init__(self, units, activation="tanh", recurrent_activation="sigmoid", **kwargs):
         layer, cell = _split(dict(kwargs))
         super().__init__(GRUCell(units, activation=activation, recurrent_activation=recurrent_activation,
-                                 name="gru_cell", **cell), **layer)
+                                 name="gru_cell", dtype=layer.get("dtype"), **cell), **layer)
 
 
 class Bidirectional(Layer):
