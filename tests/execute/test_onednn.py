@@ -6,6 +6,7 @@ NumPy when the library is missing (that one runs without the extra too)."""
 import contextlib
 import faulthandler
 import os
+import threading
 
 import numpy as np
 import pytest
@@ -19,9 +20,10 @@ needs = pytest.mark.skipif(onednn.api() is None, reason="the onednn extra (onedn
 
 @pytest.fixture(autouse=True)
 def fresh_cache(monkeypatch):
-    """Each test starts with an empty primitive cache (some tests look at what it holds)."""
+    """Each test starts with an empty primitive cache and no thread choices (some tests look at them)."""
     if onednn.api() is not None:
         monkeypatch.setattr(onednn.api(), "cache", {})
+        monkeypatch.setattr(onednn.api(), "choices", {})
 
 
 @pytest.fixture
@@ -170,7 +172,7 @@ def test_fused_conv_bias_and_relu_as_post_ops(case, activation, numpy_only):
     x, f, _, (s, pad, d, explicit) = _conv_case(*CONVS[case])
     bias = np.linspace(-1, 1, f.shape[3]).astype(np.float32)
     got = fusion._fused_conv_kernel(x, f, bias, s, pad, d, explicit, activation)
-    assert any(k[-2:] == (True, activation == "relu") for k in onednn.api().cache)
+    assert any(k[-3:-1] == (True, activation == "relu") for k in onednn.api().cache)  # (then the thread count)
     close(got, numpy_only(fusion._fused_conv_kernel, x, f, bias, s, pad, d, explicit, activation))
 
 
@@ -256,7 +258,8 @@ def test_operands_are_checked_before_c():
     with pytest.raises(ValueError, match="do not agree"):
         onednn.conv2d_backprop_input((2, 5, 5, 2), w, np.zeros((1, 3, 3, 4), np.float32), (1, 1), (1, 1), p)
     onednn.conv2d(x, w, (1, 1), (1, 1), p)  # builds and caches the primitive
-    prim = onednn.api().cache[("conv", "fwd", False, x.shape, w.shape, (1, 3, 3, 4), (1, 1), (1, 1), p)]
+    (prim,) = [v for k, v in onednn.api().cache.items()  # (keyed by the thread count last)
+               if k[:-1] == ("conv", "fwd", False, x.shape, w.shape, (1, 3, 3, 4), (1, 1), (1, 1), p)]
     y = np.empty((1, 3, 3, 4), np.float32)
     with pytest.raises(ValueError, match="bytes"):  # a cached primitive re-checks every array it is given
         prim.run({onednn.SRC: x, onednn.WEIGHTS: w, onednn.DST: y[:, :2].copy()})
@@ -483,8 +486,49 @@ def test_a_primitive_on_every_core_takes_one_thread_once_the_machine_is_busy(mon
     busy[0] = True
     monkeypatch.setattr(onednn, "_busy_seen", [-1.0, False])  # (the next call reads the count again)
     assert conv() == 1
-    (prim,) = [p for k, p in a.cache.items() if k[1] == "fwd"]
-    assert not prim.threads.one  # the choice itself stands: untimed one-thread calls while busy
+    (choice,) = [t for k, t in a.choices.items() if k[1] == "fwd"]
+    assert not choice.one  # the choice itself stands: untimed one-thread calls while busy
     busy[0] = False
     monkeypatch.setattr(onednn, "_busy_seen", [-1.0, False])
     assert conv() == 2
+
+
+def _other_threads_cpu_ticks():
+    """CPU clock ticks of this process's threads other than the calling one (Linux /proc)."""
+    me, total = threading.get_native_id(), 0
+    for tid in os.listdir("/proc/self/task"):
+        if int(tid) != me:
+            try:
+                with open(f"/proc/self/task/{tid}/stat") as f:
+                    fields = f.read().rsplit(")", 1)[1].split()
+            except OSError:  # the thread ended
+                continue
+            total += int(fields[11]) + int(fields[12])
+    return total
+
+
+@needs
+@pytest.mark.skipif(not os.path.isdir("/proc/self/task"), reason="reads threads' CPU time from /proc")
+def test_each_thread_count_has_its_own_primitive(monkeypatch):
+    """oneDNN fixes a primitive's OpenMP thread count when it is made: a primitive made for every core ran
+    on two threads even when a call chose one (a busy machine), and one made while the count was 1 (after a
+    weights reorder) never used a second core. Each count has its own primitive, made under that count."""
+    a = onednn.api()
+    if a.set_threads is None or blas_threads._cpus() < 2:
+        pytest.skip("oneDNN without OpenMP threads, or one core")
+    quiet = [True]
+    monkeypatch.setattr(onednn._Threads, "choose", lambda self, now: (not quiet[0], None))
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal((32, 13, 13, 32)).astype(np.float32)
+    dy = rng.standard_normal((32, 11, 11, 64)).astype(np.float32)
+
+    def filter_grads():
+        before = _other_threads_cpu_ticks()
+        for _ in range(150):  # about 0.1-0.2 s on one core
+            onednn.conv2d_backprop_filter(x, (3, 3, 32, 64), dy, (1, 1), (1, 1), ((0, 0), (0, 0)))
+        return _other_threads_cpu_ticks() - before
+    assert filter_grads() > 0  # quiet: OpenMP's second thread shares the work
+    quiet[0] = False
+    assert filter_grads() == 0  # busy: the one-thread primitive, no other thread runs
+    keys = [k for k in a.cache if k[1] == "weights"]
+    assert sorted(k[-1] for k in keys) == [1, onednn._all_threads()]

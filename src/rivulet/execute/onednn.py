@@ -18,7 +18,9 @@ stream of the calling Python thread, with its scratchpad in a buffer of that thr
 Threads follow execute/blas_threads.py's rules: inside a one-thread region (small GEMMs, loop bodies), or
 while other runnable threads fill the cores (`blas_threads._busy`), a primitive runs on one OpenMP thread;
 otherwise on every core (or tf.config.threading's intra-op thread count where set), kept only while its
-calls run faster that way (a `_Threads` per primitive, the same probing as blas_threads.Tuner). OpenMP's
+calls run faster that way (a `_Threads` per problem, the same probing as blas_threads.Tuner). oneDNN fixes
+a primitive's thread count when its descriptor is made (OpenMP's count at that moment; omp_set_num_threads
+before a call does not change it), so each thread count has its own primitive, made under that count. OpenMP's
 idle threads sleep (OMP_WAIT_POLICY=PASSIVE unless the user set it) instead of spinning against other work.
 """
 import contextlib
@@ -207,6 +209,7 @@ class Api:
         self.refused = set()  # keys oneDNN could not build a primitive for
         self.cache_lock = threading.Lock()
         self.local = threading.local()
+        self.choices = {}  # problem key -> its _Threads (one choice for the primitives of each thread count)
 
     def make_attr(self, relu=False):
         """Primitive attributes: the scratchpad is ours; relu=True adds a ReLU post-op."""
@@ -258,6 +261,37 @@ class Api:
             buf = self.local.scratch = np.empty(max(nbytes + 64, 1 << 16), np.uint8)
         return buf.ctypes.data + (-buf.ctypes.data) % 64
 
+    def threads_of(self, key):
+        """The `_Threads` choosing between the one-thread and the every-core primitive of a problem."""
+        t = self.choices.get(key)
+        if t is None:
+            if len(self.choices) > 4 * _CACHE_MAX:
+                self.choices.clear()
+            t = self.choices.setdefault(key, _Threads())
+        return t
+
+    @contextlib.contextmanager
+    def chosen(self, key, build):
+        """(primitive, threads, record) for this call: the primitive of key built for the thread count the
+        problem's `_Threads` chooses now, and record(took) to report its run's time. oneDNN fixes a
+        primitive's thread count when its descriptor is made (OpenMP's count at that moment; a count set
+        later is ignored), so each count has its own primitive, built under that count."""
+        choice = self.threads_of(key)
+        now = _clock()
+        one, probing = choice.choose(now)
+        n = 1 if one or self.set_threads is None else _all_threads()
+
+        def record(took):
+            choice.record(one, took, probing, now)
+        with self.primitive(key + (n,), lambda: self.build_on(n, build)) as prim:
+            yield prim, n, record
+
+    def build_on(self, n, build):
+        """build() with OpenMP's thread count at n (the count the primitive's descriptor keeps)."""
+        if self.set_threads is not None:
+            self.set_threads(n)
+        return build()
+
     @contextlib.contextmanager
     def primitive(self, key, build):
         """The cached `Primitive` for key (built by build() on a miss), held for the block: the cache keeps the
@@ -301,7 +335,7 @@ class Api:
 
 # ------------------------------------------------------------------------------------------ primitives
 class _Threads:
-    """Every core or one for one primitive, as blas_threads.Tuner chooses for big GEMMs: one thread inside a
+    """Every core or one for one problem, as blas_threads.Tuner chooses for big GEMMs: one thread inside a
     one-thread region or while other work fills the cores; otherwise the faster of the two, judged by the
     calls' times and tried again now and then."""
     __slots__ = ("one", "recent", "probe_at", "backoff", "lock")
@@ -359,6 +393,8 @@ class Primitive:
         self.handle = _P()
         api.check(lib.dnnl_primitive_create(ctypes.byref(self.handle), pd), "dnnl_primitive_create")
         self.owned, self.reorders = [pd], []
+        if api.set_threads is not None:
+            api.set_threads(1)  # the weights reorders: small, on one thread (waking a second costs more)
         self.order = tuple(sorted(plain))  # the plain arguments
         self.slots = []  # per plain argument: (arg, user md, byte size, output?, reorder md or None, reorder)
         for arg in self.order:
@@ -384,7 +420,6 @@ class Primitive:
         self.scratch_size = lib.dnnl_memory_desc_get_size(self.scratch_md)
         # this thread's scratch buffer holds the primitive's scratchpad, then each reordered argument
         self.buffer_size = _up(self.scratch_size) + sum(_up(s[6]) for s in self.slots)
-        self.threads = _Threads()
         self.bound = threading.local()
         self.all_bound = []
         self.users, self.evicted = 0, False  # threads running it now; out of the cache
@@ -401,9 +436,10 @@ class Primitive:
         for m in self.mds:
             lib.dnnl_memory_desc_destroy(m)
 
-    def run(self, arrays, workspace=None):
+    def run(self, arrays, workspace=None, threads=1):
         """Executes with arrays {arg: ndarray} (every plain argument; outputs are written) and, for pooling,
-        a workspace byte array. Checks every array against its descriptor first."""
+        a workspace byte array, on `threads` OpenMP threads (the count it was built for); returns the
+        seconds the primitive itself took. Checks every array against its descriptor first."""
         if len(arrays) != len(self.slots) or any(s[0] not in arrays for s in self.slots):
             raise ValueError(f"oneDNN: arguments {sorted(arrays)} do not match {list(self.order)}")
         ptrs = []
@@ -435,25 +471,20 @@ class Primitive:
         stream = api.stream()
         for reorder, args in b.before:
             self._reorder(reorder, stream, args)
-        self._timed(stream, b.args)
+        if api.set_threads is not None:
+            api.set_threads(threads)
+        start = _clock()
+        self._exec(self.handle, stream, b.args)
+        took = _clock() - start
         for reorder, args in b.after:
             self._reorder(reorder, stream, args)
+        return took
 
     def _reorder(self, reorder, stream, args):
         """A weights reorder: small, so on one thread (waking a second one costs more than it saves)."""
         if self.api.set_threads is not None:
             self.api.set_threads(1)
         self._exec(reorder, stream, args)
-
-    def _timed(self, stream, args):
-        setter = self.api.set_threads
-        if setter is None:
-            return self._exec(self.handle, stream, args)
-        start = _clock()
-        one, probing = self.threads.choose(start)
-        setter(1 if one else _all_threads())
-        self._exec(self.handle, stream, args)
-        self.threads.record(one, _clock() - start, probing, start)
 
     def _exec(self, prim, stream, args):
         lib = self.api.lib
@@ -575,8 +606,8 @@ def _primitive(a, pd, plain, mds, workspace=False):
 
 
 def _run(a, key, build, arrays, workspace=None):
-    with a.primitive(key, build) as prim:
-        prim.run(arrays, workspace)
+    with a.chosen(key, build) as (prim, n, record):
+        record(prim.run(arrays, workspace, n))
 
 
 # ------------------------------------------------------------------------------------------ convolutions
@@ -743,10 +774,10 @@ def _pool(kind, alg, x_shape, y_shape, ksize, strides, pads, arrays, workspace=N
             _destroy_mds(a, mds)
             raise
         return _primitive(a, pd, plain, mds, workspace=alg == _POOL_MAX and kind != "fwd")
-    with a.primitive(key, build) as prim:
+    with a.chosen(key, build) as (prim, n, record):
         if workspace is None and prim.workspace is not None:
             workspace = np.empty(prim.workspace_size, np.uint8)
-        prim.run(arrays, workspace)
+        record(prim.run(arrays, workspace, n))
         return workspace
 
 
