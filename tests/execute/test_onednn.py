@@ -532,3 +532,22 @@ def test_each_thread_count_has_its_own_primitive(monkeypatch):
     assert filter_grads() == 0  # busy: the one-thread primitive, no other thread runs
     keys = [k for k in a.cache if k[1] == "weights"]
     assert sorted(k[-1] for k in keys) == [1, onednn._all_threads()]
+
+
+@needs
+def test_max_pool_window_indices_serve_the_gradient_of_either_thread_count(monkeypatch):
+    """The forward's workspace (kept with y) is read by a gradient primitive of the other thread count when the
+    choice changed between the two calls: the same gradient, bit for bit."""
+    one = [True]
+    monkeypatch.setattr(onednn._Threads, "choose", lambda self, now: (one[0], None))
+    rng = np.random.default_rng(4)
+    pads = ((0, 1), (0, 1))
+    x = np.round(rng.standard_normal((4, 9, 7, 16)) * 2).astype(np.float32)  # ties
+    dy = rng.standard_normal(onednn._pool_out(x.shape, (2, 2), (2, 2), pads)).astype(np.float32)
+    got = []
+    for fwd, bwd in [(True, True), (True, False), (False, True), (False, False)]:
+        one[0] = fwd
+        y = onednn.max_pool(x, (2, 2), (2, 2), pads)
+        one[0] = bwd
+        got.append(onednn.max_pool_grad(x, dy, (2, 2), (2, 2), pads, y=y).view(np.uint32))
+    assert all(np.array_equal(got[0], g) for g in got[1:])
