@@ -211,8 +211,8 @@ class _List(_Message):
 
 class BytesList(_List):
     def __init__(self, value=()):
-        if type(value) is list and len(value) == 1 and type(value[0]) is bytes:  # the usual: one value
-            self._vals, self._arr = [value[0]], None
+        if type(value) is list and len(value) == 1 and type(value[0]) is bytes:  # the usual: one value, which
+            self._vals, self._arr, self._payload = [value[0]], None, value[0]  # is the list's payload as it is
         else:
             self._vals, self._arr = self._convert_all(value), None
 
@@ -368,13 +368,18 @@ class Int64List(_List):
                 for v in value:
                     if type(v) is not int:
                         break
-                    if 0 <= v < 16384:
-                        pieces.append(small[v])
-                    elif 0 < v < 268435456:
-                        pieces += (pair[v & 16383], small[v >> 14])
-                    elif 0 < v < 4398046511104:
-                        pieces += (pair[v & 16383], pair[v >> 14 & 16383], small[v >> 28])
-                    elif -0x8000000000000000 <= v <= 0x7FFFFFFFFFFFFFFF:
+                    if v >= 0:
+                        if v < 16384:
+                            pieces.append(small[v])
+                        elif v < 268435456:
+                            pieces += (pair[v & 16383], small[v >> 14])
+                        elif v < 4398046511104:
+                            pieces += (pair[v & 16383], pair[v >> 14 & 16383], small[v >> 28])
+                        elif v <= 0x7FFFFFFFFFFFFFFF:
+                            pieces.append(_varint(v))
+                        else:
+                            break
+                    elif v >= -0x8000000000000000:
                         pieces.append(_varint(v))
                     else:
                         break
@@ -658,6 +663,16 @@ class Features(_Message):
         return lines
 
 
+_HEADS = {}  # length -> an Example's features field key and that length
+
+
+def _head(n):
+    head = b"\x0a" + _varint(n)
+    if len(_HEADS) < 65536:
+        _HEADS[n] = head
+    return head
+
+
 class Example(_Message):
     def __init__(self, features=None):
         if features is not None and not isinstance(features, Features):
@@ -671,7 +686,8 @@ class Example(_Message):
             return b"\x0a\x00" if self._set else b""
         parts = [b""]
         n = features._encode_into(parts)
-        parts[0] = b"\x0a" + (_ONE_BYTE[n] if n < 128 else _len_varint(n))
+        head = _HEADS.get(n)
+        parts[0] = head if head is not None else _head(n)
         return b"".join(parts)
 
     @classmethod
