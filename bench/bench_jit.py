@@ -1,6 +1,7 @@
 """The compiled tier (jit_compile=True) side by side with TensorFlow (issue 26).
 
     python bench/bench_jit.py [w1 w5 lstm64 lstm1024 gru64 gru1024] [--tf PYTHON] [--src OLD/src] [--rounds N]
+                              [--busy K]
 
 Workloads (fixed seeds):
   w1        the seed guides' 100 Dense(64, relu) layers on a [20, 28, 28] batch (intro_to_graphs), one call
@@ -17,6 +18,7 @@ everything and warms it up (rivulet compiles its jit functions then); the rounds
 figure is the minimum over the rounds, in ms; the ratio is TensorFlow's time / rivulet's (> 1: rivulet is
 faster), with its range over the rounds; each workload's `cpu` row is the process's CPU time per call (every
 thread's, in the mode that made the fastest call; the minimum over the rounds); --src adds a column for an older rivulet's src/ folder (`before`).
+--busy K runs K busy processes (pure-Python spin loops) during the timed rounds: the loaded-machine figures.
 TensorFlow is optional: --tf names a Python that has it (or set
 RIVULET_TF_PYTHON); rivulet never imports it.
 """
@@ -24,7 +26,7 @@ import sys
 import time
 from pathlib import Path
 
-from sidebyside import (Worker, alternate, close, mlp_step, parser, rivulet_env, serve, spread,
+from sidebyside import (Worker, alternate, busy, close, mlp_step, parser, rivulet_env, serve, spread,
                         workload_names)
 
 HERE = Path(__file__).resolve().parent
@@ -138,6 +140,7 @@ def child(backend, names):
 def main(argv=None):
     ap = parser(__doc__, WORKLOADS)
     ap.add_argument("--src", help="an older rivulet's src/ folder, timed as 'before'")
+    ap.add_argument("--busy", type=int, default=0, help="busy processes running during the timed rounds")
     a = ap.parse_args(argv)
     names = workload_names(a, WORKLOADS)
     if a.child:
@@ -148,10 +151,12 @@ def main(argv=None):
     if a.tf:
         workers.append(Worker("tensorflow", a.tf, __file__, "tensorflow", names))
     try:
-        got = alternate(workers, a.rounds)
+        with busy(a.busy):
+            got = alternate(workers, a.rounds)
     finally:
         close(workers)
-    print(f"jit_compile=True, ms (min of {max(1, a.rounds)} rounds; TensorFlow: the better of XLA and graph mode; "
+    print(f"jit_compile=True, ms (min of {max(1, a.rounds)} rounds{f', {a.busy} busy processes' if a.busy else ''}; "
+          f"TensorFlow: the better of XLA and graph mode; "
           f"cpu: the process's CPU time per call, every thread, in the mode of the fastest call)")
     print(f"{'workload':12} {'before' if a.src else '':>10} {'rivulet':>10} {'tensorflow':>11} {'ratio':>7}  spread"
           f"{'  (before)' if a.src and a.tf else ''}")

@@ -239,11 +239,15 @@ def _session(ort, low, gemm=None):
     if threads is None:
         heavy = max(low.heavy_flops, gemm or 0.0)
         threads = 1 if heavy < PARALLEL_MNK else max(1, min(os.cpu_count() or 1, 8))
-        if "GRU" in low.fused_rnns or "Scan" in low.fused_rnns:
+        if "GRU" in low.fused_rnns:
             # onnxruntime's GRU kernel on two threads took twice the CPU time of one and ran slower on a busy
-            # 2-core machine at batch 64 and 1024 alike (2.3 -> 12.6 ms, 65 -> 123 ms); its LSTM scales. The
-            # Scan of a GRU (onnx/ops_rnn.py) gained nothing from a second thread on a busy machine either
+            # 2-core machine at batch 64 and 1024 alike (2.3 -> 12.6 ms, 65 -> 123 ms); its LSTM scales
             threads = 1
+        if "Scan" in low.fused_rnns:
+            # an LSTM/GRU Scan (onnx/ops_rnn.py) of batch 1024: two threads cost ~6% more CPU than one, yet on a
+            # loaded machine the step got twice the CPU share of a one-thread process (LSTM predict under two
+            # busy processes: 288 ms on one thread, ~180 on two); its per-step GEMMs are too small for more
+            threads = min(threads, 2)
     so.intra_op_num_threads = threads
     if threads > 1:  # the pool serves a few big GEMMs/convs: idle workers sleep instead of spinning
         so.add_session_config_entry("session.intra_op.allow_spinning", "0")
