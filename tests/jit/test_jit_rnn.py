@@ -215,3 +215,19 @@ def test_scan_gru_with_unknown_steps_and_batch():
             np.testing.assert_allclose(f(x).numpy(), plain(x).numpy(), rtol=1e-5, atol=1e-6)
     assert tf.jit.tier_of(f) == ["onnxruntime"] and "Scan" in lowered_op_types(f)
 
+
+
+def test_scan_threads_follow_the_batch():
+    # one onnxruntime thread for a small batch's Scan; two (never more: its per-step GEMMs are small, and the
+    # workers sleep rather than spin) once the step's GEMMs are big
+    import os
+    m = model_of(lambda: layers.LSTM(64), (5, 32))
+    got = {}
+    for batch in (4, 1024):
+        x = tf.constant(np.random.default_rng(10).standard_normal((batch, 5, 32)).astype(np.float32))
+        f = tf.function(lambda a: m(a), jit_compile=True)
+        np.testing.assert_allclose(f(x).numpy(), tf.function(lambda a: m(a))(x).numpy(), rtol=1e-5, atol=1e-6)
+        (cf,) = f._list_all_concrete_functions()
+        assert "Scan" in cf._jit_function.op_types
+        got[batch] = cf._jit_function.session.get_session_options().intra_op_num_threads
+    assert got == {4: 1, 1024: min(2, os.cpu_count() or 1)}
