@@ -142,10 +142,12 @@ def test_step_ops_check_their_operands():
 
 
 @pytest.mark.parametrize("kind", ["lstm", "gru"])
-@pytest.mark.parametrize("steps", [6, 1])
-def test_sequence_op_equals_the_cell_ops_loop(kind, steps, monkeypatch):
+@pytest.mark.parametrize("steps,chunk_rows", [(7, 1024), (7, 4), (1, 4)])
+def test_sequence_op_equals_the_cell_ops_loop(kind, steps, chunk_rows, monkeypatch):
     """float64, every output used (sequences, final states) and given initial states: the one-op sequence's
-    values and gradients (inputs, initial states, all weights) equal the loop of the cells' ordinary ops."""
+    values and gradients (inputs, initial states, all weights) equal the loop of the cells' ordinary ops, with
+    the projections and weight gradients in one chunk or in chunks of 2 time steps on the worker thread."""
+    monkeypatch.setattr(rnn_ops, "_CHUNK_ROWS", chunk_rows)
     tf.keras.utils.set_random_seed(5)
     make = tf.keras.layers.LSTM if kind == "lstm" else tf.keras.layers.GRU
     layer = make(4, return_sequences=True, return_state=True, dtype="float64")

@@ -195,47 +195,29 @@ def gru_step(xp, h, w, b):
 
 # ------------------------------------------------------------------------------------- whole sequences
 # Without a mask the training loop of a default cell is one op over all time steps (TensorFlow's BlockLSTM
-# idea): the kernel loops in Python over preallocated [time, ...] buffers, the gradient walks them backwards
-# writing each step's input gradient into place, and the recurrent kernel's gradient is one GEMM over the
-# stacked states it already holds. No While loop, stash lists or per-step op dispatch.
-class _Products:
-    """sum_t H[t]^T @ D[t] over a backward walk of the time steps, as a few chunk GEMMs of [rows, u]^T @
-    [rows, n] run on a worker thread while the walk goes on (BLAS releases the GIL: on a quiet machine the
-    weight gradient costs the walk nothing; a busy one just shares its cores, nothing spins). Chunks are
-    summed in a fixed order: the result does not depend on the timing."""
-    _pool = None
-    _lock = threading.Lock()
-
-    def __init__(self, hs, ds, steps):
-        self.hs, self.ds, self.steps = hs, ds, steps
-        self.every = max(1, -(-_CHUNK_ROWS // max(1, ds.shape[1])))  # time steps per chunk
-        self.end = steps
-        self.parts = []
-
-    def done(self, t):
-        """Steps t..end-1 of ds are final: multiply them once there are enough."""
-        if self.end - t >= self.every or t == 0 and self.end > 0:
-            self.parts.append(self._submit(self.hs[t:self.end], self.ds[t:self.end]))
-            self.end = t
-
-    def _submit(self, h, d):
-        pool = _Products._pool
-        if pool is None:
-            with _Products._lock:
-                if _Products._pool is None:
-                    _Products._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="rivulet-rnn")
-                pool = _Products._pool
-        return pool.submit(np.dot, h.reshape(-1, h.shape[-1]).T, d.reshape(-1, d.shape[-1]))
-
-    def result(self, shape, dtype):
-        out = None
-        for f in self.parts:
-            p = f.result()
-            out = p if out is None else np.add(out, p, out=out)
-        return out if out is not None else np.zeros(shape, dtype)
-
-
+# idea), input projection included: the kernel loops in Python over preallocated [time, ...] buffers; the
+# gradient walks them backwards writing each step's gradient into place. The big GEMMs (the input projection,
+# the input's and both kernels' gradients) run in chunks of time steps on a worker thread, pipelined with the
+# walk: BLAS releases the GIL, so on a quiet machine they cost the walk nothing, and a busy one just shares its
+# cores (nothing spins). No While loop, stash lists or per-step dispatch. Chunks are summed in a fixed order:
+# the results do not depend on the timing.
 _CHUNK_ROWS = 1024  # rows of a chunk GEMM (16 steps of a batch of 64)
+_pool_lock = threading.Lock()
+_pools = []
+
+
+def _worker():
+    if not _pools:
+        with _pool_lock:
+            if not _pools:
+                _pools.append(ThreadPoolExecutor(max_workers=1, thread_name_prefix="rivulet-rnn"))
+    return _pools[0]
+
+
+def _chunks(steps, batch):
+    """The [t0, t1) chunks of the time steps."""
+    every = max(1, -(-_CHUNK_ROWS // max(1, batch)))
+    return [(t0, min(t0 + every, steps)) for t0 in range(0, steps, every)]
 
 
 def _small_gemms(b, u, n):
@@ -243,20 +225,71 @@ def _small_gemms(b, u, n):
     return blas_threads.one_thread() if blas_threads._small(b * u * n) else contextlib.nullcontext()
 
 
-def _lstm_seq_kernel(xp, h0, c0, w):
+def _flat(a):
+    return a.reshape(-1, a.shape[-1])
+
+
+def _project(dst, x, w, b):
+    """dst <- x @ w + b over a chunk of time steps (dst a contiguous [n, batch, gates] block)."""
+    out = _flat(dst)
+    np.dot(_flat(x), w, out=out)
+    out += b
+
+
+class _Pipeline:
+    """Chunk jobs on the worker, one ahead of the walk that needs (forward) or makes (backward) them."""
+
+    def __init__(self):
+        self.futures = []
+
+    def submit(self, fn, *args):
+        self.futures.append(_worker().submit(fn, *args))
+
+    def results(self):
+        return [f.result() for f in self.futures]
+
+
+def _projected(steps, batch, x, w_in, b, dst):
+    """Yields each time step once its chunk of dst = x @ w_in + b is ready (the next chunk is projected
+    meanwhile)."""
+    chunks = _chunks(steps, batch)
+    pending = None
+    for k, (t0, t1) in enumerate(chunks):
+        if k == 0:
+            _project(dst[t0:t1], x[t0:t1], w_in, b)
+        else:
+            pending.result()
+        if k + 1 < len(chunks):
+            n0, n1 = chunks[k + 1]
+            pending = _worker().submit(_project, dst[n0:n1], x[n0:n1], w_in, b)
+        yield from range(t0, t1)
+
+
+def _sum_chunks(parts, shapes, dtype):
+    """The chunk results summed in order (zeros where there were none)."""
+    out = [np.zeros(s, dtype) for s in shapes]
+    for part in parts:
+        for o, p in zip(out, part):
+            o += p
+    return out
+
+
+def _lstm_seq_kernel(x, h0, c0, w_in, b, w):
     """(h_T, c_T, H = h_0..h_T, the gates' sigmoids S, the cell inputs G, tanh(c_t) TC, C = c_0..c_T) of an
-    LSTM over projected inputs xp [time, batch, 4*units]."""
-    steps, (b, u) = xp.shape[0], h0.shape
-    dt = np.result_type(xp, h0)
-    hs, cs = np.empty((steps + 1, b, u), dt), np.empty((steps + 1, b, u), dt)
+    LSTM over inputs x [time, batch, features]."""
+    steps, bt = x.shape[0], x.shape[1]
+    u = h0.shape[-1]
+    dt = h0.dtype
+    x, w_in, b, w = (np.asarray(a, dt) for a in (x, w_in, b, w))
+    hs, cs = np.empty((steps + 1, bt, u), dt), np.empty((steps + 1, bt, u), dt)
     hs[0], cs[0] = h0, c0
-    ss, gs, tcs = np.empty((steps, b, 4 * u), dt), np.empty((steps, b, u), dt), np.empty((steps, b, u), dt)
-    ig = np.empty((b, u), dt)
-    with _small_gemms(b, u, 4 * u):
-        for t in range(steps):
+    ss, gs, tcs = np.empty((steps, bt, 4 * u), dt), np.empty((steps, bt, u), dt), np.empty((steps, bt, u), dt)
+    ig, rec = np.empty((bt, u), dt), np.empty((bt, 4 * u), dt)
+    with _small_gemms(bt, u, 4 * u):
+        for t in _projected(steps, bt, x, w_in, b, ss):
             s = ss[t]
-            np.dot(hs[t], w, out=s)
-            s += xp[t]
+            np.dot(hs[t], w, out=rec)
+            s += rec
             g = gs[t]
             np.tanh(s[:, 2 * u:3 * u], out=g)
             _sigmoid_(s)
@@ -274,100 +307,135 @@ def _seq_shape(n, shape, extra=0):
     return shape[:0].concatenate([None if n is None else n + extra]).concatenate(shape)
 
 
-def _lstm_seq_infer(xp, h0, c0, w):
-    _check("_LSTMSequence", h0, c0, w)
-    if xp.shape.rank not in (None, 3) or xp.dtype is not h0.dtype:
-        raise ValueError(f"_LSTMSequence takes [time, batch, 4*units] inputs of its states' dtype, got "
-                         f"{xp.dtype.name} {xp.shape}")
-    n = xp.shape[0] if xp.shape.rank == 3 else None
-    seq = _seq_shape(n, h0.shape, 1)
-    return [(h0.shape, h0.dtype), (c0.shape, c0.dtype), (seq, h0.dtype), (xp.shape, xp.dtype),
-            (_seq_shape(n, h0.shape), h0.dtype), (_seq_shape(n, h0.shape), h0.dtype), (seq, h0.dtype)]
+def _check_seq(name, x, h0, w_in, b, w, gates):
+    _check(name, h0, w_in, w)
+    if x.shape.rank not in (None, 3) or x.dtype is not h0.dtype or b.shape.rank not in (None, 1) or \
+            b.dtype is not h0.dtype:
+        raise ValueError(f"{name} takes [time, batch, features] inputs and a bias vector of its state's dtype, "
+                         f"got {x.dtype.name} {x.shape} and {b.dtype.name} {b.shape}")
+    return x.shape[0] if x.shape.rank == 3 else None
 
 
-def _lstm_seq_grad_kernel(dh, dc, hs, ss, gs, tcs, cs, w, *dhs):
-    """(d xp [time, batch, 4*units], d h_0, d c_0, d w) given the gradients of h_T, c_T (and of H)."""
-    steps, b, u = gs.shape
-    dxp = np.empty_like(ss)
-    dh = np.array(dh, dtype=ss.dtype)  # (own buffers: updated in place)
-    dc = np.array(dc, dtype=ss.dtype)
+def _lstm_seq_infer(x, h0, c0, w_in, b, w):
+    n = _check_seq("_LSTMSequence", x, h0, w_in, b, w, 4)
+    _check("_LSTMSequence", h0, c0)
+    seq, one = _seq_shape(n, h0.shape, 1), _seq_shape(n, h0.shape)
+    gates = _seq_shape(n, h0.shape[:-1].concatenate(w.shape[-1:]))
+    return [(h0.shape, h0.dtype), (c0.shape, c0.dtype), (seq, h0.dtype), (gates, h0.dtype), (one, h0.dtype),
+            (one, h0.dtype), (seq, h0.dtype)]
+
+
+def _input_grads(x, w_in, hs, t0, t1, *pairs):
+    """A chunk's weight and input gradients: (x^T d_in, column sums of d_in, [h^T d_rec, column sums of d_rec])
+    and dx <- d_in @ w_in^T in place; pairs: (d_in, dx) then optionally d_rec."""
+    d_in, dx = pairs[0], pairs[1]
+    din = _flat(d_in[t0:t1])
+    out = [np.dot(_flat(x[t0:t1]).T, din), _column_sums(din)]
+    np.dot(din, w_in.T, out=_flat(dx[t0:t1]))
+    drec = din if len(pairs) < 3 else _flat(pairs[2][t0:t1])
+    out.append(np.dot(_flat(hs[t0:t1]).T, drec))
+    if len(pairs) == 3:
+        out.append(_column_sums(drec))
+    return out
+
+
+def _column_sums(a):
+    return np.dot(np.ones(a.shape[0], a.dtype), a)
+
+
+def _lstm_seq_grad_kernel(dh, dc, x, hs, ss, gs, tcs, cs, w_in, w, *dhs):
+    """(d x, d h_0, d c_0, d w_in, d b, d w) given the gradients of h_T, c_T (and of H)."""
+    steps, bt, u = gs.shape
+    dt = ss.dtype
+    x, w_in, w = (np.asarray(a, dt) for a in (x, w_in, w))
+    dz_all, dx = np.empty_like(ss), np.empty(x.shape, dt)
+    dh = np.array(dh, dtype=dt)  # (own buffers: updated in place)
+    dc = np.array(dc, dtype=dt)
     dhs = dhs[0] if dhs else None
     if dhs is not None:
         dh += dhs[steps]
-    dct, d, dg = np.empty((b, u), ss.dtype), np.empty((b, 4 * u), ss.dtype), np.empty((b, u), ss.dtype)
+    dct, d, dg = np.empty((bt, u), dt), np.empty((bt, 4 * u), dt), np.empty((bt, u), dt)
     wt = w.T
-    dw = _Products(hs, dxp, steps)
-    with _small_gemms(b, 4 * u, u):
-        for t in range(steps - 1, -1, -1):
-            s, g, tc, c = ss[t], gs[t], tcs[t], cs[t]
-            dz = dxp[t]
-            np.multiply(tc, tc, out=dct)
-            np.subtract(1, dct, out=dct)
-            dct *= s[:, 3 * u:]
-            dct *= dh
-            dct += dc
-            np.multiply(dct, g, out=dz[:, :u])
-            np.multiply(dct, c, out=dz[:, u:2 * u])
-            np.multiply(dh, tc, out=dz[:, 3 * u:])
-            np.subtract(1, s, out=d)
-            d *= s
-            dz *= d
-            np.multiply(g, g, out=dg)
-            np.subtract(1, dg, out=dg)
-            dg *= dct
-            np.multiply(dg, s[:, :u], out=dz[:, 2 * u:3 * u])
-            np.multiply(dct, s[:, u:2 * u], out=dc)
-            dw.done(t)
-            np.dot(dz, wt, out=dh)
-            if dhs is not None:
-                dh += dhs[t]
-    return dxp, dh, dc, dw.result(w.shape, ss.dtype)
+    jobs = _Pipeline()
+    chunks = _chunks(steps, bt)
+    with _small_gemms(bt, 4 * u, u):
+        for t0, t1 in reversed(chunks):
+            for t in range(t1 - 1, t0 - 1, -1):
+                s, g, tc, c = ss[t], gs[t], tcs[t], cs[t]
+                dz = dz_all[t]
+                np.multiply(tc, tc, out=dct)
+                np.subtract(1, dct, out=dct)
+                dct *= s[:, 3 * u:]
+                dct *= dh
+                dct += dc
+                np.multiply(dct, g, out=dz[:, :u])
+                np.multiply(dct, c, out=dz[:, u:2 * u])
+                np.multiply(dh, tc, out=dz[:, 3 * u:])
+                np.subtract(1, s, out=d)
+                d *= s
+                dz *= d
+                np.multiply(g, g, out=dg)
+                np.subtract(1, dg, out=dg)
+                dg *= dct
+                np.multiply(dg, s[:, :u], out=dz[:, 2 * u:3 * u])
+                np.multiply(dct, s[:, u:2 * u], out=dc)
+                np.dot(dz, wt, out=dh)
+                if dhs is not None:
+                    dh += dhs[t]
+            jobs.submit(_input_grads, x, w_in, hs, t0, t1, dz_all, dx)
+        parts = jobs.results()  # (inside the region: the BLAS thread count changes only with no GEMM running)
+    dwi, db, dw = _sum_chunks(parts, [w_in.shape, w.shape[-1:], w.shape], dt)
+    return dx, dh, dc, dwi, db, dw
 
 
-def _lstm_seq_grad_infer(dh, dc, hs, ss, gs, tcs, cs, w, *dhs):
-    return [(ss.shape, ss.dtype), (dh.shape, dh.dtype), (dc.shape, dc.dtype), (w.shape, w.dtype)]
+def _lstm_seq_grad_infer(dh, dc, x, hs, ss, gs, tcs, cs, w_in, w, *dhs):
+    return [(x.shape, x.dtype), (dh.shape, dh.dtype), (dc.shape, dc.dtype), (w_in.shape, w_in.dtype),
+            (w.shape[-1:], w.dtype), (w.shape, w.dtype)]
 
 
 def _lstm_seq_grad(op, dh, dc, dhs, *_):
-    xp, h0, c0, w = op.inputs
+    x, h0, c0, w_in, b, w = op.inputs
     h2, c2, hs, ss, gs, tcs, cs = op.outputs
-    ins = [_or_zeros(dh, h2), _or_zeros(dc, c2), hs, ss, gs, tcs, cs, w] + ([dhs] if dhs is not None else [])
-    dxp, dh0, dc0, dw = bind(LSTM_SEQUENCE_GRAD, ins)
-    return [dxp, dh0, dc0, dw]
+    ins = [_or_zeros(dh, h2), _or_zeros(dc, c2), x, hs, ss, gs, tcs, cs, w_in, w] + \
+        ([dhs] if dhs is not None else [])
+    return list(bind(LSTM_SEQUENCE_GRAD, ins))
 
 
 LSTM_SEQUENCE = defop("_LSTMSequence", _lstm_seq_kernel, _lstm_seq_infer, grad=_lstm_seq_grad, num_outputs=7)
-LSTM_SEQUENCE_GRAD = defop("_LSTMSequenceGrad", _lstm_seq_grad_kernel, _lstm_seq_grad_infer, num_outputs=4)
+LSTM_SEQUENCE_GRAD = defop("_LSTMSequenceGrad", _lstm_seq_grad_kernel, _lstm_seq_grad_infer, num_outputs=6)
 
 
-def lstm_sequence(xp, h, c, w):
-    """(h_T, c_T, H = h_0..h_T [time + 1, batch, units]) of a default LSTMCell over projected inputs
-    xp [time, batch, 4*units]."""
-    out = bind(LSTM_SEQUENCE, [xp, h, c, w])
+def lstm_sequence(x, h, c, w_in, b, w):
+    """(h_T, c_T, H = h_0..h_T [time + 1, batch, units]) of a default LSTMCell (kernel w_in, bias b,
+    recurrent kernel w) over inputs x [time, batch, features]."""
+    out = bind(LSTM_SEQUENCE, [x, h, c, w_in, b, w])
     return out[0], out[1], out[2]
 
 
-def _gru_seq_kernel(xp, h0, w, b):
+def _gru_seq_kernel(x, h0, w_in, b_in, w, b):
     """(h_T, H = h_0..h_T, [z, r] ZR, candidates HH, recurrent candidate terms RH) of a GRU (reset_after)
-    over projected inputs xp [time, batch, 3*units]."""
-    steps, (bt, u) = xp.shape[0], h0.shape
-    dt = np.result_type(xp, h0)
+    over inputs x [time, batch, features]."""
+    steps, bt = x.shape[0], x.shape[1]
+    u = h0.shape[-1]
+    dt = h0.dtype
+    x, w_in, b_in, w, b = (np.asarray(a, dt) for a in (x, w_in, b_in, w, b))
     hs = np.empty((steps + 1, bt, u), dt)
     hs[0] = h0
+    xps = np.empty((steps, bt, 3 * u), dt)
     zrs, hhs, rhs = np.empty((steps, bt, 2 * u), dt), np.empty((steps, bt, u), dt), np.empty((steps, bt, u), dt)
     mh = np.empty((bt, 3 * u), dt)
     with _small_gemms(bt, u, 3 * u):
-        for t in range(steps):
-            x = xp[t]
+        for t in _projected(steps, bt, x, w_in, b_in, xps):
+            xp = xps[t]
             np.dot(hs[t], w, out=mh)
             mh += b
             zr = zrs[t]
-            np.add(x[:, :2 * u], mh[:, :2 * u], out=zr)
+            np.add(xp[:, :2 * u], mh[:, :2 * u], out=zr)
             _sigmoid_(zr)
             rh, hh = rhs[t], hhs[t]
             rh[...] = mh[:, 2 * u:]
             np.multiply(zr[:, u:], rh, out=hh)
-            hh += x[:, 2 * u:]
+            hh += xp[:, 2 * u:]
             np.tanh(hh, out=hh)
             h2 = hs[t + 1]
             np.subtract(hs[t], hh, out=h2)
@@ -376,78 +444,76 @@ def _gru_seq_kernel(xp, h0, w, b):
     return hs[steps], hs, zrs, hhs, rhs
 
 
-def _gru_seq_infer(xp, h0, w, b):
+def _gru_seq_infer(x, h0, w_in, b_in, w, b):
+    n = _check_seq("_GRUSequence", x, h0, w_in, b_in, w, 3)
     _gru_infer(h0, h0, w, b)
-    if xp.shape.rank not in (None, 3) or xp.dtype is not h0.dtype:
-        raise ValueError(f"_GRUSequence takes [time, batch, 3*units] inputs of its state's dtype, got "
-                         f"{xp.dtype.name} {xp.shape}")
-    n = xp.shape[0] if xp.shape.rank == 3 else None
     two = h0.shape[:-1].concatenate([None if h0.shape[-1] is None else 2 * h0.shape[-1]])
     return [(h0.shape, h0.dtype), (_seq_shape(n, h0.shape, 1), h0.dtype), (_seq_shape(n, two), h0.dtype),
             (_seq_shape(n, h0.shape), h0.dtype), (_seq_shape(n, h0.shape), h0.dtype)]
 
 
-def _gru_seq_grad_kernel(dh, hs, zrs, hhs, rhs, w, *dhs):
-    """(d xp, d h_0, d w, d b) given the gradient of h_T (and of H)."""
+def _gru_seq_grad_kernel(dh, x, hs, zrs, hhs, rhs, w_in, w, *dhs):
+    """(d x, d h_0, d w_in, d b_in, d w, d b) given the gradient of h_T (and of H)."""
     steps, bt, u = hhs.shape
     dt = hhs.dtype
-    dxp = np.empty((steps, bt, 3 * u), dt)
-    dms = np.empty((steps, bt, 3 * u), dt)
+    x, w_in, w = (np.asarray(a, dt) for a in (x, w_in, w))
+    dxp, dms, dx = np.empty((steps, bt, 3 * u), dt), np.empty((steps, bt, 3 * u), dt), np.empty(x.shape, dt)
     dh = np.array(dh, dtype=dt)
     dhs = dhs[0] if dhs else None
     if dhs is not None:
         dh += dhs[steps]
     q, d, tmp = np.empty((bt, u), dt), np.empty((bt, 2 * u), dt), np.empty((bt, u), dt)
     wt = w.T
-    dw = _Products(hs, dms, steps)
+    jobs = _Pipeline()
     with _small_gemms(bt, 3 * u, u):
-        for t in range(steps - 1, -1, -1):
-            zr, hh, rh, h = zrs[t], hhs[t], rhs[t], hs[t]
-            z, r = zr[:, :u], zr[:, u:]
-            dx, dm = dxp[t], dms[t]
-            dzp, drp, dah = dx[:, :u], dx[:, u:2 * u], dx[:, 2 * u:]
-            np.subtract(h, hh, out=dzp)
-            dzp *= dh
-            np.subtract(1, z, out=dah)
-            dah *= dh
-            np.multiply(hh, hh, out=q)
-            np.subtract(1, q, out=q)
-            dah *= q
-            np.multiply(dah, rh, out=drp)
-            np.subtract(1, zr, out=d)
-            d *= zr
-            dx[:, :2 * u] *= d
-            dm[:, :2 * u] = dx[:, :2 * u]
-            np.multiply(dah, r, out=dm[:, 2 * u:])
-            dw.done(t)
-            np.multiply(dh, z, out=tmp)
-            np.dot(dm, wt, out=dh)
-            dh += tmp
-            if dhs is not None:
-                dh += dhs[t]
-    flat = dms.reshape(-1, 3 * u)
-    db = np.dot(np.ones(flat.shape[0], dt), flat) if steps else np.zeros(w.shape[-1:], dt)
-    return dxp, dh, dw.result(w.shape, dt), db
+        for t0, t1 in reversed(_chunks(steps, bt)):
+            for t in range(t1 - 1, t0 - 1, -1):
+                zr, hh, rh, h = zrs[t], hhs[t], rhs[t], hs[t]
+                z, r = zr[:, :u], zr[:, u:]
+                dxt, dm = dxp[t], dms[t]
+                dzp, drp, dah = dxt[:, :u], dxt[:, u:2 * u], dxt[:, 2 * u:]
+                np.subtract(h, hh, out=dzp)
+                dzp *= dh
+                np.subtract(1, z, out=dah)
+                dah *= dh
+                np.multiply(hh, hh, out=q)
+                np.subtract(1, q, out=q)
+                dah *= q
+                np.multiply(dah, rh, out=drp)
+                np.subtract(1, zr, out=d)
+                d *= zr
+                dxt[:, :2 * u] *= d
+                dm[:, :2 * u] = dxt[:, :2 * u]
+                np.multiply(dah, r, out=dm[:, 2 * u:])
+                np.multiply(dh, z, out=tmp)
+                np.dot(dm, wt, out=dh)
+                dh += tmp
+                if dhs is not None:
+                    dh += dhs[t]
+            jobs.submit(_input_grads, x, w_in, hs, t0, t1, dxp, dx, dms)
+        parts = jobs.results()
+    dwi, dbi, dw, db = _sum_chunks(parts, [w_in.shape, w_in.shape[-1:], w.shape, w.shape[-1:]], dt)
+    return dx, dh, dwi, dbi, dw, db
 
 
-def _gru_seq_grad_infer(dh, hs, zrs, hhs, rhs, w, *dhs):
-    return [(hhs.shape[:2].concatenate(w.shape[-1:]), dh.dtype), (dh.shape, dh.dtype), (w.shape, w.dtype),
-            (w.shape[-1:], w.dtype)]
+def _gru_seq_grad_infer(dh, x, hs, zrs, hhs, rhs, w_in, w, *dhs):
+    return [(x.shape, x.dtype), (dh.shape, dh.dtype), (w_in.shape, w_in.dtype), (w_in.shape[-1:], w_in.dtype),
+            (w.shape, w.dtype), (w.shape[-1:], w.dtype)]
 
 
 def _gru_seq_grad(op, dh, dhs, *_):
-    xp, h0, w, b = op.inputs
+    x, h0, w_in, b_in, w, b = op.inputs
     h2, hs, zrs, hhs, rhs = op.outputs
-    ins = [_or_zeros(dh, h2), hs, zrs, hhs, rhs, w] + ([dhs] if dhs is not None else [])
+    ins = [_or_zeros(dh, h2), x, hs, zrs, hhs, rhs, w_in, w] + ([dhs] if dhs is not None else [])
     return list(bind(GRU_SEQUENCE_GRAD, ins))
 
 
 GRU_SEQUENCE = defop("_GRUSequence", _gru_seq_kernel, _gru_seq_infer, grad=_gru_seq_grad, num_outputs=5)
-GRU_SEQUENCE_GRAD = defop("_GRUSequenceGrad", _gru_seq_grad_kernel, _gru_seq_grad_infer, num_outputs=4)
+GRU_SEQUENCE_GRAD = defop("_GRUSequenceGrad", _gru_seq_grad_kernel, _gru_seq_grad_infer, num_outputs=6)
 
 
-def gru_sequence(xp, h, w, b):
-    """(h_T, H = h_0..h_T) of a default GRUCell (reset_after) over projected inputs xp [time, batch, 3*units]
-    with the recurrent bias b."""
-    out = bind(GRU_SEQUENCE, [xp, h, w, b])
+def gru_sequence(x, h, w_in, b_in, w, b):
+    """(h_T, H = h_0..h_T) of a default GRUCell (reset_after; kernel w_in, input bias b_in, recurrent kernel w
+    and bias b) over inputs x [time, batch, features]."""
+    out = bind(GRU_SEQUENCE, [x, h, w_in, b_in, w, b])
     return out[0], out[1]

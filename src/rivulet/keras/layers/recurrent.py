@@ -224,8 +224,11 @@ class LSTMCell(_Cell):
             h, c = rnn_ops.lstm_step(xp, states[0], states[1], tf.convert_to_tensor(self.recurrent_kernel))
             return h, [h, c]
 
-        def sequence(seq, states, consts=None):
-            h, c, hs = rnn_ops.lstm_sequence(seq, states[0], states[1], tf.convert_to_tensor(self.recurrent_kernel))
+        def sequence(seq, states):
+            bias = tf.convert_to_tensor(self.bias) if self.bias is not None else \
+                tf.zeros([4 * self.units], seq.dtype)
+            h, c, hs = rnn_ops.lstm_sequence(seq, states[0], states[1], tf.convert_to_tensor(self.kernel), bias,
+                                             tf.convert_to_tensor(self.recurrent_kernel))
             return h, hs, [h, c]
         step.sequence = sequence
         return step
@@ -299,9 +302,10 @@ class GRUCell(_Cell):
                                  self.bias[1] if consts is None else consts)
             return h, [h]
 
-        def sequence(seq, states, consts=None):
-            h, hs = rnn_ops.gru_sequence(seq, states[0], tf.convert_to_tensor(self.recurrent_kernel),
-                                         self.bias[1] if consts is None else consts)
+        def sequence(seq, states):
+            bias = tf.convert_to_tensor(self.bias)
+            h, hs = rnn_ops.gru_sequence(seq, states[0], tf.convert_to_tensor(self.kernel), bias[0],
+                                         tf.convert_to_tensor(self.recurrent_kernel), bias[1])
             return h, hs, [h]
         step.sequence = sequence
         return step
@@ -405,16 +409,27 @@ class RNN(Layer):
             m = tf.reverse(m, [0]) if m is not None else None
         steps = inputs.shape[1]
         unrolled = self.unroll and steps is not None
-        if masks == (None, None) and not unrolled:
-            # no dropout: the input projections of all timesteps as one GEMM before the loop
-            xp = cell._project(seq)
-            if xp is not None:
-                seq, masks = xp, _Projected(cell._loop_constants())
-        if executing_eagerly() or unrolled:
-            last, outputs, states = self._loop_python(seq, m, states, steps if steps is not None
-                                                      else int(tf.shape(inputs)[1]), training, masks)
+        fused = None
+        if masks == (None, None) and not unrolled and m is None and _context_state.tapes and \
+                not executing_eagerly() and type(cell).call is _PROJECTED_CALL.get(type(cell)):
+            fused = cell._fused_step(seq.dtype)
+        if fused is not None:  # training without a mask: the whole loop, projection included, as one op
+            last, hs, states = fused.sequence(seq, states)
+            outputs = None
+            if self.return_sequences:
+                outputs = hs[1:]
+                outputs.set_shape(tf.TensorShape([seq.shape[0]]).concatenate(last.shape))
         else:
-            last, outputs, states = self._loop_graph(seq, m, states, training, masks)
+            if masks == (None, None) and not unrolled:
+                # no dropout: the input projections of all timesteps as one GEMM before the loop
+                xp = cell._project(seq)
+                if xp is not None:
+                    seq, masks = xp, _Projected(cell._loop_constants())
+            if executing_eagerly() or unrolled:
+                last, outputs, states = self._loop_python(seq, m, states, steps if steps is not None
+                                                          else int(tf.shape(inputs)[1]), training, masks)
+            else:
+                last, outputs, states = self._loop_graph(seq, m, states, training, masks)
         out = tf.transpose(outputs, [1, 0, 2]) if self.return_sequences else last
         if self.return_state:
             return [out] + list(states)
@@ -459,13 +474,6 @@ class RNN(Layer):
         as_list = self.return_sequences and bool(_context_state.tapes)
         if isinstance(masks, _Projected) and _context_state.tapes:  # training: the cell's step as one op
             masks = _Projected(masks.consts, self.cell._fused_step(seq.dtype))
-            if masks.fused is not None and m is None:  # and without a mask, the whole loop as one op
-                last, hs, states = masks.fused.sequence(seq, states, masks.consts)
-                outputs = None
-                if self.return_sequences:
-                    outputs = hs[1:]
-                    outputs.set_shape(tf.TensorShape([seq.shape[0]]).concatenate(last.shape))
-                return last, outputs, states
         if as_list:
             init.append(tf.TensorArray(states[0].dtype, size=steps, element_shape=states[0].shape))
         elif self.return_sequences:
