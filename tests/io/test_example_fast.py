@@ -331,3 +331,19 @@ def test_a_batch_of_a_few_layouts_with_a_bad_record_parses_as_the_general_path_d
         if fast != general:  # only where the general path read a feature not asked for, as TensorFlow does not
             assert set(_keys(recs[i])) - set(spec), trial
             assert isinstance(general, tuple) and not isinstance(fast, tuple), trial
+
+
+def test_packed_int64s_of_one_record_decode_every_varint_length():
+    """_one_int64s reads varints of up to six bytes unrolled, longer ones and those near the end byte by byte:
+    every length from one to ten bytes, and a payload cut inside its last varint leaves the fast path."""
+    from rivulet.formats.wire import encode_varint
+    rng = np.random.default_rng(2)
+    for _ in range(2000):
+        vals = [int(v) for v in rng.integers(-2 ** 63, 2 ** 63 - 1, int(rng.integers(0, 3)))]
+        vals += [int(rng.integers(0, 1 << int(rng.integers(1, 63)))) for _ in range(int(rng.integers(0, 6)))]
+        rng.shuffle(vals)
+        buf = b"\x80" + b"".join(encode_varint(v) for v in vals) + b"\xff"
+        assert example_fast._one_int64s(buf, 1, len(buf) - 1) == vals
+        if vals and vals[-1] not in range(128):
+            with pytest.raises(example_fast._Bail):
+                example_fast._one_int64s(buf, 1, len(buf) - 2)
