@@ -374,7 +374,8 @@ class OwnedIterator:
         """Raises if the checkpointed values cannot be restored (before a checkpoint assigns anything)."""
         from . import iterator_state
         from .graph_ops import random_stages
-        iterator_state.decode(tensors[iterator_state.ATTRIBUTE], self._spec, len(random_stages(self._dataset)))
+        iterator_state.decode(tensors[iterator_state.ATTRIBUTE], self._spec, len(random_stages(self._dataset)),
+                              self._res.tracked())
 
     def _restore_from_tensors(self, tensors):
         from . import iterator_state

@@ -78,9 +78,41 @@ class IteratorResource:
     trainable = False
 
     def __init__(self, dataset):
+        from .seek import tracked_repeat
         self._dataset = dataset
         self._lock = threading.Lock()
+        self._track = tracked_repeat(dataset)  # (its repeat of random epochs of unknown length, path) or None
+        self._cursor = None  # that repeat's EpochCursor in this iteration
         self._start(None)
+
+    def tracked(self):
+        return self._track is not None
+
+    def epoch_position(self):
+        """(epoch, position inside it) of the tracked repeat at this iterator's position (None without one).
+        Called under the lock."""
+        if self._cursor is None:
+            return None
+        if self.position == 0:  # where a new iteration starts (under a skip, before the skip has run)
+            return 0, 0
+        from .seek import repeat_position
+        where = self._cursor.locate(repeat_position(self._track[1], self.position))
+        if where is None:
+            from ..errors import FailedPreconditionError
+            raise FailedPreconditionError(None, None, "Cannot checkpoint this iterator: its repeat() ran more than "
+                                          f"{self._cursor.KEEP} epochs ahead of it (a prefetch over tiny epochs).")
+        return where
+
+    def _iter_at(self, position, hint):
+        """The pipeline's iterator from `position` (a new one at 0; hint: see seek.tracking)."""
+        from .seek import iter_from, tracking
+        if self._track is None:
+            return self._dataset._make_iter() if position == 0 and hint is None else \
+                iter_from(self._dataset, position)
+        with tracking(self._track[0], hint) as t:
+            it = iter_from(self._dataset, position)
+        self._cursor = t.cursor
+        return it
 
     def _start(self, random_state, make=True):
         """(Re)starts at the first element; random_state: the random stages' states to start from (None: as
@@ -93,7 +125,8 @@ class IteratorResource:
         # the stages not drawn from yet: their first draws (which may come at a later pull, or after another
         # iterator of the same dataset drew) are recorded as they happen (_pull)
         self._pending = {id(d): i for i, d in enumerate(stages)} or None
-        self._it = self._pull(self._dataset._make_iter) if make else None
+        self._cursor = None
+        self._it = self._pull(self._iter_at, 0, None) if make else None
         self._next = None
         self.position = 0
 
@@ -113,15 +146,25 @@ class IteratorResource:
             if not pending:
                 self._pending = None
 
-    def restart_at(self, position, random_state):
+    def restart_at(self, position, random_state, where=None):
         """Goes back to `position` elements after the start with the random stages in `random_state`
-        (data/seek.py: indexing where the stages allow, replaying the pipeline elsewhere). False if the dataset
-        ends first."""
-        from .seek import iter_from
+        (data/seek.py: indexing where the stages allow, replaying the pipeline elsewhere); `where`: the
+        tracked repeat's (epoch, position in it). False if the dataset ends first. An error leaves the
+        iterator and the random stages as they were."""
         with self._lock:
+            stages = random_stages(self._dataset)
+            before = (self._it, self._next, self.position, self.random_state, self._pending, self._cursor,
+                      [d._random_state() for d in stages])
             self._start(random_state, make=False)
             self._pending = None  # the state is the one restored (seeking may draw past it)
-            it = iter_from(self._dataset, position)
+            try:
+                hint = None if position == 0 or self._track is None else where or ("first",)
+                it = self._iter_at(position, hint)
+            except BaseException:
+                self._it, self._next, self.position, self.random_state, self._pending, self._cursor, states = before
+                for d, st in zip(stages, states):
+                    d._set_random_state(st)
+                raise
             if it is None:
                 self._it = iter(())
                 return False

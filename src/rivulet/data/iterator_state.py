@@ -6,9 +6,13 @@ holding each stage's position and buffers). rivulet saves, under the same key, a
     [b"rivulet.data.Iterator/1", element_spec as printed, position, number of random stages,
      then for each random stage (shuffle, sample_from_datasets, rejection_resample): seed, seed, iteration]
 
-(numbers as decimal text). Restoring starts the iterator again with the random stages as recorded and goes to
-the position (data/seek.py: by indexing where the stages allow, else by remaking the elements before it), so
-the elements that follow are those the saved iterator would have given. As TensorFlow, saving refuses a
+(numbers as decimal text). An iterator whose own repeat has epochs of unknown length that draw random numbers
+(data/seek.py `tracked_repeat`: a shuffle before a filter, repeated) saves `rivulet.data.Iterator/2`: the same
+entries, then the repeat's epoch and the position inside that epoch. Restoring starts the iterator again with
+the random stages as recorded and goes to the position (data/seek.py: by indexing where the stages allow, by
+setting the random stages to the saved epoch and remaking at most that epoch's elements, else by remaking the
+elements before it), so the elements that follow are those the saved iterator would have given; a position
+past its epoch's end is InvalidArgumentError (a version-1 state of such a pipeline is read as epoch 0). As TensorFlow, saving refuses a
 pipeline with external state (a generator, py_function, stateful random ops in a function) unless its options
 say experimental_external_state_policy WARN or IGNORE (then such stages draw anew). A checkpoint of another pipeline (other
 element_spec or random stages), or a malformed value, raises InvalidArgumentError; nothing is changed then.
@@ -20,6 +24,7 @@ import numpy as np
 from ..errors import FailedPreconditionError, InvalidArgumentError, OutOfRangeError
 
 MAGIC = b"rivulet.data.Iterator/1"
+MAGIC_EPOCH = b"rivulet.data.Iterator/2"  # followed, after the random stages, by the repeat's epoch and position
 ATTRIBUTE = "ITERATOR_STATE"
 _MAX = (1 << 63) - 1
 
@@ -49,10 +54,13 @@ _STATEFUL = frozenset(["PyFunc", "EagerPyFunc", "RandomUniform", "RandomUniformI
 def encode(resource, element_spec):
     check_saveable(resource._dataset)
     with resource._lock:
-        position, random_state = resource.position, list(resource.random_state)
-    items = [MAGIC, repr(element_spec).encode(), b"%d" % position, b"%d" % len(random_state)]
+        position, random_state, where = resource.position, list(resource.random_state), resource.epoch_position()
+    items = [MAGIC if where is None else MAGIC_EPOCH, repr(element_spec).encode(), b"%d" % position,
+             b"%d" % len(random_state)]
     for st in random_state:
         items.extend(b"%d" % int(x) for x in st)
+    if where is not None:
+        items.extend(b"%d" % x for x in where)
     out = np.empty(len(items), dtype=object)
     out[:] = items
     return out
@@ -67,10 +75,17 @@ def _int(b, what, lo=0, hi=_MAX):
     return v
 
 
-def decode(value, element_spec, n_random):
+def decode(value, element_spec, n_random, tracked=False):
     """(position, random_state) from a checkpointed value, checked against the live iterator's pipeline."""
+    return decode_state(value, element_spec, n_random, tracked)[:2]
+
+
+def decode_state(value, element_spec, n_random, tracked):
+    """(position, random_state, (epoch, position in it) or None); `tracked`: whether the live iterator's
+    pipeline has a tracked repeat (only its states may say an epoch)."""
     a = np.asarray(value)
-    if a.dtype != object or a.ndim != 1 or a.size < 4 or a[0] != MAGIC:
+    if a.dtype != object or a.ndim != 1 or a.size < 4 or not isinstance(a[0], bytes) or \
+            a[0] not in (MAGIC, MAGIC_EPOCH):
         raise InvalidArgumentError("Iterator checkpoint: the saved ITERATOR_STATE is not a rivulet iterator state "
                                    f"(dtype {a.dtype}, shape {list(a.shape)}); TensorFlow's own iterator states "
                                    "cannot be restored.")
@@ -84,15 +99,24 @@ def decode(value, element_spec, n_random):
     if n != n_random:
         raise InvalidArgumentError(f"Iterator checkpoint: it was saved for a pipeline with {n} random stages "
                                    f"(shuffle, sample_from_datasets, rejection_resample), this one has {n_random}.")
-    if a.size != 4 + 3 * n:
-        raise InvalidArgumentError(f"Iterator checkpoint: expected {4 + 3 * n} entries, got {a.size}.")
+    epoch = a[0] == MAGIC_EPOCH
+    if epoch and not tracked:
+        raise InvalidArgumentError("Iterator checkpoint: it was saved for a pipeline whose repeat() has epochs of "
+                                   "unknown length that draw random numbers; this one has none.")
+    want = 4 + 3 * n + 2 * epoch
+    if a.size != want:
+        raise InvalidArgumentError(f"Iterator checkpoint: expected {want} entries, got {a.size}.")
     random_state = [tuple(_int(a[4 + 3 * k + j], "random state", 0 if j == 2 else -_MAX - 1,
                                _MAX if j == 2 else (1 << 64) - 1) for j in range(3)) for k in range(n)]
-    return position, random_state
+    where = (_int(a[-2], "epoch"), _int(a[-1], "position in the epoch")) if epoch else None
+    if where is not None and position == 0 and where != (0, 0):
+        raise InvalidArgumentError(f"Iterator checkpoint: position 0 in epoch {where[0]} at {where[1]}.")
+    return position, random_state, where
 
 
 def restore(resource, element_spec, value):
     from .graph_ops import random_stages
-    position, random_state = decode(value, element_spec, len(random_stages(resource._dataset)))
-    if not resource.restart_at(position, random_state):
+    position, random_state, where = decode_state(value, element_spec, len(random_stages(resource._dataset)),
+                                                 resource.tracked())
+    if not resource.restart_at(position, random_state, where):
         raise OutOfRangeError(f"Iterator checkpoint: the dataset ended before the saved position {position}.")

@@ -6,8 +6,18 @@ and batches ask their input for the matching position, a repeat of a known cardi
 (advancing the iteration count of the random stages inside, as those epochs would have), and so does a repeat
 of an epoch of unknown length without random stages (counted once), a shuffle over an
 indexable input cuts its permutation. Any other stage replays: its elements are made and dropped.
+
+A repeat whose epochs have unknown length and draw random numbers (a shuffle before a filter) has epochs of
+lengths only making them tells. When it is the iterator's own (`tracked_repeat`: reached from the top through
+maps, prefetches, batches, takes and skips), the iterator keeps an `EpochCursor` of where each epoch began and
+its checkpoint records the epoch and the position inside it: restoring sets the random stages to that epoch
+(each epoch's numbers derive from the seeds and the epoch index alone) and remakes at most that one epoch's
+elements; a position past the epoch's end is InvalidArgumentError.
 """
+import bisect
+import collections
 import itertools
+import threading
 
 import numpy as np
 
@@ -15,11 +25,12 @@ from .dataset import UNKNOWN
 
 _END = object()
 _SEEKERS = {}
+_TRACK = threading.local()  # the tracked repeat of the iteration being built in this thread, and its hint
 
 
 def iter_from(ds, k):
     """An iterator over `ds` from element k on, or None if `ds` ends before k."""
-    if k == 0:
+    if k == 0 and getattr(_TRACK, "repeat", None) is None:
         return ds._make_iter()
     card = ds._card()
     if card >= 0 and k > card:
@@ -89,6 +100,9 @@ def _parallel_map(ds, k):
     from .dataset import AUTOTUNE
     n = ds._parallel
     if n == AUTOTUNE:
+        if ds._cheap is None:  # not measured yet: as a new iterator, measure on the first elements
+            inner = iter_from(ds._input, k)
+            return None if inner is None else ds._autotuned(inner)
         n = 1 if ds._cheap is not False else autotune_parallelism()
     if n == 1:
         return _map(ds, k)  # one call at a time: a plain map's iterator
@@ -190,6 +204,8 @@ _NOT_ONCE = frozenset(["RepeatDataset", "FlatMapDataset", "InterleaveDataset", "
 @_seeker("RepeatDataset")
 def _repeat(ds, k):
     from .graph_ops import random_stages
+    if getattr(_TRACK, "repeat", None) is ds:
+        return _tracked(ds, k)
     inner, count = ds._input, ds._count
     c = inner._card()
     stages = random_stages(inner)
@@ -224,3 +240,137 @@ def _repeat(ds, k):
             yield from inner._make_iter()
             e += 1
     return gen()
+
+
+# ---- the iterator's own repeat of random epochs of unknown length ------------------------------------------------
+
+_CHAIN = {"MapDataset", "ParallelMapDataset", "PrefetchDataset", "OptionsDataset", "BatchDataset", "TakeDataset",
+          "SkipDataset"}
+
+
+def tracked_repeat(ds):
+    """(the repeat, [(stage kind, n)] from the top down) when an iterator of `ds` needs an EpochCursor (see the
+    module docstring), else None."""
+    from .graph_ops import random_stages
+    path = []
+    while True:
+        names = [c.__name__ for c in type(ds).__mro__]
+        kind = next((n for n in names if n in _CHAIN or n == "RepeatDataset"), None)
+        if kind == "RepeatDataset":
+            break
+        if kind is None or kind == "SkipDataset" and ds._count < 0:
+            return None
+        if kind in ("BatchDataset", "SkipDataset"):
+            path.append((kind, ds._n if kind == "BatchDataset" else ds._count))
+        ds = ds._input
+    inner = ds._input
+    if inner._card() != UNKNOWN or not random_stages(inner) or \
+            any(type(d).__name__ in _NOT_ONCE for d in inner._lineage()):
+        return None
+    return ds, path
+
+
+def repeat_position(path, position):
+    """The element of the tracked repeat that the iterator's `position` follows."""
+    k = position
+    for kind, n in path:
+        k = k * n if kind == "BatchDataset" else k + n
+    return k
+
+
+class EpochCursor:
+    """Where the epochs of one iteration of a tracked repeat began (in the repeat's elements). The repeat may run
+    ahead of the iterator (a prefetch), so the last starts are kept, not only the current one."""
+    KEEP = 1 << 14
+
+    def __init__(self):
+        self._lock = threading.Lock()
+        self._starts = collections.deque(maxlen=self.KEEP)  # (first element, epoch index), ascending
+        self.total = None  # the repeat's element count once it ended
+
+    def begin(self, start, epoch):
+        with self._lock:
+            self._starts.append((start, epoch))
+
+    def end(self, total):
+        self.total = total
+
+    def locate(self, k):
+        """(epoch, position inside it) of the repeat's element k, or None if that epoch's start was dropped."""
+        with self._lock:
+            starts = list(self._starts)
+        if self.total is not None:
+            k = min(k, self.total)
+        i = bisect.bisect_right(starts, (k, float("inf"))) - 1
+        if i < 0:
+            return None
+        start, epoch = starts[i]
+        return epoch, k - start
+
+
+class tracking:
+    """`with tracking(repeat, hint) as t: iter_from(...)` builds an iteration whose tracked repeat records its
+    epochs in `t.cursor`. hint: None (a new iteration), ("first", ) (a position counted from the start: an
+    older checkpoint), or (epoch, position inside it)."""
+
+    def __init__(self, repeat, hint):
+        self.repeat, self.hint, self.cursor = repeat, hint, None
+
+    def __enter__(self):
+        self._old = getattr(_TRACK, "repeat", None), getattr(_TRACK, "state", None)
+        _TRACK.repeat, _TRACK.state = self.repeat, self
+        return self
+
+    def __exit__(self, *exc):
+        _TRACK.repeat, _TRACK.state = self._old
+
+
+def _tracked(ds, k):
+    from ..errors import InvalidArgumentError, OutOfRangeError
+    from .graph_ops import random_stages
+    t = _TRACK.state
+    _TRACK.repeat = None  # the stages below build as usual
+    inner, count = ds._input, ds._count
+    hint = t.hint
+    if hint is None:  # a new iteration (k > 0 under a skip: its elements are made and dropped, as a skip's)
+        epoch, offset = 0, 0
+    else:
+        epoch, offset = (0, k) if hint == ("first",) else hint
+    if hint is not None and (offset > k or k - offset < epoch):  # every epoch before holds an element (an empty one ends the repeat)
+        raise InvalidArgumentError(f"Iterator checkpoint: epoch {epoch} and position {offset} in it do not fit "
+                                   f"the position {k} of the repeat.")
+    if count >= 0 and epoch >= count:
+        raise OutOfRangeError(f"Iterator checkpoint: the dataset ended before the saved position (epoch {epoch} "
+                              f"of a repeat of {count}).")
+    for d in random_stages(inner):  # the epochs before this one: each drew once per random stage
+        with d._epoch_lock:
+            d._epoch += epoch
+    cursor = t.cursor = EpochCursor()
+    first = None
+    if hint is not None:  # restoring: remake this epoch's first `offset` elements now (errors at restore)
+        first = inner._make_iter()
+        for i in range(offset):
+            if next(first, _END) is _END:
+                older = " (a checkpoint without its epoch, of an older rivulet, is read as epoch 0)" \
+                    if hint == ("first",) else ""
+                raise InvalidArgumentError(f"Iterator checkpoint: position {offset} in epoch {epoch} of the "
+                                           f"repeat is past that epoch's end ({i} elements){older}.")
+    base = k - offset if hint is not None else 0  # the repeat's elements before this epoch
+    cursor.begin(base, epoch)
+
+    def gen():
+        n, e, it, m = base, epoch, first, offset  # elements before epoch e; its iterator; made of it
+        while True:
+            if it is None:
+                if 0 <= count <= e:
+                    break
+                cursor.begin(n, e)
+                it, m = inner._make_iter(), 0
+            for x in it:
+                m += 1
+                yield x
+            if m == 0:  # an empty epoch ends the repeat, as RepeatDataset's
+                break
+            n, e, it = n + m, e + 1, None
+        cursor.end(n)
+    return gen() if hint is not None or k == 0 else itertools.islice(gen(), k, None)

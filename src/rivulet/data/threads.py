@@ -53,11 +53,12 @@ class ParallelMapDataset(_Unary):
             return (fn(e) for e in self._input._make_iter())
         return _ParallelMapIterator(self._fn, self._input._make_iter(), n)
 
-    def _autotuned(self):
+    def _autotuned(self, it=None):
         """AUTOTUNE: time the first elements; when the function is cheaper than a thread handoff (or the
-        machine has one core) run it inline, else hand the rest to worker threads."""
+        machine has one core) run it inline, else hand the rest to worker threads. `it`: the input's iterator
+        (a restored position's), else a new one."""
         fn = self._fn
-        it = self._input._make_iter()
+        it = self._input._make_iter() if it is None else it
         t0 = time.perf_counter()
         k = 0
         for e in it:
