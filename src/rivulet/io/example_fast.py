@@ -3,10 +3,13 @@
 Each record is walked once at the byte level (Example.features -> its map entries -> the wanted keys'
 Feature -> the list's packed payload or bytes values) without building message objects, and each feature's
 values are decoded for the whole batch at once (every packed int64 payload joined into one
-`decode_varints`, every float payload into one `frombuffer`). Anything out of the ordinary (a wire form
-other than what protobuf writes, a record it cannot read, a feature missing or of the wrong size or type)
-returns None and parsing.py's general path decides, with its errors; what this returns is exactly what the
-general path returns.
+`decode_varints`, every float payload into one `frombuffer`). Records repeat their layouts: a layout (a
+reference record's spans and the bytes outside its wanted values) is kept per record length, and a record
+whose bytes there are the reference's has its spans without a walk (_one_layout for parse_single_example,
+_layout for a batch); where every wanted list has the usual form, a batch of a few lengths is cut by column
+(_grouped). Anything out of the ordinary (a wire form other than what protobuf writes, a record it cannot
+read, a feature missing or of the wrong size or type) returns None and parsing.py's general path decides,
+with its errors; what this returns is exactly what the general path returns.
 """
 import sys
 
