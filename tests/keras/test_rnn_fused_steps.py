@@ -178,3 +178,32 @@ def test_sequence_op_equals_the_cell_ops_loop(kind, steps, chunk_rows, monkeypat
     assert len(got) == len(want)
     for a, b in zip(got, want):
         np.testing.assert_allclose(a, b, rtol=1e-9, atol=1e-12)
+
+
+@pytest.mark.skipif(not hasattr(__import__("os"), "fork"), reason="needs fork")
+def test_sequence_op_in_a_forked_child(monkeypatch):
+    """The chunk worker made before a fork has no thread in the child: the child makes its own (no hang)."""
+    monkeypatch.setattr(rnn_ops, "_CHUNK_ROWS", 8)  # several chunks
+    import os
+    import signal
+    x = tf.constant(np.ones((2, 40, 3), np.float32))
+    layer = tf.keras.layers.GRU(4)
+
+    @tf.function
+    def grads(x):
+        with tf.GradientTape() as tape:
+            tape.watch(x)
+            y = tf.reduce_sum(layer(x))
+        return tape.gradient(y, x)
+    before = grads(x).numpy()
+    assert rnn_ops._pools
+    pid = os.fork()
+    if pid == 0:  # the child: exit code 0 when its result equals the parent's (killed after 30 s if it hangs)
+        ok = False
+        try:
+            signal.alarm(30)
+            ok = np.array_equal(grads(x).numpy(), before)
+        finally:
+            os._exit(0 if ok else 1)
+    _, status = os.waitpid(pid, 0)
+    assert os.waitstatus_to_exitcode(status) == 0

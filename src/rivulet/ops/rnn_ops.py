@@ -14,6 +14,7 @@ cells' ordinary ops. The ops live here, registered when rivulet loads, because a
 Keras model holds its train function's graphs.
 """
 import contextlib
+import os
 import threading
 from concurrent.futures import ThreadPoolExecutor
 
@@ -203,15 +204,19 @@ def gru_step(xp, h, w, b):
 # the results do not depend on the timing.
 _CHUNK_ROWS = 1024  # rows of a chunk GEMM (16 steps of a batch of 64)
 _pool_lock = threading.Lock()
-_pools = []
+_pools = {}  # pid -> the worker (a process forked after it was made has no thread behind it: a new one)
 
 
 def _worker():
-    if not _pools:
+    pid = os.getpid()
+    pool = _pools.get(pid)
+    if pool is None:
         with _pool_lock:
-            if not _pools:
-                _pools.append(ThreadPoolExecutor(max_workers=1, thread_name_prefix="rivulet-rnn"))
-    return _pools[0]
+            pool = _pools.get(pid)
+            if pool is None:
+                _pools.clear()
+                pool = _pools[pid] = ThreadPoolExecutor(max_workers=1, thread_name_prefix="rivulet-rnn")
+    return pool
 
 
 def _chunks(steps, batch):
