@@ -138,6 +138,23 @@ def test_archives_land_where_keras_3_and_tf_keras_both_look(tmp_path):
     assert (cache / "datasets" / "k_extracted" / "keep.txt").read_text() == "theirs"
 
 
+def test_an_archive_named_by_its_url_extracts_into_a_directory_of_that_name(tmp_path):
+    """Keras 3 (TF 2.21's tf.keras) downloads it as `<fname>_archive` and extracts into `<fname>/`, the path
+    returned (load_data/images: `Path(get_file(origin=url, extract=True)) / 'flower_photos'`); tf_keras's
+    `Path(archive).with_suffix('')` finds the files too."""
+    cache = tmp_path / "c"
+    data = _tar_gz([("flower_photos/roses/1.jpg", b"rose")])
+    url = _origin(tmp_path, "flower_photos.tgz", data)
+    path = tf.keras.utils.get_file(origin=url, extract=True, cache_dir=cache)
+    assert path == os.path.join(cache, "datasets", "flower_photos.tgz") and os.path.isdir(path)
+    assert sorted(os.listdir(cache / "datasets")) == ["flower_photos", "flower_photos.tgz", "flower_photos.tgz_archive"]
+    for where in ("flower_photos.tgz/flower_photos", "flower_photos"):
+        assert open(os.path.join(cache, "datasets", where, "roses", "1.jpg"), "rb").read() == b"rose"
+    assert tf.keras.utils.get_file(origin=url, extract=True, cache_dir=cache) == path  # cached
+    plain = tf.keras.utils.get_file(origin=_origin(tmp_path, "plain.txt", b"text"), extract=True, cache_dir=cache)
+    assert open(plain, "rb").read() == b"text"  # not an archive: the file itself
+
+
 def _link(name, target, kind=tarfile.SYMTYPE):
     info = tarfile.TarInfo(name)
     info.type, info.linkname = kind, target

@@ -130,6 +130,19 @@ def get_file(fname=None, origin=None, untar=False, md5_hash=None, file_hash=None
     else:
         fpath = os.path.join(datadir, fname)
 
+    if extract and not untar and keras3_dir == fpath and not os.path.isfile(fpath):
+        # the URL's file name (or a name without a suffix): Keras 3 downloads it as `<fname>_archive` and
+        # extracts into the directory `<fname>`, the path both Kerases return (load_data/images:
+        # `Path(get_file(origin=url, extract=True)) / 'flower_photos'`); tf_keras's entries are linked beside
+        if not os.path.isdir(fpath):
+            archive = fpath + "_archive"
+            if not os.path.exists(archive) or (file_hash is not None
+                                               and not validate_file(archive, file_hash, hash_algorithm)):
+                _download(origin, archive, file_hash, hash_algorithm)
+            if not _extract(archive, datadir, archive_format, fpath):
+                os.replace(archive, fpath)  # not an archive: the file itself, as both Kerases leave it
+        return fpath
+
     download = not os.path.exists(fpath)
     if not download and file_hash is not None and not validate_file(fpath, file_hash, hash_algorithm):
         _print("A local file was found, but it seems to be incomplete or outdated because the "
