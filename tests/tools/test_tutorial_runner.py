@@ -162,3 +162,63 @@ def test_autograph_reads_the_source_of_functions_a_cell_defines(capsys):
                  "  else:\n    return tf.zeros_like(x)\n", ns, "<nb cell 0>")
     rt._run_cell("print(relu(tf.constant(-1.5)).numpy())", ns, "<nb cell 1>")  # a tensor `if`: a Cond op
     assert capsys.readouterr().out.strip() == "0.0"
+
+
+def test_epoch_counts_named_like_epochs_are_capped_too():
+    code = rt.transform("initial_epochs = 10\nfine_tune_epochs = 10\n"
+                        "def compile_and_fit(model, name, max_epochs=10000):\n  pass\n"
+                        "model.fit(x, epochs=initial_epochs + 3, initial_epoch=5)\nepochs_seen = 7")
+    assert code.splitlines() == ["initial_epochs = 2", "fine_tune_epochs = 2",
+                                 "def compile_and_fit(model, name, max_epochs=2):", "  pass",
+                                 "model.fit(x, epochs=initial_epochs + 3, initial_epoch=5)", "epochs_seen = 7"]
+
+
+def test_cells_that_need_a_package_built_on_tensorflow_are_not_scored():
+    nb = {"cells": [{"cell_type": "code", "source": [src]} for src in (
+        "import tensorflow as tf\nimport tensorflow_datasets as tfds\nimport tensorflow_text as tf_text",
+        "import tensorflow_docs.vis.embed as embed",
+        "def get_callbacks():\n  return [tfdocs.modeling.EpochDots()]",
+        "class Tok:\n  def __init__(self):\n    self.t = tf_text.UnicodeScriptTokenizer()",
+        "tokenizer = Tok()", "ds = tokenizer(1)", "train_ds = tfds.load('imdb_reviews')", "hist = fit(get_callbacks())",
+        "x = undefined_here")]}
+    cells = rt.code_cells(nb)
+    assert [c["scored"] for c in cells] == [False, False, True, True, True, True, True, True, True]
+
+    def err(name):
+        return {"type": "NameError", "message": f"name '{name}' is not defined", "where": "", "missing": name}
+    errors = [None, None, None, None, err("tf_text"), err("tokenizer"), err("tfds"), err("tfdocs"),
+              err("undefined_here")]
+    report = [dict(c, error=e, index=i) for i, (c, e) in enumerate(zip(cells, errors))]
+    rt.unscore_tf_only(report)
+    # tfdocs is bound by no import here: only tfds, tf_text and embed (and what cells left unscored bind) count
+    assert [c["scored"] for c in report] == [False, False, True, True, False, False, False, True, True]
+
+
+def test_synthetic_files_of_the_added_tutorials_have_the_real_layouts():
+    import tarfile
+    import zipfile
+    with tarfile.open(fileobj=io.BytesIO(synthetic.stack_overflow_tgz())) as t:
+        names = t.getnames()
+    assert "train/python/1755.txt" in names and "README.md" in names
+    assert {n.split("/")[1] for n in names if n.startswith("test/")} == {"csharp", "java", "javascript", "python"}
+    rows = gzip.decompress(synthetic.higgs_gz()).decode().splitlines()
+    assert len(rows) == 11000 and len(rows[0].split(",")) == 29 and rows[0].split(",")[0] in (
+        "1.000000000000000000e+00", "0.000000000000000000e+00")
+    with zipfile.ZipFile(io.BytesIO(synthetic.cats_and_dogs_zip())) as z:
+        names = z.namelist()
+    assert sum(n.startswith("cats_and_dogs_filtered/validation/dogs/") for n in names) == 96
+    index = json.loads(synthetic.imagenet_class_index())
+    assert len(index) == 1000 and len(index["999"]) == 2
+
+
+def test_a_cell_goes_on_past_an_import_of_a_package_built_on_tensorflow():
+    nb = {"cells": [{"cell_type": "code", "source": [
+        "import numpy as np\nimport tensorflow as tf\nimport tensorflow_probability as tfp\nimport time"]}]}
+    (cell,) = rt.code_cells(nb)
+    assert cell["code"].splitlines() == ["import numpy as np", "import rivulet as tf",
+                                         "try: import tensorflow_probability as tfp",
+                                         "except ImportError: pass", "import time"]
+    assert not cell["scored"]
+    ns = {}
+    exec(cell["code"].replace("import rivulet as tf", ""), ns)  # (no tensorflow_probability here)
+    assert "time" in ns and "np" in ns

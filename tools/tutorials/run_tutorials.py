@@ -23,13 +23,16 @@ the chosen set.
 What the runner does to each notebook, and nothing else:
 - takes its code cells in order and runs them in one namespace, in a subprocess of its own per notebook,
   in a fresh temporary directory (the cwd), with HOME and KERAS_HOME inside it, MPLBACKEND=Agg;
+- lets a cell go on past a one-line import of a package built on TensorFlow (UNSCORED_IMPORTS, below:
+  `try: import tensorflow_probability as tfp` / `except ImportError: pass`), so the rest of the cell runs;
 - rewrites the imports: `import tensorflow as tf` -> `import rivulet as tf`, `from tensorflow(.x) import`
   -> `from rivulet(.x) import`, `import tensorflow.x as y` -> `import rivulet.x as y`, and `import keras` /
   `from keras(.x) import` (the guides' name for `tf.keras`) -> rivulet's Keras;
 - drops shell and magic lines (`!pip ...`, `%matplotlib`, `%load_ext`) and the `%%time` cell magic line;
   a cell that was nothing but magics or comments is not scored;
-- shrinks training: an integer literal larger than MAX_EPOCHS given to `epochs=`, or assigned to a name
-  spelled `epochs`/`EPOCHS`/`MAX_EPOCHS`/`num_epochs` (any case), becomes MAX_EPOCHS (2). The synthetic data
+- shrinks training: an integer literal larger than MAX_EPOCHS given to `epochs=` (or to a keyword or default
+  ending in `_epochs`, e.g. `max_epochs=10000`), or assigned to a name `epochs`/`EPOCHS` or ending in
+  `_epochs`/`_EPOCHS` (`MAX_EPOCHS`, `initial_epochs`, `fine_tune_epochs`), becomes MAX_EPOCHS (2). The synthetic data
   sets are small too (a few hundred rows), so no other rewrite is needed;
 - keeps each cell's source in linecache, as IPython does (AutoGraph reads the functions a cell defines);
 - shows the value of a cell's last expression with repr(), as the notebook would (a repr that raises
@@ -43,8 +46,11 @@ What the runner does to each notebook, and nothing else:
 - accepts the synthetic files where a loader checks the real file's hash (rivulet.keras.data_utils'
   validate_file is told the synthetic file's sha256 is good; a real file would pass unchanged).
 A cell passes when it raises nothing within CELL_TIMEOUT seconds. Cells that import a package which itself
-imports TensorFlow (tensorflow_docs, tensorflow_probability) are not scored, nor the cells after the
-notebook's time budget runs out (they are reported as not run).
+imports TensorFlow (UNSCORED_IMPORTS: tensorflow_docs, tensorflow_probability, tensorflow_datasets,
+tensorflow_hub, tensorflow_text) are not scored, nor a cell that fails with a NameError of a name such an
+import would have bound (`tfds.load(...)`, `tfdocs.modeling.EpochDots()` called in a helper), or of a name
+bound only by a cell left unscored so (`tokenizer = MyTokenizer()` whose __init__ uses tensorflow_text), nor
+the cells after the notebook's time budget runs out (they are reported as not run).
 """
 import argparse
 import ast
@@ -75,6 +81,9 @@ NOTEBOOKS = [
     "generative/autoencoder", "generative/dcgan",
     "customization/basics", "customization/custom_layers",
     "distribute/custom_training", "distribute/input",
+    # added 2026-11-26: their tensorflow_datasets / tensorflow_text / tensorflow_docs cells are not scored
+    "load_data/images", "load_data/text", "keras/overfit_and_underfit", "images/transfer_learning",
+    "generative/adversarial_fgsm", "generative/cvae", "distribute/multi_worker_with_keras",
 ]
 PREFIX = "site/en/tutorials/"
 
@@ -94,7 +103,37 @@ MAX_EPOCHS = 2
 CELL_TIMEOUT = 240  # seconds per cell
 NOTEBOOK_TIMEOUT = 900  # seconds per notebook
 MEMORY_LIMIT = 3 << 30  # resident bytes; a cell past it ends the notebook (the machine is shared)
-UNSCORED_IMPORTS = ("tensorflow_docs", "tensorflow_probability")
+UNSCORED_IMPORTS = ("tensorflow_docs", "tensorflow_probability", "tensorflow_datasets", "tensorflow_hub",
+                    "tensorflow_text")
+
+
+def unscored_names(code):
+    """Names a cell's imports of UNSCORED_IMPORTS bind (`tfds`, `tfdocs`, `embed`)."""
+    try:
+        tree = ast.parse(code)
+    except SyntaxError:
+        return set()
+    names = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for a in node.names:
+                if a.name.split(".")[0] in UNSCORED_IMPORTS:
+                    names.add(a.asname or a.name.split(".")[0])
+        elif isinstance(node, ast.ImportFrom) and (node.module or "").split(".")[0] in UNSCORED_IMPORTS:
+            names.update(a.asname or a.name for a in node.names)
+    return names
+
+
+def unscore_tf_only(cells):
+    """Cells (in order, with 'code', 'scored', 'error') failing with a NameError of a name only a package that
+    needs TensorFlow would have bound, directly or through a cell left unscored so, are not scored."""
+    tf_only = set()
+    for c in cells:
+        tf_only |= unscored_names(c["code"])
+        err = c.get("error")
+        if err and err.get("type") == "NameError" and err.get("missing") in tf_only:
+            c["scored"] = False
+            tf_only |= set(defined_names(c["code"]))
 
 
 # ---------------------------------------------------------------------------------------------- cells
@@ -118,14 +157,19 @@ _IMPORT_RULES = [
     (re.compile(r"^(\s*)import keras\s*$"), r"\1from rivulet import keras"),
     (re.compile(r"^(\s*)from keras(\.[\w.]+)? import"), r"\1from rivulet.keras\2 import"),
 ]
-_EPOCH_KW = re.compile(r"\b(epochs\s*=\s*)(\d+)\b")
-_EPOCH_NAME = re.compile(r"^(\s*(?:epochs|EPOCHS|MAX_EPOCHS|max_epochs|num_epochs|NUM_EPOCHS)\s*=\s*)(\d+)\s*$")
+# `epochs=50`, and a keyword or default named like it (`max_epochs=10000`); a name ending in `epochs`/`EPOCHS`
+# (`EPOCHS`, `initial_epochs`, `fine_tune_epochs`) assigned an integer literal
+_EPOCH_KW = re.compile(r"\b((?:[A-Za-z]\w*_)?(?:epochs|EPOCHS)\s*=\s*)(\d+)\b")
+_EPOCH_NAME = re.compile(r"^(\s*(?:[A-Za-z]\w*_)?(?:epochs|EPOCHS)\s*=\s*)(\d+)\s*$")
 
 
 def _shrink(m):
     return m.group(1) + (str(MAX_EPOCHS) if int(m.group(2)) > MAX_EPOCHS else m.group(2))
 
 
+# `import tensorflow_probability as tfp` (a one-line import of a package built on TensorFlow): the rest of its
+# cell still runs (cvae imports `time` after it); the cell is not scored
+_UNSCORED_IMPORT = re.compile(r"^(\s*)((?:import|from)\s+(?:%s)\b[^\\(]*)$" % "|".join(UNSCORED_IMPORTS))
 _HELP = re.compile(r"^\s*[\w.]+\?{1,2}\s*$")  # IPython's `obj?` / `obj??`: shows help
 
 
@@ -151,6 +195,7 @@ def transform(source):
             continue
         for pat, rep in _IMPORT_RULES:
             line = pat.sub(rep, line)
+        line = _UNSCORED_IMPORT.sub(r"\1try: \2\n\1except ImportError: pass", line)
         line = _EPOCH_KW.sub(_shrink, line)
         line = _EPOCH_NAME.sub(_shrink, line)
         out.append(line)
@@ -173,7 +218,7 @@ def code_cells(nb):
         code = transform(src)
         if code is None:
             continue
-        scored = not any(re.search(rf"^\s*(import|from)\s+{m}\b", code, re.M) for m in UNSCORED_IMPORTS)
+        scored = not any(re.search(rf"^\s*(?:try: )?(import|from)\s+{m}\b", code, re.M) for m in UNSCORED_IMPORTS)
         scored = scored and not src.startswith("%%writefile")  # runs (later cells read the file), not scored
         cells.append({"source": src, "code": code, "scored": scored})
     return cells
@@ -479,8 +524,11 @@ def main(argv=None):
         for i, c in enumerate(cells):
             r = results.get(i)
             err = r["error"] if r else {"type": "NotRun", "message": "the notebook's time ran out", "where": ""}
-            entry["cells"].append({"index": i, "scored": c["scored"], "error": err,
+            entry["cells"].append({"index": i, "scored": c["scored"], "error": err, "code": c["code"],
                                    "defines": defined_names(c["code"]), "seconds": r["seconds"] if r else None})
+        unscore_tf_only(entry["cells"])
+        for c in entry["cells"]:
+            del c["code"]
         sc = [c for c in entry["cells"] if c["scored"]]
         print(f"{name}: {sum(1 for c in sc if c['error'] is None)}/{len(sc)} in {secs:.0f} s", flush=True)
         report.append(entry)

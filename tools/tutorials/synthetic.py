@@ -364,20 +364,71 @@ def imagenet_labels():
     return ("background\n" + "".join(f"class {i}\n" for i in range(1, 1001))).encode()
 
 
-def mobilenet_weights(name, builder):
+def mobilenet_weights(name, builder, **kwargs):
     """Weights of the right shapes in tf_keras's h5 layout for a keras.applications model (random: the guides
     only run the model), made with rivulet's own model and save_weights when a guide fetches them."""
     def make():
         import tempfile
         import rivulet as tf
         tf.keras.utils.set_random_seed(0)
-        model = getattr(tf.keras.applications, builder)(weights=None)
+        model = getattr(tf.keras.applications, builder)(weights=None, **kwargs)
         with tempfile.TemporaryDirectory() as d:
             path = os.path.join(d, name)
             model.save_weights(path)
             with open(path, "rb") as f:
                 return f.read()
     return make
+
+
+def stack_overflow_tgz():
+    """stack_overflow_16k.tar.gz: train/ and test/ with a folder per language of numbered .txt questions, and
+    README.md, at the archive's top level (no enclosing folder), as the real one."""
+    r = _rng(22)
+    words = {"csharp": "class public void var linq using namespace string", "java": "class public void static "
+             "import package string arraylist", "javascript": "function var let const document window jquery "
+             "json", "python": "def import self list dict print lambda pandas"}
+    common = "how do i get the a an in of to is my when what why can error value".split()
+    members = {"README.md": b"Synthetic stand-in for the Stack Overflow questions data set (16k)\n"}
+    for split in ("train", "test"):
+        for lang, own in words.items():
+            own = own.split()
+            for i in range(40):
+                # 1755.txt: the question load_data/text prints by name
+                name = 1755 if (split, lang, i) == ("train", "python", 0) else 100 + i
+                text = " ".join(list(r.choice(common, 12)) + list(r.choice(own, 6)) + list(r.choice(_RARE, 20)))
+                members[f"{split}/{lang}/{name}.txt"] = ('"' + text.capitalize() + '?"\n').encode()
+    return _tar_gz(members)
+
+
+def higgs_gz():
+    """HIGGS.csv.gz: no header, the label then 28 features, each written as %.18e; the tutorial reads the
+    first 11,000 rows (1,000 to validate, 10,000 to train), so there are 11,000."""
+    r = _rng(23)
+    n = 11000
+    label = (r.random(n) < 0.53).astype(np.float64)
+    x = np.abs(r.normal(1.0, 0.5, (n, 28))) + label[:, None] * 0.3 * (np.arange(28) < 5)
+    body = "\n".join(",".join("%.18e" % v for v in row) for row in np.column_stack([label, x]))
+    return gzip.compress((body + "\n").encode(), compresslevel=1)
+
+
+def cats_and_dogs_zip():
+    """cats_and_dogs_filtered.zip: cats_and_dogs_filtered/{train,validation}/{cats,dogs}/cat.N.jpg; 192
+    validation images make the tutorial's 6 batches (one to test), 64 train images keep it quick."""
+    r = _rng(24)
+    members = {"cats_and_dogs_filtered/vectorize.py": b"# synthetic\n"}
+    n = 0
+    for split, count in (("train", 32), ("validation", 96)):
+        for cls in ("cats", "dogs"):
+            for _ in range(count):
+                members[f"cats_and_dogs_filtered/{split}/{cls}/{cls[:-1]}.{n}.jpg"] = _jpeg(r, 90 + n % 3 * 10, 100)
+                n += 1
+    return _zip(members)
+
+
+def imagenet_class_index():
+    """imagenet_class_index.json: {"0": [wnid, name], ...} for the 1000 classes (made-up names)."""
+    import json
+    return json.dumps({str(i): [f"n{1440764 + i:08d}", f"class_{i}"] for i in range(1000)}).encode()
 
 
 def files():
@@ -411,7 +462,19 @@ def files():
            "https://storage.googleapis.com/tensorflow/keras-applications/mobilenet/mobilenet_1_0_224_tf.h5":
                mobilenet_weights("mobilenet_1_0_224_tf.h5", "MobileNet"),
            "https://imagen.research.google/main_gallery_images/a-photo-of-a-corgi-dog-riding-a-bike-in-times-square.jpg":
-               _jpeg(r, 256, 256)}
+               _jpeg(r, 256, 256),
+           # the tutorials added with load_data/text, keras/overfit_and_underfit, images/transfer_learning,
+           # generative/adversarial_fgsm
+           DL + "data/stack_overflow_16k.tar.gz": stack_overflow_tgz(),
+           "http://mlphysics.ics.uci.edu/data/higgs/HIGGS.csv.gz": higgs_gz,
+           "https://download.mlcc.google.com/mledu-datasets/cats_and_dogs_filtered.zip": cats_and_dogs_zip(),
+           DL + "example_images/YellowLabradorLooking_new.jpg": _jpeg(r, 577, 700),
+           DL + "data/imagenet_class_index.json": imagenet_class_index()}
+    mv2 = "https://storage.googleapis.com/tensorflow/keras-applications/mobilenet_v2/"
+    for name, kwargs in (("mobilenet_v2_weights_tf_dim_ordering_tf_kernels_1.0_224.h5", {}),
+                         ("mobilenet_v2_weights_tf_dim_ordering_tf_kernels_1.0_160_no_top.h5",
+                          {"include_top": False, "input_shape": (160, 160, 3)})):
+        out[mv2 + name] = mobilenet_weights(name, "MobileNetV2", **kwargs)
     for i, name in enumerate(("cowper.txt", "derby.txt", "butler.txt")):
         out[DL + "data/illiad/" + name] = illiad(21 + i)
     for name, data in fashion_files().items():
