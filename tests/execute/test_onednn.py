@@ -456,6 +456,7 @@ def test_every_core_means_the_intra_op_thread_count_where_set(monkeypatch):
     monkeypatch.setattr(a, "set_threads", lambda n: seen.append(n) or real(n))
     monkeypatch.setattr(blas_threads, "_busy", lambda: False)
     monkeypatch.setattr(config_devices.threading, "get_intra_op_parallelism_threads", lambda: 3)
+    monkeypatch.setattr(onednn, "_SPLIT_MIN_WORK", 0)  # (this small problem would stay on one thread)
     onednn.conv2d(np.ones((2, 9, 9, 4), np.float32), np.ones((3, 3, 4, 7), np.float32), (1, 1), (1, 1),
                   ((0, 0), (0, 0)))
     assert 3 in seen and max(seen) == 3
@@ -476,6 +477,7 @@ def test_a_primitive_on_every_core_takes_one_thread_once_the_machine_is_busy(mon
     busy = [False]
     monkeypatch.setattr(blas_threads, "_busy", lambda: busy[0])
     monkeypatch.setattr(onednn, "_busy_seen", [-1.0, False])
+    monkeypatch.setattr(onednn, "_SPLIT_MIN_WORK", 0)  # (this small problem would stay on one thread)
     x, w = np.ones((2, 9, 9, 4), np.float32), np.ones((3, 3, 4, 7), np.float32)
 
     def conv():
@@ -551,3 +553,24 @@ def test_max_pool_window_indices_serve_the_gradient_of_either_thread_count(monke
         one[0] = bwd
         got.append(onednn.max_pool_grad(x, dy, (2, 2), (2, 2), pads, y=y).view(np.uint32))
     assert all(np.array_equal(got[0], g) for g in got[1:])
+
+
+@needs
+def test_a_small_problem_stays_on_one_thread(monkeypatch):
+    """Below _SPLIT_MIN_WORK multiply-adds a second thread never paid: such a convolution or pool runs on one
+    thread on a quiet machine too, with no thread choice kept for it."""
+    a = onednn.api()
+    if a.set_threads is None:
+        pytest.skip("oneDNN without OpenMP threads")
+    seen = []
+    real = a.set_threads
+    monkeypatch.setattr(a, "set_threads", lambda n: seen.append(n) or real(n))
+    monkeypatch.setattr(blas_threads, "_cpus", lambda: 2)
+    monkeypatch.setattr(blas_threads, "_busy", lambda: False)
+    x = np.ones((4, 14, 14, 16), np.float32)  # 4x7x7x8 outputs x 3x3x16: 226K multiply-adds
+    onednn.conv2d(x, np.ones((3, 3, 16, 8), np.float32), (2, 2), (1, 1), ((0, 1), (0, 1)))
+    onednn.max_pool(x, (2, 2), (2, 2), ((0, 0), (0, 0)))
+    assert seen and set(seen) == {1} and not a.choices
+    monkeypatch.setattr(onednn, "_SPLIT_MIN_WORK", 100_000)
+    onednn.conv2d(x, np.ones((3, 3, 16, 8), np.float32), (2, 2), (1, 1), ((0, 1), (0, 1)))
+    assert seen[-1] == 2 and len(a.choices) == 1
