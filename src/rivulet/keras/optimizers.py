@@ -6,6 +6,8 @@ trace with init_scope), so a traced train step reads the current learning rate a
 import rivulet as tf
 from rivulet.checkpoint.checkpoint import apply_deferred
 
+from . import learning_rate_schedule as schedules
+
 
 def _loss_on_tape(loss, var_list, tape):
     """minimize's arguments made ready to differentiate: (loss, var_list, tape). A callable var_list is called;
@@ -61,9 +63,15 @@ class Optimizer:
         self.clipnorm, self.clipvalue, self.global_clipnorm = clipnorm, clipvalue, global_clipnorm
         self._slots = {}  # id(var) -> {slot name: variable}
         self._slot_order = []
+        # a LearningRateSchedule is evaluated at `iterations` when each update starts, into the variable
+        # `learning_rate` returns (tf_keras's _current_learning_rate)
+        self._lr_schedule = learning_rate if isinstance(learning_rate, schedules.LearningRateSchedule) else None
         with tf.init_scope():
             self._iterations = tf.Variable(0, dtype=tf.int64, trainable=False, name="iter")
-            self._lr = tf.Variable(float(learning_rate), dtype=tf.float32, trainable=False, name="learning_rate")
+            if self._lr_schedule is not None:
+                learning_rate = tf.cast(self._lr_schedule(self._iterations), tf.float32)
+            self._lr = tf.Variable(learning_rate if self._lr_schedule is not None else float(learning_rate),
+                                   dtype=tf.float32, trainable=False, name="learning_rate")
 
     name = property(lambda self: self._name)
     iterations = property(lambda self: self._iterations)
@@ -74,6 +82,11 @@ class Optimizer:
 
     @learning_rate.setter
     def learning_rate(self, value):
+        if self._lr_schedule is not None:
+            raise TypeError("This optimizer was created with a `LearningRateSchedule` object as its "
+                            "`learning_rate` constructor argument, hence its learning rate is not settable. If you "
+                            "need the learning rate to be settable, you should instantiate the optimizer with a "
+                            "float `learning_rate` argument.")
         self._lr.assign(float(value))
 
     lr = learning_rate
@@ -142,6 +155,8 @@ class Optimizer:
         grads = self._clip([g for g, _ in kept])
         var_list = [v for _, v in kept]
         self._create_slots(var_list)
+        if self._lr_schedule is not None:
+            self._lr.assign(tf.cast(self._lr_schedule(self._iterations), tf.float32))
         self._iterations.assign_add(1)
         step = tf.cast(self._iterations, tf.float32)
         lr = tf.identity(self._lr)
@@ -164,10 +179,13 @@ class Optimizer:
         raise NotImplementedError
 
     def get_config(self):
-        return {"name": self._name, "learning_rate": float(self._lr.numpy())}
+        lr = schedules.serialize(self._lr_schedule) if self._lr_schedule is not None else float(self._lr.numpy())
+        return {"name": self._name, "learning_rate": lr}
 
     @classmethod
-    def from_config(cls, config):
+    def from_config(cls, config, custom_objects=None):
+        if isinstance(config.get("learning_rate"), dict):
+            config = dict(config, learning_rate=schedules.deserialize(config["learning_rate"], custom_objects))
         return cls(**config)
 
 

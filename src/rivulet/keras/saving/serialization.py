@@ -94,6 +94,7 @@ def _builtin_tables():
         "keras.initializers": dict(initializers._BY_NAME),
         "keras.regularizers": classes(regularizers, regularizers.Regularizer),
         "keras.optimizers": classes(optimizers, optimizers.Optimizer),
+        "keras.optimizers.schedules": classes(optimizers.schedules, optimizers.schedules.LearningRateSchedule),
         "keras.losses": classes(losses, losses.Loss),
         "keras.metrics": classes(metrics, metrics.Metric),
         "keras.mixed_precision": {"LossScaleOptimizer": mixed_precision.LossScaleOptimizer,
