@@ -204,6 +204,12 @@ def _check(case_dir, got, elements, spec_intact=True):
     rewritten with sound CRCs (forged, not damaged) may hold other values, never other dtypes."""
     if not spec_intact:
         return
+    for e in got:  # forged or not, a SparseTensor read back is one (its indices inside its dense_shape)
+        for v in (e.values() if isinstance(e, dict) else e if isinstance(e, tuple) else [e]):
+            if hasattr(v, "indices") and hasattr(v, "dense_shape"):
+                i, x, d = (np.asarray(c) for c in (v.indices, v.values, v.dense_shape))
+                if i.shape != (len(x), len(d)) or (d < 0).any() or len(i) and ((i < 0) | (i >= d)).any():
+                    raise AssertionError(f"a malformed SparseTensor came back: {i.tolist()} {x.shape} {d.tolist()}")
     forged = os.path.exists(os.path.join(case_dir, "forged"))
     if _flat(got, values=not forged) != elements[forged]:
         raise AssertionError(f"a damaged file was returned as data: {_flat(got)[:300]}")

@@ -94,6 +94,10 @@ class ElementKind:
     def to_numpy_value(self, cv):
         return self.to_value(cv)
 
+    def check(self, comps):
+        """What makes components read from a file (a forged record) no value of this kind, or None."""
+        return None
+
 
 SparseTensorValue = collections.namedtuple("SparseTensorValue", ["indices", "values", "dense_shape"])
 
@@ -110,6 +114,16 @@ class SparseKind(ElementKind):
 
     def to_numpy_value(self, cv):
         return SparseTensorValue(*cv.comps)
+
+    def check(self, comps):
+        i, v, s = (np.asarray(c) for c in comps)
+        if s.ndim != 1 or i.ndim != 2 or v.ndim != 1 or i.shape != (len(v), len(s)):
+            return (f"indices of shape {i.shape}, values of shape {v.shape} and dense_shape of shape {s.shape}")
+        if (s < 0).any():
+            return f"dense_shape {s.tolist()}"
+        if len(i) and ((i < 0).any() or (i >= s).any()):
+            return f"an index out of the dense_shape {s.tolist()}"
+        return None
 
     def make_spec(self, shape, dtype):
         """A SparseTensorSpec (its class is reached through an instance: data/ does not import sparse/)."""
@@ -214,10 +228,16 @@ def from_records(layout, parts):
 
 
 def record_specs(layout, spec):
-    """The TensorSpec each record is checked against (a composite's components: any shape)."""
+    """The TensorSpec each record is checked against (a composite's components: its spec's component specs)."""
     out = []
     for (kind, dts), s in zip(layout, nest.flatten(spec)):
-        out.extend([TensorSpec(None, d) for d in dts] if kind is not None else [s])
+        if kind is None:
+            out.append(s)
+            continue
+        comps = list(getattr(s, "_component_specs", ()))
+        if len(comps) != len(dts) or any(c.dtype != d for c, d in zip(comps, dts)):
+            comps = [TensorSpec(None, d) for d in dts]
+        out.extend(comps)
     return out
 
 
@@ -229,6 +249,7 @@ def read_elements(records, spec, count, where, short, long):
     from ..ops.serialize_ops import parse_tensor_kernel
     layout = record_layout(spec)
     specs = record_specs(layout, spec)
+    kinds = [(kind, len(dts)) for kind, dts in layout if kind is not None]
     for _ in range(count):
         parts = []
         for s in specs:
@@ -239,7 +260,14 @@ def read_elements(records, spec, count, where, short, long):
             if not s.shape.is_compatible_with(v.shape):
                 raise DataLossError(None, None, f"{where}: an element of shape {v.shape} where {s} was expected.")
             parts.append(v if v.ndim else v[()])
-        yield from_records(layout, parts)
+        element = from_records(layout, parts)
+        if kinds:
+            for v in element:
+                problem = v.kind.check(v.comps) if isinstance(v, CompositeValue) else None
+                if problem:
+                    raise DataLossError(None, None, f"{where}: an element's {v.kind.name} components do not fit "
+                                        f"together: {problem}.")
+        yield element
     if next(records, None) is not None:
         raise DataLossError(None, None, long)
 

@@ -25,6 +25,17 @@ class RaggedKind(ElementKind):
         return self.value_class().from_nested_row_splits(EagerTensor(flat), [EagerTensor(s) for s in splits],
                                                          validate=False)
 
+    def check(self, comps):
+        flat, *splits = (np.asarray(c) for c in comps)
+        if splits and flat.ndim < 1:
+            return f"flat values of shape {flat.shape}"
+        for level, sp in enumerate(splits):
+            inner = len(splits[level + 1]) - 1 if level + 1 < len(splits) else len(flat)
+            if sp.ndim != 1 or len(sp) < 1 or sp[0] != 0 or (np.diff(sp) < 0).any() or sp[-1] != inner:
+                return (f"row splits {sp.tolist()[:20]} at level {level} (they must start at 0, never decrease "
+                        f"and end at {inner})")
+        return None
+
     def batched_spec(self, spec, size):
         return type(spec)(TensorShape([size]).concatenate(spec.shape), spec.dtype, spec.ragged_rank + 1)
 
