@@ -110,3 +110,21 @@ def test_decode_predictions(tmp_path, monkeypatch):
     monkeypatch.setattr(imagenet_utils, "_CLASS_INDEX", [None])
     with pytest.raises(ValueError, match="is not ImageNet's class index"):
         tf.keras.applications.mobilenet.decode_predictions(preds)
+
+
+def test_preprocess_input_on_a_functional_input_makes_op_layers():
+    """images/transfer_learning: `preprocess_input(x)` inside a functional model (tf_keras's TFOpLambda layers
+    tf.math.truediv and tf.math.subtract for 'tf'; values as on tensors)."""
+    tf.keras.backend.clear_session()
+    inputs = tf.keras.Input(shape=(160, 160, 3))
+    model = tf.keras.Model(inputs, tf.keras.applications.mobilenet_v2.preprocess_input(inputs))
+    assert [(type(l).__name__, l.name) for l in model.layers[1:]] == [
+        ("TFOpLambda", "tf.math.truediv"), ("TFOpLambda", "tf.math.subtract")]
+    np.testing.assert_allclose(model(np.full((1, 160, 160, 3), 255.0, np.float32)).numpy()[0, 0, 0], [1.0, 1.0, 1.0])
+    for mode in ("caffe", "torch"):
+        for fmt, shape in (("channels_last", (4, 4, 3)), ("channels_first", (3, 4, 4))):
+            inp = tf.keras.Input(shape=shape)
+            m = tf.keras.Model(inp, imagenet_utils.preprocess_input(inp, mode=mode, data_format=fmt))
+            a = np.arange(48, dtype=np.float32).reshape((1,) + shape)
+            want = imagenet_utils.preprocess_input(tf.constant(a), mode=mode, data_format=fmt)
+            np.testing.assert_allclose(m(a).numpy(), want.numpy(), rtol=1e-6)

@@ -222,3 +222,15 @@ def test_a_cell_goes_on_past_an_import_of_a_package_built_on_tensorflow():
     ns = {}
     exec(cell["code"].replace("import rivulet as tf", ""), ns)  # (no tensorflow_probability here)
     assert "time" in ns and "np" in ns
+
+
+def test_a_python_file_written_by_a_cell_is_rewritten_as_cells_are(tmp_path, monkeypatch):
+    nb = {"cells": [{"cell_type": "code", "source": [
+        "%%writefile mnist_setup.py\n", "\n", "import tensorflow as tf\n", "model.fit(ds, epochs=70)"]},
+        {"cell_type": "code", "source": ["%%writefile notes.txt\n", "import tensorflow as tf"]}]}
+    cells = rt.code_cells(nb)
+    monkeypatch.chdir(tmp_path)
+    for c in cells:
+        exec(c["code"], {})
+    assert (tmp_path / "mnist_setup.py").read_text() == "\nimport rivulet as tf\nmodel.fit(ds, epochs=2)\n"
+    assert (tmp_path / "notes.txt").read_text() == "import tensorflow as tf\n"  # not Python: as written

@@ -37,7 +37,8 @@ What the runner does to each notebook, and nothing else:
 - keeps each cell's source in linecache, as IPython does (AutoGraph reads the functions a cell defines);
 - shows the value of a cell's last expression with repr(), as the notebook would (a repr that raises
   fails the cell), with IPython's modules loaded as in a notebook (where ipython is installed);
-- runs `%%writefile NAME` cells as IPython does (writes the file; not scored), drops IPython's help lines
+- runs `%%writefile NAME` cells as IPython does (writes the file; not scored; a `.py` file's imports and
+  epochs are rewritten as a cell's, since later cells import it), drops IPython's help lines
   (`obj?`) and a cell's leading indentation (IPython's leading_indent);
 - serves the files the tutorials download from `synthetic.py` (the real formats: npz, IDX gzip, CIFAR's
   pickled batches in a tar.gz, aclImdb and flower_photos archives, the CSVs with their real columns) through
@@ -173,13 +174,25 @@ _UNSCORED_IMPORT = re.compile(r"^(\s*)((?:import|from)\s+(?:%s)\b[^\\(]*)$" % "|
 _HELP = re.compile(r"^\s*[\w.]+\?{1,2}\s*$")  # IPython's `obj?` / `obj??`: shows help
 
 
+def _rewrite(line):
+    """A line's imports and epoch counts as run on rivulet."""
+    for pat, rep in _IMPORT_RULES:
+        line = pat.sub(rep, line)
+    line = _UNSCORED_IMPORT.sub(r"\1try: \2\n\1except ImportError: pass", line)
+    line = _EPOCH_KW.sub(_shrink, line)
+    return _EPOCH_NAME.sub(_shrink, line)
+
+
 def transform(source):
     """The cell's code as run on rivulet, or None when nothing is left to run."""
     lines = source.splitlines()
     if lines and lines[0].startswith("%%writefile"):
         # IPython writes the cell's text to the file (later cells read it)
         name = lines[0].split(None, 1)[1].strip() if len(lines[0].split(None, 1)) > 1 else ""
-        body = "\n".join(lines[1:]) + "\n"
+        body = lines[1:]
+        if name.endswith(".py"):  # a module later cells import (mnist_setup.py): its code is rewritten too
+            body = [_rewrite(line) for line in body]
+        body = "\n".join(body) + "\n"
         return f"with open({name!r}, 'w') as _f:\n    _f.write({body!r})"
     if lines and lines[0].startswith("%%"):
         if not lines[0].startswith("%%time"):
@@ -193,12 +206,7 @@ def transform(source):
             # keep the block structure: a shell line inside an `if` becomes `pass`
             out.append(line[:len(line) - len(line.lstrip())] + "pass")
             continue
-        for pat, rep in _IMPORT_RULES:
-            line = pat.sub(rep, line)
-        line = _UNSCORED_IMPORT.sub(r"\1try: \2\n\1except ImportError: pass", line)
-        line = _EPOCH_KW.sub(_shrink, line)
-        line = _EPOCH_NAME.sub(_shrink, line)
-        out.append(line)
+        out.append(_rewrite(line))
     code = "\n".join(out)
     try:
         tree = ast.parse(code)
