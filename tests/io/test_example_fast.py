@@ -218,8 +218,9 @@ def test_empty_lists_at_the_end_of_a_record_stay_on_the_fast_path(monkeypatch):
 
 
 def test_single_records_of_one_layout_skip_the_walk(monkeypatch):
-    """parse_single_example keeps a record's layout by its length: the next record of that length with the same
-    framing bytes takes its spans (a few `startswith`, no walk); one whose framing differs is walked."""
+    """parse_single_example keeps a record's layout by its length once that length has come three times: the
+    next record of that length with the same framing bytes takes its spans (a few `startswith`, no walk); one
+    whose framing differs is walked."""
     recs = _same_length_records()
     spec = dict(SPEC, ids=tf.io.FixedLenFeature([4], tf.int64), big=tf.io.VarLenFeature(tf.int64))
     del spec["tags"]  # (two values: not the usual form, so the layout would keep each list's header a value)
@@ -230,8 +231,9 @@ def test_single_records_of_one_layout_skip_the_walk(monkeypatch):
     monkeypatch.setattr(example_fast, "_packed", lambda *a: reads.append(1) or packed(*a))
     monkeypatch.setattr(example_fast, "_bytes_values", lambda *a: reads.append(1) or strings(*a))
     example_fast._ONE_LAYOUTS.clear()
+    example_fast._SEEN.clear()
     got = [tf.io.parse_single_example(r, spec) for r in recs]
-    assert len(walks) == 1 and len(reads) == 5  # the first record's five features
+    assert len(walks) == 3 and len(reads) == 15  # the first three records' five features
     monkeypatch.undo()
     for r, g in zip(recs, got):
         _same(g, _general(monkeypatch, lambda: tf.io.parse_single_example(r, spec)))
@@ -256,8 +258,13 @@ def test_single_records_mutated_within_one_length_parse_as_the_general_path_does
         except Exception as e:
             return type(e), str(e)
 
-    for trial in range(300):
+    for _ in range(3):
         outcome(base)  # the layout of this length is the base record's
+    assert (id(example_fast._plan(*[_attrs(spec)[k] for k in ("dense_keys", "dense_types", "dense_shapes",
+                                                               "sparse_keys", "sparse_types")])[0]),
+            len(base)) in example_fast._ONE_LAYOUTS
+    for trial in range(300):
+        outcome(base)
         r = bytearray(base)
         for _ in range(int(rng.integers(1, 3))):
             r[int(rng.integers(len(r)))] ^= 1 << int(rng.integers(8))
@@ -289,7 +296,8 @@ def _few_length_records(n=64, seed=9):
 def test_a_batch_of_a_few_layouts_is_cut_by_column(monkeypatch):
     """parse_example of records of a few lengths, each matching its length's layout: every feature's values are
     the same columns of a length's records, cut for the group at once and put back in batch order; values and
-    dtypes are the general path's."""
+    dtypes are the general path's. A length met in fewer than _GROUP records of a batch gets its layout when
+    a second batch has it too."""
     recs = _few_length_records()
     assert 2 <= len(set(map(len, recs))) <= example_fast._FEW_LENGTHS
     spec = {"image": tf.io.FixedLenFeature([], tf.string), "label": tf.io.FixedLenFeature([1], tf.int64),
@@ -298,8 +306,11 @@ def test_a_batch_of_a_few_layouts_is_cut_by_column(monkeypatch):
     grouped = []
     real = example_fast._grouped
     monkeypatch.setattr(example_fast, "_grouped", lambda *a: grouped.append(real(*a)) or grouped[-1])
+    example_fast._LAYOUTS.clear()
+    first = tf.io.parse_example(recs, spec)  # a length of fewer than _GROUP records: no layout the first time
     got = tf.io.parse_example(recs, spec)
-    assert grouped and grouped[-1] is not None
+    assert len(grouped) == 2 and grouped[0] is None and grouped[1] is not None
+    _same(first, got)
     assert got["neg"].values.numpy().min() < 0 and got["ids"].numpy().max() >= 2 ** 35
     monkeypatch.setattr(example_fast, "_grouped", real)
     _same(got, _general(monkeypatch, lambda: tf.io.parse_example(recs, spec)))

@@ -295,7 +295,15 @@ def _payloads(buf, found, slots):
     return out
 
 
-def _all_entries(records, wanted, slots):
+def _by_length(records):
+    """{record length: [indices of the records of that length]}."""
+    by_length = {}
+    for i, r in enumerate(records):
+        by_length.setdefault(len(r), []).append(i)
+    return by_length
+
+
+def _all_entries(records, wanted, slots, by_length=None):
     """_entries of every record. Records of one length whose bytes all equal a reference record's outside its
     wanted features' values (so every byte _entries reads, and the rest of the framing, is the same) have its
     spans: one NumPy comparison for the group instead of a walk per record. The reference is the group's first
@@ -303,9 +311,8 @@ def _all_entries(records, wanted, slots):
     nk = len(slots)
     founds = [None] * len(records)
     if len(records) >= 2 * _GROUP:
-        by_length = {}
-        for i, r in enumerate(records):
-            by_length.setdefault(len(r), []).append(i)
+        if by_length is None:
+            by_length = _by_length(records)
         for length, idx in by_length.items():
             if len(idx) < 3 or not length:
                 continue
@@ -327,23 +334,39 @@ def _all_entries(records, wanted, slots):
 _FEW_LENGTHS = 4  # record lengths in a batch, at most, for the grouped path
 
 
-def _grouped(records, wanted, slots, nd):
+_SEEN = {}  # (id(wanted), record length, single or batch) -> times met without a layout
+
+
+def _sighted(wanted, length, kind, times):
+    """Whether records of `length` have now been met `times` times without a layout of theirs: a layout is
+    made for a length that repeats (records of many lengths would pay for layouts never used again)."""
+    key = (id(wanted), length, kind)
+    n = _SEEN.get(key, 0) + 1
+    if n >= times:
+        _SEEN.pop(key, None)
+        return True
+    if len(_SEEN) >= 4096:
+        _SEEN.clear()
+    _SEEN[key] = n
+    return False
+
+
+def _grouped(records, wanted, slots, nd, by_length):
     """parse() of a batch whose records have a few lengths, each record matching its length's layout (framing
     and list headers equal a reference record's) where every wanted feature has the usual form: each feature's
     values are then the same columns of every record of a length, cut from the group's rows at once (numbers
     decoded per group, checked to hold as many values in every record), and put back in batch order. None
-    when the batch is not such (the per-record path decides)."""
-    by_length = {}
-    for i, r in enumerate(records):
-        by_length.setdefault(len(r), []).append(i)
+    when the batch is not such (the per-record path decides). A length met in no earlier batch, in fewer than
+    _GROUP records, gets no layout yet."""
     if len(by_length) > _FEW_LENGTHS:
         return None
     lays = []
     for length, idx in by_length.items():
         if not length:
             return None
-        lay = _layout(records, idx, wanted, slots, length, any_size=True)
-        if lay[4] is None:
+        lay = _layout(records, idx, wanted, slots, length,
+                      any_size=(id(wanted), length) in _LAYOUTS or _sighted(wanted, length, 1, 2))
+        if lay is None or lay[4] is None:
             return None
         lays.append((idx, lay))
     groups = []
@@ -560,7 +583,7 @@ def _parse_one(buf, wanted, slots, nd):
     else:
         found = [None] * len(slots)
         _entries(buf, wanted, found)
-        if buf:
+        if buf and _sighted(wanted, len(buf), 0, 3):
             _one_layout(buf, wanted, found, slots)
     outs = []
     for slot, (f, (code, want, n, dims, form)) in enumerate(zip(found, slots)):
@@ -649,11 +672,13 @@ def parse(records, dense_keys, dense_types, dense_shapes, sparse_keys, sparse_ty
             return _parse_one(records[0], wanted, slots, nd)
         if not records:
             return None
+        by_length = None
         if len(records) >= 2 * _GROUP:
-            got = _grouped(records, wanted, slots, nd)
+            by_length = _by_length(records)
+            got = _grouped(records, wanted, slots, nd, by_length)
             if got is not None:
                 return got
-        spans = list(zip(*_all_entries(records, wanted, slots)))
+        spans = list(zip(*_all_entries(records, wanted, slots, by_length)))
         for slot in range(nk):
             if None in spans[slot]:
                 if slot < nd:
