@@ -675,12 +675,15 @@ def _head(n):
 
 class Example(_Message):
     def __init__(self, features=None):
+        if type(features) is Features:  # the usual
+            self.features, self._set = features, True
+            return
         if features is not None and not isinstance(features, Features):
             raise TypeError(f"Example.features must be tf.train.Features, got {type(features).__name__}")
         self.features = features if features is not None else Features()
         self._set = features is not None  # features given (or read): written even when empty, as protobuf does
 
-    def _encode(self):
+    def _encode(self, deterministic=None):
         features = self.features
         if not features.feature:
             return b"\x0a\x00" if self._set else b""
@@ -689,6 +692,8 @@ class Example(_Message):
         head = _HEADS.get(n)
         parts[0] = head if head is not None else _head(n)
         return b"".join(parts)
+
+    SerializeToString = _encode  # (one call, not two: an Example is serialised once per record written)
 
     @classmethod
     def _decode(cls, b):
