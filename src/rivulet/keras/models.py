@@ -257,6 +257,27 @@ class Model(Trainer, Layer):
             return dict(zip(names, flat))
         return tf.function(serving_default, input_signature=[spec])
 
+    def export(self, filepath):
+        """tf_keras's `Model.export`: a SavedModel for inference (`tf.saved_model.load(filepath).serve(x)`): the
+        model's call on its inputs' specs as the endpoint `serve`, also the signature `serving_default`;
+        prints the endpoints as tf_keras does."""
+        spec = self._input_spec_for_saving()
+        if spec is None:
+            raise ValueError("The model provided has never called. It must be called at least once before export.")
+        spec = nest.map_structure(lambda s: tf.TensorSpec(s.shape, dtype=s.dtype), spec)
+        model = self
+
+        def serve(*args):
+            return model(*args)
+        serve = tf.function(serve, input_signature=[spec])
+        archive = tf.Module()
+        archive.model = self
+        archive.serve = serve
+        tf.saved_model.save(archive, os.fspath(filepath), signatures={"serve": serve, "serving_default": serve})
+        lines = serve.get_concrete_function().pretty_printed_signature(verbose=True).split("\n")
+        print(f"Saved artifact at '{os.fspath(filepath)}'. The following endpoints are available:\n\n"
+              + "\n".join(["* Endpoint 'serve'"] + lines[1:]))
+
     def save(self, filepath, overwrite=True, save_format=None, **kwargs):
         """`m.keras` (or save_format="keras"): the Keras 2.13+ zip (config.json, metadata.json,
         model.weights.h5; needs h5py). `m.h5`/`m.hdf5` (or save_format="h5"): tf_keras's legacy HDF5 file
