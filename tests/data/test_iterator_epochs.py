@@ -115,3 +115,21 @@ def test_states_of_the_other_version_are_refused_or_read_as_epoch_zero():
     v2[0] = iterator_state.MAGIC_EPOCH
     with pytest.raises(tf.errors.InvalidArgumentError, match="has none"):
         iterator_state.restore(plain._res, plain.element_spec, v2)
+
+
+def test_tiny_epochs_far_ahead_of_the_iterator_are_remembered_within_bounds():
+    # one-element epochs, 16384 of them prefetched ahead of the iterator: each save still finds its epoch, and
+    # the starts kept are those from the iterator's position on (an endless run keeps no list of every epoch)
+    def make():
+        return tf.data.Dataset.range(1).shuffle(1, seed=2).filter(lambda x: x >= 0).repeat().batch(256).prefetch(64)
+    it = iter(make())
+    _take(it, 100)
+    items = iterator_state.encode(it._res, it.element_spec)
+    assert list(items[-2:]) == [b"25600", b"0"]
+    again = iter(make())
+    with deadline(5):
+        iterator_state.restore(again._res, again.element_spec, items)
+    assert _take(again, 1) == [[0] * 256]
+    plain = iter(_epochs())
+    _take(plain, 14 * 400)
+    assert len(plain._res._cursor._starts) <= 65

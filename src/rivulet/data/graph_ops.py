@@ -97,10 +97,9 @@ class IteratorResource:
             return 0, 0
         from .seek import repeat_position
         where = self._cursor.locate(repeat_position(self._track[1], self.position))
-        if where is None:
-            from ..errors import FailedPreconditionError
-            raise FailedPreconditionError(None, None, "Cannot checkpoint this iterator: its repeat() ran more than "
-                                          f"{self._cursor.KEEP} epochs ahead of it (a prefetch over tiny epochs).")
+        if where is None:  # (cannot be: the starts from the iterator's position on are kept)
+            from ..errors import InternalError
+            raise InternalError(None, None, "Iterator checkpoint: the epoch of the iterator's position is unknown.")
         return where
 
     def _iter_at(self, position, hint):
@@ -109,7 +108,7 @@ class IteratorResource:
         if self._track is None:
             return self._dataset._make_iter() if position == 0 and hint is None else \
                 iter_from(self._dataset, position)
-        with tracking(self._track[0], hint) as t:
+        with tracking(*self._track, hint) as t:
             it = iter_from(self._dataset, position)
         self._cursor = t.cursor
         return it
@@ -169,6 +168,8 @@ class IteratorResource:
                 self._it = iter(())
                 return False
             self._it, self.position = it, position
+            if self._cursor is not None:
+                self._cursor.floor = position
             return True
 
     def has_next(self):
@@ -185,6 +186,8 @@ class IteratorResource:
                 e = next(self._it, None) if self._pending is None else self._pull(next, self._it, None)
             if e is not None:
                 self.position += 1
+                if self._cursor is not None:
+                    self._cursor.floor = self.position
             return e
 
     def take(self):

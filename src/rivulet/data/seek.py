@@ -280,23 +280,31 @@ def repeat_position(path, position):
 
 class EpochCursor:
     """Where the epochs of one iteration of a tracked repeat began (in the repeat's elements). The repeat may run
-    ahead of the iterator (a prefetch), so the last starts are kept, not only the current one."""
-    KEEP = 1 << 14
+    ahead of the iterator (a prefetch), so the starts after the iterator's position are kept: the iterator
+    notes its position in `floor`, and the starts before it (all but the last) are dropped as epochs begin."""
 
-    def __init__(self):
+    def __init__(self, path):
         self._lock = threading.Lock()
-        self._starts = collections.deque(maxlen=self.KEEP)  # (first element, epoch index), ascending
+        self._starts = collections.deque()  # (first element, epoch index), ascending
+        self._path = path
+        self.floor = 0  # the iterator's position: no save asks for an element before it
         self.total = None  # the repeat's element count once it ended
 
     def begin(self, start, epoch):
         with self._lock:
-            self._starts.append((start, epoch))
+            starts = self._starts
+            starts.append((start, epoch))
+            if len(starts) > 64:
+                k = repeat_position(self._path, self.floor)
+                while len(starts) > 1 and starts[1][0] <= k:
+                    starts.popleft()
 
     def end(self, total):
         self.total = total
 
     def locate(self, k):
-        """(epoch, position inside it) of the repeat's element k, or None if that epoch's start was dropped."""
+        """(epoch, position inside it) of the repeat's element k, or None if that epoch's start was dropped
+        (k before the floor)."""
         with self._lock:
             starts = list(self._starts)
         if self.total is not None:
@@ -309,12 +317,12 @@ class EpochCursor:
 
 
 class tracking:
-    """`with tracking(repeat, hint) as t: iter_from(...)` builds an iteration whose tracked repeat records its
+    """`with tracking(repeat, path, hint) as t: iter_from(...)` builds an iteration whose tracked repeat records its
     epochs in `t.cursor`. hint: None (a new iteration), ("first", ) (a position counted from the start: an
     older checkpoint), or (epoch, position inside it)."""
 
-    def __init__(self, repeat, hint):
-        self.repeat, self.hint, self.cursor = repeat, hint, None
+    def __init__(self, repeat, path, hint):
+        self.repeat, self.path, self.hint, self.cursor = repeat, path, hint, None
 
     def __enter__(self):
         self._old = getattr(_TRACK, "repeat", None), getattr(_TRACK, "state", None)
@@ -345,7 +353,7 @@ def _tracked(ds, k):
     for d in random_stages(inner):  # the epochs before this one: each drew once per random stage
         with d._epoch_lock:
             d._epoch += epoch
-    cursor = t.cursor = EpochCursor()
+    cursor = t.cursor = EpochCursor(t.path)
     first = None
     if hint is not None:  # restoring: remake this epoch's first `offset` elements now (errors at restore)
         first = inner._make_iter()
