@@ -22,7 +22,7 @@ import numpy as np
 
 from ..core.dispatch import bind
 from ..core.op import defop
-from ..execute import blas_threads
+from ..execute import blas_threads, memory
 from .array_ops import zeros_like
 from .math_ops import matmul, reduce_sum
 
@@ -284,6 +284,7 @@ def _sum_chunks(parts, shapes, dtype):
 def _lstm_seq_kernel(x, h0, c0, w_in, b, w):
     """(h_T, c_T, H = h_0..h_T, the gates' sigmoids S, the cell inputs G, tanh(c_t) TC, C = c_0..c_T) of an
     LSTM over inputs x [time, batch, features]."""
+    memory.retain_heap()  # the [time, ...] buffers of every step: reuse their memory, not fault it in anew
     steps, bt = x.shape[0], x.shape[1]
     u = h0.shape[-1]
     dt = h0.dtype
@@ -422,6 +423,7 @@ def lstm_sequence(x, h, c, w_in, b, w):
 def _gru_seq_kernel(x, h0, w_in, b_in, w, b):
     """(h_T, H = h_0..h_T, [z, r] ZR, candidates HH, recurrent candidate terms RH) of a GRU (reset_after)
     over inputs x [time, batch, features]."""
+    memory.retain_heap()
     steps, bt = x.shape[0], x.shape[1]
     u = h0.shape[-1]
     dt = h0.dtype
