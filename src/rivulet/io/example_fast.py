@@ -500,13 +500,21 @@ def _one_int64s(buf, start, end):
 _PLACED = [[(b & 0x7F) << 7 * k for b in range(256)] for k in range(10)]  # a byte's bits at its place
 
 
+_LAST_PLAN = [None]  # (the five arguments, the plan) of the last _plan call: a graph op passes the same objects
+
+
 def _plan(dense_keys, dense_types, dense_shapes, sparse_keys, sparse_types):
-    """(keys wanted -> slot, [(code, tag, element count or None, dims)] per slot): the spec read once.
-    code: 0 string, 1 float32, 2 int64."""
+    """(keys wanted -> slot, [(code, tag, element count or None, dims, _form(dims))] per slot): the spec read
+    once. code: 0 string, 1 float32, 2 int64."""
+    last = _LAST_PLAN[0]
+    if last is not None and last[0] is dense_keys and last[1] is dense_types and last[2] is dense_shapes and \
+            last[3] is sparse_keys and last[4] is sparse_types:
+        return last[5]
     key = (dense_keys, sparse_keys)
     got = _PLANS.get(key)
     if got is not None and (got[0] is dense_types and got[1] is sparse_types and got[2] is dense_shapes or
                             got[0] == dense_types and got[1] == sparse_types and got[2] == dense_shapes):
+        _LAST_PLAN[0] = (dense_keys, dense_types, dense_shapes, sparse_keys, sparse_types, got[3])
         return got[3]
     keys = dense_keys + sparse_keys
     wanted = {k.encode(): i for i, k in enumerate(keys)}
