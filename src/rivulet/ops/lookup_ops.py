@@ -46,6 +46,33 @@ def lookup(x, keys, first_index, oov_index, mask_key=None):
                                           "oov_index": int(oov_index), "mask_key": mask_key})
 
 
+def _hash_table_kernel(x, keys, values, default, value_dtype):
+    table = _table_of(keys, values)
+    x = np.asarray(x, dtype=object) if isinstance(x, bytes) else np.asarray(x)  # (a scalar string in a graph)
+    flat = x.reshape(-1).tolist()
+    np_dtype = object if value_dtype == "string" else _dt.as_dtype(value_dtype).as_numpy_dtype
+    out = np.empty(len(flat), np_dtype)
+    for i, v in enumerate(flat):
+        out[i] = table.get(_key(v) if not isinstance(v, float) else v, default)
+    return out.reshape(x.shape)
+
+
+@functools.lru_cache(maxsize=64)
+def _table_of(keys, values):
+    return dict(zip(keys, values))
+
+
+HASH_TABLE = defop("HashTableLookup", _hash_table_kernel,
+                   lambda x, value_dtype, **a: (x.shape, _dt.as_dtype(value_dtype)))
+
+
+def hash_table_lookup(x, keys, values, default, value_dtype):
+    """tf.lookup's static tables: keys[i] -> values[i], anything else -> default (keys and values are attrs,
+    as the vocabulary above)."""
+    return bind(HASH_TABLE, (to_tensor(x),), {"keys": tuple(keys), "values": tuple(values), "default": default,
+                                              "value_dtype": _dt.as_dtype(value_dtype).name})
+
+
 def _invert_kernel(x, tokens, oov_token):
     arr = np.array(list(tokens) + [oov_token], dtype=object if isinstance(oov_token, bytes) else np.int64)
     idx = np.where((x >= 0) & (x < len(tokens)), x, len(tokens))
