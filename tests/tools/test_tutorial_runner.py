@@ -234,3 +234,15 @@ def test_a_python_file_written_by_a_cell_is_rewritten_as_cells_are(tmp_path, mon
         exec(c["code"], {})
     assert (tmp_path / "mnist_setup.py").read_text() == "\nimport rivulet as tf\nmodel.fit(ds, epochs=2)\n"
     assert (tmp_path / "notes.txt").read_text() == "import tensorflow as tf\n"  # not Python: as written
+
+
+def test_synthetic_speech_commands_are_16khz_wavs():
+    import zipfile
+    import rivulet as tf
+    with zipfile.ZipFile(io.BytesIO(synthetic.speech_commands_zip())) as z:
+        names = z.namelist()
+        wav = z.read("mini_speech_commands/no/01bb6a2a_nohash_0.wav")
+    assert {n.split("/")[1] for n in names if n.endswith(".wav")} == {
+        "down", "go", "left", "no", "right", "stop", "up", "yes"}
+    audio, rate = tf.audio.decode_wav(wav, desired_channels=1)
+    assert int(rate) == 16000 and audio.shape[1] == 1 and audio.shape[0] <= 16000

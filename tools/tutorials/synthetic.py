@@ -425,6 +425,34 @@ def cats_and_dogs_zip():
     return _zip(members)
 
 
+def _wav(samples, rate=16000):
+    """A 16-bit PCM mono RIFF/WAVE file."""
+    import wave
+    buf = io.BytesIO()
+    with wave.open(buf, "wb") as w:
+        w.setnchannels(1)
+        w.setsampwidth(2)
+        w.setframerate(rate)
+        w.writeframes((np.clip(samples, -1, 1) * 32767).astype("<i2").tobytes())
+    return buf.getvalue()
+
+
+def speech_commands_zip():
+    """mini_speech_commands.zip: mini_speech_commands/<word>/<speaker>_nohash_<n>.wav (16 kHz 16-bit mono, at
+    most one second: some shorter, as real clips are) and README.md; each word a tone of its own in noise."""
+    r = _rng(25)
+    members = {"mini_speech_commands/README.md": b"Synthetic stand-in for the mini Speech Commands data set\n"}
+    for k, word in enumerate(("down", "go", "left", "no", "right", "stop", "up", "yes")):
+        for i in range(20):
+            n = 16000 if i % 4 else 13000 + 500 * (i % 3)
+            t = np.arange(n) / 16000
+            sig = 0.5 * np.sin(2 * np.pi * (200 + 150 * k) * t) + 0.1 * r.normal(size=n)
+            # 01bb6a2a_nohash_0.wav: the clip simple_audio reads by name
+            name = "01bb6a2a_nohash_0" if (word, i) == ("no", 0) else f"{i:04x}abcd_nohash_{i % 3}"
+            members[f"mini_speech_commands/{word}/{name}.wav"] = _wav(sig)
+    return _zip(members)
+
+
 def imagenet_class_index():
     """imagenet_class_index.json: {"0": [wnid, name], ...} for the 1000 classes (made-up names)."""
     import json
@@ -464,12 +492,13 @@ def files():
            "https://imagen.research.google/main_gallery_images/a-photo-of-a-corgi-dog-riding-a-bike-in-times-square.jpg":
                _jpeg(r, 256, 256),
            # the tutorials added with load_data/text, keras/overfit_and_underfit, images/transfer_learning,
-           # generative/adversarial_fgsm
+           # generative/adversarial_fgsm, audio/simple_audio
            DL + "data/stack_overflow_16k.tar.gz": stack_overflow_tgz(),
            "http://mlphysics.ics.uci.edu/data/higgs/HIGGS.csv.gz": higgs_gz,
            "https://download.mlcc.google.com/mledu-datasets/cats_and_dogs_filtered.zip": cats_and_dogs_zip(),
            DL + "example_images/YellowLabradorLooking_new.jpg": _jpeg(r, 577, 700),
-           DL + "data/imagenet_class_index.json": imagenet_class_index()}
+           DL + "data/imagenet_class_index.json": imagenet_class_index(),
+           "http://storage.googleapis.com/download.tensorflow.org/data/mini_speech_commands.zip": speech_commands_zip}
     mv2 = "https://storage.googleapis.com/tensorflow/keras-applications/mobilenet_v2/"
     for name, kwargs in (("mobilenet_v2_weights_tf_dim_ordering_tf_kernels_1.0_224.h5", {}),
                          ("mobilenet_v2_weights_tf_dim_ordering_tf_kernels_1.0_160_no_top.h5",
