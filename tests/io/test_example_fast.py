@@ -358,3 +358,24 @@ def test_packed_int64s_of_one_record_decode_every_varint_length():
         if vals and vals[-1] not in range(128):
             with pytest.raises(example_fast._Bail):
                 example_fast._one_int64s(buf, 1, len(buf) - 2)
+
+
+def test_a_batch_of_empty_packed_fields_cut_by_column(monkeypatch):
+    """A numeric list written as an empty packed field (field 1, length 0; protobuf itself writes no field) in
+    every record of a batch of one layout: no values, as the general path reads it, not a reshape error."""
+    def rec(i):
+        lst = b"\n\x00"  # Int64List / FloatList: an empty packed field
+        feats = [(b"a", b"\x1a" + bytes([len(lst)]) + lst), (b"f", b"\x12" + bytes([len(lst)]) + lst),
+                 (b"s", b"\n\x03\n\x01" + bytes([97 + i % 3]))]
+        entries = b""
+        for k, v in feats:
+            e = b"\n" + bytes([len(k)]) + k + b"\x12" + bytes([len(v)]) + v
+            entries += b"\n" + bytes([len(e)]) + e
+        return b"\n" + bytes([len(entries)]) + entries
+    recs = [rec(i) for i in range(40)]
+    spec = {"a": tf.io.VarLenFeature(tf.int64), "f": tf.io.VarLenFeature(tf.float32),
+            "s": tf.io.FixedLenFeature([], tf.string)}
+    for _ in range(2):
+        got = tf.io.parse_example(recs, spec)
+    assert got["a"].dense_shape.numpy().tolist() == [40, 0] and got["s"].numpy()[:3].tolist() == [b"a", b"b", b"c"]
+    _same(got, _general(monkeypatch, lambda: tf.io.parse_example(recs, spec)))

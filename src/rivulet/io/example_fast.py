@@ -409,7 +409,7 @@ def _grouped(records, wanted, slots, nd, by_length):
                 values = flat.view("<f4") if _LITTLE else flat.view("<f4").astype(np.float32)
                 values = values.reshape(b, m >> 2)
             elif len(widths) == 1 and (flat < 0x80).all():  # every value below 128: a byte each
-                values = flat.astype(np.int64).reshape(b, -1)
+                values = flat.astype(np.int64).reshape(b, next(iter(widths)))
             else:
                 got = decode_varints_ending(flat)
                 if got is None or len(got[0]) % b:
