@@ -197,11 +197,13 @@ def gru_step(xp, h, w, b):
 # ------------------------------------------------------------------------------------- whole sequences
 # Without a mask the training loop of a default cell is one op over all time steps (TensorFlow's BlockLSTM
 # idea), input projection included: the kernel loops in Python over preallocated [time, ...] buffers; the
-# gradient walks them backwards writing each step's gradient into place. The big GEMMs (the input projection,
-# the input's and both kernels' gradients) run in chunks of time steps on a worker thread, pipelined with the
-# walk: BLAS releases the GIL, so on a quiet machine they cost the walk nothing, and a busy one just shares its
-# cores (nothing spins). No While loop, stash lists or per-step dispatch. Chunks are summed in a fixed order:
-# the results do not depend on the timing.
+# gradient walks them backwards writing each step's gradient into place. The recurrence works transposed,
+# on [units, batch] states and [gates, batch] products (W^T @ h^T), so that every gate is a contiguous row
+# block: NumPy's ufuncs on [64, 64] column views of [64, 256] rows took 2-3 times as long. The big GEMMs (the
+# input projection, the input's and both kernels' gradients) run in chunks of time steps on a worker thread,
+# pipelined with the walk: BLAS releases the GIL, so on a quiet machine they cost the walk nothing, and a busy
+# one just shares its cores (nothing spins). No While loop, stash lists or per-step dispatch. Chunks are summed
+# in a fixed order: the results do not depend on the timing.
 _CHUNK_ROWS = 1024  # rows of a chunk GEMM (16 steps of a batch of 64)
 _pool_lock = threading.Lock()
 _pools = {}  # pid -> the worker (a process forked after it was made has no thread behind it: a new one)
@@ -232,15 +234,11 @@ def _small_gemms(b, u, n):
     return blas_threads.one_thread() if blas_threads._small(b * u * n) else contextlib.nullcontext()
 
 
-def _flat(a):
-    return a.reshape(-1, a.shape[-1])
-
-
 def _project(dst, x, w, b):
-    """dst <- x @ w + b over a chunk of time steps (dst a contiguous [n, batch, gates] block)."""
-    out = _flat(dst)
-    np.dot(_flat(x), w, out=out)
-    out += b
+    """dst <- (x @ w + b) transposed over a chunk of time steps: dst [n, gates, batch] (the recurrence works on
+    [units, batch] blocks: each gate a contiguous row block), as one w^T @ x[t]^T per step (no copies)."""
+    np.matmul(w.T, x.transpose(0, 2, 1), out=dst)
+    dst += b[:, None]
 
 
 class _Pipeline:
@@ -282,32 +280,33 @@ def _sum_chunks(parts, shapes, dtype):
 
 
 def _lstm_seq_kernel(x, h0, c0, w_in, b, w):
-    """(h_T, c_T, H = h_0..h_T, the gates' sigmoids S, the cell inputs G, tanh(c_t) TC, C = c_0..c_T) of an
-    LSTM over inputs x [time, batch, features]."""
+    """(h_T, c_T, and transposed, [.., units or gates, batch]: H = h_0..h_T, the gates' sigmoids S, the cell
+    inputs G, tanh(c_t) TC, C = c_0..c_T) of an LSTM over inputs x [time, batch, features]."""
     memory.retain_heap()  # the [time, ...] buffers of every step: reuse their memory, not fault it in anew
     steps, bt = x.shape[0], x.shape[1]
     u = h0.shape[-1]
     dt = h0.dtype
     x, w_in, b, w = (np.asarray(a, dt) for a in (x, w_in, b, w))
-    hs, cs = np.empty((steps + 1, bt, u), dt), np.empty((steps + 1, bt, u), dt)
-    hs[0], cs[0] = h0, c0
-    ss, gs, tcs = np.empty((steps, bt, 4 * u), dt), np.empty((steps, bt, u), dt), np.empty((steps, bt, u), dt)
-    ig, rec = np.empty((bt, u), dt), np.empty((bt, 4 * u), dt)
+    hs, cs = np.empty((steps + 1, u, bt), dt), np.empty((steps + 1, u, bt), dt)
+    hs[0], cs[0] = h0.T, c0.T
+    ss, gs, tcs = np.empty((steps, 4 * u, bt), dt), np.empty((steps, u, bt), dt), np.empty((steps, u, bt), dt)
+    ig, rec = np.empty((u, bt), dt), np.empty((4 * u, bt), dt)
+    wt = w.T
     with _small_gemms(bt, u, 4 * u):
         for t in _projected(steps, bt, x, w_in, b, ss):
             s = ss[t]
-            np.dot(hs[t], w, out=rec)
+            np.dot(wt, hs[t], out=rec)
             s += rec
             g = gs[t]
-            np.tanh(s[:, 2 * u:3 * u], out=g)
+            np.tanh(s[2 * u:3 * u], out=g)
             _sigmoid_(s)
             c2 = cs[t + 1]
-            np.multiply(s[:, u:2 * u], cs[t], out=c2)
-            np.multiply(s[:, :u], g, out=ig)
+            np.multiply(s[u:2 * u], cs[t], out=c2)
+            np.multiply(s[:u], g, out=ig)
             c2 += ig
             np.tanh(c2, out=tcs[t])
-            np.multiply(s[:, 3 * u:], tcs[t], out=hs[t + 1])
-    return hs[steps], cs[steps], hs, ss, gs, tcs, cs
+            np.multiply(s[3 * u:], tcs[t], out=hs[t + 1])
+    return hs[steps].T.copy(), cs[steps].T.copy(), hs, ss, gs, tcs, cs
 
 
 def _seq_shape(n, shape, extra=0):
@@ -327,73 +326,69 @@ def _check_seq(name, x, h0, w_in, b, w, gates):
 def _lstm_seq_infer(x, h0, c0, w_in, b, w):
     n = _check_seq("_LSTMSequence", x, h0, w_in, b, w, 4)
     _check("_LSTMSequence", h0, c0)
-    seq, one = _seq_shape(n, h0.shape, 1), _seq_shape(n, h0.shape)
-    gates = _seq_shape(n, h0.shape[:-1].concatenate(w.shape[-1:]))
+    ub = h0.shape[::-1]  # [units, batch]
+    seq, one = _seq_shape(n, ub, 1), _seq_shape(n, ub)
+    gates = _seq_shape(n, w.shape[-1:].concatenate(h0.shape[:1]))
     return [(h0.shape, h0.dtype), (c0.shape, c0.dtype), (seq, h0.dtype), (gates, h0.dtype), (one, h0.dtype),
             (one, h0.dtype), (seq, h0.dtype)]
 
 
 def _input_grads(x, w_in, hs, t0, t1, *pairs):
-    """A chunk's weight and input gradients: (x^T d_in, column sums of d_in, [h^T d_rec, column sums of d_rec])
-    and dx <- d_in @ w_in^T in place; pairs: (d_in, dx) then optionally d_rec."""
+    """A chunk's weight and input gradients from its transposed step gradients d [n, gates, batch], with no
+    copies: (sum_t (d_in[t] @ x[t])^T, row sums of d_in, sum_t hs[t] @ d_rec[t]^T[, row sums of d_rec]) and
+    dx[t] <- d_in[t]^T @ w_in^T in place; pairs: (d_in, dx) then optionally d_rec (else d_rec is d_in)."""
     d_in, dx = pairs[0], pairs[1]
-    din = _flat(d_in[t0:t1])
-    out = [np.dot(_flat(x[t0:t1]).T, din), _column_sums(din)]
-    np.dot(din, w_in.T, out=_flat(dx[t0:t1]))
-    drec = din if len(pairs) < 3 else _flat(pairs[2][t0:t1])
-    out.append(np.dot(_flat(hs[t0:t1]).T, drec))
+    din = d_in[t0:t1]
+    out = [np.matmul(din, x[t0:t1]).sum(axis=0).T, din.sum(axis=(0, 2))]
+    np.matmul(din.transpose(0, 2, 1), w_in.T, out=dx[t0:t1])
+    drec = din if len(pairs) < 3 else pairs[2][t0:t1]
+    out.append(np.matmul(hs[t0:t1], drec.transpose(0, 2, 1)).sum(axis=0))
     if len(pairs) == 3:
-        out.append(_column_sums(drec))
+        out.append(drec.sum(axis=(0, 2)))
     return out
 
 
-def _column_sums(a):
-    return np.dot(np.ones(a.shape[0], a.dtype), a)
-
-
 def _lstm_seq_grad_kernel(dh, dc, x, hs, ss, gs, tcs, cs, w_in, w, *dhs):
-    """(d x, d h_0, d c_0, d w_in, d b, d w) given the gradients of h_T, c_T (and of H)."""
-    steps, bt, u = gs.shape
+    """(d x, d h_0, d c_0, d w_in, d b, d w) given the gradients of h_T, c_T (and of H, transposed)."""
+    steps, u, bt = gs.shape
     dt = ss.dtype
     x, w_in, w = (np.asarray(a, dt) for a in (x, w_in, w))
     dz_all, dx = np.empty_like(ss), np.empty(x.shape, dt)
-    dh = np.array(dh, dtype=dt)  # (own buffers: updated in place)
-    dc = np.array(dc, dtype=dt)
+    dh = np.array(np.asarray(dh).T, dtype=dt, order="C")  # (own [units, batch] buffers: updated in place)
+    dc = np.array(np.asarray(dc).T, dtype=dt, order="C")
     dhs = dhs[0] if dhs else None
     if dhs is not None:
         dh += dhs[steps]
-    dct, d, dg = np.empty((bt, u), dt), np.empty((bt, 4 * u), dt), np.empty((bt, u), dt)
-    wt = w.T
+    dct, d, dg = np.empty((u, bt), dt), np.empty((4 * u, bt), dt), np.empty((u, bt), dt)
     jobs = _Pipeline()
-    chunks = _chunks(steps, bt)
     with _small_gemms(bt, 4 * u, u):
-        for t0, t1 in reversed(chunks):
+        for t0, t1 in reversed(_chunks(steps, bt)):
             for t in range(t1 - 1, t0 - 1, -1):
-                s, g, tc, c = ss[t], gs[t], tcs[t], cs[t]
+                s, g, tc = ss[t], gs[t], tcs[t]
                 dz = dz_all[t]
                 np.multiply(tc, tc, out=dct)
                 np.subtract(1, dct, out=dct)
-                dct *= s[:, 3 * u:]
+                dct *= s[3 * u:]
                 dct *= dh
-                dct += dc
-                np.multiply(dct, g, out=dz[:, :u])
-                np.multiply(dct, c, out=dz[:, u:2 * u])
-                np.multiply(dh, tc, out=dz[:, 3 * u:])
+                dct += dc  # the gradient of c_t in all
+                np.multiply(dct, g, out=dz[:u])
+                np.multiply(dct, cs[t], out=dz[u:2 * u])
+                np.multiply(dh, tc, out=dz[3 * u:])
                 np.subtract(1, s, out=d)
-                d *= s
+                d *= s  # sigmoid' = s (1 - s)
                 dz *= d
                 np.multiply(g, g, out=dg)
-                np.subtract(1, dg, out=dg)
+                np.subtract(1, dg, out=dg)  # the cell input's tanh' = 1 - g^2
                 dg *= dct
-                np.multiply(dg, s[:, :u], out=dz[:, 2 * u:3 * u])
-                np.multiply(dct, s[:, u:2 * u], out=dc)
-                np.dot(dz, wt, out=dh)
+                np.multiply(dg, s[:u], out=dz[2 * u:3 * u])
+                np.multiply(dct, s[u:2 * u], out=dc)
+                np.dot(w, dz, out=dh)
                 if dhs is not None:
                     dh += dhs[t]
             jobs.submit(_input_grads, x, w_in, hs, t0, t1, dz_all, dx)
         parts = jobs.results()  # (inside the region: the BLAS thread count changes only with no GEMM running)
     dwi, db, dw = _sum_chunks(parts, [w_in.shape, w.shape[-1:], w.shape], dt)
-    return dx, dh, dc, dwi, db, dw
+    return dx, dh.T.copy(), dc.T.copy(), dwi, db, dw
 
 
 def _lstm_seq_grad_infer(dh, dc, x, hs, ss, gs, tcs, cs, w_in, w, *dhs):
@@ -414,95 +409,96 @@ LSTM_SEQUENCE_GRAD = defop("_LSTMSequenceGrad", _lstm_seq_grad_kernel, _lstm_seq
 
 
 def lstm_sequence(x, h, c, w_in, b, w):
-    """(h_T, c_T, H = h_0..h_T [time + 1, batch, units]) of a default LSTMCell (kernel w_in, bias b,
+    """(h_T, c_T, H = h_0..h_T transposed: [time + 1, units, batch]) of a default LSTMCell (kernel w_in, bias b,
     recurrent kernel w) over inputs x [time, batch, features]."""
     out = bind(LSTM_SEQUENCE, [x, h, c, w_in, b, w])
     return out[0], out[1], out[2]
 
 
 def _gru_seq_kernel(x, h0, w_in, b_in, w, b):
-    """(h_T, H = h_0..h_T, [z, r] ZR, candidates HH, recurrent candidate terms RH) of a GRU (reset_after)
-    over inputs x [time, batch, features]."""
+    """(h_T, and transposed, [.., units, batch]: H = h_0..h_T, [z, r] ZR, candidates HH, recurrent candidate
+    terms RH) of a GRU (reset_after) over inputs x [time, batch, features]."""
     memory.retain_heap()
     steps, bt = x.shape[0], x.shape[1]
     u = h0.shape[-1]
     dt = h0.dtype
     x, w_in, b_in, w, b = (np.asarray(a, dt) for a in (x, w_in, b_in, w, b))
-    hs = np.empty((steps + 1, bt, u), dt)
-    hs[0] = h0
-    xps = np.empty((steps, bt, 3 * u), dt)
-    zrs, hhs, rhs = np.empty((steps, bt, 2 * u), dt), np.empty((steps, bt, u), dt), np.empty((steps, bt, u), dt)
-    mh = np.empty((bt, 3 * u), dt)
+    hs = np.empty((steps + 1, u, bt), dt)
+    hs[0] = h0.T
+    xps = np.empty((steps, 3 * u, bt), dt)
+    zrs, hhs, rhs = np.empty((steps, 2 * u, bt), dt), np.empty((steps, u, bt), dt), np.empty((steps, u, bt), dt)
+    mh = np.empty((3 * u, bt), dt)
+    wt, bc = w.T, b.reshape(-1, 1)
     with _small_gemms(bt, u, 3 * u):
         for t in _projected(steps, bt, x, w_in, b_in, xps):
             xp = xps[t]
-            np.dot(hs[t], w, out=mh)
-            mh += b
+            np.dot(wt, hs[t], out=mh)
+            mh += bc
             zr = zrs[t]
-            np.add(xp[:, :2 * u], mh[:, :2 * u], out=zr)
+            np.add(xp[:2 * u], mh[:2 * u], out=zr)
             _sigmoid_(zr)
             rh, hh = rhs[t], hhs[t]
-            rh[...] = mh[:, 2 * u:]
-            np.multiply(zr[:, u:], rh, out=hh)
-            hh += xp[:, 2 * u:]
+            rh[...] = mh[2 * u:]
+            np.multiply(zr[u:], rh, out=hh)
+            hh += xp[2 * u:]
             np.tanh(hh, out=hh)
             h2 = hs[t + 1]
             np.subtract(hs[t], hh, out=h2)
-            h2 *= zr[:, :u]
+            h2 *= zr[:u]
             h2 += hh
-    return hs[steps], hs, zrs, hhs, rhs
+    return hs[steps].T.copy(), hs, zrs, hhs, rhs
 
 
 def _gru_seq_infer(x, h0, w_in, b_in, w, b):
     n = _check_seq("_GRUSequence", x, h0, w_in, b_in, w, 3)
     _gru_infer(h0, h0, w, b)
-    two = h0.shape[:-1].concatenate([None if h0.shape[-1] is None else 2 * h0.shape[-1]])
-    return [(h0.shape, h0.dtype), (_seq_shape(n, h0.shape, 1), h0.dtype), (_seq_shape(n, two), h0.dtype),
-            (_seq_shape(n, h0.shape), h0.dtype), (_seq_shape(n, h0.shape), h0.dtype)]
+    ub = h0.shape[::-1]  # [units, batch]
+    two = ub[:0].concatenate([None if ub[0] is None else 2 * ub[0]]).concatenate(ub[1:])
+    return [(h0.shape, h0.dtype), (_seq_shape(n, ub, 1), h0.dtype), (_seq_shape(n, two), h0.dtype),
+            (_seq_shape(n, ub), h0.dtype), (_seq_shape(n, ub), h0.dtype)]
 
 
 def _gru_seq_grad_kernel(dh, x, hs, zrs, hhs, rhs, w_in, w, *dhs):
-    """(d x, d h_0, d w_in, d b_in, d w, d b) given the gradient of h_T (and of H)."""
-    steps, bt, u = hhs.shape
+    """(d x, d h_0, d w_in, d b_in, d w, d b) given the gradient of h_T (and of H, transposed)."""
+    steps, u, bt = hhs.shape
     dt = hhs.dtype
     x, w_in, w = (np.asarray(a, dt) for a in (x, w_in, w))
-    dxp, dms, dx = np.empty((steps, bt, 3 * u), dt), np.empty((steps, bt, 3 * u), dt), np.empty(x.shape, dt)
-    dh = np.array(dh, dtype=dt)
+    dxp, dms, dx = np.empty((steps, 3 * u, bt), dt), np.empty((steps, 3 * u, bt), dt), np.empty(x.shape, dt)
+    dh = np.array(np.asarray(dh).T, dtype=dt, order="C")
     dhs = dhs[0] if dhs else None
     if dhs is not None:
         dh += dhs[steps]
-    q, d, tmp = np.empty((bt, u), dt), np.empty((bt, 2 * u), dt), np.empty((bt, u), dt)
-    wt = w.T
+    q, d, tmp = np.empty((u, bt), dt), np.empty((2 * u, bt), dt), np.empty((u, bt), dt)
     jobs = _Pipeline()
     with _small_gemms(bt, 3 * u, u):
         for t0, t1 in reversed(_chunks(steps, bt)):
             for t in range(t1 - 1, t0 - 1, -1):
                 zr, hh, rh, h = zrs[t], hhs[t], rhs[t], hs[t]
-                z, r = zr[:, :u], zr[:, u:]
+                z, r = zr[:u], zr[u:]
                 dxt, dm = dxp[t], dms[t]
-                dzp, drp, dah = dxt[:, :u], dxt[:, u:2 * u], dxt[:, 2 * u:]
+                dzp, drp, dah = dxt[:u], dxt[u:2 * u], dxt[2 * u:]
                 np.subtract(h, hh, out=dzp)
                 dzp *= dh
                 np.subtract(1, z, out=dah)
-                dah *= dh
+                dah *= dh  # d hh
                 np.multiply(hh, hh, out=q)
                 np.subtract(1, q, out=q)
                 dah *= q
                 np.multiply(dah, rh, out=drp)
                 np.subtract(1, zr, out=d)
                 d *= zr
-                dxt[:, :2 * u] *= d
-                dm[:, :2 * u] = dxt[:, :2 * u]
-                np.multiply(dah, r, out=dm[:, 2 * u:])
+                dxt[:2 * u] *= d
+                dm[:2 * u] = dxt[:2 * u]
+                np.multiply(dah, r, out=dm[2 * u:])
                 np.multiply(dh, z, out=tmp)
-                np.dot(dm, wt, out=dh)
+                np.dot(w, dm, out=dh)
                 dh += tmp
                 if dhs is not None:
                     dh += dhs[t]
             jobs.submit(_input_grads, x, w_in, hs, t0, t1, dxp, dx, dms)
         parts = jobs.results()
     dwi, dbi, dw, db = _sum_chunks(parts, [w_in.shape, w_in.shape[-1:], w.shape, w.shape[-1:]], dt)
-    return dx, dh, dwi, dbi, dw, db
+    return dx, dh.T.copy(), dwi, dbi, dw, db
 
 
 def _gru_seq_grad_infer(dh, x, hs, zrs, hhs, rhs, w_in, w, *dhs):
@@ -522,7 +518,7 @@ GRU_SEQUENCE_GRAD = defop("_GRUSequenceGrad", _gru_seq_grad_kernel, _gru_seq_gra
 
 
 def gru_sequence(x, h, w_in, b_in, w, b):
-    """(h_T, H = h_0..h_T) of a default GRUCell (reset_after; kernel w_in, input bias b_in, recurrent kernel w
-    and bias b) over inputs x [time, batch, features]."""
+    """(h_T, H = h_0..h_T transposed: [time + 1, units, batch]) of a default GRUCell (reset_after; kernel w_in,
+    input bias b_in, recurrent kernel w and bias b) over inputs x [time, batch, features]."""
     out = bind(GRU_SEQUENCE, [x, h, w_in, b_in, w, b])
     return out[0], out[1]

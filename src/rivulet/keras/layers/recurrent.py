@@ -416,8 +416,8 @@ class RNN(Layer):
         if fused is not None:  # training without a mask: the whole loop, projection included, as one op
             last, hs, states = fused.sequence(seq, states)
             outputs = None
-            if self.return_sequences:
-                outputs = hs[1:]
+            if self.return_sequences:  # (the op's states are [time + 1, units, batch])
+                outputs = tf.transpose(hs[1:], [0, 2, 1])
                 outputs.set_shape(tf.TensorShape([seq.shape[0]]).concatenate(last.shape))
         else:
             if masks == (None, None) and not unrolled:
