@@ -212,3 +212,43 @@ def test_string_lengths_are_checked(tmp_path):
     with pytest.raises(DataLossError, match="string lengths"):
         BundleReader(tmp_path / "s").get_tensor("s")
     assert struct.unpack("<I", bytes(raw[3:7]))[0] != 0
+
+
+def test_big_tensors_are_read_in_parts_by_threads(tmp_path, monkeypatch):
+    """A tensor of at least two parts' bytes is read by as many threads (positional reads into its array); the
+    values, the checksum check and a file cut short after the index was written are as for one read."""
+    from rivulet.formats import bundle as fbundle
+    if not hasattr(os, "preadv"):
+        pytest.skip("no positional vector reads on this platform")
+    monkeypatch.setattr(fbundle, "_PART", 4096)
+    monkeypatch.setattr(fbundle.os, "cpu_count", lambda: 4)
+    rng = np.random.default_rng(0)
+    values = {"big": rng.random(10_000, dtype=np.float32), "odd": rng.random(3_001).astype(np.float64),
+              "small": np.arange(5, dtype=np.int64)}
+    prefix = str(tmp_path / "ck")
+    w = BundleWriter(prefix)
+    for k, v in values.items():
+        w.add(k, v)
+    w.finish()
+    reads = []
+    real = fbundle._read_in_parts
+    monkeypatch.setattr(fbundle, "_read_in_parts", lambda *a: reads.append(a[3]) or real(*a))
+    r = BundleReader(prefix)
+    for k, v in values.items():
+        got = r.get_tensor(k)
+        assert got.dtype == v.dtype and np.array_equal(got, v)
+        got[0] = 1  # writable, as one readinto made it
+    assert sorted(reads) == [4, 4]  # big (40,000 bytes) and odd (24,008) in four parts each; small at once
+    data_file = fbundle.data_filename(prefix, 0, 1)
+    raw = bytearray(open(data_file, "rb").read())
+    e = r._entries["big"]
+    raw[e.offset + e.size - 1] ^= 1  # the last part's last byte
+    open(data_file, "wb").write(bytes(raw))
+    with pytest.raises(DataLossError, match="checksum does not match"):
+        BundleReader(prefix).get_tensor("big")
+    r = BundleReader(prefix)
+    with open(data_file, "r+b") as f:  # cut after the reader checked the file's size: a short part
+        f.truncate(e.offset + e.size - 100)
+    monkeypatch.setattr(fbundle.os, "fstat", lambda fd: os.stat_result((0o100644,) + (0,) * 5 + (1 << 40,) + (0,) * 3))
+    with pytest.raises(DataLossError, match="truncated"):
+        r.get_tensor("big")

@@ -44,6 +44,50 @@ def _loss(prefix, what):
     return DataLossError(None, None, f"Checkpoint {prefix!r} is corrupted: {what}")
 
 
+_PART = 8 << 20  # bytes of a tensor, at least, per reading thread
+
+
+def _parts_for(size):
+    if size < 2 * _PART or not hasattr(os, "preadv"):
+        return 1
+    return max(1, min(size // _PART, os.cpu_count() or 1, 4))
+
+
+def _read_in_parts(fd, buf, offset, parts):
+    """Reads len(buf) bytes of `fd` at `offset` into `buf`, `parts` slices at once (one on this thread); the
+    bytes read, as readinto counts them (short where the file ends early). An OSError of any part is raised."""
+    mv = memoryview(buf)
+    size = len(mv)
+    step = -(-size // parts)
+    got, errors = [0] * parts, []
+
+    def read(i):
+        a, b = i * step, min(size, (i + 1) * step)
+        try:
+            while a < b:
+                n = os.preadv(fd, [mv[a:b]], offset + a)
+                if not n:
+                    break
+                a += n
+                got[i] += n
+        except OSError as e:
+            errors.append(e)
+    threads = [threading.Thread(target=read, args=(i,), daemon=True) for i in range(1, parts)]
+    for t in threads:
+        t.start()
+    read(0)
+    for t in threads:
+        t.join()
+    if errors:
+        raise errors[0]
+    done = 0
+    for i in range(parts):  # the bytes before the first short part (readinto stops at the file's end)
+        done += got[i]
+        if got[i] != min(size, (i + 1) * step) - i * step:
+            break
+    return done
+
+
 def open_regular(path):
     """`path` opened for binary reading; only a regular file is accepted: a FIFO, /dev/zero or a directory
     would block, never end or mean nothing. Opened non-blocking, so that opening a FIFO cannot hang.
@@ -175,11 +219,16 @@ class BundleReader:
             if e.offset + e.size > os.fstat(f.fileno()).st_size:
                 raise _loss(self.prefix, f"tensor {key!r} (offset {e.offset}, size {e.size}) runs past the end "
                             f"of its data file {path}")
-            f.seek(e.offset)
-            # one readinto straight into the array's memory (uninitialised: the file's bytes are its first
-            # write); writable, so arrays made from it are too
+            # straight into the array's memory (uninitialised: the file's bytes are its first write); writable,
+            # so arrays made from it are too. A big tensor is read in parts by as many threads (positional
+            # reads, which run without the GIL: its pages are faulted in and copied on every core)
             buf = np.empty(e.size, dtype=np.uint8)
-            got = f.readinto(buf)
+            parts = _parts_for(e.size)
+            if parts > 1:
+                got = _read_in_parts(f.fileno(), buf, e.offset, parts)
+            else:
+                f.seek(e.offset)
+                got = f.readinto(buf)
         if got != e.size:
             raise _loss(self.prefix, f"tensor {key!r} is truncated")
         return buf
