@@ -133,3 +133,27 @@ def test_tiny_epochs_far_ahead_of_the_iterator_are_remembered_within_bounds():
     plain = iter(_epochs())
     _take(plain, 14 * 400)
     assert len(plain._res._cursor._starts) <= 65
+
+
+def test_a_filter_over_an_endless_repeat_skips_whole_epochs():
+    # 14 of each epoch's 40 elements pass: position 14e + r is epoch e's r-th kept element (before: every
+    # element before the position was remade, for hours at a far one)
+    def make():
+        return tf.data.Dataset.range(40).repeat().filter(lambda x: x % 3 == 0)
+    want = _take(iter(make()), 60)
+    for pos in (1, 13, 14, 15, 29, 45):
+        it = iter(make())
+        _take(it, pos)
+        items = iterator_state.encode(it._res, it.element_spec)
+        again = iter(make())
+        iterator_state.restore(again._res, again.element_spec, items)
+        assert _take(again, 10) == want[pos:pos + 10]
+    items[2] = b"%d" % (14 * 10 ** 15 + 3)
+    with deadline(5):
+        iterator_state.restore(again._res, again.element_spec, items)
+    assert _take(again, 3) == [9, 12, 15]
+    none = iter(tf.data.Dataset.range(40).repeat().filter(lambda x: x > 100))  # keeps nothing, never ends
+    items = iterator_state.encode(none._res, none.element_spec)
+    items[2] = b"5"
+    with deadline(5), pytest.raises(tf.errors.InvalidArgumentError, match="keeps no element"):
+        iterator_state.restore(none._res, none.element_spec, items)

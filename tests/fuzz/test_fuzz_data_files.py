@@ -322,7 +322,8 @@ def load_cache(path):
 
 def _iter_pipeline(i=0):
     """0: stages that seek by index; 1, 2: endless repeats of epochs of unknown length (replayed once); 3: the
-    same with a shuffle inside (its checkpoint says the epoch: at most one epoch is remade)."""
+    same with a shuffle inside (its checkpoint says the epoch: at most one epoch is remade); 4: a filter over an
+    endless repeat (epochs skipped by the filter's count of one epoch)."""
     tf = _tf()
     ds = tf.data.Dataset.range(40)
     if i == 0:
@@ -331,6 +332,8 @@ def _iter_pipeline(i=0):
         return ds.filter(lambda x: x % 3 == 0).repeat()
     if i == 2:
         return tf.data.Dataset.range(5).interleave(lambda x: tf.data.Dataset.range(x), cycle_length=2).repeat()
+    if i == 4:
+        return ds.repeat().filter(lambda x: x % 3 == 0)
     return ds.shuffle(10, seed=3).filter(lambda x: x % 3 == 0).repeat()
 
 
@@ -339,10 +342,11 @@ _STATE_ODD = [b"", b"0", b"-1", b"--5", b"+5", b"1e3", b" 7", b"9999999999999999
               b"18446744073709551616", b"-9223372036854775809", b"2", b"13", b"14", b"1", b"\xff", "x"]
 
 
-def build_iterator(rng, case_dir, pipelines=(0, 1, 2), far=False):
+def build_iterator(rng, case_dir, pipelines=(0, 1, 2, 4), far=False):
     from rivulet.data import iterator_state
     tf = _tf()
     which = pipelines[int(rng.integers(len(pipelines)))]
+    far = far or which == 4 and rng.random() < 0.5
     with open(os.path.join(case_dir, "pipeline"), "w") as f:
         f.write(str(which))
     it = iter(_iter_pipeline(which))

@@ -21,7 +21,7 @@ import threading
 
 import numpy as np
 
-from .dataset import UNKNOWN
+from .dataset import INFINITE, UNKNOWN
 
 _END = object()
 _SEEKERS = {}
@@ -145,6 +145,44 @@ def _shuffle(ds, k):
     if src is None:
         return None
     return ds._permuted(src, order()[k:])
+
+
+@_seeker("FilterDataset")
+def _filter(ds, k):
+    """A filter right over an endless repeat of epochs that draw no random numbers keeps as many of each epoch
+    (counted once): whole epochs are skipped, at most one epoch is filtered, instead of remaking every element
+    before the position (an old or a hostile checkpoint of repeat().filter())."""
+    from .graph_ops import random_stages
+    rep = ds._input
+    if type(rep).__name__ != "RepeatDataset" or rep._count >= 0:
+        return None
+    inner = rep._input
+    if inner._card() == INFINITE or random_stages(inner):
+        return None
+    fn = ds._fn
+    c = m = 0
+    for e in inner._make_iter():
+        c += 1
+        m += bool(fn(e)[0])
+    if c == 0:
+        return iter(())
+    if m == 0:
+        from ..errors import InvalidArgumentError
+        raise InvalidArgumentError(f"Iterator checkpoint: position {k} of a filter that keeps no element of its "
+                                   "repeat's epochs.")
+    epochs, rest = divmod(k, m)
+    it = iter_from(rep, epochs * c)
+
+    def gen():
+        dropped = 0
+        for e in it:
+            if fn(e)[0]:
+                if dropped == rest:
+                    yield e
+                    break
+                dropped += 1
+        yield from (e for e in it if fn(e)[0])
+    return gen()
 
 
 @_seeker("TakeDataset")
