@@ -207,3 +207,28 @@ def test_sequence_op_in_a_forked_child(monkeypatch):
             os._exit(0 if ok else 1)
     _, status = os.waitpid(pid, 0)
     assert os.waitstatus_to_exitcode(status) == 0
+
+
+def test_jobs_the_worker_has_not_started_run_in_the_walk(monkeypatch):
+    """A chunk job still queued when the walk needs it (the worker waiting for a core) is taken back and run by
+    the walk: same values, no wait."""
+    import threading
+    gate = threading.Event()
+    blocker = rnn_ops._worker().submit(gate.wait)  # the worker is busy: every job stays queued
+    release = threading.Timer(10, gate.set)  # (were the walk to wait for the worker, it would go on after 10 s)
+    release.start()
+    monkeypatch.setattr(rnn_ops, "_CHUNK_ROWS", 4)
+    rng = np.random.default_rng(2)
+    x, h = rng.standard_normal((9, 2, 3)), rng.standard_normal((2, 4))
+    w_in, w, b = rng.standard_normal((3, 12)), rng.standard_normal((4, 12)), rng.standard_normal(12)
+    try:
+        out = rnn_ops._gru_seq_kernel(x, h, w_in, b, w, b)
+        grads = rnn_ops._gru_seq_grad_kernel(np.ones((2, 4)), x, *out[1:], w_in, w)
+        assert not gate.is_set() and not blocker.done()  # all of it ran here
+    finally:
+        gate.set()
+        release.cancel()
+    want = rnn_ops._gru_seq_grad_kernel(np.ones((2, 4)), x, *rnn_ops._gru_seq_kernel(x, h, w_in, b, w, b)[1:],
+                                       w_in, w)
+    for a, c in zip(list(out) + list(grads), list(rnn_ops._gru_seq_kernel(x, h, w_in, b, w, b)) + list(want)):
+        np.testing.assert_allclose(a, c, rtol=1e-12)

@@ -241,17 +241,26 @@ def _project(dst, x, w, b):
     dst += b[:, None]
 
 
+def _result(job):
+    """A worker job's result; run here when the worker has not started it yet (on a busy machine the worker
+    may wait for a core: the walk then does the job itself rather than wait for it)."""
+    future, fn, args = job
+    if future.cancel():
+        return fn(*args)
+    return future.result()
+
+
 class _Pipeline:
     """Chunk jobs on the worker, one ahead of the walk that needs (forward) or makes (backward) them."""
 
     def __init__(self):
-        self.futures = []
+        self.jobs = []
 
     def submit(self, fn, *args):
-        self.futures.append(_worker().submit(fn, *args))
+        self.jobs.append((_worker().submit(fn, *args), fn, args))
 
     def results(self):
-        return [f.result() for f in self.futures]
+        return [_result(job) for job in self.jobs]
 
 
 def _projected(steps, batch, x, w_in, b, dst):
@@ -263,10 +272,11 @@ def _projected(steps, batch, x, w_in, b, dst):
         if k == 0:
             _project(dst[t0:t1], x[t0:t1], w_in, b)
         else:
-            pending.result()
+            _result(pending)
         if k + 1 < len(chunks):
             n0, n1 = chunks[k + 1]
-            pending = _worker().submit(_project, dst[n0:n1], x[n0:n1], w_in, b)
+            args = (dst[n0:n1], x[n0:n1], w_in, b)
+            pending = (_worker().submit(_project, *args), _project, args)
         yield from range(t0, t1)
 
 
