@@ -1,7 +1,9 @@
-"""One-op time steps of Keras LSTM and GRU cells for training loops (keras/layers/recurrent.py uses them).
+"""Keras LSTM and GRU training as one op per layer or per time step (keras/layers/recurrent.py uses them).
 
-While a gradient tape records a traced recurrent layer (`fit`), a step of a default LSTMCell (tanh, sigmoid)
-or GRUCell (reset_after=True, with bias) on its projected inputs is ONE op, `_LSTMStep` / `_GRUStep`, whose
+While a gradient tape records a traced recurrent layer (`fit`), a default LSTMCell (tanh, sigmoid) or GRUCell
+(reset_after=True, with bias) over a sequence without a mask is ONE op, `_LSTMSequence` / `_GRUSequence` (see
+"whole sequences" below). Under a mask the layer keeps its While loop, and a step on the projected inputs is
+ONE op, `_LSTMStep` / `_GRUStep`, whose
 NumPy kernel computes the cell in place on the recurrent product's buffer, and whose gradient is one
 `_LSTMStepGrad` / `_GRUStepGrad` op plus the recurrent kernel's `h^T @ dz` (a MatMul with transpose_a, which
 the While gradient stacks and multiplies once after the loop, function/control_flow.py). The loop body and
