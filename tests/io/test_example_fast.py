@@ -379,3 +379,25 @@ def test_a_batch_of_empty_packed_fields_cut_by_column(monkeypatch):
         got = tf.io.parse_example(recs, spec)
     assert got["a"].dense_shape.numpy().tolist() == [40, 0] and got["s"].numpy()[:3].tolist() == [b"a", b"b", b"c"]
     _same(got, _general(monkeypatch, lambda: tf.io.parse_example(recs, spec)))
+
+
+@pytest.mark.parametrize("record", [
+    b"\x0a\x09\x0a\x07\x0a\x01e\x12\x02\x00\x00",  # a Feature whose field key is the byte 0 (field 0)
+    b"\x0a\x0b\x0a\x09\x0a\x01e\x12\x04\x00\x02\x0a\x00",  # the same, its "list" a bytes value
+    # the wanted key twice, the first Feature's field an end-group key: TensorFlow reads every occurrence's
+    # type before the last one wins
+    b"\x0a\x16\x0a\x09\x0a\x01e\x12\x04\x4c\x02\x0a\x00\x0a\x09\x0a\x01e\x12\x04\x0a\x02\x0a\x00",
+])
+def test_a_wanted_feature_of_an_unsupported_type_is_an_error(monkeypatch, record):
+    """TensorFlow 2.21: InvalidArgumentError 'Unsupported datatype.' for each of these (the fast path read a
+    field key of 0 as a Feature with no list, and let a later duplicate hide the first one's bad key)."""
+    spec = {"e": tf.io.VarLenFeature(tf.string)}
+    for run in (lambda: tf.io.parse_single_example(record, spec), lambda: tf.io.parse_example([record] * 3, spec)):
+        with pytest.raises(tf.errors.InvalidArgumentError):
+            run()
+    # the records that layout caches would match: one more of the same length after three good ones
+    good = b"\x0a\x09\x0a\x07\x0a\x01e\x12\x02\x0a\x00"
+    for _ in range(4):
+        assert tf.io.parse_single_example(good, spec)["e"].values.numpy().tolist() == []
+    with pytest.raises(tf.errors.InvalidArgumentError):
+        tf.io.parse_single_example(b"\x0a\x09\x0a\x07\x0a\x01e\x12\x02\x00\x00", spec)

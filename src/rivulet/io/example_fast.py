@@ -19,6 +19,7 @@ from .. import dtypes as _dt
 from ..formats.wire import decode_varints, decode_varints_ending, read_varint
 
 _KIND = {_dt.int64: 0x1A, _dt.float32: 0x12, _dt.string: 0x0A}  # the Feature field holding each dtype's list
+_LIST_TAGS = frozenset(_KIND.values())
 
 
 class _Bail(Exception):
@@ -101,6 +102,8 @@ def _entries(buf, wanted, found):
             found[slot] = (0, p, p)  # a Feature with no list: no values
         else:
             tag = buf[p]
+            if tag not in _LIST_TAGS:  # (TensorFlow: "Unsupported datatype.", even where a later entry of the
+                raise _Bail              # key wins; a key byte of 0 is no 'Feature with no list')
             b = buf[p + 1] if p + 1 < e_end else 0x80
             if b < 0x80:
                 p += 2
