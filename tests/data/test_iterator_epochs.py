@@ -157,3 +157,22 @@ def test_a_filter_over_an_endless_repeat_skips_whole_epochs():
     items[2] = b"5"
     with deadline(5), pytest.raises(tf.errors.InvalidArgumentError, match="keeps no element"):
         iterator_state.restore(none._res, none.element_spec, items)
+
+
+def test_a_refused_iterator_state_leaves_the_checkpoints_variables_as_they_were(tmp_path, monkeypatch):
+    it = iter(_epochs())
+    _take(it, 1)
+    original = iterator_state.encode
+
+    def past_the_epoch(resource, spec):  # position 30 said to lie in epoch 0, of 14 elements
+        items = original(resource, spec)
+        items[2], items[-1] = b"30", b"30"
+        return items
+    monkeypatch.setattr(iterator_state, "encode", past_the_epoch)
+    path = tf.train.Checkpoint(a=tf.Variable(3.0), iterator=it).write(str(tmp_path / "c"))
+    monkeypatch.setattr(iterator_state, "encode", original)
+    v, fresh = tf.Variable(0.0), iter(_epochs())
+    with pytest.raises(tf.errors.InvalidArgumentError, match="past that epoch's end"):
+        tf.train.Checkpoint(a=v, iterator=fresh).read(path)
+    assert float(v.numpy()) == 0.0  # was 3.0: the variable was assigned before the iterator refused
+    assert _take(fresh, 2) == _take(iter(_epochs()), 2)

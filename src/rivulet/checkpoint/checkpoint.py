@@ -257,11 +257,14 @@ def _assign_all(reader, plan):
             raise ValueError(f"Received incompatible tensor with shape {tuple(value.shape)} when attempting to "
                              f"restore variable with shape {shape} and name {var.name}.")
         values.append(value)
+    # trackables restoring from tensors first (a dataset iterator may still refuse its state while seeking to
+    # it): a refusal leaves every variable as it was
     for (var, key), value in zip(plan, values):
         if not isinstance(key, str):
             var._restore_from_tensors(value)
-            continue
-        var.assign(EagerTensor(value))  # as a tensor: the array just read is the variable's, not copied again
+    for (var, key), value in zip(plan, values):
+        if isinstance(key, str):
+            var.assign(EagerTensor(value))  # as a tensor: the array just read is the variable's, not copied again
 
 
 def _read_other(reader, obj, attributes):
