@@ -401,3 +401,23 @@ def test_a_wanted_feature_of_an_unsupported_type_is_an_error(monkeypatch, record
         assert tf.io.parse_single_example(good, spec)["e"].values.numpy().tolist() == []
     with pytest.raises(tf.errors.InvalidArgumentError):
         tf.io.parse_single_example(b"\x0a\x09\x0a\x07\x0a\x01e\x12\x02\x00\x00", spec)
+
+
+def test_layouts_of_many_big_lengths_hold_a_bounded_memory(monkeypatch):
+    """Records of many lengths whose bytes are mostly a feature not asked for (its bytes are framing): the
+    layouts kept hold at most _LAYOUT_BYTES (was: 256 layouts of ~9 bytes per record byte, 2.4 GB for 1 MB
+    records), and parsing still equals the general path."""
+    monkeypatch.setattr(example_fast, "_LAYOUT_BYTES", 1 << 20)
+    example_fast._LAYOUTS.clear()
+    example_fast._ONE_LAYOUTS.clear()
+    spec = {"label": tf.io.FixedLenFeature([], tf.int64)}
+    for i in range(12):
+        r = _example(label=F(int64_list=tf.train.Int64List(value=[i])),
+                     blob=F(bytes_list=tf.train.BytesList(value=[b"x" * (65536 + i)])))
+        for _ in range(2):
+            assert tf.io.parse_example([r] * 16, spec)["label"].numpy().tolist() == [i] * 16
+        for _ in range(3):
+            assert tf.io.parse_single_example(r, spec)["label"].numpy().tolist() == i
+    held = sum(lay[2].nbytes + lay[3].nbytes for lay in example_fast._LAYOUTS.values())
+    held_one = sum(len(p) for lay in example_fast._ONE_LAYOUTS.values() for _, p in lay[2])
+    assert 0 < held <= 1 << 20 and 0 < held_one <= 1 << 20

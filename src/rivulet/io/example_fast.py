@@ -271,10 +271,25 @@ def _layout(records, idx, wanted, slots, length, any_size=False):
             framing[f[1]:f[2]] = False
     keep = np.flatnonzero(framing)
     lay = (wanted, found, keep, np.frombuffer(ref, dtype=np.uint8)[keep], payloads if all(payloads) else None)
-    if len(_LAYOUTS) >= 256:
-        _LAYOUTS.clear()
-    _LAYOUTS[key] = lay
+    _keep(_LAYOUTS, key, lay, 9 * len(keep))
     return lay
+
+
+_LAYOUT_BYTES = 32 << 20  # the bytes a layout cache holds, at most (each layout holds about its record's size)
+_HELD = {}  # id(cache) -> the bytes it holds now
+
+
+def _keep(cache, key, lay, size):
+    """cache[key] = lay, the cache emptied first where it holds 256 layouts or would pass _LAYOUT_BYTES (records of
+    many big lengths: an unwanted feature's bytes are framing); a layout past the budget alone is not kept."""
+    if size > _LAYOUT_BYTES:
+        return
+    held = _HELD.get(id(cache), 0) + size
+    if len(cache) >= 256 or held > _LAYOUT_BYTES:
+        cache.clear()
+        held = size
+    _HELD[id(cache)] = held
+    cache[key] = lay
 
 
 def _payloads(buf, found, slots):
@@ -574,9 +589,7 @@ def _one_layout(buf, wanted, found, slots):
         at = max(at, end)
     if at < len(buf):
         pieces.append((at, buf[at:]))
-    if len(_ONE_LAYOUTS) >= 256:
-        _ONE_LAYOUTS.clear()
-    _ONE_LAYOUTS[id(wanted), len(buf)] = (wanted, tuple(found), pieces, payloads)
+    _keep(_ONE_LAYOUTS, (id(wanted), len(buf)), (wanted, tuple(found), pieces, payloads), len(buf))
 
 
 def _parse_one(buf, wanted, slots, nd):
