@@ -61,13 +61,16 @@ def test_one_op_steps_and_sequences_only_under_a_tape():
         return {op.type for op in g.get_operations()}, [{op.type for op in lb.body.graph.get_operations()}
                                                         for lb in loops]
 
-    def trained(mask=None):
+    def trained(mask=None, init=False):
+        s = tf.ones([2, 4])
         with tf.GradientTape() as tape:
-            y = layer(x, mask=mask) + gru(x, mask=mask)
+            y = layer(x, mask=mask, initial_state=[s, s] if init else None) + \
+                gru(x, mask=mask, initial_state=[s] if init else None)
         return tape.gradient(y, layer.trainable_weights + gru.trainable_weights)
-    outer, bodies = ops(trained)  # no mask: no loop, one op over the whole sequence each
-    assert not bodies and {"_LSTMSequence", "_LSTMSequenceGrad", "_GRUSequence", "_GRUSequenceGrad"} <= outer
-    outer, bodies = ops(lambda: trained(mask))  # masked: a loop of one-op steps
+    for m in (None, mask):  # no loop, one op over the whole sequence each
+        outer, bodies = ops(lambda: trained(m))
+        assert not bodies and {"_LSTMSequence", "_LSTMSequenceGrad", "_GRUSequence", "_GRUSequenceGrad"} <= outer
+    outer, bodies = ops(lambda: trained(mask, init=True))  # masked from given states: a loop of one-op steps
     assert "_LSTMStep" in bodies[0] and "_GRUStep" in bodies[1]
     assert "Sigmoid" not in bodies[0] | bodies[1]
     for m in (None, mask):  # predict, export: the cells' ordinary ops in a loop
@@ -222,13 +225,50 @@ def test_jobs_the_worker_has_not_started_run_in_the_walk(monkeypatch):
     x, h = rng.standard_normal((9, 2, 3)), rng.standard_normal((2, 4))
     w_in, w, b = rng.standard_normal((3, 12)), rng.standard_normal((4, 12)), rng.standard_normal(12)
     try:
-        out = rnn_ops._gru_seq_kernel(x, h, w_in, b, w, b)
-        grads = rnn_ops._gru_seq_grad_kernel(np.ones((2, 4)), x, *out[1:], w_in, w)
+        out = rnn_ops._gru_seq_kernel(x, h, w_in, b, w, b, True)
+        grads = rnn_ops._gru_seq_grad_kernel(np.ones((2, 4)), x, *out[1:], w_in, w, True)
         assert not gate.is_set() and not blocker.done()  # all of it ran here
     finally:
         gate.set()
         release.cancel()
-    want = rnn_ops._gru_seq_grad_kernel(np.ones((2, 4)), x, *rnn_ops._gru_seq_kernel(x, h, w_in, b, w, b)[1:],
-                                       w_in, w)
-    for a, c in zip(list(out) + list(grads), list(rnn_ops._gru_seq_kernel(x, h, w_in, b, w, b)) + list(want)):
+    want = rnn_ops._gru_seq_grad_kernel(np.ones((2, 4)), x, *rnn_ops._gru_seq_kernel(x, h, w_in, b, w, b, True)[1:],
+                                       w_in, w, True)
+    for a, c in zip(list(out) + list(grads), list(rnn_ops._gru_seq_kernel(x, h, w_in, b, w, b, True)) + list(want)):
         np.testing.assert_allclose(a, c, rtol=1e-12)
+
+
+@pytest.mark.parametrize("kind", ["lstm", "gru"])
+@pytest.mark.parametrize("zero_output", [False, True])
+@pytest.mark.parametrize("go_backwards", [False, True])
+def test_masked_sequence_op_equals_the_cell_ops_loop(kind, zero_output, go_backwards, monkeypatch):
+    """float64 under a mask (leading, inner and trailing steps dropped, one row all dropped): the one-op sequence
+    keeps the states and repeats (or zeroes) the outputs as the loop of the cells' ordinary ops, gradients too."""
+    monkeypatch.setattr(rnn_ops, "_CHUNK_ROWS", 8)  # chunks of 2 steps for the batch of 4
+    tf.keras.utils.set_random_seed(6)
+    make = tf.keras.layers.LSTM if kind == "lstm" else tf.keras.layers.GRU
+    layer = make(3, return_sequences=True, return_state=True, dtype="float64", go_backwards=go_backwards)
+    layer.zero_output_for_mask = zero_output
+    rng = np.random.default_rng(7)
+    x = tf.constant(rng.standard_normal((4, 6, 2)) * 2)
+    mask = tf.constant([[True] * 6, [False, False, True, True, False, True], [False] * 6,
+                        [True, False, True, True, True, False]])
+    layer(x, mask=mask)
+    for v in layer.weights:
+        v.assign(rng.standard_normal(v.shape))
+
+    def run(x):
+        with tf.GradientTape() as tape:
+            tape.watch(x)
+            outs = layer(x, mask=mask)
+            loss = tf.reduce_sum(tf.sin(outs[0]) * 1.5) + sum(tf.reduce_sum(tf.cos(s) * (i + 2))
+                                                              for i, s in enumerate(outs[1:]))
+        return list(outs) + tape.gradient(loss, [x] + layer.trainable_weights)
+    f = tf.function(run)
+    got = [t.numpy() for t in f(x)]
+    graph = f.get_concrete_function(x).graph
+    assert ("_LSTMSequence" if kind == "lstm" else "_GRUSequence") in {op.type for op in graph.get_operations()}
+    monkeypatch.setattr(type(layer.cell), "_fused_step", recurrent._Cell._fused_step)
+    want = [t.numpy() for t in tf.function(run)(x)]
+    assert len(got) == len(want) == (3 if kind == "lstm" else 2) + 4
+    for a, b in zip(got, want):
+        np.testing.assert_allclose(a, b, rtol=1e-9, atol=1e-12)

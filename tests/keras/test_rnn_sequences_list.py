@@ -37,8 +37,9 @@ def test_sequences_under_a_tape_are_a_tensor_list_with_the_eager_gradients(make,
         np.testing.assert_allclose(a.numpy(), b.numpy(), rtol=1e-4, atol=1e-6)
     graph = f.get_concrete_function(x).graph
     ops = _loop_ops(graph)
-    if isinstance(layer, tf.keras.layers.LSTM) and not masked:  # no loop: one op over the sequence, whose
-        assert not ops and "_LSTMSequence" in {op.type for op in graph.get_operations()}  # states are the outputs
+    if isinstance(layer, (tf.keras.layers.LSTM, tf.keras.layers.GRU)):  # no loop: one op over the sequence,
+        kind = "_LSTMSequence" if isinstance(layer, tf.keras.layers.LSTM) else "_GRUSequence"  # whose states
+        assert not ops and kind in {op.type for op in graph.get_operations()}  # are the outputs
     else:
         assert "TensorListSetItem" in ops and "TensorScatterUpdate" not in ops
     plain = _loop_ops(tf.function(lambda x: layer(x, mask=mask)).get_concrete_function(x).graph)

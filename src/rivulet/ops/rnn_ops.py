@@ -291,14 +291,27 @@ def _sum_chunks(parts, shapes, dtype):
     return out
 
 
-def _lstm_seq_kernel(x, h0, c0, w_in, b, w):
+def _masks(keep, steps):
+    """(keep as 0/1 [time, batch], its complement, which steps drop some entry) of a [time, batch] mask, or
+    None for a scalar (no mask)."""
+    if np.ndim(keep) != 2:
+        return None
+    keep = np.asarray(keep, bool)
+    if keep.shape[0] != steps:
+        raise ValueError(f"the mask has {keep.shape[0]} time steps, the inputs {steps}")
+    return keep, ~keep, (~keep).any(axis=1)
+
+
+def _lstm_seq_kernel(x, h0, c0, w_in, b, w, keep):
     """(h_T, c_T, and transposed, [.., units or gates, batch]: H = h_0..h_T, the gates' sigmoids S, the cell
-    inputs G, tanh(c_t) TC, C = c_0..c_T) of an LSTM over inputs x [time, batch, features]."""
+    inputs G, tanh(c_t) TC, C = c_0..c_T) of an LSTM over inputs x [time, batch, features]. Where `keep`
+    ([time, batch] bool; a scalar: none) is False the step keeps the previous states."""
     memory.retain_heap()  # the [time, ...] buffers of every step: reuse their memory, not fault it in anew
     steps, bt = x.shape[0], x.shape[1]
     u = h0.shape[-1]
     dt = h0.dtype
     x, w_in, b, w = (np.asarray(a, dt) for a in (x, w_in, b, w))
+    masks = _masks(keep, steps)
     hs, cs = np.empty((steps + 1, u, bt), dt), np.empty((steps + 1, u, bt), dt)
     hs[0], cs[0] = h0.T, c0.T
     ss, gs, tcs = np.empty((steps, 4 * u, bt), dt), np.empty((steps, u, bt), dt), np.empty((steps, u, bt), dt)
@@ -318,6 +331,9 @@ def _lstm_seq_kernel(x, h0, c0, w_in, b, w):
             c2 += ig
             np.tanh(c2, out=tcs[t])
             np.multiply(s[3 * u:], tcs[t], out=hs[t + 1])
+            if masks is not None and masks[2][t]:
+                np.copyto(c2, cs[t], where=masks[1][t])
+                np.copyto(hs[t + 1], hs[t], where=masks[1][t])
     return hs[steps].T.copy(), cs[steps].T.copy(), hs, ss, gs, tcs, cs
 
 
@@ -335,7 +351,13 @@ def _check_seq(name, x, h0, w_in, b, w, gates):
     return x.shape[0] if x.shape.rank == 3 else None
 
 
-def _lstm_seq_infer(x, h0, c0, w_in, b, w):
+def _check_keep(name, keep):
+    if keep.dtype.name != "bool" or keep.shape.rank not in (None, 0, 2):
+        raise ValueError(f"{name} takes a [time, batch] bool mask or a scalar, got {keep.dtype.name} {keep.shape}")
+
+
+def _lstm_seq_infer(x, h0, c0, w_in, b, w, keep):
+    _check_keep("_LSTMSequence", keep)
     n = _check_seq("_LSTMSequence", x, h0, w_in, b, w, 4)
     _check("_LSTMSequence", h0, c0)
     ub = h0.shape[::-1]  # [units, batch]
@@ -360,9 +382,10 @@ def _input_grads(x, w_in, hs, t0, t1, *pairs):
     return out
 
 
-def _lstm_seq_grad_kernel(dh, dc, x, hs, ss, gs, tcs, cs, w_in, w, *dhs):
+def _lstm_seq_grad_kernel(dh, dc, x, hs, ss, gs, tcs, cs, w_in, w, keep, *dhs):
     """(d x, d h_0, d c_0, d w_in, d b, d w) given the gradients of h_T, c_T (and of H, transposed)."""
     steps, u, bt = gs.shape
+    masks = _masks(keep, steps)
     dt = ss.dtype
     x, w_in, w = (np.asarray(a, dt) for a in (x, w_in, w))
     dz_all, dx = np.empty_like(ss), np.empty(x.shape, dt)
@@ -378,6 +401,11 @@ def _lstm_seq_grad_kernel(dh, dc, x, hs, ss, gs, tcs, cs, w_in, w, *dhs):
             for t in range(t1 - 1, t0 - 1, -1):
                 s, g, tc = ss[t], gs[t], tcs[t]
                 dz = dz_all[t]
+                held = masks is not None and masks[2][t]
+                if held:  # dropped entries: the states' gradients pass the step unchanged, none enters it
+                    held_h, held_c = dh * masks[1][t], dc * masks[1][t]
+                    dh *= masks[0][t]
+                    dc *= masks[0][t]
                 np.multiply(tc, tc, out=dct)
                 np.subtract(1, dct, out=dct)
                 dct *= s[3 * u:]
@@ -395,6 +423,9 @@ def _lstm_seq_grad_kernel(dh, dc, x, hs, ss, gs, tcs, cs, w_in, w, *dhs):
                 np.multiply(dg, s[:u], out=dz[2 * u:3 * u])
                 np.multiply(dct, s[u:2 * u], out=dc)
                 np.dot(w, dz, out=dh)
+                if held:
+                    dh += held_h
+                    dc += held_c
                 if dhs is not None:
                     dh += dhs[t]
             jobs.submit(_input_grads, x, w_in, hs, t0, t1, dz_all, dx)
@@ -403,31 +434,32 @@ def _lstm_seq_grad_kernel(dh, dc, x, hs, ss, gs, tcs, cs, w_in, w, *dhs):
     return dx, dh.T.copy(), dc.T.copy(), dwi, db, dw
 
 
-def _lstm_seq_grad_infer(dh, dc, x, hs, ss, gs, tcs, cs, w_in, w, *dhs):
+def _lstm_seq_grad_infer(dh, dc, x, hs, ss, gs, tcs, cs, w_in, w, keep, *dhs):
     return [(x.shape, x.dtype), (dh.shape, dh.dtype), (dc.shape, dc.dtype), (w_in.shape, w_in.dtype),
             (w.shape[-1:], w.dtype), (w.shape, w.dtype)]
 
 
 def _lstm_seq_grad(op, dh, dc, dhs, *_):
-    x, h0, c0, w_in, b, w = op.inputs
+    x, h0, c0, w_in, b, w, keep = op.inputs
     h2, c2, hs, ss, gs, tcs, cs = op.outputs
-    ins = [_or_zeros(dh, h2), _or_zeros(dc, c2), x, hs, ss, gs, tcs, cs, w_in, w] + \
+    ins = [_or_zeros(dh, h2), _or_zeros(dc, c2), x, hs, ss, gs, tcs, cs, w_in, w, keep] + \
         ([dhs] if dhs is not None else [])
-    return list(bind(LSTM_SEQUENCE_GRAD, ins))
+    return list(bind(LSTM_SEQUENCE_GRAD, ins)) + [None]
 
 
 LSTM_SEQUENCE = defop("_LSTMSequence", _lstm_seq_kernel, _lstm_seq_infer, grad=_lstm_seq_grad, num_outputs=7)
 LSTM_SEQUENCE_GRAD = defop("_LSTMSequenceGrad", _lstm_seq_grad_kernel, _lstm_seq_grad_infer, num_outputs=6)
 
 
-def lstm_sequence(x, h, c, w_in, b, w):
+def lstm_sequence(x, h, c, w_in, b, w, keep):
     """(h_T, c_T, H = h_0..h_T transposed: [time + 1, units, batch]) of a default LSTMCell (kernel w_in, bias b,
-    recurrent kernel w) over inputs x [time, batch, features]."""
-    out = bind(LSTM_SEQUENCE, [x, h, c, w_in, b, w])
+    recurrent kernel w) over inputs x [time, batch, features]; where `keep` ([time, batch] bool, or a scalar
+    for none) is False a step keeps the previous states."""
+    out = bind(LSTM_SEQUENCE, [x, h, c, w_in, b, w, keep])
     return out[0], out[1], out[2]
 
 
-def _gru_seq_kernel(x, h0, w_in, b_in, w, b):
+def _gru_seq_kernel(x, h0, w_in, b_in, w, b, keep):
     """(h_T, and transposed, [.., units, batch]: H = h_0..h_T, [z, r] ZR, candidates HH, recurrent candidate
     terms RH) of a GRU (reset_after) over inputs x [time, batch, features]."""
     memory.retain_heap()
@@ -435,6 +467,7 @@ def _gru_seq_kernel(x, h0, w_in, b_in, w, b):
     u = h0.shape[-1]
     dt = h0.dtype
     x, w_in, b_in, w, b = (np.asarray(a, dt) for a in (x, w_in, b_in, w, b))
+    masks = _masks(keep, steps)
     hs = np.empty((steps + 1, u, bt), dt)
     hs[0] = h0.T
     xps = np.empty((steps, 3 * u, bt), dt)
@@ -458,10 +491,13 @@ def _gru_seq_kernel(x, h0, w_in, b_in, w, b):
             np.subtract(hs[t], hh, out=h2)
             h2 *= zr[:u]
             h2 += hh
+            if masks is not None and masks[2][t]:
+                np.copyto(h2, hs[t], where=masks[1][t])
     return hs[steps].T.copy(), hs, zrs, hhs, rhs
 
 
-def _gru_seq_infer(x, h0, w_in, b_in, w, b):
+def _gru_seq_infer(x, h0, w_in, b_in, w, b, keep):
+    _check_keep("_GRUSequence", keep)
     n = _check_seq("_GRUSequence", x, h0, w_in, b_in, w, 3)
     _gru_infer(h0, h0, w, b)
     ub = h0.shape[::-1]  # [units, batch]
@@ -470,9 +506,10 @@ def _gru_seq_infer(x, h0, w_in, b_in, w, b):
             (_seq_shape(n, ub), h0.dtype), (_seq_shape(n, ub), h0.dtype)]
 
 
-def _gru_seq_grad_kernel(dh, x, hs, zrs, hhs, rhs, w_in, w, *dhs):
+def _gru_seq_grad_kernel(dh, x, hs, zrs, hhs, rhs, w_in, w, keep, *dhs):
     """(d x, d h_0, d w_in, d b_in, d w, d b) given the gradient of h_T (and of H, transposed)."""
     steps, u, bt = hhs.shape
+    masks = _masks(keep, steps)
     dt = hhs.dtype
     x, w_in, w = (np.asarray(a, dt) for a in (x, w_in, w))
     dxp, dms, dx = np.empty((steps, 3 * u, bt), dt), np.empty((steps, 3 * u, bt), dt), np.empty(x.shape, dt)
@@ -487,6 +524,10 @@ def _gru_seq_grad_kernel(dh, x, hs, zrs, hhs, rhs, w_in, w, *dhs):
             for t in range(t1 - 1, t0 - 1, -1):
                 zr, hh, rh, h = zrs[t], hhs[t], rhs[t], hs[t]
                 z, r = zr[:u], zr[u:]
+                held = masks is not None and masks[2][t]
+                if held:  # dropped entries: the state's gradient passes the step unchanged, none enters it
+                    held_h = dh * masks[1][t]
+                    dh *= masks[0][t]
                 dxt, dm = dxp[t], dms[t]
                 dzp, drp, dah = dxt[:u], dxt[u:2 * u], dxt[2 * u:]
                 np.subtract(h, hh, out=dzp)
@@ -505,6 +546,8 @@ def _gru_seq_grad_kernel(dh, x, hs, zrs, hhs, rhs, w_in, w, *dhs):
                 np.multiply(dh, z, out=tmp)
                 np.dot(w, dm, out=dh)
                 dh += tmp
+                if held:
+                    dh += held_h
                 if dhs is not None:
                     dh += dhs[t]
             jobs.submit(_input_grads, x, w_in, hs, t0, t1, dxp, dx, dms)
@@ -513,24 +556,25 @@ def _gru_seq_grad_kernel(dh, x, hs, zrs, hhs, rhs, w_in, w, *dhs):
     return dx, dh.T.copy(), dwi, dbi, dw, db
 
 
-def _gru_seq_grad_infer(dh, x, hs, zrs, hhs, rhs, w_in, w, *dhs):
+def _gru_seq_grad_infer(dh, x, hs, zrs, hhs, rhs, w_in, w, keep, *dhs):
     return [(x.shape, x.dtype), (dh.shape, dh.dtype), (w_in.shape, w_in.dtype), (w_in.shape[-1:], w_in.dtype),
             (w.shape, w.dtype), (w.shape[-1:], w.dtype)]
 
 
 def _gru_seq_grad(op, dh, dhs, *_):
-    x, h0, w_in, b_in, w, b = op.inputs
+    x, h0, w_in, b_in, w, b, keep = op.inputs
     h2, hs, zrs, hhs, rhs = op.outputs
-    ins = [_or_zeros(dh, h2), x, hs, zrs, hhs, rhs, w_in, w] + ([dhs] if dhs is not None else [])
-    return list(bind(GRU_SEQUENCE_GRAD, ins))
+    ins = [_or_zeros(dh, h2), x, hs, zrs, hhs, rhs, w_in, w, keep] + ([dhs] if dhs is not None else [])
+    return list(bind(GRU_SEQUENCE_GRAD, ins)) + [None]
 
 
 GRU_SEQUENCE = defop("_GRUSequence", _gru_seq_kernel, _gru_seq_infer, grad=_gru_seq_grad, num_outputs=5)
 GRU_SEQUENCE_GRAD = defop("_GRUSequenceGrad", _gru_seq_grad_kernel, _gru_seq_grad_infer, num_outputs=6)
 
 
-def gru_sequence(x, h, w_in, b_in, w, b):
+def gru_sequence(x, h, w_in, b_in, w, b, keep):
     """(h_T, H = h_0..h_T transposed: [time + 1, units, batch]) of a default GRUCell (reset_after; kernel w_in,
-    input bias b_in, recurrent kernel w and bias b) over inputs x [time, batch, features]."""
-    out = bind(GRU_SEQUENCE, [x, h, w_in, b_in, w, b])
+    input bias b_in, recurrent kernel w and bias b) over inputs x [time, batch, features]; where `keep`
+    ([time, batch] bool, or a scalar for none) is False a step keeps the previous state."""
+    out = bind(GRU_SEQUENCE, [x, h, w_in, b_in, w, b, keep])
     return out[0], out[1]

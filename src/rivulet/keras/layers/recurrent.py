@@ -224,11 +224,11 @@ class LSTMCell(_Cell):
             h, c = rnn_ops.lstm_step(xp, states[0], states[1], tf.convert_to_tensor(self.recurrent_kernel))
             return h, [h, c]
 
-        def sequence(seq, states):
+        def sequence(seq, states, keep):
             bias = tf.convert_to_tensor(self.bias) if self.bias is not None else \
                 tf.zeros([4 * self.units], seq.dtype)
             h, c, hs = rnn_ops.lstm_sequence(seq, states[0], states[1], tf.convert_to_tensor(self.kernel), bias,
-                                             tf.convert_to_tensor(self.recurrent_kernel))
+                                             tf.convert_to_tensor(self.recurrent_kernel), keep)
             return h, hs, [h, c]
         step.sequence = sequence
         return step
@@ -302,10 +302,10 @@ class GRUCell(_Cell):
                                  self.bias[1] if consts is None else consts)
             return h, [h]
 
-        def sequence(seq, states):
+        def sequence(seq, states, keep):
             bias = tf.convert_to_tensor(self.bias)
             h, hs = rnn_ops.gru_sequence(seq, states[0], tf.convert_to_tensor(self.kernel), bias[0],
-                                         tf.convert_to_tensor(self.recurrent_kernel), bias[1])
+                                         tf.convert_to_tensor(self.recurrent_kernel), bias[1], keep)
             return h, hs, [h]
         step.sequence = sequence
         return step
@@ -410,15 +410,21 @@ class RNN(Layer):
         steps = inputs.shape[1]
         unrolled = self.unroll and steps is not None
         fused = None
-        if masks == (None, None) and not unrolled and m is None and _context_state.tapes and \
-                not executing_eagerly() and type(cell).call is _PROJECTED_CALL.get(type(cell)):
+        # (under a mask, a masked step's output is the previous output, zeros before the first: the states
+        # only when they start at zeros)
+        if masks == (None, None) and not unrolled and (m is None or initial_state is None) and \
+                _context_state.tapes and not executing_eagerly() and type(cell).call is _PROJECTED_CALL.get(type(cell)):
             fused = cell._fused_step(seq.dtype)
-        if fused is not None:  # training without a mask: the whole loop, projection included, as one op
-            last, hs, states = fused.sequence(seq, states)
+        if fused is not None:  # training: the whole loop, projection included, as one op
+            last, hs, states = fused.sequence(seq, states, m if m is not None else tf.constant(True))
             outputs = None
             if self.return_sequences:  # (the op's states are [time + 1, units, batch])
                 outputs = tf.transpose(hs[1:], [0, 2, 1])
                 outputs.set_shape(tf.TensorShape([seq.shape[0]]).concatenate(last.shape))
+            if m is not None and self.zero_output_for_mask:
+                if outputs is not None:
+                    outputs = tf.where(tf.expand_dims(m, -1), outputs, tf.zeros_like(outputs))
+                last = tf.where(tf.expand_dims(m[-1], -1), last, tf.zeros_like(last))
         else:
             if masks == (None, None) and not unrolled:
                 # no dropout: the input projections of all timesteps as one GEMM before the loop
