@@ -272,3 +272,48 @@ def test_masked_sequence_op_equals_the_cell_ops_loop(kind, zero_output, go_backw
     assert len(got) == len(want) == (3 if kind == "lstm" else 2) + 4
     for a, b in zip(got, want):
         np.testing.assert_allclose(a, b, rtol=1e-9, atol=1e-12)
+
+
+# TensorFlow 2.21 (tf.keras) on the model below with the same weights: the loss, and per trainable weight
+# (sum of its gradient, sum of its gradient times a fixed random array)
+_TF_MASKED_LOSS = 0.7574389576911926
+_TF_MASKED_GRADS = [
+    (-0.043438600481749745, 0.030343938990507725), (0.012948470495757647, 0.04621152735348587),
+    (0.02278579489211552, 0.10041792129917083), (-0.14021896000485867, 0.03986105717728211),
+    (0.05589055146265309, 0.1465994044955163), (-0.0076256910408574186, -0.006746359445441275),
+    (-0.2712364340768545, 0.15410010751988978), (0.02897522927924001, -0.17180928610217971),
+    (0.11314265037071891, 0.02818331793758141), (2.2197621278464794, 0.08321668934229627),
+    (-0.05857253074645996, -0.3124807354423749), (-0.9086400866508484, 0.27935034394248165)]
+
+
+def test_masked_bidirectional_training_gradients_equal_tensorflows():
+    """Embedding(mask_zero) -> Bidirectional(LSTM, return_sequences) -> GRU -> Dense, padded rows (one all
+    padding, one with an inner zero): one training step's loss and gradients as TensorFlow 2.21's."""
+    rng = np.random.default_rng(0)
+    x = rng.integers(1, 30, (5, 7)).astype(np.int32)
+    x[1, 4:] = 0
+    x[2, :] = 0
+    x[3, 2] = 0
+    y = rng.standard_normal((5, 1)).astype(np.float32)
+    layers = tf.keras.layers
+    model = tf.keras.Sequential([layers.Embedding(30, 3, mask_zero=True),
+                                 layers.Bidirectional(layers.LSTM(4, return_sequences=True)), layers.GRU(3),
+                                 layers.Dense(1)])
+    model(x)
+    model.set_weights([np.random.default_rng(i).standard_normal(v.shape).astype(np.float32) * 0.5
+                       for i, v in enumerate(model.weights)])
+
+    @tf.function
+    def step(x, y):
+        with tf.GradientTape() as tape:
+            loss = tf.reduce_mean(tf.square(model(x, training=True) - y))
+        return loss, tape.gradient(loss, model.trainable_weights)
+    loss, grads = step(x, y)
+    graph = step.get_concrete_function(x, y).graph
+    assert {"_LSTMSequence", "_GRUSequence"} <= {op.type for op in graph.get_operations()}
+    np.testing.assert_allclose(loss.numpy(), _TF_MASKED_LOSS, rtol=1e-6)
+    assert len(grads) == len(_TF_MASKED_GRADS)
+    for i, (g, (total, mixed)) in enumerate(zip(grads, _TF_MASKED_GRADS)):
+        g = tf.convert_to_tensor(g).numpy().astype(np.float64)
+        r = np.random.default_rng(100 + i).standard_normal(g.shape)
+        np.testing.assert_allclose([g.sum(), (g * r).sum()], [total, mixed], rtol=1e-5, atol=1e-7)
