@@ -111,9 +111,9 @@ class _Cell(Layer):
         return None
 
     def _fused_step(self, dtype):
-        """The one-op step (ops/rnn_ops.py) this cell's projected step may run as while a
-        gradient tape records, or None: the default activations of an LSTMCell or GRUCell whose step is not
-        overridden, in float32 or float64."""
+        """While a gradient tape records, the one-op step (ops/rnn_ops.py) this cell's projected step may run
+        as, with `.sequence(seq, states, keep)`, the one op over a whole sequence; or None: only the default
+        activations of an LSTMCell or GRUCell whose step is not overridden, in float32 or float64."""
         return None
 
     def _default_step(self, cls, dtype):
