@@ -246,3 +246,10 @@ def test_synthetic_speech_commands_are_16khz_wavs():
         "down", "go", "left", "no", "right", "stop", "up", "yes"}
     audio, rate = tf.audio.decode_wav(wav, desired_channels=1)
     assert int(rate) == 16000 and audio.shape[1] == 1 and audio.shape[0] <= 16000
+
+
+def test_a_percent_line_continuing_a_statement_is_python_not_a_magic():
+    # distribute/multi_worker_with_ctl: print('Epoch: %d ...'\n %(epoch.numpy(), ...))
+    code = rt.transform("print('Epoch: %d.'\n      %(e, f))\n!ls\nif x:\n  %timeit f()\ny = '''\n%s\n'''")
+    assert code.splitlines() == ["print('Epoch: %d.'", "      %(e, f))", "pass", "if x:", "  pass", "y = '''",
+                                 "%s", "'''"]

@@ -55,6 +55,7 @@ the cells after the notebook's time budget runs out (they are reported as not ru
 """
 import argparse
 import ast
+import io
 import json
 import os
 import re
@@ -65,6 +66,7 @@ import tempfile
 import textwrap
 import threading
 import time
+import tokenize
 import traceback
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -85,6 +87,7 @@ NOTEBOOKS = [
     # added 2026-11-26: their tensorflow_datasets / tensorflow_text / tensorflow_docs cells are not scored
     "load_data/images", "load_data/text", "keras/overfit_and_underfit", "images/transfer_learning",
     "generative/adversarial_fgsm", "generative/cvae", "distribute/multi_worker_with_keras", "audio/simple_audio",
+    "distribute/multi_worker_with_ctl",
 ]
 PREFIX = "site/en/tutorials/"
 
@@ -183,6 +186,22 @@ def _rewrite(line):
     return _EPOCH_NAME.sub(_shrink, line)
 
 
+def _continues(lines):
+    """Whether the next line continues a statement of `lines` (open brackets, a multi-line string, a
+    backslash): IPython reads a `%`/`!` there as Python, not as a magic (`'%d' \\n %(x)` in print calls)."""
+    if not lines:
+        return False
+    src = "\n".join(lines) + "\n"
+    try:
+        for _ in tokenize.generate_tokens(io.StringIO(src).readline):
+            pass
+    except tokenize.TokenError:
+        return True
+    except (SyntaxError, ValueError):
+        return False
+    return src.rstrip().endswith("\\")
+
+
 def transform(source):
     """The cell's code as run on rivulet, or None when nothing is left to run."""
     lines = source.splitlines()
@@ -202,7 +221,7 @@ def transform(source):
     out = []
     for line in lines:
         s = line.strip()
-        if s.startswith("!") or s.startswith("%") or _HELP.match(line):
+        if (s.startswith("!") or s.startswith("%") or _HELP.match(line)) and not _continues(out):
             # keep the block structure: a shell line inside an `if` becomes `pass`
             out.append(line[:len(line) - len(line.lstrip())] + "pass")
             continue
