@@ -111,3 +111,29 @@ def test_for_loop_over_datasets_from_function_in_tf_function():
     two = tf.distribute.MirroredStrategy(CPUS)
     with pytest.raises(NotImplementedError, match="distribute_datasets_from_function"):
         total(two.distribute_datasets_from_function(lambda ctx: tf.data.Dataset.range(6).batch(3)))
+
+
+@pytest.mark.parametrize("replicas", [1, 2])
+def test_an_iterator_of_datasets_from_function_passed_to_a_function_step(replicas):
+    """distribute/multi_worker_with_ctl: `iterator = iter(dist_ds)` made eagerly, `train_step(iterator)` calls
+    `next(iterator)` inside the tf.function (the dataset's iterator was made lazily inside the trace: out of scope)."""
+    import rivulet as tf
+    strategy = tf.distribute.MirroredStrategy([f"/cpu:{i}" for i in range(replicas)]) if replicas > 1 else \
+        tf.distribute.MultiWorkerMirroredStrategy()
+    if replicas > 1 and strategy.num_replicas_in_sync != replicas:
+        pytest.skip("needs logical CPUs")
+
+    def dataset_fn(ctx):
+        return tf.data.Dataset.range(12).batch(ctx.get_per_replica_batch_size(2 * replicas))
+    ds = strategy.distribute_datasets_from_function(dataset_fn)
+
+    @tf.function
+    def step(iterator):
+        per_replica = strategy.run(lambda x: tf.reduce_sum(x), args=(next(iterator),))
+        return strategy.reduce(tf.distribute.ReduceOp.SUM, per_replica, axis=None)
+
+    it = iter(ds)
+    got = [int(step(it)) for _ in range(6 // replicas)]
+    assert got == ([1, 5, 9, 13, 17, 21] if replicas == 1 else [6, 22, 38])
+    with pytest.raises((StopIteration, tf.errors.OutOfRangeError)):
+        step(it)

@@ -125,39 +125,84 @@ class DistributedDatasetsFromFunction:
     def __init__(self, strategy, dataset):
         self._strategy, self._dataset = strategy, dataset
 
-    def __iter__(self):
+    @property
+    def element_spec(self):
+        spec = getattr(self._dataset, "element_spec", None)
         n = self._strategy.num_replicas_in_sync
-        it = iter(self._dataset)
-        while True:
-            group = []
-            for _ in range(n):
-                try:
-                    group.append(next(it))
-                except StopIteration:
-                    break
-            if not group:
-                return
-            # a short last round: the replicas left without an element get an empty batch
+        if spec is None or n == 1:
+            return spec
+        return nest.map_structure(lambda s: PerReplicaSpec([s] * n), spec)
+
+    def __iter__(self):
+        # the dataset's iterator is made here, eagerly: an iterator passed to a tf.function step
+        # (multi_worker_with_ctl's train_step(iterator)) is read when the function runs
+        return DatasetsFromFunctionIterator(self._strategy, iter(self._dataset), self.element_spec)
+
+
+class DatasetsFromFunctionIterator:
+    """iter(distribute_datasets_from_function(...)): each replica takes the next element of the dataset."""
+
+    def __init__(self, strategy, iterator, element_spec):
+        self._strategy, self._iterator, self._element_spec = strategy, iterator, element_spec
+        self._done = False
+
+    element_spec = property(lambda self: self._element_spec)
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        n = self._strategy.num_replicas_in_sync
+        if n == 1:
+            return next(self._iterator)
+        if self._done:
+            raise StopIteration
+        group = []
+        for _ in range(n):
+            try:
+                group.append(next(self._iterator))
+            except StopIteration:
+                break
+        if not group:
+            raise StopIteration
+        if len(group) < n:  # a short last round: the replicas left without an element get an empty batch
+            self._done = True
             group += [nest.map_structure(lambda v: v[:0], group[-1])] * (n - len(group))
-            yield group[0] if n == 1 else nest.map_structure(lambda *xs: PerReplica(xs), *group)
-            if len(group) < n:
-                return
+        return nest.map_structure(lambda *xs: PerReplica(xs), *group)
+
+    def get_next(self):
+        return next_or_end_of_sequence(self)
+
+    def get_next_as_optional(self):
+        get = getattr(self._iterator, "get_next_as_optional", None)
+        if self._strategy.num_replicas_in_sync == 1 and get is not None:
+            return DistributedOptional(self._element_spec, inner=get(), split=lambda v: v)
+        try:
+            value = next(self)
+        except StopIteration:
+            return DistributedOptional(self._element_spec)
+        return DistributedOptional(self._element_spec, value=value)
+
+    def __repr__(self):
+        return f"<rivulet.distribute.input_lib.DistributedIterator object at 0x{id(self):x}>"
 
 
 def _is_distributed(iter_):
-    return isinstance(iter_, (DistributedDataset, DistributedIterator, DistributedDatasetsFromFunction))
+    return isinstance(iter_, (DistributedDataset, DistributedIterator, DistributedDatasetsFromFunction,
+                              DatasetsFromFunctionIterator))
 
 
 def _distributed_for_loop(iter_, extra_test, body, get_state, set_state, symbol_names, opts):
     """`for x in dist_dataset` in a graph: the loop over the dataset (or iterator) beneath, whose body gets
     each element split among the replicas; a distributed Python iterable is unrolled as Python iterates it."""
     strategy = iter_._strategy
-    if isinstance(iter_, DistributedDatasetsFromFunction):
+    if isinstance(iter_, (DistributedDatasetsFromFunction, DatasetsFromFunctionIterator)):
         if strategy.num_replicas_in_sync > 1:
             raise NotImplementedError(
                 "rivulet iterates a dataset made by distribute_datasets_from_function inside a tf.function only "
                 "with one replica: iterate it outside the function and pass each element to a tf.function step")
-        return _cf.for_stmt(iter_._dataset, extra_test, body, get_state, set_state, symbol_names, opts)
+        inner = iter_._dataset if isinstance(iter_, DistributedDatasetsFromFunction) else iter_._iterator
+        return _cf.for_stmt(inner, extra_test, body, get_state, set_state, symbol_names, opts)
     inner = iter_._dataset if isinstance(iter_, DistributedDataset) else iter_._iterator
     return _cf.for_stmt(inner, extra_test, lambda x: body(split_element(strategy, x)), get_state, set_state,
                         symbol_names, opts)
