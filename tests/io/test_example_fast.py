@@ -421,3 +421,32 @@ def test_layouts_of_many_big_lengths_hold_a_bounded_memory(monkeypatch):
     held = sum(lay[2].nbytes + lay[3].nbytes for lay in example_fast._LAYOUTS.values())
     held_one = sum(len(p) for lay in example_fast._ONE_LAYOUTS.values() for _, p in lay[2])
     assert 0 < held <= 1 << 20 and 0 < held_one <= 1 << 20
+
+
+def test_a_batch_whose_unwanted_bytes_vary_is_not_gathered(monkeypatch):
+    """Records of one length whose feature not asked for differs from record to record (a fixed-size image):
+    the layout's framing (those bytes too) is first checked on two records with `startswith`, which stops at
+    the first differing byte, so the group's bytes are not joined and compared on every batch (was: ~12 ms a
+    batch of 32 records of 150 KB, against 0.07 for the walk); values as the general path's."""
+    rng = np.random.default_rng(1)
+    recs = [_example(label=F(int64_list=tf.train.Int64List(value=[i % 10])),
+                     image=F(bytes_list=tf.train.BytesList(value=[rng.bytes(20000)]))) for i in range(32)]
+    spec = {"label": tf.io.FixedLenFeature([], tf.int64)}
+    seen = []
+
+    class Spy:
+        def __getattr__(self, name):
+            return getattr(np, name)
+
+        @staticmethod
+        def frombuffer(b, *a, **k):
+            seen.append(len(b))
+            return np.frombuffer(b, *a, **k)
+    example_fast._LAYOUTS.clear()
+    monkeypatch.setattr(example_fast, "np", Spy())
+    for _ in range(3):
+        got = tf.io.parse_example(recs, spec)
+    assert sum(seen) < 2 * len(recs[0])  # the reference record's bytes at most, once per layout made
+    monkeypatch.undo()
+    assert got["label"].numpy().tolist() == [i % 10 for i in range(32)]
+    _same(got, _general(monkeypatch, lambda: tf.io.parse_example(recs, spec)))
