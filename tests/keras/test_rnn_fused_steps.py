@@ -70,9 +70,8 @@ def test_one_op_steps_and_sequences_only_under_a_tape():
     for m in (None, mask):  # no loop, one op over the whole sequence each
         outer, bodies = ops(lambda: trained(m))
         assert not bodies and {"_LSTMSequence", "_LSTMSequenceGrad", "_GRUSequence", "_GRUSequenceGrad"} <= outer
-    outer, bodies = ops(lambda: trained(mask, init=True))  # masked from given states: a loop of one-op steps
-    assert "_LSTMStep" in bodies[0] and "_GRUStep" in bodies[1]
-    assert "Sigmoid" not in bodies[0] | bodies[1]
+    outer, bodies = ops(lambda: trained(mask, init=True))  # masked from given states too
+    assert not bodies and {"_LSTMSequence", "_GRUSequence"} <= outer
     for m in (None, mask):  # predict, export: the cells' ordinary ops in a loop
         outer, bodies = ops(lambda: layer(x, mask=m) + gru(x, mask=m))
         assert not outer & {"_LSTMSequence", "_GRUSequence"}
@@ -239,10 +238,11 @@ def test_jobs_the_worker_has_not_started_run_in_the_walk(monkeypatch):
 
 @pytest.mark.parametrize("kind", ["lstm", "gru"])
 @pytest.mark.parametrize("zero_output", [False, True])
-@pytest.mark.parametrize("go_backwards", [False, True])
-def test_masked_sequence_op_equals_the_cell_ops_loop(kind, zero_output, go_backwards, monkeypatch):
-    """float64 under a mask (leading, inner and trailing steps dropped, one row all dropped): the one-op sequence
-    keeps the states and repeats (or zeroes) the outputs as the loop of the cells' ordinary ops, gradients too."""
+@pytest.mark.parametrize("go_backwards,init", [(False, False), (True, False), (False, True)])
+def test_masked_sequence_op_equals_the_cell_ops_loop(kind, zero_output, go_backwards, init, monkeypatch):
+    """float64 under a mask (leading, inner and trailing steps dropped, one row all dropped), from zero or given
+    states: the one-op sequence keeps the states and repeats (or zeroes) the outputs as the loop of the cells'
+    ordinary ops, gradients too."""
     monkeypatch.setattr(rnn_ops, "_CHUNK_ROWS", 8)  # chunks of 2 steps for the batch of 4
     tf.keras.utils.set_random_seed(6)
     make = tf.keras.layers.LSTM if kind == "lstm" else tf.keras.layers.GRU
@@ -252,24 +252,27 @@ def test_masked_sequence_op_equals_the_cell_ops_loop(kind, zero_output, go_backw
     x = tf.constant(rng.standard_normal((4, 6, 2)) * 2)
     mask = tf.constant([[True] * 6, [False, False, True, True, False, True], [False] * 6,
                         [True, False, True, True, True, False]])
-    layer(x, mask=mask)
+    states = [tf.constant(rng.standard_normal((4, 3))) for _ in range(2 if kind == "lstm" else 1)] if init else None
+    layer(x, mask=mask, initial_state=states)
     for v in layer.weights:
         v.assign(rng.standard_normal(v.shape))
 
-    def run(x):
+    def run(x, *given):
         with tf.GradientTape() as tape:
-            tape.watch(x)
-            outs = layer(x, mask=mask)
+            tape.watch([x, *given])
+            outs = layer(x, mask=mask, initial_state=list(given) or None)
             loss = tf.reduce_sum(tf.sin(outs[0]) * 1.5) + sum(tf.reduce_sum(tf.cos(s) * (i + 2))
                                                               for i, s in enumerate(outs[1:]))
-        return list(outs) + tape.gradient(loss, [x] + layer.trainable_weights)
+        return list(outs) + tape.gradient(loss, [x, *given] + layer.trainable_weights)
     f = tf.function(run)
-    got = [t.numpy() for t in f(x)]
-    graph = f.get_concrete_function(x).graph
+    args = [x] + (states or [])
+    got = [t.numpy() for t in f(*args)]
+    graph = f.get_concrete_function(*args).graph
     assert ("_LSTMSequence" if kind == "lstm" else "_GRUSequence") in {op.type for op in graph.get_operations()}
     monkeypatch.setattr(type(layer.cell), "_fused_step", recurrent._Cell._fused_step)
-    want = [t.numpy() for t in tf.function(run)(x)]
-    assert len(got) == len(want) == (3 if kind == "lstm" else 2) + 4
+    want = [t.numpy() for t in tf.function(run)(*args)]
+    n_states = 2 if kind == "lstm" else 1
+    assert len(got) == len(want) == 1 + n_states + 4 + (n_states if init else 0)
     for a, b in zip(got, want):
         np.testing.assert_allclose(a, b, rtol=1e-9, atol=1e-12)
 

@@ -1,14 +1,13 @@
 """Keras LSTM and GRU training as one op per layer or per time step (keras/layers/recurrent.py uses them).
 
 While a gradient tape records a traced recurrent layer (`fit`), a default LSTMCell (tanh, sigmoid) or GRUCell
-(reset_after=True, with bias) over a sequence without a mask is ONE op, `_LSTMSequence` / `_GRUSequence` (see
-"whole sequences" below). Under a mask the layer keeps its While loop, and a step on the projected inputs is
-ONE op, `_LSTMStep` / `_GRUStep`, whose NumPy kernel computes the cell in place on the recurrent product's
-buffer, and whose gradient is one `_LSTMStepGrad` / `_GRUStepGrad` op plus the recurrent kernel's `h^T @ dz`
-(a MatMul with transpose_a, which the While gradient stacks and multiplies once after the loop,
-function/control_flow.py). The loop body and its compiled gradient are then a few lines each instead of some
-15 and 35 ops per time step. The extra outputs of the forward op are what its gradient reads (the gate
-activations), kept by the While's stash.
+(reset_after=True, with bias) over a sequence, masked or not, is ONE op, `_LSTMSequence` / `_GRUSequence` (see
+"whole sequences" below). A single step on projected inputs is one op too, `_LSTMStep` / `_GRUStep` (a While
+loop body: the training loops of earlier versions, whose saved graphs hold them), whose NumPy kernel computes
+the cell in place on the recurrent product's buffer, and whose gradient is one `_LSTMStepGrad` /
+`_GRUStepGrad` op plus the recurrent kernel's `h^T @ dz` (a MatMul with transpose_a, which the While gradient
+stacks and multiplies once after the loop, function/control_flow.py). The extra outputs of the forward op are
+what its gradient reads (the gate activations), kept by the While's stash.
 
 The gates' sigmoid is 0.5 * tanh(0.5 * x) + 0.5 (within 1.2e-7 of 1 / (1 + exp(-x)) in float32, half the
 time on NumPy). Graphs without a tape (predict, export, the ONNX and TFLite converters) keep the

@@ -111,9 +111,10 @@ class _Cell(Layer):
         return None
 
     def _fused_step(self, dtype):
-        """While a gradient tape records, the one-op step (ops/rnn_ops.py) this cell's projected step may run
-        as, with `.sequence(seq, states, keep)`, the one op over a whole sequence; or None: only the default
-        activations of an LSTMCell or GRUCell whose step is not overridden, in float32 or float64."""
+        """The one-op step (ops/rnn_ops.py) equal to this cell's projected step, with `.sequence(seq, states,
+        keep)`, the one op over a whole sequence that a traced layer runs while a gradient tape records; or
+        None: only the default activations of an LSTMCell or GRUCell whose step is not overridden, in float32
+        or float64."""
         return None
 
     def _default_step(self, cls, dtype):
@@ -339,12 +340,11 @@ _PROJECTED_CALL = {c: c.call for c in (SimpleRNNCell, LSTMCell, GRUCell)}
 
 class _Projected:
     """`masks` of a loop over projected inputs (x @ kernel + bias of every step), with the cell's loop
-    constants (`_loop_constants`, read once outside the loop) and the one-op step to run instead of the
-    cell's ops (`_fused_step`), if any."""
-    __slots__ = ("consts", "fused")
+    constants (`_loop_constants`, read once outside the loop)."""
+    __slots__ = ("consts",)
 
-    def __init__(self, consts, fused=None):
-        self.consts, self.fused = consts, fused
+    def __init__(self, consts):
+        self.consts = consts
 
 
 class RNN(Layer):
@@ -410,10 +410,8 @@ class RNN(Layer):
         steps = inputs.shape[1]
         unrolled = self.unroll and steps is not None
         fused = None
-        # (under a mask, a masked step's output is the previous output, zeros before the first: the states
-        # only when they start at zeros)
-        if masks == (None, None) and not unrolled and (m is None or initial_state is None) and \
-                _context_state.tapes and not executing_eagerly() and type(cell).call is _PROJECTED_CALL.get(type(cell)):
+        if masks == (None, None) and not unrolled and _context_state.tapes and not executing_eagerly() and \
+                type(cell).call is _PROJECTED_CALL.get(type(cell)):
             fused = cell._fused_step(seq.dtype)
         if fused is not None:  # training: the whole loop, projection included, as one op
             last, hs, states = fused.sequence(seq, states, m if m is not None else tf.constant(True))
@@ -421,10 +419,14 @@ class RNN(Layer):
             if self.return_sequences:  # (the op's states are [time + 1, units, batch])
                 outputs = tf.transpose(hs[1:], [0, 2, 1])
                 outputs.set_shape(tf.TensorShape([seq.shape[0]]).concatenate(last.shape))
-            if m is not None and self.zero_output_for_mask:
-                if outputs is not None:
-                    outputs = tf.where(tf.expand_dims(m, -1), outputs, tf.zeros_like(outputs))
-                last = tf.where(tf.expand_dims(m[-1], -1), last, tf.zeros_like(last))
+            if m is not None:  # a masked step's output: zeros, or the previous output (zeros before the first
+                # kept step, where the held state is the initial one)
+                shown = m if self.zero_output_for_mask else \
+                    tf.cast(tf.cumsum(tf.cast(m, tf.int32), axis=0), tf.bool) if initial_state is not None else None
+                if shown is not None:
+                    if outputs is not None:
+                        outputs = tf.where(tf.expand_dims(shown, -1), outputs, tf.zeros_like(outputs))
+                    last = tf.where(tf.expand_dims(shown[-1], -1), last, tf.zeros_like(last))
         else:
             if masks == (None, None) and not unrolled:
                 # no dropout: the input projections of all timesteps as one GEMM before the loop
@@ -443,7 +445,7 @@ class RNN(Layer):
 
     def _step(self, x, m_t, states, prev_out, training, masks):
         if isinstance(masks, _Projected):
-            out, new_states = (masks.fused or self.cell._call_projected)(x, states, masks.consts)
+            out, new_states = self.cell._call_projected(x, states, masks.consts)
         else:
             out, new_states = self.cell.call(x, states, training=training, masks=masks)
         if m_t is not None:
@@ -478,8 +480,6 @@ class RNN(Layer):
         if keep_prev:
             init.append(tf.zeros_like(states[0]))
         as_list = self.return_sequences and bool(_context_state.tapes)
-        if isinstance(masks, _Projected) and _context_state.tapes:  # training: the cell's step as one op
-            masks = _Projected(masks.consts, self.cell._fused_step(seq.dtype))
         if as_list:
             init.append(tf.TensorArray(states[0].dtype, size=steps, element_shape=states[0].shape))
         elif self.return_sequences:
