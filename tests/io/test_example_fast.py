@@ -450,3 +450,19 @@ def test_a_batch_whose_unwanted_bytes_vary_is_not_gathered(monkeypatch):
     monkeypatch.undo()
     assert got["label"].numpy().tolist() == [i % 10 for i in range(32)]
     _same(got, _general(monkeypatch, lambda: tf.io.parse_example(recs, spec)))
+
+
+def test_a_single_record_the_fast_path_declines_is_walked_once(monkeypatch):
+    """parse_single_example of a record the fast path hands back (a dense feature missing: its default is the
+    general path's) asks the fast path once, not twice (was: the scalar shortcut, then the list path again)."""
+    calls = []
+    real = example_fast.parse
+    monkeypatch.setattr(example_fast, "parse", lambda *a, **k: calls.append(1) or real(*a, **k))
+    spec = {"label": tf.io.FixedLenFeature([], tf.int64, default_value=-1), "x": tf.io.VarLenFeature(tf.float32)}
+    r = _example(x=F(float_list=tf.train.FloatList(value=[0.5])))
+    got = tf.io.parse_single_example(r, spec)
+    assert got["label"].numpy().tolist() == -1 and got["x"].values.numpy().tolist() == [0.5]
+    assert len(calls) == 1
+    ds = tf.data.Dataset.from_tensor_slices([r, r]).map(lambda s: tf.io.parse_single_example(s, spec)["label"])
+    calls.clear()
+    assert [int(v) for v in ds] == [-1, -1] and len(calls) == 2

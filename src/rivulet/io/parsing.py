@@ -83,16 +83,18 @@ def _array(vals, dtype):
 
 def _parse_kernel(serialized, dense_keys, dense_types, dense_shapes, dense_defaults, sparse_keys, sparse_types,
                   scalar):
+    tried = False
     if scalar:  # one record (a dataset's map): straight to the fast path
         one = serialized.item() if type(serialized) is np.ndarray and serialized.dtype == object else serialized
         if type(one) is bytes:
             got = example_fast.parse((one,), dense_keys, dense_types, dense_shapes, sparse_keys, sparse_types, True)
             if got is not None:
                 return got
+            tried = True  # (the fast path said no: not asked again below)
     records = [serialized] if scalar else np.asarray(serialized, dtype=object).reshape(-1).tolist()
     plain = records
-    fast = all(type(r) is bytes for r in plain)
-    if not fast:
+    fast = not tried and all(type(r) is bytes for r in plain)
+    if not fast and not tried:
         plain = [r.item() if isinstance(r, np.ndarray) else r for r in records]
         fast = all(type(r) is bytes for r in plain)
     if fast:  # the fast path (example_fast.py), or None: the general one
