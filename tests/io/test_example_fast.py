@@ -466,3 +466,73 @@ def test_a_single_record_the_fast_path_declines_is_walked_once(monkeypatch):
     ds = tf.data.Dataset.from_tensor_slices([r, r]).map(lambda s: tf.io.parse_single_example(s, spec)["label"])
     calls.clear()
     assert [int(v) for v in ds] == [-1, -1] and len(calls) == 2
+
+
+def test_records_of_a_cached_layout_with_any_payload_bytes(monkeypatch):
+    """Records whose framing is a cached layout's, byte for byte, but whose value bytes are anything (varints
+    of other lengths or cut short, 10-byte negatives, NaN and -0 floats): the fast path (single records and
+    batches cut by column) gives the general path's values or hands the record over, never other values."""
+    rng = np.random.default_rng(21)
+    spec = {"i": tf.io.VarLenFeature(tf.int64), "d": tf.io.FixedLenFeature([3], tf.int64),
+            "f": tf.io.VarLenFeature(tf.float32), "s": tf.io.FixedLenFeature([], tf.string)}
+    base = _example(i=F(int64_list=tf.train.Int64List(value=[1] * 12)),
+                    d=F(int64_list=tf.train.Int64List(value=[1] * 6)),
+                    f=F(float_list=tf.train.FloatList(value=[0.0] * 3)),
+                    s=F(bytes_list=tf.train.BytesList(value=[b"x" * 130])))
+    wanted = {k.encode(): j for j, k in enumerate("difs")}
+    found = [None] * 4
+    example_fast._entries(base, wanted, found)
+    regions = [(s, e) for _, s, e in found]
+    for s, e in regions:  # each list in the usual form: one packed field or value, its header framing
+        assert base[s] == 0x0A and e - s > 2
+
+    def varints(n, lengths=None):  # n bytes of varints, of random lengths (or these), each byte random
+        out, k = bytearray(), 0
+        while len(out) < n:
+            ln = lengths[k] if lengths else int(rng.integers(1, min(10, n - len(out)) + 1))
+            k += 1
+            out += bytes(int(rng.integers(128, 256)) for _ in range(ln - 1)) + bytes([int(rng.integers(0, 128))])
+        return out
+
+    def splits(n):
+        out = []
+        while sum(out) < n:
+            out.append(int(rng.integers(1, min(10, n - sum(out)) + 1)))
+        return out
+
+    def variant(pattern, noise):
+        r = bytearray(base)
+        for j, (s, e) in enumerate(regions):
+            p = s + 2 + (e - s > 130)
+            if j < 2:  # the int64 lists: varints of the batch's pattern (so columns line up), or any
+                r[p:e] = varints(e - p, pattern[j] if rng.random() > noise else None)
+            for k in range(p, e):
+                if rng.random() < noise / 4:
+                    r[k] = int(rng.choice([0x00, 0x01, 0x7F, 0x80, 0xFF, 0xC0, int(rng.integers(256))]))
+        return bytes(r)
+
+    def outcome(fn):
+        try:
+            out = fn()
+        except Exception as e:
+            return type(e), str(e)
+        return {k: [_bits(t.numpy()) for t in ((v.indices, v.values, v.dense_shape)
+                                                 if isinstance(v, tf.SparseTensor) else (v,))]
+                for k, v in out.items()}
+
+    d_splits = [[1, 1, 4], [2, 2, 2], [1, 5], [6]]  # three values in d, or fewer: the general path's error
+    for trial in range(60):
+        pattern = (d_splits[int(rng.integers(4))], splits(regions[1][1] - regions[1][0] - 2))  # (d, i)
+        noise = float(rng.choice([0.0, 0.0, 0.1, 1.0]))
+        batch = [variant(pattern, noise) for _ in range(int(rng.choice([3, 16, 24])))]
+        i_split = pattern[1]
+        if not noise and len(i_split) >= 2 and i_split[0] + i_split[1] <= 10 and rng.random() < 0.5:
+            # one record a value more, another one fewer: as many values in all, cut elsewhere
+            more = [1, i_split[0] - 1] + i_split[1:] if i_split[0] > 1 else [1, 1, i_split[1] - 1] + i_split[2:]
+            fewer = [i_split[0] + i_split[1]] + i_split[2:]
+            if 0 not in more:
+                batch[0], batch[-1] = variant((pattern[0], more), 0.0), variant((pattern[0], fewer), 0.0)
+        runs = [lambda: tf.io.parse_example(batch, spec)]
+        runs += [lambda r=r: tf.io.parse_single_example(r, spec) for r in batch[:4]]
+        for run in runs:
+            assert outcome(run) == _general(monkeypatch, lambda: outcome(run)), trial
