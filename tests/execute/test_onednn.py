@@ -542,6 +542,8 @@ def test_max_pool_window_indices_serve_the_gradient_of_either_thread_count(monke
     choice changed between the two calls: the same gradient, bit for bit."""
     one = [True]
     monkeypatch.setattr(onednn._Threads, "choose", lambda self, now: (one[0], None))
+    monkeypatch.setattr(onednn, "_SPLIT_MIN_WORK", 0)  # (this small pool would stay on one thread)
+    monkeypatch.setattr(blas_threads, "_cpus", lambda: 2)
     rng = np.random.default_rng(4)
     pads = ((0, 1), (0, 1))
     x = np.round(rng.standard_normal((4, 9, 7, 16)) * 2).astype(np.float32)  # ties
@@ -553,6 +555,8 @@ def test_max_pool_window_indices_serve_the_gradient_of_either_thread_count(monke
         one[0] = bwd
         got.append(onednn.max_pool_grad(x, dy, (2, 2), (2, 2), pads, y=y).view(np.uint32))
     assert all(np.array_equal(got[0], g) for g in got[1:])
+    # both counts' primitives ran (the pool is below _SPLIT_MIN_WORK, which alone kept every call on one)
+    assert {k[-1] for k in onednn.api().cache if k[1] in ("ws", "bwd")} == {1, 2}
 
 
 @needs
