@@ -22,10 +22,15 @@ def _ref(x, w):  # VALID, stride 1: the convolution by its definition
     return out.astype(np.float32)
 
 
-@pytest.mark.parametrize("cache_max", [4, 64])
-def test_threads_running_more_shapes_than_the_cache_keeps(monkeypatch, cache_max):
+@pytest.mark.parametrize("cache_max, split", [(4, False), (64, False), (4, True)])
+def test_threads_running_more_shapes_than_the_cache_keeps(monkeypatch, cache_max, split):
     monkeypatch.setattr(onednn.api(), "cache", {})
     monkeypatch.setattr(onednn, "_CACHE_MAX", cache_max)
+    if split:  # every problem takes the thread choice (one or every core, probed every millisecond), so each
+        # shape has a primitive per count and the threads share, record into and probe the same choices
+        monkeypatch.setattr(onednn.api(), "choices", {})
+        monkeypatch.setattr(onednn, "_SPLIT_MIN_WORK", 0)
+        monkeypatch.setattr(onednn, "_PROBE_S", 0.001)
     destroyed, real = [], onednn.Primitive.destroy
     monkeypatch.setattr(onednn.Primitive, "destroy", lambda self: destroyed.append(self) or real(self))
     rs = np.random.default_rng(0)
@@ -57,6 +62,8 @@ def test_threads_running_more_shapes_than_the_cache_keeps(monkeypatch, cache_max
     assert errors == [], errors[:3]
     cache = onednn.api().cache
     assert len(cache) <= cache_max and destroyed  # pushed out and destroyed
+    if split and onednn.api().set_threads is not None:
+        assert onednn.api().choices  # the choices were taken
     assert not any(p in destroyed for p in cache.values())  # what the cache holds is alive
     assert len({id(p) for p in destroyed}) == len(destroyed)  # each destroyed once
     assert all(p.users == 0 for p in cache.values())
