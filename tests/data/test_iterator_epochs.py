@@ -22,6 +22,12 @@ PIPELINES = {
     "batch-prefetch": lambda: _epochs().batch(4).prefetch(2),
     "map-skip-batch": lambda: _epochs().map(lambda x: x + 1, num_parallel_calls=tf.data.AUTOTUNE).skip(17).batch(5),
     "finite-batch": lambda: _epochs(3).batch(4),
+    # random epochs below an interleave or a flat_map (before, replayed: they were thought to draw more than once
+    # an epoch), the datasets the functions make shuffled too
+    "interleave": lambda: tf.data.Dataset.range(5).shuffle(5, seed=3).interleave(
+        lambda x: tf.data.Dataset.range(x).shuffle(3, seed=7), cycle_length=2).repeat(),
+    "flat-map": lambda: tf.data.Dataset.range(6).shuffle(4, seed=1).flat_map(
+        lambda x: tf.data.Dataset.range(x % 3)).repeat().batch(3),
 }
 
 

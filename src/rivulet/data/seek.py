@@ -234,9 +234,10 @@ def _lazy(ds):
 
 
 # Stages that call their input's _make_iter other than once per iteration of their own: a repeat cannot skip
-# epochs over them by counting (their random stages would not advance as counted).
-_NOT_ONCE = frozenset(["RepeatDataset", "FlatMapDataset", "InterleaveDataset", "GroupByWindowDataset",
-                       "_KeyedGroup", "RejectionResampleDataset", "CacheDataset", "SnapshotDataset"])
+# epochs over them by counting (their random stages would not advance as counted). flat_map and interleave call
+# it once (the datasets their function makes are new each time, outside the lineage), so they may be skipped over.
+_NOT_ONCE = frozenset(["RepeatDataset", "GroupByWindowDataset", "_KeyedGroup", "RejectionResampleDataset",
+                       "CacheDataset", "SnapshotDataset"])
 
 
 @_seeker("RepeatDataset")
