@@ -536,3 +536,21 @@ def test_records_of_a_cached_layout_with_any_payload_bytes(monkeypatch):
         runs += [lambda r=r: tf.io.parse_single_example(r, spec) for r in batch[:4]]
         for run in runs:
             assert outcome(run) == _general(monkeypatch, lambda: outcome(run)), trial
+
+
+def test_index_arrays_of_long_lists_are_not_kept():
+    """The sparse indices kept for reuse are those of short lists: records (or batches) whose long VarLen lists
+    come in many lengths kept every length's indices (was: up to 257 single-record index arrays and 65 batch
+    grids of any size: 16 bytes per value each, 1.6 GB for lists of 400K values)."""
+    example_fast._SPARSE_ONE.clear()
+    example_fast._GRIDS.clear()
+    spec = {"v": tf.io.VarLenFeature(tf.float32)}
+    for n in range(5000, 5040):
+        r = _example(v=F(float_list=tf.train.FloatList(value=np.arange(n, dtype=np.float32))))
+        got = tf.io.parse_single_example(r, spec)["v"]
+        assert got.indices.numpy()[-1].tolist() == [n - 1] and got.dense_shape.numpy().tolist() == [n]
+        got = tf.io.parse_example([r] * 2, spec)["v"]
+        assert got.indices.numpy()[-1].tolist() == [1, n - 1] and got.dense_shape.numpy().tolist() == [2, n]
+    held = sum(a.nbytes + b.nbytes for a, b in example_fast._SPARSE_ONE.values())
+    held += sum(g.nbytes for g in example_fast._GRIDS.values())
+    assert held < 1 << 20  # (without the bound: 8 MB here)

@@ -574,13 +574,17 @@ _LITTLE = sys.byteorder == "little"
 _SPARSE_ONE = {}  # values in a record -> (the sparse indices [[0], [1] ...], the dense shape [n]): copied out
 
 
+_SMALL = 4096  # values, at most, of the index arrays kept (the grids' [b * c, 2], the single records' [n, 1])
+
+
 def _sparse_one(n):
     got = _SPARSE_ONE.get(n)
     if got is None:
         got = (np.arange(n, dtype=np.int64)[:, None], np.array([n], dtype=np.int64))
-        if len(_SPARSE_ONE) > 256:
-            _SPARSE_ONE.clear()
-        _SPARSE_ONE[n] = got
+        if n <= _SMALL:  # (a long list's indices are not kept: lists of many lengths would keep them all)
+            if len(_SPARSE_ONE) > 256:
+                _SPARSE_ONE.clear()
+            _SPARSE_ONE[n] = got
     return got
 
 
@@ -693,9 +697,10 @@ def _grid(b, c):
     g = _GRIDS.get((b, c))
     if g is None:
         g = np.stack(np.divmod(np.arange(b * c, dtype=np.int64), c), 1) if c else np.zeros((0, 2), np.int64)
-        if len(_GRIDS) > 64:
-            _GRIDS.clear()
-        _GRIDS[b, c] = g
+        if b * c <= _SMALL:
+            if len(_GRIDS) > 64:
+                _GRIDS.clear()
+            _GRIDS[b, c] = g
     return g
 
 
