@@ -554,3 +554,18 @@ def test_index_arrays_of_long_lists_are_not_kept():
     held = sum(a.nbytes + b.nbytes for a, b in example_fast._SPARSE_ONE.values())
     held += sum(g.nbytes for g in example_fast._GRIDS.values())
     assert held < 1 << 20  # (without the bound: 8 MB here)
+
+
+def test_records_too_big_for_a_kept_layout_are_walked(monkeypatch):
+    """A record past a tenth of _LAYOUT_BYTES gets no batch layout: it is walked, not joined and compared with
+    its group byte for byte on every batch for a layout that could not be kept."""
+    monkeypatch.setattr(example_fast, "_LAYOUT_BYTES", 100_000)
+    example_fast._LAYOUTS.clear()
+    recs = [_example(label=F(int64_list=tf.train.Int64List(value=[i])),
+                     image=F(bytes_list=tf.train.BytesList(value=[b"\x01" * 20000]))) for i in range(16)]
+    made = []
+    real = example_fast._payloads
+    monkeypatch.setattr(example_fast, "_payloads", lambda *a: made.append(1) or real(*a))
+    for _ in range(3):
+        got = tf.io.parse_example(recs, {"label": tf.io.FixedLenFeature([], tf.int64)})
+    assert got["label"].numpy().tolist() == list(range(16)) and not made and not example_fast._LAYOUTS

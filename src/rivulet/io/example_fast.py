@@ -257,8 +257,8 @@ def _layout(records, idx, wanted, slots, length, any_size=False):
     lay = _LAYOUTS.get(key)
     if lay is not None and lay[0] is wanted:
         return lay
-    if len(idx) < _GROUP and not any_size:
-        return None
+    if len(idx) < _GROUP and not any_size or 10 * length > _LAYOUT_BYTES:
+        return None  # (a record past 1/10 of the budget: walked, not compared byte for byte, nor kept)
     ref = records[idx[0]]
     found = [None] * len(slots)
     _entries(ref, wanted, found)
