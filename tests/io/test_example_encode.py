@@ -66,3 +66,22 @@ def test_entries_equal_tensorflows():
             i += 1
         entry = one[i + 1:]
         assert entry in tf_bytes and entry in ours
+
+
+def test_example_merge_from_merges_the_feature_maps():
+    """Example.MergeFrom, and FromString of two serialized Examples one after the other (a message field sent
+    twice: protobuf merges it), keep the features of both, a later entry of a key replacing the earlier
+    (TensorFlow 2.21: a, b from each and c from the second; was: the second's features alone)."""
+    T, F = tf.train, tf.train.Feature
+    a = T.Example(features=T.Features(feature={"a": F(int64_list=T.Int64List(value=[1])),
+                                               "c": F(int64_list=T.Int64List(value=[3]))}))
+    b = T.Example(features=T.Features(feature={"b": F(int64_list=T.Int64List(value=[2])),
+                                               "c": F(int64_list=T.Int64List(value=[4]))}))
+    m = T.Example()
+    m.CopyFrom(a)
+    m.MergeFrom(b)
+    want = [("a", [1]), ("b", [2]), ("c", [4])]
+    assert sorted((k, list(v.int64_list.value)) for k, v in m.features.feature.items()) == want
+    r = T.Example.FromString(a.SerializeToString() + b.SerializeToString())
+    assert sorted((k, list(v.int64_list.value)) for k, v in r.features.feature.items()) == want
+    assert list(a.features.feature) == ["a", "c"]  # the sources as they were

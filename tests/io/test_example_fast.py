@@ -569,3 +569,33 @@ def test_records_too_big_for_a_kept_layout_are_walked(monkeypatch):
     for _ in range(3):
         got = tf.io.parse_example(recs, {"label": tf.io.FixedLenFeature([], tf.int64)})
     assert got["label"].numpy().tolist() == list(range(16)) and not made and not example_fast._LAYOUTS
+
+
+def test_concatenated_records_and_duplicated_keys_read_as_tensorflow_does(monkeypatch):
+    """Two serialized Examples one after the other parse as one with both maps (TensorFlow 2.21: a [1], b [2],
+    c [4]; was: the second's features alone, so a missing); a key whose last entry is an empty Feature keeps
+    an earlier entry's values (TensorFlow 2.21: [5] as FixedLenFeature, with a default, and as VarLenFeature;
+    was: missing, so an error, the default, or no values)."""
+    T = tf.train
+
+    def ex(**kv):
+        return _example(**{k: F(int64_list=T.Int64List(value=v)) for k, v in kv.items()})
+    r = ex(a=[1], c=[3]) + ex(b=[2], c=[4])
+    spec = {k: tf.io.VarLenFeature(tf.int64) for k in "abc"}
+    want = {"a": [1], "b": [2], "c": [4]}
+    for run in (lambda: tf.io.parse_single_example(r, spec), lambda: _general(monkeypatch, lambda: (
+            tf.io.parse_single_example(r, spec)))):
+        assert {k: v.values.numpy().tolist() for k, v in run().items()} == want
+    got = tf.io.parse_example([r, r], spec)
+    assert {k: v.values.numpy().tolist() for k, v in got.items()} == {k: v * 2 for k, v in want.items()}
+    ent1, ent2 = b"\x0a\x01d\x12\x05\x1a\x03\x0a\x01\x05", b"\x0a\x01d\x12\x00"  # d: [5], then d: an empty Feature
+    body = b"\x0a" + bytes([len(ent1)]) + ent1 + b"\x0a" + bytes([len(ent2)]) + ent2
+    dup = b"\x0a" + bytes([len(body)]) + body
+    for spec in ({"d": tf.io.FixedLenFeature([1], tf.int64)}, {"d": tf.io.FixedLenFeature([1], tf.int64, [7])},
+                 {"d": tf.io.VarLenFeature(tf.int64)}):
+        def values(recs, single):
+            out = (tf.io.parse_single_example(recs[0], spec) if single else tf.io.parse_example(recs, spec))["d"]
+            return getattr(out, "values", out).numpy().reshape(-1).tolist()
+        for recs, single in (([dup], True), ([dup] * 3, False), ([dup] * 20, False)):
+            assert values(recs, single) == [5] * len(recs)
+            assert _general(monkeypatch, lambda: values(recs, single)) == [5] * len(recs)

@@ -98,8 +98,9 @@ def _entries(buf, wanted, found):
         if slot is None:
             continue
         p = q
-        if fl == 0:
-            found[slot] = (0, p, p)  # a Feature with no list: no values
+        if fl == 0:  # a Feature with no list: no values, unless an earlier entry of the key has them
+            if found[slot] is None:  # (TensorFlow's parser skips an empty Feature of a key seen twice)
+                found[slot] = (0, p, p)
         else:
             tag = buf[p]
             if tag not in _LIST_TAGS:  # (TensorFlow: "Unsupported datatype.", even where a later entry of the

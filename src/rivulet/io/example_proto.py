@@ -638,8 +638,12 @@ class Features(_Message):
         return total
 
     @classmethod
-    def _decode(cls, b):
-        out = cls()
+    def _decode(cls, b, out=None, keep_earlier=False):
+        """The Features of `b`, its entries added to `out`'s where given (protobuf merges a message field sent
+        twice: a later entry of a key replaces the earlier). keep_earlier: an empty Feature (no list) leaves an
+        earlier entry of its key in place, as TensorFlow's Example parser reads duplicated keys."""
+        out = cls() if out is None else out
+        fm = out.feature
         for f, w, v in fields(b):
             if f != 1 or w != 2:
                 continue
@@ -653,7 +657,10 @@ class Features(_Message):
                 name = key.decode()
             except UnicodeDecodeError:
                 raise DecodeError("Wire format was corrupt: feature name is not UTF-8") from None
-            out.feature[name] = Feature._decode(value)
+            feature = Feature._decode(value)
+            if keep_earlier and feature._kind is None and name in fm:
+                continue
+            fm[name] = feature
         return out
 
     def _text(self):
@@ -696,11 +703,12 @@ class Example(_Message):
     SerializeToString = _encode  # (one call, not two: an Example is serialised once per record written)
 
     @classmethod
-    def _decode(cls, b):
+    def _decode(cls, b, keep_earlier=False):
+        """keep_earlier: Features._decode's (parse_example's reading of duplicated keys)."""
         out = cls()
         for f, w, v in fields(b):
-            if f == 1 and w == 2:
-                out.features, out._set = Features._decode(v), True
+            if f == 1 and w == 2:  # (sent twice, as by MergeFrom: the maps merge)
+                out.features, out._set = Features._decode(v, out.features, keep_earlier), True
         return out
 
     def _text(self):

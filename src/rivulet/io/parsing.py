@@ -105,7 +105,7 @@ def _parse_kernel(serialized, dense_keys, dense_types, dense_shapes, dense_defau
     for r in records:
         r = r.item() if isinstance(r, np.ndarray) else r
         try:
-            examples.append(ep.Example._decode(bytes(r)))
+            examples.append(ep.Example._decode(bytes(r), keep_earlier=True))
         except (ep.DecodeError, TypeError):
             raise InvalidArgumentError(f"Could not parse example input, value: '{bytes(r)[:64]!r}'") from None
     sparse_out = [[], [], []]
