@@ -72,7 +72,7 @@ def test_downloads_are_served_from_the_synthetic_files(tmp_path, monkeypatch):
     try:
         rt._install_network(files)
         (x, y), (xt, yt) = tf.keras.datasets.mnist.load_data()  # through get_file's hash check
-        assert x.shape == (1200, 28, 28) and x.dtype == np.uint8 and y.dtype == np.uint8 and xt.shape[0] == 200
+        assert x.shape == (9000, 28, 28) and x.dtype == np.uint8 and y.dtype == np.uint8 and xt.shape[0] == 200
         (fx, fy), _ = tf.keras.datasets.fashion_mnist.load_data()
         assert fx.shape == (1200, 28, 28) and fy.shape == (1200,)
         with pytest.raises(Exception, match="URL fetch failure"):

@@ -33,7 +33,8 @@ What the runner does to each notebook, and nothing else:
 - shrinks training: an integer literal larger than MAX_EPOCHS given to `epochs=` (or to a keyword or default
   ending in `_epochs`, e.g. `max_epochs=10000`), or assigned to a name `epochs`/`EPOCHS` or ending in
   `_epochs`/`_EPOCHS` (`MAX_EPOCHS`, `initial_epochs`, `fine_tune_epochs`), becomes MAX_EPOCHS (2). The synthetic data
-  sets are small too (a few hundred rows), so no other rewrite is needed;
+  sets are small too (a few hundred rows; MNIST 9,000, what multi_worker_with_ctl's 70 steps of 128 take), so no
+  other rewrite is needed;
 - keeps each cell's source in linecache, as IPython does (AutoGraph reads the functions a cell defines);
 - shows the value of a cell's last expression with repr(), as the notebook would (a repr that raises
   fails the cell), with IPython's modules loaded as in a notebook (where ipython is installed);
@@ -41,7 +42,9 @@ What the runner does to each notebook, and nothing else:
   epochs are rewritten as a cell's, since later cells import it), drops IPython's help lines
   (`obj?`) and a cell's leading indentation (IPython's leading_indent);
 - serves the files the tutorials download from `synthetic.py` (the real formats: npz, IDX gzip, CIFAR's
-  pickled batches in a tar.gz, aclImdb and flower_photos archives, the CSVs with their real columns) through
+  pickled batches in a tar.gz, the aclImdb, flower_photos and stack_overflow_16k archives, cats_and_dogs and
+  mini_speech_commands (16 kHz wavs) zips, HIGGS.csv.gz, the CSVs with their real columns, Keras applications'
+  h5 weights of the right shapes) through
   an urllib handler (and a `requests` adapter), so `tf.keras.utils.get_file`, `tf.keras.datasets.*` and `pandas.read_csv(url)` read them
   through their ordinary download path into the ordinary cache; any other URL fails as offline;
 - accepts the synthetic files where a loader checks the real file's hash (rivulet.keras.data_utils'
