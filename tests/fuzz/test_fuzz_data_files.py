@@ -323,8 +323,9 @@ def load_cache(path):
 def _iter_pipeline(i=0):
     """0: stages that seek by index; 1, 2: endless repeats of epochs of unknown length (replayed once); 3: the
     same with a shuffle inside (its checkpoint says the epoch: at most one epoch is remade); 4: a filter over an
-    endless repeat (epochs skipped by the filter's count of one epoch); 5: replayed element by element (the open
-    target); 6: random epochs below an interleave, as 3."""
+    endless repeat (epochs skipped by the filter's count of one epoch); 5, 7, 8, 9: a shuffle over an endless repeat
+    (its checkpoint holds the shuffle's buffer: was replayed element by element); 6: random epochs below an
+    interleave, as 3."""
     tf = _tf()
     ds = tf.data.Dataset.range(40)
     if i == 0:
@@ -335,8 +336,15 @@ def _iter_pipeline(i=0):
         return tf.data.Dataset.range(5).interleave(lambda x: tf.data.Dataset.range(x), cycle_length=2).repeat()
     if i == 4:
         return ds.repeat().filter(lambda x: x % 3 == 0)
-    if i == 5:  # open: a shuffle buffer over an endless repeat holds what came before
+    if i == 5:  # a shuffle buffer over an endless repeat holds what came before: saved
         return ds.repeat().shuffle(7, seed=3)
+    if i == 7:
+        return ds.repeat().shuffle(7, seed=3).batch(3).prefetch(2)
+    if i == 8:  # a reshuffled epoch below
+        return ds.shuffle(5, seed=1).repeat().shuffle(6, seed=2)
+    if i == 9:  # ragged elements in the buffer
+        return tf.data.Dataset.from_tensor_slices(tf.ragged.constant([[1], [2, 3], [], [4, 5, 6]])).repeat() \
+            .shuffle(3, seed=4)
     if i == 6:  # random epochs below an interleave (its checkpoint says the epoch too)
         return tf.data.Dataset.range(5).shuffle(5, seed=3).interleave(
             lambda x: tf.data.Dataset.range(x), cycle_length=2).repeat()
@@ -415,7 +423,7 @@ def build_iterator_random_repeat(rng, case_dir):
 
 
 def build_iterator_replayed(rng, case_dir):
-    return build_iterator(rng, case_dir, (5,), far=True)
+    return build_iterator(rng, case_dir, (5, 7, 8, 9), far=rng.random() < 0.5)
 
 
 def load_iterator(prefix):
@@ -653,6 +661,8 @@ TARGETS = [
     FuzzTarget(name="iterator-checkpoint", build=build_iterator, load=load_iterator, allowed=_DATA),
     FuzzTarget(name="iterator-checkpoint-random-repeat", build=build_iterator_random_repeat, load=load_iterator,
                allowed=_DATA),
+    FuzzTarget(name="iterator-checkpoint-replayed-stages", build=build_iterator_replayed, load=load_iterator,
+               allowed=_DATA),
     FuzzTarget(name="savedmodel-composite-specs", build=build_composite, load=load_composite, allowed=_SAVED,
                seconds=10.0),
     FuzzTarget(name="savedmodel-custom-gradient", build=build_gradient, load=load_gradient, allowed=_SAVED,
@@ -661,14 +671,11 @@ TARGETS = [
                allowed=(ValueError, OSError)),
 ]
 
-# Open findings, run by tools/fuzz_readers.py --open (iterator-checkpoint-random-repeat was one, fixed: a far
-# position in an endless repeat of shuffled, filtered epochs was reached by remaking every element before it).
-# Still replayed up to a hostile position (2**40 and more), until the time limit: a shuffle over an endless repeat
-# (its buffer holds what came before: TensorFlow saves the buffer).
-OPEN_TARGETS = [
-    FuzzTarget(name="iterator-checkpoint-replayed-stages", build=build_iterator_replayed, load=load_iterator,
-               allowed=_DATA),
-]
+# Open findings, run by tools/fuzz_readers.py --open. Fixed: iterator-checkpoint-random-repeat (a far position in an
+# endless repeat of shuffled, filtered epochs was reached by remaking every element before it) and
+# iterator-checkpoint-replayed-stages (a shuffle over an endless repeat was replayed up to a hostile position, 2**40
+# and more, until the time limit: its checkpoint now holds the shuffle's buffer, as TensorFlow's).
+OPEN_TARGETS = []
 
 
 @pytest.mark.parametrize("target", TARGETS, ids=lambda t: t.name)

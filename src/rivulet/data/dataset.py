@@ -375,7 +375,7 @@ class OwnedIterator:
         from . import iterator_state
         from .graph_ops import random_stages
         iterator_state.decode(tensors[iterator_state.ATTRIBUTE], self._spec, len(random_stages(self._dataset)),
-                              self._res.tracked())
+                              self._res.tracked(), self._res._shuffle)
 
     def _restore_from_tensors(self, tensors):
         from . import iterator_state

@@ -78,11 +78,15 @@ class IteratorResource:
     trainable = False
 
     def __init__(self, dataset):
-        from .seek import tracked_repeat
+        from .seek import saved_shuffle, tracked_repeat
         self._dataset = dataset
         self._lock = threading.Lock()
         self._track = tracked_repeat(dataset)  # (its repeat of random epochs of unknown length, path) or None
         self._cursor = None  # that repeat's EpochCursor in this iteration
+        # (its shuffle whose buffer a checkpoint saves, path, elements held ahead) or None; this iteration's
+        # SavedShuffleIterator's tracking
+        self._shuffle = saved_shuffle(dataset) if self._track is None else None
+        self._shuffle_t = None
         self._start(None)
 
     def tracked(self):
@@ -102,9 +106,26 @@ class IteratorResource:
             raise InternalError(None, None, "Iterator checkpoint: the epoch of the iterator's position is unknown.")
         return where
 
+    def shuffle_state(self):
+        """None without a saved shuffle; else its (buffer, elements given) at this iterator's position, or False
+        before its first pull. Called under the lock."""
+        if self._shuffle is None:
+            return None
+        from .seek import repeat_position
+        t = self._shuffle_t
+        if t is None or t.iter is None:
+            return False
+        return t.iter.state_at(repeat_position(self._shuffle[1], self.position)) or False
+
     def _iter_at(self, position, hint):
-        """The pipeline's iterator from `position` (a new one at 0; hint: see seek.tracking)."""
-        from .seek import iter_from, tracking
+        """The pipeline's iterator from `position` (a new one at 0; hint: see seek.tracking, or with a saved
+        shuffle seek._ShuffleTracking)."""
+        from .seek import _ShuffleTracking, iter_from, tracking
+        if self._shuffle is not None:
+            with _ShuffleTracking(self._shuffle[0], hint, self._shuffle[2]) as t:
+                it = iter_from(self._dataset, position)
+            self._shuffle_t = t
+            return it
         if self._track is None:
             return self._dataset._make_iter() if position == 0 and hint is None else \
                 iter_from(self._dataset, position)
@@ -124,7 +145,7 @@ class IteratorResource:
         # the stages not drawn from yet: their first draws (which may come at a later pull, or after another
         # iterator of the same dataset drew) are recorded as they happen (_pull)
         self._pending = {id(d): i for i, d in enumerate(stages)} or None
-        self._cursor = None
+        self._cursor = self._shuffle_t = None
         self._it = self._pull(self._iter_at, 0, None) if make else None
         self._next = None
         self.position = 0
@@ -153,14 +174,16 @@ class IteratorResource:
         with self._lock:
             stages = random_stages(self._dataset)
             before = (self._it, self._next, self.position, self.random_state, self._pending, self._cursor,
-                      [d._random_state() for d in stages])
+                      [d._random_state() for d in stages], self._shuffle_t)
             self._start(random_state, make=False)
             self._pending = None  # the state is the one restored (seeking may draw past it)
             try:
-                hint = None if position == 0 or self._track is None else where or ("first",)
+                hint = None if position == 0 or self._track is None and self._shuffle is None else \
+                    where or ("first",)
                 it = self._iter_at(position, hint)
             except BaseException:
-                self._it, self._next, self.position, self.random_state, self._pending, self._cursor, states = before
+                (self._it, self._next, self.position, self.random_state, self._pending, self._cursor, states,
+                 self._shuffle_t) = before
                 for d, st in zip(stages, states):
                     d._set_random_state(st)
                 raise

@@ -21,10 +21,11 @@ import re
 
 import numpy as np
 
-from ..errors import FailedPreconditionError, InvalidArgumentError, OutOfRangeError
+from ..errors import DataLossError, FailedPreconditionError, InvalidArgumentError, OutOfRangeError
 
 MAGIC = b"rivulet.data.Iterator/1"
 MAGIC_EPOCH = b"rivulet.data.Iterator/2"  # followed, after the random stages, by the repeat's epoch and position
+MAGIC_SHUFFLE = b"rivulet.data.Iterator/3"  # followed, after the random stages, by the saved shuffle's state
 ATTRIBUTE = "ITERATOR_STATE"
 _MAX = (1 << 63) - 1
 
@@ -55,12 +56,15 @@ def encode(resource, element_spec):
     check_saveable(resource._dataset)
     with resource._lock:
         position, random_state, where = resource.position, list(resource.random_state), resource.epoch_position()
-    items = [MAGIC if where is None else MAGIC_EPOCH, repr(element_spec).encode(), b"%d" % position,
-             b"%d" % len(random_state)]
+        shuffled = resource.shuffle_state()
+    magic = MAGIC if where is None and shuffled is None else MAGIC_EPOCH if shuffled is None else MAGIC_SHUFFLE
+    items = [magic, repr(element_spec).encode(), b"%d" % position, b"%d" % len(random_state)]
     for st in random_state:
         items.extend(b"%d" % int(x) for x in st)
     if where is not None:
         items.extend(b"%d" % x for x in where)
+    if shuffled is not None:
+        items.extend(_shuffle_items(shuffled))
     out = np.empty(len(items), dtype=object)
     out[:] = items
     return out
@@ -75,17 +79,68 @@ def _int(b, what, lo=0, hi=_MAX):
     return v
 
 
-def decode(value, element_spec, n_random, tracked=False):
+def _shuffle_items(shuffled):
+    """A saved shuffle's entries: started (0 or 1), the buffer's length, then each buffered element's components
+    as serialized TensorProtos (tf.io.serialize_tensor; a composite's: its components), in buffer order."""
+    if shuffled is False:
+        return [b"0", b"0"]
+    from ..ops.serialize_ops import serialize_kernel
+    from .composites import to_records
+    buf, _ = shuffled
+    out = [b"1", b"%d" % len(buf)]
+    for e in buf:
+        out.extend(serialize_kernel(v).item() for v in to_records(e))
+    return out
+
+
+def _shuffle_decode(a, at, position, shuffle, path):
+    """The saved shuffle's (buffer, elements given) from entries at..., or None (not started); checked against
+    the live shuffle's buffer_size and element_spec. DataLossError for an element that is no element of it."""
+    from .composites import read_elements, record_layout, record_specs
+    from .seek import repeat_position
+    if a.size < at + 2:
+        raise InvalidArgumentError(f"Iterator checkpoint: expected the shuffle's state after entry {at}, got "
+                                   f"{a.size} entries.")
+    started = _int(a[at], "the shuffle's started flag", 0, 1)
+    cap = min(shuffle._buffer, 1 << 20)
+    n = _int(a[at + 1], "the shuffle's buffer length", 0, cap)
+    spec = shuffle.element_spec
+    per = len(record_specs(record_layout(spec), spec))
+    if a.size != at + 2 + n * per:
+        raise InvalidArgumentError(f"Iterator checkpoint: expected {at + 2 + n * per} entries (a shuffle buffer of "
+                                   f"{n} elements of {per} components), got {a.size}.")
+    if not started:
+        if n or position:
+            raise InvalidArgumentError(f"Iterator checkpoint: a shuffle not started at position {position} "
+                                       f"holding {n} elements.")
+        return None
+    if n == 0 and position == 0:
+        raise InvalidArgumentError("Iterator checkpoint: a started shuffle with an empty buffer at position 0.")
+    records = a[at + 2:]
+    if any(not isinstance(r, bytes) for r in records):
+        raise InvalidArgumentError("Iterator checkpoint: a shuffle buffer entry is not bytes.")
+    where = "Iterator checkpoint: the shuffle buffer"
+    try:
+        buf = list(read_elements(iter(records), spec, n, where, f"{where} ends early.", f"{where} holds more."))
+    except (InvalidArgumentError, DataLossError) as e:
+        if e.message.startswith(where):
+            raise
+        raise type(e)(None, None, f"{where}: {e.message}") from None
+    return buf, repeat_position(path, position)
+
+
+def decode(value, element_spec, n_random, tracked=False, shuffle=None):
     """(position, random_state) from a checkpointed value, checked against the live iterator's pipeline."""
-    return decode_state(value, element_spec, n_random, tracked)[:2]
+    return decode_state(value, element_spec, n_random, tracked, shuffle)[:2]
 
 
-def decode_state(value, element_spec, n_random, tracked):
-    """(position, random_state, (epoch, position in it) or None); `tracked`: whether the live iterator's
-    pipeline has a tracked repeat (only its states may say an epoch)."""
+def decode_state(value, element_spec, n_random, tracked, shuffle=None):
+    """(position, random_state, (epoch, position in it) or the shuffle's saved (buffer, elements given) or
+    None); `tracked`: whether the live iterator's pipeline has a tracked repeat (only its states may say an
+    epoch); `shuffle`: its saved shuffle's (dataset, path, ...) (only its states hold a buffer)."""
     a = np.asarray(value)
     if a.dtype != object or a.ndim != 1 or a.size < 4 or not isinstance(a[0], bytes) or \
-            a[0] not in (MAGIC, MAGIC_EPOCH):
+            a[0] not in (MAGIC, MAGIC_EPOCH, MAGIC_SHUFFLE):
         raise InvalidArgumentError("Iterator checkpoint: the saved ITERATOR_STATE is not a rivulet iterator state "
                                    f"(dtype {a.dtype}, shape {list(a.shape)}); TensorFlow's own iterator states "
                                    "cannot be restored.")
@@ -99,6 +154,15 @@ def decode_state(value, element_spec, n_random, tracked):
     if n != n_random:
         raise InvalidArgumentError(f"Iterator checkpoint: it was saved for a pipeline with {n} random stages "
                                    f"(shuffle, sample_from_datasets, rejection_resample), this one has {n_random}.")
+    if a[0] == MAGIC_SHUFFLE:
+        if shuffle is None:
+            raise InvalidArgumentError("Iterator checkpoint: it was saved for a pipeline whose shuffle's buffer is "
+                                       "saved (a shuffle of an endless or unindexable input); this one has none.")
+        at = 4 + 3 * n
+        if a.size < at:
+            raise InvalidArgumentError(f"Iterator checkpoint: expected more than {at} entries, got {a.size}.")
+        random_state = _random_states(a, n)
+        return position, random_state, _shuffle_decode(a, at, position, shuffle[0], shuffle[1])
     epoch = a[0] == MAGIC_EPOCH
     if epoch and not tracked:
         raise InvalidArgumentError("Iterator checkpoint: it was saved for a pipeline whose repeat() has epochs of "
@@ -106,17 +170,21 @@ def decode_state(value, element_spec, n_random, tracked):
     want = 4 + 3 * n + 2 * epoch
     if a.size != want:
         raise InvalidArgumentError(f"Iterator checkpoint: expected {want} entries, got {a.size}.")
-    random_state = [tuple(_int(a[4 + 3 * k + j], "random state", 0 if j == 2 else -_MAX - 1,
-                               _MAX if j == 2 else (1 << 64) - 1) for j in range(3)) for k in range(n)]
+    random_state = _random_states(a, n)
     where = (_int(a[-2], "epoch"), _int(a[-1], "position in the epoch")) if epoch else None
     if where is not None and position == 0 and where != (0, 0):
         raise InvalidArgumentError(f"Iterator checkpoint: position 0 in epoch {where[0]} at {where[1]}.")
     return position, random_state, where
 
 
+def _random_states(a, n):
+    return [tuple(_int(a[4 + 3 * k + j], "random state", 0 if j == 2 else -_MAX - 1,
+                       _MAX if j == 2 else (1 << 64) - 1) for j in range(3)) for k in range(n)]
+
+
 def restore(resource, element_spec, value):
     from .graph_ops import random_stages
     position, random_state, where = decode_state(value, element_spec, len(random_stages(resource._dataset)),
-                                                 resource.tracked())
+                                                 resource.tracked(), resource._shuffle)
     if not resource.restart_at(position, random_state, where):
         raise OutOfRangeError(f"Iterator checkpoint: the dataset ended before the saved position {position}.")

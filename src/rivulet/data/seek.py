@@ -30,7 +30,7 @@ _TRACK = threading.local()  # the tracked repeat of the iteration being built in
 
 def iter_from(ds, k):
     """An iterator over `ds` from element k on, or None if `ds` ends before k."""
-    if k == 0 and getattr(_TRACK, "repeat", None) is None:
+    if k == 0 and getattr(_TRACK, "repeat", None) is None and getattr(_TRACK, "shuffle", None) is None:
         return ds._make_iter()
     card = ds._card()
     if card >= 0 and k > card:
@@ -141,6 +141,8 @@ def _batch(ds, k):
 
 @_seeker("ShuffleDataset")
 def _shuffle(ds, k):
+    if getattr(_TRACK, "shuffle", None) is ds:
+        return _anchored_shuffle(ds, k)
     src, order = ds._full_permutation_source()
     if src is None:
         return None
@@ -421,3 +423,169 @@ def _tracked(ds, k):
             n, e, it = n + m, e + 1, None
         cursor.end(n)
     return gen() if hint is not None or k == 0 else itertools.islice(gen(), k, None)
+
+
+# ---- the iterator's own shuffle over an endless (or unindexable) input: its buffer is saved ---------------------
+
+OLD_REPLAY_LIMIT = 1 << 16  # an older state of such a pipeline (no buffer saved) is replayed up to this position
+
+
+def saved_shuffle(ds):
+    """(the shuffle, [(stage kind, n)] from the top down, how many of its elements the stages above may hold
+    ahead of the iterator) when an iterator of `ds` saves that shuffle's buffer (a shuffle reached from the top
+    through maps, prefetches, batches, takes and skips, whose input cannot be indexed: replaying it to a far
+    position would have no bound), else None."""
+    from .dataset import AUTOTUNE
+    from .threads import _ParallelMapIterator, autotune_parallelism
+    path, held, scale = [], [1], 1  # held: each level's elements held ahead (the iterator's peek: one)
+    while True:
+        names = [c.__name__ for c in type(ds).__mro__]
+        if "ShuffleDataset" in names:
+            break
+        kind = next((n for n in names if n in _CHAIN), None)
+        if kind is None or kind == "SkipDataset" and ds._count < 0:
+            return None
+        if kind in ("BatchDataset", "SkipDataset"):
+            path.append((kind, ds._n if kind == "BatchDataset" else ds._count))
+        if kind == "BatchDataset":
+            held.append(1)
+            held = [h * ds._n for h in held]
+        elif kind == "PrefetchDataset":
+            held.append(ds._size + 2 if ds._size != AUTOTUNE else 2 * autotune_parallelism() + 2)
+        elif kind == "ParallelMapDataset":  # up to 2n chunks in flight, and one given out (threads.py)
+            n = ds._parallel if ds._parallel != AUTOTUNE else autotune_parallelism()
+            held.append((2 * n + 2) * _ParallelMapIterator.CHUNK)
+        ds = ds._input
+    if ds._full_permutation_source()[0] is not None:
+        return None  # cut from its permutation (seek: _shuffle)
+    return ds, path, sum(held) + 16
+
+
+class _ShuffleTracking:
+    """`with _ShuffleTracking(shuffle, hint): iter_from(...)`: the anchored shuffle's iterator lands in `.iter`.
+    hint: None (a new iteration), ("first",) (an older state: replayed), or (records, count) (its saved buffer)."""
+
+    def __init__(self, shuffle, hint, ahead):
+        self.shuffle, self.hint, self.ahead, self.iter = shuffle, hint, ahead, None
+
+    def __enter__(self):
+        self._old = getattr(_TRACK, "shuffle", None), getattr(_TRACK, "shuffle_state", None)
+        _TRACK.shuffle, _TRACK.shuffle_state = self.shuffle, self
+        return self
+
+    def __exit__(self, *exc):
+        _TRACK.shuffle, _TRACK.shuffle_state = self._old
+
+
+class SavedShuffleIterator:
+    """A shuffle's iteration whose state can be saved: its buffer, how many random numbers it drew (as many as it
+    gave elements; its generator is moved there with PCG64.advance), and so its input's position (elements given +
+    buffered). The stages above may hold elements ahead of the iterator (prefetch, batch, the iterator's peek):
+    the last `ahead` steps are kept to be undone when saving. The same order as ShuffleDataset._buffered."""
+
+    def __init__(self, ds, ahead):
+        self._ds, self._lock = ds, threading.Lock()
+        self._log = collections.deque(maxlen=ahead)  # (slot, element given, element put there or None: popped)
+        self._buf = None  # not started: filled at the first pull, as the generator is
+        self.count = 0  # elements given
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        with self._lock:
+            if self._buf is None:
+                ds = self._ds
+                rng = ds._next_rng()
+                it = ds._input._make_iter()
+                self._rng, self._it, self._ended, self.count = rng, it, False, 0
+                self._buf = list(itertools.islice(it, min(ds._buffer, 1 << 20)))
+                self._rand, self._k = rng.random(1024), 0
+            buf = self._buf
+            if not buf:
+                raise StopIteration
+            if self._k == 1024:
+                self._rand, self._k = self._rng.random(1024), 0
+            j = int(self._rand[self._k] * len(buf))
+            self._k += 1
+            x = buf[j]
+            nxt = _END if self._ended else next(self._it, _END)
+            if nxt is _END:
+                self._ended = True
+                buf[j] = buf[-1]
+                buf.pop()
+                self._log.append((j, x, None))
+            else:
+                buf[j] = nxt
+                self._log.append((j, x, nxt))
+            self.count += 1
+            return x
+
+    def state_at(self, target):
+        """(buffer, elements given) at `target` elements given (at most `ahead` back), or None if not started."""
+        with self._lock:
+            if self._buf is None:
+                return None
+            target = min(target, self.count)  # (a last, partial batch above)
+            back = self.count - target
+            if back > len(self._log):
+                from ..errors import InternalError
+                raise InternalError(None, None, f"Iterator checkpoint: the shuffle ran {back} elements ahead of "
+                                    f"the iterator, more than the {len(self._log)} kept.")
+            buf, log = list(self._buf), list(self._log)
+        for j, x, put in reversed(log[len(log) - back:]):
+            if put is None:
+                if j == len(buf):
+                    buf.append(x)
+                else:
+                    buf.append(buf[j])
+                    buf[j] = x
+            else:
+                buf[j] = x
+        return buf, target
+
+    def restore(self, buf, count):
+        """Starts from a saved buffer after `count` elements given: the generator moved past `count` numbers,
+        the input at its element count + len(buf). None if the input ends before."""
+        from ..errors import InvalidArgumentError
+        ds = self._ds
+        rng = ds._next_rng()
+        inner = iter_from(ds._input, count + len(buf))
+        if inner is None:
+            raise InvalidArgumentError(f"Iterator checkpoint: the shuffle's input ends before its saved position "
+                                       f"{count + len(buf)}.")
+        cap = min(ds._buffer, 1 << 20)
+        ended = False
+        if len(buf) < cap:  # a buffer not full: its input had ended
+            if next(inner, _END) is not _END:
+                raise InvalidArgumentError(f"Iterator checkpoint: the shuffle's saved buffer holds {len(buf)} "
+                                           f"elements of {cap}, but its input has more.")
+            ended = True
+        blocks, k = divmod(count, 1024)
+        rng.bit_generator.advance(blocks * 1024)
+        self._rng, self._it, self._ended, self.count, self._buf = rng, inner, ended, count, list(buf)
+        self._rand, self._k = rng.random(1024), k
+        return self
+
+
+def _anchored_shuffle(ds, k):
+    t = _TRACK.shuffle_state
+    _TRACK.shuffle = None  # the stages below build as usual
+    it = t.iter = SavedShuffleIterator(ds, t.ahead)
+    hint = t.hint
+    if hint is None:
+        return it if k == 0 else itertools.islice(it, k, None)  # (k > 0 under a skip: made and dropped)
+    if hint == ("first",):  # an older state (no buffer saved): replayed, to a bounded position
+        if k > OLD_REPLAY_LIMIT:
+            from ..errors import InvalidArgumentError
+            raise InvalidArgumentError(
+                f"Iterator checkpoint: it was written by an older rivulet, which did not save the shuffle's buffer, "
+                f"and its position ({k} elements of the shuffle) is past the {OLD_REPLAY_LIMIT} that are replayed; "
+                "save the iterator again with this version.")
+        return _replay(it, k)
+    buf, count = hint
+    if count != k and not (count < k and not buf):
+        from ..errors import InvalidArgumentError
+        raise InvalidArgumentError(f"Iterator checkpoint: the shuffle's saved state is after {count} elements, "
+                                   f"the iterator's position is at its element {k}.")
+    return it.restore(buf, count)
