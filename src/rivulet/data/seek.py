@@ -493,21 +493,19 @@ class SavedShuffleIterator:
         return self
 
     def __next__(self):
-        with self._lock:
-            if self._buf is None:
-                ds = self._ds
-                rng = ds._next_rng()
-                it = ds._input._make_iter()
-                self._rng, self._it, self._ended, self.count = rng, it, False, 0
-                self._buf = list(itertools.islice(it, min(ds._buffer, 1 << 20)))
-                self._rand, self._k = rng.random(1024), 0
+        lock = self._lock
+        lock.acquire()  # (not `with`: half the cost, on every element)
+        try:
             buf = self._buf
+            if buf is None:
+                buf = self._start()
             if not buf:
                 raise StopIteration
-            if self._k == 1024:
-                self._rand, self._k = self._rng.random(1024), 0
-            j = int(self._rand[self._k] * len(buf))
-            self._k += 1
+            k = self._k
+            if k == 1024:
+                self._rand, k = self._rng.random(1024).tolist(), 0  # (as floats: the same products)
+            j = int(self._rand[k] * len(buf))
+            self._k = k + 1
             x = buf[j]
             nxt = _END if self._ended else next(self._it, _END)
             if nxt is _END:
@@ -520,6 +518,17 @@ class SavedShuffleIterator:
                 self._log.append((j, x, nxt))
             self.count += 1
             return x
+        finally:
+            lock.release()
+
+    def _start(self):
+        ds = self._ds
+        rng = ds._next_rng()
+        it = ds._input._make_iter()
+        self._rng, self._it, self._ended, self.count = rng, it, False, 0
+        self._buf = list(itertools.islice(it, min(ds._buffer, 1 << 20)))
+        self._rand, self._k = rng.random(1024).tolist(), 0
+        return self._buf
 
     def state_at(self, target):
         """(buffer, elements given) at `target` elements given (at most `ahead` back), or None if not started."""
@@ -564,7 +573,7 @@ class SavedShuffleIterator:
         blocks, k = divmod(count, 1024)
         rng.bit_generator.advance(blocks * 1024)
         self._rng, self._it, self._ended, self.count, self._buf = rng, inner, ended, count, list(buf)
-        self._rand, self._k = rng.random(1024), k
+        self._rand, self._k = rng.random(1024).tolist(), k
         return self
 
 

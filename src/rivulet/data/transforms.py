@@ -318,11 +318,11 @@ class ShuffleDataset(_Unary, Randomized):
         rng = self._next_rng()
         it = self._input._make_iter() if it is None else it
         buf = list(itertools.islice(it, min(self._buffer, 1 << 20)))
-        rand = rng.random(1024)
+        rand = rng.random(1024).tolist()  # (Python floats: the same products, cheaper one at a time)
         k = 0
         while buf:
             if k == 1024:
-                rand, k = rng.random(1024), 0
+                rand, k = rng.random(1024).tolist(), 0
             j = int(rand[k] * len(buf))
             k += 1
             x = buf[j]
