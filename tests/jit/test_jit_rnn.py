@@ -226,7 +226,7 @@ def test_scan_threads_follow_the_batch():
     for batch in (4, 1024):
         x = tf.constant(np.random.default_rng(10).standard_normal((batch, 5, 32)).astype(np.float32))
         f = tf.function(lambda a: m(a), jit_compile=True)
-        np.testing.assert_allclose(f(x).numpy(), tf.function(lambda a: m(a))(x).numpy(), rtol=1e-5, atol=1e-6)
+        np.testing.assert_allclose(f(x).numpy(), tf.function(lambda a: m(a))(x).numpy(), rtol=1e-5, atol=1e-5)  # (float32 sums in another order)
         (cf,) = f._list_all_concrete_functions()
         assert "Scan" in cf._jit_function.op_types
         got[batch] = cf._jit_function.session.get_session_options().intra_op_num_threads
