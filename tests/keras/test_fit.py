@@ -158,6 +158,23 @@ def test_early_stopping_and_custom_callbacks():
     assert seen == [0, 1, 2]
 
 
+def test_callbacks_given_alone_or_nested_are_flattened_as_tf_keras_does():
+    # TensorFlow's simple_audio tutorial passes `callbacks=tf.keras.callbacks.EarlyStopping(...)`, not a list
+    x, y = _blobs(64)
+    model = _classifier()
+    model.compile(optimizer=tf.keras.optimizers.SGD(0.0), loss=tf.keras.losses.SparseCategoricalCrossentropy(
+        from_logits=True))
+    history = model.fit(x, y, epochs=20, verbose=0, callbacks=tf.keras.callbacks.EarlyStopping(monitor="loss",
+                                                                                               patience=2))
+    assert len(history.history["loss"]) == 3
+    seen = []
+    model.fit(x, y, epochs=2, verbose=0, callbacks=[[tf.keras.callbacks.LambdaCallback(
+        on_epoch_end=lambda epoch, logs: seen.append(epoch))]])
+    assert seen == [0, 1]
+    with pytest.raises(TypeError, match="Callback"):
+        model.fit(x, y, epochs=1, verbose=0, callbacks=[print])
+
+
 def test_fit_needs_compile():
     with pytest.raises(RuntimeError, match="must compile"):
         _classifier().fit(np.zeros((2, 2)), np.zeros(2), verbose=0)

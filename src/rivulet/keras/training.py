@@ -325,10 +325,15 @@ def _floats(logs):
     return {k: float(v) for k, v in logs.items()}
 
 
+def _flatten_callbacks(callbacks):
+    if isinstance(callbacks, (list, tuple)):
+        return [c for item in callbacks for c in _flatten_callbacks(item)]
+    return [callbacks]  # (checked to be a Callback by the caller)
+
+
 def _configure_callbacks(model, callbacks, verbose, epochs, steps, mode):
-    if callbacks is not None and not isinstance(callbacks, (list, tuple)):
-        raise TypeError(f"`callbacks` must be a list of tf.keras.callbacks.Callback, got {callbacks!r}")
-    user = list(callbacks or [])
+    # tf_keras flattens what it is given (tf.nest.flatten): one Callback, or nested lists of them
+    user = [] if callbacks is None else _flatten_callbacks(callbacks)
     for c in user:
         if not isinstance(c, cbks.Callback):
             raise TypeError(f"`callbacks` must hold tf.keras.callbacks.Callback instances, got {c!r} of type "
