@@ -8,7 +8,13 @@ holding each stage's position and buffers). rivulet saves, under the same key, a
 
 (numbers as decimal text). An iterator whose own repeat has epochs of unknown length that draw random numbers
 (data/seek.py `tracked_repeat`: a shuffle before a filter, repeated) saves `rivulet.data.Iterator/2`: the same
-entries, then the repeat's epoch and the position inside that epoch. Restoring starts the iterator again with
+entries, then the repeat's epoch and the position inside that epoch. An iterator whose shuffle draws from an
+endless or unindexable input (data/seek.py `saved_shuffle`: reached from the top through maps, prefetches, batches,
+takes and skips) saves `rivulet.data.Iterator/3`: the same entries, then the shuffle's state as TensorFlow saves
+its buffer: started (0 or 1), the buffer's length (at most its buffer_size), and each buffered element's
+components as serialized TensorProtos; its generator and its input are placed from the position (as many numbers
+drawn as elements given; the input at elements given + buffered), so restoring costs the buffer whatever the
+position says (a version-1 state of such a pipeline is replayed up to 2**16 elements, else refused). Restoring starts the iterator again with
 the random stages as recorded and goes to the position (data/seek.py: by indexing where the stages allow, by
 setting the random stages to the saved epoch and remaking at most that epoch's elements, else by remaking the
 elements before it), so the elements that follow are those the saved iterator would have given; a position

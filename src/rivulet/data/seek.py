@@ -13,6 +13,11 @@ maps, prefetches, batches, takes and skips), the iterator keeps an `EpochCursor`
 its checkpoint records the epoch and the position inside it: restoring sets the random stages to that epoch
 (each epoch's numbers derive from the seeds and the epoch index alone) and remakes at most that one epoch's
 elements; a position past the epoch's end is InvalidArgumentError.
+
+A shuffle whose input cannot be indexed (an endless repeat: its buffer holds what came before) reached from the
+top the same way (`saved_shuffle`) runs as a `SavedShuffleIterator`: the iterator's checkpoint holds its buffer,
+and restoring moves its generator (PCG64.advance) and its input (seeking, as above) to the saved place: the work
+is the buffer's size, never a replay to the position.
 """
 import bisect
 import collections
