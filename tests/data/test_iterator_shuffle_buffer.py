@@ -119,6 +119,22 @@ def test_ragged_and_sparse_elements_in_the_buffer(tmp_path):
         assert [flat(next(fresh)) for _ in range(10)] == want[pos:pos + 10]
 
 
+def test_a_state_after_the_last_partial_batch_restores_to_the_end():
+    # 9 elements in batches of 4: after the third batch the position (12 of the shuffle's elements) is past the
+    # 9 it gave; its empty buffer says it ended (before, its input was sought past its end)
+    def make():
+        return tf.data.Dataset.range(10).filter(lambda x: x < 9).shuffle(4, seed=1).batch(4)
+    want = _take(iter(make()), 5)
+    assert [len(b) for b in want] == [4, 4, 1]
+    for pos in range(4):
+        it = iter(make())
+        _take(it, pos)
+        items = iterator_state.encode(it._res, it.element_spec)
+        fresh = iter(make())
+        iterator_state.restore(fresh._res, fresh.element_spec, items)
+        assert _take(fresh, 5) == want[pos:], pos
+
+
 def _items(make=PIPELINES["repeat-shuffle"], pos=3):
     it = iter(make())
     _take(it, pos)
@@ -137,7 +153,9 @@ def _items(make=PIPELINES["repeat-shuffle"], pos=3):
      r"the shuffle buffer: Type mismatch between parsed tensor \(float32\) and dtype \(int64\)"),
     (lambda s: s[:9] + [tf.io.serialize_tensor(tf.constant([1, 2], tf.int64)).numpy()] + s[10:],
      tf.errors.DataLossError, r"an element of shape \(2,\)"),
-], ids=["bad-record", "longer-than-buffer-size", "short-buffer", "cut", "flag", "not-started", "dtype", "shape"])
+    (lambda s: s[:8] + [b"0"], tf.errors.InvalidArgumentError, "empty buffer of a shuffle over an endless input"),
+], ids=["bad-record", "longer-than-buffer-size", "short-buffer", "cut", "flag", "not-started", "dtype", "shape",
+        "empty"])
 def test_a_damaged_buffer_is_refused_and_changes_nothing(change, error, problem):
     make = PIPELINES["repeat-shuffle"]
     state = np.array(change(_items()), dtype=object)

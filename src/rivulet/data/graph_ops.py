@@ -113,8 +113,8 @@ class IteratorResource:
             return None
         from .seek import repeat_position
         t = self._shuffle_t
-        if t is None or t.iter is None:
-            return False
+        if t is None or t.iter is None:  # (a stage above made its iteration anew: the position alone is saved)
+            return False if self.position == 0 else None
         return t.iter.state_at(repeat_position(self._shuffle[1], self.position)) or False
 
     def _iter_at(self, position, hint):

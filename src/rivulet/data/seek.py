@@ -564,6 +564,11 @@ class SavedShuffleIterator:
         from ..errors import InvalidArgumentError
         ds = self._ds
         rng = ds._next_rng()
+        if not buf:  # it gave every element of its input (the position may be past them: a last, partial batch)
+            if ds._input._card() == INFINITE:
+                raise InvalidArgumentError("Iterator checkpoint: an empty buffer of a shuffle over an endless input.")
+            self._rng, self._it, self._ended, self.count, self._buf = rng, iter(()), True, count, []
+            return self
         inner = iter_from(ds._input, count + len(buf))
         if inner is None:
             raise InvalidArgumentError(f"Iterator checkpoint: the shuffle's input ends before its saved position "
