@@ -337,6 +337,11 @@ class OwnedIterator:
 
     element_spec = property(lambda self: self._spec)
 
+    def __tf_tracing_type__(self, context):
+        """A tf.function argument: traced by element_spec, fed by reference (data/trace_type.py)."""
+        from .trace_type import IteratorTraceType
+        return IteratorTraceType(self._spec)
+
     def __iter__(self):
         return self
 

@@ -5,10 +5,49 @@ dataset beneath (a While that reads it when the function runs), each element spl
 the body takes it: registered with AutoGraph below."""
 from .. import nest
 from ..errors import next_or_end_of_sequence
+from ..function.trace_type import object_type
 from ..autograph.operators import control_flow as _cf
 from ..shape import TensorShape, TensorSpec
 from .strategy import split_batch
 from .values import PerReplica, PerReplicaSpec
+
+
+class DistributedIteratorSpec:
+    """The trace type of a distributed iterator over a tf.data iterator (TensorFlow's DistributedIteratorSpec):
+    the iterator's kind, its strategy and the tf.data iterator's own trace type, so a step function called
+    with a new iterator of each epoch traces once; the graph reads the iterator each call is given. An
+    iterator over a Python iterable keeps the plain object's rule (it is read while tracing)."""
+    __slots__ = ("kind", "strategy", "inner", "element_spec")
+
+    def __init__(self, kind, strategy, inner, element_spec):
+        self.kind, self.strategy, self.inner, self.element_spec = kind, strategy, inner, element_spec
+
+    def __eq__(self, other):
+        return (isinstance(other, DistributedIteratorSpec) and self.kind is other.kind
+                and self.strategy is other.strategy and self.inner == other.inner)
+
+    def __hash__(self):
+        return hash((self.kind, id(self.strategy), self.inner))
+
+    def __repr__(self):
+        return f"{self.kind.__name__}Spec({self.element_spec!r})"  # (which kind: a retrace names it)
+
+    def _placeholder_for(self, g, value, name):
+        inner = self.inner._placeholder_for(g, getattr(value, "_iterator", None), name)
+        return self.kind(self.strategy, inner, self.element_spec)
+
+    def _flat_arg(self, value, path):
+        if type(value) is not self.kind or value._strategy is not self.strategy:
+            raise TypeError(f"Binding inputs to tf.function failed: argument '{path}' was traced for {self!r}, got "
+                            f"{value!r}.")
+        return self.inner._flat_arg(value._iterator, path)
+
+
+def _iterator_trace_type(it, context):
+    inner = getattr(type(it._iterator), "__tf_tracing_type__", None)
+    if inner is None:
+        return object_type(it)
+    return DistributedIteratorSpec(type(it), it._strategy, inner(it._iterator, context), it._element_spec)
 
 
 def split_element(strategy, element):
@@ -59,6 +98,8 @@ class DistributedIterator:
 
     def __init__(self, strategy, iterator, element_spec):
         self._strategy, self._iterator, self._element_spec = strategy, iterator, element_spec
+
+    __tf_tracing_type__ = _iterator_trace_type
 
     element_spec = property(lambda self: self._element_spec)
 
@@ -145,6 +186,8 @@ class DatasetsFromFunctionIterator:
     def __init__(self, strategy, iterator, element_spec):
         self._strategy, self._iterator, self._element_spec = strategy, iterator, element_spec
         self._done = False
+
+    __tf_tracing_type__ = _iterator_trace_type
 
     element_spec = property(lambda self: self._element_spec)
 

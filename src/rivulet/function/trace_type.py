@@ -90,6 +90,9 @@ def _object_type(x):
     return Literal(x) if ref is None else ObjectRef(x, ref, h)
 
 
+object_type = _object_type  # (for a __tf_tracing_type__ that falls back to the plain object's rule)
+
+
 def _array_like_type(x):
     """A NumPy array-like (a pandas DataFrame or Series, anything with `__array__`): its array's TensorSpec,
     as TensorFlow traces such arguments; None if it has no tensor dtype."""
