@@ -80,6 +80,11 @@ def compile_graph(graph, inputs, outputs, name="fn", wrap=None, split=True):
     for t in outputs:
         uses[id(t)] = uses.get(id(t), 0) + 1 << 20  # never freed
     remaining = dict(uses)
+    # Memory planning by value, not by tensor: an Identity's output names its input's value, and a
+    # multi-output op's outputs are items of one tuple (`v12[0]`), dropped once none is needed any more.
+    base = {}  # id(tensor) -> the name holding its value
+    live = {}  # that name -> uses still to come, of every tensor it holds
+    big = set()  # names worth a `del`: a value of unknown or large size, or a variable's read
     fresh = set()  # tensors whose buffers this function allocated (safe to overwrite once dead)
     held = _held_by_lists(ops)  # values a TensorList keeps: never overwritten, even once dead here
     reuse = options.enabled("buffer_reuse")
@@ -89,6 +94,19 @@ def compile_graph(graph, inputs, outputs, name="fn", wrap=None, split=True):
         grouped = {m._id for g in groups.values() for m in g}
         glob["_par"] = parallel.run_together
 
+    def produced(op, v):
+        """Starts counting the uses of op's outputs, held by the name v."""
+        n = sum(uses.get(id(t), 0) for t in op.outputs)
+        base.update((id(t), v) for t in op.outputs)
+        live[v] = n
+        # A variable's value is dropped after its last read too: an update later in the function then
+        # finds the array held by the variable alone and writes it in place. A value of unknown size (a
+        # batch left open, as Keras traces its steps) is as big as any: dropped too.
+        if op.type == "ReadVariableOp" or any(_worth_freeing(t) for t in op.outputs):
+            big.add(v)
+            if not n:  # nothing reads it (a stateful op's output): dropped at once
+                lines.append(f"    del {v}")
+
     def release(op):
         """Memory planning: drop big intermediates once their last consumer has run."""
         for t in op._inputs:
@@ -96,15 +114,12 @@ def compile_graph(graph, inputs, outputs, name="fn", wrap=None, split=True):
             if r is None:
                 continue
             remaining[id(t)] = r - 1
-            if r != 1:
+            v = base.get(id(t))
+            if v is None:
                 continue
-            n = t.shape.num_elements()
-            expr = names[id(t)]
-            # A variable's value is dropped after its last read too: an update later in the function
-            # then finds the array held by the variable alone and writes it in place.
-            if ((n is not None and n > _FREE_ABOVE) or t.op.type == "ReadVariableOp") and expr.startswith("v") \
-                    and "[" not in expr:
-                lines.append(f"    del {expr}")
+            left = live[v] = live[v] - 1
+            if not left and v in big:
+                lines.append(f"    del {v}")
 
     for op in ops:
         typ = op.type
@@ -122,6 +137,7 @@ def compile_graph(graph, inputs, outputs, name="fn", wrap=None, split=True):
             for m in group:
                 line_ops[len(lines)] = m if m is group[0] else line_ops.get(len(lines), m)
                 names[id(m.outputs[0])] = f"v{m._id}"
+                produced(m, f"v{m._id}")
             for m in group:
                 release(m)
             continue
@@ -140,6 +156,13 @@ def compile_graph(graph, inputs, outputs, name="fn", wrap=None, split=True):
             args.append(names[id(t)])
         if typ == "Identity":
             names[id(op.outputs[0])] = args[0]
+            v = base.get(id(op._inputs[0]))
+            if v is not None:  # the output's uses are the value's: the Identity's own use is not one
+                base[id(op.outputs[0])] = v
+                live[v] += uses.get(id(op.outputs[0]), 0) - 1
+                remaining[id(op._inputs[0])] -= 1
+                if not live[v] and v in big:
+                    lines.append(f"    del {v}")
             continue
         k = f"k{op._id}"
         glob[k] = unquiet(op.opdef.kernel)
@@ -168,6 +191,7 @@ def compile_graph(graph, inputs, outputs, name="fn", wrap=None, split=True):
         else:
             for j, t in enumerate(op.outputs):
                 names[id(t)] = f"{v}[{j}]"
+        produced(op, v)
         release(op)
     if wrap is not None:
         glob["_W"] = wrap
@@ -338,6 +362,16 @@ def _held_by_lists(ops):
                 op.type == "Identity" and any(id(t) in held for t in op.outputs):
             held.update(id(t) for t in op._inputs)
     return held
+
+
+def _worth_freeing(t):
+    """A value dropped after its last use: more than _FREE_ABOVE elements, or an unknown number of them
+    (a known rank of 0, a scalar, never)."""
+    s = t.shape
+    if s.rank == 0:
+        return False
+    n = s.num_elements()
+    return n is None or n > _FREE_ABOVE
 
 
 def _plain_array(t):
