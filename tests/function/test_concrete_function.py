@@ -164,3 +164,23 @@ def test_tf_types_names_the_function_classes():
     assert isinstance(cf, tf.types.experimental.ConcreteFunction)
     assert not isinstance(f, tf.types.experimental.ConcreteFunction)
     assert isinstance(cf.function_type, tf.types.experimental.FunctionType)
+
+
+def test_parameters_before_and_in_a_var_positional_are_positional_only():
+    # TF 2.21: a function with *args (with or without input_signature) lists every positional parameter as
+    # POSITIONAL_ONLY; Keras Model.export's `serve(*args)` prints `args_0 (POSITIONAL_ONLY)`
+    @tf.function(input_signature=[tf.TensorSpec([None])])
+    def f(*args):
+        return args[0]
+
+    @tf.function
+    def h(a, *args):
+        return a
+
+    @tf.function
+    def plain(a, b=1):
+        return a
+    assert "  args_0 (POSITIONAL_ONLY): TensorSpec(shape=(None,)" in f.get_concrete_function().pretty_printed_signature()
+    text = h.get_concrete_function(tf.constant([1.0]), tf.constant(2.0)).pretty_printed_signature()
+    assert "  a (POSITIONAL_ONLY): TensorSpec(shape=(1,)" in text and "  args_0 (POSITIONAL_ONLY)" in text
+    assert "  a (POSITIONAL_OR_KEYWORD)" in plain.get_concrete_function(tf.constant(1.0)).pretty_printed_signature()

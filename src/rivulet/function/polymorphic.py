@@ -52,6 +52,8 @@ class PolymorphicFunction:
             self._sig = inspect.signature(fn_for_sig)
         except (TypeError, ValueError):
             self._sig = None
+        self._has_var_positional = self._sig is not None and any(
+            p.kind == inspect.Parameter.VAR_POSITIONAL for p in self._sig.parameters.values())
         self._autograph = autograph
         self._converted = None
         self._reduce_retracing = reduce_retracing
@@ -227,7 +229,9 @@ class PolymorphicFunction:
                     values[k] = value[k]
                 extra_names = _KeywordNames(tuple(sorted(value)))
                 continue
-            params.append((name, kind))
+            # (before a *args, TensorFlow's signature makes every positional parameter positional-only)
+            params.append((name, inspect.Parameter.POSITIONAL_ONLY if kind == inspect.Parameter.POSITIONAL_OR_KEYWORD
+                           and self._has_var_positional else kind))
             types.append(type_of(value, aliases))
             values[name] = value
         if extra_names is not None:
@@ -284,7 +288,7 @@ class PolymorphicFunction:
                     raise TypeError(f"Binding inputs to tf.function failed due to `{reason}`. Received args: "
                                     f"{args!r} and kwargs: {kwargs!r} for signature: {sig_text}.") from None
                 values[n] = holder[0] if len(holder) == 1 and isinstance(spec, TensorSpec) else v
-            params.append((n, inspect.Parameter.POSITIONAL_OR_KEYWORD))
+            params.append((n, inspect.Parameter.POSITIONAL_ONLY if var else inspect.Parameter.POSITIONAL_OR_KEYWORD))
             types.append(spec)
         return params, tuple(types), values
 
