@@ -23,7 +23,7 @@ LAYERS = [
     ("function", {"function"}),
     ("autograph", {"autograph"}),
     ("subsystems", {"data", "io", "summary", "checkpoint", "saved_model", "sparse", "ragged", "distribute"}),
-    ("clients", {"keras", "onnx", "jit", "lite"}),
+    ("clients", {"keras", "onnx", "jit", "lite", "feature_column"}),
     ("face", {"__init__", "__main__", "cli", "tour", "math", "nn", "random", "strings", "linalg", "debugging",
               "array", "bitwise", "control_flow", "image", "signal", "train", "types", "config", "profiler",
               "audio", "experimental", "lookup"}),

@@ -77,7 +77,8 @@ _LAZY = {"keras": ".keras", "saved_model": ".saved_model", "summary": ".summary"
          "data": ".data", "io": ".io", "train": ".train", "image": ".image", "signal": ".signal",
          "distribute": ".distribute", "profiler": ".profiler", "sparse": ".sparse", "ragged": ".ragged",
          "lite": ".lite",
-         "audio": ".audio", "experimental": ".experimental", "lookup": ".lookup"}
+         "audio": ".audio", "experimental": ".experimental", "lookup": ".lookup",
+         "feature_column": ".feature_column"}
 
 
 # TensorFlow's short aliases of Keras namespaces (tf.losses is tf.keras.losses ...), loaded on first use

@@ -24,6 +24,7 @@ from .preprocessing import (CategoryEncoding, Discretization, Hashing, HashedCro
                             Normalization, StringLookup, TextVectorization)
 from .augmentation import (CenterCrop, RandomBrightness, RandomContrast, RandomCrop, RandomFlip,  # noqa: F401
                            RandomHeight, RandomRotation, RandomTranslation, RandomWidth, RandomZoom, Resizing)
+from .dense_features import DenseFeatures  # noqa: F401
 
 
 def _experimental():
