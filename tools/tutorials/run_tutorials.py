@@ -90,7 +90,7 @@ NOTEBOOKS = [
     # added 2026-11-26: their tensorflow_datasets / tensorflow_text / tensorflow_docs cells are not scored
     "load_data/images", "load_data/text", "keras/overfit_and_underfit", "images/transfer_learning",
     "generative/adversarial_fgsm", "generative/cvae", "distribute/multi_worker_with_keras", "audio/simple_audio",
-    "distribute/multi_worker_with_ctl",
+    "distribute/multi_worker_with_ctl", "structured_data/feature_columns",
 ]
 PREFIX = "site/en/tutorials/"
 
