@@ -383,6 +383,9 @@ def to_numpy_value(value, dtype=None):
             return value
         if isinstance(value, float):
             return np.float32(value)
+        if hasattr(value, "__array__") and not isinstance(value, (Tensor, list, tuple, str, bytes)):
+            # as TensorFlow: an array-like (a pandas Series) converts as the array it gives (int64 stays int64)
+            return to_numpy_value(np.asarray(value))
         if isinstance(value, bool):
             return np.bool_(value)
         if isinstance(value, int) and _INT32_MIN <= value <= _INT32_MAX:
