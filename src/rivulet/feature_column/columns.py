@@ -720,16 +720,19 @@ class EmbeddingColumn(DenseColumn, collections.namedtuple(
         return tf.math.divide_no_nan(total, denom)
 
     def get_config(self):
-        from rivulet.keras import initializers
+        from rivulet.keras.saving.serialization import serialize_keras_object
         config = super().get_config()
-        config["initializer"] = initializers.serialize(self.initializer)
+        config["initializer"] = serialize_keras_object(self.initializer)
         return config
 
     @classmethod
     def from_config(cls, config, custom_objects=None, columns_by_name=None):
         from rivulet.keras import initializers
+        from rivulet.keras.saving.serialization import deserialize_keras_object
         config = dict(config)
-        config["initializer"] = initializers.deserialize(config["initializer"], custom_objects=custom_objects)
+        config["initializer"] = deserialize_keras_object(config["initializer"], custom_objects=custom_objects,
+                                                         module_objects=vars(initializers),
+                                                         printable_module_name="initializer")
         return super().from_config(config, custom_objects, columns_by_name)
 
 
