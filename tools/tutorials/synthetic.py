@@ -365,7 +365,7 @@ def imagenet_labels():
     return ("background\n" + "".join(f"class {i}\n" for i in range(1, 1001))).encode()
 
 
-def mobilenet_weights(name, builder, **kwargs):
+def application_weights(name, builder, **kwargs):
     """Weights of the right shapes in tf_keras's h5 layout for a keras.applications model (random: the guides
     only run the model), made with rivulet's own model and save_weights when a guide fetches them."""
     def make():
@@ -489,7 +489,7 @@ def files():
            DL + "example_images/grace_hopper.jpg": _jpeg(r, 606, 517),
            DL + "data/ImageNetLabels.txt": imagenet_labels(),
            "https://storage.googleapis.com/tensorflow/keras-applications/mobilenet/mobilenet_1_0_224_tf.h5":
-               mobilenet_weights("mobilenet_1_0_224_tf.h5", "MobileNet"),
+               application_weights("mobilenet_1_0_224_tf.h5", "MobileNet"),
            "https://imagen.research.google/main_gallery_images/a-photo-of-a-corgi-dog-riding-a-bike-in-times-square.jpg":
                _jpeg(r, 256, 256),
            # the tutorials added with load_data/text, keras/overfit_and_underfit, images/transfer_learning,
@@ -504,7 +504,16 @@ def files():
     for name, kwargs in (("mobilenet_v2_weights_tf_dim_ordering_tf_kernels_1.0_224.h5", {}),
                          ("mobilenet_v2_weights_tf_dim_ordering_tf_kernels_1.0_160_no_top.h5",
                           {"include_top": False, "input_shape": (160, 160, 3)})):
-        out[mv2 + name] = mobilenet_weights(name, "MobileNetV2", **kwargs)
+        out[mv2 + name] = application_weights(name, "MobileNetV2", **kwargs)
+    apps = "https://storage.googleapis.com/tensorflow/keras-applications/"
+    # generative/deepdream (InceptionV3 without its top) and generative/style_transfer (VGG19, with and without)
+    for name, builder, kwargs in (
+            ("inception_v3/inception_v3_weights_tf_dim_ordering_tf_kernels_notop.h5", "InceptionV3",
+             {"include_top": False}),
+            ("vgg19/vgg19_weights_tf_dim_ordering_tf_kernels.h5", "VGG19", {}),
+            ("vgg19/vgg19_weights_tf_dim_ordering_tf_kernels_notop.h5", "VGG19", {"include_top": False})):
+        out[apps + name] = application_weights(name.split("/")[1], builder, **kwargs)
+    out[DL + "example_images/Vassily_Kandinsky%2C_1913_-_Composition_7.jpg"] = _jpeg(r, 300, 400)
     for i, name in enumerate(("cowper.txt", "derby.txt", "butler.txt")):
         out[DL + "data/illiad/" + name] = illiad(21 + i)
     for name, data in fashion_files().items():
