@@ -128,6 +128,8 @@ def test_bad_columns_and_inputs():
         fc.bucketized_column(fc.numeric_column("a"), [3, 1])
     with pytest.raises(ValueError, match="expected a dictionary"):
         tf.keras.layers.DenseFeatures(fc.numeric_column("a"))(tf.constant([[1.0]]))
+    with pytest.raises(ValueError, match="Feature b is not in features dictionary"):
+        dense(fc.numeric_column("b"), {"a": tf.constant([1.0])})
     with pytest.raises(ValueError, match="dtype must be compatible"):
         dense(fc.indicator_column(fc.categorical_column_with_hash_bucket("Id", 10)))
 
@@ -175,3 +177,20 @@ def test_fit_on_a_dataset_of_dataframe_columns():
     assert len(hist.history["loss"]) == 2
     table = model.layers[0].weights[0].numpy()
     assert table.shape == (2, 2) and not np.allclose(table, 0.1)  # the embedding was trained
+
+
+def test_weights_and_saved_model_round_trip(tmp_path):
+    def make():
+        return tf.keras.Sequential([tf.keras.layers.DenseFeatures([fc.numeric_column("Age"), fc.indicator_column(TYPE),
+                                                                   fc.embedding_column(TYPE, 2)]),
+                                    tf.keras.layers.Dense(1)])
+    model = make()
+    x = {"Age": tf.constant([1.0, 2.0]), "Type": tf.constant(["Cat", "x"])}
+    y = model(x).numpy()
+    model.save_weights(str(tmp_path / "ckpt"))
+    other = make()
+    other(x)
+    other.load_weights(str(tmp_path / "ckpt"))
+    assert np.array_equal(other(x).numpy(), y)
+    tf.saved_model.save(model, str(tmp_path / "sm"))
+    assert np.allclose(tf.saved_model.load(str(tmp_path / "sm"))(x).numpy(), y)

@@ -76,8 +76,7 @@ def _deserialize_value(v, custom_objects, columns_by_name):
 def _raw(features, key):
     """The feature as a dense tensor, rank >= 2 (a [batch] feature becomes [batch, 1], as TensorFlow does)."""
     if key not in features:
-        raise ValueError(f"The following column was not found in the features dict: {key!r}. "
-                         f"Available keys: {sorted(map(str, features))}")
+        raise ValueError(f"Feature {key} is not in features dictionary.")
     x = features[key]
     if isinstance(x, tf.SparseTensor):
         fill = "" if x.dtype == tf.string else -1 if x.dtype.is_integer else 0
