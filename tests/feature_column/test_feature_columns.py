@@ -52,6 +52,15 @@ def test_hash_bucket_ids_are_tensorflows():
     assert hot(out) == [[5], [1], [], [8], [9]]  # integers hash their decimal text; -1 is dropped
 
 
+def test_sparse_inputs():
+    st = tf.SparseTensor([[0, 0], [0, 1], [2, 0]], ["Cat", "Dog", "Dog"], [3, 2])
+    assert dense(fc.indicator_column(TYPE), {"Type": st}).tolist() == [[1, 1], [0, 0], [0, 1]]
+    emb = fc.embedding_column(TYPE, 2, initializer=tf.constant_initializer([[1.0, 2.0], [3.0, 4.0]]))
+    assert dense(emb, {"Type": st}).tolist() == [[2, 3], [0, 0], [3, 4]]
+    with pytest.raises(ValueError, match="SparseTensor is not supported. key: a"):
+        dense(fc.numeric_column("a"), {"a": tf.SparseTensor([[0, 0]], [1.0], [1, 1])})
+
+
 def test_identity():
     out = dense(fc.indicator_column(fc.categorical_column_with_identity("Id", 8)))
     assert hot(out) == [[0], [3], [], [7], [2]]

@@ -135,6 +135,9 @@ class NumericColumn(DenseColumn, collections.namedtuple(
         return tf.TensorShape(self.shape)
 
     def _dense(self, features, cache):
+        if isinstance(features.get(self.key), tf.SparseTensor):
+            raise ValueError(f"The corresponding Tensor of numerical column must be a Tensor. SparseTensor is "
+                             f"not supported. key: {self.key}")
         x = _raw(features, self.key)
         if x.dtype == tf.string:
             raise ValueError(f"Column dtype and SparseTensors dtype must be compatible. key: {self.key}, "
