@@ -107,8 +107,8 @@ class IteratorResource:
         return where
 
     def shuffle_state(self):
-        """None without a saved shuffle; else its (buffer, elements given) at this iterator's position, or False
-        before its first pull. Called under the lock."""
+        """None without a saved shuffle; else its (buffer, elements given, its input's repeat's epoch and position
+        or None) at this iterator's position, or False before its first pull. Called under the lock."""
         if self._shuffle is None:
             return None
         from .seek import repeat_position
@@ -122,7 +122,7 @@ class IteratorResource:
         shuffle seek._ShuffleTracking)."""
         from .seek import _ShuffleTracking, iter_from, tracking
         if self._shuffle is not None:
-            with _ShuffleTracking(self._shuffle[0], hint, self._shuffle[2]) as t:
+            with _ShuffleTracking(self._shuffle[0], hint, self._shuffle[2], self._shuffle[3]) as t:
                 it = iter_from(self._dataset, position)
             self._shuffle_t = t
             return it

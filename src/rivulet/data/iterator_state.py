@@ -14,7 +14,12 @@ takes and skips) saves `rivulet.data.Iterator/3`: the same entries, then the shu
 its buffer: started (0 or 1), the buffer's length (at most its buffer_size), and each buffered element's
 components as serialized TensorProtos; its generator and its input are placed from the position (as many numbers
 drawn as elements given; the input at elements given + buffered), so restoring costs the buffer whatever the
-position says (a version-1 state of such a pipeline is replayed up to 2**16 elements, else refused). Restoring starts the iterator again with
+position says (a version-1 state of such a pipeline is replayed up to 2**16 elements, else refused). When that
+shuffle's input is itself a repeat of random epochs of unknown length (`shuffle -> filter -> repeat -> shuffle`:
+data/seek.py `tracked_repeat` of the shuffle's input), the state is `rivulet.data.Iterator/4`: as version 3, with
+that repeat's epoch and the position inside it (at the shuffle's input position) before the shuffle's state, so
+the input is placed by remaking at most one epoch (a version-3 state of such a pipeline replays its input up to
+2**16 elements, else is refused). Restoring starts the iterator again with
 the random stages as recorded and goes to the position (data/seek.py: by indexing where the stages allow, by
 setting the random stages to the saved epoch and remaking at most that epoch's elements, else by remaking the
 elements before it), so the elements that follow are those the saved iterator would have given; a position
@@ -32,6 +37,7 @@ from ..errors import DataLossError, FailedPreconditionError, InvalidArgumentErro
 MAGIC = b"rivulet.data.Iterator/1"
 MAGIC_EPOCH = b"rivulet.data.Iterator/2"  # followed, after the random stages, by the repeat's epoch and position
 MAGIC_SHUFFLE = b"rivulet.data.Iterator/3"  # followed, after the random stages, by the saved shuffle's state
+MAGIC_SHUFFLE_EPOCH = b"rivulet.data.Iterator/4"  # as /3, the shuffle input's repeat's epoch and position first
 ATTRIBUTE = "ITERATOR_STATE"
 _MAX = (1 << 63) - 1
 
@@ -63,7 +69,10 @@ def encode(resource, element_spec):
     with resource._lock:
         position, random_state, where = resource.position, list(resource.random_state), resource.epoch_position()
         shuffled = resource.shuffle_state()
-    magic = MAGIC if where is None and shuffled is None else MAGIC_EPOCH if shuffled is None else MAGIC_SHUFFLE
+    if shuffled:
+        where = shuffled[2]
+    magic = MAGIC if where is None and shuffled is None else MAGIC_EPOCH if shuffled is None else \
+        MAGIC_SHUFFLE if where is None else MAGIC_SHUFFLE_EPOCH
     items = [magic, repr(element_spec).encode(), b"%d" % position, b"%d" % len(random_state)]
     for st in random_state:
         items.extend(b"%d" % int(x) for x in st)
@@ -92,15 +101,16 @@ def _shuffle_items(shuffled):
         return [b"0", b"0"]
     from ..ops.serialize_ops import serialize_kernel
     from .composites import to_records
-    buf, _ = shuffled
+    buf = shuffled[0]
     out = [b"1", b"%d" % len(buf)]
     for e in buf:
         out.extend(serialize_kernel(v).item() for v in to_records(e))
     return out
 
 
-def _shuffle_decode(a, at, position, shuffle, path):
-    """The saved shuffle's (buffer, elements given) from entries at..., or None (not started); checked against
+def _shuffle_decode(a, at, position, shuffle, path, where=None):
+    """The saved shuffle's (buffer, elements given, where) from entries at..., or None (not started); where: its
+    input's repeat's (epoch, position in it), or None (version 3); checked against
     the live shuffle's buffer_size and element_spec. DataLossError for an element that is no element of it."""
     from .composites import read_elements, record_layout, record_specs
     from .seek import repeat_position
@@ -116,7 +126,7 @@ def _shuffle_decode(a, at, position, shuffle, path):
         raise InvalidArgumentError(f"Iterator checkpoint: expected {at + 2 + n * per} entries (a shuffle buffer of "
                                    f"{n} elements of {per} components), got {a.size}.")
     if not started:
-        if n or position:
+        if n or position or where not in (None, (0, 0)):
             raise InvalidArgumentError(f"Iterator checkpoint: a shuffle not started at position {position} "
                                        f"holding {n} elements.")
         return None
@@ -125,14 +135,14 @@ def _shuffle_decode(a, at, position, shuffle, path):
     records = a[at + 2:]
     if any(not isinstance(r, bytes) for r in records):
         raise InvalidArgumentError("Iterator checkpoint: a shuffle buffer entry is not bytes.")
-    where = "Iterator checkpoint: the shuffle buffer"
+    what = "Iterator checkpoint: the shuffle buffer"
     try:
-        buf = list(read_elements(iter(records), spec, n, where, f"{where} ends early.", f"{where} holds more."))
+        buf = list(read_elements(iter(records), spec, n, what, f"{what} ends early.", f"{what} holds more."))
     except (InvalidArgumentError, DataLossError) as e:
-        if e.message.startswith(where):
+        if e.message.startswith(what):
             raise
-        raise type(e)(None, None, f"{where}: {e.message}") from None
-    return buf, repeat_position(path, position)
+        raise type(e)(None, None, f"{what}: {e.message}") from None
+    return buf, repeat_position(path, position), where
 
 
 def decode(value, element_spec, n_random, tracked=False, shuffle=None):
@@ -146,7 +156,7 @@ def decode_state(value, element_spec, n_random, tracked, shuffle=None):
     epoch); `shuffle`: its saved shuffle's (dataset, path, ...) (only its states hold a buffer)."""
     a = np.asarray(value)
     if a.dtype != object or a.ndim != 1 or a.size < 4 or not isinstance(a[0], bytes) or \
-            a[0] not in (MAGIC, MAGIC_EPOCH, MAGIC_SHUFFLE):
+            a[0] not in (MAGIC, MAGIC_EPOCH, MAGIC_SHUFFLE, MAGIC_SHUFFLE_EPOCH):
         raise InvalidArgumentError("Iterator checkpoint: the saved ITERATOR_STATE is not a rivulet iterator state "
                                    f"(dtype {a.dtype}, shape {list(a.shape)}); TensorFlow's own iterator states "
                                    "cannot be restored.")
@@ -160,15 +170,21 @@ def decode_state(value, element_spec, n_random, tracked, shuffle=None):
     if n != n_random:
         raise InvalidArgumentError(f"Iterator checkpoint: it was saved for a pipeline with {n} random stages "
                                    f"(shuffle, sample_from_datasets, rejection_resample), this one has {n_random}.")
-    if a[0] == MAGIC_SHUFFLE:
+    if a[0] in (MAGIC_SHUFFLE, MAGIC_SHUFFLE_EPOCH):
         if shuffle is None:
             raise InvalidArgumentError("Iterator checkpoint: it was saved for a pipeline whose shuffle's buffer is "
                                        "saved (a shuffle of an endless or unindexable input); this one has none.")
-        at = 4 + 3 * n
+        epoch = a[0] == MAGIC_SHUFFLE_EPOCH
+        if epoch and shuffle[3] is None:
+            raise InvalidArgumentError("Iterator checkpoint: it was saved for a pipeline whose shuffle's input is a "
+                                       "repeat of epochs of unknown length that draw random numbers; this one's is "
+                                       "not.")
+        at = 4 + 3 * n + 2 * epoch
         if a.size < at:
             raise InvalidArgumentError(f"Iterator checkpoint: expected more than {at} entries, got {a.size}.")
         random_state = _random_states(a, n)
-        return position, random_state, _shuffle_decode(a, at, position, shuffle[0], shuffle[1])
+        where = (_int(a[at - 2], "epoch"), _int(a[at - 1], "position in the epoch")) if epoch else None
+        return position, random_state, _shuffle_decode(a, at, position, shuffle[0], shuffle[1], where)
     epoch = a[0] == MAGIC_EPOCH
     if epoch and not tracked:
         raise InvalidArgumentError("Iterator checkpoint: it was saved for a pipeline whose repeat() has epochs of "

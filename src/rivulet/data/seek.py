@@ -334,6 +334,7 @@ class EpochCursor:
         self._starts = collections.deque()  # (first element, epoch index), ascending
         self._path = path
         self.floor = 0  # the iterator's position: no save asks for an element before it
+        self.floor_of = None  # or a function giving the repeat's first element a save may ask for
         self.total = None  # the repeat's element count once it ended
 
     def begin(self, start, epoch):
@@ -341,7 +342,7 @@ class EpochCursor:
             starts = self._starts
             starts.append((start, epoch))
             if len(starts) > 64:
-                k = repeat_position(self._path, self.floor)
+                k = repeat_position(self._path, self.floor) if self.floor_of is None else self.floor_of()
                 while len(starts) > 1 and starts[1][0] <= k:
                     starts.popleft()
 
@@ -463,15 +464,18 @@ def saved_shuffle(ds):
         ds = ds._input
     if ds._full_permutation_source()[0] is not None:
         return None  # cut from its permutation (seek: _shuffle)
-    return ds, path, sum(held) + 16
+    # its input's own repeat of random epochs of unknown length (shuffle -> filter -> repeat -> shuffle): placed
+    # by that repeat's epoch and the position in it, saved with the buffer
+    return ds, path, sum(held) + 16, tracked_repeat(ds._input)
 
 
 class _ShuffleTracking:
     """`with _ShuffleTracking(shuffle, hint): iter_from(...)`: the anchored shuffle's iterator lands in `.iter`.
-    hint: None (a new iteration), ("first",) (an older state: replayed), or (records, count) (its saved buffer)."""
+    hint: None (a new iteration), ("first",) (an older state: replayed), or (buffer, count, where) (its saved
+    buffer; where: its input's repeat's (epoch, position in it), or None); inner: tracked_repeat of its input."""
 
-    def __init__(self, shuffle, hint, ahead):
-        self.shuffle, self.hint, self.ahead, self.iter = shuffle, hint, ahead, None
+    def __init__(self, shuffle, hint, ahead, inner=None):
+        self.shuffle, self.hint, self.ahead, self.inner, self.iter = shuffle, hint, ahead, inner, None
 
     def __enter__(self):
         self._old = getattr(_TRACK, "shuffle", None), getattr(_TRACK, "shuffle_state", None)
@@ -488,8 +492,9 @@ class SavedShuffleIterator:
     buffered). The stages above may hold elements ahead of the iterator (prefetch, batch, the iterator's peek):
     the last `ahead` steps are kept to be undone when saving. The same order as ShuffleDataset._buffered."""
 
-    def __init__(self, ds, ahead):
+    def __init__(self, ds, ahead, inner=None):
         self._ds, self._lock = ds, threading.Lock()
+        self._inner, self._cursor = inner, None  # its input's tracked repeat (repeat, path), that repeat's EpochCursor
         self._log = collections.deque(maxlen=ahead)  # (slot, element given, element put there or None: popped)
         self._buf = None  # not started: filled at the first pull, as the generator is
         self.count = 0  # elements given
@@ -529,14 +534,28 @@ class SavedShuffleIterator:
     def _start(self):
         ds = self._ds
         rng = ds._next_rng()
-        it = ds._input._make_iter()
+        it = self._input_at(0, None)
         self._rng, self._it, self._ended, self.count = rng, it, False, 0
         self._buf = list(itertools.islice(it, min(ds._buffer, 1 << 20)))
         self._rand, self._k = rng.random(1024).tolist(), 0
         return self._buf
 
+    def _input_at(self, k, where):
+        """The input from its element k on (where: its tracked repeat's (epoch, position in it), or None)."""
+        if self._inner is None:
+            return self._ds._input._make_iter() if k == 0 else iter_from(self._ds._input, k)
+        with tracking(*self._inner, where) as t:
+            it = iter_from(self._ds._input, k)
+        cursor = self._cursor = t.cursor
+        if cursor is not None:  # the input's first element a save may ask for: `ahead` steps back, + the buffer
+            cap, log = min(self._ds._buffer, 1 << 20), self._log
+            cursor.floor_of = lambda: max(0, self.count - log.maxlen) + cap
+        return it
+
     def state_at(self, target):
-        """(buffer, elements given) at `target` elements given (at most `ahead` back), or None if not started."""
+        """(buffer, elements given, where) at `target` elements given (at most `ahead` back), or None if not
+        started; where: the input's tracked repeat's (epoch, position in it) at its element given + buffered, or
+        None without one."""
         with self._lock:
             if self._buf is None:
                 return None
@@ -556,11 +575,18 @@ class SavedShuffleIterator:
                     buf[j] = x
             else:
                 buf[j] = x
-        return buf, target
+        where = None
+        if self._cursor is not None:
+            where = (0, 0) if target + len(buf) == 0 else self._cursor.locate(target + len(buf))
+            if where is None:  # (cannot be: the starts from `ahead` back on are kept)
+                from ..errors import InternalError
+                raise InternalError(None, None, "Iterator checkpoint: the epoch of the shuffle's input is unknown.")
+        return buf, target, where
 
-    def restore(self, buf, count):
+    def restore(self, buf, count, where=None):
         """Starts from a saved buffer after `count` elements given: the generator moved past `count` numbers,
-        the input at its element count + len(buf). None if the input ends before."""
+        the input at its element count + len(buf) (where: its tracked repeat's (epoch, position in it); without
+        it, an older state, that repeat is replayed up to OLD_REPLAY_LIMIT elements)."""
         from ..errors import InvalidArgumentError
         ds = self._ds
         rng = ds._next_rng()
@@ -569,7 +595,13 @@ class SavedShuffleIterator:
                 raise InvalidArgumentError("Iterator checkpoint: an empty buffer of a shuffle over an endless input.")
             self._rng, self._it, self._ended, self.count, self._buf = rng, iter(()), True, count, []
             return self
-        inner = iter_from(ds._input, count + len(buf))
+        k = count + len(buf)
+        if self._inner is not None and where is None and k > OLD_REPLAY_LIMIT:
+            raise InvalidArgumentError(
+                f"Iterator checkpoint: it was written by an older rivulet, which did not save the epoch of the "
+                f"shuffle's input, and its position ({k} elements of that input) is past the {OLD_REPLAY_LIMIT} "
+                "that are replayed; save the iterator again with this version.")
+        inner = self._input_at(k, where)
         if inner is None:
             raise InvalidArgumentError(f"Iterator checkpoint: the shuffle's input ends before its saved position "
                                        f"{count + len(buf)}.")
@@ -590,7 +622,7 @@ class SavedShuffleIterator:
 def _anchored_shuffle(ds, k):
     t = _TRACK.shuffle_state
     _TRACK.shuffle = None  # the stages below build as usual
-    it = t.iter = SavedShuffleIterator(ds, t.ahead)
+    it = t.iter = SavedShuffleIterator(ds, t.ahead, t.inner)
     hint = t.hint
     if hint is None:
         return it if k == 0 else itertools.islice(it, k, None)  # (k > 0 under a skip: made and dropped)
@@ -602,9 +634,9 @@ def _anchored_shuffle(ds, k):
                 f"and its position ({k} elements of the shuffle) is past the {OLD_REPLAY_LIMIT} that are replayed; "
                 "save the iterator again with this version.")
         return _replay(it, k)
-    buf, count = hint
+    buf, count, where = hint
     if count != k and not (count < k and not buf):
         from ..errors import InvalidArgumentError
         raise InvalidArgumentError(f"Iterator checkpoint: the shuffle's saved state is after {count} elements, "
                                    f"the iterator's position is at its element {k}.")
-    return it.restore(buf, count)
+    return it.restore(buf, count, where)
