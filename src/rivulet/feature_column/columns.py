@@ -437,8 +437,9 @@ def categorical_column_with_vocabulary_file(key, vocabulary_file, vocabulary_siz
     _check_key(key)
     if not vocabulary_file:
         raise ValueError(f"Missing vocabulary_file in {key}.")
-    if file_format is not None and file_format != "tfrecord_gzip":
-        raise ValueError(f"Unsupported file_format {file_format!r} in {key}: only text files (None) are read.")
+    if file_format is not None:
+        raise NotImplementedError(f"file_format {file_format!r} in {key}: rivulet reads text vocabulary files "
+                                  f"(file_format=None) only.")
     if vocabulary_size is None:
         if not tf.io.gfile.exists(vocabulary_file):
             raise ValueError(f"vocabulary_file in {key} does not exist.")
