@@ -67,6 +67,10 @@ def test_parse_single_example_and_errors():
     batch = tf.io.parse_example([TF_EXAMPLE, TF_EXAMPLE], {"a": tf.io.FixedLenFeature([2], tf.int64)})
     assert batch["a"].numpy().tolist() == [[1, -2], [1, -2]]
     assert repr(tf.io.FixedLenFeature([2], tf.int64)) == "FixedLenFeature(shape=[2], dtype=tf.int64, default_value=None)"
+    # TF 2.21 prints the shape as it was given (feature_column.make_parse_example_spec gives tuples)
+    assert repr(tf.io.FixedLenFeature((2,), tf.int64)) == "FixedLenFeature(shape=(2,), dtype=tf.int64, default_value=None)"
+    assert repr(tf.feature_column.make_parse_example_spec([tf.feature_column.numeric_column("a", shape=[2])])) == \
+        "{'a': FixedLenFeature(shape=(2,), dtype=tf.float32, default_value=None)}"
     assert repr(tf.io.VarLenFeature(tf.float32)) == "VarLenFeature(dtype=tf.float32)"
 
 

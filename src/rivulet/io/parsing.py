@@ -23,7 +23,7 @@ class FixedLenFeature(collections.namedtuple("FixedLenFeature", ["shape", "dtype
         return super().__new__(cls, shape, _dt.as_dtype(dtype), default_value)
 
     def __repr__(self):
-        return f"FixedLenFeature(shape={list(self.shape) if isinstance(self.shape, tuple) else self.shape}, " \
+        return f"FixedLenFeature(shape={self.shape!r}, " \
                f"dtype={self.dtype!r}, default_value={self.default_value!r})"
 
 
