@@ -92,6 +92,17 @@ class Model(Trainer, Layer):
         return nest.flatten(self._output_tensors) if self._is_graph_network else None
 
     @property
+    def input(self):
+        """A functional model's inputs as it was built on them (one tensor when it has one), tf_keras's
+        `model.input`, called or not; other models: their first call's, as a layer's."""
+        return self._input_tensors if self._is_graph_network else super().input
+
+    @property
+    def output(self):
+        """A functional model's outputs as it was built on them (one tensor when it has one)."""
+        return self._output_tensors if self._is_graph_network else super().output
+
+    @property
     def input_names(self):
         """The input layers' names (functional models; tf_keras's `input_names`)."""
         return [t.node.layer.name for t in self.inputs] if self._is_graph_network else None
