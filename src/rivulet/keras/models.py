@@ -440,6 +440,10 @@ class Model(Trainer, Layer):
         spec = self._input_spec_for_saving()
         if spec is None:
             return None
+        if isinstance(spec, dict):  # a dict of inputs (DenseFeatures): shapes by name, as tf_keras writes them,
+            # and their dtypes (rivulet's addition: a string or integer feature cannot be rebuilt from zeros.)
+            return {"input_shape": {k: tf.TensorShape(v.shape).as_list() for k, v in spec.items()},
+                    "input_dtype": {k: tf.as_dtype(v.dtype).name for k, v in spec.items()}}
         shapes = [tf.TensorShape(s.shape).as_list() for s in nest.flatten(spec)]
         return {"input_shape": shapes[0] if len(shapes) == 1 and not nest.is_nested(spec) else shapes}
 
@@ -447,7 +451,11 @@ class Model(Trainer, Layer):
         shape = config.get("input_shape") if isinstance(config, dict) else None
         if shape is None or self.built:
             return
-        if shape and isinstance(shape[0], list):
+        if isinstance(shape, dict):
+            dtypes = config.get("input_dtype") or {}
+            self({k: tf.zeros([1 if d is None else d for d in s], dtype=dtypes.get(k, "float32"))
+                  for k, s in shape.items()})
+        elif shape and isinstance(shape[0], list):
             self([tf.zeros([1 if d is None else d for d in s]) for s in shape])
         else:
             self.build(tuple(shape))

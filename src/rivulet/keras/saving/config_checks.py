@@ -99,12 +99,26 @@ def check_layer_shapes(config, what):
                 check_shape(config[key], f"The {key} of {what}")
 
 
+_INPUT_DTYPES = frozenset(["float16", "bfloat16", "float32", "float64", "int8", "int16", "int32", "int64", "uint8",
+                           "uint16", "uint32", "uint64", "bool", "string", "complex64", "complex128"])
+
+
 def check_build_config(build, what):
     """A build_config's input_shape: one shape, or a list of shapes (a multi-input model)."""
     if not isinstance(build, dict):
         raise ValueError(f"The build_config of {what} must be a dict, got {_short(build)}")
     shape = build.get("input_shape")
-    if isinstance(shape, (list, tuple)) and shape and isinstance(shape[0], (list, tuple)):
+    if isinstance(shape, dict):  # a dict of inputs, by name, with their dtypes (models.py _build_config)
+        dtypes = build.get("input_dtype", {})
+        if not isinstance(dtypes, dict):
+            raise ValueError(f"The input_dtype in the build_config of {what} must be a dict, got {_short(dtypes)}")
+        for k, s in shape.items():
+            check_shape(s, f"The input_shape {k!r} in the build_config of {what}")
+        for k, d in dtypes.items():
+            if k not in shape or d not in _INPUT_DTYPES:
+                raise ValueError(f"The input_dtype in the build_config of {what} must name the inputs' dtypes "
+                                 f"(one of {sorted(_INPUT_DTYPES)}), got {_short(dtypes)}")
+    elif isinstance(shape, (list, tuple)) and shape and isinstance(shape[0], (list, tuple)):
         for s in shape:
             check_shape(s, f"An input_shape in the build_config of {what}")
     else:
