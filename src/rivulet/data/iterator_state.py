@@ -69,6 +69,7 @@ def encode(resource, element_spec):
     with resource._lock:
         position, random_state, where = resource.position, list(resource.random_state), resource.epoch_position()
         shuffled = resource.shuffle_state()
+    _check_replayable(resource, position, shuffled)
     if shuffled:
         where = shuffled[2]
     magic = MAGIC if where is None and shuffled is None else MAGIC_EPOCH if shuffled is None else \
@@ -83,6 +84,26 @@ def encode(resource, element_spec):
     out = np.empty(len(items), dtype=object)
     out[:] = items
     return out
+
+
+def _check_replayable(resource, position, shuffled):
+    """A shuffle of an endless input below a stage the saved-shuffle chain does not pass through (a filter, zip,
+    interleave, flat_map...) has no saved buffer: its iterator is restored by replaying up to OLD_REPLAY_LIMIT
+    elements, so a state past that is refused at save (FailedPreconditionError), as TensorFlow refuses a state it
+    cannot save, rather than at restore."""
+    from .dataset import INFINITE
+    from .seek import OLD_REPLAY_LIMIT, replayed_shuffle
+    shuffle = resource._shuffle[0] if resource._shuffle is not None else None
+    if shuffled and shuffled[1] + len(shuffled[0]) > OLD_REPLAY_LIMIT and shuffle._input._card() == INFINITE \
+            and replayed_shuffle(shuffle._input) is not None:  # the saved shuffle's input: placed by replaying
+        position = shuffled[1] + len(shuffled[0])
+    elif position <= OLD_REPLAY_LIMIT or replayed_shuffle(resource._dataset, stop=shuffle) is None:
+        return
+    raise FailedPreconditionError(
+        None, None, f"Iterator checkpoint: this iterator (position {position}) has a shuffle of an endless input "
+        "below a stage other than map, batch, prefetch, take or skip (a filter, zip, interleave...), whose "
+        f"buffer is not saved: restoring it replays the pipeline, and positions past {OLD_REPLAY_LIMIT} are "
+        "refused. [Op:SerializeIterator]")
 
 
 def _int(b, what, lo=0, hi=_MAX):

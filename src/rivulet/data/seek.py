@@ -40,6 +40,16 @@ def iter_from(ds, k):
     card = ds._card()
     if card >= 0 and k > card:
         return None
+    if card >= 0 and not getattr(_TRACK, "bounded", False):  # its length bounds the positions below it
+        _TRACK.bounded = True
+        try:
+            return _iter_from(ds, k)
+        finally:
+            _TRACK.bounded = False
+    return _iter_from(ds, k)
+
+
+def _iter_from(ds, k):
     for cls in type(ds).__mro__:
         f = _SEEKERS.get(cls.__name__)
         if f is not None:
@@ -47,7 +57,35 @@ def iter_from(ds, k):
             if it is not None:
                 return it
             break
+    if k > OLD_REPLAY_LIMIT and not getattr(_TRACK, "bounded", False) and \
+            replayed_shuffle(ds, stop=None) is not None:
+        from ..errors import InvalidArgumentError
+        raise InvalidArgumentError(
+            f"Iterator checkpoint: position {k} of {type(ds).__name__.lstrip('_')} over a shuffle of an endless "
+            f"input is reached by replaying the pipeline, and positions past {OLD_REPLAY_LIMIT} are refused (a "
+            "shuffle's buffer is saved only where the stages above it are maps, batches, prefetches, takes and "
+            "skips).")
     return _replay(ds._make_iter(), k)
+
+
+def replayed_shuffle(ds, stop=None):
+    """A shuffle of an endless input in `ds`, other than `stop` (the iterator's saved shuffle), reached without
+    passing a stage of known cardinality: a position past OLD_REPLAY_LIMIT there is refused, at save and at
+    restore (its buffer is not saved: restoring replays it, and a hostile position would have no bound)."""
+    todo, seen = [ds], set()
+    while todo:
+        d = todo.pop()
+        if id(d) in seen or d is stop:
+            continue
+        seen.add(id(d))
+        if d._card() >= 0:  # its length bounds the positions
+            continue
+        if type(d).__name__ in ("ShuffleDataset", "_ShuffleDataset") or any(
+                c.__name__ == "ShuffleDataset" for c in type(d).__mro__):
+            if d._input._card() == INFINITE and d._full_permutation_source()[0] is None:
+                return d
+        todo.extend(d._inputs)
+    return None
 
 
 def _replay(it, k):
