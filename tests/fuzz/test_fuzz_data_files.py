@@ -325,7 +325,9 @@ def _iter_pipeline(i=0):
     same with a shuffle inside (its checkpoint says the epoch: at most one epoch is remade); 4: a filter over an
     endless repeat (epochs skipped by the filter's count of one epoch); 5, 7, 8, 9: a shuffle over an endless repeat
     (its checkpoint holds the shuffle's buffer: was replayed element by element); 6: random epochs below an
-    interleave, as 3."""
+    interleave, as 3; 10, 11: a saved shuffle buffer over an endless repeat of random epochs of unknown length (its
+    checkpoint says that repeat's epoch too: the input was replayed); 12, 13, 14: a shuffle of an endless input
+    below a filter, a zip, an interleave (its buffer is not saved: replayed up to 2**16 positions, else refused)."""
     tf = _tf()
     ds = tf.data.Dataset.range(40)
     if i == 0:
@@ -345,6 +347,16 @@ def _iter_pipeline(i=0):
     if i == 9:  # ragged elements in the buffer
         return tf.data.Dataset.from_tensor_slices(tf.ragged.constant([[1], [2, 3], [], [4, 5, 6]])).repeat() \
             .shuffle(3, seed=4)
+    if i == 10:  # shuffle -> filter -> repeat -> shuffle: the input's epoch saved with the buffer
+        return ds.shuffle(8, seed=1).filter(lambda x: x % 3 == 0).repeat().shuffle(16, seed=2)
+    if i == 11:
+        return ds.shuffle(8, seed=1).filter(lambda x: x < 5).repeat().shuffle(4, seed=2).batch(3).prefetch(2)
+    if i == 12:  # a shuffle's buffer below a filter: not saved
+        return ds.repeat().shuffle(16, seed=2).filter(lambda x: x % 3 == 0)
+    if i == 13:
+        return tf.data.Dataset.zip((ds.repeat().shuffle(4, seed=2), ds.repeat()))
+    if i == 14:
+        return ds.repeat().shuffle(4, seed=2).interleave(lambda x: tf.data.Dataset.range(x % 3), cycle_length=2)
     if i == 6:  # random epochs below an interleave (its checkpoint says the epoch too)
         return tf.data.Dataset.range(5).shuffle(5, seed=3).interleave(
             lambda x: tf.data.Dataset.range(x), cycle_length=2).repeat()
@@ -373,8 +385,9 @@ def build_iterator(rng, case_dir, pipelines=(0, 1, 2, 4), far=False):
         def encode(resource, element_spec):
             items = original(resource, element_spec)
             items[2] = b"%d" % int(rng.integers(2 ** 40, 2 ** 62))
-            if items[0].endswith(b"/2"):
-                for i in (-2, -1):
+            if items[0].endswith((b"/2", b"/4")):
+                at = 4 + 3 * int(items[3])
+                for i in ((-2, -1) if items[0].endswith(b"/2") else (at, at + 1)):
                     how = rng.random()
                     if how < 0.3:
                         items[i] = b"%d" % int(rng.integers(0, 40))
@@ -424,6 +437,14 @@ def build_iterator_random_repeat(rng, case_dir):
 
 def build_iterator_replayed(rng, case_dir):
     return build_iterator(rng, case_dir, (5, 7, 8, 9), far=rng.random() < 0.5)
+
+
+def build_iterator_shuffle_random_epochs(rng, case_dir):
+    return build_iterator(rng, case_dir, (10, 11), far=rng.random() < 0.5)
+
+
+def build_iterator_shuffle_below_stages(rng, case_dir):
+    return build_iterator(rng, case_dir, (12, 13, 14), far=rng.random() < 0.5)
 
 
 def load_iterator(prefix):
@@ -663,6 +684,10 @@ TARGETS = [
                allowed=_DATA),
     FuzzTarget(name="iterator-checkpoint-replayed-stages", build=build_iterator_replayed, load=load_iterator,
                allowed=_DATA),
+    FuzzTarget(name="iterator-checkpoint-shuffle-random-epochs", build=build_iterator_shuffle_random_epochs,
+               load=load_iterator, allowed=_DATA),
+    FuzzTarget(name="iterator-checkpoint-shuffle-below-stages", build=build_iterator_shuffle_below_stages,
+               load=load_iterator, allowed=_DATA),
     FuzzTarget(name="savedmodel-composite-specs", build=build_composite, load=load_composite, allowed=_SAVED,
                seconds=10.0),
     FuzzTarget(name="savedmodel-custom-gradient", build=build_gradient, load=load_gradient, allowed=_SAVED,
@@ -674,7 +699,10 @@ TARGETS = [
 # Open findings, run by tools/fuzz_readers.py --open. Fixed: iterator-checkpoint-random-repeat (a far position in an
 # endless repeat of shuffled, filtered epochs was reached by remaking every element before it) and
 # iterator-checkpoint-replayed-stages (a shuffle over an endless repeat was replayed up to a hostile position, 2**40
-# and more, until the time limit: its checkpoint now holds the shuffle's buffer, as TensorFlow's).
+# and more, until the time limit: its checkpoint now holds the shuffle's buffer, as TensorFlow's),
+# iterator-checkpoint-shuffle-random-epochs (that buffer's input, a repeat of random epochs, was replayed: its epoch
+# is saved too) and iterator-checkpoint-shuffle-below-stages (a shuffle below a filter, zip or interleave was
+# replayed to a hostile position: past 2**16 it is refused).
 OPEN_TARGETS = []
 
 
