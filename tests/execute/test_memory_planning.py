@@ -79,3 +79,39 @@ def test_a_value_passed_through_identities_is_dropped_after_the_last_use_of_any(
     finally:
         options.reset()
     assert peak < 4 * MB, peak
+
+
+def test_an_operand_read_for_its_shape_alone_is_not_kept_for_the_backward_pass():
+    # y = x * w + b with an open batch: the gradient sums back to (x * w)'s shape (SumToShapeOf), which
+    # would keep every layer's x * w alive until the backward pass reaches it; a stand-in of its shape
+    # (no buffer of its own) is passed instead.
+    ws = [tf.Variable(np.full([1024], 0.5, np.float32)) for _ in range(8)]
+    bs = [tf.Variable(np.zeros([1024], np.float32)) for _ in range(8)]
+
+    @tf.function(input_signature=[tf.TensorSpec([None, 1024], tf.float32)])
+    def step(x):
+        with tf.GradientTape() as tape:
+            h = x
+            for w, b in zip(ws, bs):
+                h = tf.tanh(h * w + b)
+            loss = tf.reduce_sum(h)
+        return tape.gradient(loss, bs)
+
+    x = tf.constant(np.full((256, 1024), 0.5, np.float32))
+    src = step.get_concrete_function()._compiled.source
+    assert "= _like(" in src
+    got, peak = _peak(step, x)
+    # kept for the backward pass: each layer's tanh output (8 MiB); the eight products too: 16 MiB
+    assert peak < 13 * MB, peak
+    h, ts = np.full((256, 1024), 0.5, np.float32), []
+    for _ in range(8):
+        h = np.tanh(h * np.float32(0.5))
+        ts.append(h)
+    g = np.ones_like(h)
+    want = []
+    for t in reversed(ts):
+        g = g * (1 - t * t)
+        want.append(g.sum(axis=0))
+        g = g * np.float32(0.5)
+    for a, b in zip(got, reversed(want)):
+        np.testing.assert_allclose(a.numpy(), b, rtol=1e-4)

@@ -65,7 +65,7 @@ def compile_graph(graph, inputs, outputs, name="fn", wrap=None, split=True):
             return _compile_branches(graph, inputs, outputs, name, wrap, groups)
     ops = needed_ops(graph, outputs)
     names = {}  # id(tensor) -> expression
-    glob = {"_np": np, "_asarray": np.asarray}
+    glob = {"_np": np, "_asarray": np.asarray, "_like": _shape_like}
     lines = []
     line_ops = {}
     params = []
@@ -74,9 +74,12 @@ def compile_graph(graph, inputs, outputs, name="fn", wrap=None, split=True):
         params.append(p)
         names[id(t)] = p
     uses = {}
+    shapes = _shape_only_uses(ops, outputs)  # (op id, input index) of inputs read for their shape alone
+    standins = {id(op._inputs[i]) for op in ops for i in _SHAPE_ONLY.get(op.type, ()) if (op._id, i) in shapes}
     for op in ops:
-        for t in op._inputs:
-            uses[id(t)] = uses.get(id(t), 0) + 1
+        for i, t in enumerate(op._inputs):
+            if (op._id, i) not in shapes:
+                uses[id(t)] = uses.get(id(t), 0) + 1
     for t in outputs:
         uses[id(t)] = uses.get(id(t), 0) + 1 << 20  # never freed
     remaining = dict(uses)
@@ -107,9 +110,21 @@ def compile_graph(graph, inputs, outputs, name="fn", wrap=None, split=True):
             if not n:  # nothing reads it (a stateful op's output): dropped at once
                 lines.append(f"    del {v}")
 
+    def stand_in(op):
+        """After op: a stand-in of each output read for its shape alone (a broadcast zero of its shape and
+        dtype, holding none of its memory), so that the value itself is dropped after its last real use."""
+        for j, t in enumerate(op.outputs):
+            if id(t) in standins:
+                lines.append(f"    s{op._id}_{j} = _like({names[id(t)]})")
+
+    def arg(op, i, t):
+        return f"s{t.op._id}_{t.value_index}" if (op._id, i) in shapes else names[id(t)]
+
     def release(op):
         """Memory planning: drop big intermediates once their last consumer has run."""
-        for t in op._inputs:
+        for i, t in enumerate(op._inputs):
+            if (op._id, i) in shapes:
+                continue
             r = remaining.get(id(t))
             if r is None:
                 continue
@@ -130,13 +145,14 @@ def compile_graph(graph, inputs, outputs, name="fn", wrap=None, split=True):
             calls = []
             for m in group:
                 glob[f"k{m._id}"] = unquiet(m.opdef.kernel)
-                margs = "".join(names[id(t)] + ", " for t in m.inputs)
+                margs = "".join(arg(m, i, t) + ", " for i, t in enumerate(m.inputs))
                 glob[f"t{m._id}_kw"] = dict(m.attrs)  # the attrs as an object: no key becomes text
                 calls.append(f"(k{m._id}, ({margs}), t{m._id}_kw)")
             lines.append(f"    {', '.join(f'v{m._id}' for m in group)}, = _par({', '.join(calls)})")
             for m in group:
                 line_ops[len(lines)] = m if m is group[0] else line_ops.get(len(lines), m)
                 names[id(m.outputs[0])] = f"v{m._id}"
+                stand_in(m)
                 produced(m, f"v{m._id}")
             for m in group:
                 release(m)
@@ -152,8 +168,8 @@ def compile_graph(graph, inputs, outputs, name="fn", wrap=None, split=True):
             names[id(op.outputs[0])] = g
             continue
         args = []
-        for t in op._inputs:
-            args.append(names[id(t)])
+        for i, t in enumerate(op._inputs):
+            args.append(arg(op, i, t))
         if typ == "Identity":
             names[id(op.outputs[0])] = args[0]
             v = base.get(id(op._inputs[0]))
@@ -191,6 +207,7 @@ def compile_graph(graph, inputs, outputs, name="fn", wrap=None, split=True):
         else:
             for j, t in enumerate(op.outputs):
                 names[id(t)] = f"{v}[{j}]"
+        stand_in(op)
         produced(op, v)
         release(op)
     if wrap is not None:
@@ -362,6 +379,36 @@ def _held_by_lists(ops):
                 op.type == "Identity" and any(id(t) in held for t in op.outputs):
             held.update(id(t) for t in op._inputs)
     return held
+
+
+# Inputs whose values these ops never read, only their shape (and dtype): gradient plumbing mostly, as a
+# broadcasting op's gradient summed back to its operand's shape, which would otherwise keep the operand (a
+# batch of activations) alive until the backward pass reaches it.
+_SHAPE_ONLY = {"SumToShapeOf": (1,), "BroadcastLike": (1,), "ReshapeLike": (1,), "Shape": (0,), "Size": (0,),
+               "Rank": (0,), "ReducedCount": (0, 1)}
+
+
+def _shape_like(a):
+    """A read-only array of a's shape and dtype that holds one element, not a's buffer."""
+    return np.broadcast_to(np.zeros((), a.dtype), a.shape)
+
+
+def _shape_only_uses(ops, outputs):
+    """The (op id, input index) of the shape-only inputs worth a stand-in: big numeric arrays computed here
+    by a single-output op (not fed, constant, or an identity's alias), never returned."""
+    out = {id(t) for t in outputs}
+    found = set()
+    for op in ops:
+        for i in _SHAPE_ONLY.get(op.type, ()):
+            if i >= len(op._inputs):
+                continue
+            t = op._inputs[i]
+            src = t.op
+            if src.type in ("Placeholder", "Const", "Identity") or src.opdef.num_outputs != 1 or id(t) in out:
+                continue
+            if t.dtype.is_numeric and _worth_freeing(t):
+                found.add((op._id, i))
+    return found
 
 
 def _worth_freeing(t):
