@@ -128,3 +128,19 @@ def test_preprocess_input_on_a_functional_input_makes_op_layers():
             a = np.arange(48, dtype=np.float32).reshape((1,) + shape)
             want = imagenet_utils.preprocess_input(tf.constant(a), mode=mode, data_format=fmt)
             np.testing.assert_allclose(m(a).numpy(), want.numpy(), rtol=1e-6)
+
+
+def test_relu_capped_at_6_is_one_relu6_op_as_tf_keras():
+    # tf_keras's backend.relu: max_value 6 with no threshold or slope is tf.nn.relu6 (MobileNetV2's
+    # ReLU(6.)), one op whose gradient keeps its output alone; at 0 and 6 the gradient is 0 (TF 2.21:
+    # relu6 of [-1, 0, 3, 6, 7] -> [0, 0, 3, 6, 6], gradient [0, 0, 1, 0, 0]).
+    layer = tf.keras.layers.ReLU(6.0)
+    x = tf.constant([-1.0, 0.0, 3.0, 6.0, 7.0])
+    with tf.GradientTape() as tape:
+        tape.watch(x)
+        y = layer(x)
+    np.testing.assert_array_equal(y.numpy(), [0, 0, 3, 6, 6])
+    np.testing.assert_array_equal(tape.gradient(y, x).numpy(), [0, 0, 1, 0, 0])
+    f = tf.function(lambda a: layer(a))
+    types = [op.type for op in f.get_concrete_function(x).graph.get_operations()]
+    assert "Relu6" in types and "Minimum" not in types and "SelectV2" not in types

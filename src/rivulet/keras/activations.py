@@ -9,6 +9,8 @@ def linear(x):
 def relu(x, alpha=0.0, max_value=None, threshold=0.0):
     if alpha == 0.0 and max_value is None and threshold == 0.0:
         return tf.nn.relu(x)
+    if alpha == 0.0 and max_value == 6 and threshold == 0.0:  # tf_keras: one Relu6 (MobileNetV2's ReLU(6.))
+        return tf.nn.relu6(x)
     y = tf.where(x > threshold, x, alpha * (x - threshold) if alpha else tf.zeros_like(x))
     if max_value is not None:
         y = tf.minimum(y, tf.cast(max_value, y.dtype))
