@@ -187,7 +187,9 @@ def _live_stmt(s, out):
         live = head | body_in | after
         s._ag_body_live_in = body_in
     elif isinstance(s, (ast.With, ast.AsyncWith)):
-        live = reads([i.context_expr for i in s.items]) | _live_block(s.body, out)
+        # `with ... as name` binds name before the body runs: the body's reads of it see that value
+        targets = bound([i.optional_vars for i in s.items if i.optional_vars])
+        live = reads([i.context_expr for i in s.items]) | (_live_block(s.body, out) - targets)
     elif isinstance(s, ast.Try):
         handlers = set()
         for h in s.handlers:
