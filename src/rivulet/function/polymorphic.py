@@ -252,7 +252,9 @@ class PolymorphicFunction:
         var = [n for n, p in self._sig.parameters.items() if p.kind == inspect.Parameter.VAR_POSITIONAL]
         if var and len(specs) > len(names):
             names += [f"{var[0]}_{i}" for i in range(len(specs) - len(names))]
-        sig_text = "(" + ", ".join(f"{n}: {describe(s)}" for n, s in zip(names, specs)) + ")"
+        defaults = {n: p.default for n, p in self._sig.parameters.items() if p.default is not inspect.Parameter.empty}
+        sig_text = "(" + ", ".join(f"{n}: {describe(s)}" + (" = <captured_default_value>" if n in defaults else "")
+                                   for n, s in zip(names, specs)) + ")"
         if len(args) > len(specs):
             raise TypeError(f"Binding inputs to tf.function failed due to `too many positional arguments`. "
                             f"Received args: {args!r} and kwargs: {kwargs!r} for signature: {sig_text}.")
@@ -260,6 +262,8 @@ class PolymorphicFunction:
         unexpected = [k for k in kwargs if k not in names[:len(specs)]]
         values.update((k, v) for k, v in kwargs.items() if k not in unexpected)
         for n in names[:len(specs)]:  # as Python binds: a missing argument is named first
+            if n not in values and n in defaults:  # a default is passed as given, conformed to its spec
+                values[n] = defaults[n]
             if n not in values:
                 raise TypeError(f"Binding inputs to tf.function failed due to `missing a required argument: "
                                 f"'{n}'`. Received args: {args!r} and kwargs: {kwargs!r} for signature: "
