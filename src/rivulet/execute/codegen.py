@@ -55,10 +55,14 @@ class CompiledGraph:
         return self.fn(*values)
 
 
-def compile_graph(graph, inputs, outputs, name="fn", wrap=None, split=True):
+def compile_graph(graph, inputs, outputs, name="fn", wrap=None, split=True, kernels=None):
     """inputs: placeholders fed in order; outputs: tensors returned. `wrap` (optional) is applied to each
-    output inside the generated code (e.g. EagerTensor), saving a Python-level loop per call."""
+    output inside the generated code (e.g. EagerTensor), saving a Python-level loop per call. `kernels`
+    (optional): {op: kernel} run in place of those ops' own kernels (a loop's in-place accumulator)."""
     from . import options
+    kernels = {op._id: k for op, k in (kernels or {}).items()}
+    if kernels:
+        split = False
     if split and options.enabled("parallel_execution"):
         groups = parallel.components(graph, outputs)
         if groups:
@@ -181,7 +185,7 @@ def compile_graph(graph, inputs, outputs, name="fn", wrap=None, split=True):
                     lines.append(f"    del {v}")
             continue
         k = f"k{op._id}"
-        glob[k] = unquiet(op.opdef.kernel)
+        glob[k] = unquiet(kernels.get(op._id, op.opdef.kernel))
         if op.attrs:
             args.extend(_attr_args(op, glob))
         v = f"v{op._id}"

@@ -75,6 +75,39 @@ class SubGraph:
         blas_threads.limit(compiled, self.graph.get_operations(), inputs)
         return compiled.fn
 
+    def accumulators(self, n_vars):
+        """The loop variables (indices < n_vars) this loop body only writes rows into: the body's output i is a
+        TensorScatterUpdate of its parameter i, which nothing else in the body reads. A loop that owns such a
+        buffer can update it in place (run_accumulating) instead of copying it every iteration."""
+        acc = self.__dict__.get("_acc")
+        if acc is None:
+            readers = {}
+            for op in self.graph.get_operations():
+                for t in op.inputs:
+                    readers.setdefault(id(t), []).append(op)
+            acc = []
+            for i, (p, out) in enumerate(zip(self.params[:n_vars], self.outputs[:n_vars])):
+                op = out.op
+                if (op.type == "TensorScatterUpdate" and op.inputs[0] is p and readers.get(id(p)) == [op]
+                        and op.inputs[1] is not p and op.inputs[2] is not p
+                        and sum(o is out for o in self.outputs) == 1):
+                    acc.append((i, op))
+            acc = self._acc = tuple(acc)
+        return acc
+
+    def run_accumulating(self, *values):
+        """run, with the accumulators' row writes made into the buffers given (which the caller owns)."""
+        fn = self.__dict__.get("_fn_acc")
+        if fn is None:
+            from ..execute.codegen import compile_graph
+            from ..ops.sort_segment_ops import tensor_scatter_update_in_place
+            inputs = self.inputs
+            compiled = compile_graph(self.graph, inputs, self.outputs, name=self.graph.name,
+                                     kernels={op: tensor_scatter_update_in_place for _, op in self._acc})
+            blas_threads.limit(compiled, self.graph.get_operations(), inputs)
+            fn = self._fn_acc = compiled.fn
+        return fn(*values)
+
     def blas_profile(self):
         """The sizes of the sub-graph's GEMMs (execute/blas_threads.py), fed in `inputs` order."""
         p = self.__dict__.get("_blas")
@@ -493,6 +526,12 @@ class LoopBody:
                 history.append((start, reads))
                 n += 1
             return lv, n
+        acc = self.body.accumulators(self.n_vars)
+        if acc:  # buffers the body writes rows into: copied once here, then updated in place
+            lv = list(lv)
+            for i, _ in acc:
+                lv[i] = np.array(lv[i], copy=True)
+            b = self.body.run_accumulating
         while c(*lv, *cc)[0]:
             lv = b(*lv, *bc)
             n += 1

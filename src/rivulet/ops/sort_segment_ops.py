@@ -642,12 +642,12 @@ def scatter_nd(indices, updates, shape, name=None):
     return bind(SCATTER_ND, (i, u, *dyn), {"shape": attr}, name=name or "ScatterNd")
 
 
-def _tensor_scatter_kernel(mode):
+def _tensor_scatter_kernel(mode, in_place=False):
     def k(tensor, indices, updates):
         msg = _scatter_shapes(list(tensor.shape), list(indices.shape), list(updates.shape))
         if msg:
             raise InvalidArgumentError(msg)
-        out = np.array(tensor, copy=True)
+        out = tensor if in_place else np.array(tensor, copy=True)
         kk = indices.shape[-1]
         key = _nd_positions(indices, tensor.shape, "")
         upd = updates.reshape((-1,) + tensor.shape[kk:])
@@ -673,6 +673,10 @@ def _update_grad(op, dy):
 
 TENSOR_SCATTER_UPDATE = defop("TensorScatterUpdate", _tensor_scatter_kernel("update"), _tensor_scatter_infer,
                               grad=_update_grad)
+# TensorScatterUpdate writing into its `tensor` operand: for a loop that owns that buffer and reads it nowhere
+# else (function/control_flow.py: a Keras RNN's [time, batch, units] outputs, one row a step; a copy per step
+# made such a loop quadratic in its length)
+tensor_scatter_update_in_place = _tensor_scatter_kernel("update", in_place=True)
 TENSOR_SCATTER_ADD = defop("TensorScatterAdd", _tensor_scatter_kernel("add"), _tensor_scatter_infer,
                            grad=lambda op, dy: (dy, None, _a.gather_nd(dy, op.inputs[1])), allowed=NUMERIC)
 TENSOR_SCATTER_SUB = defop("TensorScatterSub", _tensor_scatter_kernel("sub"), _tensor_scatter_infer,
