@@ -98,3 +98,27 @@ def test_nearest_align_corners_rounds_halves_up_as_tensorflow():
     x = np.arange(5, dtype=np.float32).reshape(1, 5, 1, 1)  # 5 -> 9 rows: source rows 0, .5, 1, 1.5 ...
     got = resize_ops.resize(x, [9, 1], "nearest", align_corners=True).numpy().ravel()
     np.testing.assert_array_equal(got, [0, 1, 1, 2, 2, 3, 3, 4, 4])  # TensorFlow 2.21's result
+
+
+@pytest.mark.parametrize("k", range(len(DW_CASES)))
+def test_numpy_depthwise_conv2d_matches_tensorflow_without_a_padded_copy_or_batch_temporaries(golden, k,
+                                                                                               monkeypatch):
+    # The NumPy kernel (no onednn extra, or float64/float16): TensorFlow's values, and its memory is the
+    # output plus one bounded temporary (it was a padded input copy and an output-sized product per tap).
+    import tracemalloc
+
+    from rivulet.ops import nn_ops
+    monkeypatch.setattr(nn_ops, "_dnnl", lambda *a: False)
+    strides, padding, dilations = DW_CASES[k]
+    y = conv_ops._dw_kernel(golden["dw_x"], golden["dw_w"], strides, padding, dilations)
+    np.testing.assert_allclose(y, golden[f"dw{k}_y"], rtol=1e-5, atol=1e-5)
+    x = np.ones((64, 48, 48, 32), np.float32)  # 18 MiB, its output as big (stride 1)
+    w = np.ones((3, 3, 32, 1), np.float32)
+    tracemalloc.start()
+    try:
+        y = conv_ops._dw_kernel(x, w, strides, padding, dilations)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < y.nbytes + conv_ops._DW_BLOCK + (1 << 20), (peak, y.nbytes)
+    assert y[0, 20, 20, 0] == 9

@@ -189,12 +189,48 @@ def _dw_kernel(x, w, strides, padding, dilations, explicit=None):
         out = _nn._on_dnnl(onednn.conv2d, _nn._c(x), _nn._c(w), strides, dilations, (ph, pw), depthwise=True)
         if out is not None:
             return out
-    xp = _nn._pad_input(x, ph, pw)
-    out = np.zeros((x.shape[0], oh, ow, c, m), np.result_type(x, w))
+    return _dw_numpy(x, w, oh, ow, ph, pw, strides, dilations)
+
+
+_DW_BLOCK = 4 << 20  # bytes of the one temporary of the NumPy depthwise convolution
+
+
+def _tap_range(o, size, k, stride, dilation, pad):
+    """The outputs [lo, hi) whose input under tap k lies inside the unpadded input, and the first one's
+    input index: a tap over the zero padding adds nothing, so no padded copy is made."""
+    off = k * dilation - pad
+    lo = max(0, -(off // stride)) if off < 0 else 0
+    hi = min(o, (size - 1 - off) // stride + 1) if size - 1 >= off else 0
+    return lo, max(lo, hi), lo * stride + off
+
+
+def _dw_numpy(x, w, oh, ow, ph, pw, strides, dilations):
+    """The depthwise convolution tap by tap into its output, a few samples at a time: no padded copy of the
+    input, and one temporary of at most _DW_BLOCK bytes (a tap's product over the whole batch was one more
+    output-sized array)."""
+    kh, kw, c, m = w.shape
+    n = x.shape[0]
+    dt = np.result_type(x, w)
+    out = np.zeros((n, oh, ow, c, m), dt)
+    per = max(1, oh * ow * c * m * dt.itemsize)
+    step = max(1, min(n, _DW_BLOCK // per))
+    tmp = np.empty(step * oh * ow * c * m, dt)
+    (sh, sw), (dh, dw) = strides, dilations
     for i in range(kh):
+        r0, r1, y0 = _tap_range(oh, x.shape[1], i, sh, dh, ph[0])
         for j in range(kw):
-            out += view(xp, i, j)[..., None] * w[i, j]
-    return out.reshape(x.shape[0], oh, ow, c * m)
+            c0, c1, x0 = _tap_range(ow, x.shape[2], j, sw, dw, pw[0])
+            if r1 <= r0 or c1 <= c0:
+                continue
+            src = x[:, y0:y0 + (r1 - r0 - 1) * sh + 1:sh, x0:x0 + (c1 - c0 - 1) * sw + 1:sw, :, None]
+            for b in range(0, n, step):
+                e = min(n, b + step)
+                shape = (e - b, r1 - r0, c1 - c0, c, m)
+                t = tmp[:int(np.prod(shape))].reshape(shape)  # contiguous: the faster loops
+                np.multiply(src[b:e], w[i, j], out=t)
+                dst = out[b:e, r0:r1, c0:c1]
+                np.add(dst, t, out=dst)
+    return out.reshape(n, oh, ow, c * m)
 
 
 def _dw_input_kernel(x, w, dy, strides, padding, dilations, explicit=None):
