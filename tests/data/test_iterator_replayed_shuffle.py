@@ -47,6 +47,11 @@ def test_near_positions_come_back_exactly(tmp_path, name):
             tf.train.Checkpoint(iterator=fresh).read(path).assert_consumed()
         assert _take(fresh, 25) == want[pos:pos + 25], pos
         assert _take(it, 25) == want[pos:pos + 25], pos
+        # the same state at a hostile far position: refused at once (was replayed until stopped)
+        items = iterator_state.encode(it._res, it.element_spec)
+        items[2] = b"%d" % 2 ** 40
+        with deadline(5), pytest.raises(InvalidArgumentError, match="positions past 65536 are refused"):
+            iterator_state.restore(iter(make())._res, it.element_spec, items)
 
 
 @pytest.mark.parametrize("name", sorted(PIPELINES))
@@ -77,6 +82,10 @@ def test_a_state_past_the_replay_limit_is_refused_at_save(monkeypatch, tmp_path,
 def test_a_shuffle_under_a_stage_of_known_length_is_not_limited(monkeypatch, tmp_path):
     # zip with a finite side: its length bounds any position; take() then repeat(): epochs are skipped by count
     monkeypatch.setattr(seek, "OLD_REPLAY_LIMIT", 5)
+    endless = iter(tf.data.Dataset.zip((R.repeat().shuffle(4, seed=2), R.repeat())))
+    _take(endless, 15)
+    with pytest.raises(FailedPreconditionError, match="positions past 5 are refused"):  # both sides endless
+        tf.train.Checkpoint(iterator=endless).write(str(tmp_path / "endless"))
     for make in (lambda: tf.data.Dataset.zip((R.repeat().shuffle(4, seed=2), R)),
                  lambda: R.repeat().shuffle(4, seed=2).take(9).repeat()):
         want = _take(iter(make()), 30)

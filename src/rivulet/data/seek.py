@@ -17,7 +17,13 @@ elements; a position past the epoch's end is InvalidArgumentError.
 A shuffle whose input cannot be indexed (an endless repeat: its buffer holds what came before) reached from the
 top the same way (`saved_shuffle`) runs as a `SavedShuffleIterator`: the iterator's checkpoint holds its buffer,
 and restoring moves its generator (PCG64.advance) and its input (seeking, as above) to the saved place: the work
-is the buffer's size, never a replay to the position.
+is the buffer's size, never a replay to the position. When that shuffle's input is itself a repeat of random
+epochs of unknown length, its input is built under `tracking` too: the state says that repeat's epoch and the
+position in it, so at most one epoch of the input is remade.
+
+A shuffle of an endless input anywhere else (below a filter, zip, interleave...: `replayed_shuffle`) has no saved
+buffer and is replayed: a position past OLD_REPLAY_LIMIT there is refused (at save too, iterator_state.py), unless
+a stage of known length above it bounds the replay (`_TRACK.bounded`).
 """
 import bisect
 import collections
