@@ -107,7 +107,6 @@ class Variable(metaclass=_VariableMeta):
         if context.state.device is not None:  # made under tf.device: remember where
             from ..devices import current_eager_device
             self._device = current_eager_device()
-        self._initial = value
         self._unique_id = next(_uids)
         self._res = self  # the variable that owns the storage (an UnreadVariable points at its parent)
         self._lock = threading.Lock()  # serialises this variable's updates (eager, and in compiled graphs)
@@ -190,7 +189,13 @@ class Variable(metaclass=_VariableMeta):
     synchronization = property(lambda self: self._synchronization)
     aggregation = property(lambda self: self._aggregation)
     device = property(lambda self: getattr(self, "_device", None) or "/job:localhost/replica:0/task:0/device:CPU:0")
-    initial_value = property(lambda self: _E(self._initial))
+
+    @property
+    def initial_value(self):
+        """TensorFlow 2's eager variables keep no initial value (a model's loaded or trained weights would hold
+        their initializer's arrays too): its RuntimeError."""
+        raise RuntimeError("This property is not supported when eager execution is enabled.")
+
     _shared_name = property(lambda self: self._name[:-2])
 
     def get_shape(self):
