@@ -1337,10 +1337,31 @@ ROLL = defop("Roll", lambda x, shift, axis: np.roll(x, shift, axis), _roll_infer
 def roll(input, shift, axis, name=None):  # noqa: A002
     """Elements shifted along `axis` (wrapping around); shifts along a repeated axis add up."""
     x = to_tensor(input)
+    if isinstance(shift, Tensor) and static_value(shift) is None:
+        return _roll_by_tensor(x, shift, axis, name)
     shift = tuple(np.ravel(_ints(shift, "shift")).tolist())
     axis = tuple(np.ravel(_ints(axis, "axis")).tolist())
     _check(ROLL, (x,), shift=shift, axis=axis)
     return bind(ROLL, (x,), {"shift": shift, "axis": axis}, name=name or "Roll")
+
+
+def _roll_by_tensor(x, shift, axis, name):
+    """roll with a shift computed in the graph (generative/deepdream's random one): along each axis, a gather
+    of the indices (i - shift) mod n."""
+    axis = tuple(np.ravel(_ints(axis, "axis")).tolist())
+    if shift.shape.rank is not None and shift.shape.num_elements() not in (None, len(axis)):
+        k = shift.shape.num_elements()
+        raise ValueError(f"Dimension 0 in both shapes must be equal, but are {k} and {len(axis)}. Shapes are [{k}] "
+                         f"and [{len(axis)}]. for 'Roll' (shift and axis)")
+    if not shift.dtype.is_integer:
+        raise TypeError(f"Value passed to parameter 'shift' has DataType {shift.dtype.name} not in list of allowed "
+                        "values: int32, int64")
+    shifts = reshape(shift, [-1])
+    for i, a in enumerate(axis):
+        n = shape(x, out_type=shift.dtype)[a]
+        x = gather(x, _m.floormod(range(n, dtype=shift.dtype) - shifts[i], n), axis=a,
+                   name=name if i == len(axis) - 1 else None)
+    return x
 
 
 def _repeats(x, reps, axis):
