@@ -283,12 +283,15 @@ _GOOD = set()  # the sha256 of every stand-in served: validate_file accepts them
 
 
 def _resolve(files, url):
-    """A file's bytes; a callable stand-in (an expensive one, made only when fetched) is called once."""
+    """A file's bytes; a callable stand-in (an expensive one, made only when fetched) is called once
+    (a big one each time it is fetched)."""
     import hashlib
     data = files.get(url)
     if callable(data):
-        data = files[url] = data()
+        make, data = data, data()
         _GOOD.add(hashlib.sha256(data).hexdigest())
+        # a big one (VGG19's 548 MiB of weights) is not held by the notebook's process: made again if fetched again
+        files[url] = data if len(data) < (64 << 20) else make
     return data
 
 
