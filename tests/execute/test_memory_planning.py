@@ -115,3 +115,20 @@ def test_an_operand_read_for_its_shape_alone_is_not_kept_for_the_backward_pass()
         g = g * np.float32(0.5)
     for a, b in zip(got, reversed(want)):
         np.testing.assert_allclose(a.numpy(), b, rtol=1e-4)
+
+
+def test_a_buffer_read_later_through_an_identity_is_never_overwritten_in_place():
+    from rivulet.execute import options
+    tf.config.optimizer.set_experimental_options({"arithmetic_optimization": False})  # identities kept
+    try:
+        @tf.function
+        def f(x):
+            m = tf.matmul(x, x)
+            i = tf.identity(m)
+            return m + 1.0, i * 2.0  # m's last direct use is the add; its alias i is read after
+
+        y, z = f(tf.constant(np.ones((300, 300), np.float32)))
+    finally:
+        options.reset()
+    np.testing.assert_array_equal(y.numpy(), np.full((300, 300), 301.0, np.float32))
+    np.testing.assert_array_equal(z.numpy(), np.full((300, 300), 600.0, np.float32))

@@ -180,7 +180,7 @@ def compile_graph(graph, inputs, outputs, name="fn", wrap=None, split=True, kern
             if v is not None:  # the output's uses are the value's: the Identity's own use is not one
                 base[id(op.outputs[0])] = v
                 live[v] += uses.get(id(op.outputs[0]), 0) - 1
-                remaining[id(op._inputs[0])] -= 1
+                # `remaining` (buffer reuse) still counts the Identity's use: the alias reads the same buffer
                 if not live[v] and v in big:
                     lines.append(f"    del {v}")
             continue
