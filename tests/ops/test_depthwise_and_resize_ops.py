@@ -122,3 +122,39 @@ def test_numpy_depthwise_conv2d_matches_tensorflow_without_a_padded_copy_or_batc
         tracemalloc.stop()
     assert peak < y.nbytes + conv_ops._DW_BLOCK + (1 << 20), (peak, y.nbytes)
     assert y[0, 20, 20, 0] == 9
+
+
+@pytest.mark.parametrize("k", range(len(DW_CASES)))
+def test_numpy_depthwise_gradients_match_tensorflow_without_padded_or_per_tap_copies(golden, k, monkeypatch):
+    # The NumPy gradient kernels: TensorFlow's gradients, the input's gradient in memory its own size plus a
+    # bounded temporary (was a padded gradient, a dy-sized product and a copy), the filter's in no more than
+    # a few small arrays (was a padded input and an input-sized copy per tap).
+    import tracemalloc
+
+    from rivulet.ops import nn_ops
+    monkeypatch.setattr(nn_ops, "_dnnl", lambda *a: False)
+    strides, padding, dilations = DW_CASES[k]
+    x, w = tf.constant(golden["dw_x"]), tf.constant(golden["dw_w"])
+    with tf.GradientTape() as tape:
+        tape.watch([x, w])
+        y = tf.nn.depthwise_conv2d(x, w, [1, *strides, 1], padding, dilations=dilations)
+        loss = tf.reduce_sum(y * tf.sin(y))
+    gx, gw = tape.gradient(loss, [x, w])
+    np.testing.assert_allclose(gx.numpy(), golden[f"dw{k}_gx"], rtol=1e-4, atol=1e-4)
+    np.testing.assert_allclose(gw.numpy(), golden[f"dw{k}_gw"], rtol=1e-4, atol=1e-4)
+    xs = np.ones((64, 48, 48, 32), np.float32)  # 18 MiB
+    ws = np.ones((3, 3, 32, 1), np.float32)
+    dy = np.ones(conv_ops._dw_kernel(xs, ws, strides, padding, dilations).shape, np.float32)
+    tracemalloc.start()
+    try:
+        dx = conv_ops._dw_input_kernel(xs, ws, dy, strides, padding, dilations)
+        peak_x = tracemalloc.get_traced_memory()[1]
+        tracemalloc.reset_peak()
+        base = tracemalloc.get_traced_memory()[0]
+        dw = conv_ops._dw_filter_kernel(xs, ws, dy, strides, padding, dilations)
+        peak_w = tracemalloc.get_traced_memory()[1] - base
+    finally:
+        tracemalloc.stop()
+    assert peak_x < dx.nbytes + conv_ops._DW_BLOCK + (1 << 20), (peak_x, dx.nbytes)
+    assert peak_w < 1 << 20, peak_w
+    assert dw.shape == ws.shape and dx.shape == xs.shape

@@ -243,12 +243,42 @@ def _dw_input_kernel(x, w, dy, strides, padding, dilations, explicit=None):
                           (ph, pw), depthwise=True)
         if dx is not None:
             return dx
-    dy5 = dy.reshape(n, oh, ow, c, m)
-    dxp = np.zeros((n, h + ph[0] + ph[1], wd + pw[0] + pw[1], c), dy.dtype)
+    return _dw_input_numpy(x.shape, w, dy, oh, ow, ph, pw, strides, dilations)
+
+
+def _dw_taps(x_shape, w_shape, oh, ow, ph, pw, strides, dilations):
+    """Each filter tap's (i, j, output rows, output columns, input rows, input columns) as slices, over the
+    outputs whose input lies inside the unpadded input (a tap over the padding adds nothing)."""
+    kh, kw = w_shape[:2]
+    (sh, sw), (dh, dw) = strides, dilations
     for i in range(kh):
+        r0, r1, y0 = _tap_range(oh, x_shape[1], i, sh, dh, ph[0])
         for j in range(kw):
-            view(dxp, i, j)[...] += (dy5 * w[i, j]).sum(-1)
-    return dxp[:, ph[0]:ph[0] + h, pw[0]:pw[0] + wd].copy()
+            c0, c1, x0 = _tap_range(ow, x_shape[2], j, sw, dw, pw[0])
+            if r1 > r0 and c1 > c0:
+                yield (i, j, slice(r0, r1), slice(c0, c1), slice(y0, y0 + (r1 - r0 - 1) * sh + 1, sh),
+                       slice(x0, x0 + (c1 - c0 - 1) * sw + 1, sw))
+
+
+def _dw_input_numpy(x_shape, w, dy, oh, ow, ph, pw, strides, dilations):
+    """d/d(input) tap by tap into the input's gradient, a few samples at a time: no padded gradient and no
+    dy-sized product per tap."""
+    kh, kw, c, m = w.shape
+    n = x_shape[0]
+    dt = dy.dtype
+    dy5 = dy.reshape(n, oh, ow, c, m)
+    dx = np.zeros(tuple(x_shape), dt)
+    step = max(1, min(n, _DW_BLOCK // max(1, oh * ow * c * m * dt.itemsize)))
+    tmp = np.empty(step * oh * ow * c * m, dt)
+    for i, j, ro, co, ri, ci in _dw_taps(x_shape, w.shape, oh, ow, ph, pw, strides, dilations):
+        for b in range(0, n, step):
+            e = min(n, b + step)
+            src = dy5[b:e, ro, co]
+            t = tmp[:src.size].reshape(src.shape)
+            np.multiply(src, w[i, j], out=t)
+            dst = dx[b:e, ri, ci]
+            np.add(dst, t[..., 0] if m == 1 else t.sum(-1), out=dst)
+    return dx
 
 
 def _dw_filter_kernel(x, w, dy, strides, padding, dilations, explicit=None):
@@ -261,12 +291,19 @@ def _dw_filter_kernel(x, w, dy, strides, padding, dilations, explicit=None):
                           (ph, pw), depthwise=True)
         if dw is not None:
             return dw
-    xp = _nn._pad_input(x, ph, pw)
-    dy3 = dy.reshape(-1, c, m)
-    dw = np.empty(w.shape, np.result_type(x, dy))
-    for i in range(kh):
-        for j in range(kw):
-            dw[i, j] = np.einsum("pc,pcm->cm", view(xp, i, j).reshape(-1, c), dy3)
+    return _dw_filter_numpy(x, w.shape, dy, oh, ow, ph, pw, strides, dilations)
+
+
+def _dw_filter_numpy(x, w_shape, dy, oh, ow, ph, pw, strides, dilations):
+    """d/d(filter) tap by tap over the unpadded input: no padded input copy, no x-sized copy per tap."""
+    kh, kw, c, m = w_shape
+    n = x.shape[0]
+    dt = np.result_type(x, dy)
+    dy5 = dy.reshape(n, oh, ow, c, m)
+    dw = np.zeros(w_shape, dt)
+    for i, j, ro, co, ri, ci in _dw_taps(x.shape, w_shape, oh, ow, ph, pw, strides, dilations):
+        # einsum's sum of products walks the strided views: no copy, no temporary
+        dw[i, j] = np.einsum("nhwc,nhwcm->cm", x[:, ri, ci], dy5[:, ro, co])
     return dw
 
 
