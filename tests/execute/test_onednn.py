@@ -478,18 +478,25 @@ def test_a_primitive_on_every_core_takes_one_thread_once_the_machine_is_busy(mon
     monkeypatch.setattr(blas_threads, "_busy", lambda: busy[0])
     monkeypatch.setattr(onednn, "_busy_seen", [-1.0, False])
     monkeypatch.setattr(onednn, "_SPLIT_MIN_WORK", 0)  # (this small problem would stay on one thread)
+    # a fresh choice: an earlier test's calls of this problem, timed on a loaded machine, may have chosen one
+    monkeypatch.setattr(a, "choices", {})
     x, w = np.ones((2, 9, 9, 4), np.float32), np.ones((3, 3, 4, 7), np.float32)
+
+    # the calls' times, which a loaded machine makes anything, are recorded here instead of judged
+    timed = []
+    monkeypatch.setattr(blas_threads, "record_call", lambda t, one, took, probing, now: timed.append(one))
 
     def conv():
         seen.clear()
         onednn.conv2d(x, w, (1, 1), (1, 1), ((0, 0), (0, 0)))
         return seen[-1]
     assert conv() == 2 and conv() == 2  # quiet: every core, its first calls well before a probe
+    assert timed == [False, False]
     busy[0] = True
     monkeypatch.setattr(onednn, "_busy_seen", [-1.0, False])  # (the next call reads the count again)
     assert conv() == 1
     (choice,) = [t for k, t in a.choices.items() if k[1] == "fwd"]
-    assert not choice.one  # the choice itself stands: untimed one-thread calls while busy
+    assert not choice.one and timed == [False, False]  # the choice stands: untimed one-thread calls while busy
     busy[0] = False
     monkeypatch.setattr(onednn, "_busy_seen", [-1.0, False])
     assert conv() == 2
