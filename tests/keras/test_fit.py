@@ -214,3 +214,26 @@ def test_two_output_functional_model_sums_its_losses_and_predicts_without_compil
     assert model.evaluate(x, targets, verbose=0) == pytest.approx(expected, rel=1e-5)
     history = model.fit(x, targets, epochs=30, verbose=0)
     assert history.history["loss"][-1] < 0.2 * history.history["loss"][0]
+
+
+def test_empty_data_is_refused_as_tf_keras_refuses_it():
+    # tf_keras 2.21: data known to be empty (arrays, a dataset of cardinality 0) stops in its DataHandler;
+    # an empty dataset of unknown length fails fit and predict after the loop, while evaluate returns []
+    model = _classifier()
+    model.compile(optimizer="sgd", loss=tf.keras.losses.SparseCategoricalCrossentropy(from_logits=True))
+    x, y = _blobs(8)
+    ds = tf.data.Dataset.from_tensor_slices((x, y)).batch(4)
+    for call in (lambda d: model.fit(d, verbose=0), lambda d: model.evaluate(d, verbose=0),
+                 lambda d: model.predict(d.map(lambda a, b: a), verbose=0),
+                 lambda d: model.fit(ds, validation_data=d, verbose=0)):
+        with pytest.raises(ValueError, match="Expected input data to be non-empty"):
+            call(ds.take(0))
+    with pytest.raises(ValueError, match="Expected input data to be non-empty"):
+        model.fit(x[:0], y[:0], verbose=0)
+    nothing = ds.filter(lambda a, b: False)
+    with pytest.raises(ValueError, match=r"Unexpected result of `train_function` \(Empty logs\)"):
+        model.fit(nothing, verbose=0)
+    with pytest.raises(ValueError, match=r"Unexpected result of `predict_function` \(Empty batch_outputs\)"):
+        model.predict(nothing.map(lambda a, b: a), verbose=0)
+    assert model.evaluate(nothing, verbose=0) == []
+    assert "val_loss" not in model.fit(ds, validation_data=nothing, verbose=0).history

@@ -185,6 +185,11 @@ class DataHandler:
 
     def __init__(self, x, y=None, sample_weight=None, batch_size=None, shuffle=False, steps=None,
                  class_weight=None):
+        self._setup(x, y, sample_weight, batch_size, shuffle, steps, class_weight)
+        if self.steps == 0:  # (tf_keras's DataHandler: empty arrays, or a dataset whose cardinality is 0)
+            raise ValueError("Expected input data to be non-empty.")
+
+    def _setup(self, x, y, sample_weight, batch_size, shuffle, steps, class_weight):
         self._stream = x if _is_batch_stream(x) else None
         self.shuffle = shuffle
         _check_count(batch_size, "batch_size")
@@ -494,7 +499,7 @@ class Trainer:
         self.history = history
         cb.on_train_begin()
         initial_epoch = self.__dict__.pop("_initial_epoch", initial_epoch)  # BackupAndRestore resumes here
-        logs = {}
+        logs = None
         for epoch in range(initial_epoch, epochs):
             self.reset_metrics()
             cb.on_epoch_begin(epoch)
@@ -504,6 +509,9 @@ class Trainer:
                 cb.on_train_batch_end(step, logs)
                 if self.stop_training:
                     break
+            if logs is None:  # not one step yet: data of unknown length that was empty (tf_keras's error)
+                raise ValueError("Unexpected result of `train_function` (Empty logs): the training data gave no "
+                                 "batch in this epoch (is the dataset empty, e.g. filtered to nothing?)")
             if data.ran_out:
                 self.stop_training = True
             for c in cb.callbacks:  # steps learnt from a dataset of unknown length: the bar ends at n/n
@@ -522,7 +530,7 @@ class Trainer:
             cb.on_epoch_end(epoch, epoch_logs)
             if self.stop_training:
                 break
-        cb.on_train_end(logs)
+        cb.on_train_end(logs or {})
         return history
 
     def evaluate(self, x=None, y=None, batch_size=None, verbose=1, sample_weight=None, steps=None, callbacks=None,
@@ -556,8 +564,9 @@ class Trainer:
             outs.append(nest.map_structure(lambda t: t.numpy(), out))
             cb.on_predict_batch_end(step, {"outputs": out})
         cb.on_predict_end()
-        if not outs:
-            raise ValueError("Expected input data to be non-empty.")
+        if not outs:  # data of unknown length that was empty (known-empty data stopped at DataHandler)
+            raise ValueError("Unexpected result of `predict_function` (Empty batch_outputs): the data gave no "
+                             "batch (is the dataset empty, e.g. filtered to nothing?)")
         return nest.map_structure(lambda *parts: np.concatenate(parts), *outs) if len(outs) > 1 else outs[0]
 
     def train_on_batch(self, x, y=None, sample_weight=None, reset_metrics=True, return_dict=False):
