@@ -105,6 +105,7 @@ class GradientTape:
                     _warn("dtype", 5, f"The dtype of the watched tensor must be floating (e.g. tf.float32), got "
                                       f"{dt!r}")
                     continue
+                t = self._local(t)
                 self._watched[id(t)] = t
             else:
                 raise ValueError(f"Passed in object {t!r} of type {type(t).__name__!r}, not tf.Tensor or "
@@ -114,6 +115,18 @@ class GradientTape:
         self._variables[id(var)] = var
         key = self._key(var)
         self._watched[id(key)] = key
+
+    def _local(self, t):
+        """A tensor of a graph enclosing this tape's (a tape inside a loop body watching the function's input),
+        as the tape's graph sees it: its capture there, which the body's ops read."""
+        g = self._graph
+        src = getattr(getattr(t, "_op", None), "graph", None)
+        if g is None or src is None or src is g:
+            return t
+        outer = g.outer_graph
+        while outer is not None and outer is not src:
+            outer = outer.outer_graph
+        return g.capture(t) if outer is not None else t
 
     def _key(self, var):
         """What a variable's reads take as input here: the variable, or its placeholder in the tape's graph."""
@@ -235,7 +248,7 @@ class GradientTape:
             if not isinstance(s, (Tensor, Variable)):
                 raise TypeError(f"GradientTape.gradient: sources must be Tensors or Variables; got {s!r} "
                                 f"({type(s).__name__})")
-            keys.append(self._key(s._res) if isinstance(s, Variable) else s)
+            keys.append(self._key(s._res) if isinstance(s, Variable) else self._local(s))
         return backprop(records, tgts, seeds, keys, tape_no_grad_message)
 
 
