@@ -9,6 +9,7 @@ import pytest
 
 import rivulet as tf
 from rivulet.data import iterator_state
+from tests.data.iterating import take as _take
 from tests.deadline import deadline
 
 
@@ -29,16 +30,6 @@ PIPELINES = {
     "flat-map": lambda: tf.data.Dataset.range(6).shuffle(4, seed=1).flat_map(
         lambda x: tf.data.Dataset.range(x % 3)).repeat().batch(3),
 }
-
-
-def _take(it, n):
-    out = []
-    for _ in range(n):
-        x = next(it, None)
-        if x is None:
-            break
-        out.append(np.asarray(x).tolist())
-    return out
 
 
 @pytest.mark.parametrize("name", sorted(PIPELINES))

@@ -3,23 +3,13 @@ interleave): its buffer is not saved, so restoring replays the pipeline to the p
 a position past OLD_REPLAY_LIMIT (2**16) is refused at save (FailedPreconditionError, as TensorFlow refuses a
 state it cannot save) and at restore (InvalidArgumentError, a hostile state: before, it ran until stopped); the
 positions below it come back exactly, across the epochs of the repeat below."""
-import numpy as np
 import pytest
 
 import rivulet as tf
 from rivulet.data import iterator_state, seek
 from rivulet.errors import FailedPreconditionError, InvalidArgumentError
+from tests.data.iterating import take as _take
 from tests.deadline import deadline
-
-
-def _take(it, n):
-    out = []
-    for _ in range(n):
-        x = next(it, None)
-        if x is None:
-            break
-        out.append(np.asarray(x).tolist())
-    return out
 
 
 R = tf.data.Dataset.range(20)

@@ -9,17 +9,8 @@ import pytest
 import rivulet as tf
 from rivulet.data import iterator_state
 from rivulet.errors import InvalidArgumentError
+from tests.data.iterating import take as _take
 from tests.deadline import deadline
-
-
-def _take(it, n):
-    out = []
-    for _ in range(n):
-        x = next(it, None)
-        if x is None:
-            break
-        out.append(np.asarray(x).tolist())
-    return out
 
 
 PIPELINES = {
