@@ -42,8 +42,16 @@ _SPLIT_MNK = 1 << 18  # OpenBLAS's own threshold: smaller GEMMs already run on o
 PARALLEL_MNK = 1 << 21
 _GEMM = ("MatMul", "_FusedMatMul", "BatchMatMulV2", "Conv2D", "_FusedConv2D", "Conv2DBackpropInput",
          "Conv2DBackpropFilter", "Einsum", "_MatrixPowerMatMul")
+CONVOLUTIONS = ("Conv2D", "_FusedConv2D", "Conv2DBackpropInput", "Conv2DBackpropFilter")
 _lock = threading.Lock()
 _active = [0, None]  # regions running single-threaded now, and the thread count to restore after them
+# Predicates op -> whether another library runs that GEMM op, not OpenBLAS (execute/onednn.py registers
+# float32 convolutions): such ops do not make a graph's OpenBLAS GEMMs "big".
+_offloaded = []
+
+
+def register_offload(runs_elsewhere):
+    _offloaded.append(runs_elsewhere)
 
 
 def _small(size):
@@ -81,7 +89,7 @@ class Profile:
     def __init__(self, ops, inputs=()):
         fixed, terms = 0.0, set()
         for op in ops:
-            if op.type in _GEMM and op.inputs:
+            if op.type in _GEMM and op.inputs and not any(runs_elsewhere(op) for runs_elsewhere in _offloaded):
                 known, unknown = _gemm_terms(op)
                 if unknown:
                     terms.add((known, unknown))

@@ -89,6 +89,17 @@ def available():
     return api() is not None
 
 
+def _runs_here(op):
+    """Whether a graph's convolution runs on oneDNN (float32, the library loaded: ops/nn_ops.py's rule), not on
+    OpenBLAS: its size then does not make the graph's OpenBLAS GEMMs big (blas_threads.Profile). A convnet's
+    small Dense GEMMs kept OpenBLAS's two spinning workers beside oneDNN's two threads on two cores (epoch
+    760 -> 520 ms)."""
+    return op.type in blas_threads.CONVOLUTIONS and op.outputs[0].dtype.name == "float32" and api() is not None
+
+
+blas_threads.register_offload(_runs_here)
+
+
 def _forked():
     """In a child process after fork: oneDNN stays unused (the kernels run on NumPy). GNU OpenMP's thread pool
     does not survive a fork: a child's first primitive hangs there, even on one thread, once the parent has
@@ -339,9 +350,9 @@ class Api:
 
 # ------------------------------------------------------------------------------------------ primitives
 class _Threads:
-    """Every core or one for one problem, as blas_threads.Tuner chooses for big GEMMs: one thread inside a
-    one-thread region or while other work fills the cores; otherwise the faster of the two, judged by the
-    calls' times and tried again now and then."""
+    """Every core or one for one problem, as blas_threads.Tuner chooses for big GEMMs: one thread while other
+    work fills the cores; otherwise the faster of the two, judged by the calls' times and tried again now and
+    then."""
     __slots__ = ("one", "recent", "probe_at", "backoff", "lock")
 
     def __init__(self):
@@ -349,9 +360,9 @@ class _Threads:
         self.lock = threading.Lock()  # threads running the primitive record their times one at a time
 
     def choose(self, now):
-        """(one thread?, probing?)"""
-        if blas_threads._active[0]:
-            return True, None
+        """(one thread?, probing?). OpenBLAS's one-thread regions (a graph or loop of small GEMMs) do not bind
+        a primitive: they keep OpenBLAS's spinning workers off the cores, and oneDNN's OpenMP workers wait
+        passively and leave a busy machine by the check below."""
         if self.probe_at is None:
             self.probe_at = now + _PROBE_S
             self.one = blas_threads._busy()
