@@ -260,7 +260,7 @@ def test_a_function_slower_on_onnxruntime_goes_back_to_numpy(monkeypatch, slow_c
     from rivulet.jit import tier
     real = tier._runner
     if slow_call:  # every call counts as slow: the trial is shorter
-        monkeypatch.setattr(tier, "_INLINE_SECONDS", 0.0)
+        monkeypatch.setattr(tier, "_SLOW_SECONDS", 0.0)
 
     def slow_runner(*args):
         run = real(*args)

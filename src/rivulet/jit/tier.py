@@ -35,9 +35,12 @@ _HOT_SECONDS, _INLINE_SECONDS = 0.1, 0.02
 # reaching 0.72 ms after about ten). If the fastest counted one is slower than the NumPy executor's fastest
 # warm-up call, the function goes back to NumPy for good (tier 'numpy (faster)'): jit_compile=True never
 # makes a function slower than graph mode (one big convolution: rivulet's kernel sums a GEMM per filter
-# tap with no im2col copy; onnxruntime's copies). A slow function (a call over _INLINE_SECONDS) is timed
-# on fewer calls: each costs much more than the noise.
+# tap with no im2col copy; onnxruntime's copies). A slow function (a call over _SLOW_SECONDS) is timed
+# on fewer calls: each costs much more than the noise, and a losing tier's calls cost the most there (the
+# seed guides' Conv2D(100, 3) on 200x200x100, 16 ms on oneDNN, ~30 ms on onnxruntime, was still in its trial
+# after ten calls).
 _TRIALS, _SKIPPED, _SLOW_TRIALS, _SLOW_SKIPPED = 12, 4, 3, 1
+_SLOW_SECONDS = 0.005
 _said = set()
 _compiling = weakref.WeakSet()  # background compiles: finished (or given up on) before the interpreter exits
 
@@ -160,7 +163,7 @@ class JitFunction:
         up, the calls alternate between the two tiers, so that both are timed under the same load: a warm-up
         call timed while the machine was busier (or while oneDNN built its primitives) is no yardstick."""
         times, np_times = [], []
-        slow = self._best >= _INLINE_SECONDS
+        slow = self._best >= _SLOW_SECONDS
         trials, skipped = (_SLOW_TRIALS, _SLOW_SKIPPED) if slow else (_TRIALS, _SKIPPED)
         caps, quiet, numpy_fn = self.capture_values, context.run_quiet, self.numpy_fn
 
