@@ -194,27 +194,6 @@ def weights_rows(rows, sizes):
     return 224
 
 
-def pool(x, pooling):
-    """The model's output without a top: globally average- or max-pooled (pooling 'avg' or 'max'), else x."""
-    from .. import layers
-    if pooling == "avg":
-        return layers.GlobalAveragePooling2D()(x)
-    if pooling == "max":
-        return layers.GlobalMaxPooling2D()(x)
-    return x
-
-
-def load_weights(model, weights, base_path, name):
-    """Loads `weights` into model: 'imagenet' the file `name` fetched from base_path (get_file's `models`
-    cache), a path that file; None nothing. Returns the model."""
-    if weights == "imagenet":
-        from ..data_utils import get_file
-        model.load_weights(get_file(name, base_path + name, cache_subdir="models"))
-    elif weights is not None:
-        model.load_weights(weights)
-    return model
-
-
 def correct_pad(inputs, kernel_size):
     """The ZeroPadding2D padding that makes a stride-2 'valid' convolution of `kernel_size` centred."""
     size = tuple(inputs.shape.as_list()[1:3])

@@ -2,7 +2,7 @@
 shapes and parameter counts); weights='imagenet' fetches tf_keras's h5 file with get_file and loads it."""
 from .. import layers
 from ..models import Model
-from . import imagenet_utils
+from . import _common, imagenet_utils
 
 BASE_WEIGHT_PATH = "https://storage.googleapis.com/tensorflow/keras-applications/mobilenet/"
 
@@ -38,11 +38,11 @@ def MobileNet(input_shape=None, alpha=1.0, depth_multiplier=1, dropout=1e-3, inc
         imagenet_utils.validate_activation(classifier_activation, weights)
         x = layers.Activation(activation=classifier_activation, name="predictions")(x)
     else:
-        x = imagenet_utils.pool(x, pooling)
+        x = _common.pooled(x, pooling)
     model = Model(img_input, x, name=f"mobilenet_{alpha:0.2f}_{rows}")
     alpha_text = {1.0: "1_0", 0.75: "7_5", 0.50: "5_0"}.get(alpha, "2_5")
-    return imagenet_utils.load_weights(model, weights, BASE_WEIGHT_PATH,
-                                       f"mobilenet_{alpha_text}_{rows}_tf{'' if include_top else '_no_top'}.h5")
+    return _common.load_weights(model, weights, f"{BASE_WEIGHT_PATH}mobilenet_{alpha_text}_{rows}_tf"
+                                f"{'' if include_top else '_no_top'}.h5", None)
 
 
 def _conv_block(inputs, filters, alpha, kernel=(3, 3), strides=(1, 1)):

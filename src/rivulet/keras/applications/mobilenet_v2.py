@@ -2,7 +2,7 @@
 blocks, same names, shapes and parameter counts); weights='imagenet' fetches tf_keras's h5 file."""
 from .. import layers
 from ..models import Model
-from . import imagenet_utils
+from . import _common, imagenet_utils
 
 BASE_WEIGHT_PATH = "https://storage.googleapis.com/tensorflow/keras-applications/mobilenet_v2/"
 
@@ -41,11 +41,10 @@ def MobileNetV2(input_shape=None, alpha=1.0, include_top=True, weights="imagenet
         imagenet_utils.validate_activation(classifier_activation, weights)
         x = layers.Dense(classes, activation=classifier_activation, name="predictions")(x)
     else:
-        x = imagenet_utils.pool(x, pooling)
+        x = _common.pooled(x, pooling)
     model = Model(img_input, x, name=f"mobilenetv2_{alpha:0.2f}_{rows}")
-    return imagenet_utils.load_weights(model, weights, BASE_WEIGHT_PATH,
-                                       f"mobilenet_v2_weights_tf_dim_ordering_tf_kernels_{float(alpha)}_{rows}"
-                                       f"{'' if include_top else '_no_top'}.h5")
+    return _common.load_weights(model, weights, f"{BASE_WEIGHT_PATH}mobilenet_v2_weights_tf_dim_ordering_tf_kernels_"
+                                f"{float(alpha)}_{rows}{'' if include_top else '_no_top'}.h5", None)
 
 
 def _make_divisible(v, divisor, min_value=None):
