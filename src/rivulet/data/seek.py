@@ -86,8 +86,7 @@ def replayed_shuffle(ds, stop=None):
         seen.add(id(d))
         if d._card() >= 0:  # its length bounds the positions
             continue
-        if type(d).__name__ in ("ShuffleDataset", "_ShuffleDataset") or any(
-                c.__name__ == "ShuffleDataset" for c in type(d).__mro__):
+        if any(c.__name__ == "ShuffleDataset" for c in type(d).__mro__):
             if d._input._card() == INFINITE and d._full_permutation_source()[0] is None:
                 return d
         todo.extend(d._inputs)
