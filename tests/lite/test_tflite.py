@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 import rivulet as tf
+from tests.lite.read_back import all_ops
 
 try:
     import ai_edge_litert.interpreter  # noqa: F401
@@ -414,16 +415,6 @@ def test_tensorflow_saved_models(name):
     assert outs and set(got) == {k[4:] for k in outs}
     for k in outs:  # TensorFlow's own outputs
         np.testing.assert_allclose(got[k[4:]], io[k], rtol=1e-5, atol=1e-6)
-
-
-def all_ops(content):
-    """The builtin op names of every subgraph."""
-    Model = importlib.import_module("tflite.Model").Model
-    names = {v: k for k, v in vars(importlib.import_module("tflite.BuiltinOperator").BuiltinOperator).items()
-             if not k.startswith("_")}
-    m = Model.GetRootAs(content, 0)
-    return [names[m.OperatorCodes(sg.Operators(i).OpcodeIndex()).BuiltinCode()]
-            for sg in (m.Subgraphs(s) for s in range(m.SubgraphsLength())) for i in range(sg.OperatorsLength())]
 
 
 @needs_extra

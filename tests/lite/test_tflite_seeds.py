@@ -1,12 +1,11 @@
 """The seed guides' models (intro_01..08's functions, the Keras SequentialModel of Dense layers, simple_relu
 through AutoGraph, a conv net, a module with variables) converted to .tflite and run in LiteRT: equal to
 rivulet's outputs (rtol 1e-5) and to the values the guides print."""
-import importlib
-
 import numpy as np
 import pytest
 
 import rivulet as tf
+from tests.lite.read_back import all_ops
 
 pytest.importorskip("ai_edge_litert.interpreter")
 pytest.importorskip("tflite.Model")
@@ -19,15 +18,6 @@ def convert(*cfs):
 
 def runner(content, key=None):
     return tf.lite.Interpreter(model_content=content).get_signature_runner(key)
-
-
-def builtin_ops(content):
-    Model = importlib.import_module("tflite.Model").Model
-    names = {v: k for k, v in vars(importlib.import_module("tflite.BuiltinOperator").BuiltinOperator).items()
-             if not k.startswith("_")}
-    m = Model.GetRootAs(content, 0)
-    return [names[m.OperatorCodes(sg.Operators(i).OpcodeIndex()).BuiltinCode()]
-            for sg in (m.Subgraphs(s) for s in range(m.SubgraphsLength())) for i in range(sg.OperatorsLength())]
 
 
 def function_to_get_faster(x, y, b):
@@ -83,7 +73,7 @@ def test_sequential_model_of_dense_layers():
     data = tf.random.uniform([20, 28, 28])
     model(data)
     content = tf.lite.TFLiteConverter.from_keras_model(model).convert()
-    ops = builtin_ops(content)
+    ops = all_ops(content)
     assert ops.count("FULLY_CONNECTED") == 11 and "RELU" not in ops  # relu fused into the layers
     got = runner(content)(input_1=data)["output_1"]
     want = model(data, training=False).numpy()
@@ -100,7 +90,7 @@ def simple_relu(x):
 def test_simple_relu_through_autograph_is_an_if():
     f = tf.function(simple_relu)
     content = convert(f.get_concrete_function(tf.TensorSpec([], tf.int32)))
-    assert "IF" in builtin_ops(content)
+    assert "IF" in all_ops(content)
     r = runner(content)
     assert [r(x=np.int32(v))["output_0"].item() for v in (1, -1, 7)] == [1, 0, 7]  # the guide's 1, 0
 
@@ -118,7 +108,7 @@ def test_conv_net():
 
     image = tf.random.uniform([2, 9, 9, 3])
     content = convert(net.get_concrete_function(tf.TensorSpec([None, 9, 9, 3], tf.float32)))
-    assert builtin_ops(content) == ["CONV_2D", "MAX_POOL_2D", "RESHAPE", "FULLY_CONNECTED"]
+    assert all_ops(content) == ["CONV_2D", "MAX_POOL_2D", "RESHAPE", "FULLY_CONNECTED"]
     r = runner(content)
     np.testing.assert_allclose(r(image=image)["output_0"], net(image).numpy(), rtol=1e-5, atol=1e-6)
 
