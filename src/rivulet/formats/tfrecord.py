@@ -20,6 +20,7 @@ import numpy as np
 
 from ..errors import DataLossError, InvalidArgumentError, NotFoundError
 from . import crc32c
+from .crc32c import mask
 from .records import record
 
 _COMPRESSIONS = {None: "", "": "", "NONE": "", "GZIP": "GZIP", "ZLIB": "ZLIB"}
@@ -171,7 +172,7 @@ _HEADERS = {}  # data length -> its 12 header bytes (length and the length's mas
 
 def _header(n):
     length = struct.pack("<Q", n)
-    header = length + _U32_PACK(crc32c.mask(crc32c.value(length)))
+    header = length + _U32_PACK(mask(crc32c.value(length)))
     if len(_HEADERS) < 4096:
         _HEADERS[n] = header
     return header
@@ -348,7 +349,7 @@ def read_records(path, compression_type=None, buffer_size=None):
                 datas = [buf[s + 12:e - 4] for s, e in zip([pos] + ends[:-1], ends)]
                 crcs = np.fromiter(map(crc_of, datas), np.uint64, len(datas))
                 stored = np.frombuffer(buf, np.uint8)[np.array(ends)[:, None] + _LAST4].view("<u4")[:, 0]
-                ok = (((crcs >> 15 | crcs << 17) & 0xFFFFFFFF) + 0xA282EAD8) & 0xFFFFFFFF == stored
+                ok = mask(crcs) == stored
                 k = len(datas) if ok.all() else int(np.argmin(ok))
                 if k:
                     end = ends[k - 1]
@@ -369,7 +370,7 @@ def read_records(path, compression_type=None, buffer_size=None):
             header = header_at(buf, pos)  # (length, its masked CRC)
             if header not in good:  # a header checked once is known good (records often share lengths)
                 c = crc_of(buf[pos:pos + 8])
-                if (((c >> 15 | c << 17) & 0xFFFFFFFF) + 0xA282EAD8) & 0xFFFFFFFF != header[1]:  # mask(c)
+                if mask(c) != header[1]:
                     raise DataLossError(f"corrupted record at {offset} in {path}: the length's checksum does "
                                         f"not match")
                 if len(good) < 4096:
@@ -392,7 +393,7 @@ def read_records(path, compression_type=None, buffer_size=None):
                 buf, pos, end = buf[pos:] + new[:need], 0, 16 + length
                 data = buf[12:end - 4]
                 c = crc_of(data)
-                if (((c >> 15 | c << 17) & 0xFFFFFFFF) + 0xA282EAD8) & 0xFFFFFFFF != u32_at(buf, end - 4)[0]:
+                if mask(c) != u32_at(buf, end - 4)[0]:
                     raise DataLossError(f"corrupted record at {offset} in {path}: the data's checksum does not "
                                         f"match")
                 offset += 16 + length
@@ -401,7 +402,7 @@ def read_records(path, compression_type=None, buffer_size=None):
                 continue
             data = buf[pos + 12:end - 4]
             c = crc_of(data)
-            if (((c >> 15 | c << 17) & 0xFFFFFFFF) + 0xA282EAD8) & 0xFFFFFFFF != u32_at(buf, end - 4)[0]:
+            if mask(c) != u32_at(buf, end - 4)[0]:
                 raise DataLossError(f"corrupted record at {offset} in {path}: the data's checksum does not match")
             offset += 16 + length
             pos = end
