@@ -217,6 +217,13 @@ def to_records(element):
     return [c for v in element for c in (v.kind.components(v) if isinstance(v, CompositeValue) else (v,))]
 
 
+def serialized_records(element):
+    """An element's components as serialized TensorProtos (tf.io.serialize_tensor), in record order: the records
+    read_elements reads back."""
+    from ..ops.serialize_ops import serialize_kernel
+    return [serialize_kernel(v).item() for v in to_records(element)]
+
+
 def from_records(layout, parts):
     """The element whose components are `parts` (record order)."""
     out, i = [], 0

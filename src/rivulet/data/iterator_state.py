@@ -120,12 +120,11 @@ def _shuffle_items(shuffled):
     as serialized TensorProtos (tf.io.serialize_tensor; a composite's: its components), in buffer order."""
     if shuffled is False:
         return [b"0", b"0"]
-    from ..ops.serialize_ops import serialize_kernel
-    from .composites import to_records
+    from .composites import serialized_records
     buf = shuffled[0]
     out = [b"1", b"%d" % len(buf)]
     for e in buf:
-        out.extend(serialize_kernel(v).item() for v in to_records(e))
+        out.extend(serialized_records(e))
     return out
 
 

@@ -191,7 +191,6 @@ def _write_cache(input_dataset, path):
     import uuid
     from ..formats.records import record
     from ..formats.tfrecord import TFRecordWriter
-    from ..ops.serialize_ops import serialize_kernel
     from . import composites
     tmp = f"{path}.tmp{uuid.uuid4().hex}"  # per pass: two iterators of one process never share it
     try:
@@ -199,8 +198,8 @@ def _write_cache(input_dataset, path):
         with TFRecordWriter(tmp) as w:
             w.write(_cache_header(0))
             for e in input_dataset._make_iter():
-                for v in composites.to_records(e):
-                    w.write(serialize_kernel(v).item())
+                for r in composites.serialized_records(e):
+                    w.write(r)
                 count += 1
                 yield e
         with open(tmp, "r+b") as f:  # the pass is complete: its count goes into the first record

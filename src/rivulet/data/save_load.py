@@ -112,7 +112,6 @@ def _shape_of(dims):
 # -- save / load ----------------------------------------------------------------------------------------------
 def save(dataset, path, compression=None):
     from ..formats.tfrecord import TFRecordOptions, TFRecordWriter, compression_kind
-    from ..ops.serialize_ops import serialize_kernel
     kind = compression_kind(compression)
     spec_json = encode_spec(dataset.element_spec)
     path = os.fspath(path)
@@ -127,8 +126,8 @@ def save(dataset, path, compression=None):
         try:
             with TFRecordWriter(data + f".tmp{tag}", TFRecordOptions(kind)) as w:
                 for e in dataset._make_iter():
-                    for v in composites.to_records(e):
-                        w.write(serialize_kernel(v).item())
+                    for r in composites.serialized_records(e):
+                        w.write(r)
                     n += 1
         except BaseException:
             if os.path.exists(data + f".tmp{tag}"):

@@ -200,15 +200,14 @@ class SnapshotDataset(DatasetV2):
 
     def _write(self):
         from ..formats.tfrecord import TFRecordWriter
-        from ..ops.serialize_ops import serialize_kernel
         run = uuid.uuid4().hex
         shard = os.path.join(self._dir, run, "00000000.shard")
         os.makedirs(shard, exist_ok=True)
         with TFRecordWriter(os.path.join(shard, "00000000.snapshot")) as w:
             count = 0
             for e in self._input._make_iter():
-                for v in composites.to_records(e):
-                    w.write(serialize_kernel(v).item())
+                for r in composites.serialized_records(e):
+                    w.write(r)
                 count += 1
                 yield e
         tmp = os.path.join(self._dir, f"{_METADATA}.tmp{run}")  # per pass: threads of one process share a pid
