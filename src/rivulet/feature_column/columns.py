@@ -793,16 +793,18 @@ class TransformationCache:
         return self._vocabs[column]
 
 
-def dense_output(columns, features, states=None):
-    """tf_keras DenseFeatures' computation: each column's dense tensor, [batch, n], in column name order,
-    concatenated on the last axis."""
-    cache = TransformationCache(states)
-    outs = []
-    for column in sorted(columns, key=lambda c: c.name):
-        t = cache.dense(column, features)
-        n = int(np.prod(column.variable_shape.as_list())) if not isinstance(column, IndicatorColumn) \
-            else column.categorical_column.num_buckets
-        outs.append(tf.reshape(t, [-1, n]))
+def output_width(column):
+    """n of a dense column's [batch, n] part of DenseFeatures' output."""
+    if isinstance(column, IndicatorColumn):
+        return column.categorical_column.num_buckets
+    return int(np.prod(column.variable_shape.as_list()))
+
+
+def dense_output(columns, features, cache):
+    """tf_keras DenseFeatures' computation: each column's dense tensor (from `cache`, a TransformationCache),
+    [batch, n], in column name order, concatenated on the last axis."""
+    outs = [tf.reshape(cache.dense(column, features), [-1, output_width(column)])
+            for column in sorted(columns, key=lambda c: c.name)]
     return tf.concat(outs, axis=-1)
 
 

@@ -33,17 +33,15 @@ class DenseFeatures(Layer):
             raise ValueError(f"We expected a dictionary here. Instead we got: {features}")
         if not self.built:
             self.build()
-        out = fc.dense_output(self._feature_columns, features, self._states)
+        cache = fc.TransformationCache(self._states)
+        out = fc.dense_output(self._feature_columns, features, cache)
         if cols_to_output_tensors is not None:
-            cache = fc.TransformationCache(self._states)
             for column in self._feature_columns:
                 cols_to_output_tensors[column] = cache.dense(column, features)
         return out
 
     def compute_output_shape(self, input_shape):
-        total = 0
-        for column in self._feature_columns:
-            total += _width(column)
+        total = sum(fc.output_width(column) for column in self._feature_columns)
         batch = None
         if isinstance(input_shape, dict) and input_shape:
             first = next(iter(input_shape.values()))
@@ -71,12 +69,3 @@ def _with_parents(column):
     for p in getattr(column, "parents", []):
         if not isinstance(p, str):
             yield from _with_parents(p)
-
-
-def _width(column):
-    if isinstance(column, fc.IndicatorColumn):
-        return column.categorical_column.num_buckets
-    n = 1
-    for d in column.variable_shape.as_list():
-        n *= d
-    return n
