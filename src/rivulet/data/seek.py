@@ -486,7 +486,7 @@ def saved_shuffle(ds):
     position would have no bound), else None."""
     from .dataset import AUTOTUNE
     from .threads import _ParallelMapIterator, autotune_parallelism
-    path, held, scale = [], [1], 1  # held: each level's elements held ahead (the iterator's peek: one)
+    path, held = [], [1]  # held: each level's elements held ahead (the iterator's peek: one)
     while True:
         names = [c.__name__ for c in type(ds).__mro__]
         if "ShuffleDataset" in names:
