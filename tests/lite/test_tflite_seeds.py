@@ -6,6 +6,7 @@ import pytest
 
 import rivulet as tf
 from tests.lite.read_back import all_ops
+from tests.seed_models import SequentialModel, Scale, conv_net, function_to_get_faster, my_relu, simple_relu
 
 pytest.importorskip("ai_edge_litert.interpreter")
 pytest.importorskip("tflite.Model")
@@ -20,12 +21,6 @@ def runner(content, key=None):
     return tf.lite.Interpreter(model_content=content).get_signature_runner(key)
 
 
-def function_to_get_faster(x, y, b):
-    x = tf.matmul(x, y)
-    x = x + b
-    return x
-
-
 def test_function_to_get_faster():
     f = tf.function(function_to_get_faster)
     x, y, b = tf.constant([[1.0, 2.0]]), tf.constant([[2.0], [3.0]]), tf.constant(4.0)
@@ -33,11 +28,6 @@ def test_function_to_get_faster():
     got = runner(content)(x=x, y=y, b=b)["output_0"]
     np.testing.assert_array_equal(got, [[12.0]])  # the guide prints tf.Tensor([[12.]], ...)
     np.testing.assert_array_equal(got, f(x, y, b).numpy())
-
-
-@tf.function
-def my_relu(x):
-    return tf.maximum(0., x)
 
 
 def test_my_relu_signatures():
@@ -49,22 +39,6 @@ def test_my_relu_signatures():
     # two traces of one tf.function would share a signature name (TensorFlow refuses them too)
     with pytest.raises(ValueError, match="Several of the ConcreteFunctions are named 'my_relu'"):
         convert(scalar, vector)
-
-
-class SequentialModel(tf.keras.Model):
-    def __init__(self, **kwargs):
-        super().__init__(**kwargs)
-        self.flatten = tf.keras.layers.Flatten(input_shape=(28, 28))
-        self.my_layers = [tf.keras.layers.Dense(64, activation="relu") for _ in range(10)]
-        self.dropout = tf.keras.layers.Dropout(0.2)
-        self.dense_2 = tf.keras.layers.Dense(10)
-
-    def call(self, x):
-        x = self.flatten(x)
-        for layer in self.my_layers:
-            x = layer(x)
-        x = self.dropout(x)
-        return self.dense_2(x)
 
 
 def test_sequential_model_of_dense_layers():
@@ -80,13 +54,6 @@ def test_sequential_model_of_dense_layers():
     np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5 * np.abs(want).max())
 
 
-def simple_relu(x):
-    if tf.greater(x, 0):
-        return x
-    else:
-        return 0
-
-
 def test_simple_relu_through_autograph_is_an_if():
     f = tf.function(simple_relu)
     content = convert(f.get_concrete_function(tf.TensorSpec([], tf.int32)))
@@ -97,15 +64,7 @@ def test_simple_relu_through_autograph_is_an_if():
 
 def test_conv_net():
     tf.keras.utils.set_random_seed(1)
-    conv = tf.keras.layers.Conv2D(4, 3)
-    pool = tf.keras.layers.MaxPooling2D(2)
-    flat = tf.keras.layers.Flatten()
-    dense = tf.keras.layers.Dense(3)
-
-    @tf.function
-    def net(image):
-        return dense(flat(pool(tf.nn.relu(conv(image)))))
-
+    net = conv_net()
     image = tf.random.uniform([2, 9, 9, 3])
     content = convert(net.get_concrete_function(tf.TensorSpec([None, 9, 9, 3], tf.float32)))
     assert all_ops(content) == ["CONV_2D", "MAX_POOL_2D", "RESHAPE", "FULLY_CONNECTED"]
@@ -114,15 +73,6 @@ def test_conv_net():
 
 
 def test_module_with_variables_is_frozen_at_conversion():
-    class Scale(tf.Module):
-        def __init__(self):
-            self.w = tf.Variable([[1.0, 2.0], [3.0, 4.0]], name="w")
-            self.b = tf.Variable([0.5, -0.5], name="b")
-
-        @tf.function(input_signature=[tf.TensorSpec([None, 2], tf.float32)])
-        def __call__(self, x):
-            return tf.nn.sigmoid(x @ self.w + self.b)
-
     m = Scale()
     content = tf.lite.TFLiteConverter.from_concrete_functions([m.__call__.get_concrete_function()], m).convert()
     x = np.array([[1.0, 0.0], [0.0, -1.0], [2.0, 2.0]], np.float32)

@@ -3,15 +3,10 @@ import numpy as np
 import pytest
 
 import rivulet as tf
+from tests.seed_models import SequentialModel, Scale, conv_net, function_to_get_faster, my_relu, simple_relu
 
 pytest.importorskip("onnx")
 pytest.importorskip("onnxruntime")
-
-
-def function_to_get_faster(x, y, b):
-    x = tf.matmul(x, y)
-    x = x + b
-    return x
 
 
 def test_function_to_get_faster(rt):
@@ -23,32 +18,11 @@ def test_function_to_get_faster(rt):
     np.testing.assert_array_equal(rt.run(sess, x, y, np.float32(4.0))[0], [[12.0]])
 
 
-@tf.function
-def my_relu(x):
-    return tf.maximum(0., x)
-
-
 def test_my_relu_each_signature(rt):
     rt.check(my_relu, tf.constant(5.5))
     rt.check(my_relu, tf.constant([3., -3.]))
     sess, report = rt.export(my_relu.get_concrete_function([1, -1]))  # a Python list: traced as a constant
     assert report.input_names == [] and rt.run(sess)[0].tolist() == [1.0, 0.0]
-
-
-class SequentialModel(tf.keras.Model):
-    def __init__(self, **kwargs):
-        super().__init__(**kwargs)
-        self.flatten = tf.keras.layers.Flatten(input_shape=(28, 28))
-        self.my_layers = [tf.keras.layers.Dense(64, activation="relu") for _ in range(10)]
-        self.dropout = tf.keras.layers.Dropout(0.2)
-        self.dense_2 = tf.keras.layers.Dense(10)
-
-    def call(self, x):
-        x = self.flatten(x)
-        for layer in self.my_layers:
-            x = layer(x)
-        x = self.dropout(x)
-        return self.dense_2(x)
 
 
 def test_sequential_model_of_dense_layers(rt):
@@ -59,13 +33,6 @@ def test_sequential_model_of_dense_layers(rt):
     rt.check(call, data, rtol=1e-4, atol=1e-5)
 
 
-def simple_relu(x):
-    if tf.greater(x, 0):
-        return x
-    else:
-        return 0
-
-
 def test_simple_relu_autograph_if(rt):
     f = tf.function(simple_relu)
     sess, report = rt.export(f.get_concrete_function(tf.constant(1)))
@@ -74,27 +41,11 @@ def test_simple_relu_autograph_if(rt):
 
 
 def test_conv_net(rt):
-    conv = tf.keras.layers.Conv2D(4, 3)
-    pool = tf.keras.layers.MaxPooling2D(2)
-    flat = tf.keras.layers.Flatten()
-    dense = tf.keras.layers.Dense(3)
-
-    @tf.function
-    def net(image):
-        return dense(flat(pool(tf.nn.relu(conv(image)))))
+    net = conv_net()
     rt.check(net, tf.random.uniform([2, 9, 9, 3]), rtol=1e-4, atol=1e-5)
 
 
 def test_model_with_variables(rt):
-    class Scale(tf.Module):
-        def __init__(self):
-            self.w = tf.Variable([[1.0, 2.0], [3.0, 4.0]], name="w")
-            self.b = tf.Variable([0.5, -0.5], name="b")
-
-        @tf.function(input_signature=[tf.TensorSpec([None, 2], tf.float32)])
-        def __call__(self, x):
-            return tf.nn.sigmoid(x @ self.w + self.b)
-
     m = Scale()
     sess, report = rt.export(m.__call__)
     x = np.array([[1.0, 0.0], [0.0, -1.0], [2.0, 2.0]], np.float32)
