@@ -27,6 +27,18 @@ def fresh_cache(monkeypatch):
 
 
 @pytest.fixture
+def thread_counts(monkeypatch):
+    """The thread counts oneDNN's set_threads is given during the test (skips where oneDNN has no OpenMP)."""
+    a = onednn.api()
+    if a.set_threads is None:
+        pytest.skip("oneDNN without OpenMP threads")
+    seen = []
+    real = a.set_threads
+    monkeypatch.setattr(a, "set_threads", lambda n: seen.append(n) or real(n))
+    return seen
+
+
+@pytest.fixture
 def numpy_only(monkeypatch):
     """Runs the block with the NumPy kernels (oneDNN switched off at the dispatch)."""
     def run(fn, *args, **kwargs):
@@ -284,17 +296,11 @@ def test_primitives_are_cached_per_shape():
 
 
 @needs
-def test_openblas_one_thread_regions_do_not_bind_primitives_a_busy_machine_does(monkeypatch):
+def test_openblas_one_thread_regions_do_not_bind_primitives_a_busy_machine_does(monkeypatch, thread_counts):
     """A graph or loop of small GEMMs runs OpenBLAS on one thread (its workers spin); a primitive inside such
     a region still takes every core on a quiet machine (oneDNN's OpenMP workers wait passively: a convnet's
     epoch 760 -> 520 ms), and one thread on a busy machine."""
-    a = onednn.api()
-    if a.set_threads is None:
-        pytest.skip("oneDNN without OpenMP threads")
-    seen = []
-    real = a.set_threads
-    monkeypatch.setattr(a, "set_threads", lambda n: seen.append(n) or real(n))
-    monkeypatch.setattr(a, "choices", {})
+    seen = thread_counts
     monkeypatch.setattr(onednn, "_busy_seen", [-1.0, False])
     monkeypatch.setattr(onednn, "_SPLIT_MIN_WORK", 0)  # (this small problem would stay on one thread)
     monkeypatch.setattr(blas_threads, "_cpus", lambda: 2)
@@ -464,18 +470,12 @@ def test_max_pool_gradient_reuses_the_forward_window_indices(monkeypatch, numpy_
 
 
 @needs
-def test_every_core_means_the_intra_op_thread_count_where_set(monkeypatch):
+def test_every_core_means_the_intra_op_thread_count_where_set(monkeypatch, thread_counts):
     from rivulet import config_devices
-    a = onednn.api()
-    if a.set_threads is None:
-        pytest.skip("oneDNN without OpenMP threads")
-    seen = []
-    real = a.set_threads
-    monkeypatch.setattr(a, "set_threads", lambda n: seen.append(n) or real(n))
+    seen = thread_counts
     monkeypatch.setattr(blas_threads, "_busy", lambda: False)
     monkeypatch.setattr(config_devices.threading, "get_intra_op_parallelism_threads", lambda: 3)
     monkeypatch.setattr(onednn, "_SPLIT_MIN_WORK", 0)  # (this small problem would stay on one thread)
-    monkeypatch.setattr(a, "choices", {})  # (fresh: no earlier test's choice, no cached busy reading)
     monkeypatch.setattr(onednn, "_busy_seen", [-1.0, False])
     onednn.conv2d(np.ones((2, 9, 9, 4), np.float32), np.ones((3, 3, 4, 7), np.float32), (1, 1), (1, 1),
                   ((0, 0), (0, 0)))
@@ -483,23 +483,17 @@ def test_every_core_means_the_intra_op_thread_count_where_set(monkeypatch):
 
 
 @needs
-def test_a_primitive_on_every_core_takes_one_thread_once_the_machine_is_busy(monkeypatch):
+def test_a_primitive_on_every_core_takes_one_thread_once_the_machine_is_busy(monkeypatch, thread_counts):
     """A primitive that chose every core on a quiet machine runs on one thread as soon as other work fills the
     cores (the runnable count, read at most every _BUSY_TTL for the process), not only at its next probe:
     a split primitive on a busy machine waits for a descheduled worker."""
     a = onednn.api()
-    if a.set_threads is None:
-        pytest.skip("oneDNN without OpenMP threads")
-    seen = []
-    real = a.set_threads
-    monkeypatch.setattr(a, "set_threads", lambda n: seen.append(n) or real(n))
+    seen = thread_counts
     monkeypatch.setattr(blas_threads, "_cpus", lambda: 2)
     busy = [False]
     monkeypatch.setattr(blas_threads, "_busy", lambda: busy[0])
     monkeypatch.setattr(onednn, "_busy_seen", [-1.0, False])
     monkeypatch.setattr(onednn, "_SPLIT_MIN_WORK", 0)  # (this small problem would stay on one thread)
-    # a fresh choice: an earlier test's calls of this problem, timed on a loaded machine, may have chosen one
-    monkeypatch.setattr(a, "choices", {})
     x, w = np.ones((2, 9, 9, 4), np.float32), np.ones((3, 3, 4, 7), np.float32)
 
     # the calls' times, which a loaded machine makes anything, are recorded here instead of judged
@@ -587,15 +581,11 @@ def test_max_pool_window_indices_serve_the_gradient_of_either_thread_count(monke
 
 
 @needs
-def test_a_small_problem_stays_on_one_thread(monkeypatch):
+def test_a_small_problem_stays_on_one_thread(monkeypatch, thread_counts):
     """Below _SPLIT_MIN_WORK multiply-adds a second thread never paid: such a convolution or pool runs on one
     thread on a quiet machine too, with no thread choice kept for it."""
     a = onednn.api()
-    if a.set_threads is None:
-        pytest.skip("oneDNN without OpenMP threads")
-    seen = []
-    real = a.set_threads
-    monkeypatch.setattr(a, "set_threads", lambda n: seen.append(n) or real(n))
+    seen = thread_counts
     monkeypatch.setattr(blas_threads, "_cpus", lambda: 2)
     monkeypatch.setattr(blas_threads, "_busy", lambda: False)
     x = np.ones((4, 14, 14, 16), np.float32)  # 4x7x7x8 outputs x 3x3x16: 226K multiply-adds
