@@ -44,9 +44,15 @@ _TABLES = []  # (varints of 0 .. 16383, 14-bit groups with continuation bits): f
 def _tables():
     _TABLES.extend(varint_tables())
     return _TABLES
+
+
 _F32_MAX = float(np.finfo(np.float32).max)
-_F32_PACKS = {}  # n -> struct.Struct("<nf").pack
 _F32_CODECS = {}  # n -> struct.Struct("<nf")
+
+
+def _f32_codec(n):
+    codec = _F32_CODECS[n] = struct.Struct(f"<{n}f")
+    return codec
 
 
 def _delimited(tag, b):
@@ -296,9 +302,8 @@ class FloatList(_List):
     def _convert_all(cls, value):
         vals = value.tolist() if isinstance(value, np.ndarray) and value.dtype.kind == "f" else list(value)
         if len(vals) <= 64:  # a short list: rounded to float32 by one struct pack/unpack, which takes what float()
-            codec = _F32_CODECS.get(len(vals))  # takes; anything else (a str, a value past float32's range, which
-            if codec is None:  # NumPy makes inf) goes the ways below, with their errors
-                codec = _F32_CODECS[len(vals)] = struct.Struct(f"<{len(vals)}f")
+            # takes; anything else (a str, a value past float32's range, which NumPy makes inf) goes the ways
+            codec = _F32_CODECS.get(len(vals)) or _f32_codec(len(vals))  # below, with their errors
             try:
                 return list(codec.unpack(codec.pack(*vals)))
             except Exception:
@@ -329,10 +334,7 @@ class FloatList(_List):
         if vals is not None and len(vals) <= 64:  # a short list of (float32-exact) floats: one struct.pack
             if not vals:
                 return b""
-            pack = _F32_PACKS.get(len(vals))
-            if pack is None:
-                pack = _F32_PACKS[len(vals)] = struct.Struct(f"<{len(vals)}f").pack
-            return _delimited(b"\x0a", pack(*vals))
+            return _delimited(b"\x0a", (_F32_CODECS.get(len(vals)) or _f32_codec(len(vals))).pack(*vals))
         if not self._count():
             return b""
         return _delimited(b"\x0a", self._array().astype("<f4", copy=False).tobytes())
@@ -576,20 +578,9 @@ class Features(_Message):
         for k, v in self.feature.items():
             if type(v) is Feature and v._kind is not None:
                 lst = v._value
-                payload = lst._payload
-                if payload:
-                    t = type(lst)
-                    m = len(payload)
-                    frame = _FRAMES.get((k, t, m))
-                    if frame is None:
-                        frame = _frame(k, t, m)
-                    parts.append(frame[0])
-                    parts.append(payload)
-                    total += frame[1]
-                    continue
-                vals = lst._vals
-                if vals and payload is None:
-                    t = type(lst)
+                payload, vals = lst._payload, lst._vals
+                t = type(lst)
+                if payload is None and vals:  # no payload kept (made another way, or handed out by .value)
                     if t is BytesList:
                         if len(vals) == 1:
                             payload = vals[0]
@@ -600,19 +591,18 @@ class Features(_Message):
                         else:
                             payload = b"".join([_ONE_BYTE[x] if 0 <= x < 128 else _varint(x) for x in vals])
                     elif t is FloatList and len(vals) <= 64:
-                        pack = _F32_PACKS.get(len(vals))
-                        if pack is None:
-                            pack = _F32_PACKS[len(vals)] = struct.Struct(f"<{len(vals)}f").pack
-                        payload = pack(*vals)
-                    if payload is not None:
-                        m = len(payload)
-                        frame = _FRAMES.get((k, t, m))
-                        if frame is None:
-                            frame = _frame(k, t, m)
-                        parts.append(frame[0])
-                        parts.append(payload)
-                        total += frame[1]
-                        continue
+                        payload = (_F32_CODECS.get(len(vals)) or _f32_codec(len(vals))).pack(*vals)
+                elif not payload:  # an empty payload kept by the list: the general way below
+                    payload = None
+                if payload is not None:
+                    m = len(payload)
+                    frame = _FRAMES.get((k, t, m))
+                    if frame is None:
+                        frame = _frame(k, t, m)
+                    parts.append(frame[0])
+                    parts.append(payload)
+                    total += frame[1]
+                    continue
             key = _KEY_FIELDS.get(k)
             if key is None:
                 key = bytes_field(1, k)
