@@ -337,21 +337,31 @@ _CHAIN = {"MapDataset", "ParallelMapDataset", "PrefetchDataset", "OptionsDataset
           "SkipDataset"}
 
 
+def _down_to(ds, stop):
+    """(the first stage of class `stop` reached from `ds` through _CHAIN stages (a skip of a known count), those
+    stages [(kind, stage)] from the top down, and their [(stage kind, n)] path: batches and skips), or None."""
+    passed = []
+    while True:
+        names = [c.__name__ for c in type(ds).__mro__]
+        if stop in names:
+            path = [(kind, d._n if kind == "BatchDataset" else d._count) for kind, d in passed
+                    if kind in ("BatchDataset", "SkipDataset")]
+            return ds, passed, path
+        kind = next((n for n in names if n in _CHAIN), None)
+        if kind is None or kind == "SkipDataset" and ds._count < 0:
+            return None
+        passed.append((kind, ds))
+        ds = ds._input
+
+
 def tracked_repeat(ds):
     """(the repeat, [(stage kind, n)] from the top down) when an iterator of `ds` needs an EpochCursor (see the
     module docstring), else None."""
     from .graph_ops import random_stages
-    path = []
-    while True:
-        names = [c.__name__ for c in type(ds).__mro__]
-        kind = next((n for n in names if n in _CHAIN or n == "RepeatDataset"), None)
-        if kind == "RepeatDataset":
-            break
-        if kind is None or kind == "SkipDataset" and ds._count < 0:
-            return None
-        if kind in ("BatchDataset", "SkipDataset"):
-            path.append((kind, ds._n if kind == "BatchDataset" else ds._count))
-        ds = ds._input
+    found = _down_to(ds, "RepeatDataset")
+    if found is None:
+        return None
+    ds, _, path = found
     inner = ds._input
     if inner._card() != UNKNOWN or not random_stages(inner) or \
             any(type(d).__name__ in _NOT_ONCE for d in inner._lineage()):
@@ -486,25 +496,20 @@ def saved_shuffle(ds):
     position would have no bound), else None."""
     from .dataset import AUTOTUNE
     from .threads import _ParallelMapIterator, autotune_parallelism
-    path, held = [], [1]  # held: each level's elements held ahead (the iterator's peek: one)
-    while True:
-        names = [c.__name__ for c in type(ds).__mro__]
-        if "ShuffleDataset" in names:
-            break
-        kind = next((n for n in names if n in _CHAIN), None)
-        if kind is None or kind == "SkipDataset" and ds._count < 0:
-            return None
-        if kind in ("BatchDataset", "SkipDataset"):
-            path.append((kind, ds._n if kind == "BatchDataset" else ds._count))
+    found = _down_to(ds, "ShuffleDataset")
+    if found is None:
+        return None
+    ds, passed, path = found
+    held = [1]  # each level's elements held ahead (the iterator's peek: one)
+    for kind, d in passed:
         if kind == "BatchDataset":
             held.append(1)
-            held = [h * ds._n for h in held]
+            held = [h * d._n for h in held]
         elif kind == "PrefetchDataset":
-            held.append(ds._size + 2 if ds._size != AUTOTUNE else 2 * autotune_parallelism() + 2)
+            held.append(d._size + 2 if d._size != AUTOTUNE else 2 * autotune_parallelism() + 2)
         elif kind == "ParallelMapDataset":  # up to 2n chunks in flight, and one given out (threads.py)
-            n = ds._parallel if ds._parallel != AUTOTUNE else autotune_parallelism()
+            n = d._parallel if d._parallel != AUTOTUNE else autotune_parallelism()
             held.append((2 * n + 2) * _ParallelMapIterator.CHUNK)
-        ds = ds._input
     if ds._full_permutation_source()[0] is not None:
         return None  # cut from its permutation (seek: _shuffle)
     # its input's own repeat of random epochs of unknown length (shuffle -> filter -> repeat -> shuffle): placed
