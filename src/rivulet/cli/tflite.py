@@ -72,7 +72,6 @@ def check(args):
 def representative_dataset(path, converter):
     """A representative_dataset generator over the samples in a .npy or .npz file, for each signature the
     converter converts ((key, {input: sample}) when it converts several)."""
-    import numpy as np
     if not path.endswith((".npy", ".npz")):
         raise ValueError(f"--representative-data {path}: expected a .npy or .npz file.")
     arrays = _read_samples(path)
