@@ -55,49 +55,28 @@ def _preprocess_numpy(x, data_format, mode):
     return x
 
 
-def _preprocess_symbolic(x, data_format, mode):
-    """A functional model's input (a KerasTensor): tf_keras's steps, each a TFOpLambda layer
-    (transfer_learning's summary lists tf.math.truediv and tf.math.subtract)."""
-    if mode == "tf":
-        x /= 127.5
-        x -= 1.0
-        return x
-    if mode == "torch":
-        x /= 255.0
-        mean, std = [0.485, 0.456, 0.406], [0.229, 0.224, 0.225]
-    else:
-        if data_format == "channels_first":
-            x = x[::-1, ...] if x.shape.rank == 3 else x[:, ::-1, ...]
-        else:
-            x = x[..., ::-1]
-        mean, std = [103.939, 116.779, 123.68], None
-    # (tf_keras adds -mean with tf.nn.bias_add; here a tf.math.subtract layer, the same values)
-    mean = tf.constant(mean, x.dtype)
-    x -= tf.reshape(mean, [3, 1, 1]) if data_format == "channels_first" else mean
-    if std is not None:
-        std = tf.constant(std, x.dtype)
-        x /= tf.reshape(std, [3, 1, 1]) if data_format == "channels_first" else std
-    return x
-
-
 def _preprocess_tensor(x, data_format, mode):
+    """A tensor, or a functional model's input (a KerasTensor: then each step is a TFOpLambda layer, as
+    tf_keras's, whose transfer_learning summary lists tf.math.truediv and tf.math.subtract)."""
     from ..layers.input_layer import KerasTensor
-    if isinstance(x, KerasTensor):
-        return _preprocess_symbolic(x, data_format, mode)
-    x = tf.convert_to_tensor(x)
-    if not x.dtype.is_floating:
-        x = tf.cast(x, backend.floatx())
+    symbolic = isinstance(x, KerasTensor)
+    if not symbolic:
+        x = tf.convert_to_tensor(x)
+        if not x.dtype.is_floating:
+            x = tf.cast(x, backend.floatx())
     if mode == "tf":
         return x / 127.5 - 1.0
     if mode == "torch":
         x = x / 255.0
         mean, std = [0.485, 0.456, 0.406], [0.229, 0.224, 0.225]
     else:
-        if data_format == "channels_first":
-            x = tf.reverse(x, [0 if x.shape.rank == 3 else 1])
+        axis = (0 if x.shape.rank == 3 else 1) if data_format == "channels_first" else -1
+        if symbolic:  # (a slice, as tf_keras reverses a Keras tensor's channels)
+            x = x[::-1, ...] if axis == 0 else x[:, ::-1, ...] if axis == 1 else x[..., ::-1]
         else:
-            x = tf.reverse(x, [-1])
+            x = tf.reverse(x, [axis])
         mean, std = [103.939, 116.779, 123.68], None
+    # (tf_keras adds -mean with tf.nn.bias_add; here a subtraction, the same values)
     shape = [3] + [1] * (2 if data_format == "channels_first" else 0)
     x = x - tf.reshape(tf.constant(mean, x.dtype), shape) if data_format == "channels_first" else \
         x - tf.constant(mean, x.dtype)
