@@ -208,28 +208,22 @@ def _dw_numpy(x, w, oh, ow, ph, pw, strides, dilations):
     """The depthwise convolution tap by tap into its output, a few samples at a time: no padded copy of the
     input, and one temporary of at most _DW_BLOCK bytes (a tap's product over the whole batch was one more
     output-sized array)."""
-    kh, kw, c, m = w.shape
+    c, m = w.shape[2:]
     n = x.shape[0]
     dt = np.result_type(x, w)
     out = np.zeros((n, oh, ow, c, m), dt)
     per = max(1, oh * ow * c * m * dt.itemsize)
     step = max(1, min(n, _DW_BLOCK // per))
     tmp = np.empty(step * oh * ow * c * m, dt)
-    (sh, sw), (dh, dw) = strides, dilations
-    for i in range(kh):
-        r0, r1, y0 = _tap_range(oh, x.shape[1], i, sh, dh, ph[0])
-        for j in range(kw):
-            c0, c1, x0 = _tap_range(ow, x.shape[2], j, sw, dw, pw[0])
-            if r1 <= r0 or c1 <= c0:
-                continue
-            src = x[:, y0:y0 + (r1 - r0 - 1) * sh + 1:sh, x0:x0 + (c1 - c0 - 1) * sw + 1:sw, :, None]
-            for b in range(0, n, step):
-                e = min(n, b + step)
-                shape = (e - b, r1 - r0, c1 - c0, c, m)
-                t = tmp[:int(np.prod(shape))].reshape(shape)  # contiguous: the faster loops
-                np.multiply(src[b:e], w[i, j], out=t)
-                dst = out[b:e, r0:r1, c0:c1]
-                np.add(dst, t, out=dst)
+    for i, j, ro, co, ri, ci in _dw_taps(x.shape, w.shape, oh, ow, ph, pw, strides, dilations):
+        src = x[:, ri, ci, :, None]
+        for b in range(0, n, step):
+            e = min(n, b + step)
+            shape = (e - b, ro.stop - ro.start, co.stop - co.start, c, m)
+            t = tmp[:int(np.prod(shape))].reshape(shape)  # contiguous: the faster loops
+            np.multiply(src[b:e], w[i, j], out=t)
+            dst = out[b:e, ro, co]
+            np.add(dst, t, out=dst)
     return out.reshape(n, oh, ow, c * m)
 
 
