@@ -122,6 +122,10 @@ class DistributedIterator:
         if context.current_graph() is not None:
             raise TypeError("get_next_as_optional inside a tf.function needs a distributed tf.data.Dataset; this "
                             "one distributes a Python iterable, which is read when the function is traced")
+        return self._read_optional()
+
+    def _read_optional(self):
+        """The next element, read now, as an Optional (empty at the end of the data)."""
         try:
             value = next(self)
         except StopIteration:
@@ -180,19 +184,12 @@ class DistributedDatasetsFromFunction:
         return DatasetsFromFunctionIterator(self._strategy, iter(self._dataset), self.element_spec)
 
 
-class DatasetsFromFunctionIterator:
+class DatasetsFromFunctionIterator(DistributedIterator):
     """iter(distribute_datasets_from_function(...)): each replica takes the next element of the dataset."""
 
     def __init__(self, strategy, iterator, element_spec):
-        self._strategy, self._iterator, self._element_spec = strategy, iterator, element_spec
+        super().__init__(strategy, iterator, element_spec)
         self._done = False
-
-    __tf_tracing_type__ = _iterator_trace_type
-
-    element_spec = property(lambda self: self._element_spec)
-
-    def __iter__(self):
-        return self
 
     def __next__(self):
         n = self._strategy.num_replicas_in_sync
@@ -213,26 +210,15 @@ class DatasetsFromFunctionIterator:
             group += [nest.map_structure(lambda v: v[:0], group[-1])] * (n - len(group))
         return nest.map_structure(lambda *xs: PerReplica(xs), *group)
 
-    def get_next(self):
-        return next_or_end_of_sequence(self)
-
     def get_next_as_optional(self):
         get = getattr(self._iterator, "get_next_as_optional", None)
         if self._strategy.num_replicas_in_sync == 1 and get is not None:
             return DistributedOptional(self._element_spec, inner=get(), split=lambda v: v)
-        try:
-            value = next(self)
-        except StopIteration:
-            return DistributedOptional(self._element_spec)
-        return DistributedOptional(self._element_spec, value=value)
-
-    def __repr__(self):
-        return f"<rivulet.distribute.input_lib.DistributedIterator object at 0x{id(self):x}>"
+        return self._read_optional()
 
 
-def _is_distributed(iter_):
-    return isinstance(iter_, (DistributedDataset, DistributedIterator, DistributedDatasetsFromFunction,
-                              DatasetsFromFunctionIterator))
+def _is_distributed(iter_):  # (DatasetsFromFunctionIterator is a DistributedIterator)
+    return isinstance(iter_, (DistributedDataset, DistributedIterator, DistributedDatasetsFromFunction))
 
 
 def _distributed_for_loop(iter_, extra_test, body, get_state, set_state, symbol_names, opts):
