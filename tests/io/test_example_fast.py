@@ -1,5 +1,7 @@
 """parse_example's fast path (io/example_fast.py) returns what the general path returns, value for value and
 dtype for dtype, and hands everything unusual (defaults, wrong types, odd wire forms) to the general path."""
+import functools
+
 import numpy as np
 import pytest
 
@@ -128,6 +130,26 @@ def test_a_batch_of_one_layout_equals_general_path(monkeypatch):
     _same(tf.io.parse_example(recs, spec), _general(monkeypatch, lambda: tf.io.parse_example(recs, spec)))
 
 
+def _every_feature_spec():
+    """A spec asking for every feature the test records hold (the general path decodes them all)."""
+    return {"label": tf.io.FixedLenFeature([], tf.int64, default_value=0), "image": tf.io.VarLenFeature(tf.string),
+            "ids": tf.io.VarLenFeature(tf.int64), "feats": tf.io.VarLenFeature(tf.float32),
+            "tags": tf.io.VarLenFeature(tf.string), "big": tf.io.VarLenFeature(tf.int64),
+            "extra": tf.io.VarLenFeature(tf.float32)}
+
+
+def _outcome(fn, *args, **kwargs):
+    """fn(*args, **kwargs)'s parsed features as comparable lists (floats by their bits), or its error's type
+    and message."""
+    try:
+        got = fn(*args, **kwargs)
+    except Exception as e:
+        return type(e), str(e)
+    return {k: [_bits(t.numpy()) for t in
+                ((v.indices, v.values, v.dense_shape) if isinstance(v, tf.SparseTensor) else (v,))]
+            for k, v in got.items()}
+
+
 @pytest.mark.parametrize("base", ["varied", "one layout"])
 def test_mutated_records_parse_as_the_general_path_does(monkeypatch, base):
     """Random byte flips, cuts and insertions: the fast path gives the general path's values or its error, except
@@ -137,19 +159,8 @@ def test_mutated_records_parse_as_the_general_path_does(monkeypatch, base):
     base = _records(6, seed=3) if base == "varied" else _same_length_records()
     # every feature the records hold is asked for: the general path decodes all of them, the fast path
     # only those asked for (as TensorFlow's, see test_unrequested_features_are_skipped_as_tensorflow_does)
-    spec = {"label": tf.io.FixedLenFeature([], tf.int64, default_value=0), "image": tf.io.VarLenFeature(tf.string),
-            "ids": tf.io.VarLenFeature(tf.int64), "feats": tf.io.VarLenFeature(tf.float32),
-            "tags": tf.io.VarLenFeature(tf.string), "big": tf.io.VarLenFeature(tf.int64),
-            "extra": tf.io.VarLenFeature(tf.float32)}
-
-    def outcome(recs):
-        try:
-            got = tf.io.parse_example(recs, spec)
-            return {k: [_bits(t.numpy()) for t in
-                        ((v.indices, v.values, v.dense_shape) if isinstance(v, tf.SparseTensor) else (v,))]
-                    for k, v in got.items()}
-        except Exception as e:
-            return type(e), str(e)
+    spec = _every_feature_spec()
+    outcome = functools.partial(_outcome, tf.io.parse_example, features=spec)
 
     for trial in range(300):
         recs = list(base)
@@ -244,19 +255,8 @@ def test_single_records_mutated_within_one_length_parse_as_the_general_path_does
     taken only where every framing byte is the same, so values and errors are the general path's."""
     rng = np.random.default_rng(11)
     base = _same_length_records()[0]
-    spec = {"label": tf.io.FixedLenFeature([], tf.int64, default_value=0), "image": tf.io.VarLenFeature(tf.string),
-            "ids": tf.io.VarLenFeature(tf.int64), "feats": tf.io.VarLenFeature(tf.float32),
-            "tags": tf.io.VarLenFeature(tf.string), "big": tf.io.VarLenFeature(tf.int64),
-            "extra": tf.io.VarLenFeature(tf.float32)}
-
-    def outcome(r):
-        try:
-            got = tf.io.parse_single_example(r, spec)
-            return {k: [_bits(t.numpy()) for t in
-                        ((v.indices, v.values, v.dense_shape) if isinstance(v, tf.SparseTensor) else (v,))]
-                    for k, v in got.items()}
-        except Exception as e:
-            return type(e), str(e)
+    spec = _every_feature_spec()
+    outcome = functools.partial(_outcome, tf.io.parse_single_example, features=spec)
 
     for _ in range(3):
         outcome(base)  # the layout of this length is the base record's
@@ -323,13 +323,7 @@ def test_a_batch_of_a_few_layouts_with_a_bad_record_parses_as_the_general_path_d
     spec = {"image": tf.io.VarLenFeature(tf.string), "label": tf.io.VarLenFeature(tf.int64),
             "ids": tf.io.VarLenFeature(tf.int64), "neg": tf.io.VarLenFeature(tf.int64),
             "feats": tf.io.VarLenFeature(tf.float32), "extra": tf.io.VarLenFeature(tf.float32)}
-
-    def outcome(recs):
-        try:
-            got = tf.io.parse_example(recs, spec)
-            return {k: [_bits(t.numpy()) for t in (v.indices, v.values, v.dense_shape)] for k, v in got.items()}
-        except Exception as e:
-            return type(e), str(e)
+    outcome = functools.partial(_outcome, tf.io.parse_example, features=spec)
 
     outcome(base)  # the layouts of these lengths
     for trial in range(200):
@@ -511,15 +505,6 @@ def test_records_of_a_cached_layout_with_any_payload_bytes(monkeypatch):
                     r[k] = int(rng.choice([0x00, 0x01, 0x7F, 0x80, 0xFF, 0xC0, int(rng.integers(256))]))
         return bytes(r)
 
-    def outcome(fn):
-        try:
-            out = fn()
-        except Exception as e:
-            return type(e), str(e)
-        return {k: [_bits(t.numpy()) for t in ((v.indices, v.values, v.dense_shape)
-                                                 if isinstance(v, tf.SparseTensor) else (v,))]
-                for k, v in out.items()}
-
     d_splits = [[1, 1, 4], [2, 2, 2], [1, 5], [6]]  # three values in d, or fewer: the general path's error
     for trial in range(60):
         pattern = (d_splits[int(rng.integers(4))], splits(regions[1][1] - regions[1][0] - 2))  # (d, i)
@@ -535,7 +520,7 @@ def test_records_of_a_cached_layout_with_any_payload_bytes(monkeypatch):
         runs = [lambda: tf.io.parse_example(batch, spec)]
         runs += [lambda r=r: tf.io.parse_single_example(r, spec) for r in batch[:4]]
         for run in runs:
-            assert outcome(run) == _general(monkeypatch, lambda: outcome(run)), trial
+            assert _outcome(run) == _general(monkeypatch, lambda: _outcome(run)), trial
 
 
 def test_index_arrays_of_long_lists_are_not_kept():
