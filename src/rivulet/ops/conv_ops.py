@@ -170,21 +170,16 @@ def _dw_infer(x, w, strides, padding, dilations, explicit=None):
 
 
 def _dw_slices(x_shape, w_shape, strides, padding, dilations, explicit):
-    """(oh, ow, pads, view(a, i, j)): `view` is the padded input under filter tap (i, j) for every output."""
-    kh, kw = w_shape[:2]
-    oh, ow, ph, pw = _nn.conv_geometry(x_shape, kh, kw, strides, padding, explicit, dilations)
-    (sh, sw), (dh, dw) = strides, dilations
-
-    def view(a, i, j):
-        return a[:, i * dh:i * dh + (oh - 1) * sh + 1:sh, j * dw:j * dw + (ow - 1) * sw + 1:sw]
-    return oh, ow, (ph, pw), view
+    """The output height and width and the (before, after) pads of rows and columns."""
+    oh, ow, ph, pw = _nn.conv_geometry(x_shape, w_shape[0], w_shape[1], strides, padding, explicit, dilations)
+    return oh, ow, (ph, pw)
 
 
 def _dw_kernel(x, w, strides, padding, dilations, explicit=None):
     kh, kw, c, m = w.shape
     if x.shape[3] != c:
         raise InvalidArgumentError(f"input and filter must have the same depth: {x.shape[3]} vs {c}")
-    oh, ow, (ph, pw), view = _dw_slices(x.shape, w.shape, strides, padding, dilations, explicit)
+    oh, ow, (ph, pw) = _dw_slices(x.shape, w.shape, strides, padding, dilations, explicit)
     if _nn._dnnl(x, w):  # oneDNN's grouped convolution (the onednn extra)
         out = _nn._on_dnnl(onednn.conv2d, _nn._c(x), _nn._c(w), strides, dilations, (ph, pw), depthwise=True)
         if out is not None:
@@ -229,9 +224,8 @@ def _dw_numpy(x, w, oh, ow, ph, pw, strides, dilations):
 
 def _dw_input_kernel(x, w, dy, strides, padding, dilations, explicit=None):
     """d/d(input); `x` only supplies the input shape."""
-    kh, kw, c, m = w.shape
     n, h, wd, _ = x.shape
-    oh, ow, (ph, pw), view = _dw_slices(x.shape, w.shape, strides, padding, dilations, explicit)
+    oh, ow, (ph, pw) = _dw_slices(x.shape, w.shape, strides, padding, dilations, explicit)
     if _nn._dnnl(w, dy) and n and h and wd:
         dx = _nn._on_dnnl(onednn.conv2d_backprop_input, x.shape, _nn._c(w), _nn._c(dy), strides, dilations,
                           (ph, pw), depthwise=True)
@@ -277,9 +271,7 @@ def _dw_input_numpy(x_shape, w, dy, oh, ow, ph, pw, strides, dilations):
 
 def _dw_filter_kernel(x, w, dy, strides, padding, dilations, explicit=None):
     """d/d(filter); `w` only supplies the filter shape."""
-    kh, kw, c, m = w.shape
-    n = x.shape[0]
-    oh, ow, (ph, pw), view = _dw_slices(x.shape, w.shape, strides, padding, dilations, explicit)
+    oh, ow, (ph, pw) = _dw_slices(x.shape, w.shape, strides, padding, dilations, explicit)
     if _nn._dnnl(x, dy) and w.size:
         dw = _nn._on_dnnl(onednn.conv2d_backprop_filter, _nn._c(x), w.shape, _nn._c(dy), strides, dilations,
                           (ph, pw), depthwise=True)
