@@ -92,15 +92,16 @@ def _parse_kernel(serialized, dense_keys, dense_types, dense_shapes, dense_defau
                 return got
             tried = True  # (the fast path said no: not asked again below)
     records = [serialized] if scalar else np.asarray(serialized, dtype=object).reshape(-1).tolist()
-    plain = records
-    fast = not tried and all(type(r) is bytes for r in plain)
-    if not fast and not tried:
-        plain = [r.item() if isinstance(r, np.ndarray) else r for r in records]
-        fast = all(type(r) is bytes for r in plain)
-    if fast:  # the fast path (example_fast.py), or None: the general one
-        got = example_fast.parse(plain, dense_keys, dense_types, dense_shapes, sparse_keys, sparse_types, scalar)
-        if got is not None:
-            return got
+    if not tried:
+        plain, fast = records, all(type(r) is bytes for r in records)
+        if not fast:
+            plain = [r.item() if isinstance(r, np.ndarray) else r for r in records]
+            fast = all(type(r) is bytes for r in plain)
+        if fast:  # the fast path (example_fast.py), or None: the general one
+            got = example_fast.parse(plain, dense_keys, dense_types, dense_shapes, sparse_keys, sparse_types,
+                                     scalar)
+            if got is not None:
+                return got
     examples = []
     for r in records:
         r = r.item() if isinstance(r, np.ndarray) else r
