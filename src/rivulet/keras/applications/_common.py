@@ -1,6 +1,7 @@
-"""What VGG, ResNet and InceptionV3 share: the image input (or the caller's input_tensor, the model then taking
-that tensor's own source Inputs, as tf_keras's get_source_inputs), the top-or-pooling tail, and the ImageNet
-weights fetched with get_file (tf_keras's URL, file name and md5 hash) into the `models` cache."""
+"""What the applications share: the image input (or the caller's input_tensor, the model then taking that
+tensor's own source Inputs, as tf_keras's get_source_inputs), the classifier top or the pooling, and the
+ImageNet weights fetched with get_file (tf_keras's URL and file name, and md5 hash when given) into the
+`models` cache."""
 from .. import layers
 from ..layers.input_layer import KerasTensor
 from ..models import Model
@@ -32,13 +33,11 @@ def source_inputs(tensor):
     return found[0] if len(found) == 1 else found
 
 
-def tail(x, include_top, pooling, classes, classifier_activation, weights, pool_name=None):
-    """The classifier (global average pooling, then Dense `predictions`) or, without a top, the pooling."""
-    if include_top:
-        x = layers.GlobalAveragePooling2D(name=pool_name)(x)
-        imagenet_utils.validate_activation(classifier_activation, weights)
-        return layers.Dense(classes, activation=classifier_activation, name="predictions")(x)
-    return pooled(x, pooling, pool_name)
+def top(x, classes, classifier_activation, weights, pool_name=None):
+    """The classifier: global average pooling, then Dense `predictions`."""
+    x = layers.GlobalAveragePooling2D(name=pool_name)(x)
+    imagenet_utils.validate_activation(classifier_activation, weights)
+    return layers.Dense(classes, activation=classifier_activation, name="predictions")(x)
 
 
 def pooled(x, pooling, avg_name=None, max_name=None):

@@ -82,7 +82,7 @@ def InceptionV3(include_top=True, weights="imagenet", input_tensor=None, input_s
     for i in range(2):
         x = _module_8(x, i)
     if include_top:
-        x = _common.tail(x, True, None, classes, classifier_activation, weights, pool_name="avg_pool")
+        x = _common.top(x, classes, classifier_activation, weights, pool_name="avg_pool")
     else:
         x = _common.pooled(x, pooling)
     model = _common.model(input_tensor, img_input, x, "inception_v3")

@@ -37,9 +37,7 @@ def MobileNetV2(input_shape=None, alpha=1.0, include_top=True, weights="imagenet
     x = layers.BatchNormalization(axis=-1, epsilon=1e-3, momentum=0.999, name="Conv_1_bn")(x)
     x = layers.ReLU(6.0, name="out_relu")(x)
     if include_top:
-        x = layers.GlobalAveragePooling2D()(x)
-        imagenet_utils.validate_activation(classifier_activation, weights)
-        x = layers.Dense(classes, activation=classifier_activation, name="predictions")(x)
+        x = _common.top(x, classes, classifier_activation, weights)
     else:
         x = _common.pooled(x, pooling)
     model = Model(img_input, x, name=f"mobilenetv2_{alpha:0.2f}_{rows}")

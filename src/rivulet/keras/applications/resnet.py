@@ -58,7 +58,7 @@ def ResNet(blocks, model_name, include_top=True, weights="imagenet", input_tenso
     for i, (filters, n) in enumerate(zip((64, 128, 256, 512), blocks)):
         x = _stack(x, filters, n, stride1=1 if i == 0 else 2, name=f"conv{i + 2}")
     if include_top:
-        x = _common.tail(x, True, None, classes, classifier_activation, weights, pool_name="avg_pool")
+        x = _common.top(x, classes, classifier_activation, weights, pool_name="avg_pool")
     else:
         x = _common.pooled(x, pooling, "avg_pool", "max_pool")
     model = _common.model(input_tensor, img_input, x, model_name)
