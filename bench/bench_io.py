@@ -38,19 +38,17 @@ N_RECORDS, BATCH = 4000, 64
 
 
 # ---------------------------------------------------------------------------------------------- child
-_CPU = {}  # workload -> the CPU time (ms, this process, all its threads) of its last run
-
-
 def timed(fn):
-    """fn as a workload run: its wall time in ms; its CPU time is kept for the workload's "/cpu" twin."""
+    """fn as a workload run: its wall time in ms; its CPU time (ms, this process, all its threads) is kept as
+    run.cpu_ms for the workload's "/cpu" twin."""
     import time
 
     def run():
         t, c = time.perf_counter(), time.process_time()
         fn()
-        _CPU[fn] = (time.process_time() - c) * 1e3
+        run.cpu_ms = (time.process_time() - c) * 1e3
         return (time.perf_counter() - t) * 1e3
-    run.fn = fn
+    run.cpu_ms = float("nan")
     return run
 
 
@@ -65,7 +63,7 @@ def _with_cpu(workloads):
             return runs["run"]
 
         def cpu(tf, np, runs=runs):
-            return lambda: _CPU.get(runs["run"].fn, float("nan"))
+            return lambda: runs["run"].cpu_ms
         out[name], out[name + "/cpu"] = wall, cpu
     return out
 
