@@ -456,8 +456,7 @@ class Primitive:
             lib.dnnl_primitive_destroy(reorder)
         for pd in self.owned:
             lib.dnnl_primitive_desc_destroy(pd)
-        for m in self.mds:
-            lib.dnnl_memory_desc_destroy(m)
+        _destroy_mds(self.api, self.mds)
 
     def run(self, arrays, workspace=None, threads=1):
         """Executes with arrays {arg: ndarray} (every plain argument; outputs are written) and, for pooling,
