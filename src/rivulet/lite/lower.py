@@ -298,7 +298,6 @@ def _exact_gelus(ops):
         z = op.inputs[0].op
         if z.type != "Mul":
             continue
-        x = None
         a = _other(z, lambda t: _scalar_const(t, root2))
         if a is not None and a.op.type == "Neg":
             x = a.op.inputs[0]
@@ -857,8 +856,8 @@ def _transpose_conv(lw, op, sizes, f, x):
             sizes = np.asarray(known.as_list(), np.int32)
         elif _const(sizes):
             sizes = np.asarray(sizes.shape, np.int32)
-        elif _filled_shape(lw, op.inputs[0]) is not None:
-            sizes = _filled_shape(lw, op.inputs[0])  # the shape tf_keras filled zeros to
+        elif (filled := _filled_shape(lw, op.inputs[0])) is not None:
+            sizes = filled  # the shape tf_keras filled zeros to
         else:
             sizes = lw.emit("SHAPE", [sizes], [lw.new_tensor(f"{op.name}/output_shape", [4], 2)],
                             options="ShapeOptions", OutType=2)
