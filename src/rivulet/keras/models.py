@@ -142,7 +142,7 @@ class Model(Trainer, Layer):
             out = node.layer(value(node.inputs), *value(list(node.args)), **value(dict(node.kwargs)))
             for kt, v in zip(nest.flatten(node.outputs), nest.flatten(out)):
                 values[id(kt)] = v
-            for kt in _node_keras_inputs(node):
+            for kt in node.keras_inputs():
                 n = left[id(kt)] - 1
                 left[id(kt)] = n
                 if not n:
@@ -156,7 +156,7 @@ class Model(Trainer, Layer):
         if got is None or got[0] != key:
             uses = {}
             for node in self._nodes:
-                for kt in _node_keras_inputs(node):
+                for kt in node.keras_inputs():
                     uses[id(kt)] = uses.get(id(kt), 0) + 1
             for kt in nest.flatten(self._output_tensors):
                 uses[id(kt)] = uses.get(id(kt), 0) + (1 << 30)
@@ -638,11 +638,6 @@ def _functional_from_config(cls, config, custom_objects):
 
 def _int_shape(kt):
     return tuple(kt.shape.as_list()) if kt.shape.rank is not None else None
-
-
-def _node_keras_inputs(node):
-    """The KerasTensors a node takes (its inputs, args and kwargs), each occurrence once."""
-    return [t for t in nest.flatten((node.inputs, list(node.args), dict(node.kwargs))) if isinstance(t, KerasTensor)]
 
 
 def _conform_to_input(value, ref):
