@@ -101,10 +101,10 @@ def encode(v, tensors, leaf=None):
                                 None if flat is None else _shape(flat)]}
     if kind == "sparse":
         return {"sparse_spec": [_shape(v.shape), v.dtype.name]}
-    if hasattr(v, "_to_components") and _composite_kind(type(v).__tf_tracing_type__(v, None)) is not None:
+    spec = type(v).__tf_tracing_type__(v, None) if hasattr(v, "_to_components") else None
+    if spec is not None and _composite_kind(spec) is not None:
         # a composite value (a function's RaggedTensor output): its spec and its component tensors
-        return {"composite": [encode(type(v).__tf_tracing_type__(v, None), tensors),
-                              [encode(c, tensors, leaf) for c in v._to_components()]]}
+        return {"composite": [encode(spec, tensors), [encode(c, tensors, leaf) for c in v._to_components()]]}
     raise ValueError(f"cannot save a value of type {type(v).__name__}: {v!r}")
 
 
