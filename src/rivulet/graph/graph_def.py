@@ -126,13 +126,7 @@ def attr_value(v):
 
 def _subgraphs(op):
     """The sub-graphs of a control-flow op (branches of If/Case, cond and body of While), in order."""
-    b = op.attrs.get("branches")
-    if b is not None and hasattr(b, "subs"):
-        return [s.graph for s in b.subs]
-    body = op.attrs.get("body")
-    if body is not None and hasattr(body, "cond") and hasattr(body, "body"):
-        return [body.cond.graph, body.body.graph]
-    return []
+    return [sub.graph for sub, _ in _sub_feeds(op)]
 
 
 _FUNC_NAMES = weakref.WeakKeyDictionary()
