@@ -132,10 +132,6 @@ CONCAT = defop("TensorListConcatV2",
 # The gradient ops below read, write and sum gradient lists (None items: zeros). Their inputs are what the
 # forward op's inputs were, so they work eagerly, in graphs and inside a While's compiled backward loop.
 
-def _np_dtype(element_dtype):
-    return element_dtype.as_numpy_dtype
-
-
 def _gather_or_zeros(lst, indices, shape, element_dtype, element_shape):
     """Items `indices` of a gradient list stacked (a scalar index: the item), zeros where none was written."""
     items = lst.items
@@ -145,8 +141,8 @@ def _gather_or_zeros(lst, indices, shape, element_dtype, element_shape):
     if idx.ndim == 0:
         i = int(idx)
         v = items[i] if 0 <= i < n else None
-        return np.zeros(shape, _np_dtype(element_dtype)) if v is None else v
-    out = np.zeros(shape, _np_dtype(element_dtype))
+        return np.zeros(shape, element_dtype.as_numpy_dtype) if v is None else v
+    out = np.zeros(shape, element_dtype.as_numpy_dtype)
     rows = out.reshape((-1,) + shape[idx.ndim:])
     for k, i in enumerate(idx.ravel()):
         v = items[i] if 0 <= i < n else None
@@ -321,7 +317,7 @@ def _split_grad(op, dlist):
 
 def _concat_or_zeros(lst, lengths, shape, element_dtype):
     shape = tuple(int(d) for d in np.ravel(shape))
-    out = np.zeros(shape, _np_dtype(element_dtype))
+    out = np.zeros(shape, element_dtype.as_numpy_dtype)
     at = 0
     for i, n in enumerate(np.ravel(lengths)):
         v = lst.items[i] if i < len(lst.items) else None
