@@ -50,6 +50,19 @@ class CategoricalColumn(FeatureColumn):
     __slots__ = ()
 
 
+class _KeyedCategoricalColumn(CategoricalColumn):
+    """A categorical column reading one feature, `key` (its name), parsed as a VarLenFeature of `dtype`."""
+    __slots__ = ()
+
+    @property
+    def name(self):
+        return self.key
+
+    @property
+    def parse_example_spec(self):
+        return {self.key: tf.io.VarLenFeature(self.dtype)}
+
+
 def _tupled(v):
     return tuple(_tupled(x) for x in v) if isinstance(v, (list, tuple)) else v
 
@@ -276,21 +289,13 @@ def bucketized_column(source_column, boundaries):
 
 
 # ------------------------------------------------------------------------------------------------ categorical
-class HashedCategoricalColumn(CategoricalColumn, collections.namedtuple(
+class HashedCategoricalColumn(_KeyedCategoricalColumn, collections.namedtuple(
         "HashedCategoricalColumn", ("key", "hash_bucket_size", "dtype"))):
     __slots__ = ()
 
     @property
-    def name(self):
-        return self.key
-
-    @property
     def num_buckets(self):
         return self.hash_bucket_size
-
-    @property
-    def parse_example_spec(self):
-        return {self.key: tf.io.VarLenFeature(self.dtype)}
 
     def _ids(self, features, cache):
         x = _flat2(_raw(features, self.key))
@@ -331,21 +336,13 @@ def _vocab_ids(column, x, vocab):
     return _with_present(ids, x)
 
 
-class VocabularyListCategoricalColumn(CategoricalColumn, collections.namedtuple(
+class VocabularyListCategoricalColumn(_KeyedCategoricalColumn, collections.namedtuple(
         "VocabularyListCategoricalColumn", ("key", "vocabulary_list", "dtype", "default_value", "num_oov_buckets"))):
     __slots__ = ()
 
     @property
-    def name(self):
-        return self.key
-
-    @property
     def num_buckets(self):
         return len(self.vocabulary_list) + self.num_oov_buckets
-
-    @property
-    def parse_example_spec(self):
-        return {self.key: tf.io.VarLenFeature(self.dtype)}
 
     def _ids(self, features, cache):
         return _vocab_ids(self, _flat2(_raw(features, self.key)), self.vocabulary_list)
@@ -385,22 +382,14 @@ def categorical_column_with_vocabulary_list(key, vocabulary_list, dtype=None, de
     return VocabularyListCategoricalColumn(key, vocab, dtype, default_value, num_oov_buckets)
 
 
-class VocabularyFileCategoricalColumn(CategoricalColumn, collections.namedtuple(
+class VocabularyFileCategoricalColumn(_KeyedCategoricalColumn, collections.namedtuple(
         "VocabularyFileCategoricalColumn",
         ("key", "vocabulary_file", "vocabulary_size", "num_oov_buckets", "dtype", "default_value", "file_format"))):
     __slots__ = ()
 
     @property
-    def name(self):
-        return self.key
-
-    @property
     def num_buckets(self):
         return self.vocabulary_size + self.num_oov_buckets
-
-    @property
-    def parse_example_spec(self):
-        return {self.key: tf.io.VarLenFeature(self.dtype)}
 
     def _vocab(self):
         lines = _read_vocab(self.vocabulary_file)
@@ -456,13 +445,9 @@ def categorical_column_with_vocabulary_file(key, vocabulary_file, vocabulary_siz
                                            -1 if default_value is None else default_value, file_format)
 
 
-class IdentityCategoricalColumn(CategoricalColumn, collections.namedtuple(
+class IdentityCategoricalColumn(_KeyedCategoricalColumn, collections.namedtuple(
         "IdentityCategoricalColumn", ("key", "number_buckets", "default_value"))):
     __slots__ = ()
-
-    @property
-    def name(self):
-        return self.key
 
     @property
     def num_buckets(self):
