@@ -34,10 +34,10 @@ def _drop_dead_ops(sub, opname):
         used = set(sub.outputs)
         for op in sub.ops:
             used.update(op.inputs)
-        dead = [op for op in sub.ops if not used.intersection(op.outputs) and opname(op) not in ("IF", "WHILE")]
-        if not dead:
+        live = [op for op in sub.ops if used.intersection(op.outputs) or opname(op) in ("IF", "WHILE")]
+        if len(live) == len(sub.ops):
             return
-        sub.ops = [op for op in sub.ops if not any(op is d for d in dead)]
+        sub.ops = live
 
 
 def _drop_zero_biases(model, sub, opname):
