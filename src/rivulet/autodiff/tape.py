@@ -123,10 +123,7 @@ class GradientTape:
         src = getattr(getattr(t, "_op", None), "graph", None)
         if g is None or src is None or src is g:
             return t
-        outer = g.outer_graph
-        while outer is not None and outer is not src:
-            outer = outer.outer_graph
-        return g.capture(t) if outer is not None else t
+        return g.capture(t) if g.encloses(src) else t
 
     def _key(self, var):
         """What a variable's reads take as input here: the variable, or its placeholder in the tape's graph."""

@@ -153,15 +153,19 @@ class Graph:
         finally:
             self._control_stack.pop()
 
+    def encloses(self, graph):
+        """Whether `graph` is one of the graphs this one is built inside (its outer graph, theirs ...)."""
+        g = self.outer_graph
+        while g is not None and g is not graph:
+            g = g.outer_graph
+        return g is not None
+
     def _internal(self, t):
         """Brings a tensor from outside (eager value or outer graph) in as a captured placeholder."""
         if isinstance(t, SymbolicTensor):
             if t._op.graph is self:
                 return t
-            g = self.outer_graph
-            while g is not None and g is not t._op.graph:
-                g = g.outer_graph
-            if g is None:
+            if not self.encloses(t._op.graph):
                 raise TypeError(f"{t!r} is out of scope and cannot be used here. Use return values, explicit "
                                 "Python locals or TensorFlow collections to access it.")
             return self.capture(t)
