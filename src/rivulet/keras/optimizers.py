@@ -68,10 +68,11 @@ class Optimizer:
         self._lr_schedule = learning_rate if isinstance(learning_rate, schedules.LearningRateSchedule) else None
         with tf.init_scope():
             self._iterations = tf.Variable(0, dtype=tf.int64, trainable=False, name="iter")
-            if self._lr_schedule is not None:
-                learning_rate = tf.cast(self._lr_schedule(self._iterations), tf.float32)
-            self._lr = tf.Variable(learning_rate if self._lr_schedule is not None else float(learning_rate),
+            self._lr = tf.Variable(self._scheduled_lr() if self._lr_schedule is not None else float(learning_rate),
                                    dtype=tf.float32, trainable=False, name="learning_rate")
+
+    def _scheduled_lr(self):
+        return tf.cast(self._lr_schedule(self._iterations), tf.float32)
 
     name = property(lambda self: self._name)
     iterations = property(lambda self: self._iterations)
@@ -156,7 +157,7 @@ class Optimizer:
         var_list = [v for _, v in kept]
         self._create_slots(var_list)
         if self._lr_schedule is not None:
-            self._lr.assign(tf.cast(self._lr_schedule(self._iterations), tf.float32))
+            self._lr.assign(self._scheduled_lr())
         self._iterations.assign_add(1)
         step = tf.cast(self._iterations, tf.float32)
         lr = tf.identity(self._lr)
