@@ -203,3 +203,16 @@ def test_weights_and_saved_model_round_trip(tmp_path):
     assert np.array_equal(other(x).numpy(), y)
     tf.saved_model.save(model, str(tmp_path / "sm"))
     assert np.allclose(tf.saved_model.load(str(tmp_path / "sm"))(x).numpy(), y)
+
+
+def test_cols_to_output_tensors_holds_each_columns_batch_by_n_tensor():
+    # tf_keras's DenseFeatures fills it with the reshaped ([batch, n]) tensor each column adds to the output
+    grid = tf.feature_column.numeric_column("g", shape=(2, 2))
+    age = tf.feature_column.numeric_column("age")
+    layer = tf.keras.layers.DenseFeatures([grid, age])
+    per_column = {}
+    out = layer({"g": np.arange(8, dtype=np.float32).reshape(2, 2, 2), "age": np.float32([[30.0], [40.0]])},
+                cols_to_output_tensors=per_column)
+    assert per_column[grid].shape == (2, 4) and per_column[age].shape == (2, 1)
+    np.testing.assert_array_equal(out.numpy(), np.concatenate([per_column[age].numpy(), per_column[grid].numpy()], 1))
+    np.testing.assert_array_equal(per_column[grid].numpy(), [[0, 1, 2, 3], [4, 5, 6, 7]])

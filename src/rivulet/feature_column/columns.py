@@ -785,11 +785,15 @@ def output_width(column):
     return int(np.prod(column.variable_shape.as_list()))
 
 
-def dense_output(columns, features, cache):
+def dense_output(columns, features, cache, per_column=None):
     """tf_keras DenseFeatures' computation: each column's dense tensor (from `cache`, a TransformationCache),
-    [batch, n], in column name order, concatenated on the last axis."""
-    outs = [tf.reshape(cache.dense(column, features), [-1, output_width(column)])
-            for column in sorted(columns, key=lambda c: c.name)]
+    [batch, n], in column name order, concatenated on the last axis; `per_column` (a dict), when given,
+    receives each column's [batch, n] tensor (DenseFeatures' cols_to_output_tensors)."""
+    outs = []
+    for column in sorted(columns, key=lambda c: c.name):
+        outs.append(tf.reshape(cache.dense(column, features), [-1, output_width(column)]))
+        if per_column is not None:
+            per_column[column] = outs[-1]
     return tf.concat(outs, axis=-1)
 
 

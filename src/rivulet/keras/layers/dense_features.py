@@ -34,11 +34,8 @@ class DenseFeatures(Layer):
         if not self.built:
             self.build()
         cache = fc.TransformationCache(self._states)
-        out = fc.dense_output(self._feature_columns, features, cache)
-        if cols_to_output_tensors is not None:
-            for column in self._feature_columns:
-                cols_to_output_tensors[column] = cache.dense(column, features)
-        return out
+        # (cols_to_output_tensors gets each column's [batch, n] tensor, as tf_keras fills it)
+        return fc.dense_output(self._feature_columns, features, cache, cols_to_output_tensors)
 
     def compute_output_shape(self, input_shape):
         total = sum(fc.output_width(column) for column in self._feature_columns)
