@@ -124,8 +124,9 @@ def attr_value(v):
     return ("func", str(name) if name else type(v).__name__)
 
 
-def _subgraphs(op):
-    """The sub-graphs of a control-flow op (branches of If/Case, cond and body of While), in order."""
+def subgraphs(op):
+    """The sub-graphs of a control-flow op (branches of If/Case, cond and body of While), in order; [] for
+    any other op."""
     return [sub.graph for sub, _ in _sub_feeds(op)]
 
 
@@ -172,7 +173,7 @@ def _only_read(graph, ph):
 def _control_flow_attrs(op):
     """TensorFlow's attrs for If/Case/While: input/output types, the branch functions by name, shapes, and
     the attrs TensorFlow's cond_v2/while_v2 add (lowering, read-only variables, While's output count)."""
-    subs = _subgraphs(op)
+    subs = subgraphs(op)
     if not subs:
         return None
     types = lambda ts: ("list", [("type", t.dtype) for t in ts])  # noqa: E731
@@ -200,7 +201,7 @@ def graph_to_graph_def(graph, add_shapes=False):
 
     def collect(g):
         for op in g.get_operations():
-            for sub in _subgraphs(op):
+            for sub in subgraphs(op):
                 if id(sub) not in seen:
                     seen.add(id(sub))
                     library.append((func_name(sub), [node_def_of(o) for o in sub.get_operations()]))

@@ -15,6 +15,7 @@ from .. import dtypes as _dt
 from ..core.tensor import EagerTensor
 from ..execute.blas_threads import largest_gemm
 from ..execute.plan import needed_ops
+from ..graph.graph_def import subgraphs
 from ..onnx import ops_array, ops_control, ops_math, ops_nn, ops_sort  # noqa: F401  (register the converters)
 from ..onnx.builder import CONVERTERS, Model, Scope, Unsupported, VarRef, converter, onnx_type, value_info
 from ..onnx.convert import convert_ops
@@ -154,25 +155,15 @@ def lower(graph, inputs, outputs, captures, n_args, freeze=True):
     return low, None
 
 
-def _sub_graphs(op):
-    """The sub-graphs of a control-flow op (a loop's cond and body, a cond's or case's branches)."""
-    a = op.attrs
-    if "body" in a and hasattr(a["body"], "cond"):
-        return [a["body"].cond, a["body"].body]
-    if "branches" in a and hasattr(a["branches"], "subs"):
-        return list(a["branches"].subs)
-    return None
-
-
 def _effectful(op):
     """Whether a stateful op does more than read variables: a loop or cond whose sub-graphs only read
     variables (a Keras RNN's recurrent kernel) is as pure as the graph around it. Assigns inside them are
     refused where they are lowered (StepModel.assign)."""
-    subs = _sub_graphs(op)
-    if subs is None:
+    subs = subgraphs(op)
+    if not subs:
         return True
     for sub in subs:
-        for inner in sub.graph.get_operations():
+        for inner in sub.get_operations():
             if inner.opdef.stateful and inner.type not in _UPDATES and inner.type != "ReadVariableOp" and \
                     _effectful(inner):
                 return True
