@@ -709,6 +709,7 @@ class _Backward:
         order = [i for i, sh in enumerate(shaped) if not sh] + [i for i, sh in enumerate(shaped) if sh]
         stash, stash_ph = [stash[i] for i in order], [stash_ph[i] for i in order]
         self.stash_end = len(body.outputs) + shaped.count(False)  # forward results after it: shapes only
+        self.n_shaped = shaped.count(True)
         self.forward = body._compile(body.outputs + stash)
         feeds = dys + stash_ph + cap_ph + const_ph
         self.fn = compile_graph(g, feeds, results, name=g.name).fn
