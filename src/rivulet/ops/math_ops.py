@@ -6,7 +6,7 @@ from ..core import context
 from ..core.dispatch import bind
 from ..core.op import COMPLEX, FLOATS, INTS, NUMERIC, REAL, defop
 from ..core.op import cpp_dtype_name as _cpp_name
-from ..core.tensor import Tensor, to_numpy_value
+from ..core.tensor import EagerTensor, Tensor, to_numpy_value
 from ..errors import InternalError, InvalidArgumentError, NotFoundError, UnimplementedError
 from ..execute import blas_threads
 from ..shape import TensorShape
@@ -428,8 +428,26 @@ BATCH_MATMUL = defop("BatchMatMulV2", _matmul_kernel, _matmul_infer, grad=_matmu
                      allowed=_MATMUL_TYPES)
 
 
+_SLOW = context.SLOW
+_E = EagerTensor
+# The eager fast path's dtypes: those TensorFlow's CPU MatMul computes plainly (float16 is summed in float32).
+_MATMUL_FAST = frozenset(np.dtype(d._np) for d in (_dt.float32, _dt.float64, _dt.int32, _dt.int64, _dt.complex64,
+                                                    _dt.complex128))
+_bmm = blas_threads.matmul
+
+
 def matmul(a, b, transpose_a=False, transpose_b=False, adjoint_a=False, adjoint_b=False, a_is_sparse=False,
            b_is_sparse=False, output_type=None, name=None):
+    # Eager fast path (no graph, tape or device placement anywhere: SLOW is 0): two eager matrices of one
+    # dtype whose shapes fit, no flags; exactly what bind(MATMUL) would compute, without its bookkeeping.
+    # Everything else, errors included, takes the op path below.
+    if not _SLOW[0] and a.__class__ is _E and b.__class__ is _E and transpose_a is False and \
+            transpose_b is False and adjoint_a is False and adjoint_b is False:
+        va = a._v
+        vb = b._v
+        d = va.dtype
+        if d is vb.dtype and d in _MATMUL_FAST and va.ndim == 2 and vb.ndim == 2 and va.shape[1] == vb.shape[0]:
+            return _E(_bmm(va, vb))
     for flag, v in (("transpose_a", transpose_a), ("transpose_b", transpose_b), ("adjoint_a", adjoint_a),
                     ("adjoint_b", adjoint_b)):
         if v.__class__ is not bool and not isinstance(v, np.bool_):

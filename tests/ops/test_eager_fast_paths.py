@@ -1,0 +1,75 @@
+"""Eager fast paths of hot ops (tf.matmul ...): with no graph being built, no tape recording and no device
+placement they skip bind()'s bookkeeping, and must give exactly what the op path gives. Values recorded with
+TensorFlow 2.21."""
+import numpy as np
+import pytest
+
+import rivulet as tf
+from rivulet.core import dispatch
+from rivulet.ops import math_ops
+
+
+@pytest.fixture
+def no_bind(monkeypatch):
+    """Fails any op that reaches bind(): proves the fast path was taken."""
+    def refuse(op, *a, **k):
+        raise AssertionError(f"{op.name} went through bind()")
+    monkeypatch.setattr(math_ops, "bind", refuse)
+    monkeypatch.setattr(dispatch, "execute", refuse)
+
+
+def _power(x, n):
+    r = tf.eye(3, dtype=tf.int32)
+    for _ in range(n):
+        r = tf.matmul(x, r)
+    return r
+
+
+X3 = [[1, 2, 0], [-1, 1, 3], [2, 0, 1]]
+# TensorFlow 2.21: x**40 of X3 in int32, wrapping on overflow as TensorFlow's CPU kernel does
+POW40 = [[-1457988783, 859178272, 1288767408], [859178272, -1457988783, 1288767408],
+         [859178272, 859178272, -1028399647]]
+
+
+def test_matmul_fast_path_int32_wraps_as_tensorflow(no_bind):
+    x = tf.constant(X3)
+    eye = tf.constant(np.eye(3, dtype=np.int32))
+    r = eye
+    for _ in range(40):
+        r = tf.matmul(x, r)
+    assert r.dtype == tf.int32 and r.shape == (3, 3)
+    np.testing.assert_array_equal(r.numpy(), POW40)
+    assert r.device == "/job:localhost/replica:0/task:0/device:CPU:0"
+
+
+def test_matmul_fast_path_float_and_complex(no_bind):
+    f = tf.constant([[1., 2.], [3., 4.]])
+    r = tf.matmul(f, tf.constant([[0.5], [0.25]]))
+    assert r.dtype == tf.float32 and r.shape == (2, 1)
+    np.testing.assert_array_equal(r.numpy(), [[1.0], [2.5]])
+    c = tf.constant([[1 + 2j, 0], [1j, 3]], tf.complex64)
+    rc = c @ c
+    assert rc.dtype == tf.complex64
+    np.testing.assert_array_equal(rc.numpy(), [[-3 + 4j, 0], [-2 + 4j, 9]])
+    assert repr(tf.matmul(tf.constant([[2]]), tf.constant([[3]]))) == \
+        "<tf.Tensor: shape=(1, 1), dtype=int32, numpy=array([[6]], dtype=int32)>"
+
+
+def test_matmul_off_the_fast_path_is_unchanged():
+    x = tf.constant(X3)
+    np.testing.assert_array_equal(tf.function(_power)(x, 40).numpy(), POW40)  # graph mode
+    with tf.GradientTape() as tape:  # recorded on a tape
+        f = tf.constant([[1., 2.], [3., 4.]])
+        tape.watch(f)
+        y = tf.reduce_sum(tf.matmul(f, f))
+    np.testing.assert_array_equal(tape.gradient(y, f).numpy(), [[7., 11.], [9., 13.]])  # TensorFlow 2.21
+    with tf.device("/CPU:0"):
+        assert tf.matmul(x, x).device == "/job:localhost/replica:0/task:0/device:CPU:0"
+    with pytest.raises(tf.errors.InvalidArgumentError, match=r"Matrix size-incompatible.*\[Op:MatMul\]"):
+        tf.matmul(tf.ones([2, 3]), tf.ones([2, 3]))
+    with pytest.raises(tf.errors.InvalidArgumentError, match=r"expected to be a float tensor but is a double"):
+        tf.matmul(tf.ones([2, 2]), tf.ones([2, 2], tf.float64))
+    with pytest.raises(TypeError, match="Expected bool for argument 'transpose_a' not 1"):
+        tf.matmul(x, x, transpose_a=1)
+    np.testing.assert_array_equal(tf.matmul(x, x, transpose_b=True).numpy(),
+                                  np.array(X3) @ np.array(X3).T)
