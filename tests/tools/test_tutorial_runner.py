@@ -175,22 +175,22 @@ def test_epoch_counts_named_like_epochs_are_capped_too():
 
 def test_cells_that_need_a_package_built_on_tensorflow_are_not_scored():
     nb = {"cells": [{"cell_type": "code", "source": [src]} for src in (
-        "import tensorflow as tf\nimport tensorflow_datasets as tfds\nimport tensorflow_text as tf_text",
+        "import tensorflow as tf\nfrom tensorflow_examples.models.pix2pix import pix2pix\nimport tensorflow_text as tf_text",
         "import tensorflow_docs.vis.embed as embed",
         "def get_callbacks():\n  return [tfdocs.modeling.EpochDots()]",
         "class Tok:\n  def __init__(self):\n    self.t = tf_text.UnicodeScriptTokenizer()",
-        "tokenizer = Tok()", "ds = tokenizer(1)", "train_ds = tfds.load('imdb_reviews')", "hist = fit(get_callbacks())",
+        "tokenizer = Tok()", "ds = tokenizer(1)", "up = pix2pix.upsample(64, 3)", "hist = fit(get_callbacks())",
         "x = undefined_here")]}
     cells = rt.code_cells(nb)
     assert [c["scored"] for c in cells] == [False, False, True, True, True, True, True, True, True]
 
     def err(name):
         return {"type": "NameError", "message": f"name '{name}' is not defined", "where": "", "missing": name}
-    errors = [None, None, None, None, err("tf_text"), err("tokenizer"), err("tfds"), err("tfdocs"),
+    errors = [None, None, None, None, err("tf_text"), err("tokenizer"), err("pix2pix"), err("tfdocs"),
               err("undefined_here")]
     report = [dict(c, error=e, index=i) for i, (c, e) in enumerate(zip(cells, errors))]
     rt.unscore_tf_only(report)
-    # tfdocs is bound by no import here: only tfds, tf_text and embed (and what cells left unscored bind) count
+    # tfdocs is bound by no import here: only pix2pix, tf_text and embed (and what cells left unscored bind) count
     assert [c["scored"] for c in report] == [False, False, True, True, False, False, False, True, True]
 
 
@@ -253,3 +253,57 @@ def test_a_percent_line_continuing_a_statement_is_python_not_a_magic():
     code = rt.transform("print('Epoch: %d.'\n      %(e, f))\n!ls\nif x:\n  %timeit f()\ny = '''\n%s\n'''")
     assert code.splitlines() == ["print('Epoch: %d.'", "      %(e, f))", "pass", "if x:", "  pass", "y = '''",
                                  "%s", "'''"]
+
+
+# ---------------------------------------------------------------------------------------------- tfds stand-in
+sys.path.insert(0, rt.STAND_INS)
+import tensorflow_datasets as tfds  # noqa: E402  (the stand-in: tools/tutorials/stand_ins)
+
+
+def test_tensorflow_datasets_is_served_by_the_stand_in_and_its_cells_are_scored():
+    assert tfds.__file__.startswith(rt.STAND_INS)
+    nb = {"cells": [{"cell_type": "code", "source": ["import tensorflow as tf\nimport tensorflow_datasets as tfds"]},
+                    {"cell_type": "code", "source": ["import tensorflow_compression as tfc"]}]}
+    assert [c["scored"] for c in rt.code_cells(nb)] == [True, False]
+
+
+def test_tfds_load_reads_splits_and_slices_as_tfds_does():
+    import rivulet as tf
+    (a, b, c), info = tfds.load("tf_flowers", split=["train[:80%]", "train[80%:90%]", "train[90%:]"],
+                                with_info=True, as_supervised=True)
+    n = info.splits["train"].num_examples
+    assert [int(d.cardinality()) for d in (a, b, c)] == [round(.8 * n), round(.9 * n) - round(.8 * n),
+                                                         n - round(.9 * n)]
+    assert a.element_spec == (tf.TensorSpec((None, None, 3), tf.uint8), tf.TensorSpec((), tf.int64))
+    image, label = next(iter(a))
+    assert image.shape[2] == 3 and image.shape[0] >= 210 and image.shape[1] >= 300  # data_augmentation's crop
+    assert info.features["label"].num_classes == 5 and info.features["label"].int2str(1) == "daisy"
+    assert info.splits["train[:80%]"].num_examples == round(.8 * n)
+    # split=None: every split, by name; the feature dict as stored when not as_supervised
+    ds = tfds.load("mnist")
+    assert sorted(ds) == ["test", "train"]
+    assert ds["train"].element_spec == {"image": tf.TensorSpec((28, 28, 1), tf.uint8),
+                                        "label": tf.TensorSpec((), tf.int64)}
+    # batch_size=-1: the whole split as tensors; 'train[10:20]+test[:5]' concatenates
+    x, y = tfds.load("mnist", split="train[10:20]+test[:5]", batch_size=-1, as_supervised=True)
+    assert x.shape == (15, 28, 28, 1) and y.dtype == tf.int64
+    pets, info = tfds.load("oxford_iiit_pet:3.*.*", with_info=True)
+    ex = next(iter(pets["train"]))
+    assert ex["segmentation_mask"].shape[2] == 1 and set(np.unique(ex["segmentation_mask"])) <= {1, 2, 3}
+    assert info.version == "3.2.0" and info.features["label"].num_classes == 37
+    with pytest.raises(AssertionError, match="cannot be loaded at version 9"):
+        tfds.load("oxford_iiit_pet:9.*.*")
+    with pytest.raises(ValueError, match="Unknown split"):
+        tfds.load("mnist", split="validation")
+    with pytest.raises(tfds.core.DatasetNotFoundError, match="Dataset nope not found"):
+        tfds.load("nope")
+
+
+def test_tfds_features_print_as_tfds_prints_them():
+    _, info = tfds.load("penguins/processed", split="train", with_info=True)
+    assert repr(info.features) == ("FeaturesDict({\n    'features': Tensor(shape=(4,), dtype=float32),\n"
+                                   "    'species': ClassLabel(shape=(), dtype=int64, num_classes=3),\n})")
+    _, info = tfds.load("penguins/simple", split="train", with_info=True)
+    assert "    'body_mass_g': float32,\n" in repr(info.features)
+    df = tfds.as_dataframe(tfds.load("penguins/processed", split="train[:3]", as_supervised=True), info)
+    assert df.shape == (3, 2) and list(df.columns) == ["0", "1"]

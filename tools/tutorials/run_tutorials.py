@@ -93,7 +93,15 @@ NOTEBOOKS = [
     "distribute/multi_worker_with_ctl", "structured_data/feature_columns",
     # added 2026-11-26 with keras.applications InceptionV3 and VGG19 (stand-in weights files of their layout)
     "generative/deepdream", "generative/style_transfer",
+    # added 2026-11-26 with the tensorflow_datasets stand-in (stand_ins/tensorflow_datasets): their tfds cells
+    # are scored; tensorflow_examples (pix2pix) and tensorflow_compression cells are not
+    "customization/custom_training_walkthrough", "distribute/keras", "distribute/save_and_load",
+    "images/data_augmentation", "images/segmentation", "generative/cyclegan", "generative/data_compression",
+    "optimization/compression",
 ]
+# what the runner puts on the notebook's path in place of a package built on TensorFlow (only
+# tensorflow_datasets: synthetic data sets in the real feature structures, made with rivulet's tf.data)
+STAND_INS = os.path.join(HERE, "stand_ins")
 PREFIX = "site/en/tutorials/"
 
 # `--set guides`: TensorFlow's guides (site/en/guide/, same commit) on what rivulet implements. Left out:
@@ -112,8 +120,8 @@ MAX_EPOCHS = 2
 CELL_TIMEOUT = 240  # seconds per cell
 NOTEBOOK_TIMEOUT = 900  # seconds per notebook
 MEMORY_LIMIT = 3 << 30  # resident bytes; a cell past it ends the notebook (the machine is shared)
-UNSCORED_IMPORTS = ("tensorflow_docs", "tensorflow_probability", "tensorflow_datasets", "tensorflow_hub",
-                    "tensorflow_text")
+UNSCORED_IMPORTS = ("tensorflow_docs", "tensorflow_probability", "tensorflow_hub", "tensorflow_text",
+                    "tensorflow_compression", "tensorflow_examples")
 
 
 def unscored_names(code):
@@ -373,6 +381,7 @@ def child(spec_path, out_path):
     with open(spec_path) as f:
         spec = json.load(f)
     sys.path.insert(0, HERE)
+    sys.path.insert(0, STAND_INS)  # `import tensorflow_datasets` finds the stand-in
     import synthetic
     _install_network(synthetic.files())
     try:  # no stubs: matplotlib's own Agg backend draws every figure (MPLBACKEND=Agg is set too)
@@ -451,7 +460,7 @@ def run_notebook(name, cells, log_dir, python, src):
     with open(spec, "w") as f:
         json.dump({"name": name, "cells": cells}, f)
     env = dict(os.environ, HOME=work, KERAS_HOME=os.path.join(work, ".keras"), MPLBACKEND="Agg",
-               PYTHONPATH=src + os.pathsep + os.environ.get("PYTHONPATH", ""),
+               PYTHONPATH=os.pathsep.join((src, STAND_INS, os.environ.get("PYTHONPATH", ""))),
                TF_CPP_MIN_LOG_LEVEL="2")
     log = os.path.join(log_dir, name.replace("/", "-") + ".log")
     t0 = time.time()

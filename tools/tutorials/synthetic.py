@@ -505,7 +505,10 @@ def files():
     mv2 = "https://storage.googleapis.com/tensorflow/keras-applications/mobilenet_v2/"
     for name, kwargs in (("mobilenet_v2_weights_tf_dim_ordering_tf_kernels_1.0_224.h5", {}),
                          ("mobilenet_v2_weights_tf_dim_ordering_tf_kernels_1.0_160_no_top.h5",
-                          {"include_top": False, "input_shape": (160, 160, 3)})):
+                          {"include_top": False, "input_shape": (160, 160, 3)}),
+                         # images/segmentation's U-Net encoder
+                         ("mobilenet_v2_weights_tf_dim_ordering_tf_kernels_1.0_128_no_top.h5",
+                          {"include_top": False, "input_shape": (128, 128, 3)})):
         out[mv2 + name] = application_weights(name, "MobileNetV2", **kwargs)
     apps = "https://storage.googleapis.com/tensorflow/keras-applications/"
     # generative/deepdream (InceptionV3 without its top) and generative/style_transfer (VGG19, with and without)
