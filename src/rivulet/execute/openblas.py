@@ -8,6 +8,7 @@ ValueError, and callers fall back to NumPy. With another BLAS (MKL, Accelerate),
 is None and nothing here is used.
 """
 import ctypes
+import os
 import threading
 from pathlib import Path
 
@@ -109,5 +110,27 @@ def _find():
                         fn.argtypes = [e, e, e, i, i, i, real, p, i, p, i, real, p, i]
                         fn.restype = None
                         gemm[np.dtype(dtype)] = fn
+                _shorten_spin(dll)
                 return Api(get, set_, gemm)
     return None
+
+
+# OpenBLAS's idle workers spin for 2**28 CPU cycles (~0.1 s) after every threaded GEMM before they sleep: on
+# a busy machine that spinning takes the cores the caller's next single-threaded ops (an RNN's loop body, the
+# next layer) need - a Keras GRU predict measured 3x the CPU time and 2-6x the wall time with two other
+# processes running. 2**20 cycles (~0.4 ms) still covers back-to-back GEMMs. OpenBLAS reads the variable once,
+# when it loads (before rivulet can set it), so it is re-read here and the workers restarted (lazily, on the
+# next threaded GEMM) with it. A value the user set is kept.
+_SPIN_LOG2_CYCLES = "20"
+
+
+def _shorten_spin(dll):
+    read, stop = (getattr(dll, n, None) for n in ("openblas_read_env", "blas_thread_shutdown_"))
+    if read is None or stop is None or "OPENBLAS_THREAD_TIMEOUT" in os.environ:
+        return
+    os.environ["OPENBLAS_THREAD_TIMEOUT"] = _SPIN_LOG2_CYCLES
+    try:
+        read()
+    finally:
+        del os.environ["OPENBLAS_THREAD_TIMEOUT"]  # not passed on to the user's subprocesses
+    stop()
