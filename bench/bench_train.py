@@ -32,7 +32,8 @@ WORKLOADS = ("convnet", "convae", "lstm", "gru")
 
 
 # ---------------------------------------------------------------------------------------------- child
-def _convnet(tf, np):
+def convnet_model(tf):
+    """The keras-io MNIST convnet, compiled (Adam, categorical cross-entropy)."""
     layers = tf.keras.layers
     model = tf.keras.Sequential([
         tf.keras.Input(shape=(28, 28, 1)),
@@ -45,6 +46,11 @@ def _convnet(tf, np):
         layers.Dense(10, activation="softmax"),
     ])
     model.compile(loss="categorical_crossentropy", optimizer="adam", metrics=["accuracy"])
+    return model
+
+
+def _convnet(tf, np):
+    model = convnet_model(tf)
     rng = np.random.default_rng(0)
     x = rng.random((6000, 28, 28, 1), dtype=np.float32)
     y = np.eye(10, dtype=np.float32)[rng.integers(0, 10, 6000)]
@@ -73,7 +79,8 @@ def _lstm(tf, np):
     return timed(lambda: model.fit(x, y, batch_size=64, epochs=1, verbose=0))
 
 
-def _gru(tf, np):
+def gru_model(tf):
+    """The GRU text classifier: Embedding 5000x32, GRU(64), Dense 1; 80 tokens; compiled."""
     layers = tf.keras.layers
     model = tf.keras.Sequential([
         tf.keras.Input(shape=(80,), dtype="int32"),
@@ -82,6 +89,11 @@ def _gru(tf, np):
         layers.Dense(1, activation="sigmoid"),
     ])
     model.compile(loss="binary_crossentropy", optimizer="adam", metrics=["accuracy"])
+    return model
+
+
+def _gru(tf, np):
+    model = gru_model(tf)
     rng = np.random.default_rng(0)
     x = rng.integers(1, 5000, (640, 80)).astype(np.int32)
     y = rng.integers(0, 2, (640, 1)).astype(np.float32)
