@@ -3,14 +3,19 @@ from ..errors import InvalidArgumentError, OpError, with_op_name_suffix
 from . import context
 from .tensor import EagerTensor, SymbolicTensor
 from .. import dtypes as _dt
+from numpy import ndarray as _ndarray
 
 _state = context.state
+_SLOW = context.SLOW
 _from_np = _dt._BY_NP.__getitem__
+_E = EagerTensor
 EMPTY = {}
 
 
 def bind(op, inputs, attrs=EMPTY, name=None):
     """Applies `op` to `inputs` (tensors) with `attrs`; returns a tensor, or a list for multi-output ops."""
+    if not _SLOW[0]:  # no graph being built, no tape recording, no device placing, in any thread: run it now
+        return _run(op, inputs, attrs)
     st = _state
     if st.graphs and not st.init_scope:
         g = st.graphs[-1]
@@ -32,9 +37,15 @@ def bind(op, inputs, attrs=EMPTY, name=None):
 
 def execute(op, inputs, attrs):
     """Runs one op eagerly; returns the list of output EagerTensors."""
+    out = _run(op, inputs, attrs)
+    return [out] if op.num_outputs == 1 else out
+
+
+def _run(op, inputs, attrs):
+    """Runs one op eagerly: its output EagerTensor, or the list of them for a multi-output op."""
     vals = []
     for t in inputs:
-        if t.__class__ is EagerTensor:
+        if t.__class__ is _E:
             vals.append(t._v)
         elif getattr(t, "_is_resource", False):
             vals.append(t)  # resources (variables) reach kernels as themselves, as in graphs
@@ -42,8 +53,17 @@ def execute(op, inputs, attrs):
             _not_eager(t, op)
     if op.same or op._allowed_np is not None:
         op.check_values(vals)
+    inner = op._quiet_inner
     try:
-        out = op.kernel(*vals, **attrs)
+        if inner is None:
+            out = op._kernel(*vals, **attrs)
+        else:  # what the quiet kernel itself does (context.run_quiet), without its two calls
+            try:
+                out = _state.quiet(inner, *vals, **attrs)
+            except RuntimeError as e:  # raised on entry: this thread is inside its quiet context already
+                if "already entered" not in str(e):
+                    raise
+                out = inner(*vals, **attrs)
     except OpError as e:
         if "[Op:" not in e.message:  # TensorFlow's eager errors end with the op's name
             e.message = with_op_name_suffix(f"{e.message} [Op:{op.name}]")
@@ -52,8 +72,8 @@ def execute(op, inputs, attrs):
     except (ValueError, IndexError, TypeError, ZeroDivisionError, FloatingPointError, OverflowError) as e:
         raise InvalidArgumentError(eager_error_message(op, inputs, attrs, e)) from None
     if op.num_outputs == 1:
-        return [EagerTensor(out if hasattr(out, "dtype") else _as_value(out))]
-    return [EagerTensor(o if hasattr(o, "dtype") else _as_value(o)) for o in out]
+        return _E(out if out.__class__ is _ndarray or hasattr(out, "dtype") else _as_value(out))
+    return [_E(o if hasattr(o, "dtype") else _as_value(o)) for o in out]
 
 
 def _as_value(x):

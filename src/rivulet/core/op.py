@@ -16,7 +16,7 @@ REGISTRY = {}
 
 
 class Op:
-    __slots__ = ("name", "kernel", "infer", "grad", "num_outputs", "stateful", "allowed", "same", "doc",
+    __slots__ = ("name", "_kernel", "_quiet_inner", "infer", "grad", "num_outputs", "stateful", "allowed", "same", "doc",
                  "is_view", "cost", "_allowed_np", "_declared", "_calls")
 
     def __init__(self, name, kernel, infer, grad=None, num_outputs=1, stateful=False, allowed=None, same=0,
@@ -38,6 +38,16 @@ class Op:
             raise ValueError(f"Op {name!r}: attr names must be Python identifiers, got {attrs!r}")
         self._declared = None if attrs is None else frozenset(attrs)
         self._calls = None  # the rule's and kernel's call facts, worked out on first use
+
+    @property
+    def kernel(self):
+        return self._kernel
+
+    @kernel.setter
+    def kernel(self, kernel):
+        self._kernel = kernel
+        # a `context.quiet` kernel's pure-NumPy body: eager dispatch enters the quiet context itself
+        self._quiet_inner = getattr(kernel, "quiet_inner", None)
 
     @property
     def attr_names(self):
@@ -98,15 +108,26 @@ class Op:
 
     def check_values(self, vals):
         """The eager dtype check on raw NumPy values; builds TensorFlow's message only on failure."""
+        if not vals:
+            return
+        d0 = vals[0].dtype
         same = self.same
-        if same > 1:
-            d0 = vals[0].dtype
-            for i in range(1, min(same, len(vals))):
-                if vals[i].dtype != d0:
-                    self.check_dtypes([_dt.from_numpy(v.dtype) for v in vals], eager=True)
+        if same == 2:
+            if len(vals) > 1:
+                d = vals[1].dtype
+                if d is not d0 and d != d0:
+                    self._values_error(vals)
+        elif same > 2:
+            for v in vals[1:same]:
+                d = v.dtype
+                if d is not d0 and d != d0:
+                    self._values_error(vals)
         allowed = self._allowed_np
-        if allowed is not None and vals and vals[0].dtype not in allowed:
-            self.check_dtypes([_dt.from_numpy(v.dtype) for v in vals], eager=True)
+        if allowed is not None and d0 not in allowed:
+            self._values_error(vals)
+
+    def _values_error(self, vals):
+        self.check_dtypes([_dt.from_numpy(v.dtype) for v in vals], eager=True)
 
     def check_dtypes(self, dts, eager):
         """Enforce the declared dtype constraints on input dtypes (DType objects)."""
