@@ -73,3 +73,17 @@ def test_matmul_off_the_fast_path_is_unchanged():
         tf.matmul(x, x, transpose_a=1)
     np.testing.assert_array_equal(tf.matmul(x, x, transpose_b=True).numpy(),
                                   np.array(X3) @ np.array(X3).T)
+
+
+def test_matmul_fast_path_big_and_int64(no_bind):
+    rs = np.random.default_rng(0)
+    a = rs.standard_normal((64, 64)).astype(np.float32)  # 64**3: the size OpenBLAS splits, the thread policy's
+    b = rs.standard_normal((64, 80)).astype(np.float32)
+    r = tf.matmul(tf.constant(a), tf.constant(b))
+    assert r.shape == (64, 80) and r.dtype == tf.float32
+    np.testing.assert_array_equal(r.numpy(), np.matmul(a, b))
+    big = tf.constant([[2 ** 40, 1], [3, -(2 ** 62)]], tf.int64)
+    # TensorFlow 2.21's int64 product, wrapped
+    assert tf.matmul(big, big).numpy().tolist() == [[3, -4611684918915760128], [4611689316962271232, 3]]
+    e = tf.matmul(tf.zeros([0, 3], tf.int32), tf.zeros([3, 2], tf.int32))
+    assert repr(e) == "<tf.Tensor: shape=(0, 2), dtype=int32, numpy=array([], shape=(0, 2), dtype=int32)>"
