@@ -170,8 +170,19 @@ class LearningRateScheduler(Callback):
         self.schedule, self.verbose = schedule, verbose
 
     def on_epoch_begin(self, epoch, logs=None):
+        from ..core.tensor import Tensor
         lr = float(self.model.optimizer.learning_rate.numpy())
-        lr = float(self.schedule(epoch, lr))
+        try:
+            lr = self.schedule(epoch, lr)
+        except TypeError:  # a schedule of the epoch alone (`def decay(epoch)`), as tf_keras still accepts
+            lr = self.schedule(epoch)
+        if not isinstance(lr, (Tensor, np.float32, np.float64, float)):
+            raise ValueError(f'The output of the "schedule" function should be float. Got: {lr}')
+        if isinstance(lr, Tensor):
+            if not lr.dtype.is_floating:
+                raise ValueError(f"The dtype of `lr` Tensor should be float. Got: {lr.dtype}")
+            lr = lr.numpy()
+        lr = float(lr)
         self.model.optimizer.learning_rate = lr
         if self.verbose > 0:
             print(f"\nEpoch {epoch + 1}: LearningRateScheduler setting learning rate to {lr}.")

@@ -1,0 +1,74 @@
+"""Gaps TensorFlow's tensorflow_datasets tutorials found (distribute/keras, distribute/save_and_load), as
+tf_keras 2.21 behaves."""
+import numpy as np
+import pytest
+
+import rivulet as tf
+
+
+def _data():
+    x = np.arange(40, dtype=np.float32).reshape(8, 5) / 40
+    return tf.data.Dataset.from_tensor_slices((x, x)).batch(4)
+
+
+def test_learning_rate_scheduler_takes_a_schedule_of_the_epoch_alone():
+    # distribute/keras: `def decay(epoch)`; tf_keras calls schedule(epoch, lr), then schedule(epoch) on TypeError
+    seen = []
+
+    def decay(epoch):
+        seen.append(epoch)
+        return 1e-3 if epoch < 1 else 1e-4
+    model = tf.keras.Sequential([tf.keras.layers.Dense(5, input_shape=(5,))])
+    model.compile(optimizer=tf.keras.optimizers.Adam(0.5), loss="mse")
+    hist = model.fit(_data(), epochs=2, verbose=0, callbacks=[tf.keras.callbacks.LearningRateScheduler(decay)])
+    assert seen == [0, 1]
+    assert np.allclose(hist.history["lr"], [1e-3, 1e-4])
+    assert np.isclose(model.optimizer.learning_rate.numpy(), 1e-4)
+
+
+def test_learning_rate_scheduler_wants_a_float():
+    model = tf.keras.Sequential([tf.keras.layers.Dense(5, input_shape=(5,))])
+    model.compile(optimizer="sgd", loss="mse")
+    with pytest.raises(ValueError, match='The output of the "schedule" function should be float. Got: 1'):
+        model.fit(_data(), epochs=1, verbose=0, callbacks=[tf.keras.callbacks.LearningRateScheduler(lambda e, lr: 1)])
+    with pytest.raises(ValueError, match="The dtype of `lr` Tensor should be float"):
+        model.fit(_data(), epochs=1, verbose=0,
+                  callbacks=[tf.keras.callbacks.LearningRateScheduler(lambda e, lr: tf.constant(1))])
+
+
+class _Subclassed(tf.keras.Model):
+    def __init__(self):
+        super().__init__()
+        self._dense_layer = tf.keras.layers.Dense(5, name="output_layer")
+
+    def call(self, inputs):
+        return self._dense_layer(inputs)
+
+
+def test_save_spec_is_none_until_the_model_is_called_then_the_calls_specs(tmp_path):
+    model = _Subclassed()
+    assert model.save_spec() is None
+    model.compile(optimizer="adam", loss="mean_squared_error")
+    model.fit(_data(), epochs=1, verbose=0)
+    assert model.save_spec() == ([tf.TensorSpec((None, 5), tf.float32)], {})
+    m2 = _Subclassed()
+    m2(tf.zeros((3, 5)))
+    assert m2.save_spec(dynamic_batch=False) == ([tf.TensorSpec((3, 5), tf.float32)], {})
+    assert m2.save_spec() == ([tf.TensorSpec((None, 5), tf.float32)], {})
+    # a model with Inputs: theirs, named after them
+    i = tf.keras.Input((3,), name="x")
+    f = tf.keras.Model(i, tf.keras.layers.Dense(2)(i))
+    assert f.save_spec() == ([tf.TensorSpec((None, 3), tf.float32, name="x")], {})
+    seq = tf.keras.Sequential([tf.keras.layers.Dense(2, input_shape=(3,), name="d")])
+    assert seq.save_spec() == ([tf.TensorSpec((None, 3), tf.float32, name="d_input")], {})
+
+
+def test_a_subclassed_model_not_yet_called_saves_with_tf_saved_model_but_not_with_model_save(tmp_path):
+    model = _Subclassed()
+    with pytest.raises(ValueError, match="cannot be saved either because the input shape is not available"):
+        model.save(str(tmp_path / "m"))
+    tf.saved_model.save(model, str(tmp_path / "s"))  # TensorFlow saves it: nothing to trace, no signatures
+    loaded = tf.saved_model.load(str(tmp_path / "s"))
+    assert len(loaded.signatures) == 0
+    model(tf.zeros((2, 5)))
+    model.save(str(tmp_path / "m"))  # called once: its call is known
