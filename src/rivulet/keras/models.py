@@ -193,6 +193,7 @@ class Model(Trainer, Layer):
         # What the first call took, batch dimension left open: saving traces the call for it.
         if "_call_input_spec" not in self.__dict__:
             self._call_input_spec = _spec_of(inputs)
+            self._first_call_spec = _spec_of(inputs, keep_batch=True)
         # Keras calls build() from __call__ only when a subclass defines its own build; the default
         # Model.build would run `call` once more on placeholders (and repeat its side effects).
         if type(self).build is not Model.build and not self.built:
@@ -252,6 +253,21 @@ class Model(Trainer, Layer):
                              "by calling the model on a batch of data.")
         print_summary(self, line_length, positions, print_fn, show_trainable=show_trainable,
                       expand_nested=expand_nested)
+
+    def save_spec(self, dynamic_batch=True):
+        """tf_keras' `Model.save_spec`: the TensorSpecs of the call's arguments as `([inputs], {})`, those of
+        the model's Inputs or of its first call (`fit`, `evaluate`, `predict` and `model(x)` set them), the
+        batch dimension None when `dynamic_batch`; None while the model has neither."""
+        if self._input_spec_for_saving() is None:
+            return None
+        spec = self.__dict__.get("_first_call_spec")
+        if spec is None:  # the model's Inputs: specs named after them
+            inputs = self._input_tensors if self._is_graph_network else self._graph_input
+            spec = nest.map_structure(lambda t: tf.TensorSpec(t.shape, tf.as_dtype(t.dtype), name=t.name), inputs)
+        if dynamic_batch:
+            spec = nest.map_structure(
+                lambda s: tf.TensorSpec([None] + s.shape.as_list()[1:], s.dtype, name=s.name), spec)
+        return [spec], {}
 
     def _input_spec_for_saving(self):
         if self._is_graph_network:
@@ -659,8 +675,9 @@ def _conform_to_input(value, ref):
     return value
 
 
-def _spec_of(inputs):
-    """TensorSpecs (batch dimension None) for a structure of tensors / KerasTensors; None if any is not one."""
+def _spec_of(inputs, keep_batch=False):
+    """TensorSpecs (batch dimension None) for a structure of tensors / KerasTensors; None if any is not one.
+    (`keep_batch`: the tensors' own shapes, unnamed, as tf_keras's save_spec of a first call keeps them.)"""
     leaves = nest.flatten(inputs)
     if not leaves or not all(hasattr(t, "shape") and hasattr(t, "dtype") for t in leaves):
         return None
@@ -670,6 +687,8 @@ def _spec_of(inputs):
 
     def spec(t):
         shape = tf.TensorShape(t.shape).as_list()
+        if keep_batch:
+            return tf.TensorSpec(shape, tf.as_dtype(t.dtype))
         name = "inputs" if single else (getattr(t, "name", None) or getattr(t, "_creator", None))
         return tf.TensorSpec([None] + shape[1:], tf.as_dtype(t.dtype), name=name if isinstance(name, str) else None)
     return nest.map_structure(spec, inputs)
@@ -777,6 +796,8 @@ class Sequential(Model):
     def _maybe_build(self, inputs):
         if "_call_input_spec" not in self.__dict__:
             self._call_input_spec = _spec_of(inputs)
+            if self._graph_input is None:  # (with Inputs, those are its save_spec, as tf_keras)
+                self._first_call_spec = _spec_of(inputs, keep_batch=True)
         if self._graph_input is None and not nest.is_nested(inputs) and inputs.shape.rank is not None:
             # Build with the batch dimension left open, so summary() can show output shapes. Layers that
             # cannot run symbolically leave the model as a plain stack, built by this eager call.

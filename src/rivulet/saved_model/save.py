@@ -162,7 +162,8 @@ class _Saver:
             children = [[k, i] for k, i in ((k, self.object(v, depth + 1)) for k, v in items if isinstance(k, str))
                         if i is not None]
             node["items" if isinstance(obj, dict) else "children"] = children
-        if not children and not _is_module(obj):
+        if not children and not _is_module(obj) and not (depth == 0 and hasattr(type(obj), "trainable_variables")):
+            # (the object saved, a Keras model not built yet, is kept: TensorFlow saves it with no variables)
             # Nothing saved below: forget the node (children found nothing either, so it is the last one).
             self.objects.pop()
             del self._ids[("object", id(obj))]

@@ -62,6 +62,14 @@ def save_model(model, filepath, overwrite=True, save_format=None, include_optimi
         return
     import rivulet as tf
     from ...checkpoint.checkpoint import save_object
+    if not model.built and model._input_spec_for_saving() is None:  # tf_keras's check, in its words
+        raise ValueError(
+            f"Model {model} cannot be saved either because the input shape is not available or because the "
+            "forward pass of the model is not defined.To define a forward pass, please override `Model.call()`. "
+            "To specify an input shape, either call `build(input_shape)` directly, or call the model on actual "
+            "data using `Model()`, `Model.fit()`, or `Model.predict()`. If you have a custom training step, "
+            "please make sure to invoke the forward pass in train step through `Model.__call__`, i.e. "
+            "`model(inputs)`, as opposed to `model.call()`.")
     tf.saved_model.save(model, filepath)
     with open(os.path.join(filepath, _DIR_CONFIG), "w", encoding="utf-8") as f:
         json.dump({**model_config(model), "metadata": _metadata()}, f)
