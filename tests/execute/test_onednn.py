@@ -237,6 +237,49 @@ def test_max_pool_gradient_with_relu_is_relu_grad_of_the_pool_gradient(shape, k)
 
 
 @needs
+def test_relu_gradient_is_tensorflows_mask_bit_for_bit():
+    """onednn.relu_grad is ReluGrad's dy * (x > 0) bit for bit wherever x is no NaN (-0 for a masked negative
+    gradient, NaN for a masked inf or NaN one), into a new array or in place; operands are checked first."""
+    rng = np.random.default_rng(7)
+    x = rng.standard_normal((3, 7, 5, 16)).astype(np.float32)
+    x.flat[::9] = 0.0
+    x.flat[1::9] = -0.0
+    dy = rng.standard_normal(x.shape).astype(np.float32)
+    dy.flat[::5], dy.flat[1::7], dy.flat[2::11], dy.flat[3::17] = -0.0, np.inf, np.nan, -np.inf
+    with np.errstate(invalid="ignore"):
+        ref = np.multiply(dy, x > 0, dtype=np.float32)
+    assert (ref.view(np.uint32) == 0x80000000).any() and np.isnan(ref).any()
+    assert np.array_equal(onednn.relu_grad(dy, x).view(np.uint32), ref.view(np.uint32))
+    inplace = dy.copy()
+    assert onednn.relu_grad(inplace, x, out=inplace) is inplace
+    assert np.array_equal(inplace.view(np.uint32), ref.view(np.uint32))
+    for bad in [(dy.astype(np.float64), x), (dy, x[:2]), (dy[:, ::2], x[:, ::2]), (dy[:0], x[:0])]:
+        with pytest.raises(ValueError):
+            onednn.relu_grad(*bad)
+
+
+@needs
+def test_fused_max_pool_and_relu_gradient_masks_on_onednn(monkeypatch):
+    """The fused pool + ReLU gradient masks with oneDNN's ReLU backward, bit for bit the two ops one after the
+    other, NaN features included (the pool routes no gradient to them: +0 either way)."""
+    rng = np.random.default_rng(8)
+    x = np.maximum(np.round(rng.standard_normal((4, 26, 26, 16)) * 2) - 2, 0).astype(np.float32)
+    x.flat[::13] = -0.0
+    x.flat[5::101] = np.nan
+    y = nn_ops._max_pool_kernel(x, (2, 2), (2, 2), "VALID")
+    dy = rng.standard_normal(y.shape).astype(np.float32)
+    dy.flat[::5], dy.flat[1::7], dy.flat[2::11] = -0.0, np.inf, np.nan
+    calls = []
+    real = onednn.relu_grad
+    monkeypatch.setattr(onednn, "relu_grad", lambda *a, **k: calls.append(1) or real(*a, **k))
+    with np.errstate(invalid="ignore"):
+        got = nn_ops._max_pool_grad_kernel(x, y, dy, (2, 2), (2, 2), "VALID", relu=True)
+        ref = np.multiply(nn_ops._max_pool_grad_kernel(x, y, dy, (2, 2), (2, 2), "VALID"), x > 0, dtype=np.float32)
+    assert calls == [1] and not np.isnan(y).any() and (ref.view(np.uint32) == 0x80000000).any()
+    assert np.array_equal(got.view(np.uint32), ref.view(np.uint32))
+
+
+@needs
 def test_max_pool_of_nans_is_tensorflows():
     x = np.arange(32, dtype=np.float32).reshape(1, 4, 4, 2)
     for i, j, ch in [(0, 0, 0), (3, 3, 1), (2, 0, 0), (2, 1, 0), (3, 0, 0), (3, 1, 0)]:

@@ -207,6 +207,10 @@ class Api:
                 ([pp, p, i, i, p, p, dims, dims, dims, dims, dims, p], st),
             "dnnl_pooling_backward_primitive_desc_create":
                 ([pp, p, i, p, p, dims, dims, dims, dims, dims, p, p], st),
+            "dnnl_eltwise_forward_primitive_desc_create":
+                ([pp, p, i, i, p, p, ctypes.c_float, ctypes.c_float, p], st),
+            "dnnl_eltwise_backward_primitive_desc_create":
+                ([pp, p, i, p, p, p, ctypes.c_float, ctypes.c_float, p, p], st),
         }
         for name, (args, res) in sig.items():
             fn = getattr(d, name)
@@ -868,3 +872,49 @@ def avg_pool_grad(x_shape, dy, ksize, strides, pads):
     dx = np.empty(x_shape, np.float32)
     _pool("bwd", _POOL_AVG_EXCLUDE, x_shape, dy.shape, ksize, strides, pads, {DIFF_SRC: dx, DIFF_DST: dy})
     return dx
+
+
+# ------------------------------------------------------------------------------------------ ReLU gradient
+def _relu_grad_pd(a, n, mds):
+    lib, m = a.lib, a.md((n,), (1,), mds)
+    fwd = _P()
+    a.check(lib.dnnl_eltwise_forward_primitive_desc_create(
+        ctypes.byref(fwd), a.engine, _FORWARD_TRAINING, _ELTWISE_RELU, m, m, 0.0, 0.0, a.attr), "eltwise forward")
+    pd = _P()
+    try:
+        a.check(lib.dnnl_eltwise_backward_primitive_desc_create(
+            ctypes.byref(pd), a.engine, _ELTWISE_RELU, m, m, m, 0.0, 0.0, fwd, a.attr), "eltwise backward")
+    finally:
+        lib.dnnl_primitive_desc_destroy(fwd)
+    return pd, {DIFF_SRC: (_Q_DIFF_SRC, m), DIFF_DST: (_Q_DIFF_DST, m), SRC: (_Q_SRC, m)}
+
+
+def relu_grad(dy, x, out=None):
+    """TensorFlow's ReluGrad, dy * (x > 0) (a masked gradient is dy * 0: -0 for a negative one, NaN for an
+    infinite or NaN one), in one pass of oneDNN's ReLU backward over float32 arrays of any shape; into out
+    (which may be dy itself) or a new array."""
+    for v, what in ((dy, "gradient"), (x, "features")):
+        if not isinstance(v, np.ndarray) or v.dtype != np.float32 or not v.flags.c_contiguous:
+            raise ValueError(f"oneDNN: the {what} must be a C-contiguous float32 array")
+    if x.shape != dy.shape or not x.size:
+        raise ValueError(f"oneDNN: features {x.shape} and gradient {dy.shape} must be one non-empty shape")
+    if out is None:
+        out = np.empty(dy.shape, np.float32)
+    elif not isinstance(out, np.ndarray) or out.shape != dy.shape:
+        raise ValueError(f"oneDNN: the output must be an array of shape {dy.shape}")
+    a = api()
+    if a is None:
+        raise ValueError("oneDNN is not available")
+    n = int(x.size)
+
+    def build():
+        mds = []
+        try:
+            pd, plain = _relu_grad_pd(a, n, mds)
+        except Error:
+            _destroy_mds(a, mds)
+            raise
+        return _primitive(a, pd, plain, mds)
+    flat = {DIFF_SRC: out.reshape(-1), DIFF_DST: dy.reshape(-1), SRC: x.reshape(-1)}
+    _run(a, ("relu_grad", n), build, flat, 2 * n)
+    return out
