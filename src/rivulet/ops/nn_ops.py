@@ -1086,7 +1086,8 @@ def _max_pool_grad_kernel(x, y, dy, ksize, strides, padding, relu=False):
     n, h, w, c = x.shape
     kh, kw = ksize
     oh, ow, (ph, pw), sl = _pool_geom(h, w, ksize, strides, padding)
-    if kh <= strides[0] and kw <= strides[1] and _dnnl(x, y, dy) and not np.isnan(y).any():
+    low = y.min() if y.size and y.dtype.kind == "f" else None  # (NaN if any NaN: one pass for both tests)
+    if kh <= strides[0] and kw <= strides[1] and _dnnl(x, y, dy) and not np.isnan(low):
         # Windows that do not overlap (overlapping ones sum into an input in another order than TensorFlow's)
         # and no NaN (oneDNN's windows skip it; TensorFlow's route nothing): oneDNN adds each window's
         # gradient into zeros at its first maximum, as TensorFlow's kernel.
@@ -1097,8 +1098,9 @@ def _max_pool_grad_kernel(x, y, dy, ksize, strides, padding, relu=False):
                 # index costs more than this pass: 8-25% of the convnet's windows are such.) oneDNN's ReLU
                 # backward in place, one pass (the MNIST convnet's 128x26x26x32, CPU ms on one thread:
                 # 0.85 -> 0.51); it lets a NaN feature's gradient through where TensorFlow's mask makes it
-                # dy * 0, but the pool never routes a gradient to a NaN input: dx is +0 there either way.
-                if _on_dnnl(onednn.relu_grad, dx, _c(x), out=dx) is None:
+                # dy * 0, but oneDNN's pool routes a gradient to a NaN input only from a window of NaNs (its
+                # pooled value the lowest float): dx is +0 there either way.
+                if low <= np.finfo(y.dtype).min or _on_dnnl(onednn.relu_grad, dx, _c(x), out=dx) is None:
                     _relu_mask_windows(dx, x, y, ksize, strides, oh, ow)
             return dx
     xp = _pad_input(x, ph, pw, _lowest(x.dtype))
