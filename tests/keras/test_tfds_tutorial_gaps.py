@@ -72,3 +72,21 @@ def test_a_subclassed_model_not_yet_called_saves_with_tf_saved_model_but_not_wit
     assert len(loaded.signatures) == 0
     model(tf.zeros((2, 5)))
     model.save(str(tmp_path / "m"))  # called once: its call is known
+
+
+def test_a_sequential_first_in_a_sequential_gives_its_declared_input_shape_only():
+    # images/data_augmentation: resize_and_rescale, called once on an unbatched image (which builds it on
+    # (None, 40, 3)), then the first layer of a Conv2D model: tf_keras leaves that model unbuilt (no error)
+    resize_and_rescale = tf.keras.Sequential([tf.keras.layers.Resizing(18, 18), tf.keras.layers.Rescaling(1. / 255)])
+    assert resize_and_rescale(tf.zeros((30, 40, 3))).shape == (18, 18, 3)
+    model = tf.keras.Sequential([resize_and_rescale, tf.keras.layers.Conv2D(4, 3)])
+    assert not model.built
+    assert model(tf.zeros((2, 30, 40, 3))).shape == (2, 16, 16, 4)
+    # a shape declared on the nested model's first layer, or a functional model's Input, builds it
+    inner = tf.keras.Sequential([tf.keras.layers.Dense(2, input_shape=(3,))])
+    assert tf.keras.Sequential([inner, tf.keras.layers.Dense(1)]).input_shape == (None, 3)
+    i = tf.keras.Input((5,))
+    functional = tf.keras.Model(i, tf.keras.layers.Dense(2)(i))
+    assert tf.keras.Sequential([functional, tf.keras.layers.Dense(1)]).input_shape == (None, 5)
+    with pytest.raises(ValueError, match="An empty Model cannot be used as a Layer"):
+        tf.keras.Sequential([tf.keras.Sequential()])

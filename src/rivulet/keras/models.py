@@ -730,9 +730,16 @@ class Sequential(Model):
             raise ValueError(f"All layers added to a Sequential model should have unique names. Name "
                              f"\"{layer.name}\" is already the name of a layer in this model.")
         self._stack.append(layer)
-        shape, dtype = layer._batch_input_shape, layer.dtype
-        if shape is None and isinstance(layer, Model) and len(layer.inputs or ()) == 1:
-            shape, dtype = tuple(layer.inputs[0].shape.as_list()), layer.inputs[0].dtype  # a nested model's input
+        # as tf_keras: the input shape declared on the first layer, through nested Sequential / functional models
+        # (a functional model's first layer is its InputLayer; a Sequential built by its first call declares none)
+        first = layer
+        while isinstance(first, Model) and (first._is_graph_network or isinstance(first, Sequential)):
+            if not first.layers:
+                raise ValueError("An empty Model cannot be used as a Layer.")
+            first = first.layers[0]
+        shape, dtype = getattr(first, "_batch_input_shape", None), first.dtype
+        if isinstance(first, InputLayer):
+            shape, dtype = tuple(first._keras_input.shape.as_list()), first._keras_input.dtype
         if self._graph_input is None and len(self._stack) == 1 and shape is not None:
             self._graph_input = Input(batch_shape=shape, dtype=dtype, name=f"{layer.name}_input")
             self._rebuild_graph()
