@@ -9,7 +9,7 @@ import contextlib
 import numpy as np
 
 from ..core import context
-from ..core.tensor import Tensor, convert_to_tensor
+from ..core.tensor import EagerTensor as _E, Tensor, convert_to_tensor
 from ..ops import script_ops
 from .. import nest
 from ..state.resource_ops import READ
@@ -120,6 +120,8 @@ class GradientTape:
         """A tensor of a graph enclosing this tape's (a tape inside a loop body watching the function's input),
         as the tape's graph sees it: its capture there, which the body's ops read."""
         g = self._graph
+        if g is not None and isinstance(t, _E):  # a value the function closes over: its capture,
+            return g.capture(t)                              # which the ops reading it read
         src = getattr(getattr(t, "_op", None), "graph", None)
         if g is None or src is None or src is g:
             return t
@@ -139,8 +141,8 @@ class GradientTape:
             # Any op given a trainable variable's resource accesses it: a read, and also a control-flow
             # op whose branches or body read it inside their sub-graphs.
             for var in inputs:
-                if getattr(var, "_is_resource", False) and getattr(var, "trainable", False) and \
-                        id(var) not in self._variables:
+                if var.__class__ is not _E and getattr(var, "_is_resource", False) and \
+                        getattr(var, "trainable", False) and id(var) not in self._variables:
                     self._watch_variable(var)
         w = self._watched
         ins = inputs if graph is None else outs[0].op.inputs

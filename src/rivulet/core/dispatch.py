@@ -25,7 +25,8 @@ def bind(op, inputs, attrs=EMPTY, name=None):
         outs = node.outputs
     else:
         g = None
-        outs = execute(op, inputs, attrs)
+        out = _run(op, inputs, attrs)
+        outs = [out] if op.num_outputs == 1 else out
         if st.device is not None:
             from ..devices import place
             place(outs, st.device)

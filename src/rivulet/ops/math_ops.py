@@ -459,24 +459,28 @@ def matmul(a, b, transpose_a=False, transpose_b=False, adjoint_a=False, adjoint_
                     if sa[0] * sa[1] * sb[1] < _SMALL_MNK:
                         return _E(fn(va, vb))
                     return _E(_bmm(va, vb))
-    for flag, v in (("transpose_a", transpose_a), ("transpose_b", transpose_b), ("adjoint_a", adjoint_a),
-                    ("adjoint_b", adjoint_b)):
-        if v.__class__ is not bool and not isinstance(v, np.bool_):
-            raise TypeError(f"Expected bool for argument '{flag}' not {v!r}.")
-    if (transpose_a and adjoint_a) or (transpose_b and adjoint_b):
-        which = "a" if transpose_a and adjoint_a else "b"
-        raise ValueError(f"Only one of `transpose_{which}` and `adjoint_{which}` can be True.")
-    a, b = binary_args(a, b)
-    attrs = {}
-    if transpose_a:
-        attrs["transpose_a"] = True
-    if transpose_b:
-        attrs["transpose_b"] = True
-    if adjoint_a:
-        attrs["adjoint_a"] = True
-    if adjoint_b:
-        attrs["adjoint_b"] = True
-    ra, rb = a.shape.rank, b.shape.rank
+    if transpose_a is False and transpose_b is False and adjoint_a is False and adjoint_b is False:
+        attrs = {}
+    else:
+        for flag, v in (("transpose_a", transpose_a), ("transpose_b", transpose_b), ("adjoint_a", adjoint_a),
+                        ("adjoint_b", adjoint_b)):
+            if v.__class__ is not bool and not isinstance(v, np.bool_):
+                raise TypeError(f"Expected bool for argument '{flag}' not {v!r}.")
+        if (transpose_a and adjoint_a) or (transpose_b and adjoint_b):
+            which = "a" if transpose_a and adjoint_a else "b"
+            raise ValueError(f"Only one of `transpose_{which}` and `adjoint_{which}` can be True.")
+        attrs = {}
+        if transpose_a:
+            attrs["transpose_a"] = True
+        if transpose_b:
+            attrs["transpose_b"] = True
+        if adjoint_a:
+            attrs["adjoint_a"] = True
+        if adjoint_b:
+            attrs["adjoint_b"] = True
+    if a.__class__ is not b.__class__ or not isinstance(a, Tensor):  # two tensors of one kind need no conversion
+        a, b = binary_args(a, b)
+    ra, rb = a.ndim, b.ndim
     if (ra is not None and ra < 2) or (rb is not None and rb < 2):
         bad = ra if ra is not None and ra < 2 else rb
         if context.executing_eagerly():
