@@ -87,3 +87,18 @@ def test_matmul_fast_path_big_and_int64(no_bind):
     assert tf.matmul(big, big).numpy().tolist() == [[3, -4611684918915760128], [4611689316962271232, 3]]
     e = tf.matmul(tf.zeros([0, 3], tf.int32), tf.zeros([3, 2], tf.int32))
     assert repr(e) == "<tf.Tensor: shape=(0, 2), dtype=int32, numpy=array([], shape=(0, 2), dtype=int32)>"
+
+
+def test_matmul_fast_path_reads_variables(no_bind):
+    v = tf.Variable([[1., 2.], [3., 4.]])
+    r = tf.matmul(tf.constant([[1., 1.]]), v)  # Dense's call: inputs @ kernel
+    assert r.dtype == tf.float32
+    np.testing.assert_array_equal(r.numpy(), [[4., 6.]])
+    np.testing.assert_array_equal(tf.matmul(v, v).numpy(), [[7., 10.], [15., 22.]])
+
+
+def test_matmul_of_a_variable_under_a_tape():
+    v = tf.Variable([[1., 2.], [3., 4.]])
+    with tf.GradientTape() as tape:
+        y = tf.reduce_sum(tf.matmul(tf.constant([[1., 1.]]), v))
+    np.testing.assert_array_equal(tape.gradient(y, v).numpy(), [[1., 1.], [1., 1.]])
