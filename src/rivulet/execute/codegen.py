@@ -140,8 +140,24 @@ def compile_graph(graph, inputs, outputs, name="fn", wrap=None, split=True, kern
             if not left and v in big:
                 lines.append(f"    del {v}")
 
+    # An infix value that cannot fail and is read once, by the next op that writes a line, is written into
+    # that line as an expression instead of a line of its own: less source for Python's compile(), most of
+    # a big graph's compile time. A failure on the line can then only be its own op's.
+    pending = None  # (tensor id, name, expression, ops in it, op)
+
+    def flush():
+        nonlocal pending
+        tid, v, expr, _, p = pending
+        pending = None
+        lines.append(f"    {v} = {expr}")
+        line_ops[len(lines)] = p
+        names[tid] = v
+
     for op in ops:
         typ = op.type
+        if pending is not None and typ != "Const" and (
+                op._id in grouped or typ == "Identity" or not any(id(t) == pending[0] for t in op._inputs)):
+            flush()
         if op._id in grouped:
             group = groups.get(op._id)
             if group is None:
@@ -193,10 +209,29 @@ def compile_graph(graph, inputs, outputs, name="fn", wrap=None, split=True, kern
         infix = _INFIX.get(typ) if not op.attrs and op.inputs[0].dtype.is_numeric else None
         if infix is None and typ in _INLINE:
             infix = _INLINE[typ](op, glob)
+        depth = 1
+        if pending is not None:  # this op reads it
+            depth += pending[3]
+            pending = None
         if buf is None and infix is not None:
             # Python operators on NumPy values dispatch to the same ufuncs, without the ufunc call overhead
             # that dominates on scalars (about 5x).
-            lines.append(f"    {v} = {infix.format(*args)}")
+            expr = infix.format(*args)
+            out = op.outputs[0]
+            if depth < _CHAIN and typ in _INFIX and uses.get(id(out)) == 1 and id(out) not in standins and \
+                    _static(op) and not _worth_freeing(out) and not (reuse and typ in _FRESH and _plain_array(out)):
+                pending = (id(out), v, expr, depth, op)
+                names[id(out)] = f"({expr})"
+                produced(op, v)
+                n = len(lines)
+                release(op)
+                if len(lines) > n:  # a value it reads is dropped here: written now, before the `del`
+                    lines.insert(n, f"    {v} = {expr}")
+                    line_ops[n + 1] = op
+                    names[id(out)] = v
+                    pending = None
+                continue
+            lines.append(f"    {v} = {expr}")
         elif buf is not None:
             # Buffer reuse: a temporary consumed only here, already of the output's shape, takes the result.
             glob[f"u{op._id}"] = _INPLACE[typ]
@@ -214,6 +249,8 @@ def compile_graph(graph, inputs, outputs, name="fn", wrap=None, split=True, kern
         stand_in(op)
         produced(op, v)
         release(op)
+    if pending is not None:
+        flush()
     if wrap is not None:
         glob["_W"] = wrap
         glob["_Ws"] = lambda v: wrap(v if hasattr(v, "dtype") else np.array(v, dtype=object))
@@ -235,6 +272,18 @@ def compile_graph(graph, inputs, outputs, name="fn", wrap=None, split=True, kern
     cg.fn, cg.filename = _load(src, name, glob)
     cg.source, cg.ops = src, ops
     return cg
+
+
+_CHAIN = 12  # at most this many ops in one generated statement
+
+
+def _static(op):
+    """An op whose operands' and result's shapes are all static: its infix form cannot fail at run time."""
+    for t in (op.outputs[0], *op._inputs):
+        d = t._shape._dims
+        if d is None or None in d:
+            return False
+    return True
 
 
 def _load(src, name, glob):
