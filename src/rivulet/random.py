@@ -10,4 +10,6 @@ experimental = _types.SimpleNamespace(
     Generator=Generator, Algorithm=Algorithm, get_global_generator=get_global_generator,
     set_global_generator=set_global_generator, stateless_split=_split, stateless_fold_in=_fold_in)
 
+split, fold_in = _split, _fold_in  # tf.random.split / tf.random.fold_in: TensorFlow's names for the two
+
 TOPLEVEL = []

@@ -327,3 +327,287 @@ def adjust_contrast(images, contrast_factor):
     f = x if x.dtype in (_dt.float16, _dt.float32) else convert_image_dtype(x, _dt.float32)
     out = bind(ADJUST_CONTRAST, (f, to_tensor(contrast_factor, dtype=_dt.float32)), name="AdjustContrastv2")
     return convert_image_dtype(out, x.dtype, saturate=True)
+
+
+# ============================================================================ saturation and HSV
+def _rgb_to_hsv_np(rgb):
+    """TensorFlow's HSV (hue in [0, 1)): each of r, g, b whose channel holds the maximum, as its kernels."""
+    r, g, b = rgb[..., 0], rgb[..., 1], rgb[..., 2]
+    v = np.maximum(np.maximum(r, g), b)
+    rng = v - np.minimum(np.minimum(r, g), b)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        s = np.where(v > 0, rng / v, 0).astype(rgb.dtype)
+        norm = 1 / (6 * rng)
+        h = np.where(r == v, norm * (g - b), np.where(g == v, norm * (b - r) + 2 / 6, norm * (r - g) + 4 / 6))
+    h = np.where(rng > 0, h, 0)
+    h = np.where(h < 0, h + 1, h).astype(rgb.dtype)
+    return h, s, v
+
+
+def _hsv_to_rgb_np(h, s, v):
+    c = s * v
+    m = v - c
+    dh = h * 6
+    sector = np.floor(dh).astype(np.int64)  # TensorFlow truncates; hue is never negative here
+    fm = np.mod(dh, 2)
+    x = c * (1 - np.abs(fm - 1))
+    z = np.zeros_like(c)
+    table = [(c, x, z), (x, c, z), (z, c, x), (z, x, c), (x, z, c), (c, z, x)]
+    out = []
+    for ch in range(3):
+        val = z
+        for k, t in enumerate(table):
+            val = np.where(sector == k, t[ch], val)
+        out.append(val + m)
+    return np.stack(out, -1).astype(v.dtype)
+
+
+def _rgb_infer(images, *rest):
+    if images.shape.rank is not None and (images.shape.rank < 1 or images.shape[-1] not in (None, 3)):
+        raise ValueError(f"input must have 3 channels but input only has {images.shape[-1]} channels")
+    return images.shape, images.dtype
+
+
+def _check_rgb(x):
+    from ..errors import InvalidArgumentError
+    if x.ndim < 1 or x.shape[-1] != 3:
+        raise InvalidArgumentError(f"input must have 3 channels but input only has "
+                                   f"{x.shape[-1] if x.ndim else 0} channels")
+
+
+def _adjust_saturation_kernel(images, scale):
+    from ..errors import InvalidArgumentError
+    x, f = np.asarray(images), np.asarray(scale)
+    if x.ndim < 3:
+        raise InvalidArgumentError(f"input must be at least 3-D, got shape{_dims_text(x.shape)}")
+    if f.ndim:
+        raise InvalidArgumentError(f"scale must be scalar: {_dims_text(f.shape)}")
+    _check_rgb(x)
+    xf = x.astype(np.float32, copy=False)
+    h, s, v = _rgb_to_hsv_np(xf)
+    s = np.clip(s * np.float32(f), 0, 1).astype(np.float32)
+    return _hsv_to_rgb_np(h, s, v).astype(x.dtype, copy=False)
+
+
+def _rgb_to_hsv_kernel(images):
+    x = np.asarray(images)
+    _check_rgb(x)
+    return np.stack(_rgb_to_hsv_np(x), -1).astype(x.dtype, copy=False)
+
+
+def _hsv_to_rgb_kernel(images):
+    x = np.asarray(images)
+    _check_rgb(x)
+    return _hsv_to_rgb_np(x[..., 0], x[..., 1], x[..., 2]).astype(x.dtype, copy=False)
+
+
+_FLOATS = frozenset([_dt.float16, _dt.float32, _dt.float64])
+ADJUST_SATURATION = defop("AdjustSaturation", _adjust_saturation_kernel, _rgb_infer,
+                          allowed=frozenset([_dt.float32, _dt.float16]))
+RGB_TO_HSV = defop("RGBToHSV", _rgb_to_hsv_kernel, _rgb_infer, allowed=_FLOATS)
+HSV_TO_RGB = defop("HSVToRGB", _hsv_to_rgb_kernel, _rgb_infer, allowed=_FLOATS)
+
+
+def adjust_saturation(image, saturation_factor, name=None):
+    """Scales the saturation (HSV) of RGB images by `saturation_factor`, clipped to [0, 1]: TensorFlow's
+    AdjustSaturation on float32 (float16 kept), other dtypes converted to float32 and back."""
+    x = to_tensor(image)
+    f = x if x.dtype in (_dt.float16, _dt.float32) else convert_image_dtype(x, _dt.float32)
+    out = bind(ADJUST_SATURATION, (f, to_tensor(saturation_factor, dtype=_dt.float32)), name=name or "AdjustSaturation")
+    return convert_image_dtype(out, x.dtype)
+
+
+def rgb_to_hsv(images, name=None):
+    return bind(RGB_TO_HSV, (to_tensor(images),), name=name or "RGBToHSV")
+
+
+def hsv_to_rgb(images, name=None):
+    return bind(HSV_TO_RGB, (to_tensor(images),), name=name or "HSVToRGB")
+
+
+# ============================================================================ rotations
+def rot90(image, k=1, name=None):
+    """Rotates images by 90 degrees counter-clockwise, `k` times (a Python or tensor integer)."""
+    x = to_tensor(image, name="image")
+    if x.shape.rank not in (3, 4):
+        raise ValueError(f"'image' (shape {x.shape}) must have either 3 or 4 dimensions.")
+    k = int(np.asarray(getattr(k, "numpy", lambda: k)())) % 4
+    ax = 0 if x.shape.rank == 3 else 1
+    perm = list(range(x.shape.rank))
+    perm[ax], perm[ax + 1] = perm[ax + 1], perm[ax]
+    if k == 0:
+        return _a.identity(x, name=name)
+    if k == 1:
+        return _a.transpose(_a.reverse(x, [ax + 1]), perm, name=name or "rot90")
+    if k == 2:
+        return _a.reverse(x, [ax, ax + 1], name=name)
+    return _a.reverse(_a.transpose(x, perm), [ax + 1], name=name)
+
+
+# ============================================================================ random and stateless random
+def _seed_of(seed):
+    from .random_ops import _seed_tensor
+    return _seed_tensor(seed)
+
+
+def _uniform_scalar(lo, hi, seed, stateless):
+    from . import random_ops
+    if stateless:
+        return random_ops.stateless_uniform([], seed=seed, minval=lo, maxval=hi)
+    return random_ops.uniform([], lo, hi, seed=seed)
+
+
+def random_brightness(image, max_delta, seed=None):
+    if max_delta < 0:
+        raise ValueError("max_delta must be non-negative.")
+    return adjust_brightness(image, _uniform_scalar(-max_delta, max_delta, seed, False))
+
+
+def stateless_random_brightness(image, max_delta, seed):
+    """adjust_brightness by a delta drawn from [-max_delta, max_delta) with tf.random.stateless_uniform."""
+    if max_delta < 0:
+        raise ValueError("max_delta must be non-negative.")
+    return adjust_brightness(image, _uniform_scalar(-max_delta, max_delta, seed, True))
+
+
+def _contrast_bounds(lower, upper):
+    if upper <= lower:
+        raise ValueError("upper must be > lower.")
+    if lower < 0:
+        raise ValueError("lower must be non-negative.")
+
+
+def random_contrast(image, lower, upper, seed=None):
+    _contrast_bounds(lower, upper)
+    return adjust_contrast(image, _uniform_scalar(lower, upper, seed, False))
+
+
+def stateless_random_contrast(image, lower, upper, seed):
+    _contrast_bounds(lower, upper)
+    return adjust_contrast(image, _uniform_scalar(lower, upper, seed, True))
+
+
+def random_saturation(image, lower, upper, seed=None):
+    _contrast_bounds(lower, upper)
+    return adjust_saturation(image, _uniform_scalar(lower, upper, seed, False))
+
+
+def stateless_random_saturation(image, lower, upper, seed=None):
+    _contrast_bounds(lower, upper)
+    return adjust_saturation(image, _uniform_scalar(lower, upper, seed, True))
+
+
+def _crop(value, size, seed, stateless, name):
+    from . import random_ops
+    from ..errors import InvalidArgumentError
+    x = to_tensor(value, name="value")
+    size_t = to_tensor(size, dtype=_dt.int32, name="size")
+    sizes = np.asarray(getattr(size_t, "numpy", lambda: None)()) if not hasattr(size_t, "op") else None
+    shape = _a.shape(x)
+    if x.shape.is_fully_defined() and sizes is not None:
+        if sizes.shape != (x.shape.rank,):
+            raise ValueError(f"Shapes must be equal rank, but are {x.shape.rank} and {sizes.size}")
+        if (np.asarray(x.shape.as_list()) < sizes).any():
+            raise InvalidArgumentError("Need value.shape >= size, got "
+                                       f"[{' '.join(str(d) for d in x.shape.as_list())}] "
+                                       f"[{' '.join(str(int(d)) for d in sizes)}]")
+    limit = _m.add(_m.subtract(shape, size_t), 1)
+    n = x.shape.rank
+    if stateless:
+        draw = random_ops.stateless_uniform([n], seed=seed, minval=0, maxval=np.iinfo(np.int32).max, dtype=_dt.int32)
+    else:
+        draw = random_ops.uniform([n], 0, np.iinfo(np.int32).max, dtype=_dt.int32, seed=seed)
+    offset = _m.floormod(draw, limit)
+    out = _a.slice(x, offset, size_t, name=name)
+    return out
+
+
+def random_crop(value, size, seed=None, name=None):
+    """A `size` slice of `value` at a random offset (tf.random.uniform, stateful)."""
+    return _crop(value, size, seed, False, name)
+
+
+def stateless_random_crop(value, size, seed, name=None):
+    """A `size` slice of `value` at an offset drawn by tf.random.stateless_uniform from `seed`."""
+    return _crop(value, size, seed, True, name)
+
+
+def _flip(image, axis, seed, stateless):
+    from . import random_ops
+    x = to_tensor(image, name="image")
+    if x.shape.rank not in (3, 4):
+        raise ValueError(f"'image' (shape {x.shape}) must have either 3 or 4 dimensions.")
+    if x.shape.rank == 3:
+        u = (random_ops.stateless_uniform([], seed=seed, minval=0, maxval=1.0) if stateless
+             else random_ops.uniform([], 0, 1.0, seed=seed))
+        return _a.where(_m.less(u, 0.5), _a.reverse(x, [axis]), x)
+    n = x.shape[0]
+    if n is not None:
+        u = (random_ops.stateless_uniform([n], seed=seed, minval=0, maxval=1.0) if stateless
+             else random_ops.uniform([n], 0, 1.0, seed=seed))
+    else:  # a batch of unknown size (in a graph): a coin per image, from a seed drawn as the stateful ops draw
+        if not stateless:
+            seed = random_ops.uniform([2], 0, np.iinfo(np.int32).max, dtype=_dt.int32, seed=seed)
+        u = random_ops.stateless_uniform(_a.shape(x)[:1], seed=seed, minval=0, maxval=1.0)
+    flips = _m.cast(_a.reshape(_m.round(u), [-1, 1, 1, 1]), x.dtype)
+    flipped = _a.reverse(x, [axis + 1])
+    return _m.add(_m.multiply(flips, flipped), _m.multiply(_m.subtract(_m.cast(1, x.dtype), flips), x))
+
+
+def random_flip_left_right(image, seed=None):
+    return _flip(image, 1, seed, False)
+
+
+def random_flip_up_down(image, seed=None):
+    return _flip(image, 0, seed, False)
+
+
+def stateless_random_flip_left_right(image, seed):
+    return _flip(image, 1, seed, True)
+
+
+def stateless_random_flip_up_down(image, seed):
+    return _flip(image, 0, seed, True)
+
+
+def _adjust_hue_kernel(images, delta):
+    from ..errors import InvalidArgumentError
+    x, d = np.asarray(images), np.asarray(delta)
+    if x.ndim < 3:
+        raise InvalidArgumentError(f"input must be at least 3-D, got shape{_dims_text(x.shape)}")
+    if d.ndim:
+        raise InvalidArgumentError(f"delta must be scalar: {_dims_text(d.shape)}")
+    _check_rgb(x)
+    xf = x.astype(np.float32, copy=False)
+    h, s, v = _rgb_to_hsv_np(xf)
+    h = np.mod(h + np.float32(d), np.float32(1)).astype(np.float32)
+    return _hsv_to_rgb_np(h, s, v).astype(x.dtype, copy=False)
+
+
+ADJUST_HUE = defop("AdjustHue", _adjust_hue_kernel, _rgb_infer, allowed=frozenset([_dt.float32, _dt.float16]))
+
+
+def adjust_hue(image, delta, name=None):
+    """Rotates the hue (HSV) of RGB images by `delta` (a fraction of the colour circle, in [-1, 1])."""
+    if isinstance(delta, (int, float)) and not -1 <= delta <= 1:
+        raise ValueError("delta must be in the interval [-1, 1]")
+    x = to_tensor(image)
+    f = x if x.dtype in (_dt.float16, _dt.float32) else convert_image_dtype(x, _dt.float32)
+    out = bind(ADJUST_HUE, (f, to_tensor(delta, dtype=_dt.float32)), name=name or "AdjustHue")
+    return convert_image_dtype(out, x.dtype)
+
+
+def random_hue(image, max_delta, seed=None):
+    if max_delta > 0.5:
+        raise ValueError("max_delta must be <= 0.5.")
+    if max_delta < 0:
+        raise ValueError("max_delta must be non-negative.")
+    return adjust_hue(image, _uniform_scalar(-max_delta, max_delta, seed, False))
+
+
+def stateless_random_hue(image, max_delta, seed):
+    if max_delta > 0.5:
+        raise ValueError("max_delta must be <= 0.5.")
+    if max_delta < 0:
+        raise ValueError("max_delta must be non-negative.")
+    return adjust_hue(image, _uniform_scalar(-max_delta, max_delta, seed, True))
