@@ -16,9 +16,10 @@ body. A weight's per-iteration products x^T @ dy are stacked and multiplied once
 gradient rows written into place. Side effects are not repeated and the gradient sees what each iteration
 read. TensorList loop variables and captures (TensorArrays) carry gradient lists, as TensorFlow's: a captured
 list read at [t] gets its gradient written item by item. Bodies it cannot trace fall back to replaying the
-body's vector-Jacobian product eagerly per iteration, from the recorded loop variables and variable reads. Correct in eager code and in graphs, but
-WhileGrad is not itself differentiable (no second-order gradients through while loops). Only where no
-record matches does it run the loop again.
+body's vector-Jacobian product eagerly per iteration, from the recorded loop variables and variable reads. Only where
+no record matches does it run the loop again. WhileGrad is not itself differentiable: where a tape records
+the gradient (a second-order gradient may follow), the gradient is built as two While ops instead
+(_while_grad_as_loops), which are.
 """
 import contextlib
 import threading
@@ -576,6 +577,13 @@ def _while_grad(op, *dys):
     if not wrt:
         return [None] * len(op.inputs)
     dys = [dy if dy is not None else _zero_grad(o) for dy, o in zip(dys, op.outputs)]
+    if context.current_graph() is not None and (_state.tapes or getattr(_as_loops, "depth", 0)):
+        # a tape records this gradient (or it is part of one built as loops): differentiable
+        _as_loops.depth = getattr(_as_loops, "depth", 0) + 1
+        try:
+            return _while_grad_as_loops(op, dys, wrt)
+        finally:
+            _as_loops.depth -= 1
     _recording.add(lb)
     attrs = {"body": lb, "wrt": tuple(wrt)}
     # A captured variable's gradient is a value of the variable's shape and dtype (not a resource): recorded
@@ -589,6 +597,93 @@ def _while_grad(op, *dys):
     for i, g in zip(wrt, grads):
         out[i] = g
     return out
+
+
+_as_loops = threading.local()  # depth: building a gradient as loops (the loops inside it are built so too)
+
+
+def _while_grad_as_loops(op, dys, wrt):
+    """The loop's gradient as graph ops a tape can differentiate again (second-order gradients, as TensorFlow's
+    While gradient, itself a While): one While runs the loop forward again, stacking each iteration's loop
+    variables in TensorArrays, and one walks them backwards through the body's vector-Jacobian product
+    replayed as graph ops, summing the captures' gradients. Used where a tape records the gradient's ops
+    (WhileGrad, the compiled gradient, is not differentiable); for stateless loops of plain tensors."""
+    from ..execute.replay import replay
+    from ..ops.tensor_array_ops import TensorArray
+    lb = op.attrs["body"]
+    n = lb.n_vars
+    ins = list(op.inputs)
+    effects = _side_effects(lb.cond.graph) or _side_effects(lb.body.graph)
+    if effects:
+        raise LookupError("Higher-order gradients of a while loop are supported for loops without side effects "
+                          "(assign, print) whose loop variables are tensors (no TensorArrays); the loop "
+                          f"'{op.name}' has " + (f"a side effect ({effects})" if effects
+                                                 else "a TensorArray loop variable"))
+    shapes = [p.shape for p in lb.body.params]
+    cc = [ins[i] for i in lb.cond_feed]
+    bc = [ins[i] for i in lb.body_feed]
+
+    def run(sub, values):
+        return list(replay(sub.graph, sub.inputs, sub.outputs, values, keep_stateful=False))
+
+    def f_cond(i, lv, tas):
+        return run(lb.cond, list(lv) + cc)[0]
+
+    def f_body(i, lv, tas):
+        tas = [ta.write(i, v) for ta, v in zip(tas, lv)]
+        return i + 1, run(lb.body, list(lv) + bc)[:n], tas
+
+    tas = [TensorArray(t.dtype, size=0, dynamic_size=True, infer_shape=False, element_shape=s)
+           for t, s in zip(ins[:n], shapes)]
+    count, _, tas = while_loop(f_cond, f_body, (0, ins[:n], tas),
+                               shape_invariants=(TensorShape([]), shapes, [TensorShape(None)] * n))
+    fv = [j for j in range(n) if _is_float(ins[j])]
+    caps = [(pos, i) for pos, i in enumerate(lb.body_feed) if i in wrt]
+    sums = [_zero_grad(ins[i]) for _, i in caps]
+
+    def b_body(k, g, sums):
+        k = k - 1
+        lv = [ta.read(k) for ta in tas]
+        seeds = [None] * n
+        for p, j in enumerate(fv):
+            seeds[j] = g[p]
+        grads = vjp(lb.body, lv + bc, seeds)
+        g = [grads[j] if grads[j] is not None else _zero_grad(lv[j]) for j in fv]
+        sums = [s if grads[n + pos] is None else _plus(s, grads[n + pos]) for s, (pos, _) in zip(sums, caps)]
+        return k, g, sums
+
+    _, g, sums = while_loop(lambda k, g, sums: k > 0, b_body, (count, [dys[j] for j in fv], sums),
+                            shape_invariants=(TensorShape([]), [shapes[j] for j in fv], [s.shape for s in sums]))
+    out = [None] * len(ins)
+    for p, j in enumerate(fv):
+        out[j] = g[p]
+    for s, (_, i) in zip(sums, caps):
+        out[i] = s if out[i] is None else _plus(out[i], s)
+    return [out[i] if i in wrt else None for i in range(len(ins))]
+
+
+def _plus(a, b):
+    """a + b for gradients: TensorLists item by item, a sparse gradient made dense."""
+    if a.dtype._kind == "v":
+        return _lists.add_lists(a, b)
+    return a + convert_to_tensor(b)
+
+
+def _side_effects(graph):
+    """The type of a stateful op of the graph other than a variable read (in nested control flow too), or
+    None: a loop whose gradient runs it again must not repeat it."""
+    for op in graph.control_outputs:
+        subs = ([op.attrs["body"].cond, op.attrs["body"].body] if "body" in op.attrs and
+                isinstance(op.attrs["body"], LoopBody) else
+                op.attrs["branches"].subs if isinstance(op.attrs.get("branches"), Branches) else None)
+        if subs is not None:
+            for sub in subs:
+                found = _side_effects(sub.graph)
+                if found:
+                    return found
+        elif op.type != "ReadVariableOp":
+            return op.type
+    return None
 
 
 def _other_resource(t):

@@ -410,8 +410,10 @@ class RNN(Layer):
         steps = inputs.shape[1]
         unrolled = self.unroll and steps is not None
         fused = None
-        if masks == (None, None) and not unrolled and _context_state.tapes and not executing_eagerly() and \
-                type(cell).call is _PROJECTED_CALL.get(type(cell)):
+        # (one tape: a training step; under nested tapes a gradient of the gradient may follow, which the fused
+        # op's gradient cannot give: the cell's ordinary ops in a While loop then, whose gradient can)
+        if masks == (None, None) and not unrolled and len(_context_state.tapes) == 1 and \
+                not executing_eagerly() and type(cell).call is _PROJECTED_CALL.get(type(cell)):
             fused = cell._fused_step(seq.dtype)
         if fused is not None:  # training: the whole loop, projection included, as one op
             last, hs, states = fused.sequence(seq, states, m if m is not None else tf.constant(True))
