@@ -2,6 +2,7 @@
 import ast
 import inspect
 import textwrap
+import tokenize
 
 
 class SourceUnavailable(Exception):
@@ -16,7 +17,7 @@ def parse_function(fn):
         # decorated function, whose source is not the wrapper's.
         lines, first = inspect.getsourcelines(code if code is not None else fn)
         filename = inspect.getsourcefile(code if code is not None else fn) or inspect.getfile(fn)
-    except (OSError, TypeError) as e:
+    except (OSError, TypeError, tokenize.TokenError) as e:  # (TokenError: a lambda on a last line with no newline)
         raise SourceUnavailable(str(e)) from None
     source = textwrap.dedent("".join(lines))
     if code.co_name == "<lambda>":
