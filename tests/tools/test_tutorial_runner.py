@@ -307,3 +307,13 @@ def test_tfds_features_print_as_tfds_prints_them():
     assert "    'body_mass_g': float32,\n" in repr(info.features)
     df = tfds.as_dataframe(tfds.load("penguins/processed", split="train[:3]", as_supervised=True), info)
     assert df.shape == (3, 2) and list(df.columns) == ["0", "1"]
+
+
+def test_a_cells_source_is_kept_with_every_line_ending_in_a_newline_as_ipython_keeps_it():
+    import linecache
+    ns = {"__name__": "__main__"}
+    rt._run_cell("import rivulet as tf\nds = tf.data.Dataset.range(3)", ns, "<nb cell 0>")
+    # images/data_augmentation: a lambda on the cell's last line, which AutoGraph reads back
+    rt._run_cell("ds2 = ds.map(\n  lambda x: x * 2)", ns, "<nb cell 1>")
+    assert linecache.getlines("<nb cell 1>") == ["ds2 = ds.map(\n", "  lambda x: x * 2)\n"]
+    assert list(ns["ds2"].as_numpy_iterator()) == [0, 2, 4]

@@ -363,8 +363,9 @@ def _install_network(files):
 
 def _run_cell(code, ns, filename):
     import linecache
-    # as IPython does, so inspect.getsource (AutoGraph) finds the functions a cell defines
-    linecache.cache[filename] = (len(code), None, code.splitlines(True), filename)
+    # as IPython does (each line ending in a newline, the last one too), so inspect.getsource (AutoGraph)
+    # finds the functions a cell defines
+    linecache.cache[filename] = (len(code), None, [line + "\n" for line in code.splitlines()], filename)
     tree = ast.parse(code, filename)
     last = None
     if tree.body and isinstance(tree.body[-1], ast.Expr):
