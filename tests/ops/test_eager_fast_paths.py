@@ -102,3 +102,27 @@ def test_matmul_of_a_variable_under_a_tape():
     with tf.GradientTape() as tape:
         y = tf.reduce_sum(tf.matmul(tf.constant([[1., 1.]]), v))
     np.testing.assert_array_equal(tape.gradient(y, v).numpy(), [[1., 1.], [1., 1.]])
+
+
+def test_matmul_dtypes_as_tensorflow():
+    """TensorFlow 2.21: MatMul refuses int8 and int16 (BatchMatMulV2 takes int16); unsigned types have no CPU
+    kernel (NotFoundError)."""
+    m = [[100, 100], [3, 25]]
+    for dt in (tf.int8, tf.int16):
+        with pytest.raises(tf.errors.InvalidArgumentError,
+                           match=rf"(?s)Value for attr 'T' of {dt.name} is not in the list of allowed values.*"
+                                 r"\[Op:MatMul\]"):
+            tf.matmul(tf.constant(m, dt), tf.constant(m, dt))
+        with pytest.raises(TypeError, match=rf"Value for attr 'T' of {dt.name} is not in the list"):
+            tf.function(lambda a: tf.matmul(a, a))(tf.constant(m, dt))
+    with pytest.raises(tf.errors.InvalidArgumentError, match=r"(?s)of int8 is not in the list.*\[Op:BatchMatMulV2\]"):
+        tf.matmul(tf.constant([m], tf.int8), tf.constant([m], tf.int8))
+    r = tf.matmul(tf.constant([m], tf.int16), tf.constant([m], tf.int16))
+    assert r.dtype == tf.int16 and r.numpy().tolist() == [[[10300, 12500], [375, 925]]]
+    for dt in (tf.uint8, tf.uint16, tf.uint32, tf.uint64):
+        u = tf.constant(m, dt)
+        with pytest.raises(tf.errors.NotFoundError, match=rf"Could not find device for node: {{{{node MatMul}}}} "
+                                                           rf"= MatMul\[T=DT_{dt.name.upper()}"):
+            tf.matmul(u, u)
+        with pytest.raises(tf.errors.NotFoundError, match=r"node BatchMatMulV2"):
+            tf.matmul(u[None], u[None])

@@ -421,11 +421,13 @@ def _complex_matmul_grad(op, dy):
     return sum_to(ga, a), sum_to(gb, b)
 
 
-_MATMUL_TYPES = FLOATS | COMPLEX | frozenset([_dt.int32, _dt.int64, _dt.int16, _dt.int8, _dt.uint8])
-MATMUL = defop("MatMul", _matmul_kernel, _matmul_infer, grad=_matmul_grad, same=2, allowed=_MATMUL_TYPES,
-               cost=lambda shapes, attrs: 2 * float(np.prod(shapes[0])) * (shapes[1][-1] or 1))
-BATCH_MATMUL = defop("BatchMatMulV2", _matmul_kernel, _matmul_infer, grad=_matmul_grad, same=2,
-                     allowed=_MATMUL_TYPES)
+# TensorFlow's op definitions: MatMul takes no int8/int16 (BatchMatMulV2 takes int16); unsigned types are
+# declared, but no CPU kernel computes them (NotFoundError when run).
+_MATMUL_TYPES = FLOATS | COMPLEX | frozenset([_dt.int32, _dt.int64, _dt.uint8, _dt.uint16, _dt.uint32, _dt.uint64])
+MATMUL = defop("MatMul", _no_kernel("MatMul", "u", _matmul_kernel), _matmul_infer, grad=_matmul_grad, same=2,
+               allowed=_MATMUL_TYPES, cost=lambda shapes, attrs: 2 * float(np.prod(shapes[0])) * (shapes[1][-1] or 1))
+BATCH_MATMUL = defop("BatchMatMulV2", _no_kernel("BatchMatMulV2", "u", _matmul_kernel), _matmul_infer,
+                     grad=_matmul_grad, same=2, allowed=_MATMUL_TYPES | frozenset([_dt.int16]))
 
 
 _SLOW = context.SLOW
