@@ -44,23 +44,24 @@ def execute(op, inputs, attrs):
 
 def _run(op, inputs, attrs):
     """Runs one op eagerly: its output EagerTensor, or the list of them for a multi-output op."""
-    vals = []
-    for t in inputs:
-        if t.__class__ is _E:
-            vals.append(t._v)
-        elif getattr(t, "_is_resource", False):
-            vals.append(t)  # resources (variables) reach kernels as themselves, as in graphs
-        else:
-            _not_eager(t, op)
+    n = len(inputs)
+    if n == 2:  # most ops: unpacked without a loop
+        x, y = inputs
+        vals = (x._v, y._v) if x.__class__ is _E and y.__class__ is _E else _values(op, inputs)
+    elif n == 1:
+        x = inputs[0]
+        vals = (x._v,) if x.__class__ is _E else _values(op, inputs)
+    else:
+        vals = _values(op, inputs)
     if op.same or op._allowed_np is not None:
         op.check_values(vals)
     inner = op._quiet_inner
     try:
         if inner is None:
-            out = op._kernel(*vals, **attrs)
+            out = op._kernel(*vals, **attrs) if attrs else op._kernel(*vals)
         else:  # what the quiet kernel itself does (context.run_quiet), without its two calls
             try:
-                out = _state.quiet(inner, *vals, **attrs)
+                out = _state.quiet(inner, *vals, **attrs) if attrs else _state.quiet(inner, *vals)
             except RuntimeError as e:  # raised on entry: this thread is inside its quiet context already
                 if "already entered" not in str(e):
                     raise
@@ -75,6 +76,19 @@ def _run(op, inputs, attrs):
     if op.num_outputs == 1:
         return _E(out if out.__class__ is _ndarray or hasattr(out, "dtype") else _as_value(out))
     return [_E(o if hasattr(o, "dtype") else _as_value(o)) for o in out]
+
+
+def _values(op, inputs):
+    """The kernel's arguments: eager tensors' values; resources (variables) as themselves, as in graphs."""
+    vals = []
+    for t in inputs:
+        if t.__class__ is _E:
+            vals.append(t._v)
+        elif getattr(t, "_is_resource", False):
+            vals.append(t)
+        else:
+            _not_eager(t, op)
+    return vals
 
 
 def _as_value(x):
