@@ -9,6 +9,7 @@ from .ops.slicing import strided_slice  # noqa: F401
 from .ops.sort_segment_ops import (sort, argsort, unique, searchsorted, scatter_nd,  # noqa: F401
                                    tensor_scatter_nd_update, tensor_scatter_nd_add, tensor_scatter_nd_sub)
 from .ops.scatter_unique_ops import tensor_scatter_nd_max, tensor_scatter_nd_min, unique_with_counts  # noqa: F401,E501
+from .ops.image_ops import saturate_cast  # noqa: F401  (tf.saturate_cast)
 
 newaxis = None
 
@@ -18,7 +19,7 @@ TOPLEVEL = ["identity", "reshape", "zeros_like", "ones_like", "where", "stack", 
             "boolean_mask", "sequence_mask", "newaxis", "sort", "argsort", "unique", "searchsorted", "scatter_nd",
             "tensor_scatter_nd_update", "tensor_scatter_nd_add", "tensor_scatter_nd_sub", "roll", "repeat",
             "linspace", "meshgrid", "broadcast_static_shape", "broadcast_dynamic_shape", "strided_slice",
-            "tensor_scatter_nd_max", "tensor_scatter_nd_min", "unique_with_counts"]
+            "tensor_scatter_nd_max", "tensor_scatter_nd_min", "unique_with_counts", "saturate_cast"]
 
 from .ops import composite as _composite  # noqa: E402
 _composite.wrap_namespace(globals(), _composite.UNARY + _composite.LISTS + _composite.FIRST + _composite.ARRAY_MORE)  # composite tensors (RaggedTensor) dispatch through its table

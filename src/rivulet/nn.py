@@ -11,6 +11,25 @@ from .ops import rnn_ops as _rnn_ops  # noqa: F401,E402  (Keras LSTM/GRU trainin
 from .ops.conv_ops import (conv1d, conv2d_transpose, depthwise_conv2d, separable_conv2d, max_pool1d,  # noqa: F401
                            avg_pool1d, max_pool3d, avg_pool3d)
 
+
+
+def convolution(input, filters, strides=None, padding="VALID", data_format=None, dilations=None,  # noqa: A002
+                name=None):
+    """tf.nn.convolution: conv1d or conv2d by the filters' rank (N + 2 dimensions), strides and dilations 1 by
+    default (optimization/compression's CustomConv2D calls it)."""
+    from .ops._rules import to_tensor
+    w = to_tensor(filters)
+    n = (w.shape.rank or 0) - 2
+    if n == 1:
+        return conv1d(input, w, 1 if strides is None else strides, padding, data_format or "NWC",
+                      dilations, name=name or "convolution")
+    if n == 2:
+        return conv2d(input, w, 1 if strides is None else strides, padding, data_format or "NHWC",
+                      dilations, name=name or "convolution")
+    raise ValueError(f"rivulet's tf.nn.convolution supports 1-D and 2-D convolutions (filters of rank 3 or 4); "
+                     f"got filters of shape {w.shape}")
+
+
 TOPLEVEL = []
 
 from .ops import composite as _composite  # noqa: E402

@@ -611,3 +611,30 @@ def stateless_random_hue(image, max_delta, seed):
     if max_delta < 0:
         raise ValueError("max_delta must be non-negative.")
     return adjust_hue(image, _uniform_scalar(-max_delta, max_delta, seed, True))
+
+
+# ============================================================================ saturate_cast (tf.saturate_cast)
+def saturate_cast(value, dtype, name=None):
+    """`value` cast to `dtype`, clamped first to the range `dtype` can hold (float -> uint8 images:
+    data_compression's `tf.saturate_cast(x * 255, tf.uint8)`); a bound the input's dtype rounds past the
+    target's range is brought back inside it."""
+    x = to_tensor(value, name="value")
+    dtype = _dt.as_dtype(dtype)
+    if x.dtype.is_complex and not dtype.is_complex:
+        x = _m.real(x)
+    if x.dtype.is_bool or dtype.is_bool or not (dtype.is_integer or dtype.is_floating):
+        return _m.cast(x, dtype, name=name)
+    src, dst = x.dtype._np, dtype._np
+    info_in = np.iinfo(src) if np.issubdtype(src, np.integer) else np.finfo(src)
+    info_out = np.iinfo(dst) if np.issubdtype(dst, np.integer) else np.finfo(dst)
+    if info_in.min < info_out.min:
+        lo = np.array(info_out.min).astype(src)
+        if np.issubdtype(src, np.floating) and float(lo) < info_out.min:  # (compared exactly, not in src)
+            lo = np.nextafter(lo, np.array(np.inf, src))
+        x = _m.maximum(x, _m.cast(lo, x.dtype))
+    if info_in.max > info_out.max:
+        hi = np.array(info_out.max).astype(src)
+        if np.issubdtype(src, np.floating) and float(hi) > info_out.max:
+            hi = np.nextafter(hi, np.array(-np.inf, src))
+        x = _m.minimum(x, _m.cast(hi, x.dtype))
+    return _m.cast(x, dtype, name=name or "saturate_cast")
