@@ -90,3 +90,26 @@ def test_a_sequential_first_in_a_sequential_gives_its_declared_input_shape_only(
     assert tf.keras.Sequential([functional, tf.keras.layers.Dense(1)]).input_shape == (None, 5)
     with pytest.raises(ValueError, match="An empty Model cannot be used as a Layer"):
         tf.keras.Sequential([tf.keras.Sequential()])
+
+
+def test_a_call_whose_training_argument_has_no_default_gets_none():
+    # generative/data_compression: `def call(self, x, training)` called as `trainer(batch)`
+    seen = []
+
+    class Trainer(tf.keras.Model):
+        def __init__(self):
+            super().__init__()
+            self.d = tf.keras.layers.Dense(2)
+
+        def call(self, x, training):
+            seen.append(training)
+            return dict(rate=self.d(x), distortion=tf.reduce_mean(x, -1))
+    t = Trainer()
+    assert sorted(t(tf.zeros((3, 4)))) == ["distortion", "rate"]
+    t(tf.zeros((3, 4)), training=True)
+    assert seen == [None, True]
+
+    class Plain(tf.keras.layers.Layer):
+        def call(self, x, training):
+            return x if training is None else x + 1
+    assert Plain()(tf.zeros(2)).numpy().tolist() == [0, 0]

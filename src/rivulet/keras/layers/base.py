@@ -30,7 +30,7 @@ _ALLOWED_KWARGS = frozenset(["input_shape", "batch_input_shape", "batch_size", "
 
 class _CallSpec:
     """What a `call` accepts, read once per function: `training` (and where), `mask`."""
-    __slots__ = ("takes_training", "training_pos", "takes_mask", "training_default")
+    __slots__ = ("takes_training", "training_pos", "takes_mask", "training_default", "training_required")
 
     def __init__(self, fn):
         try:
@@ -43,12 +43,15 @@ class _CallSpec:
         self.takes_mask = "mask" in names
         self.training_pos = None
         self.training_default = None
+        self.training_required = False  # `def call(self, x, training)`: tf_keras passes it, None when unknown
         if "training" in names:
             p = params[names.index("training")]
             if p.kind in (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD):
                 self.training_pos = names.index("training")  # position among call's args (self excluded)
             if p.default is not inspect.Parameter.empty:
                 self.training_default = p.default
+            else:
+                self.training_required = True
 
 
 _SPECS = {}
@@ -282,7 +285,7 @@ class Layer:
         explicit = training is not _MISSING
         if not explicit:
             training = backend.CALL_TRAINING[0]
-        if training is not None and spec.takes_training and not positional:
+        if spec.takes_training and not positional and (training is not None or spec.training_required):
             kwargs["training"] = training
         mask = self._incoming_mask(inputs, kwargs, spec)
         if self._autocast_dtype is not None:
