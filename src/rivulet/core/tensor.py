@@ -305,7 +305,7 @@ def _python_default(value):
     if k == "f":
         return a.astype(np.float32)
     if k in "iu":
-        if a.size and (a.min() < _INT32_MIN or a.max() > _INT32_MAX):
+        if a.size and _outside_int32(a):
             if a.max() > np.iinfo(np.int64).max:
                 raise ValueError(f"Can't convert Python int {value!r} to a tensor: too large for int64")
             return a.astype(np.int64)
@@ -319,6 +319,15 @@ def _python_default(value):
     if k == "O":
         return _object_list(value, a)
     return a
+
+
+def _outside_int32(a):
+    """Whether an integer array holds a value int32 cannot; a small one (a Python list's) compared as Python
+    ints, ~4x faster than NumPy's two reductions there."""
+    if a.size <= 64:
+        flat = a.ravel().tolist()
+        return min(flat) < _INT32_MIN or max(flat) > _INT32_MAX
+    return a.min() < _INT32_MIN or a.max() > _INT32_MAX
 
 
 def _all_strings(value):
@@ -471,9 +480,20 @@ def convert_to_tensor(value, dtype=None, name=None, dtype_hint=None):
     return EagerTensor(v)
 
 
+_PLAIN = frozenset([int, float, bool, complex, str, bytes])
+
+
 def _holds_tensor(value):
-    return any(isinstance(v, Tensor) or hasattr(v, "_as_tensor") or
-               (isinstance(v, (list, tuple)) and _holds_tensor(v)) for v in value)
+    """Whether a (nested) list holds a tensor or an object that converts itself (a variable)."""
+    for v in value:
+        c = v.__class__
+        if c in _PLAIN:  # the usual leaves, told apart without a hasattr miss each
+            continue
+        if isinstance(v, Tensor) or hasattr(v, "_as_tensor"):
+            return True
+        if (c is list or c is tuple or isinstance(v, (list, tuple))) and _holds_tensor(v):
+            return True
+    return False
 
 
 _STACK = []  # tf.stack, given by ops/array_ops.py when it loads (the ops sit above core)
