@@ -2,7 +2,8 @@
 import numpy as np
 
 from .. import dtypes as _dt
-from ..core.tensor import Tensor, convert_to_tensor, static_value  # noqa: F401 (the ops take it from here)
+from ..core.context import current_graph
+from ..core.tensor import EagerTensor, Tensor, convert_to_tensor, static_value, to_numpy_value  # noqa: F401
 from ..shape import TensorShape
 
 UNKNOWN = TensorShape(None)
@@ -64,8 +65,18 @@ def to_tensor(x, dtype=None, name=None):
     return x if isinstance(x, Tensor) and dtype is None else convert_to_tensor(x, dtype=dtype, name=name)
 
 
+_SCALARS = frozenset([float, int, bool])
+
+
 def binary_args(x, y):
     """TensorFlow's binary-op conversion: a Python scalar or array takes the other operand's dtype."""
+    # The common cases first: a tensor with a Python number (x * 2.0), converted as _convert_like would.
+    cy = y.__class__
+    if cy in _SCALARS:
+        if isinstance(x, Tensor):
+            return x, _scalar_like(y, x.dtype)
+    elif x.__class__ in _SCALARS and isinstance(y, Tensor):
+        return _scalar_like(x, y.dtype), y
     # Objects that convert themselves (variables) count as tensors: their dtype wins over a Python scalar.
     if not isinstance(x, Tensor) and hasattr(x, "_as_tensor"):
         x = x._as_tensor()
@@ -79,6 +90,17 @@ def binary_args(x, y):
         return _convert_like(x, y.dtype), y
     x = convert_to_tensor(x)
     return x, _convert_like(y, x.dtype)
+
+
+def _scalar_like(v, dtype):
+    """convert_to_tensor(v, dtype) of a Python number, else convert_to_tensor(v) (the op's dtype check then
+    names the mismatch): _convert_like without its three probes for `_as_tensor`."""
+    try:
+        val = to_numpy_value(v, dtype)
+    except (TypeError, ValueError):
+        return convert_to_tensor(v)
+    g = current_graph()
+    return EagerTensor(val) if g is None else g.constant(val, name=None)
 
 
 def _convert_like(v, dtype):
