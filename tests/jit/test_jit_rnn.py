@@ -231,3 +231,32 @@ def test_scan_threads_follow_the_batch():
         assert "Scan" in cf._jit_function.op_types
         got[batch] = cf._jit_function.session.get_session_options().intra_op_num_threads
     assert got == {4: 1, 1024: min(2, os.cpu_count() or 1)}
+
+
+@pytest.mark.parametrize("make", [
+    lambda: layers.LSTM(6),
+    lambda: layers.LSTM(6, return_sequences=True, use_bias=False),
+    lambda: layers.GRU(6),
+    lambda: layers.GRU(6, reset_after=False, return_sequences=True),
+    lambda: layers.GRU(6, use_bias=False, return_state=True),
+])
+def test_embedding_lookups_fold_into_the_scan(make, monkeypatch):
+    # Embedding then LSTM/GRU: each step gathers its rows of the constant table E @ W_k + b_k (onnxruntime
+    # folds it once) instead of multiplying the embedded step by the kernel; the embedded sequence itself
+    # is never built (its shape, which sizes the zero state, comes from the ids)
+    from rivulet.jit import tier
+    lowered = []
+    real = tier._session
+    monkeypatch.setattr(tier, "_session", lambda ort, low, gemm=None: lowered.append(low) or real(ort, low, gemm))
+    rs = np.random.default_rng(11)
+    inp = tf.keras.Input((9,), dtype="int32")
+    m = tf.keras.Model(inp, make()(layers.Embedding(30, 4)(inp)))
+    m.set_weights([rs.standard_normal(w.shape).astype(np.float32) * 0.5 for w in m.get_weights()])
+    x = tf.constant(rs.integers(0, 30, (5, 9)).astype(np.int32))
+    jit_equals_numpy(m, x)
+    (low,) = lowered
+    (scan,) = [n for n in low.model.graph.node if n.op_type == "Scan"]
+    body = {n.op_type for n in scan.attribute[0].g.node}
+    assert "Gather" in body and "Concat" not in body
+    table = next(t.name for t in low.model.graph.initializer if list(t.dims) == [30, 4])
+    assert not any(table in n.input and n.op_type == "Gather" for n in low.model.graph.node)

@@ -9,7 +9,7 @@ random numbers with their own state) is refused: the function then runs on the N
 import itertools
 
 import numpy as np
-from onnx import helper
+from onnx import helper, numpy_helper
 
 from .. import dtypes as _dt
 from ..core.tensor import EagerTensor
@@ -143,7 +143,7 @@ def lower(graph, inputs, outputs, captures, n_args, freeze=True):
         in_infos.append(_var_info(name, var))
         low.var_index.append(pos)
         low.input_names.append(name)
-    g = helper.make_graph(scope.nodes, "rivulet_jit", in_infos, out_infos)
+    g = helper.make_graph(_shapes_of_gathers(scope.nodes, model.initializers), "rivulet_jit", in_infos, out_infos)
     live = prune(g)
     g.initializer.extend(t for t in model.initializers if t.name in live)
     opsets = [helper.make_opsetid("", OPSET)]
@@ -153,6 +153,27 @@ def lower(graph, inputs, outputs, captures, n_args, freeze=True):
     low.fused_rnns = {n.op_type for n in g.node if n.op_type in ("RNN", "LSTM", "GRU", "Scan")}  # onnx/ops_rnn.py
     low.frozen = model.frozen
     return low, None
+
+
+def _shapes_of_gathers(nodes, initializers):
+    """Shape(Gather(table, ids)) rewritten as the shape of ids then the table's row shape, where the table is a
+    constant: a Keras RNN's zero state is sized from its input, an embedding lookup whose rows the RNN's Scan
+    gathers itself (onnx/ops_rnn.py), which then need not be gathered whole (2 of 28 ms at batch 1024)."""
+    dims = {t.name: list(t.dims) for t in initializers}
+    made = {o: n for n in nodes for o in n.output}
+    out = []
+    for n in nodes:
+        src = made.get(n.input[0]) if n.op_type == "Shape" and n.input else None
+        if src is not None and src.op_type == "Gather" and src.input[0] in dims and not n.attribute and \
+                all(a.name != "axis" or a.i == 0 for a in src.attribute):
+            ids_shape, rows = n.output[0] + "/ids", n.output[0] + "/rows"
+            out += [helper.make_node("Shape", [src.input[1]], [ids_shape], name=ids_shape),
+                    helper.make_node("Constant", [], [rows], name=rows, value=numpy_helper.from_array(
+                        np.asarray(dims[src.input[0]][1:], np.int64), rows)),
+                    helper.make_node("Concat", [ids_shape, rows], list(n.output), name=n.name, axis=0)]
+        else:
+            out.append(n)
+    return out
 
 
 def _effectful(op):

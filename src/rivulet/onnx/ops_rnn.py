@@ -15,7 +15,8 @@ instead: per step, two small GEMMs per gate (x @ W_k, h @ R_k; onnxruntime fuses
 the activation into the second) and the gates' elementwise ops. onnxruntime's GRU kernel with
 linear_before_reset=1 took 2.4x the CPU time of that Scan at batch 1024 (49 against 20 ms for 80 steps of
 GRU(64) on 32 features) and 1.2x at batch 64; its LSTM kernel 1.4x at batch 1024 (38 against 26.5 ms) and
-the same at 64.
+the same at 64. Fed by an embedding lookup of constant weights, a step gathers its rows of the folded table
+E @ W_k + b_k instead of multiplying x by W_k (_Loop._embedded).
 """
 import numpy as np
 
@@ -24,11 +25,12 @@ from onnx import TensorProto, helper
 from .. import dtypes as _dt
 from ..graph.graph_util import data_ancestors
 from ..ops.array_ops import partial_value
-from .builder import Ctx, Scope
+from .builder import Ctx, Scope, onnx_type
 from .convert import convert_ops
 
 _ACTIVATIONS = {"Sigmoid": "Sigmoid", "Tanh": "Tanh", "Relu": "Relu"}
 _LSTM_ORDER = (0, 3, 1, 2)  # ONNX's i, o, f, c from Keras's i, f, c, o
+_MAX_TABLE = 1 << 24  # elements of a folded embedding table (64 MiB of float32): see _Loop._embedded
 
 
 class _NoMatch(Exception):
@@ -65,6 +67,12 @@ def _act(t, split_out=None, kind=None):
 
 def _const_one(t):
     _need(t.op.type == "Const" and np.all(np.asarray(t.op.attrs["value"]) == 1))
+
+
+def _gru_blend(inner, g, pre, z, h):
+    """h' = hh + z * (h - hh), hh = g(pre): Keras's z * h + (1 - z) * hh."""
+    hh = inner.node(_ACTIVATIONS[g], [pre])
+    return [inner.node("Add", [hh, inner.node("Mul", [z, inner.node("Sub", [h, hh])])])]
 
 
 def fuse(ctx, op, ins):
@@ -166,7 +174,7 @@ class _Loop:
         _need(x[2] == n_gates * units and (x[0] is not None and x[0] == s[0] or x[1] is not None and x[1] == s[1]
                                            or self._first_two_dims_of(xp, seq)))
         _need(bias is None or bias.shape.as_list() == [n_gates * units])
-        self.features = s[2]
+        self.features, self.seq_t = s[2], seq
         # the loop runs over all of xp's steps: steps is xp's static length or tf.shape(xp)[0]
         st = steps_outer.op
         if st.type == "StridedSlice":
@@ -388,9 +396,10 @@ class _Loop:
                           linear_before_reset=linear_before_reset)
         return self._outputs(h_new, y, y_h)
 
-    def _scan(self, h_new, seq, states, step, units, c_new=None, i_c=None):
-        """A Scan over the sequence's steps x ([batch, features]) from `states` (h, and c for an LSTM):
-        step(ctx, x, h, c, gemm) emits one step's nodes and returns the new states; the While's outputs."""
+    def _scan(self, h_new, seq, states, step, units, c_new=None, i_c=None, ids=None):
+        """A Scan over the sequence's steps x ([batch, features]; with `ids`, the embedding's indices [batch]
+        of that dtype) from `states` (h, and c for an LSTM): step(ctx, x, h, c, gemm) emits one step's nodes
+        and returns the new states; the While's outputs."""
         ctx, m = self.ctx, self.ctx.model
         inner = Ctx(Scope(m, f"{ctx.scope.prefix}{self.op.name}/scan/"), self.op)
         names = [m.fresh(f"{inner.scope.prefix}{n}") for n in ("h", "c")[:len(states)] + ("x",)]
@@ -404,8 +413,10 @@ class _Loop:
 
         def info(name, width):
             return helper.make_tensor_value_info(name, TensorProto.FLOAT, [None, width])
+        x_info = info(names[-1], self.features) if ids is None else \
+            helper.make_tensor_value_info(names[-1], ids, [None])
         body = helper.make_graph(inner.scope.nodes, m.fresh(f"{self.op.name}/scan_body"),
-                                 [info(n, units) for n in names[:-1]] + [info(names[-1], self.features)],
+                                 [info(n, units) for n in names[:-1]] + [x_info],
                                  [info(n, units) for n in outs])
         res = ctx.node("Scan", list(states) + [seq], n_out=len(outs), body=body, num_scan_inputs=1)
         res = [res] if isinstance(res, str) else res
@@ -430,6 +441,20 @@ class _Loop:
             elif bs[k] is None:
                 bs[k], rbs[k] = rbs[k], None
 
+        emb = self._embedded(kernel, bias, 3 * units)
+        if emb is not None:  # x @ W_k + b_k as rows of a table (see _embedded)
+            tables = [self._table(emb[0], ws[k], bs[k]) for k in range(3)]
+
+            def step(inner, ids, h, gemm):
+                xs = [inner.node("Gather", [tab, ids], axis=0) for tab in tables]
+                z, r = (inner.node(_ACTIVATIONS[fa], [gemm(h, rs[k], xs[k])]) for k in (0, 1))
+                if reset_after:
+                    pre = inner.node("Add", [xs[2], inner.node("Mul", [r, gemm(h, rs[2], rbs[2])])])
+                else:
+                    pre = gemm(inner.node("Mul", [r, h]), rs[2], xs[2])
+                return _gru_blend(inner, g, pre, z, h)
+            return self._scan(h_new, emb[1], [self.ins[self.i_h]], step, units, ids=emb[2])
+
         wrs = [ctx.node("Concat", [ws[k], rs[k]], axis=0) for k in (0, 1)]
 
         def step(inner, x, h, gemm):
@@ -439,8 +464,7 @@ class _Loop:
                 pre = inner.node("Add", [gemm(x, ws[2], bs[2]), inner.node("Mul", [r, gemm(h, rs[2], rbs[2])])])
             else:
                 pre = gemm(inner.node("Mul", [r, h]), rs[2], gemm(x, ws[2], bs[2]))
-            hh = inner.node(_ACTIVATIONS[g], [pre])
-            return [inner.node("Add", [hh, inner.node("Mul", [z, inner.node("Sub", [h, hh])])])]
+            return _gru_blend(inner, g, pre, z, h)
         return self._scan(h_new, seq, [self.ins[self.i_h]], step, units)
 
     def _lstm_scan(self, h_new, c_new, i_c, seq, kernel, bias, r, fa, g, units):
@@ -449,15 +473,72 @@ class _Loop:
         at batch 64 and 1024), c' = fa(f) * c + fa(i) * g(c~), h' = fa(o) * g(c'). onnxruntime's LSTM kernel
         took 1.5x its CPU time at batch 1024 and 1.2x at 128 (the same at 64)."""
         ws, bs, rs = self._parts(kernel, 4, 1), self._parts(bias, 4, 0), self._parts(r, 4, 1)
+        acts = [_ACTIVATIONS[fa if k != 2 else g] for k in range(4)]
+
+        def cell(inner, gates, c):
+            i, f, cc, o = gates
+            c2 = inner.node("Add", [inner.node("Mul", [f, c]), inner.node("Mul", [i, cc])])
+            return [inner.node("Mul", [o, inner.node(_ACTIVATIONS[g], [c2])]), c2]
+        emb = self._embedded(kernel, bias, 4 * units)
+        if emb is not None:  # x @ W_k + b_k as rows of a table (see _embedded)
+            tables = [self._table(emb[0], ws[k], bs[k]) for k in range(4)]
+
+            def step(inner, ids, h, c, gemm):
+                return cell(inner, [inner.node(acts[k], [gemm(h, rs[k], inner.node("Gather", [tables[k], ids], axis=0))])
+                                    for k in range(4)], c)
+            return self._scan(h_new, emb[1], [self.ins[self.i_h], self.ins[i_c]], step, units, c_new, i_c, emb[2])
 
         wrs = [self.ctx.node("Concat", [w, r], axis=0) for w, r in zip(ws, rs)]
 
         def step(inner, x, h, c, gemm):
             xh = inner.node("Concat", [x, h], axis=1)
-            i, f, cc, o = (inner.node(_ACTIVATIONS[fa if k != 2 else g], [gemm(xh, wrs[k], bs[k])]) for k in range(4))
-            c2 = inner.node("Add", [inner.node("Mul", [f, c]), inner.node("Mul", [i, cc])])
-            return [inner.node("Mul", [o, inner.node(_ACTIVATIONS[g], [c2])]), c2]
+            return cell(inner, [inner.node(acts[k], [gemm(xh, wrs[k], bs[k])]) for k in range(4)], c)
         return self._scan(h_new, seq, [self.ins[self.i_h], self.ins[i_c]], step, units, c_new, i_c)
+
+    def _embedded(self, kernel, bias, width):
+        """(table, time-major ids, their ONNX type) when the sequence is an embedding lookup, transpose(gather(E,
+        ids), [1, 0, 2]) with E, the kernel and the bias constants of the model (frozen variables): then a step's
+        x @ W_k + b_k is row ids[t] of the table E @ W_k + b_k, which onnxruntime computes once, when it
+        loads the model (folding constants). The step gathers its rows of that table instead of multiplying:
+        a third less of the LSTM's GEMM work at 32 features and 64 units, and no [steps, batch, features]
+        embedding copy, then transposed. None otherwise (or where the table would be too big:
+        _MAX_TABLE elements)."""
+        try:
+            tr = _op(self.seq_t, "Transpose")
+            _need(list(tr.attrs.get("perm") or ()) == [1, 0, 2])
+            ga = _op(tr.inputs[0], "GatherV2")
+            _need(ga.attrs.get("axis") == 0 and not ga.attrs.get("batch_dims"))
+            params, ids = ga.inputs
+            _need(params.shape.rank == 2 and params.shape[0] is not None and ids.shape.rank == 2)
+            _need(params.shape[0] * width <= _MAX_TABLE and params.dtype is _dt.float32)
+            values = self.ctx.scope.values
+            table = values[id(params)]
+            _need(self._constants([table, kernel, bias]))
+            return table, self.ctx.node("Transpose", [values[id(ids)]], perm=[1, 0]), onnx_type(ids.dtype)
+        except (_NoMatch, KeyError, AttributeError):
+            return None
+
+    def _constants(self, names):
+        """Whether the ONNX values are constants: initializers, or computed from them alone."""
+        model, scope = self.ctx.model, self.ctx.scope
+        known = {t.name for t in model.initializers}
+        made = {o: n for n in scope.nodes for o in n.output}
+        todo = [v for v in names if v is not None]
+        while todo:
+            v = todo.pop()
+            if not isinstance(v, str):
+                return False
+            if v in known or v == "":
+                continue
+            node = made.get(v)
+            if node is None or node.op_type in ("Scan", "Loop", "If"):
+                return False
+            known.add(v)
+            todo.extend(node.input)
+        return True
+
+    def _table(self, emb, w, b):
+        return self.ctx.node("Gemm", [emb, w] + ([] if b is None else [b]))
 
     # -- weights in ONNX's layouts ---------------------------------------------------------------------------
     def _reorder(self, x, n, order, axis):
