@@ -126,3 +126,40 @@ def test_matmul_dtypes_as_tensorflow():
             tf.matmul(u, u)
         with pytest.raises(tf.errors.NotFoundError, match=r"node BatchMatMulV2"):
             tf.matmul(u[None], u[None])
+
+
+def test_python_lists_convert_as_tensorflow():
+    """TensorFlow 2.21's dtypes for Python int lists at int32's bounds, long lists and lists of tensors."""
+    cases = [([2 ** 31 - 1, -2 ** 31], "int32", (2,)), ([[1], [2 ** 31]], "int64", (2, 1)),
+             ([[-2 ** 31 - 1, 0]], "int64", (1, 2)), (list(range(100)) + [2 ** 31], "int64", (101,)),
+             (list(range(100)), "int32", (100,)), ([[1, 2.5]], "float32", (1, 2))]
+    for value, dtype, shape in cases:
+        t = tf.convert_to_tensor(value)
+        assert (t.dtype.name, t.shape) == (dtype, shape), value
+        np.testing.assert_array_equal(t.numpy(), np.array(value))
+    x = tf.constant([1., 2.])
+    packed = tf.convert_to_tensor([x, [5., 6.]])
+    assert packed.dtype == tf.float32 and packed.numpy().tolist() == [[1., 2.], [5., 6.]]
+    v = tf.Variable(3.)
+    assert tf.convert_to_tensor([[v, 1.]]).numpy().tolist() == [[3., 1.]]
+
+
+def test_tensor_and_python_number():
+    x = tf.constant([1., 2.])
+    for r in (x * 2, 2 * x, tf.multiply(x, 2), tf.add(1, x)):
+        assert r.dtype == tf.float32
+    assert (x * 2).numpy().tolist() == [2., 4.]
+    i = tf.constant([1, 2])
+    assert (i + 3).dtype == tf.int32
+    for bad in (lambda: tf.add(i, 2.5), lambda: i + 2.5):  # TensorFlow 2.21's error
+        with pytest.raises(tf.errors.InvalidArgumentError,
+                           match=r"cannot compute AddV2 as input #1\(zero-based\) was expected to be a int32 "
+                                 r"tensor but is a float tensor \[Op:AddV2\]"):
+            bad()
+
+    @tf.function
+    def f(t):
+        return t * 2.0 + 1
+    assert f(x).numpy().tolist() == [3., 5.]
+    assert [op.type for op in f.get_concrete_function(x).graph.get_operations()] == \
+        ["Placeholder", "Const", "Mul", "Const", "AddV2", "Identity"]
