@@ -143,6 +143,24 @@ def test_bias_add():
     check_grad(nn_ops.BIAS_ADD, [_x(2, 3, 4), _x(3)], {"data_format": "NCHW"})
 
 
+@pytest.mark.parametrize("shape,wide", [((16, 26, 26, 32), True), ((512, 11, 11, 8), True), ((32, 30, 30, 30), True),
+                                        ((64, 11, 11, 64), False), ((128, 10), False), ((999, 331, 3), False)])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_bias_grad_of_a_tall_thin_gradient_adds_wide_rows(monkeypatch, shape, wide, dtype):
+    """BiasAddGrad of a convolution's gradient with few channels sums rows of about 1024 values (the GEMV
+    with a ones vector stays for wider or smaller ones); the sums are the exact ones within float32 rounding."""
+    from rivulet.ops import math_ops
+    dy = np.random.default_rng(3).standard_normal(shape).astype(dtype)
+    gemv = []
+    real = math_ops.column_sums
+    monkeypatch.setattr(math_ops, "column_sums", lambda g: gemv.append(g.shape) or real(g))
+    got = nn_ops._bias_grad_kernel(dy)
+    assert got.dtype == dtype and got.shape == shape[-1:] and (not gemv) == wide
+    ref = dy.reshape(-1, shape[-1]).astype(np.float64).sum(axis=0)
+    bound = 1e-6 * np.abs(dy.reshape(-1, shape[-1])).sum(axis=0, dtype=np.float64)  # float32's rounding, at most
+    assert (np.abs(got - ref) <= bound).all()
+
+
 # ---------------------------------------------------------------- softmax family
 def _softmax(x, axis=-1):
     e = np.exp(x - x.max(axis, keepdims=True))

@@ -266,9 +266,28 @@ def _bias_kernel(x, b, data_format="NHWC"):
     return np.add(x, b)
 
 
+def _wide_column_sums(g):
+    """Column sums of a tall [N, C] matrix with few columns (a convolution's bias gradient), or None: viewed
+    as [N / k, k * C] rows of about 1024 values, summed over axis 0 (NumPy adds whole rows, vectorised
+    across them), then the k partial rows folded. OpenBLAS's GEMV with a ones vector handles such thin
+    matrices badly (the MNIST convnet's [86528, 32] gradient, CPU ms on one thread: 1.5-6 against 0.19-0.22;
+    [86528, 16] 1.7 against 0.08); rows of 64 or more channels and small matrices stay on the GEMV."""
+    n, c = g.shape
+    if not 2 <= c <= 32 or n * c < 1 << 18:
+        return None
+    k = 1 << (1024 // c).bit_length() - 1
+    while k >= 8 and n % k:
+        k >>= 1
+    if k < 8:
+        return None
+    return np.add.reduce(g.reshape(n // k, k * c), axis=0).reshape(k, c).sum(axis=0, dtype=g.dtype)
+
+
 def _bias_grad_kernel(dy, data_format="NHWC"):
     if data_format != "NCHW" and dy.dtype in _m._GEMV_SUM and dy.ndim >= 2 and dy.size and dy.flags.c_contiguous:
-        return _m.column_sums(dy.reshape(-1, dy.shape[-1]))
+        g = dy.reshape(-1, dy.shape[-1])
+        out = _wide_column_sums(g)
+        return _m.column_sums(g) if out is None else out
     axes = tuple(i for i in range(dy.ndim) if i != (1 if data_format == "NCHW" else dy.ndim - 1))
     return np.sum(dy, axis=axes, dtype=dy.dtype)
 
