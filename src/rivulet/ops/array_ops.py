@@ -145,8 +145,17 @@ def _scalar_or_none(p):
     return p if isinstance(p, int) else None
 
 
+_I64 = 2 ** 63
+
+
 def shape_arg(shape, what="shape"):
     """A shape-like operand -> (attr, extra_inputs); see the module docstring."""
+    if shape.__class__ is list or shape.__class__ is tuple:  # the usual Python ints: no NumPy round trip
+        for d in shape:
+            if d.__class__ is not int or not -_I64 <= d < _I64:
+                break
+        else:
+            return tuple(shape), ()
     if isinstance(shape, TensorShape):
         if not shape.is_fully_defined():
             raise ValueError(f"Cannot convert a partially known TensorShape {shape} to a Tensor.")
