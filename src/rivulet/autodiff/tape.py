@@ -120,8 +120,8 @@ class GradientTape:
         """A tensor of a graph enclosing this tape's (a tape inside a loop body watching the function's input),
         as the tape's graph sees it: its capture there, which the body's ops read."""
         g = self._graph
-        if g is not None and isinstance(t, _E):  # a value the function closes over: its capture,
-            return g.capture(t)                              # which the ops reading it read
+        if g is not None and isinstance(t, _E):  # a value the function closes over: its capture, which the
+            return g.capture(t)                  # ops reading it read
         src = getattr(getattr(t, "_op", None), "graph", None)
         if g is None or src is None or src is g:
             return t
@@ -247,7 +247,10 @@ class GradientTape:
             if not isinstance(s, (Tensor, Variable)):
                 raise TypeError(f"GradientTape.gradient: sources must be Tensors or Variables; got {s!r} "
                                 f"({type(s).__name__})")
-            keys.append(self._key(s._res) if isinstance(s, Variable) else self._local(s))
+            key = self._key(s._res) if isinstance(s, Variable) else self._local(s)
+            # a source the tape never watched (nor computed from a watched one) has no gradient, even where a
+            # recorded op read it (y = x * w with only w watched: dy/dx is None, as in TensorFlow)
+            keys.append(key if id(key) in self._watched else object())
         return backprop(records, tgts, seeds, keys, tape_no_grad_message)
 
 

@@ -828,10 +828,17 @@ COMPLEX_ABS = _unary(
 SIGN = _unary("Sign", np.sign, lambda op, dy: (zeros_like_(op.inputs[0]),), FLOATS | _SIGNED | COMPLEX)
 SQUARE = _unary("Square", _quiet(np.square), lambda op, dy: (multiply(dy, multiply(conj(op.inputs[0]), 2)),),
                 NUMERIC)
-SQRT = _unary("Sqrt", _quiet(np.sqrt), lambda op, dy: (divide_(multiply(dy, 0.5), _conj_out(op)),), _FLOAT_C)
+def _zero_where_no_dy(dy, g):
+    """TensorFlow's SqrtGrad, RsqrtGrad and ReciprocalGrad give 0 wherever the incoming gradient is 0, even where
+    the local derivative is inf or nan (tf.where(x > 0, tf.sqrt(x), 0) has gradient 0 at x <= 0, not nan)."""
+    return (where_(equal(dy, 0), zeros_like_(g), g),)
+
+
+SQRT = _unary("Sqrt", _quiet(np.sqrt),
+              lambda op, dy: _zero_where_no_dy(dy, divide_(multiply(dy, 0.5), _conj_out(op))), _FLOAT_C)
 RSQRT = _unary("Rsqrt", _quiet(lambda x: np.reciprocal(np.sqrt(x))),
-               lambda op, dy: (multiply(dy, multiply(-0.5, multiply(square(_conj_out(op)), _conj_out(op)))),),
-               _FLOAT_C)
+               lambda op, dy: _zero_where_no_dy(
+                   dy, multiply(dy, multiply(-0.5, multiply(square(_conj_out(op)), _conj_out(op))))), _FLOAT_C)
 EXP = _unary("Exp", _quiet(np.exp), lambda op, dy: (multiply(dy, _conj_out(op)),), _FLOAT_C)
 LOG = _unary("Log", _quiet(np.log), lambda op, dy: (divide_(dy, conj(op.inputs[0])),), _FLOAT_C)
 LOG1P = _unary("Log1p", _quiet(np.log1p), lambda op, dy: (divide_(dy, add(1, conj(op.inputs[0]))),), _FLOAT_C)
@@ -845,7 +852,8 @@ TANH = _unary("Tanh", np.tanh,
 SIGMOID = _unary("Sigmoid", _quiet(_sigmoid_kernel),
                  lambda op, dy: (multiply(dy, multiply(_conj_out(op), subtract(1, _conj_out(op)))),), _FLOAT_C)
 RECIPROCAL = _unary("Reciprocal", _no_kernel("Reciprocal", "iu", _quiet(np.reciprocal)),
-                    lambda op, dy: (negative(multiply(dy, square(_conj_out(op)))),), _FLOAT_C | _SIGNED)
+                    lambda op, dy: _zero_where_no_dy(dy, negative(multiply(dy, square(_conj_out(op))))),
+                    _FLOAT_C | _SIGNED)
 ROUND = _unary("Round", _round_kernel, _none_grad, _FLOAT_C | _SIGNED)
 CEIL = _unary("Ceil", np.ceil, _none_grad, FLOATS)
 
