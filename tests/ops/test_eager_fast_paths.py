@@ -163,3 +163,14 @@ def test_tensor_and_python_number():
     assert f(x).numpy().tolist() == [3., 5.]
     assert [op.type for op in f.get_concrete_function(x).graph.get_operations()] == \
         ["Placeholder", "Const", "Mul", "Const", "AddV2", "Identity"]
+
+
+def test_matmul_fast_path_transposes(no_bind):
+    a = tf.constant([[1., 2., 3.], [4., 5., 6.]])
+    b = tf.constant([[1., 0.], [0., 1.], [1., 1.]])
+    assert tf.matmul(a, a, transpose_b=True).numpy().tolist() == [[14., 32.], [32., 77.]]  # TensorFlow 2.21
+    assert tf.matmul(a, a, transpose_a=True).numpy().tolist() == [[17., 22., 27.], [22., 29., 36.],
+                                                                  [27., 36., 45.]]
+    assert tf.matmul(b, a, transpose_a=True, transpose_b=True).numpy().tolist() == [[4., 10.], [5., 11.]]
+    i = tf.constant([[1, 2], [3, 4]])
+    assert tf.matmul(i, i, transpose_a=True).numpy().tolist() == [[10, 14], [14, 20]]

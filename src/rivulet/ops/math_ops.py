@@ -445,28 +445,31 @@ _bmm = blas_threads.matmul
 def matmul(a, b, transpose_a=False, transpose_b=False, adjoint_a=False, adjoint_b=False, a_is_sparse=False,
            b_is_sparse=False, output_type=None, name=None):
     # Eager fast path (no graph, tape or device placement anywhere: SLOW is 0): two eager matrices of one
-    # dtype whose shapes fit, no flags; exactly what bind(MATMUL) would compute, without its bookkeeping.
+    # dtype whose shapes fit, no adjoint; exactly what bind(MATMUL) would compute, without its bookkeeping.
     # Everything else, errors included, takes the op path below.
-    if not _SLOW[0] and transpose_a is False and transpose_b is False and adjoint_a is False and \
-            adjoint_b is False:
+    if not _SLOW[0] and adjoint_a is False and adjoint_b is False and transpose_a.__class__ is bool and \
+            transpose_b.__class__ is bool:
         if a.__class__ is not _E and not isinstance(a, Tensor) and hasattr(a, "_as_tensor"):
             a = a._as_tensor()  # a variable (Dense's kernel) reads itself, as binary_args would have it
         if b.__class__ is not _E and not isinstance(b, Tensor) and hasattr(b, "_as_tensor"):
             b = b._as_tensor()
-        if a.__class__ is not _E or b.__class__ is not _E:
-            return _matmul_op(a, b, False, False, False, False, name)
-        va = a._v
-        vb = b._v
-        d = va.dtype
-        if d is vb.dtype:
-            fn = _mm_fast(d)
-            if fn is not None:
-                sa = va.shape
-                sb = vb.shape
-                if len(sa) == 2 and len(sb) == 2 and sa[1] == sb[0]:
-                    if sa[0] * sa[1] * sb[1] < _SMALL_MNK:
-                        return _E(fn(va, vb))
-                    return _E(_bmm(va, vb))
+        if a.__class__ is _E and b.__class__ is _E:
+            va = a._v
+            vb = b._v
+            d = va.dtype
+            if d is vb.dtype:
+                fn = _mm_fast(d)
+                if fn is not None and va.ndim == 2 and vb.ndim == 2:
+                    if transpose_a:  # the kernel's swapaxes: a view
+                        va = va.T
+                    if transpose_b:
+                        vb = vb.T
+                    sa = va.shape
+                    sb = vb.shape
+                    if sa[1] == sb[0]:
+                        if sa[0] * sa[1] * sb[1] < _SMALL_MNK:
+                            return _E(fn(va, vb))
+                        return _E(_bmm(va, vb))
     return _matmul_op(a, b, transpose_a, transpose_b, adjoint_a, adjoint_b, name)
 
 
