@@ -11,6 +11,7 @@ import time
 
 from ..graph.graph_def import text_escape  # C-style escapes, as protobuf's text format writes them
 from ..errors import DataLossError
+from ..log import get_logger
 from ..formats.bundle import BundleReader, index_filename, open_regular
 
 __all__ = ["CheckpointManager", "latest_checkpoint", "get_checkpoint_state", "update_checkpoint_state",
@@ -37,29 +38,58 @@ def _quote(s):
     return '"' + text_escape(s) + '"'
 
 
+_SIMPLE_ESCAPES = {ord("n"): 10, ord("t"): 9, ord("r"): 13, ord("a"): 7, ord("b"): 8, ord("f"): 12, ord("v"): 11,
+                   ord("\\"): 92, ord('"'): 34, ord("'"): 39, ord("?"): 63}
+
+
 def _unquote(s):
-    if len(s) < 2 or s[0] not in "\"'" or s[-1] != s[0]:
-        raise ValueError(f"bad string {s!r}")
-    body, out, i = s[1:-1].encode("latin-1", "backslashreplace"), bytearray(), 0
-    simple = {ord("n"): 10, ord("t"): 9, ord("r"): 13, ord("\\"): 92, ord('"'): 34, ord("'"): 39}
-    while i < len(body):
-        c = body[i]
-        if c != 92:
-            out.append(c)
+    """A text-format string value: one or more quoted strings (adjacent ones are joined, as protobuf's text
+    format joins them) with C escapes (simple, octal, \\x hex; another escape is kept as written) and maybe a
+    comment after it."""
+    raw, out, i = s.encode("utf-8", "surrogateescape"), bytearray(), 0
+    if not raw:
+        raise ValueError("expected a string")
+    while i < len(raw):
+        q = raw[i]
+        if q not in b"\"'":
+            raise ValueError(f"bad string {s[:80]!r}")
+        i += 1
+        while True:
+            if i >= len(raw):
+                raise ValueError(f"string missing ending quote: {s[:80]!r}")
+            c = raw[i]
+            if c == q:
+                i += 1
+                break
+            if c != 92:
+                out.append(c)
+                i += 1
+                continue
+            nxt = raw[i + 1] if i + 1 < len(raw) else None
+            if nxt in _SIMPLE_ESCAPES:
+                out.append(_SIMPLE_ESCAPES[nxt])
+                i += 2
+            elif nxt is not None and 48 <= nxt <= 55:
+                j = i + 1
+                while j < len(raw) and j < i + 4 and 48 <= raw[j] <= 55:
+                    j += 1
+                out.append(int(raw[i + 1:j], 8) & 0xFF)
+                i = j
+            elif nxt in (ord("x"), ord("X")) and i + 2 < len(raw) and chr(raw[i + 2]) in "0123456789abcdefABCDEF":
+                j = i + 2
+                while j < len(raw) and j < i + 4 and chr(raw[j]) in "0123456789abcdefABCDEF":
+                    j += 1
+                out.append(int(raw[i + 2:j], 16))
+                i = j
+            elif nxt is not None:  # an unknown escape stays as written, as TensorFlow's reader keeps it
+                out += bytes([92, nxt])
+                i += 2
+            else:
+                raise ValueError(f"string missing ending quote: {s[:80]!r}")
+        while i < len(raw) and raw[i] in b" \t":
             i += 1
-            continue
-        nxt = body[i + 1] if i + 1 < len(body) else None
-        if nxt in simple:
-            out.append(simple[nxt])
-            i += 2
-        elif nxt is not None and 48 <= nxt <= 55:
-            j = i + 1
-            while j < len(body) and j < i + 4 and 48 <= body[j] <= 55:
-                j += 1
-            out.append(int(body[i + 1:j], 8) & 0xFF)
-            i = j
-        else:
-            raise ValueError("bad escape")
+        if i < len(raw) and raw[i] == ord("#"):  # a comment after the value
+            break
     return out.decode("utf-8", "replace")
 
 
@@ -86,9 +116,9 @@ def _parse(text, path):
             elif name == "all_model_checkpoint_paths":
                 state.all_model_checkpoint_paths.append(_unquote(value))
             elif name == "all_model_checkpoint_timestamps":
-                state.all_model_checkpoint_timestamps.append(float(value))
+                state.all_model_checkpoint_timestamps.append(float(value.split("#")[0]))
             elif name == "last_preserved_timestamp":
-                state.last_preserved_timestamp = float(value)
+                state.last_preserved_timestamp = float(value.split("#")[0])
             else:
                 raise ValueError(f"unknown field {name!r}")
         except ValueError as e:
@@ -113,7 +143,12 @@ def get_checkpoint_state(checkpoint_dir, latest_filename=None):
         text = raw.decode("utf-8")
     except UnicodeDecodeError:
         raise ValueError(f"Invalid checkpoint state file {path}: not UTF-8 text") from None
-    state = _parse(text, path)
+    try:
+        state = _parse(text, path)
+    except ValueError as e:  # TensorFlow's reader logs a text-format ParseError and ignores the file
+        get_logger().warning(f"ParseError: {str(e).split(': ', 1)[-1]}")
+        get_logger().warning(f"{path}: Checkpoint ignored")
+        return None
     if not state.model_checkpoint_path:
         raise ValueError(f"Invalid checkpoint state loaded from {checkpoint_dir}")
     d = os.fspath(checkpoint_dir)
@@ -195,8 +230,14 @@ def list_variables(ckpt_dir_or_file):
     return sorted(reader.get_variable_to_shape_map().items())
 
 
-def _delete(prefix):
+def _delete(prefix, directory):
+    """Removes a checkpoint's files, those inside `directory` only: a manager sweeps the checkpoints its state
+    file lists, and a forged or moved state file may name paths anywhere (TensorFlow would delete them)."""
+    root = os.path.realpath(directory)
     for path in [index_filename(prefix)] + glob.glob(glob.escape(prefix) + ".data-?????-of-?????"):
+        where = os.path.realpath(os.path.dirname(os.path.abspath(path)))
+        if (where != root and not where.startswith(root.rstrip(os.sep) + os.sep)) or not os.path.isfile(path):
+            continue  # (isfile is also False for a name too long to stat)
         try:
             os.remove(path)
         except FileNotFoundError:
@@ -257,7 +298,7 @@ class CheckpointManager:
             if self._keep_every is not None and stamp - self._keep_every * 3600.0 >= self._last_preserved:
                 self._last_preserved = stamp
                 continue
-            _delete(path)
+            _delete(path, self._directory)
 
     def save(self, checkpoint_number=None, check_interval=True, options=None):
         """Writes a new checkpoint; returns its path, or None when `checkpoint_interval` says not yet."""
