@@ -236,8 +236,9 @@ def _window(a, b, window_length, periodic, dtype):
     # TensorFlow's periodic window of odd length is its symmetric one (denominator n - 1), and it rounds
     # 2*pi*k before dividing.
     denom = n - 1 + (1 if periodic and n % 2 == 0 else 0)
-    arg = _m.truediv(_m.multiply(_m.cast(2 * math.pi, dtype), _m.cast(_a.range(n), dtype)), _m.cast(denom, dtype))
-    return _m.subtract(_m.cast(a, dtype), _m.multiply(_m.cast(b, dtype), _m.cos(arg)))
+    # The constants are made in the window's dtype (a float64 window from float32 constants is off by 1e-8).
+    arg = _m.truediv(_m.multiply(to_tensor(2 * math.pi, dtype), _m.cast(_a.range(n), dtype)), to_tensor(denom, dtype))
+    return _m.subtract(to_tensor(a, dtype), _m.multiply(to_tensor(b, dtype), _m.cos(arg)))
 
 
 def hann_window(window_length, periodic=True, dtype=_dt.float32, name=None):

@@ -1,0 +1,18 @@
+"""Regressions found by tools/diff_ops.py (rivulet against TensorFlow 2.21); expected values recorded from TF."""
+import numpy as np
+import pytest
+
+import rivulet as tf
+
+
+def test_float64_windows_are_computed_in_float64():
+    # TF 2.21: tf.signal.hann_window(5, dtype=tf.float64), hamming_window(6, periodic=False, dtype=tf.float64)
+    np.testing.assert_array_equal(tf.signal.hann_window(5, dtype=tf.float64).numpy(),
+                                  [0.0, 0.49999999999999994, 1.0, 0.5000000000000001, 0.0])
+    np.testing.assert_allclose(tf.signal.hamming_window(6, periodic=False, dtype=tf.float64).numpy(),
+                               [0.08000000000000002, 0.3978521825875242, 0.9121478174124757, 0.912147817412476,
+                                0.3978521825875243, 0.08000000000000002], rtol=1e-15)
+    s = tf.signal.stft(tf.constant([0.5, -1.25, 2.0, 0.75, -0.3, 1.5, -2.0, 0.1, 3.0, -0.6, 1.1, 0.9], tf.float64),
+                       8, 4)
+    np.testing.assert_allclose(s.numpy()[0, :2], [1.4520815280171306 + 0j, -1.1770815280171305 - 1.407537879754125j],
+                               rtol=1e-14)
