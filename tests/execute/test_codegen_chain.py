@@ -55,3 +55,17 @@ def test_unknown_shapes_keep_one_line_per_op_and_a_failure_names_its_node():
     np.testing.assert_array_equal(f(tf.constant([1.0, 2.0]), tf.constant([1.0, 1.0])).numpy(), [9.0, 15.0])
     with pytest.raises(tf.errors.InvalidArgumentError, match="the_add"):
         f(tf.constant([1.0, 2.0]), tf.constant([1.0, 1.0, 1.0]))
+
+
+def test_equal_scalar_constants_share_one_name_in_the_generated_code():
+    @tf.function
+    def f(x):
+        for _ in range(10):
+            x = x * tf.constant(2.0) + tf.constant(1.0)  # explicit constants: one Const each in the graph
+        return x
+
+    x = tf.constant(1.0)
+    assert f(x).numpy() == 2047.0
+    cf = f.get_concrete_function(x)
+    assert len([op for op in cf.graph.get_operations() if op.type == "Const"]) == 20
+    assert len(set(re.findall(r"\bc\d+\b", cf._compiled.source))) == 2, cf._compiled.source

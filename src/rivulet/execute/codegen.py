@@ -96,6 +96,7 @@ def compile_graph(graph, inputs, outputs, name="fn", wrap=None, split=True, kern
     held = _held_by_lists(ops)  # values a TensorList keeps: never overwritten, even once dead here
     reuse = options.enabled("buffer_reuse")
     groups, grouped = {}, set()
+    scalars = {}  # (NumPy scalar type, bytes) -> the name of that constant
     if options.enabled("parallel_execution"):
         ops, groups = parallel.schedule(ops)
         grouped = {m._id for g in groups.values() for m in g}
@@ -183,8 +184,11 @@ def compile_graph(graph, inputs, outputs, name="fn", wrap=None, split=True, kern
                                  f"{[t.name for t in inputs]}")
             continue
         if typ == "Const":
+            val = op.attrs["value"]
             g = f"c{op._id}"
-            glob[g] = op.attrs["value"]
+            if type(val) in _SCALARS:  # equal scalars (a traced graph's per-use constants) share one name
+                g = scalars.setdefault((type(val), val.tobytes()), g)
+            glob[g] = val
             names[id(op.outputs[0])] = g
             continue
         args = []
@@ -274,6 +278,7 @@ def compile_graph(graph, inputs, outputs, name="fn", wrap=None, split=True, kern
     return cg
 
 
+_SCALARS = frozenset(np.dtype(c).type for c in "?bhilqBHILQefdgFDG")  # bool and numbers
 _CHAIN = 12  # at most this many ops in one generated statement
 
 

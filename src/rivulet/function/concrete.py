@@ -106,7 +106,8 @@ class ConcreteFunction:
         if self._compiled is None:
             g = self.graph
             from ..optimize.pipeline import lower
-            graph, inputs, outputs, self._compiled = lower(g, name=self._name, wrap=EagerTensor)
+            # (jit_compile lowers the optimised graph again: the optimiser's own copy, never the traced one)
+            graph, inputs, outputs, self._compiled = lower(g, name=self._name, wrap=EagerTensor, as_is=not self._jit)
             self._optimized_graph = graph
             blas_threads.limit(self._compiled, graph.get_operations(), inputs)
             self._capture_values = [_capture_value(v) for v in g.external_captures]

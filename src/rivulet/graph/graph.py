@@ -87,6 +87,7 @@ class Graph:
         self.variables = []
         self.seed = None
         self._seed_offset = 0
+        self._scalars = {}  # (NumPy scalar type, bytes, name scope) -> Const output (see scalar_constant)
 
     # -- building ---------------------------------------------------------------------------
     @contextlib.contextmanager
@@ -250,6 +251,19 @@ class Graph:
         self._ops.append(op)
         self._by_name[name] = op
         return op.outputs[0]
+
+    def scalar_constant(self, value):
+        """The Const of a NumPy scalar converted from a Python number an op reads (x * 2.0): one per value,
+        dtype and name scope (while no control dependencies are open), shared by the ops that read it, as
+        common subexpression elimination would merge them anyway; a traced loop of `x * 1.0001 + 0.5` makes
+        two constants, not two per step."""
+        if self._control_stack:
+            return self.constant(value)
+        key = (value.__class__, value.tobytes(), self._scope)
+        t = self._scalars.get(key)
+        if t is None:
+            t = self._scalars[key] = self.constant(value)
+        return t
 
     def placeholder(self, dtype, shape, name=None):
         op = self.create_op(PLACEHOLDER, (), {"dtype": _dt.as_dtype(dtype), "shape": TensorShape(shape)},

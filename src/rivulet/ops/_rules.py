@@ -100,7 +100,7 @@ def _scalar_like(v, dtype):
     except (TypeError, ValueError):
         return convert_to_tensor(v)
     g = current_graph()
-    return EagerTensor(val) if g is None else g.constant(val, name=None)
+    return EagerTensor(val) if g is None else g.scalar_constant(val)
 
 
 def _convert_like(v, dtype):

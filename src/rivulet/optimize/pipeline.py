@@ -18,23 +18,28 @@ from .verify import verify
 _FUSIBLE = {"MatMul", "Conv2D"}  # what the fuser starts from
 
 
-def optimize_traced(g):
+def optimize_traced(g, as_is=False):
     """The optimised copy of a traced function graph: (graph, inputs, outputs). Its inputs are the arguments'
-    placeholders, then the captures'; captured eager tensors are folded as the constants they are."""
+    placeholders, then the captures'; captured eager tensors are folded as the constants they are. `as_is`:
+    see optimize."""
     consts = {id(ph): v._v for v, ph in g.captures if isinstance(v, EagerTensor)}
-    return optimize(g, g.arg_placeholders + g.internal_captures, g.outputs, consts)
+    return optimize(g, g.arg_placeholders + g.internal_captures, g.outputs, consts, as_is)
 
 
-def lower(g, name=None, wrap=None):
+def lower(g, name=None, wrap=None, as_is=True):
     """A traced function graph optimised, then compiled: (graph, inputs, outputs, CompiledGraph). The one
-    way tf.function, tf.data's functions and their batched forms lower what they traced."""
-    graph, inputs, outputs = optimize_traced(g)
+    way tf.function, tf.data's functions and their batched forms lower what they traced. `as_is`: the
+    traced graph itself is compiled where optimising it changes nothing the compiler sees (see optimize);
+    False where the graph returned goes on to another lowering (jit_compile)."""
+    graph, inputs, outputs = optimize_traced(g, as_is)
     return graph, inputs, outputs, compile_graph(graph, inputs, outputs, name=name or g.name, wrap=wrap)
 
 
-def optimize(graph, inputs, outputs, consts=None):
+def optimize(graph, inputs, outputs, consts=None, as_is=False):
     """Returns (graph, inputs, outputs) for the compiler; `consts` maps id(input placeholder) of inputs
-    known to be constant (captured eager tensors) to their values."""
+    known to be constant (captured eager tensors) to their values. `as_is`: for the compiler alone, `graph`
+    itself is returned where the passes would only merge duplicate constants and drop identities (values
+    and aliases of the compiled code, no lines), saving its copy (rewrite.rebuild)."""
     rules = []
     if options.enabled("constant_folding"):
         rules.append(fold_constants)
@@ -43,12 +48,14 @@ def optimize(graph, inputs, outputs, consts=None):
     check = options.enabled("debug_verify")
     prune = not options.enabled("disable_model_pruning")
     g, ins, outs = graph, list(inputs), list(outputs)
+    fuse = options.enabled("remapping") and any(op.type in _FUSIBLE for op in g.get_operations())
     if rules or options.enabled("common_subexpression_elimination"):
         g, ins, outs, _ = rebuild(g, ins, outs, rules, consts,
-                                  cse=options.enabled("common_subexpression_elimination"), prune=prune)
+                                  cse=options.enabled("common_subexpression_elimination"), prune=prune,
+                                  as_is=as_is and not fuse)
         if check:
             verify(g, outs)
-    if options.enabled("remapping") and any(op.type in _FUSIBLE for op in g.get_operations()):
+    if fuse and any(op.type in _FUSIBLE for op in g.get_operations()):
         g, ins, outs, _ = rebuild(g, ins, outs, [make_fuser(g, outs)], cse=False, prune=prune)
         if check:
             verify(g, outs)

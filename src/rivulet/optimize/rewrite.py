@@ -100,8 +100,60 @@ def _cse_key(opdef, inputs, attrs):
     return (opdef.name, tuple(id(t) for t in inputs), tuple(items))
 
 
-def rebuild(graph, inputs, outputs, rules, consts=None, cse=True, prune=True):
-    """Returns (new graph, new inputs, new outputs, number of rewrites). `consts`: {id(input): value}."""
+def _unchanged_prefix(inputs, ops, rules, consts, cse):
+    """How many of `ops` a rebuild would copy as they are, give or take what the compiler never sees:
+    duplicate constants merged (each is a value of the compiled code, none a line) and identities dropped
+    (the compiled code's aliases). len(ops) when that is the whole pass: the graph compiles as it is."""
+    fed = {id(t) for t in inputs}
+    ctx = RewriteContext(Graph("unchanged"), consts or {}, cse)  # what a rule emits is dropped with it
+    alias, table = {}, {}
+    for i, op in enumerate(ops):
+        typ = op.type
+        if typ == "Placeholder":
+            if id(op.outputs[0]) not in fed:
+                return i
+            continue
+        ins = [alias.get(id(t), t) for t in op._inputs] if alias else op._inputs
+        if typ == "Identity":
+            res = None
+            for rule in rules:
+                res = rule(ctx, op, ins)
+                if res is not None:
+                    break
+            if res is not None:
+                if op.control_inputs or len(res) != 1 or res[0] is not ins[0]:
+                    return i
+                alias[id(op.outputs[0])] = ins[0]
+                continue
+        else:
+            ctx.frame = op.user_frame
+            for rule in rules:
+                if rule(ctx, op, ins) is not None:
+                    return i
+        if cse and not op.control_inputs and not op.opdef.stateful:
+            key = _cse_key(op.opdef, ins, op.attrs)
+            if key is not None:
+                hit = table.get(key)
+                if hit is None:
+                    table[key] = op.outputs
+                elif typ == "Const":
+                    alias[id(op.outputs[0])] = hit[0]
+                else:
+                    return i
+    return len(ops)
+
+
+def rebuild(graph, inputs, outputs, rules, consts=None, cse=True, prune=True, as_is=False):
+    """Returns (new graph, new inputs, new outputs, number of rewrites). `consts`: {id(input): value}.
+    `as_is` (for the compiler alone): the graph itself when the pass would change nothing the compiler sees
+    (see _unchanged_prefix), saving its copy; else the ops before the first change are copied without
+    offering them to the rules again."""
+    ops = needed_ops(graph, outputs, keep_stateful=True) if prune else graph.get_operations()
+    start = 0
+    if as_is:
+        start = _unchanged_prefix(inputs, ops, rules, consts, cse)
+        if start == len(ops):
+            return graph, list(inputs), list(outputs), 0
     g2 = Graph(graph.name)
     g2.outer_graph = graph.outer_graph
     tmap, omap = {}, {}
@@ -110,8 +162,7 @@ def rebuild(graph, inputs, outputs, rules, consts=None, cse=True, prune=True):
         tmap[id(ph)] = new
     known = {id(tmap[pid]): v for pid, v in consts.items() if pid in tmap} if consts else {}
     ctx = RewriteContext(g2, known, cse)
-    ops = needed_ops(graph, outputs, keep_stateful=True) if prune else graph.get_operations()
-    for op in ops:
+    for i, op in enumerate(ops):
         if op.type == "Placeholder":
             if id(op.outputs[0]) not in tmap:
                 raise ValueError(f"Placeholder '{op.name}' is needed but is not an input of the graph")
@@ -119,11 +170,12 @@ def rebuild(graph, inputs, outputs, rules, consts=None, cse=True, prune=True):
         ins = [tmap[id(t)] for t in op._inputs]
         ctx.frame = op.user_frame
         res = None
-        for rule in rules:
-            res = rule(ctx, op, ins)
-            if res is not None:
-                ctx.changed += 1
-                break
+        if i >= start or op.type == "Identity":  # before `start` the rules were offered it: they keep it
+            for rule in rules:
+                res = rule(ctx, op, ins)
+                if res is not None:
+                    ctx.changed += 1
+                    break
         if res is None:
             ctrl = [omap[c._id] for c in op.control_inputs if c._id in omap]
             same = True
