@@ -16,3 +16,17 @@ def test_float64_windows_are_computed_in_float64():
                        8, 4)
     np.testing.assert_allclose(s.numpy()[0, :2], [1.4520815280171306 + 0j, -1.1770815280171305 - 1.407537879754125j],
                                rtol=1e-14)
+
+
+def test_empty_unsorted_segment_max_min_are_the_lowest_and_highest_finite_values():
+    # TF 2.21 values
+    np.testing.assert_array_equal(tf.math.unsorted_segment_max(tf.constant([1.0, 2.0]), [0, 0], 2).numpy(),
+                                  np.float32([2.0, -3.4028235e+38]))
+    out = tf.math.unsorted_segment_min(tf.constant([1.0, 2.0], tf.float16), [0, 0], 2)
+    assert out.dtype == tf.float16 and out.numpy().tolist() == [1.0, 65504.0]
+    assert tf.math.unsorted_segment_max(tf.constant([1, 2]), [0, 0], 2).numpy().tolist() == [2, -2147483648]
+    # a ragged row with no values reduces to the same (TF: np.float32([1.0, 3.4028235e+38]))
+    np.testing.assert_array_equal(tf.math.reduce_min(tf.ragged.constant([[1.0, 2.0], []]), axis=1).numpy(),
+                                  np.float32([1.0, 3.4028235e+38]))
+    # a sorted segment with no rows stays 0
+    assert tf.math.segment_max(tf.constant([1.0, 2.0]), [0, 2]).numpy().tolist() == [1.0, 0.0, 2.0]

@@ -150,8 +150,7 @@ def seg_ref(data, ids, num, kind, sorted_):
                 out[s] = 1
             elif kind in ("max", "min") and not sorted_:
                 info = np.finfo if data.dtype.kind == "f" else np.iinfo
-                out[s] = (-np.inf if kind == "max" else np.inf) if data.dtype.kind == "f" else (
-                    info(data.dtype).min if kind == "max" else info(data.dtype).max)
+                out[s] = info(data.dtype).min if kind == "max" else info(data.dtype).max  # TF: finite, not inf
             continue
         if kind == "sum":
             out[s] = rows.sum(0)

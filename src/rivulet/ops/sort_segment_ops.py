@@ -242,11 +242,13 @@ def top_k(input, k=1, sorted=True, index_type=_dt.int32, name=None):  # noqa: A0
 
 # ---------------------------------------------------------------- segment reductions
 def _lowest(dt):
-    return -np.inf if dt.kind == "f" else np.iinfo(dt).min
+    # An empty unsorted segment's max is the dtype's lowest finite value (-3.4028235e+38 in float32), not
+    # -inf, as TensorFlow's kernel initialises it (and ragged reduce_max of an empty row with it).
+    return np.finfo(dt).min if dt.kind == "f" else np.iinfo(dt).min
 
 
 def _highest(dt):
-    return np.inf if dt.kind == "f" else np.iinfo(dt).max
+    return np.finfo(dt).max if dt.kind == "f" else np.iinfo(dt).max
 
 
 def _reduce_into(data, ids, num, kind):
