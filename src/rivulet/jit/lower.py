@@ -21,6 +21,7 @@ from ..onnx.builder import CONVERTERS, Model, Scope, Unsupported, VarRef, conver
 from ..onnx.convert import convert_ops
 from ..onnx.prune import prune
 from ..onnx.report import ExportReport
+from .rows import row_wise
 
 OPSET = 17
 _UPDATES = {"AssignVariableOp": None, "AssignAddVariableOp": "Add", "AssignSubVariableOp": "Sub"}
@@ -29,7 +30,7 @@ _UPDATES = {"AssignVariableOp": None, "AssignAddVariableOp": "Add", "AssignSubVa
 class Lowered:
     """The ONNX model and how to call it: which compiled-graph inputs feed it, which variables it updates."""
     __slots__ = ("model", "arg_index", "var_index", "input_names", "n_outputs", "updated", "output_names",
-                 "heavy_flops", "frozen", "fused_rnns")
+                 "heavy_flops", "frozen", "fused_rnns", "rows")
 
 
 class StepModel(Model):
@@ -152,6 +153,9 @@ def lower(graph, inputs, outputs, captures, n_args, freeze=True):
     low.heavy_flops = largest_gemm(ops)
     low.fused_rnns = {n.op_type for n in g.node if n.op_type in ("RNN", "LSTM", "GRU", "Scan")}  # onnx/ops_rnn.py
     low.frozen = model.frozen
+    # a recurrent step computing each row from its arguments' row alone: per output, whether it has rows
+    # (jit/rows.py), for the caller to run big batches as two halves at once; None: run it whole
+    low.rows = row_wise(low.model, n_args) if "Scan" in low.fused_rnns and not low.updated else None
     return low, None
 
 

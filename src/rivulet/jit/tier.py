@@ -236,10 +236,18 @@ class JitFunction:
         return checked
 
 
+def _halves(low):
+    """Whether the step runs a big batch as two halves at once (see _runner): a row-wise recurrent step
+    (jit/rows.py) with the threads left to rivulet on a machine with two cores or more."""
+    return low.rows is not None and SETTINGS["threads"] is None and (os.cpu_count() or 1) >= 2
+
+
 def _session(ort, low, gemm=None):
     so = ort.SessionOptions()
     threads = SETTINGS["threads"]
-    if threads is None:
+    if threads is None and _halves(low):
+        threads = 1  # each half on one thread: the parallelism is the halves'
+    elif threads is None:
         heavy = max(low.heavy_flops, gemm or 0.0)
         threads = 1 if heavy < PARALLEL_MNK else max(1, min(os.cpu_count() or 1, 8))
         if "GRU" in low.fused_rnns:
@@ -247,9 +255,10 @@ def _session(ort, low, gemm=None):
             # 2-core machine at batch 64 and 1024 alike (2.3 -> 12.6 ms, 65 -> 123 ms); its LSTM scales
             threads = 1
         if "Scan" in low.fused_rnns:
-            # an LSTM/GRU Scan (onnx/ops_rnn.py) of batch 1024: two threads cost ~6% more CPU than one, yet on a
-            # loaded machine the step got twice the CPU share of a one-thread process (LSTM predict under two
-            # busy processes: 288 ms on one thread, ~180 on two); its per-step GEMMs are too small for more
+            # an LSTM/GRU Scan (onnx/ops_rnn.py; a row-wise one runs big batches as two halves instead: _halves)
+            # of batch 1024: two threads cost ~6% more CPU than one, yet on a loaded machine the step got twice
+            # the CPU share of a one-thread process (LSTM predict under two busy processes: 288 ms on one
+            # thread, ~180 on two); its per-step GEMMs are too small for more
             threads = min(threads, 2)
     so.intra_op_num_threads = threads
     if threads > 1:  # the pool serves a few big GEMMs/convs: idle workers sleep instead of spinning
@@ -278,7 +287,7 @@ def _runner(sess, low, numpy_fn, name, ort, n_args, caps):
     quiet = context.run_quiet
     said = []
 
-    def call(*args):
+    def feed(args):
         feeds = {}
         for n, i in arg_plan:
             v = args[i]
@@ -286,8 +295,11 @@ def _runner(sess, low, numpy_fn, name, ort, n_args, caps):
         for n, var in var_plan:
             v = var._value
             feeds[n] = v if v.__class__ is ndarray else asarray(v)
+        return feeds
+
+    def call(*args):
         try:
-            outs = run(out_names, feeds, None)
+            outs = run(out_names, feed(args), None)
         except errors as e:
             # The NumPy executor runs it again: it raises TensorFlow's error naming the user's line (or, if
             # onnxruntime refused something NumPy accepts, computes the result: then say so, once).
@@ -301,7 +313,49 @@ def _runner(sess, low, numpy_fn, name, ort, n_args, caps):
             for var, new in zip(updated, outs[n_out:]):
                 var._value = new
         return tuple([wrap(o) for o in outs[:n_out]])
-    return call
+    if not _halves(low):
+        return call
+    rows, concat, pool = tuple(low.rows), np.concatenate, _worker()
+
+    def halves(*args):
+        # A big batch of a row-wise recurrent step: its two halves at once, the second on the worker thread
+        # (onnxruntime releases the GIL while it runs): one hand-over per call, where onnxruntime's own two
+        # threads share out every node of every step of the recurrence (LSTM(64) at batch 1024: 80 steps
+        # of 13 nodes, ~25 us each, every one a wake-up of a sleeping worker and a join).
+        arrays = [a if a.__class__ is ndarray else asarray(a) for a in args]
+        n = arrays[0].shape[0] if arrays[0].ndim else 0
+        if n < _SPLIT_ROWS or any(not a.ndim or a.shape[0] != n for a in arrays):
+            return call(*args)
+        h = n // 2
+        second = pool.submit(run, out_names, feed([a[h:] for a in arrays]), None)
+        try:
+            first = run(out_names, feed([a[:h] for a in arrays]), None)
+            last = second.result()
+        except errors:
+            _wait(second)
+            return call(*args)  # whole, and onto the NumPy executor's error (or result) as ever
+        return tuple([wrap(concat([x, y]) if r else x) for x, y, r in zip(first, last, rows)])
+    return halves
+
+
+# A row-wise recurrent step's batch of at least this many rows runs as two halves at once (tier._runner).
+_SPLIT_ROWS = 128
+_pool = []
+
+
+def _worker():
+    """The one thread that runs the second halves (idle: asleep on its queue)."""
+    if not _pool:
+        from concurrent.futures import ThreadPoolExecutor
+        _pool.append(ThreadPoolExecutor(1, thread_name_prefix="rivulet-jit-half"))
+    return _pool[0]
+
+
+def _wait(future):
+    try:
+        future.result()
+    except Exception:  # noqa: BLE001  (its failure is the whole call's, run again)
+        pass
 
 
 def _ort_errors(ort):

@@ -484,8 +484,8 @@ class _Loop:
             tables = [self._table(emb[0], ws[k], bs[k]) for k in range(4)]
 
             def step(inner, ids, h, c, gemm):
-                return cell(inner, [inner.node(acts[k], [gemm(h, rs[k], inner.node("Gather", [tables[k], ids], axis=0))])
-                                    for k in range(4)], c)
+                xs = [inner.node("Gather", [tab, ids], axis=0) for tab in tables]
+                return cell(inner, [inner.node(acts[k], [gemm(h, rs[k], xs[k])]) for k in range(4)], c)
             return self._scan(h_new, emb[1], [self.ins[self.i_h], self.ins[i_c]], step, units, c_new, i_c, emb[2])
 
         wrs = [self.ctx.node("Concat", [w, r], axis=0) for w, r in zip(ws, rs)]

@@ -1,0 +1,98 @@
+"""A row-wise recurrent step (each result row from its argument row alone: jit/rows.py) runs a big batch as
+two halves at once, on two threads; anything mixing rows runs whole. Results equal the NumPy executor's."""
+import warnings
+
+import numpy as np
+import pytest
+
+import rivulet as tf
+
+pytest.importorskip("onnxruntime")
+pytest.importorskip("onnx")
+pytestmark = pytest.mark.usefixtures("compile_at_once")  # tests/jit/conftest.py
+
+layers = tf.keras.layers
+
+
+class Recorder:
+    """Stands in for the worker thread: runs what it is given, counting the calls and their batch sizes."""
+    def __init__(self):
+        self.rows = []
+
+    def submit(self, fn, names, feeds, options):
+        from concurrent.futures import Future
+        self.rows.append(next(iter(feeds.values())).shape[0])
+        f = Future()
+        f.set_result(fn(names, feeds, options))
+        return f
+
+
+@pytest.fixture
+def worker(monkeypatch):
+    from rivulet.jit import tier
+    rec = Recorder()
+    monkeypatch.setattr(tier, "_pool", [rec])
+    monkeypatch.setattr(tier.os, "cpu_count", lambda: 2)
+    return rec
+
+
+def text_model(rnn, seed=0):
+    rs = np.random.default_rng(seed)
+    inp = tf.keras.Input((7,), dtype="int32")
+    out = rnn(layers.Embedding(40, 5)(inp))
+    out = [layers.Dense(2, activation="sigmoid")(o) for o in out] if isinstance(out, list) else \
+        layers.Dense(2, activation="sigmoid")(out)
+    m = tf.keras.Model(inp, out)
+    m.set_weights([rs.standard_normal(w.shape).astype(np.float32) * 0.5 for w in m.get_weights()])
+    return m
+
+
+def run_both(fn, batches, seed=1):
+    spec = [tf.TensorSpec([None, 7], tf.int32)]
+    jit = tf.function(fn, jit_compile=True, input_signature=spec)
+    plain = tf.function(fn, input_signature=spec)
+    rs = np.random.default_rng(seed)
+    for b in batches:
+        x = tf.constant(rs.integers(0, 40, (b, 7)).astype(np.int32))
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")  # nothing falls back
+            got = tf.nest.flatten(jit(x))
+        want = tf.nest.flatten(plain(x))
+        assert [g.shape for g in got] == [w.shape for w in want]
+        for g, w in zip(got, want):
+            np.testing.assert_allclose(g.numpy(), w.numpy(), rtol=1e-5, atol=1e-6)
+    assert tf.jit.tier_of(jit) == ["onnxruntime"]
+    (cf,) = jit._list_all_concrete_functions()
+    return cf._jit_function
+
+
+@pytest.mark.parametrize("rnn", [lambda: layers.LSTM(6), lambda: layers.GRU(6, reset_after=False),
+                                 lambda: layers.LSTM(6, return_sequences=True, return_state=True)])
+def test_big_batches_run_as_two_halves(rnn, worker):
+    m = text_model(rnn())
+    jf = run_both(lambda a: m(a), [300, 301, 50, 128])
+    assert worker.rows == [150, 151, 64]  # the second halves; batch 50 ran whole
+    assert jf.session.get_session_options().intra_op_num_threads == 1  # the halves are the parallelism
+
+
+@pytest.mark.parametrize("mix", [
+    lambda h, a: h - tf.reduce_mean(h, axis=0),  # a reduction over the batch
+    lambda h, a: h / tf.cast(tf.shape(a)[0], tf.float32),  # the batch size as a number
+    lambda h, a: tf.concat([h[1:], h[:1]], axis=0),  # rows moved
+])
+def test_steps_mixing_rows_run_whole(mix, worker):
+    m = text_model(layers.LSTM(6))
+    run_both(lambda a: mix(m(a), a), [300])
+    run_both(lambda a: m(a), [300])
+    assert worker.rows == [150]  # the model's own step only
+
+
+def test_a_fixed_batch_runs_whole(worker):
+    # traced for one batch size, the zero state is a constant of that many rows: no halves
+    m = text_model(layers.GRU(6))
+    jit = tf.function(lambda a: m(a), jit_compile=True)
+    x = tf.constant(np.random.default_rng(2).integers(0, 40, (256, 7)).astype(np.int32))
+    np.testing.assert_allclose(jit(x).numpy(), tf.function(lambda a: m(a))(x).numpy(), rtol=1e-5, atol=1e-6)
+    assert tf.jit.tier_of(jit) == ["onnxruntime"] and worker.rows == []
+    run_both(lambda a: m(a), [256])  # traced for any batch: halves
+    assert worker.rows == [128]
