@@ -317,3 +317,11 @@ def test_a_cells_source_is_kept_with_every_line_ending_in_a_newline_as_ipython_k
     rt._run_cell("ds2 = ds.map(\n  lambda x: x * 2)", ns, "<nb cell 1>")
     assert linecache.getlines("<nb cell 1>") == ["ds2 = ds.map(\n", "  lambda x: x * 2)\n"]
     assert list(ns["ds2"].as_numpy_iterator()) == [0, 2, 4]
+
+
+def test_an_epoch_count_set_as_a_keyword_default_is_capped_too():
+    # optimization/compression: train_model(..., **kwargs) with kwargs.setdefault("epochs", 5)
+    code = rt.transform('kwargs.setdefault("epochs", 5)\nkwargs.setdefault("verbose", 5)\n'
+                        "kw.setdefault('max_epochs', 1)")
+    assert code.splitlines() == ['kwargs.setdefault("epochs", 2)', 'kwargs.setdefault("verbose", 5)',
+                                 "kw.setdefault('max_epochs', 1)"]

@@ -32,7 +32,8 @@ What the runner does to each notebook, and nothing else:
   a cell that was nothing but magics or comments is not scored;
 - shrinks training: an integer literal larger than MAX_EPOCHS given to `epochs=` (or to a keyword or default
   ending in `_epochs`, e.g. `max_epochs=10000`), or assigned to a name `epochs`/`EPOCHS` or ending in
-  `_epochs`/`_EPOCHS` (`MAX_EPOCHS`, `initial_epochs`, `fine_tune_epochs`), becomes MAX_EPOCHS (2). The synthetic data
+  `_epochs`/`_EPOCHS` (`MAX_EPOCHS`, `initial_epochs`, `fine_tune_epochs`), or set as a default with
+  `kwargs.setdefault("epochs", 5)`, becomes MAX_EPOCHS (2). The synthetic data
   sets are small too (a few hundred rows; MNIST 9,000, what multi_worker_with_ctl's 70 steps of 128 take), so no
   other rewrite is needed;
 - keeps each cell's source in linecache, as IPython does (AutoGraph reads the functions a cell defines);
@@ -178,6 +179,8 @@ _IMPORT_RULES = [
 # (`EPOCHS`, `initial_epochs`, `fine_tune_epochs`) assigned an integer literal
 _EPOCH_KW = re.compile(r"\b((?:[A-Za-z]\w*_)?(?:epochs|EPOCHS)\s*=\s*)(\d+)\b")
 _EPOCH_NAME = re.compile(r"^(\s*(?:[A-Za-z]\w*_)?(?:epochs|EPOCHS)\s*=\s*)(\d+)\s*$")
+# a keyword argument's default set in a dict: `kwargs.setdefault("epochs", 5)` (optimization/compression)
+_EPOCH_DEFAULT = re.compile(r"""(\.setdefault\(\s*["'](?:[A-Za-z]\w*_)?epochs["']\s*,\s*)(\d+)\b""")
 
 
 def _shrink(m):
@@ -196,6 +199,7 @@ def _rewrite(line):
         line = pat.sub(rep, line)
     line = _UNSCORED_IMPORT.sub(r"\1try: \2\n\1except ImportError: pass", line)
     line = _EPOCH_KW.sub(_shrink, line)
+    line = _EPOCH_DEFAULT.sub(_shrink, line)
     return _EPOCH_NAME.sub(_shrink, line)
 
 

@@ -31,7 +31,7 @@ from .features import ClassLabel, FeaturesDict, Image, Scalar, Tensor, Text  # n
 
 # examples per split here (the real data set's counts in the comment at each entry of _CATALOG)
 SIZES = {
-    "mnist": {"train": 12000, "test": 2000},
+    "mnist": {"train": 6000, "test": 1000},
     "tf_flowers": {"train": 120},
     "oxford_iiit_pet": {"train": 192, "test": 320},
     "cycle_gan/horse2zebra": {"trainA": 12, "trainB": 12, "testA": 6, "testB": 6},
