@@ -18,7 +18,7 @@ import numpy as np
 
 from ..core.context import unquiet
 from ..errors import InvalidArgumentError, OpError, ResourceExhaustedError
-from . import parallel
+from . import dense_chain, parallel
 from .plan import needed_ops
 
 _ids = itertools.count()
@@ -101,6 +101,9 @@ def compile_graph(graph, inputs, outputs, name="fn", wrap=None, split=True, kern
         ops, groups = parallel.schedule(ops)
         grouped = {m._id for g in groups.values() for m in g}
         glob["_par"] = parallel.run_together
+    # Chains of small dense layers run as one call on oneDNN where it is installed (execute/dense_chain.py)
+    chains = dense_chain.plan(ops, uses, grouped | set(kernels), standins | held)
+    chained = {m._id for _, members in chains.values() for m in members[:-1]}
 
     def produced(op, v):
         """Starts counting the uses of op's outputs, held by the name v."""
@@ -159,6 +162,25 @@ def compile_graph(graph, inputs, outputs, name="fn", wrap=None, split=True, kern
         if pending is not None and typ != "Const" and (
                 op._id in grouped or typ == "Identity" or not any(id(t) == pending[0] for t in op._inputs)):
             flush()
+        if op._id in chained:
+            continue  # computed by its chain's last op
+        if op._id in chains:
+            if pending is not None:
+                flush()
+            chain, members = chains[op._id]
+            glob[f"k{op._id}"] = chain
+            cargs = [arg(members[0], 0, members[0]._inputs[0])] + [arg(m, i, t) for m in members
+                                                                   for i, t in enumerate(m._inputs) if i]
+            v = f"v{op._id}"
+            lines.append(f"    {v} = k{op._id}({', '.join(cargs)})")
+            line_ops[len(lines)] = op
+            names[id(op.outputs[0])] = v
+            fresh.add(id(op.outputs[0]))
+            stand_in(op)
+            produced(op, v)
+            for m in members:
+                release(m)
+            continue
         if op._id in grouped:
             group = groups.get(op._id)
             if group is None:
