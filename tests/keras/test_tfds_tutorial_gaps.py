@@ -113,3 +113,32 @@ def test_a_call_whose_training_argument_has_no_default_gets_none():
         def call(self, x, training):
             return x if training is None else x + 1
     assert Plain()(tf.zeros(2)).numpy().tolist() == [0, 0]
+
+
+def test_clone_model_makes_new_layers_of_the_same_architecture():
+    # optimization/compression: tf.keras.models.clone_model(model, clone_function=...)
+    seq = tf.keras.Sequential([tf.keras.layers.Dense(4, activation="relu", name="a"), tf.keras.layers.Dense(2, name="b")],
+                              name="classifier")
+    seq(tf.zeros((3, 5)))  # built by its first call
+    clone = tf.keras.models.clone_model(seq)
+    assert clone.name == "classifier" and [l.name for l in clone.layers] == ["a", "b"]
+    assert all(c is not o for c, o in zip(clone.layers, seq.layers))
+    assert clone.input_shape == (None, 5) and len(clone.weights) == 4
+    assert not np.allclose(clone.layers[0].kernel.numpy(), seq.layers[0].kernel.numpy())  # new weights
+    seen = []
+
+    def fn(layer):
+        seen.append(layer.name)
+        return layer.__class__.from_config(layer.get_config())
+    i = tf.keras.Input((3,), name="x")
+    functional = tf.keras.Model(i, tf.keras.layers.Dense(1, name="out")(tf.keras.layers.Dense(2, name="h")(i)))
+    fc = tf.keras.models.clone_model(functional, clone_function=fn)
+    assert sorted(seen) == ["h", "out"]  # not the Input
+    assert [l.name for l in fc.layers] == ["x", "h", "out"] and fc(tf.ones((2, 3))).shape == (2, 1)
+
+    class Sub(tf.keras.Model):
+        def call(self, x):
+            return x
+    with pytest.raises(ValueError, match="Expected `model` argument to be a functional `Model` instance, but got a "
+                                         "subclassed model"):
+        tf.keras.models.clone_model(Sub())

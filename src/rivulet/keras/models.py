@@ -413,30 +413,10 @@ class Model(Trainer, Layer):
         self._load_npz(filepath)
 
     def _load_npz(self, filepath):
-        try:
-            with open(filepath, "rb") as f, np.load(f, allow_pickle=False) as data:
-                files = set(data.files)
-                if "format" not in files or str(data["format"]) != _WEIGHTS_FORMAT:
-                    raise ValueError(f"{filepath} is not a rivulet weights file (written by Model.save_weights).")
-                names = [str(n) for n in data["names"]]
-                values = [data[f"w{i:04d}"] for i in range(len(names))]
-        except (OSError, KeyError, EOFError, zipfile.BadZipFile) as e:
-            if isinstance(e, FileNotFoundError):
-                raise
-            raise ValueError(f"Could not read weights from {filepath}: {e}") from None
-        weights = self.weights
-        if not weights and values:
-            raise ValueError(f"Model \"{self.name}\" has no weights yet (it is not built): call it on data or "
-                             f"build() it before load_weights, which expects {len(values)} weights.")
-        if len(weights) != len(values):
-            raise ValueError(f"Weight count mismatch: the file {filepath} holds {len(values)} weights but model "
-                             f"\"{self.name}\" has {len(weights)}.")
-        for w, name, value in zip(weights, names, values):
-            if tuple(w.shape) != value.shape:
-                raise ValueError(f"Weight shape mismatch for {w.name}: the model's is {tuple(w.shape)}, the file's "
-                                 f"(saved as {name}) is {value.shape}.")
-        for w, value in zip(weights, values):
-            w.assign(value.astype(w.dtype.as_numpy_dtype, copy=False))
+        from .saving.weights_npz import read_weights_npz
+        values = read_weights_npz(self, filepath, _WEIGHTS_FORMAT)  # checked whole before anything is assigned
+        for w, value in zip(self.weights, values):
+            w.assign(value)
 
 
     # -- config (functional and subclassed; Sequential has its own) ------------------------------------------
@@ -605,13 +585,17 @@ def _own_graph_nodes(layer):
     return int(isinstance(layer, Model) and layer._is_graph_network)
 
 
-def _functional_from_config(cls, config, custom_objects):
+def _functional_from_config(cls, config, custom_objects, clone_layer=None):
+    """(`clone_layer(name)`: clone_model's layer for a layer that is no InputLayer, instead of its config's.)"""
     from .saving.serialization import deserialize_keras_object
     created, pending = {}, []
     for entry in config["layers"]:
         name = entry.get("name") or entry["config"].get("name")
         spec = {k: v for k, v in entry.items() if k not in ("name", "inbound_nodes")}
-        layer = deserialize_keras_object(spec, custom_objects, printable_module_name="layer")
+        if clone_layer is not None and entry.get("class_name") != "InputLayer":
+            layer = clone_layer(name)
+        else:
+            layer = deserialize_keras_object(spec, custom_objects, printable_module_name="layer")
         if not isinstance(layer, Layer):
             raise ValueError(f"Layer config {name!r} does not describe a layer")
         created[name] = layer
@@ -845,6 +829,39 @@ class Sequential(Model):
                 raise ValueError(f"Sequential layer config does not describe a layer: {entry!r}")
             model.add(layer)
         return model
+
+
+def clone_model(model, input_tensors=None, clone_function=None):
+    """tf.keras.models.clone_model: a Sequential or functional model of the same architecture made of new
+    layers, `clone_function(layer)` for each (by default `layer.__class__.from_config(layer.get_config())`,
+    so new weights: none are copied); its Inputs are new Inputs of the same shapes and names."""
+    if clone_function is None:
+        def clone_function(layer):
+            return layer.__class__.from_config(layer.get_config())
+    if not isinstance(model, Model):
+        raise ValueError(f"Expected `model` argument to be a `Model` instance. Received: model={model}")
+    if input_tensors is not None:
+        raise NotImplementedError("rivulet's clone_model does not take input_tensors: the clone gets new Inputs "
+                                  "of the model's shapes")
+
+    def cloned(layer):
+        new = clone_function(layer)
+        if not isinstance(new, Layer):
+            raise ValueError(f"Expected `clone_function` to return a Layer instance. Received: {new!r}")
+        return new
+    if isinstance(model, Sequential):
+        clone = Sequential(name=model.name)
+        if model._graph_input is not None:
+            t = model._graph_input
+            clone.add(Input(batch_shape=tuple(t.shape.as_list()), dtype=t.dtype, name=t.node.layer.name))
+        for layer in model.layers:
+            clone.add(cloned(layer))
+        return clone
+    if not model._is_graph_network:
+        raise ValueError(f"Expected `model` argument to be a functional `Model` instance, but got a subclassed "
+                         f"model instead: {model}")
+    by_name = {layer.name: layer for layer in model.layers}
+    return _functional_from_config(Model, model.get_config(), None, clone_layer=lambda name: cloned(by_name[name]))
 
 
 def load_model(filepath, custom_objects=None, compile=True, options=None, safe_mode=True):
