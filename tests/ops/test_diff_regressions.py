@@ -30,3 +30,27 @@ def test_empty_unsorted_segment_max_min_are_the_lowest_and_highest_finite_values
                                   np.float32([1.0, 3.4028235e+38]))
     # a sorted segment with no rows stays 0
     assert tf.math.segment_max(tf.constant([1.0, 2.0]), [0, 2]).numpy().tolist() == [1.0, 0.0, 2.0]
+
+
+@pytest.mark.parametrize("in_shape,shape,expected", [
+    ((0, 3), [-1, 0], (3, 0)), ((0, 3), [0, -1], (0, 3)), ((0, 3), [-1, 0, 2], (1, 0, 2)),
+    ((0, 3), [2, -1, 0], (2, 1, 0)), ((0, 3), [-1, 5], (0, 5)), ((2, 0, 3), [-1, 0], (6, 0)),
+    ((2, 0, 3), [3, -1], (3, 0)), ((2, 0, 3), [-1, 0, 7], (0, 0, 7))])
+def test_reshape_of_empty_tensors_infers_minus_one_as_tensorflow(in_shape, shape, expected):
+    # TF 2.21 gives these shapes eagerly and in tf.function (rivulet raised "requires a multiple of 0")
+    x = tf.zeros(in_shape)
+    assert tuple(tf.reshape(x, shape).shape) == expected
+    assert tuple(tf.function(lambda t: tf.reshape(t, shape))(x).shape) == expected
+
+
+def test_reshape_to_a_shape_with_zero_of_a_nonempty_tensor_still_fails():
+    with pytest.raises(tf.errors.InvalidArgumentError, match="6 values, but the requested shape has 0"):
+        tf.reshape(tf.zeros([2, 3]), [-1, 0])
+
+
+def test_zeros_like_of_strings_is_empty_strings_and_ones_like_refuses_them():
+    out = tf.zeros_like(tf.constant([["a"], ["bc"]]))
+    assert out.dtype == tf.string and out.numpy().tolist() == [[b""], [b""]]
+    assert tf.function(tf.zeros_like)(tf.constant(["a"])).numpy().tolist() == [b""]
+    with pytest.raises(tf.errors.InvalidArgumentError, match="Value for attr 'T' of string"):
+        tf.ones_like(tf.constant(["a"]))

@@ -11,7 +11,7 @@ import numpy as np
 from .. import dtypes as _dt
 from ..core import context
 from ..core.dispatch import bind
-from ..core.op import FLOATS, cpp_dtype_name, defop
+from ..core.op import FLOATS, NUMERIC, cpp_dtype_name, defop
 from ..core import tensor as _tensor
 from ..core.tensor import Tensor, convert_to_tensor
 from ..errors import InvalidArgumentError
@@ -204,18 +204,45 @@ def identity(input, name=None):  # noqa: A002
 
 
 # ---------------------------------------------------------------- reshape
+def _infer_missing(in_dims, shape):
+    """The size of the -1 dimension of `shape` for an input of the known dims `in_dims`, by TensorFlow's
+    rule: where the requested shape has a 0, the input's zero dims are left out of its count and the
+    requested zeros out of the product (so [0, 3] reshaped to [-1, 0] is [3, 0]); None when it does not
+    divide. Returns (missing, product of the known requested sizes)."""
+    has_zero = 0 in shape
+    product = int(np.prod([d for d in shape if d not in (-1, 0)], dtype=np.int64))
+    count, input_has_zero = 1, False
+    for d in in_dims:
+        if d > 0 or not has_zero:
+            count *= d
+        else:
+            input_has_zero = True
+    missing = count // product if product else 0
+    if not input_has_zero and product * missing != count:
+        return None, product
+    return missing, product
+
+
 def _reshape_kernel(x, *dyn, shape):
     shape = _dims(dyn, shape)
     size = np.size(x)
-    known = [d for d in shape if d != -1]
-    n = int(np.prod(known)) if known else 1
     if shape.count(-1) > 1:
         raise InvalidArgumentError(f"Only one input size may be -1, not both {shape.index(-1)} and "
                                    f"{len(shape) - 1 - shape[::-1].index(-1)}")
-    if (shape.count(-1) == 0 and n != size) or (shape.count(-1) == 1 and (n == 0 or size % n)):
-        raise InvalidArgumentError(
-            f"Input to reshape is a tensor with {size} values, but the requested shape "
-            f"{'has ' + str(n) if -1 not in shape else 'requires a multiple of ' + str(n)}")
+    if -1 in shape:
+        missing, n = _infer_missing(np.shape(x), shape)
+        if missing is not None:
+            shape = [missing if d == -1 else d for d in shape]
+            if int(np.prod(shape)) == size:
+                return np.reshape(x, shape)
+            raise InvalidArgumentError(f"Input to reshape is a tensor with {size} values, but the requested shape "
+                                       f"has {int(np.prod(shape))}")
+        raise InvalidArgumentError(f"Input to reshape is a tensor with {size} values, but the requested shape "
+                                   f"requires a multiple of {n}")
+    n = int(np.prod(shape)) if shape else 1
+    if n != size:
+        raise InvalidArgumentError(f"Input to reshape is a tensor with {size} values, but the requested shape "
+                                   f"has {n}")
     return np.reshape(x, shape)
 
 
@@ -231,7 +258,16 @@ def _reshape_infer(x, *dyn, shape):
     known = int(np.prod([d for d in shape if d is not None and d != -1]))
     open_dims = [i for i, d in enumerate(shape) if d is None or d == -1]
     out = list(shape)
-    if n is not None and len(open_dims) == 1:
+    if n is not None and len(open_dims) == 1 and None not in shape:
+        missing, m = _infer_missing(x.shape.as_list(), shape)
+        if missing is None:
+            raise ValueError(f"Input to reshape is a tensor with {n} values, but the requested shape requires "
+                             f"a multiple of {m}")
+        if n != missing * known:
+            raise ValueError(f"Input to reshape is a tensor with {n} values, but the requested shape has "
+                             f"{missing * known}")
+        out[open_dims[0]] = missing
+    elif n is not None and len(open_dims) == 1:
         if known == 0 or n % known:
             raise ValueError(f"Input to reshape is a tensor with {n} values, but the requested shape requires "
                              f"a multiple of {known}")
@@ -255,8 +291,15 @@ def reshape(tensor, shape, name=None):
 
 
 # ---------------------------------------------------------------- zeros/ones like
-ZEROS_LIKE = defop("ZerosLike", lambda x: np.zeros_like(x), same_shape, grad=lambda op, dy: (None,))
-ONES_LIKE = defop("OnesLike", lambda x: np.ones_like(x), same_shape, grad=lambda op, dy: (None,))
+def _zeros_like_kernel(x):
+    if x.dtype == object:  # strings: TensorFlow's zero is the empty string (NumPy's would be the int 0)
+        return np.full(np.shape(x), b"", object)
+    return np.zeros_like(x)
+
+
+ZEROS_LIKE = defop("ZerosLike", _zeros_like_kernel, same_shape, grad=lambda op, dy: (None,))
+ONES_LIKE = defop("OnesLike", lambda x: np.ones_like(x), same_shape, grad=lambda op, dy: (None,),
+                  allowed=NUMERIC | {_dt.bool})
 
 
 def zeros_like(input, dtype=None, name=None):  # noqa: A002
