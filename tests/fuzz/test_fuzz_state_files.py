@@ -220,7 +220,9 @@ def load_npz(path):
     with np.load(path, allow_pickle=False) as f:  # it loaded: the archive's arrays, each in its own dtype
         stored = [f[f"w{i:04d}"] for i in range(len(m.weights))]
     for w, s in zip(m.weights, stored):
-        if s.dtype != w.dtype.as_numpy_dtype or s.shape != tuple(w.shape) or not np.array_equal(w.numpy(), s):
+        want = np.dtype(w.dtype.as_numpy_dtype)  # (in either byte order)
+        if (s.dtype.kind, s.dtype.itemsize) != (want.kind, want.itemsize) or s.shape != tuple(w.shape) or \
+                not np.array_equal(w.numpy(), s):
             raise Undocumented(f"{w.name} loaded as {w.dtype.name}{tuple(w.shape)} from {s.dtype}{s.shape}")
     return [w.numpy() for w in m.weights]
 
@@ -307,3 +309,40 @@ def test_manager_sweeps_only_checkpoints_inside_its_directory(tmp_path):
     path = manager.save()
     assert sorted(os.listdir(other)) == ["ckpt-1.data-00000-of-00001", "ckpt-1.index"]
     assert manager.checkpoints == [path] and tf.train.latest_checkpoint(str(d)) == path
+
+
+def test_npz_weights_of_another_dtype_or_forged_headers_are_refused(tmp_path):
+    """What keras-weights-npz found: a float64 (or bool, or byte-string) array loaded into float32 weights was
+    cast silently; a header declaring 2**40 values raised MemoryError, a 0-d names array TypeError, a member
+    that is no .npy AttributeError, a broken header TokenError. All ValueError now, before anything is
+    assigned."""
+    data, weights = _npz_base()
+    m = _model()
+    before = [w.numpy() for w in m.weights]
+
+    def refused(members, match):
+        p = tmp_path / "w.npz"
+        p.write_bytes(_rezip(members))
+        with pytest.raises(ValueError, match=match):
+            m.load_weights(str(p))
+        for w, b in zip(m.weights, before):  # nothing assigned
+            np.testing.assert_array_equal(w.numpy(), b)
+
+    base = _members(data)
+    for dt in ("<f8", "|b1", "|S4", "<i4"):
+        refused({**base, "w0001.npy": _npy(weights[1].astype(dt))}, "a value of another dtype is never cast")
+    hdr = io.BytesIO()
+    np.lib.format.write_array_header_1_0(hdr, {"descr": "<f4", "fortran_order": False, "shape": (2 ** 40,)})
+    refused({**base, "w0000.npy": hdr.getvalue() + bytes(16)}, "Weight shape mismatch")
+    refused({**base, "w0000.npy": hdr.getvalue().replace(b"(1099511627776,)", b"(2, 3)          ") + bytes(16)},
+            "holds 16 bytes of data, its header says 24")
+    refused({**base, "names.npy": _npy(np.array("a"))}, "names.npy is not a list of names")
+    refused({**base, "w0000.npy": b"raw bytes"}, "w0000.npy is not an .npy array")
+    refused({**base, "w0000.npy": base["w0000.npy"][:10] + b"{'descr': (" + base["w0000.npy"][21:]},
+            "malformed header")
+    refused({k: v for k, v in base.items() if k != "w0003.npy"}, "lists 4 names but holds the arrays")
+    # a big-endian float32 array is float32: its values load
+    p = tmp_path / "be.npz"
+    p.write_bytes(_rezip({**base, "w0000.npy": _npy(weights[0].astype(">f4"))}))
+    m.load_weights(str(p))
+    np.testing.assert_array_equal(m.weights[0].numpy(), weights[0])
