@@ -54,3 +54,11 @@ def test_zeros_like_of_strings_is_empty_strings_and_ones_like_refuses_them():
     assert tf.function(tf.zeros_like)(tf.constant(["a"])).numpy().tolist() == [b""]
     with pytest.raises(tf.errors.InvalidArgumentError, match="Value for attr 'T' of string"):
         tf.ones_like(tf.constant(["a"]))
+
+
+def test_fft_of_empty_tensors_is_empty():
+    # TF 2.21: tf.signal.fft(tf.zeros([2, 0], tf.complex64)).shape == (2, 0); ifft2d of (0, 3) likewise
+    for fn, shape in ((tf.signal.fft, (2, 0)), (tf.signal.ifft, (0, 4)), (tf.signal.ifft2d, (0, 3))):
+        x = tf.zeros(shape, tf.complex64)
+        assert fn(x).shape == shape and fn(x).dtype == tf.complex64
+        assert tf.function(fn)(x).shape == shape
