@@ -154,7 +154,7 @@ def lower(graph, inputs, outputs, captures, n_args, freeze=True):
     low.fused_rnns = {n.op_type for n in g.node if n.op_type in ("RNN", "LSTM", "GRU", "Scan")}  # onnx/ops_rnn.py
     low.frozen = model.frozen
     # a recurrent step computing each row from its arguments' row alone: per output, whether it has rows
-    # (jit/rows.py), for the caller to run big batches as two halves at once; None: run it whole
+    # (jit/rows.py), for the caller to run big batches in chunks on two threads; None: run it whole
     low.rows = row_wise(low.model, n_args) if "Scan" in low.fused_rnns and not low.updated else None
     return low, None
 

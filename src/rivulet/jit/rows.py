@@ -1,8 +1,8 @@
 """Whether a lowered step computes each row of its results from the same row of its arguments alone.
 
-Such a step (a Keras model's predict step: an embedding, an LSTM, a Dense head) can run as two halves of its
-batch at once, one per thread, and give the same rows (jit/tier.py splits the big batches of an RNN step
-that way: onnxruntime's intra-op threads share each step of a recurrence, two syncs per small GEMM). The
+Such a step (a Keras model's predict step: an embedding, an LSTM, a Dense head) can run its batch in chunks of
+rows, on two threads at once, and give the same rows (jit/tier.py runs the big batches of an RNN step that way:
+onnxruntime's intra-op threads share out each step of a recurrence, a sync per small node). The
 check is a walk over the ONNX graph that tags each value: a constant (it depends on no argument), a row
 tensor with its batch axis (the arguments' axis 0 and where it went: a transpose, a gather of a constant
 table, a Scan over time), or a shape vector, some of whose elements are the batch size (tf.shape(x)[0],
