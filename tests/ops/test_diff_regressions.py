@@ -62,3 +62,17 @@ def test_fft_of_empty_tensors_is_empty():
         x = tf.zeros(shape, tf.complex64)
         assert fn(x).shape == shape and fn(x).dtype == tf.complex64
         assert tf.function(fn)(x).shape == shape
+
+
+def test_float64_gelu_uses_tensorflows_float32_rounded_constants():
+    # TF 2.21 tf.nn.gelu on float64 [0.5, -2.0] (its 1/sqrt(2) and 0.044715 go through float32), value and gradient
+    x = tf.constant([0.5, -2.0], tf.float64)
+    with tf.GradientTape(persistent=True) as tape:
+        tape.watch(x)
+        exact, approx = tf.nn.gelu(x), tf.nn.gelu(x, approximate=True)
+    np.testing.assert_allclose(exact.numpy(), [0.3457312291306712, -0.04550026759242268], rtol=1e-14)
+    np.testing.assert_allclose(tape.gradient(exact, x).numpy(), [0.8674951193839892, -0.08523180477426104],
+                               rtol=1e-13)
+    np.testing.assert_allclose(approx.numpy(), [0.3457140097922433, -0.04540230678804602], rtol=1e-13)
+    np.testing.assert_allclose(tape.gradient(approx, x).numpy(), [0.8673699032922123, -0.08609925692200973],
+                               rtol=1e-13)

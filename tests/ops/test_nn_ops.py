@@ -72,9 +72,10 @@ ACTS = [
     ("selu", {}, lambda x: 1.0507009873554805 * np.where(x > 0, x, 1.6732632423543772 * (np.exp(x) - 1))),
     ("softplus", {}, lambda x: np.log1p(np.exp(x))),
     ("softsign", {}, lambda x: x / (1 + np.abs(x))),
-    ("gelu", {}, lambda x: 0.5 * x * (1 + _erf(x / np.sqrt(2)))),
+    # TensorFlow's gelu takes 1/sqrt(2) and 0.044715 through float32 (float64 results follow that).
+    ("gelu", {}, lambda x: 0.5 * x * (1 + _erf(x * float(np.float32(1 / np.sqrt(2)))))),
     ("gelu", {"approximate": True},
-     lambda x: 0.5 * x * (1 + np.tanh(np.sqrt(2 / np.pi) * (x + 0.044715 * x ** 3)))),
+     lambda x: 0.5 * x * (1 + np.tanh(np.sqrt(2 / np.pi) * (x + float(np.float32(0.044715)) * x ** 3)))),
     ("silu", {}, lambda x: x * _sig(x)),
     ("swish", {"beta": 2.0}, lambda x: x * _sig(2 * x)),
 ]

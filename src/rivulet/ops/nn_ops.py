@@ -68,9 +68,16 @@ _SQRT_2_PI = 0.7978845608028654  # sqrt(2 / pi)
 _SELU_SCALE, _SELU_ALPHA = 1.0507009873554804934193349852946, 1.6732632423543772848170429916717
 
 
+def _c32(x, c):
+    # TensorFlow's tf.nn.gelu casts its Python constants to the input's dtype through a float32 tensor, so a
+    # float64 gelu uses 1/sqrt(2) = 0.7071067690849304 (gelu(1.0) is 0.8413447419273903, not Phi(1)).
+    return x.dtype.type(np.float32(c))
+
+
 def _gelu_tanh_parts(x):
-    u = x.dtype.type(_SQRT_2_PI) * (x + x.dtype.type(0.044715) * x ** 3)
-    du = x.dtype.type(_SQRT_2_PI) * (1 + x.dtype.type(3 * 0.044715) * x * x)
+    c, a = x.dtype.type(_SQRT_2_PI), _c32(x, 0.044715)  # (only the cubic's coefficient goes through float32)
+    u = c * (x + a * x ** 3)
+    du = c * (1 + 3 * a * x * x)
     return np.tanh(u), du
 
 
@@ -78,15 +85,16 @@ def _gelu(x, approximate=False):
     if approximate:
         return x.dtype.type(0.5) * x * (1 + _gelu_tanh_parts(x)[0])
     # 0.5 * x * erfc(-x / sqrt(2)), TensorFlow's form: no cancellation for negative x.
-    return x.dtype.type(0.5) * x * _erfc(-x * x.dtype.type(_RSQRT2))
+    return x.dtype.type(0.5) * x * _erfc(-x * _c32(x, _RSQRT2))
 
 
 def _gelu_d(x, approximate=False):
     if approximate:
         t, du = _gelu_tanh_parts(x)
         return x.dtype.type(0.5) * (1 + t) + x.dtype.type(0.5) * x * (1 - t * t) * du
-    pdf = np.exp(-x * x / 2) * x.dtype.type(0.3989422804014327)
-    return x.dtype.type(0.5) * _erfc(-x * x.dtype.type(_RSQRT2)) + x * pdf
+    c = _c32(x, _RSQRT2)
+    pdf = np.exp(-(x * c) ** 2) * (c * x.dtype.type(0.5641895835477563))  # c / sqrt(pi): 1/sqrt(2 pi) for float32
+    return x.dtype.type(0.5) * _erfc(-x * c) + x * pdf
 
 
 def _gelu_d2(x, approximate=False):
