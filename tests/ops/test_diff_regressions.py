@@ -76,3 +76,11 @@ def test_float64_gelu_uses_tensorflows_float32_rounded_constants():
     np.testing.assert_allclose(approx.numpy(), [0.3457140097922433, -0.04540230678804602], rtol=1e-13)
     np.testing.assert_allclose(tape.gradient(approx, x).numpy(), [0.8673699032922123, -0.08609925692200973],
                                rtol=1e-13)
+
+
+def test_integer_euclidean_norm_squares_and_sums_in_the_input_dtype():
+    # TF 2.21: int8 [[0, 1, 7], [100, 127, -128]] -> 8; uint8 [250, 250] -> 8; int32 [[3, 4], [1, 1]], axis=1 -> [5, 1]
+    out = tf.math.reduce_euclidean_norm(tf.constant([[0, 1, 7], [100, 127, -128]], tf.int8))
+    assert out.dtype == tf.int8 and int(out) == 8
+    assert int(tf.math.reduce_euclidean_norm(tf.constant([250, 250], tf.uint8))) == 8
+    assert tf.math.reduce_euclidean_norm(tf.constant([[3, 4], [1, 1]]), axis=1).numpy().tolist() == [5, 1]

@@ -1305,9 +1305,11 @@ def reciprocal_no_nan(x, name=None):
 def _euclidean_norm_kernel(x, axis=None, keepdims=False):
     if x.dtype.kind == "c":
         return np.sqrt(np.sum(x * np.conj(x), axis=axis, keepdims=keepdims)).astype(x.dtype)
-    if x.dtype.kind in "iu":  # the integer norm is the truncated one, as TensorFlow's kernel gives
-        s = np.sum(np.square(x.astype(np.float64)), axis=axis, keepdims=keepdims)
-        return np.floor(np.sqrt(s)).astype(x.dtype)
+    if x.dtype.kind in "iu":
+        # TensorFlow's integer norm squares and sums in the input's dtype (wrapping: int8 [100] squares to 16)
+        # and truncates the square root.
+        s = np.sum(np.square(x), axis=axis, dtype=x.dtype, keepdims=keepdims)
+        return np.floor(np.sqrt(s.astype(np.float64))).astype(x.dtype)
     return np.sqrt(np.sum(np.square(x), axis=axis, dtype=x.dtype, keepdims=keepdims))
 
 
