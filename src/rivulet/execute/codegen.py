@@ -107,13 +107,20 @@ def compile_graph(graph, inputs, outputs, name="fn", wrap=None, split=True, kern
 
     def produced(op, v):
         """Starts counting the uses of op's outputs, held by the name v."""
-        n = sum(uses.get(id(t), 0) for t in op.outputs)
-        base.update((id(t), v) for t in op.outputs)
-        live[v] = n
+        outs = op.outputs
+        if len(outs) == 1:
+            t = outs[0]
+            live[v] = n = uses.get(id(t), 0)
+            base[id(t)] = v
+            free = _worth_freeing(t)
+        else:
+            live[v] = n = sum(uses.get(id(t), 0) for t in outs)
+            base.update((id(t), v) for t in outs)
+            free = any(_worth_freeing(t) for t in outs)
         # A variable's value is dropped after its last read too: an update later in the function then
         # finds the array held by the variable alone and writes it in place. A value of unknown size (a
         # batch left open, as Keras traces its steps) is as big as any: dropped too.
-        if op.type == "ReadVariableOp" or any(_worth_freeing(t) for t in op.outputs):
+        if free or op.type == "ReadVariableOp":
             big.add(v)
             if not n:  # nothing reads it (a stateful op's output): dropped at once
                 lines.append(f"    del {v}")
@@ -131,7 +138,7 @@ def compile_graph(graph, inputs, outputs, name="fn", wrap=None, split=True, kern
     def release(op):
         """Memory planning: drop big intermediates once their last consumer has run."""
         for i, t in enumerate(op._inputs):
-            if (op._id, i) in shapes:
+            if shapes and (op._id, i) in shapes:
                 continue
             r = remaining.get(id(t))
             if r is None:
@@ -160,7 +167,7 @@ def compile_graph(graph, inputs, outputs, name="fn", wrap=None, split=True, kern
     for op in ops:
         typ = op.type
         if pending is not None and typ != "Const" and (
-                op._id in grouped or typ == "Identity" or not any(id(t) == pending[0] for t in op._inputs)):
+                op._id in grouped or typ == "Identity" or pending[0] not in map(id, op._inputs)):
             flush()
         if op._id in chained:
             continue  # computed by its chain's last op
@@ -213,9 +220,7 @@ def compile_graph(graph, inputs, outputs, name="fn", wrap=None, split=True, kern
             glob[g] = val
             names[id(op.outputs[0])] = g
             continue
-        args = []
-        for i, t in enumerate(op._inputs):
-            args.append(arg(op, i, t))
+        args = [arg(op, i, t) for i, t in enumerate(op._inputs)] if shapes else [names[id(t)] for t in op._inputs]
         if typ == "Identity":
             names[id(op.outputs[0])] = args[0]
             v = base.get(id(op._inputs[0]))
@@ -227,12 +232,13 @@ def compile_graph(graph, inputs, outputs, name="fn", wrap=None, split=True, kern
                     lines.append(f"    del {v}")
             continue
         k = f"k{op._id}"
-        glob[k] = unquiet(kernels.get(op._id, op.opdef.kernel))
         if op.attrs:
             args.extend(_attr_args(op, glob))
         v = f"v{op._id}"
         buf = _reusable(op, fresh, remaining, names) if reuse else None
         infix = _INFIX.get(typ) if not op.attrs and op.inputs[0].dtype.is_numeric else None
+        if infix is None or buf is not None:  # (an infix line calls no kernel)
+            glob[k] = unquiet(kernels.get(op._id, op.opdef.kernel))
         if infix is None and typ in _INLINE:
             infix = _INLINE[typ](op, glob)
         depth = 1
@@ -494,11 +500,15 @@ def _shape_only_uses(ops, outputs):
 def _worth_freeing(t):
     """A value dropped after its last use: more than _FREE_ABOVE elements, or an unknown number of them
     (a known rank of 0, a scalar, never)."""
-    s = t.shape
-    if s.rank == 0:
-        return False
-    n = s.num_elements()
-    return n is None or n > _FREE_ABOVE
+    dims = t._shape._dims
+    if dims is None:
+        return True
+    n = 1
+    for d in dims:
+        if d is None:
+            return True
+        n *= d
+    return n > _FREE_ABOVE
 
 
 def _plain_array(t):
