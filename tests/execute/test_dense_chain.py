@@ -149,3 +149,70 @@ def test_operands_of_another_layout_or_dtype_are_copied_first():
     np.testing.assert_allclose(chain(x, w1, b1, w2, b2), want, rtol=1e-5, atol=1e-6)
     with pytest.raises(ValueError, match="shape"):
         chain(np.zeros((2, 5), np.float32), w1, b1, w2, b2)
+
+
+def _step_fn(seed=7):
+    rs = np.random.default_rng(seed)
+    w1 = tf.Variable((rs.standard_normal((96, 64)) * 0.1).astype(np.float32))
+    b1 = tf.Variable(np.zeros(64, np.float32))
+    w2 = tf.Variable((rs.standard_normal((64, 10)) * 0.1).astype(np.float32))
+    x = tf.constant(rs.standard_normal((32, 96)).astype(np.float32))
+    y = tf.constant(rs.integers(0, 10, 32).astype(np.int32))
+
+    @tf.function
+    def step():
+        with tf.GradientTape() as tape:
+            h = tf.nn.relu(tf.matmul(x, w1) + b1)
+            logits = tf.matmul(h, w2)
+            loss = tf.reduce_mean(tf.nn.sparse_softmax_cross_entropy_with_logits(labels=y, logits=logits))
+        grads = tape.gradient(loss, [w1, b1, w2])
+        for v, g in zip([w1, b1, w2], grads):
+            v.assign_sub(0.5 * g)
+        return loss
+    return step, (w1, b1, w2), x.numpy(), y.numpy()
+
+
+def _numpy_steps(params, x, y, n):
+    w1, b1, w2 = (p.astype(np.float64) for p in params)
+    losses = []
+    for _ in range(n):
+        z = x @ w1 + b1
+        h = np.maximum(z, 0)
+        logits = h @ w2
+        e = np.exp(logits - logits.max(1, keepdims=True))
+        p = e / e.sum(1, keepdims=True)
+        losses.append(-np.log(p[np.arange(len(y)), y]).mean())
+        d = p
+        d[np.arange(len(y)), y] -= 1
+        d /= len(y)
+        gw2 = h.T @ d
+        dz = (d @ w2.T) * (z > 0)
+        w1, b1, w2 = w1 - 0.5 * (x.T @ dz), b1 - 0.5 * dz.sum(0), w2 - 0.5 * gw2
+    return losses, (w1, b1, w2)
+
+
+@needs
+def test_a_training_steps_gemms_run_on_onednn_with_numpys_values():
+    step, params, x, y = _step_fn()
+    start = [p.numpy() for p in params]
+    losses = [float(step()) for _ in range(3)]  # the variables are updated in place between the calls
+    want, final = _numpy_steps(start, x, y, 3)
+    np.testing.assert_allclose(losses, want, rtol=1e-5)
+    for p, w in zip(params, final):
+        np.testing.assert_allclose(p.numpy(), w, rtol=1e-4, atol=1e-5)
+    src = step.get_concrete_function()._compiled.source
+    assert re.search(r"= g\d+\(", src), src  # the forward layer: one oneDNN matmul with bias and ReLU
+
+
+@needs
+def test_a_single_gemm_binds_its_operands_each_call_and_checks_them():
+    g = dense_chain.Gemm(40, 50, 60, True, False, True, True, None)
+    rs = np.random.default_rng(8)
+    a, b, c = (rs.standard_normal(s).astype(np.float32) for s in ((50, 40), (50, 60), (60,)))
+    for _ in range(2):
+        np.testing.assert_allclose(g(a, b, c), np.maximum(a.T @ b + c, 0), rtol=1e-5, atol=1e-5)
+        a = a * 2  # another array: bound again
+    b[...] = 0  # the same array written in place: read again
+    np.testing.assert_allclose(g(a, b, c), np.maximum(np.zeros((40, 60)) + c, 0), rtol=1e-6)
+    with pytest.raises(ValueError, match="shape"):
+        g(a[:10], b, c)

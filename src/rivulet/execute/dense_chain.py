@@ -44,12 +44,12 @@ class _Matmul:
     """A matmul primitive [m, k] @ [k, n] (+ [n] bias) (+ ReLU) on plain row-major float32 arrays, built for one
     OpenMP thread, with its memory descriptors (kept: each arena makes its memory objects from them)."""
 
-    def __init__(self, api, m, k, n, bias, relu):
+    def __init__(self, api, m, k, n, bias, relu, ta=False, tb=False):
         lib = api.lib
         fn = lib.dnnl_matmul_primitive_desc_create
         fn.argtypes, fn.restype = [ctypes.POINTER(_P), _P, _P, _P, _P, _P, _P], ctypes.c_int
-        self.mds = [api.md([m, k], [k, 1]), api.md([k, n], [n, 1]), api.md([1, n], [n, 1]) if bias else None,
-                    api.md([m, n], [n, 1])]
+        self.mds = [api.md([m, k], [1, m] if ta else [k, 1]), api.md([k, n], [1, k] if tb else [n, 1]),
+                    api.md([1, n], [n, 1]) if bias else None, api.md([m, n], [n, 1])]
         self.pd, self.handle = _P(), _P()
         if api.set_threads is not None:
             api.set_threads(1)
@@ -280,3 +280,124 @@ def plan(ops, uses, excluded, kept):
             continue
         chains[members[-1]._id] = (chain, members)
     return chains
+
+
+# ------------------------------------------------------------------------------------------ single GEMMs
+# A graph's other float32 GEMMs of this size range (a training step's forward layers, whose products the
+# gradient reads again, and the gradient's own products, transposed operands included) run as one oneDNN
+# matmul each: on one thread about twice OpenBLAS's speed on the AVX-512 machines (64x784x128: 55 us against
+# 116; 64x128x128: 10 against 20), with the bias and ReLU fused. Below GEMM_MIN multiply-adds the four data
+# handles set per call cost more than that saves; from GEMM_MAX the BLAS rules' threads take over.
+GEMM_MIN, GEMM_MAX = 1 << 16, 1 << 23
+_set_handle = []
+
+
+def _ptr(a):
+    """The address of a's first element (a C-contiguous array)."""
+    try:
+        return ctypes.addressof(ctypes.c_char.from_buffer(a))
+    except (TypeError, ValueError, BufferError):  # read-only
+        return a.ctypes.data
+
+
+class _Bound:
+    """One call's memory objects, scratchpad and stream for a `Gemm` (a pool keeps them between calls)."""
+
+    def __init__(self, gemm, api):
+        lib, p = api.lib, gemm.prim
+        self.api, self.mems = api, []
+        self.scratch = np.empty(p.scratch_size + 64, np.uint8)
+        self.stream = _P()
+        api.check(lib.dnnl_stream_create(ctypes.byref(self.stream), api.engine, 1), "dnnl_stream_create")
+        spad = self.scratch.ctypes.data + (-self.scratch.ctypes.data) % 64
+        self.user = [self._mem(md, 0) for md in p.mds if md is not None]  # src, weights, [bias], dst
+        pairs = list(zip((onednn.SRC, onednn.WEIGHTS) + ((onednn.BIAS,) if gemm.bias else ()) + (onednn.DST,),
+                         self.user))
+        if p.scratch_size:
+            pairs.append((onednn.SCRATCHPAD, self._mem(p.scratch_md, spad)))
+        args = (_Arg * len(pairs))(*[_Arg(a, mem) for a, mem in pairs])
+        self.call = (p.handle, self.stream, ctypes.c_int(len(pairs)), args)
+        self.refs = [None] * len(self.user)
+
+    _mem = _Arena._mem
+    destroy = _Arena.destroy
+
+
+class Gemm:
+    """op(a) @ op(b) (+ bias) (+ ReLU) for static float32 shapes (op: a transpose where asked), into a fresh
+    array, as one oneDNN matmul; gemm(a, b[, bias])."""
+
+    def __init__(self, m, k, n, ta, tb, bias, relu, numpy_form):
+        self.shapes = ((k, m) if ta else (m, k), (n, k) if tb else (k, n)) + (((n,),) if bias else ()) + ((m, n),)
+        self.bias, self.numpy_form, self.out = bias, numpy_form, (m, n)
+        api = onednn.api()
+        key = ("gemm", m, k, n, ta, tb, bias, relu)
+        p = _prims.get(key)
+        if p is None:
+            with _lock:
+                p = _prims.get(key)
+                if p is None:
+                    if len(_prims) >= _PRIMS_MAX:
+                        raise onednn.Error("oneDNN: too many matmul shapes")
+                    p = _prims[key] = _Matmul(api, m, k, n, bias, relu, ta, tb)
+        self.prim = p
+        self.pool = []
+        self.exe = _execute()
+        if not _set_handle:
+            _set_handle.append(ctypes.CFUNCTYPE(ctypes.c_int)(ctypes.cast(api.lib.dnnl_memory_set_data_handle,
+                                                                          _P).value))
+        weakref.finalize(self, _destroy, self.pool)
+
+    def __call__(self, *arrays):
+        api = onednn.api()
+        if api is None:
+            return self.numpy_form(*arrays)
+        out = np.empty(self.out, np.float32)
+        pool = self.pool
+        try:
+            b = pool.pop()
+        except IndexError:
+            b = _Bound(self, api)
+        try:
+            sd, refs, mems = _set_handle[0], b.refs, b.user
+            for i, a in enumerate(arrays):
+                ref = refs[i]
+                if ref is None or ref() is not a:  # a variable's array comes again and again: bound once
+                    a = _plain(a, self.shapes[i])
+                    if sd(mems[i], _P(_ptr(a))):
+                        raise onednn.Error("oneDNN: dnnl_memory_set_data_handle failed")
+                    refs[i] = weakref.ref(a)
+            if sd(mems[-1], _P(_ptr(out))):
+                raise onednn.Error("oneDNN: dnnl_memory_set_data_handle failed")
+            if api.set_threads is not None:
+                api.set_threads(1)
+            if self.exe(*b.call):
+                raise onednn.Error("oneDNN: dnnl_primitive_execute failed")
+        finally:
+            pool.append(b)
+        return out
+
+
+def gemm(op, numpy_form):
+    """A `Gemm` for a 2-D float32 MatMul (transposes, no adjoints) or _FusedMatMul of static shapes in the size
+    range, or None (then the caller's form runs)."""
+    if onednn.api() is None:
+        return None
+    a, b = op.inputs[:2]
+    out = op.outputs[0]
+    if any(t.dtype.name != "float32" or t.shape.rank != 2 or not t.shape.is_fully_defined() for t in (a, b, out)):
+        return None
+    attrs = dict(op.attrs)
+    relu = attrs.pop("activation", None)
+    ta, tb = bool(attrs.pop("transpose_a", False)), bool(attrs.pop("transpose_b", False))
+    if any(attrs.values()) or relu not in (None, "relu") or (op.type == "MatMul") == (len(op.inputs) == 3):
+        return None
+    m, n = out.shape.as_list()
+    k = a.shape[0] if ta else a.shape[1]
+    bias = len(op.inputs) == 3
+    if not GEMM_MIN <= m * k * n < GEMM_MAX or (bias and op.inputs[2].shape.as_list() != [n]):
+        return None
+    try:
+        return Gemm(m, k, n, ta, tb, bias, relu == "relu", numpy_form)
+    except onednn.Error:
+        return None

@@ -4,10 +4,12 @@ Dense layer costs one allocation instead of three; Conv2D + bias [+ Relu] become
 them to each output block while it is in cache; ReluGrad(MaxPoolGrad(x, y, dy), x) over non-overlapping
 windows (a pool of a ReLU's output, as in convnets) becomes _FusedMaxPoolGradRelu, which masks dy on the
 pooled tensor before its one scatter. Fused ops exist only in compiled copies of graphs."""
+from functools import partial
+
 import numpy as np
 
 from ..core.op import defop
-from ..execute import codegen
+from ..execute import codegen, dense_chain
 from ..ops import math_ops, nn_ops
 
 
@@ -50,18 +52,33 @@ def _inline_fused_matmul(op, glob):
         return None  # (half floats: the kernel, which sums them as the unfused MatMul does)
     glob["_dot"] = np.dot
     bias = len(op.inputs) == 3
-    if op.attrs.get("activation") != "relu":
+    relu = op.attrs.get("activation") == "relu"
+    z = codegen.zeros_like(op.outputs[0]) if relu else None
+    # with the onednn extra, float32 of a size that pays: one oneDNN matmul, bias and ReLU fused
+    g = dense_chain.gemm(op, partial(_numpy_fused, bias, z))
+    if g is not None:
+        glob[f"g{op._id}"] = g
+        return f"g{op._id}({{0}}, {{1}}{', {2}' if bias else ''})"
+    if not relu:
         if not bias:
             return "_dot({0}, {1})"
         glob["_dot_bias"] = dot_bias
         return "_dot_bias({0}, {1}, {2})"
-    z = f"z{op._id}"
-    glob[z] = codegen.zeros_like(op.outputs[0])
+    zn = f"z{op._id}"
+    glob[zn] = z
     if bias:
         glob["_dot_bias_relu"] = dot_bias_relu
-        return "_dot_bias_relu({0}, {1}, {2}, " + z + ")"
+        return "_dot_bias_relu({0}, {1}, {2}, " + zn + ")"
     glob["_max"] = np.maximum
-    return "_max(_dot({0}, {1}), " + z + ")"
+    return "_max(_dot({0}, {1}), " + zn + ")"
+
+
+def _numpy_fused(bias, zero, a, b, *c):
+    """The NumPy form above as one function (a oneDNN form's stand-in in a forked child)."""
+    if bias:
+        return dot_bias(a, b, c[0]) if zero is None else dot_bias_relu(a, b, c[0], zero)
+    r = np.dot(a, b)
+    return r if zero is None else np.maximum(r, zero, out=r)
 
 
 codegen.register_inline("_FusedMatMul", _inline_fused_matmul)
