@@ -25,6 +25,7 @@ idle threads sleep (OMP_WAIT_POLICY=PASSIVE unless the user set it) instead of s
 """
 import contextlib
 import ctypes
+import math
 import os
 import sys
 import threading
@@ -271,10 +272,12 @@ class Api:
 
     def scratch(self, nbytes):
         """A buffer of this thread of at least nbytes (64-byte aligned), reused across calls."""
-        buf = getattr(self.local, "scratch", None)
-        if buf is None or buf.nbytes < nbytes + 64:
-            buf = self.local.scratch = np.empty(max(nbytes + 64, 1 << 16), np.uint8)
-        return buf.ctypes.data + (-buf.ctypes.data) % 64
+        held = getattr(self.local, "scratch", None)  # (buffer, its first 64-byte aligned address)
+        if held is None or held[0].nbytes < nbytes + 64:
+            buf = np.empty(max(nbytes + 64, 1 << 16), np.uint8)
+            addr = buf.ctypes.data
+            held = self.local.scratch = (buf, addr + (-addr) % 64)
+        return held[1]
 
     def threads_of(self, key):
         """The `_Threads` choosing between the one-thread and the every-core primitive of a problem."""
@@ -698,7 +701,7 @@ def _conv(kind, x_shape, w_shape, y_shape, strides, dilations, pads, depthwise, 
             raise
         return _primitive(a, pd, plain, mds)
     kh, kw, c = w_shape[:3]
-    _run(a, key, build, arrays, int(np.prod(y_shape, dtype=np.int64)) * kh * kw * (1 if depthwise else c))
+    _run(a, key, build, arrays, math.prod(y_shape) * kh * kw * (1 if depthwise else c))
 
 
 def _conv_shapes(x, w, depthwise):
@@ -801,7 +804,7 @@ def _pool(kind, alg, x_shape, y_shape, ksize, strides, pads, arrays, workspace=N
             _destroy_mds(a, mds)
             raise
         return _primitive(a, pd, plain, mds, workspace=alg == _POOL_MAX and kind != "fwd")
-    with a.chosen(key, build, 2 * int(np.prod(x_shape, dtype=np.int64))) as (prim, n, record):
+    with a.chosen(key, build, 2 * math.prod(x_shape)) as (prim, n, record):
         if workspace is None and prim.workspace is not None:
             workspace = np.empty(prim.workspace_size, np.uint8)
         record(prim.run(arrays, workspace, n))
