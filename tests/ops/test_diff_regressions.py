@@ -84,3 +84,13 @@ def test_integer_euclidean_norm_squares_and_sums_in_the_input_dtype():
     assert out.dtype == tf.int8 and int(out) == 8
     assert int(tf.math.reduce_euclidean_norm(tf.constant([250, 250], tf.uint8))) == 8
     assert tf.math.reduce_euclidean_norm(tf.constant([[3, 4], [1, 1]]), axis=1).numpy().tolist() == [5, 1]
+
+
+def test_pow_refuses_unsigned_integers_as_tensorflow():
+    # TF 2.21: "Value for attr 'T' of uint8 is not in the list of allowed values" (eager), TypeError in graphs
+    x = tf.constant([2, 3], tf.uint8)
+    with pytest.raises(tf.errors.InvalidArgumentError, match="Value for attr 'T' of uint8"):
+        tf.pow(x, x)
+    with pytest.raises(TypeError, match="Value for attr 'T' of uint8"):
+        tf.function(lambda a: a ** a)(x)
+    assert tf.pow(tf.constant([2, 3], tf.int8), 2).numpy().tolist() == [4, 9]

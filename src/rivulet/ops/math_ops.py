@@ -148,7 +148,8 @@ def _pow_grad(op, dy):
     return _unbroadcast2(op, gx, multiply(dy, multiply(z, safe_log)))
 
 
-POW = _binop("Pow", _pow_kernel, _pow_grad)
+# TensorFlow's Pow has no unsigned kernels (bfloat16, half, float, double, int8..int64, complex).
+POW = _binop("Pow", _pow_kernel, _pow_grad, FLOATS | COMPLEX | {_dt.int8, _dt.int16, _dt.int32, _dt.int64})
 # log(x) where x > 0 else 0: the y-gradient of x**y is defined as 0 where x <= 0 (as TensorFlow does).
 XLOGY_SAFE = defop("SafeLog", _quiet(lambda x: np.where(x > 0, np.log(np.where(x > 0, x, 1)), 0).astype(x.dtype)),
                    same_shape)
