@@ -788,6 +788,50 @@ def build_cases():
     add(C("random.stateless_uniform", [4], [1, 2], dtype="int32", group="random"))
     add(C("random.stateless_uniform", [0, 3], [1, 2], group="random"))
     add(C("random.stateless_uniform", [], [1, 2], group="random"))
+    # ---- Python operators -----------------------------------------------------------------------------
+    for name in ["add", "sub", "mul", "truediv", "floordiv", "mod", "pow", "lt", "le", "gt", "ge", "eq", "ne",
+                 "and_", "or_", "xor"]:
+        for dt in ["float32", "int32", "int64", "float16", "bool", "uint8", "float64", "complex64", "string"]:
+            add(C(f"operator.{name}", T(dt, (2, 3), default_pool(dt)), T(dt, (3,), default_pool(dt), 4),
+                  group="operator"))
+        for other in [2, 2.5, -1, True, [1, 2, 3], 0]:
+            add(C(f"operator.{name}", T("float32", (2, 3), FPOOL_NICE), other, group="operator"))
+            add(C(f"operator.{name}", T("int32", (2, 3), None), other, group="operator"))
+            add(C(f"operator.{name}", other, T("int32", (2, 3), None), group="operator"))
+            add(C(f"operator.{name}", other, T("float32", (3,), FPOOL_NICE), group="operator"))
+        add(C(f"operator.{name}", T("float32", (2, 3), FPOOL_POS), T("float32", (3,), FPOOL_NICE, 3),
+              group="operator_grad"))
+        add(C(f"operator.{name}", T("int32", (2,), [1, 2]), T("float32", (2,), FPOOL_NICE), group="operator"))
+        add(C(f"operator.{name}", T("int8", (2,), [100, -100]), 100, group="operator"))
+    for name in ["neg", "abs", "invert", "pos"]:
+        for dt in ["float32", "int32", "bool", "uint8", "int8"]:
+            add(C(f"operator.{name}", T(dt, (2, 3), default_pool(dt)), group="operator"))
+    add(C("operator.matmul", T("float32", (2, 3), FPOOL_NICE), T("float32", (3, 2), FPOOL_NICE), group="operator"))
+    x3 = T("float32", (3, 4, 5), FPOOL_NICE)
+    for idx in [1, -1, 3, {"slice": [1, None]}, {"slice": [None, None, -1]}, {"slice": [5, 1, -2]},
+                {"index": [1, 2]}, {"index": [{"slice": [None]}, None, 1]}, {"index": ["...", 2]},
+                {"index": ["...", None]}, {"index": [None, "...", {"slice": [1, 3]}]}, {"index": [-1, -1, -1]},
+                {"index": [{"slice": [1, 100]}, {"slice": [-100, 2]}]}, {"index": [0, {"slice": [3, 1]}]},
+                {"index": [T("int32", (), [1]), {"slice": [T("int64", (), [1]), None]}]},
+                {"index": ["...", "..."]}, {"index": [1, 2, 3, 4]}, {"index": [{"slice": [None, None, 0]}]},
+                T("bool", (3,), [True, False, True]), [0, 2]]:
+        add(C("operator.getitem", x3, idx, group="getitem_grad"))
+    add(C("operator.getitem", T("int32", (5,)), {"slice": [1, -1, 2]}, group="getitem"))
+    add(C("operator.getitem", T("string", (3,)), -1, group="getitem"))
+    add(C("operator.getitem", T("float32", ()), None, group="getitem"))
+
+    # ---- tf.constant / convert_to_tensor dtype inference -----------------------------------------------
+    for v in [1, 1.5, True, "s", [1, 2], [1.0, 2], [1, 2.5], [True, False], 2 ** 31, -(2 ** 31) - 1, 2 ** 63,
+              [1, 2 ** 40], [[1], [2, 3]], [], [[]], 1e39, [{"complex": [1, 2]}], ["a", "b"], [1, "a"], None]:
+        add(C("constant_py", v, group="constant"))
+    for v, dt in [(1.7, "int32"), (-1, "uint8"), (300, "int8"), (1e39, "float32"), (2.5, "bool"), ([1, 2], "float16"),
+                  (1, "string"), ("1", "int32"), ({"complex": [1, 2]}, "float32"), (65520.0, "float16"), (True, "int32"),
+                  (3, "complex64"), ([1.5], "int64")]:
+        add(C("constant_py", v, dtype=dt, group="constant"))
+    for v in [1, 2.5, [1, 2], [[1.0], [2.0]], True, 2 ** 40]:
+        add(C("convert_to_tensor", v, group="constant"))
+        add(C("convert_to_tensor", v, dtype_hint="float32", group="constant"))
+        add(C("convert_to_tensor", v, dtype="int64", group="constant"))
     return cases
 
 
@@ -849,15 +893,28 @@ def _make(tf, spec):
     if isinstance(spec, dict) and "Ragged" in spec:
         vals, splits = spec["Ragged"]
         return tf.RaggedTensor.from_row_splits(_make(tf, vals), tf.constant(splits, tf.int64))
+    if isinstance(spec, dict) and "slice" in spec:
+        return slice(*spec["slice"])
+    if isinstance(spec, dict) and "index" in spec:  # a tuple of indices (slices, None, Ellipsis, ints)
+        return tuple(Ellipsis if i == "..." else _make(tf, i) for i in spec["index"])
+    if isinstance(spec, dict) and "complex" in spec:
+        return complex(*spec["complex"])
+    if isinstance(spec, dict) and "tuple" in spec:
+        return tuple(_make(tf, i) for i in spec["tuple"])
     if isinstance(spec, list):
         return [_make(tf, s) for s in spec]
     return spec
 
 
-_DTYPE_KW = {"dtype", "out_type", "output_type"}
+_DTYPE_KW = {"dtype", "out_type", "output_type", "dtype_hint"}
 
 
 def _resolve(tf, path):
+    if path.startswith("operator."):  # Python's operators on tensors (x + y, x[1:, None] ...)
+        import operator
+        return getattr(operator, path.split(".", 1)[1])
+    if path == "constant_py":  # tf.constant of a Python value, dtype inferred
+        return lambda v, **kw: tf.constant(v, **kw)
     obj = tf
     for part in path.split("."):
         obj = getattr(obj, part)
