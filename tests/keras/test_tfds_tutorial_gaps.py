@@ -142,3 +142,13 @@ def test_clone_model_makes_new_layers_of_the_same_architecture():
     with pytest.raises(ValueError, match="Expected `model` argument to be a functional `Model` instance, but got a "
                                          "subclassed model"):
         tf.keras.models.clone_model(Sub())
+
+
+def test_conv2d_transpose_on_inputs_of_unknown_height_and_width():
+    # pix2pix's U-Net (images/segmentation, generative/cyclegan): Input(shape=[None, None, 3])
+    i = tf.keras.Input([None, None, 4])
+    same = tf.keras.layers.Conv2DTranspose(3, 4, strides=2, padding="same")
+    assert same(i).shape.as_list() == [None, None, None, 3]
+    assert tf.keras.Model(i, same(i))(tf.zeros((2, 5, 6, 4))).shape == (2, 10, 12, 3)
+    valid = tf.keras.layers.Conv2DTranspose(3, 3, strides=2, padding="valid", output_padding=1)
+    assert tf.keras.Model(i, valid(i))(tf.zeros((1, 5, 6, 4))).shape == (1, 12, 14, 3)  # as TensorFlow 2.21

@@ -143,11 +143,12 @@ class Conv2DTranspose(_Conv):
 
     def call(self, inputs):
         h, w = inputs.shape[1], inputs.shape[2]
+        if h is None or w is None:  # a height or width known only when run (Input(shape=[None, None, 3])):
+            dims = tf.shape(inputs)  # the output's from the input's dynamic shape, as tf_keras computes it
+            h, w = (dims[1] if h is None else h), (dims[2] if w is None else w)
         op = self.output_padding or (None, None)
         oh = deconv_length(h, self.kernel_size[0], self.padding, op[0], self.strides[0], self.dilation_rate[0])
         ow = deconv_length(w, self.kernel_size[1], self.padding, op[1], self.strides[1], self.dilation_rate[1])
-        if None in (oh, ow):
-            raise ValueError("Conv2DTranspose needs inputs of known height and width")
         batch = inputs.shape[0] if inputs.shape[0] is not None else tf.shape(inputs)[0]
         out = tf.nn.conv2d_transpose(inputs, self.kernel, [batch, oh, ow, self.filters], strides=self.strides,
                                      padding=self.padding.upper(), dilations=self.dilation_rate)
