@@ -34,8 +34,8 @@ What the runner does to each notebook, and nothing else:
   ending in `_epochs`, e.g. `max_epochs=10000`), or assigned to a name `epochs`/`EPOCHS` or ending in
   `_epochs`/`_EPOCHS` (`MAX_EPOCHS`, `initial_epochs`, `fine_tune_epochs`), or set as a default with
   `kwargs.setdefault("epochs", 5)`, becomes MAX_EPOCHS (2). The synthetic data
-  sets are small too (a few hundred rows; MNIST 9,000, what multi_worker_with_ctl's 70 steps of 128 take), so no
-  other rewrite is needed;
+  sets are small too (a few hundred rows; MNIST 9,000, what multi_worker_with_ctl's 70 steps of 128 take;
+  tfds's MNIST 6,000, horse2zebra 6 + 6), so no other rewrite is needed;
 - keeps each cell's source in linecache, as IPython does (AutoGraph reads the functions a cell defines);
 - shows the value of a cell's last expression with repr(), as the notebook would (a repr that raises
   fails the cell), with IPython's modules loaded as in a notebook (where ipython is installed);
@@ -49,11 +49,17 @@ What the runner does to each notebook, and nothing else:
   an urllib handler (and a `requests` adapter), so `tf.keras.utils.get_file`, `tf.keras.datasets.*` and `pandas.read_csv(url)` read them
   through their ordinary download path into the ordinary cache; any other URL fails as offline;
 - accepts the synthetic files where a loader checks the real file's hash (rivulet.keras.data_utils'
-  validate_file is told the synthetic file's sha256 is good; a real file would pass unchanged).
+  validate_file is told the synthetic file's sha256 is good; a real file would pass unchanged);
+- puts STAND_INS (tools/tutorials/stand_ins/) on the notebook's path: `tensorflow_datasets` (tfds.load,
+  builder, as_numpy, as_dataframe, show_examples and split slicing over synthetic data sets built with
+  rivulet's tf.data in the real feature structures, dtypes and shapes, with fewer examples: its
+  docstring and SIZES list them) and `tensorflow_examples.models.pix2pix` (pix2pix's blocks, U-Net
+  generator, PatchGAN discriminator and InstanceNormalization, written for rivulet from the paper's
+  architecture); the cells that use them are scored.
 A cell passes when it raises nothing within CELL_TIMEOUT seconds. Cells that import a package which itself
-imports TensorFlow (UNSCORED_IMPORTS: tensorflow_docs, tensorflow_probability, tensorflow_datasets,
-tensorflow_hub, tensorflow_text) are not scored, nor a cell that fails with a NameError of a name such an
-import would have bound (`tfds.load(...)`, `tfdocs.modeling.EpochDots()` called in a helper), or of a name
+imports TensorFlow (UNSCORED_IMPORTS: tensorflow_docs, tensorflow_probability, tensorflow_hub,
+tensorflow_text, tensorflow_compression) are not scored, nor a cell that fails with a NameError of a name such an
+import would have bound (`tfc.NoisyLogistic(...)`, `tfdocs.modeling.EpochDots()` called in a helper), or of a name
 bound only by a cell left unscored so (`tokenizer = MyTokenizer()` whose __init__ uses tensorflow_text), nor
 the cells after the notebook's time budget runs out (they are reported as not run).
 """
@@ -94,14 +100,15 @@ NOTEBOOKS = [
     "distribute/multi_worker_with_ctl", "structured_data/feature_columns",
     # added 2026-11-26 with keras.applications InceptionV3 and VGG19 (stand-in weights files of their layout)
     "generative/deepdream", "generative/style_transfer",
-    # added 2026-11-26 with the tensorflow_datasets stand-in (stand_ins/tensorflow_datasets): their tfds cells
-    # are scored; tensorflow_examples (pix2pix) and tensorflow_compression cells are not
+    # added 2026-11-26 with the tensorflow_datasets and tensorflow_examples (pix2pix) stand-ins (stand_ins/):
+    # their cells are scored; tensorflow_compression's are not
     "customization/custom_training_walkthrough", "distribute/keras", "distribute/save_and_load",
     "images/data_augmentation", "images/segmentation", "generative/cyclegan", "generative/data_compression",
     "optimization/compression",
 ]
-# what the runner puts on the notebook's path in place of a package built on TensorFlow (only
-# tensorflow_datasets: synthetic data sets in the real feature structures, made with rivulet's tf.data)
+# what the runner puts on the notebook's path in place of packages built on TensorFlow: tensorflow_datasets
+# (synthetic data sets in the real feature structures, made with rivulet's tf.data) and tensorflow_examples'
+# models.pix2pix (the pix2pix blocks, U-Net generator and PatchGAN discriminator, written for rivulet)
 STAND_INS = os.path.join(HERE, "stand_ins")
 PREFIX = "site/en/tutorials/"
 
@@ -122,7 +129,7 @@ CELL_TIMEOUT = 240  # seconds per cell
 NOTEBOOK_TIMEOUT = 900  # seconds per notebook
 MEMORY_LIMIT = 3 << 30  # resident bytes; a cell past it ends the notebook (the machine is shared)
 UNSCORED_IMPORTS = ("tensorflow_docs", "tensorflow_probability", "tensorflow_hub", "tensorflow_text",
-                    "tensorflow_compression", "tensorflow_examples")
+                    "tensorflow_compression")
 
 
 def unscored_names(code):
