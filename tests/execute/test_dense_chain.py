@@ -146,7 +146,9 @@ def test_operands_of_another_layout_or_dtype_are_copied_first():
     w1 = rs.standard_normal((3, 4))  # float64
     b1, w2, b2 = (rs.standard_normal(s).astype(np.float32) for s in ((4,), (4, 2), (2,)))
     want = np.maximum((x @ w1.astype(np.float32) + b1) @ w2 + b2, 0)
-    np.testing.assert_allclose(chain(x, w1, b1, w2, b2), want, rtol=1e-5, atol=1e-6)
+    for _ in range(3):  # the float64 weights' float32 copy is made (and bound) again each call
+        np.testing.assert_allclose(chain(x, w1, b1, w2, b2), want, rtol=1e-5, atol=1e-6)
+        np.empty((3, 4), np.float32).fill(1e9)  # (what a freed copy's memory may hold next)
     with pytest.raises(ValueError, match="shape"):
         chain(np.zeros((2, 5), np.float32), w1, b1, w2, b2)
 

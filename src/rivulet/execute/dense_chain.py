@@ -92,7 +92,7 @@ class _Arena:
         self.scratch = np.empty(scratch + 64, np.uint8)
         self.stream = _P()
         api.check(lib.dnnl_stream_create(ctypes.byref(self.stream), api.engine, 1), "dnnl_stream_create")
-        self.src0 = None
+        self.src0, self.ids = None, None
         self.weights, self.biases, self.calls, self.outs = [], [], [], []
         spad = self.scratch.ctypes.data + (-self.scratch.ctypes.data) % 64
         last = len(chain.layers) - 1
@@ -115,6 +115,10 @@ class _Arena:
             self.biases.append([b, None])
             self.calls.append((p.handle, self.stream, ctypes.c_int(len(pairs)), args))
         self.last = last
+
+    def forget(self, _ref):
+        """A bound weight or bias array is gone: the next call binds them again."""
+        self.ids = None
 
     def _mem(self, md, ptr):
         m = _P()
@@ -178,32 +182,36 @@ class Chain:
     def _run(self, api, ar, x, params):
         m, k = self.layers[0][:2]
         x = _plain(x, (m, k))
-        sd = api.lib.dnnl_memory_set_data_handle
-        api.check(sd(ar.src0, _P(x.ctypes.data)), "dnnl_memory_set_data_handle")
+        api.check(api.lib.dnnl_memory_set_data_handle(ar.src0, _P(_ptr(x))), "dnnl_memory_set_data_handle")
         if api.set_threads is not None:
             api.set_threads(1)
-        exe, j = self.exe, 0
-        for i, (_, _, _, bias, _) in enumerate(self.layers):
-            w = params[j]
-            j += 1
-            slot = ar.weights[i]
-            ref = slot[1]
-            if ref is None or ref() is not w:
-                w = _plain(w, self.sizes[i])
-                api.check(sd(slot[0], _P(w.ctypes.data)), "dnnl_memory_set_data_handle")
-                slot[1] = weakref.ref(w)
-            if bias:
-                b = params[j]
-                j += 1
-                slot = ar.biases[i]
-                ref = slot[1]
-                if ref is None or ref() is not b:
-                    b = _plain(b, (self.sizes[i][1],))
-                    api.check(sd(slot[0], _P(b.ctypes.data)), "dnnl_memory_set_data_handle")
-                    slot[1] = weakref.ref(b)
-            if exe(*ar.calls[i]):
+        # The weights and biases of the arena's last call, all alive (a bound array's death clears ar.ids):
+        # nothing to bind again
+        ids = tuple(map(id, params))
+        if ids != ar.ids:
+            ar.ids = ids if self._bind(api, ar, params) else None
+        exe = self.exe
+        for call in ar.calls:
+            if exe(*call):
                 raise onednn.Error("oneDNN: dnnl_primitive_execute failed")
         return ar.outs[ar.last].copy()
+
+    def _bind(self, api, ar, params):
+        """Points the arena's weight and bias memory objects at params' arrays (where they are not already);
+        True when every one is the caller's own array (none copied to a plain float32 layout)."""
+        ar.ids = None
+        sd, own, j = api.lib.dnnl_memory_set_data_handle, True, 0
+        for i, (_, _, n, bias, _) in enumerate(self.layers):
+            for slot, shape in ((ar.weights[i], self.sizes[i]), (ar.biases[i], (n,)))[:1 + bias]:
+                a = params[j]
+                j += 1
+                ref = slot[1]
+                if ref is None or ref() is not a:
+                    plain = _plain(a, shape)
+                    own = own and plain is a
+                    api.check(sd(slot[0], _P(_ptr(plain))), "dnnl_memory_set_data_handle")
+                    slot[1] = weakref.ref(plain, ar.forget)
+        return own
 
     def _numpy(self, x, params):
         j = 0
