@@ -703,13 +703,77 @@ def _jpeg_header(data):
 
 
 # ---------------------------------------------------------------- PNG
+_PNG_DEPTHS = {0: (1, 2, 4, 8, 16), 2: (8, 16), 3: (1, 2, 4, 8), 4: (8, 16), 6: (8, 16)}
+_PNG_INIT = "Invalid PNG. Failed to initialize decoder."
+
+
 def _png_header(data):
-    if len(data) < 33 or data[12:16] != b"IHDR":
-        raise InvalidArgumentError("Invalid PNG. Failed to initialize decoder.")
-    w, h, depth, ctype, _comp, _filt, interlace = struct.unpack(">IIBBBBB", data[16:29])
-    if w == 0 or h == 0 or ctype not in (0, 2, 3, 4, 6) or depth not in (1, 2, 4, 8, 16):
-        raise InvalidArgumentError("Invalid PNG. Failed to initialize decoder.")
+    if len(data) < 33 or data[12:16] != b"IHDR" or data[8:12] != b"\x00\x00\x00\x0d":
+        raise InvalidArgumentError(_PNG_INIT)
+    w, h, depth, ctype, comp, filt, interlace = struct.unpack(">IIBBBBB", data[16:29])
+    if w == 0 or h == 0 or depth not in _PNG_DEPTHS.get(ctype, ()) or comp or filt or interlace > 1 or \
+            struct.unpack(">I", data[29:33])[0] != zlib.crc32(data[12:29]) & 0xFFFFFFFF:
+        raise InvalidArgumentError(_PNG_INIT)
     return w, h, depth, ctype, interlace
+
+
+def _png_stream(data, w, h, depth, ctype, interlace):
+    """The file checked as libpng reads it, and (the file with only its sound chunks, the inflated scanlines):
+    chunks walked to a sound IEND (a cut file fails), a critical chunk with a bad CRC, an unknown critical chunk,
+    a second IHDR, a chunk over 2**31-1 bytes, IDATs not in one run or a palette image without PLTE fail, an
+    ancillary chunk with a bad CRC is dropped; the zlib stream must hold every scanline and, unless more data
+    follows them, end with its checksum."""
+    size = len(data)
+    init, i, kept, idat, run = True, 33, [data[:33]], [], 0  # run: 0 before IDAT, 1 in it, 2 after
+    seen_plte = False
+    while True:
+        if i + 8 > size:
+            raise InvalidArgumentError(_PNG_INIT if init else f"Invalid PNG data, size {size}")
+        n, kind = struct.unpack(">I4s", data[i:i + 8])
+        critical = kind[:1].isupper()
+        if n > 0x7FFFFFFF or i + 12 + n > size:
+            raise InvalidArgumentError(_PNG_INIT if init and (kind != b"IDAT" or n > 0x7FFFFFFF)
+                                       else f"Invalid PNG data, size {size}")
+        body = data[i + 8:i + 8 + n]
+        sound = struct.unpack(">I", data[i + 8 + n:i + 12 + n])[0] == zlib.crc32(kind + body) & 0xFFFFFFFF
+        if kind == b"IDAT":
+            if run == 2:
+                raise InvalidArgumentError(f"Invalid PNG data, size {size}")
+            if ctype == 3 and not seen_plte:
+                raise InvalidArgumentError(_PNG_INIT)
+            run, init = 1, False
+        elif run == 1:
+            run = 2
+        if not sound and (critical or kind == b"IEND"):
+            raise InvalidArgumentError(_PNG_INIT if init else f"Invalid PNG data, size {size}")
+        if critical and kind not in (b"PLTE", b"IDAT", b"IEND"):  # a second IHDR, or one libpng does not know
+            raise InvalidArgumentError(_PNG_INIT if init else f"Invalid PNG data, size {size}")
+        seen_plte |= kind == b"PLTE"
+        if sound:
+            kept.append(data[i:i + 12 + n])
+            if kind == b"IDAT":
+                idat.append(body)
+        i += 12 + n
+        if kind == b"IEND":
+            break
+    if not idat:
+        raise InvalidArgumentError(f"Invalid PNG data, size {size}")
+    samples = {0: 1, 2: 3, 3: 1, 4: 2, 6: 4}[ctype]
+    passes = _ADAM7 if interlace else ((0, 0, 1, 1),)
+    need = 0
+    for x0, y0, dx, dy in passes:
+        ph, pw = -(-(h - y0) // dy), -(-(w - x0) // dx)
+        if ph > 0 and pw > 0:
+            need += ph * (1 + (pw * samples * depth + 7) // 8)
+    z = zlib.decompressobj()
+    try:
+        raw = z.decompress(b"".join(idat), need)
+        more = z.decompress(z.unconsumed_tail, 1) if len(raw) == need else b""
+    except zlib.error:
+        raise InvalidArgumentError(f"Invalid PNG data, size {size}") from None
+    if len(raw) < need or (not more and not z.eof):  # too few scanlines, or the stream cut before its checksum
+        raise InvalidArgumentError(f"Invalid PNG data, size {size}")
+    return b"".join(kept), raw
 
 
 def _png_chunks(data):
@@ -772,22 +836,14 @@ def _unfilter(rows, w, bpp, size):
     return out
 
 
-def _png16(data, w, h, ctype, interlace, size):
-    """A 16-bit grey/colour PNG unfiltered here (Pillow keeps only 8 of its bits): uint16 (h, w, samples).
-    Interlaced files are put together from their seven Adam7 passes. The inflated size is bounded by what the
-    header declares."""
+def _png16(raw, w, h, ctype, interlace, size):
+    """A 16-bit grey/colour PNG unfiltered here (Pillow keeps only 8 of its bits): uint16 (h, w, samples), from
+    the inflated scanlines (_png_stream, which bounds them by what the header declares). Interlaced files are put
+    together from their seven Adam7 passes."""
     samples = {0: 1, 2: 3, 4: 2, 6: 4}[ctype]
     bpp = 2 * samples
     passes = _ADAM7 if interlace else ((0, 0, 1, 1),)
     shapes = [(-(-(h - y0) // dy), -(-(w - x0) // dx)) for x0, y0, dx, dy in passes]
-    need = sum(ph * (1 + pw * bpp) for ph, pw in shapes if ph > 0 and pw > 0)
-    idat = b"".join(body for kind, body in _png_chunks(data) if kind == b"IDAT")
-    try:
-        raw = zlib.decompressobj().decompress(idat, need)
-    except zlib.error:
-        raise InvalidArgumentError(f"Invalid PNG data, size {size}") from None
-    if len(raw) < need:
-        raise InvalidArgumentError(f"Invalid PNG data, size {size}")
     out = np.zeros((h, w * bpp), np.uint8)
     at = 0
     for (x0, y0, dx, dy), (ph, pw) in zip(passes, shapes):
@@ -809,11 +865,11 @@ def _trns(data):
     return None
 
 
-def _png_native(data, depth, ctype, interlace, want16):
+def _png_native(data, depth, ctype, interlace, want16, raw):
     """The image as stored (palette expanded, tRNS as alpha for palettes): (array, bits, has_alpha, trns_key)."""
     w, h = struct.unpack(">II", data[16:24])
     if depth == 16 and ctype in (0, 2, 4, 6):
-        arr = _png16(data, w, h, ctype, interlace, len(data))
+        arr = _png16(raw, w, h, ctype, interlace, len(data))
         key = _trns(data) if ctype in (0, 2) else None
         n = 1 if ctype == 0 else 3
         key = None if key is None or len(key) < 2 * n else np.array(struct.unpack(f">{n}H", key[:2 * n]), np.uint16)
@@ -864,7 +920,8 @@ def _png_pixels(data, channels, want16):
     if not channels:
         channels = {0: 1, 2: 3, 3: 4 if _trns(data) is not None else 3, 4: 2, 6: 4}[ctype]
     _check_size(w * h * channels, "PNG image")
-    arr, bits, has_alpha, key = _png_native(data, depth, ctype, interlace, want16)
+    data, raw = _png_stream(data, w, h, depth, ctype, interlace)  # checked; bad ancillary chunks dropped
+    arr, bits, has_alpha, key = _png_native(data, depth, ctype, interlace, want16, raw)
     top = (1 << bits) - 1
     color, alpha = arr[..., :-1] if has_alpha else arr, arr[..., -1:] if has_alpha else None
     if alpha is None and key is not None and channels % 2 == 0:
