@@ -11,6 +11,7 @@ import numpy as np
 from ..core import context
 from ..core.tensor import EagerTensor as _E, Tensor, convert_to_tensor
 from ..ops import script_ops
+from .. import dtypes as _dtypes
 from .. import nest
 from ..state.resource_ops import READ
 from ..state.variables import Variable
@@ -18,6 +19,10 @@ from .backprop import UnconnectedGradients, backprop, tape_no_grad_message, unco
 
 _USED = "A non-persistent GradientTape can only be used to compute one set of gradients (or jacobians)"
 _warned = {"persistent": 0, "dtype": 0}
+
+
+# Whether an eager output of this NumPy dtype is watched in turn (its DType floating, complex or variant).
+_TRACKED = {np_dtype: dt._kind in "fcv" for np_dtype, dt in _dtypes._BY_NP.items()}
 
 
 class _Record:
@@ -151,7 +156,13 @@ class GradientTape:
                 break
         else:
             return
-        self._records.append(_Record(op, ins, outs, attrs) if graph is None else outs[0].op)
+        if graph is None:
+            self._records.append(_Record(op, ins, outs, attrs))
+            for o in outs:
+                if _TRACKED[o._v.dtype]:  # o.dtype's kind, from the NumPy dtype without making the DType
+                    w[id(o)] = o
+            return
+        self._records.append(outs[0].op)
         for o in outs:
             if o.dtype._kind in "fcv":  # variant: a TensorList, whose gradient is a list of its items' ones
                 w[id(o)] = o
