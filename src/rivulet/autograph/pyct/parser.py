@@ -1,6 +1,9 @@
 """Source of a live function as an AST whose line numbers are those of its file."""
 import ast
 import inspect
+import linecache
+import os
+import re
 import textwrap
 import tokenize
 
@@ -15,8 +18,12 @@ def parse_function(fn):
     try:
         # The code object's own source: inspect would follow a functools.wraps `__wrapped__` to the
         # decorated function, whose source is not the wrapper's.
-        lines, first = inspect.getsourcelines(code if code is not None else fn)
-        filename = inspect.getsourcefile(code if code is not None else fn) or inspect.getfile(fn)
+        found = _file_source(fn, code) if code is not None else None
+        if found is not None:
+            lines, first, filename = found
+        else:
+            lines, first = inspect.getsourcelines(code if code is not None else fn)
+            filename = inspect.getsourcefile(code if code is not None else fn) or inspect.getfile(fn)
     except (OSError, TypeError, tokenize.TokenError) as e:  # (TokenError: a lambda on a last line with no newline)
         raise SourceUnavailable(str(e)) from None
     source = textwrap.dedent("".join(lines))
@@ -32,6 +39,29 @@ def parse_function(fn):
             raise SourceUnavailable("the source does not start with a function definition")
     ast.increment_lineno(node, first - 1)
     return node, filename
+
+
+# inspect.findsource's test for the line a code object's definition starts on (decorators included)
+_DEF_LINE = re.compile(r'^(\s*def\s)|(\s*async\s+def\s)|(.*(?<!\w)lambda(:|\s))|^(\s*@)')
+
+
+def _file_source(fn, code):
+    """inspect.getsourcelines(code) and getsourcefile(code) of a function defined in a source file that is
+    there: (lines, first line number, file name), found as inspect finds them, without inspect.getmodule's
+    walk over every loaded module (a first conversion resolved the path of each); None otherwise (inspect
+    then decides)."""
+    filename = code.co_filename
+    if not filename.endswith(".py") or not os.path.exists(filename):
+        return None
+    linecache.checkcache(filename)
+    glob = getattr(fn, "__globals__", None)
+    lines = linecache.getlines(filename, glob if isinstance(glob, dict) else None)
+    lnum = code.co_firstlineno - 1
+    if not lines or lnum >= len(lines):
+        return None
+    while lnum > 0 and not _DEF_LINE.match(lines[lnum]):
+        lnum -= 1
+    return inspect.getblock(lines[lnum:]), lnum + 1, filename
 
 
 def _lambda_def(source, code):
