@@ -101,7 +101,7 @@ class GradientTape:
 
     def watch(self, tensor):
         """Watches tensors (floating ones) and variables: gradients can then be taken with respect to them."""
-        for t in nest.flatten(tensor):
+        for t in ((tensor,) if tensor.__class__ is _E else nest.flatten(tensor)):
             if isinstance(t, Variable):
                 self._watch_variable(t._res)
             elif isinstance(t, Tensor):
