@@ -140,11 +140,12 @@ def compile_graph(graph, inputs, outputs, name="fn", wrap=None, split=True, kern
         for i, t in enumerate(op._inputs):
             if shapes and (op._id, i) in shapes:
                 continue
-            r = remaining.get(id(t))
+            k = id(t)
+            r = remaining.get(k)
             if r is None:
                 continue
-            remaining[id(t)] = r - 1
-            v = base.get(id(t))
+            remaining[k] = r - 1
+            v = base.get(k)
             if v is None:
                 continue
             left = live[v] = live[v] - 1
@@ -520,8 +521,8 @@ def _worth_freeing(t):
 
 
 def _plain_array(t):
-    s = t.shape
-    return s.rank is not None and s.rank >= 1 and s.is_fully_defined() and t.dtype.is_floating
+    dims = t._shape._dims  # a known rank of at least 1, every dim known
+    return bool(dims) and None not in dims and t._dtype._kind == "f"
 
 
 def _reusable(op, fresh, remaining, names):
