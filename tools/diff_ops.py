@@ -17,7 +17,9 @@ never imports TensorFlow) and in rivulet (in this process), in up to four modes:
 - ``graph``  the op called inside ``tf.function`` on the same tensors (traced, then run);
 - ``grad``   ``tf.GradientTape`` first-order gradients of the summed outputs with respect to every
              floating/complex tensor argument (eagerly), for cases whose outputs are floating;
-- ``ggrad``  the same gradient computed inside ``tf.function``.
+- ``ggrad``  the same gradient computed inside ``tf.function``;
+- ``dyn``    the op inside ``tf.function`` traced with every dimension unknown (``input_signature`` of
+             ``[None] * rank``): the values, and the static shapes the traced graph gave its outputs.
 
 Each result is either the outputs (dtype, shape and values; composites by their components) or the name
 of the exception class raised. Values compare exactly for integers, bools and strings, within an ulp
@@ -1019,6 +1021,22 @@ def run_case(tf, case, modes):
             res["graph"] = {"ok": encode(tf, out)}
         except Exception as e:  # noqa: BLE001
             res["graph"] = {"err": type(e).__name__, "msg": str(e)[:300]}
+    if "dyn" in modes and flat:
+        # traced with every dimension unknown (rank known): the values, and the static shapes the graph gave
+        sig = [tf.TensorSpec([None] * t.shape.rank, t.dtype) for t in flat]
+        static = []
+
+        def dyn_call(*ts):
+            out = call(*ts)
+            static.extend(None if not isinstance(t, tf.Tensor) else
+                          (t.shape.as_list() if t.shape.rank is not None else "?")
+                          for t in (out if isinstance(out, (list, tuple)) else [out]))
+            return out
+        try:
+            out = tf.function(dyn_call, input_signature=sig)(*flat)
+            res["dyn"] = {"ok": [encode(tf, out), {"py": repr(static)}]}
+        except Exception as e:  # noqa: BLE001
+            res["dyn"] = {"err": type(e).__name__, "msg": str(e)[:300]}
     wrt = [i for i, t in enumerate(flat) if t.dtype.is_floating or t.dtype.is_complex]
     can_grad = (wrt and eager_out is not None and not isinstance(eager_out, (tf.RaggedTensor, tf.sparse.SparseTensor))
                 and _is_float_out(tf, eager_out) and case["group"].endswith("_grad"))
@@ -1190,7 +1208,7 @@ def main(argv=None):
     p.add_argument("--tf", default="/tmp/tfvenv/bin/python")
     p.add_argument("--only", default=None, help="substring of the op path")
     p.add_argument("--group", default=None, help="comma-separated case groups")
-    p.add_argument("--modes", default="eager,graph,grad,ggrad")
+    p.add_argument("--modes", default="eager,graph,grad,ggrad,dyn")
     p.add_argument("--ulps", type=float, default=8.0)
     p.add_argument("--signed-zeros", action="store_true")
     p.add_argument("--verbose", action="store_true")

@@ -94,3 +94,21 @@ def test_pow_refuses_unsigned_integers_as_tensorflow():
     with pytest.raises(TypeError, match="Value for attr 'T' of uint8"):
         tf.function(lambda a: a ** a)(x)
     assert tf.pow(tf.constant([2, 3], tf.int8), 2).numpy().tolist() == [4, 9]
+
+
+def test_frame_and_stft_of_a_signal_of_unknown_length_in_a_graph():
+    # TF 2.21, tf.function(input_signature=[tf.TensorSpec([None], tf.float32)]) (rivulet raised "needs the framed
+    # axis to have a known size")
+    spec = [tf.TensorSpec([None], tf.float32)]
+    x = tf.range(10, dtype=tf.float32)
+    frame = tf.function(lambda s: tf.signal.frame(s, 4, 3), input_signature=spec)
+    assert frame(x).numpy().tolist() == [[0.0, 1.0, 2.0, 3.0], [3.0, 4.0, 5.0, 6.0], [6.0, 7.0, 8.0, 9.0]]
+    assert frame(x[:3]).shape == (0, 4)
+    padded = tf.function(lambda s: tf.signal.frame(s, 4, 3, pad_end=True, pad_value=-1), input_signature=spec)
+    assert padded(x).numpy().tolist() == [[0.0, 1.0, 2.0, 3.0], [3.0, 4.0, 5.0, 6.0], [6.0, 7.0, 8.0, 9.0],
+                                          [9.0, -1.0, -1.0, -1.0]]
+    assert padded(x[:2]).numpy().tolist() == [[0.0, 1.0, -1.0, -1.0]]
+    stft = tf.function(lambda s: tf.signal.stft(s, 8, 4), input_signature=spec)
+    out = stft(tf.sin(tf.range(20, dtype=tf.float32)))
+    assert out.shape == (4, 5)
+    np.testing.assert_allclose(out.numpy()[0, :2], [-0.9205 + 0j, 1.4056 - 1.2774j], atol=1e-4)

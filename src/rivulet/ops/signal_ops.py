@@ -196,7 +196,7 @@ def frame(signal, frame_length, frame_step, pad_end=False, pad_value=0, axis=-1,
     ax = axis % x.shape.rank
     n = x.shape[ax]
     if n is None:
-        raise ValueError("rivulet's tf.signal.frame needs the framed axis to have a known size")
+        return _frame_dynamic(x, length, step, pad_end, pad_value, ax, name)
     if pad_end:
         count = -(-n // step)
         extra = max(0, (count - 1) * step + length - n)
@@ -208,6 +208,22 @@ def frame(signal, frame_length, frame_step, pad_end=False, pad_value=0, axis=-1,
         count = max(0, 1 + (n - length) // step)
     index = np.arange(count)[:, None] * step + np.arange(length)[None, :]
     return _a.gather(x, index.astype(np.int32), axis=ax, name=name or "frame")
+
+
+def _frame_dynamic(x, length, step, pad_end, pad_value, ax, name):
+    """frame along an axis whose size is known only when the graph runs: the frame count and the padding
+    are computed by ops (a graph traced with an input_signature of unknown length)."""
+    n = _a.shape(x, out_type=_dt.int32)[ax]
+    if pad_end:
+        count = _m.floordiv(n + (step - 1), step)
+        extra = _m.maximum((count - 1) * step + length - n, 0)
+        dims = _a.shape(x, out_type=_dt.int32)
+        block = _a.concat([dims[:ax], _a.reshape(extra, [1]), dims[ax + 1:]], 0)
+        x = _a.concat([x, _a.fill(block, _m.cast(pad_value, x.dtype))], ax)
+    else:
+        count = _m.maximum(1 + _m.floordiv(n - length, step), 0)
+    index = _a.range(count)[:, None] * step + _a.range(length)[None, :]
+    return _a.gather(x, index, axis=ax, name=name or "frame")
 
 
 def overlap_and_add(signal, frame_step, name=None):
