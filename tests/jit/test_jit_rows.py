@@ -32,6 +32,7 @@ def worker(monkeypatch):
     w = Worker()
     monkeypatch.setattr(tier, "_pool", [w])
     monkeypatch.setattr(tier.os, "cpu_count", lambda: 2)
+    monkeypatch.setattr(tier, "_ALONE", 0.0)  # the machine never looks busy (see test_a_busy_machine_...)
     return w
 
 
@@ -98,3 +99,18 @@ def test_a_fixed_batch_runs_whole(worker):
     assert tf.jit.tier_of(jit) == ["onnxruntime"] and worker.jobs == 0
     run_both(lambda a: m(a), [256])  # traced for any batch: chunks
     assert worker.jobs == 1
+
+
+def test_a_busy_machine_runs_big_batches_whole_on_two_threads(worker, monkeypatch):
+    # a chunked call whose thread waited for a core: the next big batches run whole on a two-thread session,
+    # until one of them has a core's worth to itself (or _BUSY_CALLS of them have run)
+    from rivulet.jit import tier
+    monkeypatch.setattr(tier, "_ALONE", 2.0)  # never alone: busy from the first call on
+    monkeypatch.setattr(tier, "_BUSY_CALLS", 3)
+    m = text_model(layers.LSTM(6))
+    jf = run_both(lambda a: m(a), [300] * 6)
+    assert worker.jobs == 2  # calls 1 and 5 in chunks, 2-4 and 6 whole
+    assert jf.whole_session.get_session_options().intra_op_num_threads == 2
+    monkeypatch.setattr(tier, "_ALONE", 0.0)  # alone: whole once more, then chunks
+    run_both_again = [jf.call_args(tf.constant(np.zeros((300, 7), np.int32))) for _ in range(3)]
+    assert worker.jobs == 4 and len(run_both_again) == 3

@@ -15,6 +15,7 @@ import itertools
 import operator
 import os
 import threading
+import time
 import warnings
 import weakref
 from time import perf_counter
@@ -219,7 +220,10 @@ class JitFunction:
             return None
         self.session = _session(ort, low, self._gemm)
         self.op_types = {n.op_type for n in low.model.graph.node}  # what onnxruntime was given (tests)
-        run = _runner(self.session, low, self.numpy_fn, self.name, ort, self.n_args, self.capture_values)
+        # a step run in chunks also gets a two-thread session for whole batches on a busy machine (_runner)
+        self.whole_session = _session(ort, low, threads=min(2, os.cpu_count() or 1)) if _in_chunks(low) else None
+        run = _runner(self.session, low, self.numpy_fn, self.name, ort, self.n_args, self.capture_values,
+                      self.whole_session)
         if not low.frozen:
             self._lower_args = None
             return run
@@ -243,9 +247,10 @@ def _in_chunks(low):
     return low.rows is not None and SETTINGS["threads"] is None and (os.cpu_count() or 1) >= 2
 
 
-def _session(ort, low, gemm=None):
+def _session(ort, low, gemm=None, threads=None):
+    """threads: onnxruntime's intra-op threads (default: SETTINGS', else chosen here)."""
     so = ort.SessionOptions()
-    threads = SETTINGS["threads"]
+    threads = threads or SETTINGS["threads"]
     if threads is None and _in_chunks(low):
         threads = 1  # each chunk on one thread: the parallelism is the chunks'
     elif threads is None:
@@ -271,12 +276,13 @@ def _session(ort, low, gemm=None):
     return ort.InferenceSession(low.model.SerializeToString(), so, providers=["CPUExecutionProvider"])
 
 
-def _runner(sess, low, numpy_fn, name, ort, n_args, caps):
+def _runner(sess, low, numpy_fn, name, ort, n_args, caps, whole=None):
     """The call, on the arguments alone: arrays in (the arguments, then the current values of the variables
     not frozen, held here), outputs wrapped, variables set. (Binding the variables' new values to buffers of
     ours with io_binding measured slower here: the per-call binding costs more than copying the outputs out
     of onnxruntime; passing RunOptions, or OrtValues through run_with_ort_values, measured no faster on w1 either:
-134.5 against 137.3 us of CPU.)"""
+134.5 against 137.3 us of CPU.) A row-wise recurrent step (_in_chunks) runs big batches in chunks, or whole
+on the two-thread session `whole` while the machine is busy."""
     run = sess._sess.run  # the binding itself: sess.run re-validates its arguments on every call
     out_names = list(low.output_names)
     in_names = low.input_names
@@ -298,7 +304,12 @@ def _runner(sess, low, numpy_fn, name, ort, n_args, caps):
             feeds[n] = v if v.__class__ is ndarray else asarray(v)
         return feeds
 
-    def call(*args):
+    def calling(run):
+        def call(*args):
+            return done(run, args)
+        return call
+
+    def done(run, args):
         try:
             outs = run(out_names, feed(args), None)
         except errors as e:
@@ -314,9 +325,13 @@ def _runner(sess, low, numpy_fn, name, ort, n_args, caps):
             for var, new in zip(updated, outs[n_out:]):
                 var._value = new
         return tuple([wrap(o) for o in outs[:n_out]])
-    if not _in_chunks(low):
+    call = calling(run)
+    if whole is None:
         return call
     rows, concat, pool, event = tuple(low.rows), np.concatenate, _worker(), threading.Event
+    whole_call = calling(whole._sess.run)
+    busy = [0]  # calls left to run whole on the two-thread session
+    cpu, thread_cpu, clock = time.process_time, time.thread_time, perf_counter
 
     def chunked(*args):
         # A big batch of a row-wise recurrent step, in up to _CHUNKS chunks of rows that the caller and the worker
@@ -330,6 +345,17 @@ def _runner(sess, low, numpy_fn, name, ort, n_args, caps):
         k = min(_CHUNKS, n // _CHUNK_ROWS)
         if k < 2 or any(not a.ndim or a.shape[0] != n for a in arrays):
             return call(*args)
+        if busy[0]:
+            # The machine is busy: the batch whole on onnxruntime's two threads, whose many short waits
+            # for work get them more of the cores from the scheduler (GRU(64) at batch 1024 beside two
+            # busy processes: 94 ms, against 180 in chunks, 280 on one thread). Chunks again once this
+            # process has a core's worth to itself, or after _BUSY_CALLS calls.
+            busy[0] -= 1
+            c0, t0 = cpu(), clock()
+            result = whole_call(*args)
+            if cpu() - c0 >= _ALONE * (clock() - t0):
+                busy[0] = 0
+            return result
         bounds = [n * i // k for i in range(k + 1)]
         results, done, claim = [None] * k, [event() for _ in range(k)], itertools.count().__next__
 
@@ -344,7 +370,10 @@ def _runner(sess, low, numpy_fn, name, ort, n_args, caps):
                     results[i] = e
                 done[i].set()
         pool.submit(work)
+        t0, c0 = clock(), thread_cpu()
         work()
+        if thread_cpu() - c0 < _ALONE * (clock() - t0):  # this thread was kept waiting for a core
+            busy[0] = _BUSY_CALLS
         for i in range(k):
             if results[i] is None:  # the worker's, still running
                 done[i].wait()
@@ -358,6 +387,9 @@ def _runner(sess, low, numpy_fn, name, ort, n_args, caps):
 # LSTM(64) at batch 1024 took the same CPU time in 4 runs of 256 rows as in one (32.7 against 36.5 ms, the
 # smaller steps' data closer in cache), 0.5 ms more per run beyond that.
 _CHUNK_ROWS, _CHUNKS = 64, 4
+# A chunked call whose thread got less than _ALONE of a core while running its chunks finds the machine busy:
+# the next _BUSY_CALLS big batches run whole on two onnxruntime threads (until one gets _ALONE of a core).
+_ALONE, _BUSY_CALLS = 0.8, 16
 _pool = []
 
 
