@@ -199,17 +199,19 @@ class Graph:
     def create_op(self, opdef, inputs, attrs, name=None, user_frame=None):
         inputs = [t if (t.__class__ is SymbolicTensor and t._op.graph is self) else self._internal(t)
                   for t in inputs]
-        specs = inputs
-        res = opdef.infer(*specs, **attrs)
+        res = opdef.infer(*inputs, **attrs)
         if opdef.same or opdef.allowed is not None:
             opdef.check_dtypes([t._dtype for t in inputs], eager=False)
-        if isinstance(res, tuple) and len(res) == 2 and isinstance(res[1], _dt.DType):
-            res = [res]
         name = self.unique_name(name or opdef.name)
         ctrl = [c for group in self._control_stack for c in group] if self._control_stack else ()
         op = Operation(self, opdef, name, inputs, attrs, ctrl)
-        op.outputs = [SymbolicTensor(op, i, shape if isinstance(shape, TensorShape) else TensorShape(shape), dt)
-                      for i, (shape, dt) in enumerate(res)]
+        if isinstance(res, tuple) and len(res) == 2 and isinstance(res[1], _dt.DType):  # one output
+            shape = res[0]
+            op.outputs = [SymbolicTensor(op, 0, shape if isinstance(shape, TensorShape) else TensorShape(shape),
+                                         res[1])]
+        else:
+            op.outputs = [SymbolicTensor(op, i, shape if isinstance(shape, TensorShape) else TensorShape(shape), dt)
+                          for i, (shape, dt) in enumerate(res)]
         op.user_frame = user_frame or _user_frame()
         if opdef.stateful:
             # Automatic control dependencies: stateful ops run in program order, and all of them run.
@@ -259,7 +261,10 @@ class Graph:
         two constants, not two per step."""
         if self._control_stack:
             return self.constant(value)
-        key = (value.__class__, value.tobytes(), self._scope)
+        x = value.item()
+        if x.__class__ is not int and not (x.__class__ is float and x):  # 0.0 and -0.0 are equal: their bytes
+            x = value.tobytes()  # (and those of complex numbers, long doubles)
+        key = (value.__class__, x, self._scope)
         t = self._scalars.get(key)
         if t is None:
             t = self._scalars[key] = self.constant(value)
