@@ -12,11 +12,16 @@ from .ops.math_ops import (add, subtract, multiply, divide, truediv, realdiv, fl
 from .ops.sort_segment_ops import (top_k, segment_sum, segment_mean, segment_max, segment_min,  # noqa: F401
                                    segment_prod, unsorted_segment_sum, unsorted_segment_mean, unsorted_segment_max,
                                    unsorted_segment_min, unsorted_segment_prod)
-from .ops.nn_ops import softmax, log_softmax, softplus, l2_normalize  # noqa: F401  (tf.math has them too)
+from .ops.nn_ops import softmax, log_softmax, softplus, softsign, l2_normalize  # noqa: F401  (tf.math has them too)
 from .ops.math_ops import (scalar_mul, clip_by_global_norm, bincount, in_top_k,  # noqa: F401
                            confusion_matrix)
 
 mod = floormod
+
+
+def log_sigmoid(x, name=None):
+    """log(sigmoid(x)), as TensorFlow computes it: -softplus(-x) (no overflow for large |x|)."""
+    return negative(softplus(negative(x)), name=name)
 # tf.truncatediv, tf.truncatemod, tf.clip_by_value and tf.realdiv are top-level only in TensorFlow; they live
 # here because TOPLEVEL is how names reach `tf.` (so tf.math has them too).
 TOPLEVEL = ["add", "subtract", "multiply", "divide", "truediv", "realdiv", "floordiv", "floormod", "pow", "maximum",

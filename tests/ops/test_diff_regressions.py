@@ -112,3 +112,15 @@ def test_frame_and_stft_of_a_signal_of_unknown_length_in_a_graph():
     out = stft(tf.sin(tf.range(20, dtype=tf.float32)))
     assert out.shape == (4, 5)
     np.testing.assert_allclose(out.numpy()[0, :2], [-0.9205 + 0j, 1.4056 - 1.2774j], atol=1e-4)
+
+
+def test_math_log_sigmoid_and_softsign():
+    # TF 2.21: tf.math.log_sigmoid([100., 0.5]) and its gradient; tf.math.softsign([-100., 0.5])
+    x = tf.constant([100.0, 0.5])
+    with tf.GradientTape() as tape:
+        tape.watch(x)
+        y = tf.math.log_sigmoid(x)
+    np.testing.assert_allclose(y.numpy(), [0.0, -0.4740769863128662], atol=1e-30, rtol=1e-7)
+    np.testing.assert_allclose(tape.gradient(y, x).numpy(), [0.0, 0.3775406777858734], atol=1e-40, rtol=1e-7)
+    np.testing.assert_allclose(tf.math.softsign(tf.constant([-100.0, 0.5])).numpy(), [-0.9900990128517151,
+                                                                                       0.3333333432674408])
