@@ -377,6 +377,12 @@ class CheckpointLoadStatus(_Status):
                                  "likely due to changes in the Python program. Showing "
                                  f"{min(len(unbound), 10)} of {len(unbound)} unmatched objects: {unbound[:10]}")
 
+    def unrestored(self, variables):
+        """Those of `variables` (a wrapper counts as its inner `_variable`) that took no value from the checkpoint,
+        deferred ones included: what a load that must restore every weight refuses."""
+        bound = {id(o) for o in self._session.matched.values()}
+        return [v for v in variables if id(v) not in bound and id(getattr(v, "_variable", None)) not in bound]
+
     def assert_nontrivial_match(self):
         if len(self._session.matched) <= 1:
             raise AssertionError("Nothing except the root object matched a checkpointed value. Typically this "

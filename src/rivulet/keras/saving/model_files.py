@@ -112,7 +112,12 @@ def load_model(filepath, custom_objects=None, compile=True, safe_mode=True):
             config = _read_json(f.read(_MAX_JSON + 1), meta)
         model = _revive(config, custom_objects, compile)
         from ...checkpoint.checkpoint import restore_object
-        restore_object(model, os.path.join(filepath, _DIR_WEIGHTS)).expect_partial()
+        status = restore_object(model, os.path.join(filepath, _DIR_WEIGHTS))
+        missing = status.unrestored(model.weights)
+        if missing:  # (a config naming more than the weights hold would load with fresh initial values)
+            raise ValueError(f"{filepath}: the saved weights ({_DIR_WEIGHTS}) hold no value for "
+                             f"{len(missing)} of the model's {len(model.weights)} weights "
+                             f"({', '.join(w.name for w in missing[:5])}): the config and the weights do not match")
         return model
     if filepath.endswith((".h5", ".hdf5")) or os.path.isfile(filepath) and _is_hdf5(filepath):
         from .legacy_h5 import load_model_h5
