@@ -9,12 +9,18 @@ from ..core.op import defop
 
 
 def _is(ctx, t, value):
-    if t.op.type not in ("Const", "Placeholder"):
+    if t._op.type not in ("Const", "Placeholder"):
         return False
-    v = ctx.const_value(t)
-    if v is None or v.dtype == object or v.size < 1:
-        return False
-    return bool(v == value) if v.ndim == 0 else bool(np.all(v == value))
+    key = (id(t), value)  # asked of the same few constants again and again (x * 2.0 in a traced loop)
+    hit = ctx.memo.get(key)
+    if hit is None:
+        v = ctx.const_value(t)
+        if v is None or v.dtype == object or v.size < 1:
+            hit = False
+        else:
+            hit = bool(v == value) if v.ndim == 0 else bool(np.all(v == value))
+        ctx.memo[key] = hit
+    return hit
 
 
 def _same(t, out):

@@ -19,6 +19,7 @@ class RewriteContext:
         self._table = {}
         self.changed = 0
         self.frame = None  # the user frame of the op being rewritten, inherited by what replaces it
+        self.memo = {}  # what rules found out about this pass's tensors, by id (the graphs keep them alive)
 
     def const_value(self, t):
         op = t.op
