@@ -114,3 +114,31 @@ def test_a_busy_machine_runs_big_batches_whole_on_two_threads(worker, monkeypatc
     monkeypatch.setattr(tier, "_ALONE", 0.0)  # alone: whole once more, then chunks
     run_both_again = [jf.call_args(tf.constant(np.zeros((300, 7), np.int32))) for _ in range(3)]
     assert worker.jobs == 4 and len(run_both_again) == 3
+
+
+def test_threads_calling_a_chunked_step_at_once_get_their_own_rows(monkeypatch):
+    # the real worker thread, shared by two callers whose chunks it takes in turn
+    import threading
+    from rivulet.jit import tier
+    monkeypatch.setattr(tier.os, "cpu_count", lambda: 2)
+    monkeypatch.setattr(tier, "_ALONE", 0.0)
+    m = text_model(layers.GRU(6))
+    spec = [tf.TensorSpec([None, 7], tf.int32)]
+    jit, plain = (tf.function(lambda a: m(a), jit_compile=j, input_signature=spec) for j in (True, False))
+    rs = np.random.default_rng(3)
+    xs = [tf.constant(rs.integers(0, 40, (256 + 8 * i, 7)).astype(np.int32)) for i in range(6)]
+    jit(xs[0])
+    got = {}
+
+    def caller(i):
+        got[i] = [jit(x).numpy() for x in xs[i::2]]
+    threads = [threading.Thread(target=caller, args=(i,)) for i in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    for i in range(2):
+        for g, x in zip(got[i], xs[i::2]):
+            np.testing.assert_allclose(g, plain(x).numpy(), rtol=1e-5, atol=1e-6)
+    (cf,) = jit._list_all_concrete_functions()
+    assert cf._jit_function.whole_session is not None  # (a chunked step)
