@@ -790,6 +790,25 @@ def build_cases():
     add(C("random.stateless_uniform", [4], [1, 2], dtype="int32", group="random"))
     add(C("random.stateless_uniform", [0, 3], [1, 2], group="random"))
     add(C("random.stateless_uniform", [], [1, 2], group="random"))
+    # ---- many values per op (accuracy over magnitudes) ---------------------------------------------------
+    rng = np.random.default_rng(7)
+    wide = (np.sign(rng.standard_normal(400)) * 10.0 ** rng.uniform(-6, 3, 400)).tolist()
+    wide += np.linspace(-12, 12, 97).tolist()
+    for name in unary_float + ["sigmoid", "softplus"]:
+        for dt in ["float32", "float64", "float16"]:
+            add(C(f"math.{name}", T(dt, (len(wide),), wide), group="wide"))
+    for name in ["relu", "elu", "selu", "gelu", "silu", "softsign", "log_softmax", "softmax"]:
+        for dt in ["float32", "float64"]:
+            add(C(f"nn.{name}", T(dt, (len(wide) // 7, 7), wide), group="wide"))
+    for name in ["add", "subtract", "multiply", "divide", "pow", "atan2", "floormod", "floordiv", "squared_difference",
+                 "xlogy", "xdivy", "maximum", "truncatemod" if False else "divide_no_nan"]:
+        for dt in ["float32", "float64"]:
+            add(C(f"math.{name}", T(dt, (len(wide),), wide), T(dt, (len(wide),), wide, 11), group="wide"))
+    for name in ["reduce_sum", "reduce_mean", "reduce_logsumexp", "reduce_std", "reduce_variance",
+                 "reduce_euclidean_norm", "cumsum", "cumprod"]:
+        for dt in ["float32", "float64"]:
+            add(C(f"math.{name}", T(dt, (len(wide) // 7, 7), [v / 100 for v in wide]), axis=-1, group="wide"))
+
     # ---- Python operators -----------------------------------------------------------------------------
     for name in ["add", "sub", "mul", "truediv", "floordiv", "mod", "pow", "lt", "le", "gt", "ge", "eq", "ne",
                  "and_", "or_", "xor"]:

@@ -124,3 +124,13 @@ def test_math_log_sigmoid_and_softsign():
     np.testing.assert_allclose(tape.gradient(y, x).numpy(), [0.0, 0.3775406777858734], atol=1e-40, rtol=1e-7)
     np.testing.assert_allclose(tf.math.softsign(tf.constant([-100.0, 0.5])).numpy(), [-0.9900990128517151,
                                                                                        0.3333333432674408])
+
+
+def test_elu_and_selu_subtract_one_from_exp_as_tensorflow():
+    # TF 2.21 values (its kernels compute exp(x) - 1, so tiny negative inputs round as TF's do)
+    f32 = tf.constant([-1.5e-6, -0.25, 2.0], tf.float32)
+    assert tf.nn.elu(f32).numpy().tolist() == [-1.4901161193847656e-06, -0.22119921445846558, 2.0]
+    assert tf.nn.selu(f32).numpy().tolist() == [-2.6197722036158666e-06, -0.38889017701148987, 2.1014020442962646]
+    f64 = tf.constant([-1.5e-6, -0.25, 2.0], tf.float64)
+    assert tf.nn.selu(f64).numpy().tolist() == [-2.637147033406901e-06, -0.388890197478119, 2.101401974710961]
+    assert tf.nn.elu(tf.constant([-1.5e-6], tf.float64)).numpy().tolist() == [-1.4999988749986315e-06]

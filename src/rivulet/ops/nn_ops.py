@@ -129,13 +129,27 @@ def _softplus(x):
         return np.where(x > -t, x, np.where(x < t, e, np.log1p(e)))
 
 
+def _exp_rounded(x):
+    """exp in x's dtype, correctly rounded for float16/32 (through float64, as Eigen's exp mostly is; NumPy's
+    float32 exp can be an ulp off, which exp(x) - 1 turns into a large relative error near 0)."""
+    if x.dtype.itemsize < 8:
+        return np.exp(x.astype(np.float64)).astype(x.dtype)
+    return np.exp(x)
+
+
 def _elu(x):
+    # exp(x) - 1, not expm1: TensorFlow's kernel subtracts (elu(-1.5e-06) is -1.4901161e-06 in float32).
     with np.errstate(over="ignore"):
-        return np.where(x > 0, x, np.expm1(np.minimum(x, 0)))
+        return np.where(x < 0, _exp_rounded(np.minimum(x, 0)) - x.dtype.type(1), x)
+
+
+_SELU_SCALE_ALPHA = 1.7580993408473768599402175208123  # TensorFlow's one constant for scale * alpha
 
 
 def _selu(x):
-    return x.dtype.type(_SELU_SCALE) * np.where(x > 0, x, x.dtype.type(_SELU_ALPHA) * np.expm1(np.minimum(x, 0)))
+    with np.errstate(over="ignore"):
+        return np.where(x < 0, x.dtype.type(_SELU_SCALE_ALPHA) * (_exp_rounded(np.minimum(x, 0)) - x.dtype.type(1)),
+                        x.dtype.type(_SELU_SCALE) * x)
 
 
 # name: (f, f', f'' (None: zero), allowed dtypes). Each kernel is as few NumPy passes as it can be:
