@@ -19,6 +19,9 @@ figure is the minimum over the rounds, in ms; the ratio is TensorFlow's time / r
 faster), with its range over the rounds; each workload's `cpu` row is the process's CPU time per call (every
 thread's, in the mode that made the fastest call; the minimum over the rounds); --src adds a column for an older rivulet's src/ folder (`before`).
 --busy K runs K busy processes (pure-Python spin loops) during the timed rounds: the loaded-machine figures.
+On a machine others load, `chrt -f 10 python bench/bench_jit.py ...` (as root) runs every worker at real-time
+priority, the cores theirs whenever they want them: a stand-in for the idle-machine figures (not with --busy:
+the spinners would be real-time too).
 TensorFlow is optional: --tf names a Python that has it (or set
 RIVULET_TF_PYTHON); rivulet never imports it.
 """
