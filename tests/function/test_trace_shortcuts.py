@@ -106,3 +106,17 @@ def test_jit_compile_lowers_the_optimisers_copy():
     np.testing.assert_array_equal(f(x).numpy(), [4.0, 7.0])
     cf = f.get_concrete_function(x)
     assert cf._optimized_graph is not cf.graph
+
+
+def test_a_graph_with_unused_work_gets_the_pruned_copy():
+    @tf.function
+    def f(x):
+        unused = tf.exp(x) * 2.0  # noqa: F841 (pruned: not an output, not stateful)
+        return tf.identity(x + 1.0)
+
+    x = tf.constant([1.0, 2.0])
+    np.testing.assert_array_equal(f(x).numpy(), [2.0, 3.0])
+    cf = f.get_concrete_function(x)
+    assert cf._optimized_graph is not cf.graph
+    assert "Exp" in [op.type for op in cf.graph.get_operations()]
+    assert "Exp" not in [op.type for op in cf._optimized_graph.get_operations()]

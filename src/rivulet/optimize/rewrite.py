@@ -144,6 +144,15 @@ def _unchanged_prefix(inputs, ops, rules, consts, cse):
     return len(ops)
 
 
+def _prunes_nothing_real(graph, ops):
+    """Whether the ops pruning leaves out of `graph` are at most unused constants and placeholders (what else
+    the graph holds, whoever looks at its ops, such as the BLAS thread policy, would count)."""
+    if len(ops) == len(graph._ops):
+        return True
+    kept = {op._id for op in ops}
+    return all(op.type in ("Const", "Placeholder") for op in graph._ops if op._id not in kept)
+
+
 def rebuild(graph, inputs, outputs, rules, consts=None, cse=True, prune=True, as_is=False):
     """Returns (new graph, new inputs, new outputs, number of rewrites). `consts`: {id(input): value}.
     `as_is` (for the compiler alone): the graph itself when the pass would change nothing the compiler sees
@@ -153,7 +162,7 @@ def rebuild(graph, inputs, outputs, rules, consts=None, cse=True, prune=True, as
     start = 0
     if as_is:
         start = _unchanged_prefix(inputs, ops, rules, consts, cse)
-        if start == len(ops):
+        if start == len(ops) and _prunes_nothing_real(graph, ops):
             return graph, list(inputs), list(outputs), 0
     g2 = Graph(graph.name)
     g2.outer_graph = graph.outer_graph
