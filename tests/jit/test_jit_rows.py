@@ -142,3 +142,37 @@ def test_threads_calling_a_chunked_step_at_once_get_their_own_rows(monkeypatch):
             np.testing.assert_allclose(g, plain(x).numpy(), rtol=1e-5, atol=1e-6)
     (cf,) = jit._list_all_concrete_functions()
     assert cf._jit_function.whole_session is not None  # (a chunked step)
+
+
+def _graph(nodes, out_rank=2, inits=()):
+    from onnx import TensorProto, helper, numpy_helper
+    g = helper.make_graph(nodes, "g", [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["n", 4, 6])],
+                          [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)],
+                          [numpy_helper.from_array(np.asarray(v), k) for k, v in inits])
+    return helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)])
+
+
+def _n(op, ins, **kw):
+    from onnx import helper
+    return helper.make_node(op, ins, ["y"], **kw)
+
+
+W = ("w", np.ones((6, 3), np.float32))
+
+
+@pytest.mark.parametrize("nodes, inits, rows", [
+    ([_n("MatMul", ["x", "w"])], [W], [True]),
+    ([_n("Einsum", ["x", "w"], equation="btf,fk->btk")], [W], [True]),
+    ([_n("Einsum", ["x", "w"], equation="btf,fk->tbk")], [W], None),  # the batch moved to axis 1
+    ([_n("ReduceSum", ["x", "a"], keepdims=0)], [("a", np.array([1, 2]))], [True]),
+    ([_n("ReduceSum", ["x", "a"], keepdims=0)], [("a", np.array([0]))], None),  # over the batch
+    ([_n("Reshape", ["x", "s"])], [("s", np.array([-1, 6]))], None),  # the batch merged with time
+    ([_n("Transpose", ["x"], perm=[1, 0, 2])], [], None),  # rows on axis 1
+    ([_n("Add", ["x", "c"])], [("c", np.ones((5, 1, 6), np.float32))], None),  # a constant spanning the batch axis
+    ([_n("Add", ["x", "c"])], [("c", np.ones((1, 4, 1), np.float32))], [True]),
+    ([_n("Softmax", ["x"], axis=0)], [], None),
+    ([_n("Gather", ["x", "i"], axis=0)], [("i", np.array([1, 0]))], None),  # rows picked by a constant
+])
+def test_row_wise_check_on_small_graphs(nodes, inits, rows):
+    from rivulet.jit.rows import row_wise
+    assert row_wise(_graph(nodes, inits=inits), 1) == rows
