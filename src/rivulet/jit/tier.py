@@ -334,16 +334,15 @@ on the two-thread session `whole` while the machine is busy."""
     cpu, thread_cpu, clock = time.process_time, time.thread_time, perf_counter
 
     def chunked(*args):
-        # A big batch of a row-wise recurrent step, in up to _CHUNKS chunks of rows that the caller and the worker
-        # thread take in turn until none is left (onnxruntime releases the GIL while it runs): one hand-over per
-        # call, where onnxruntime's own two threads share out every node of every step of the recurrence
-        # (LSTM(64) at batch 1024: 80 steps of 13 nodes of ~25 us, each a wake-up of a sleeping worker and a
-        # join). Taken in turn, not halved: a worker that a loaded machine does not run soon costs nothing
-        # but what it took (the caller runs the rest), and no run is more than a quarter of the batch.
+        # A big batch of a row-wise recurrent step, in chunks of rows that the caller and the worker thread take
+        # in turn until none is left (onnxruntime releases the GIL while it runs): one hand-over per call, where
+        # onnxruntime's own two threads share out every node of every step of the recurrence (LSTM(64) at
+        # batch 1024: 80 steps of 13 nodes of ~25 us, each a wake-up of a sleeping worker and a join). Taken in
+        # turn: a worker that a loaded machine does not run soon costs nothing but the chunk it took.
         arrays = [a if a.__class__ is ndarray else asarray(a) for a in args]
         n = arrays[0].shape[0] if arrays[0].ndim else 0
-        k = min(_CHUNKS, n // _CHUNK_ROWS)
-        if k < 2 or any(not a.ndim or a.shape[0] != n for a in arrays):
+        k = max(2, min(_CHUNKS, n // _CHUNK_ROWS))
+        if n < _SPLIT_ROWS or any(not a.ndim or a.shape[0] != n for a in arrays):
             return call(*args)
         if busy[0]:
             # The machine is busy: the batch whole on onnxruntime's two threads, whose many short waits
@@ -383,10 +382,11 @@ on the two-thread session `whole` while the machine is busy."""
     return chunked
 
 
-# A row-wise recurrent step's batch runs as up to _CHUNKS chunks of at least _CHUNK_ROWS rows (tier._runner):
-# LSTM(64) at batch 1024 took the same CPU time in 4 runs of 256 rows as in one (32.7 against 36.5 ms, the
-# smaller steps' data closer in cache), 0.5 ms more per run beyond that.
-_CHUNK_ROWS, _CHUNKS = 64, 4
+# A row-wise recurrent step's batch of _SPLIT_ROWS rows or more runs in chunks (tier._runner): two, up to _CHUNKS
+# of _CHUNK_ROWS at least. LSTM(64) (80 steps) at real-time priority on 2 cores, ms per call on one thread /
+# in 2 chunks / in 4: 64 rows 2.5 / 2.0 / 2.8, 128 rows 4.1 / 2.7 / 3.5, 256 rows 7.3 / 4.1 / 4.9, 512 rows
+# 13.0 / 6.9 / 7.4, 1024 rows 24.6 / 12.9 / 12.7 (CPU 24.6 / 25.6 / 25.3: 256 rows a run cost no more).
+_SPLIT_ROWS, _CHUNK_ROWS, _CHUNKS = 128, 256, 4
 # A chunked call whose thread got less than _ALONE of a core while running its chunks finds the machine busy:
 # the next _BUSY_CALLS big batches run whole on two onnxruntime threads (until one gets _ALONE of a core).
 _ALONE, _BUSY_CALLS = 0.8, 16
