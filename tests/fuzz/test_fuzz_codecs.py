@@ -647,3 +647,29 @@ def test_png_files_damaged_or_forged_fail_as_in_tensorflow():
     forged[29:33] = struct.pack(">I", zlib.crc32(bytes(forged[12:29])) & 0xFFFFFFFF)
     with pytest.raises(tf.errors.InvalidArgumentError, match="Invalid PNG data"):
         tf.io.decode_png(bytes(forged))
+
+
+def test_gif_frame_past_the_screen_is_refused_before_pillow_composites_it(monkeypatch):
+    """What decode-gif-jpeg found (seed 11, cases 165 and 691, over 2 s on a loaded machine): a frame whose
+    rectangle reaches past the logical screen made Pillow grow its canvas to hold it (a 2x9476 frame at
+    x=2064: a 2066x9796 canvas composited) before rivulet's size check refused it. The descriptors are now read
+    first; Pillow never seeks to such a frame."""
+    pytest.importorskip("PIL")
+    from PIL import GifImagePlugin
+    tf = _tf()
+    data = bytearray(_pil_base("gif"))
+    from rivulet.ops.codec_ops import _gif_rects
+    for at in (i for i in range(len(data) - 9) if data[i] == 0x2C):  # the third frame's image descriptor
+        forged = data[:at + 1] + struct.pack("<HHHH", 2064, 320, 2, 65000) + data[at + 9:]
+        if _gif_rects(bytes(forged))[2:3] == [(2064, 320, 2, 65000)]:
+            data = forged
+            break
+    assert tf.io.decode_gif(_pil_base("gif")).shape == (3, 6, 8, 3)
+    seek = GifImagePlugin.GifImageFile._seek
+
+    def watched(self, frame, update_image=True):
+        assert frame < 2 or not update_image, "Pillow was asked for the frame past the screen"
+        return seek(self, frame, update_image)
+    monkeypatch.setattr(GifImagePlugin.GifImageFile, "_seek", watched)
+    with pytest.raises(tf.errors.InvalidArgumentError, match="frame 2 has another size"):
+        tf.io.decode_gif(bytes(data))

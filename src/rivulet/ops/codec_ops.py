@@ -943,14 +943,45 @@ def _png_pixels(data, channels, want16):
 
 
 # ---------------------------------------------------------------- GIF
+def _gif_rects(data):
+    """(left, top, width, height) of each frame's image descriptor, from the block structure alone (no pixel is
+    decoded), walked as Pillow walks it: a byte that starts no block is skipped, the trailer ends it."""
+    n, rects = len(data), []
+    i = 13 + (3 << ((data[10] & 7) + 1) if data[10] & 0x80 else 0)
+    while i < n:
+        kind = data[i]
+        if kind == 0x21:  # an extension: its label, then sub-blocks
+            i += 2
+        elif kind == 0x2C:
+            if i + 10 > n:
+                break
+            rects.append(struct.unpack("<HHHH", data[i + 1:i + 9]))
+            packed = data[i + 9]
+            i += 10 + (3 << ((packed & 7) + 1) if packed & 0x80 else 0) + 1  # descriptor, local table, code size
+        elif kind == 0x3B:
+            break
+        else:
+            i += 1
+            continue
+        while i < n and data[i]:  # sub-blocks up to the empty one
+            i += 1 + data[i]
+        i += 1
+    return rects
+
+
 def _gif_frames(data, first_only):
     """Every frame of a GIF as RGB uint8 (frames, h, w, 3). As TensorFlow documents: the first frame is black
     where it leaves the canvas uncovered (and, as its decoder does, where it is transparent); later frames show
     the previous frame there (Pillow's compositing, which also applies disposal methods TensorFlow ignores)."""
     Image = _pillow()
-    if len(data) >= 10:  # the logical screen, checked before Pillow sees the file
+    if len(data) >= 13:  # the logical screen, checked before Pillow sees the file
         sw, sh = struct.unpack("<HH", data[6:10])
         _check_size(sw * sh * 3, "GIF image")
+        # a frame reaching past the screen: Pillow would grow its canvas to hold it (up to 65535**2 pixels,
+        # composited frame by frame) before the size check below refused it; refused here first
+        for k, (left, top, fw, fh) in enumerate(_gif_rects(data)[:1 if first_only else None]):
+            if left + fw > sw or top + fh > sh:
+                raise InvalidArgumentError(f"Invalid GIF data (size {len(data)}), frame {k} has another size")
     img = _open(Image, data, "GIF")
     try:
         w, h = img.size
