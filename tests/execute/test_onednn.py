@@ -256,6 +256,13 @@ def test_relu_gradient_is_tensorflows_mask_bit_for_bit():
     for bad in [(dy.astype(np.float64), x), (dy, x[:2]), (dy[:, ::2], x[:, ::2]), (dy[:0], x[:0])]:
         with pytest.raises(ValueError):
             onednn.relu_grad(*bad)
+    wide = np.zeros(x.shape[:-1] + (32,), np.float32)
+    frozen = np.zeros_like(x)
+    frozen.flags.writeable = False
+    for out in [wide[..., ::2], np.zeros(x.shape), frozen, np.zeros(x.shape[1:], np.float32)]:
+        with pytest.raises(ValueError):  # (a strided output would be written through a copy and lost)
+            onednn.relu_grad(dy, x, out=out)
+    assert not wide.any()
 
 
 @needs

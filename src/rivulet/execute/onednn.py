@@ -903,8 +903,9 @@ def relu_grad(dy, x, out=None):
         raise ValueError(f"oneDNN: features {x.shape} and gradient {dy.shape} must be one non-empty shape")
     if out is None:
         out = np.empty(dy.shape, np.float32)
-    elif not isinstance(out, np.ndarray) or out.shape != dy.shape:
-        raise ValueError(f"oneDNN: the output must be an array of shape {dy.shape}")
+    elif not isinstance(out, np.ndarray) or out.shape != dy.shape or out.dtype != np.float32 \
+            or not out.flags.c_contiguous or not out.flags.writeable:
+        raise ValueError(f"oneDNN: the output must be a writeable C-contiguous float32 array of shape {dy.shape}")
     a = api()
     if a is None:
         raise ValueError("oneDNN is not available")
