@@ -120,3 +120,35 @@ def test_a_graph_with_unused_work_gets_the_pruned_copy():
     assert cf._optimized_graph is not cf.graph
     assert "Exp" in [op.type for op in cf.graph.get_operations()]
     assert "Exp" not in [op.type for op in cf._optimized_graph.get_operations()]
+
+
+def test_ops_name_their_users_line_when_the_walk_stops_at_a_frame_it_passed_before():
+    from rivulet.graph import graph as graph_module
+    seen = []
+
+    def layer(x, k):  # the user's frame of each op: its own line, under rivulet frames walked before
+        return tf.nn.relu(x * k)
+
+    def steps(x):  # a generator the ops are made under, resumed from two places
+        for k in (2.0, 3.0, 4.0):
+            yield layer(x, k)
+
+    @tf.function
+    def f(x):
+        seen.append(graph_module._FRAMES.cache is not None)
+        gen = steps(x)
+        a = next(gen)
+        b = tf.map_fn(lambda v: v + 1.0, next(gen))
+        c = next(gen)
+        return a + b + c
+
+    x = tf.constant([1.0, -1.0])
+    np.testing.assert_array_equal(f(x).numpy(), [10.0, 1.0])
+    assert seen == [True] and graph_module._FRAMES.cache is None  # let go once the trace ends
+    g = f.get_concrete_function(x).graph
+    where = {op.type: op.user_frame for op in g.get_operations() if op.type in ("Relu", "Mul")}
+    layer_line = layer.__code__.co_firstlineno + 1
+    assert where["Relu"][1:] == (layer_line, "layer") and where["Mul"][1:] == (layer_line, "layer")
+    adds = [op.user_frame[1:] for op in g.get_operations() if op.type == "AddV2"]
+    f_first = f.python_function.__code__.co_firstlineno
+    assert (f_first + 7, "f") in adds  # a + b + c

@@ -17,6 +17,7 @@ import weakref
 from .. import nest
 from ..core import context
 from ..core.tensor import EagerTensor, Tensor
+from ..graph.graph import frame_cache
 from ..shape import TensorSpec
 from .concrete import ConcreteFunction
 from .trace_type import (Literal, describe, explain_change, generalize, is_composite_spec, is_subtype, type_of)
@@ -328,7 +329,8 @@ class PolymorphicFunction:
         paused = gc.isenabled()
         gc.disable()
         try:
-            return self._trace_unpaused(params, types, values)
+            with frame_cache():  # each op's user frame found without walking the whole stack (graph.py)
+                return self._trace_unpaused(params, types, values)
         finally:
             if paused:
                 gc.enable()
