@@ -220,3 +220,19 @@ def test_a_single_gemm_binds_its_operands_each_call_and_checks_them():
     np.testing.assert_allclose(g(a, b, c), np.maximum(np.zeros((40, 60)) + c, 0), rtol=1e-6)
     with pytest.raises(ValueError, match="shape"):
         g(a[:10], b, c)
+
+
+@needs
+def test_a_relu_of_a_product_without_bias_and_a_plain_product_are_one_onednn_matmul_each():
+    rs = np.random.default_rng(9)
+    w, w2 = (tf.constant(rs.standard_normal((128, 96)).astype(np.float32)) for _ in range(2))
+
+    @tf.function
+    def f(x):
+        return tf.nn.relu(tf.matmul(x, w)), tf.matmul(x, w2) * 2.0
+    x = rs.standard_normal((16, 128)).astype(np.float32)
+    got, twice = f(tf.constant(x))
+    np.testing.assert_allclose(got.numpy(), np.maximum(x @ w.numpy(), 0), rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(twice.numpy(), 2 * (x @ w2.numpy()), rtol=1e-5, atol=1e-5)
+    src = f.get_concrete_function(tf.constant(x))._compiled.source
+    assert len(re.findall(r"= g\d+\(", src)) == 2 and "_dot" not in src and "@" not in src, src

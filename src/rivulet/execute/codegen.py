@@ -238,6 +238,8 @@ def compile_graph(graph, inputs, outputs, name="fn", wrap=None, split=True, kern
         v = f"v{op._id}"
         buf = _reusable(op, fresh, remaining, names) if reuse else None
         infix = _INFIX.get(typ) if not op.attrs and op.inputs[0].dtype.is_numeric else None
+        if typ == "MatMul" and infix is not None:  # a plain product oneDNN runs faster, with the onednn extra
+            infix = _inline_gemm(op, glob, "", "") or infix
         if infix is None or buf is not None:  # (an infix line calls no kernel)
             glob[k] = unquiet(kernels.get(op._id, op.opdef.kernel))
         if infix is None and typ in _INLINE:
@@ -347,10 +349,9 @@ def _inline_matmul(op, glob):
     if any(op.attrs.get(k) for k in ("adjoint_a", "adjoint_b")) or set(op.attrs) - _MATMUL_ATTRS:
         return None
     ta, tb = (".T" if op.attrs.get(k) else "" for k in ("transpose_a", "transpose_b"))
-    g = dense_chain.gemm(op, _numpy_matmul(ta, tb))  # float32 of a size that pays, with the onednn extra
+    g = _inline_gemm(op, glob, ta, tb)
     if g is not None:
-        glob[f"g{op._id}"] = g
-        return f"g{op._id}({{0}}, {{1}})"
+        return g
     if a.dtype.name in BLAS_FLOATS:  # BLAS either way; np.dot's entry is the cheaper
         glob["_dot"] = np.dot
         return f"_dot({{0}}{ta}, {{1}}{tb})"
@@ -364,8 +365,14 @@ def _inline_matmul(op, glob):
 _MATMUL_ATTRS = {"transpose_a", "transpose_b", "adjoint_a", "adjoint_b"}
 
 
-def _numpy_matmul(ta, tb):
-    return lambda a, b: np.dot(a.T if ta else a, b.T if tb else b)
+def _inline_gemm(op, glob, ta, tb):
+    """A 2-D float32 MatMul of a size oneDNN pays for, with the onednn extra: one oneDNN matmul
+    (execute/dense_chain.Gemm); else None."""
+    g = dense_chain.gemm(op, lambda a, b: np.dot(a.T if ta else a, b.T if tb else b))
+    if g is None:
+        return None
+    glob[f"g{op._id}"] = g
+    return f"g{op._id}({{0}}, {{1}})"
 
 
 def zeros_like(t):

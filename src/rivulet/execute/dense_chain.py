@@ -386,10 +386,10 @@ class Gemm:
         return out
 
 
-def gemm(op, numpy_form):
-    """A `Gemm` for a 2-D float32 MatMul (transposes, no adjoints) or _FusedMatMul of static shapes in the size
-    range, or None (then the caller's form runs)."""
-    if onednn.api() is None:
+def _dims(op):
+    """(m, k, n, transpose a, transpose b, bias, relu) of a 2-D float32 MatMul (transposes, no adjoints) or
+    _FusedMatMul of static shapes, else None."""
+    if op.type not in ("MatMul", "_FusedMatMul") or len(op.inputs) < 2:
         return None
     a, b = op.inputs[:2]
     out = op.outputs[0]
@@ -398,14 +398,25 @@ def gemm(op, numpy_form):
     attrs = dict(op.attrs)
     relu = attrs.pop("activation", None)
     ta, tb = bool(attrs.pop("transpose_a", False)), bool(attrs.pop("transpose_b", False))
-    if any(attrs.values()) or relu not in (None, "relu") or (op.type == "MatMul") == (len(op.inputs) == 3):
+    bias = len(op.inputs) == 3
+    if any(attrs.values()) or relu not in (None, "relu") or op.type == "MatMul" and bias or len(op.inputs) > 3:
         return None
     m, n = out.shape.as_list()
     k = a.shape[0] if ta else a.shape[1]
-    bias = len(op.inputs) == 3
-    if not GEMM_MIN <= m * k * n < GEMM_MAX or (bias and op.inputs[2].shape.as_list() != [n]):
+    if bias and op.inputs[2].shape.as_list() != [n]:
+        return None
+    return m, k, n, ta, tb, bias, relu == "relu"
+
+
+def gemm(op, numpy_form):
+    """A `Gemm` for a 2-D float32 MatMul (transposes, no adjoints) or _FusedMatMul of static shapes in the size
+    range, or None (then the caller's form runs)."""
+    if onednn.api() is None:
+        return None
+    dims = _dims(op)
+    if dims is None or not GEMM_MIN <= dims[0] * dims[1] * dims[2] < GEMM_MAX:
         return None
     try:
-        return Gemm(m, k, n, ta, tb, bias, relu == "relu", numpy_form)
+        return Gemm(*dims, numpy_form)
     except onednn.Error:
         return None
