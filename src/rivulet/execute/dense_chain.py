@@ -20,6 +20,11 @@ there) form chains; the primitives run on one OpenMP thread. Without oneDNN (not
 or a child process after a fork) chains are not formed, or a chain already compiled runs the NumPy form.
 Results equal NumPy's up to float32 rounding (oneDNN sums the products in another order, as TensorFlow's
 graphs, which run on oneDNN, do).
+
+The graph's other 2-D float32 products of GEMM_MIN to GEMM_MAX multiply-adds (a training step's layers, whose
+products the gradient reads again, and the gradient's products, transposed operands included) run as a `Gemm`
+each: one oneDNN matmul (bias and ReLU fused where the op has them) into a fresh array, its operands bound
+per call (again only where another array comes), memory objects from a pool as above.
 """
 import ctypes
 import threading
@@ -32,7 +37,7 @@ from . import blas_threads, onednn
 _P = ctypes.c_void_p
 _Q_SCRATCHPAD = 136  # dnnl_query_scratchpad_md
 _lock = threading.Lock()
-_prims = {}  # (m, k, n, bias, relu) -> _Matmul, shared by every chain; never destroyed (a few shapes)
+_prims = {}  # (m, k, n, bias, relu) or ("gemm", m, k, n, ...) -> _Matmul, shared; never destroyed (a few shapes)
 _PRIMS_MAX = 256
 
 
