@@ -134,3 +134,17 @@ def test_elu_and_selu_subtract_one_from_exp_as_tensorflow():
     f64 = tf.constant([-1.5e-6, -0.25, 2.0], tf.float64)
     assert tf.nn.selu(f64).numpy().tolist() == [-2.637147033406901e-06, -0.388890197478119, 2.101401974710961]
     assert tf.nn.elu(tf.constant([-1.5e-6], tf.float64)).numpy().tolist() == [-1.4999988749986315e-06]
+
+
+def test_reduction_error_classes_in_graphs_follow_tensorflow():
+    # TF 2.21 in tf.function: duplicate axes fail in the kernel (InvalidArgumentError, was ValueError here); a dtype
+    # the reduction refuses is a TypeError before the axis is looked at (was ValueError for the axis)
+    x = tf.constant([[1.0, 2.0], [3.0, 4.0]])
+    with pytest.raises(tf.errors.InvalidArgumentError, match="duplicate dimension"):
+        tf.function(lambda t: tf.reduce_sum(t, axis=[0, 0]))(x)
+    with pytest.raises(tf.errors.InvalidArgumentError, match="duplicate dimension"):
+        tf.reduce_sum(x, axis=[1, -1])
+    with pytest.raises(TypeError):
+        tf.function(lambda t: tf.reduce_sum(t, axis=2))(tf.constant([[True]]))
+    with pytest.raises(ValueError, match="Invalid reduction dimension"):
+        tf.function(lambda t: tf.reduce_sum(t, axis=2))(x)

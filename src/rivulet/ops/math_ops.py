@@ -536,8 +536,10 @@ def reduction_axes(x, axis, op_name=None):
             raise InvalidArgumentError(msg) if op_name is None else static_error(msg, op_name)
         out.append(a % rank if rank else 0)
     if len(set(out)) != len(out):
+        # TensorFlow's shape inference lets duplicates through and its kernel refuses them, in graphs too
         msg = f"Invalid reduction arguments: Axes contains duplicate dimension: {axes}"
-        raise InvalidArgumentError(msg) if op_name is None else static_error(msg, op_name)
+        raise InvalidArgumentError(msg if op_name is None or not context.executing_eagerly()
+                                   else f"{msg} [Op:{op_name}]")
     return tuple(sorted(out))
 
 
@@ -615,6 +617,8 @@ MEAN = defop("Mean", _mean_kernel, reduce_infer, grad=_mean_grad, allowed=NUMERI
 def _reduce(op, default, doc=None):
     def f(input_tensor, axis=None, keepdims=False, name=None):
         x = to_tensor(input_tensor)
+        if op.allowed is not None and x.dtype not in op.allowed:  # TensorFlow checks the dtype before the axis
+            return bind(op, (x,), {"axis": None, "keepdims": bool(keepdims)}, name=name or default)
         return bind(op, (x,), {"axis": reduction_axes(x, axis, op.name), "keepdims": bool(keepdims)},
                     name=name or default)
     f.__name__ = f.__qualname__ = doc or "reduce_" + default.lower()
