@@ -211,8 +211,12 @@ def test_two_output_functional_model_sums_its_losses_and_predicts_without_compil
     model.compile(optimizer=tf.keras.optimizers.Adam(0.05), loss="mse")
     expected = sum(float(tf.keras.losses.mean_squared_error(t, p).numpy().mean())
                    for t, p in zip(targets, model.predict(x)))
-    assert model.evaluate(x, targets, verbose=0) == pytest.approx(expected, rel=1e-5)
+    # as tf_keras: the total, then each output's loss (named after it)
+    total, loss_1, loss_2 = model.evaluate(x, targets, verbose=0)
+    assert total == pytest.approx(expected, rel=1e-5) and total == pytest.approx(loss_1 + loss_2, rel=1e-5)
     history = model.fit(x, targets, epochs=30, verbose=0)
+    names = model.output_names
+    assert sorted(history.history) == sorted(["loss", f"{names[0]}_loss", f"{names[1]}_loss"])
     assert history.history["loss"][-1] < 0.2 * history.history["loss"][0]
 
 

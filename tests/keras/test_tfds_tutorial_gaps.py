@@ -152,3 +152,35 @@ def test_conv2d_transpose_on_inputs_of_unknown_height_and_width():
     assert tf.keras.Model(i, same(i))(tf.zeros((2, 5, 6, 4))).shape == (2, 10, 12, 3)
     valid = tf.keras.layers.Conv2DTranspose(3, 3, strides=2, padding="valid", output_padding=1)
     assert tf.keras.Model(i, valid(i))(tf.zeros((1, 5, 6, 4))).shape == (1, 12, 14, 3)  # as TensorFlow 2.21
+
+
+def test_losses_metrics_and_loss_weights_by_output_name_for_dict_outputs():
+    # generative/data_compression's trainer: compile(loss=dict(...), metrics=dict(...), loss_weights=dict(...));
+    # values recorded from TensorFlow 2.21 (Keras) on the same model
+    class Trainer(tf.keras.Model):
+        def __init__(self):
+            super().__init__()
+            self.d = tf.keras.layers.Dense(1, kernel_initializer="zeros")
+
+        def call(self, x, training=None):
+            return dict(rate=tf.reduce_mean(tf.square(x), -1) + self.d(x)[:, 0],
+                        distortion=tf.reduce_mean(tf.abs(x), -1))
+
+    def pass_through_loss(_, x):
+        return x
+    t = Trainer()
+    t.compile(optimizer="sgd", loss=dict(rate=pass_through_loss, distortion=pass_through_loss),
+              metrics=dict(rate=pass_through_loss, distortion=[pass_through_loss, "mae"]),
+              loss_weights=dict(rate=1., distortion=3.))
+    x = np.linspace(-1, 1, 32, dtype=np.float32).reshape(8, 4)
+    ds = tf.data.Dataset.from_tensor_slices(x).map(lambda im: (im, dict(rate=0., distortion=0.))).batch(4)
+    got = t.evaluate(ds, verbose=0, return_dict=True)
+    want = {"distortion_loss": 0.51613, "distortion_mae": 0.51613, "distortion_pass_through_loss": 0.51613,
+            "loss": 1.90323, "rate_loss": 0.35484, "rate_pass_through_loss": 0.35484}
+    assert sorted(got) == sorted(want)
+    for k, v in want.items():
+        assert got[k] == pytest.approx(v, abs=1e-5)
+    with pytest.raises(ValueError, match="Found unexpected losses or metrics that do not correspond to any Model "
+                                         "output: \\['nope'\\]"):
+        t.compile(optimizer="sgd", loss=dict(nope=pass_through_loss))
+        t.evaluate(ds, verbose=0)

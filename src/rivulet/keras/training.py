@@ -18,31 +18,76 @@ from . import backend, callbacks as cbks, losses as _losses, metrics as _metrics
 class LossesContainer:
     """The compiled loss: `loss(y, y_pred, sample_weight, regularization_losses)`; tracks its running mean."""
 
-    def __init__(self, loss):
-        self._loss = [_loss_object(l) for l in loss] if isinstance(loss, (list, tuple)) else _loss_object(loss)
+    def __init__(self, loss, loss_weights=None, output_names=None):
+        if isinstance(loss, dict):  # by output name (a dict output's keys, or a functional model's output_names)
+            self._loss = {k: _loss_object(l) for k, l in loss.items()}
+        else:
+            self._loss = [_loss_object(l) for l in loss] if isinstance(loss, (list, tuple)) else _loss_object(loss)
+        self._weights = loss_weights
+        self._output_names = list(output_names) if output_names else None
         self._tracker = _metrics.Mean(name="loss")
+        self._output_trackers = None  # several outputs: each one's (unweighted) loss, `rate_loss`, as tf_keras
+
+    def _by_output(self, struct, names, n, default):
+        """A dict or list given per output (losses, loss_weights), as a list over the flattened outputs."""
+        if isinstance(struct, dict):
+            if names is None or len(names) != n:
+                names = [None] * n
+            unknown = [k for k in struct if k not in names]
+            if unknown:
+                raise ValueError(f"Found unexpected losses or metrics that do not correspond to any Model output: "
+                                 f"{unknown}. Valid mode output names: {[k for k in names if k is not None]}. "
+                                 f"Received struct is: {struct}.")
+            return [struct.get(k, default) for k in names]
+        if isinstance(struct, (list, tuple)):
+            if len(struct) != n:
+                raise ValueError(f"The model has {n} outputs, but got {len(struct)} losses or loss weights.")
+            return list(struct)
+        return [struct] * n
 
     @property
     def metrics(self):
-        return [self._tracker]
+        return [self._tracker] + [t for t in self._output_trackers or () if t is not None]
 
     def __call__(self, y_true, y_pred, sample_weight=None, regularization_losses=None):
         if self._loss is None:
             raise ValueError("No loss to compute. Provide a `loss` argument in `compile()`.")
         if nest.is_nested(y_pred):
-            # Several outputs: one loss each (the same one, or one per output), summed. Dict targets pair
-            # with dict outputs by key (both flatten in sorted-key order), so their keys must agree.
+            # Several outputs: one loss each (the same one, or one per output, by position or by output
+            # name), weighted by `loss_weights`, summed. Dict targets pair with dict outputs by key (both
+            # flatten in sorted-key order), so their keys must agree.
             if isinstance(y_pred, dict) and isinstance(y_true, dict) and set(y_pred) != set(y_true):
                 raise ValueError(f"The model's outputs are {nest._sorted_keys(y_pred)}, but the targets `y` have "
                                  f"the keys {list(y_true)}: give one target per output, keyed by output name.")
             preds, trues = nest.flatten(y_pred), nest.flatten(y_true)
-            fns = self._loss if isinstance(self._loss, list) else [self._loss] * len(preds)
+            names = nest._sorted_keys(y_pred) if isinstance(y_pred, dict) else self._output_names
+            fns = self._by_output(self._loss, names, len(preds), None)
+            weights = self._by_output(self._weights, names, len(preds), None)
             if not (len(fns) == len(preds) == len(trues)):
                 raise ValueError(f"The model has {len(preds)} outputs, but got {len(trues)} targets and "
                                  f"{len(fns)} losses.")
-            loss = tf.add_n([fn(*match_dtype_and_rank(t, p, sample_weight)) for fn, t, p in zip(fns, trues, preds)])
+            if self._output_trackers is None:
+                shown = names if names is not None and len(names) == len(preds) else [
+                    f"output_{i + 1}" for i in range(len(preds))]
+                self._output_trackers = [None if fn is None else _metrics.Mean(name=f"{name}_loss")
+                                         for fn, name in zip(fns, shown)]
+            terms = []
+            batch = tf.shape(preds[0])[0]
+            for fn, w, t, p, tracker in zip(fns, weights, trues, preds, self._output_trackers):
+                if fn is None:  # an output given no loss
+                    continue
+                term = fn(*match_dtype_and_rank(t, p, sample_weight))
+                tracker.update_state(term, sample_weight=tf.cast(batch, term.dtype))
+                terms.append(term if w is None else term * tf.cast(w, term.dtype))
+            loss = tf.add_n(terms)
         else:
-            loss = self._loss(*match_dtype_and_rank(y_true, y_pred, sample_weight))
+            fn = self._loss
+            if isinstance(fn, (dict, list)):  # one output: its one loss (and weight), by name or position
+                fn = self._by_output(fn, self._output_names, 1, None)[0]
+            loss = fn(*match_dtype_and_rank(y_true, y_pred, sample_weight))
+            w = self._by_output(self._weights, self._output_names, 1, None)[0] if self._weights is not None else None
+            if w is not None:
+                loss = loss * tf.cast(w, loss.dtype)
         if regularization_losses:
             loss = loss + tf.add_n([tf.cast(r, loss.dtype) for r in regularization_losses])
         batch = tf.cast(tf.shape(nest.flatten(y_pred)[0])[0], loss.dtype)
@@ -87,13 +132,42 @@ def _loss_object(loss):
 class MetricsContainer:
     """The compiled metrics, turned into Metric objects on their first update (when shapes are known)."""
 
-    def __init__(self, metrics):
+    def __init__(self, metrics, output_names=None):
         if metrics is None:
             metrics = []
-        elif not isinstance(metrics, (list, tuple)):
+        elif not isinstance(metrics, (list, tuple, dict)):
             metrics = [metrics]
-        self._specs = list(metrics)
+        self._specs = dict(metrics) if isinstance(metrics, dict) else list(metrics)
+        self._output_names = list(output_names) if output_names else None
         self._metrics = None
+        self._per_output = None  # several outputs: [(output index, metric)]
+
+    def _update_outputs(self, y_true, y_pred, sample_weight):
+        """Several outputs: a list of metrics applies to each, a dict gives each output (by name) its own;
+        each metric is named after its output (`rate_pass_through_loss`), as tf_keras names them."""
+        preds, trues = nest.flatten(y_pred), nest.flatten(y_true)
+        if self._per_output is None:
+            names = nest._sorted_keys(y_pred) if isinstance(y_pred, dict) else self._output_names
+            if names is None or len(names) != len(preds):
+                names = [f"output_{i + 1}" for i in range(len(preds))]
+            if isinstance(self._specs, dict):
+                unknown = [k for k in self._specs if k not in names]
+                if unknown:
+                    raise ValueError(f"Found unexpected losses or metrics that do not correspond to any Model "
+                                     f"output: {unknown}. Valid mode output names: {names}. Received struct is: "
+                                     f"{self._specs}.")
+            self._per_output = []
+            for i, (name, t, p) in enumerate(zip(names, trues, preds)):
+                specs = self._specs.get(name, []) if isinstance(self._specs, dict) else self._specs
+                for spec in specs if isinstance(specs, (list, tuple)) else [specs]:
+                    m = _metrics.for_compile(spec, tf.convert_to_tensor(t), tf.convert_to_tensor(p))
+                    if m is not spec:
+                        m.name = f"{name}_{m.name}"
+                    self._per_output.append((i, m))
+            self._metrics = [m for _, m in self._per_output]
+        for i, m in self._per_output:
+            t, p, w = match_dtype_and_rank(trues[i], preds[i], sample_weight)
+            m.update_state(t, p, w)
 
     @property
     def metrics(self):
@@ -103,7 +177,9 @@ class MetricsContainer:
         if not self._specs:
             return
         if nest.is_nested(y_pred):
-            raise NotImplementedError("rivulet's compile(metrics=...) supports models with a single output.")
+            return self._update_outputs(y_true, y_pred, sample_weight)
+        if isinstance(self._specs, dict):  # one output: its metrics by name
+            self._specs = [m for v in self._specs.values() for m in (v if isinstance(v, (list, tuple)) else [v])]
         if self._metrics is None:
             yt, yp = tf.convert_to_tensor(y_true), tf.convert_to_tensor(y_pred)
             self._metrics = [_metrics.for_compile(s, yt, yp) for s in self._specs]
@@ -364,8 +440,9 @@ class Trainer:
             from .mixed_precision import LossScaleOptimizer
             if not isinstance(self.optimizer, LossScaleOptimizer):
                 self.optimizer = LossScaleOptimizer(self.optimizer)
-        self.compiled_loss = LossesContainer(loss)
-        self.compiled_metrics = MetricsContainer(metrics)
+        names = getattr(self, "output_names", None) if getattr(self, "_is_graph_network", False) else None
+        self.compiled_loss = LossesContainer(loss, loss_weights, names)
+        self.compiled_metrics = MetricsContainer(metrics, names)
         self.loss = loss
         self._run_eagerly = run_eagerly
         self._jit_compile = jit_compile  # steps become tf.function(jit_compile=...): rivulet.jit
