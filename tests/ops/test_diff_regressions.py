@@ -148,3 +148,9 @@ def test_reduction_error_classes_in_graphs_follow_tensorflow():
         tf.function(lambda t: tf.reduce_sum(t, axis=2))(tf.constant([[True]]))
     with pytest.raises(ValueError, match="Invalid reduction dimension"):
         tf.function(lambda t: tf.reduce_sum(t, axis=2))(x)
+
+
+def test_cumsum_axis_out_of_range_in_a_graph_is_invalid_argument():
+    # TF 2.21 builds the graph and its Cumsum kernel raises InvalidArgumentError (was ValueError here)
+    with pytest.raises(tf.errors.InvalidArgumentError, match=r"ScanOp: Expected scan axis in the range \[-2, 2\)"):
+        tf.function(lambda t: tf.cumsum(t, axis=2))(tf.constant([[1.0, 2.0]]))

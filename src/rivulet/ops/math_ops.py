@@ -1272,8 +1272,9 @@ def _scan_fn(op, doc):
         if rank is not None:
             if not -rank <= axis < rank:
                 shown = axis + rank if axis < 0 else axis  # TensorFlow reports a negative axis shifted by rank
-                raise static_error(f"ScanOp: Expected scan axis in the range [{-rank}, {rank}), but got {shown}",
-                                   op.name)
+                msg = f"ScanOp: Expected scan axis in the range [{-rank}, {rank}), but got {shown}"
+                # the kernel's check (TensorFlow's shape inference lets it through): InvalidArgumentError in graphs
+                raise InvalidArgumentError(f"{msg} [Op:{op.name}]" if context.executing_eagerly() else msg)
             axis %= rank
         return bind(op, (x,), {"axis": axis, "exclusive": bool(exclusive), "reverse": bool(reverse)},
                     name=name or op.name)
