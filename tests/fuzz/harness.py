@@ -136,7 +136,10 @@ def _run_child(module, target, seed, start, count, root, counts, failures):
     """Runs cases start.. in one child; returns the next case to run (past one that killed the child)."""
     cmd = [sys.executable, "-m", "tests.fuzz.harness", module, target.name, str(seed), str(start), str(count), root]
     env = dict(os.environ, PYTHONPATH=os.pathsep.join([_ROOT, os.environ.get("PYTHONPATH", "")]))
-    proc = subprocess.Popen(cmd, cwd=_ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+    # stderr to a file, not a pipe: a reader that logs (warnings on each case) would fill a pipe nobody drains
+    # until the child exits, and block there
+    errfile = tempfile.TemporaryFile()
+    proc = subprocess.Popen(cmd, cwd=_ROOT, stdout=subprocess.PIPE, stderr=errfile, env=env)
     pending = b""
     i = start
     limit = target.seconds + 30.0  # the child's own alarm fires first; this catches a hang inside C code
@@ -170,7 +173,8 @@ def _run_child(module, target, seed, start, count, root, counts, failures):
                     proc.wait(30)
                     return i
         proc.wait(30)
-        err = proc.stderr.read().decode("utf-8", "replace")[-1500:]
+        errfile.seek(max(0, errfile.seek(0, os.SEEK_END) - 1500))
+        err = errfile.read().decode("utf-8", "replace")[-1500:]
         if i == start + count and proc.returncode == 0:
             return i
         counts["child died"] += 1
@@ -182,7 +186,7 @@ def _run_child(module, target, seed, start, count, root, counts, failures):
             proc.kill()
             proc.wait()
         proc.stdout.close()
-        proc.stderr.close()
+        errfile.close()
 
 
 def _replay(module, target, seed, i):

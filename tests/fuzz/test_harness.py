@@ -75,6 +75,11 @@ def _crashes(path):
     os._exit(7)
 
 
+def _logs_much(path):  # a reader that logs on every case (a warning to stderr)
+    import sys
+    sys.stderr.write("a warning line that a reader may log for each file it refuses\n" * 400)
+
+
 TARGETS = [
     FuzzTarget("documented", _build, _documented, (ValueError,)),
     FuzzTarget("keyerror", _build, _keyerror, (ValueError,)),
@@ -89,6 +94,7 @@ TARGETS = [
     FuzzTarget("links-inside", _build, _links_inside, (ValueError,)),
     FuzzTarget("links-outside", _build, _links_outside, (ValueError,)),
     FuzzTarget("unmarshals", _build, _unmarshals, (ValueError,)),
+    FuzzTarget("logs", _build, _logs_much, (ValueError,), seconds=5.0),
 ]
 _T = {t.name: t for t in TARGETS}
 
@@ -133,3 +139,11 @@ def test_mutations_are_seeded_and_vary():
     b = [mutate_bytes(np.random.default_rng([3, i]), data) for i in range(20)]
     assert a == b
     assert len(set(a)) > 15
+
+
+def test_a_reader_that_logs_much_does_not_block_the_run():
+    """The child's stderr goes to a file: as a pipe nobody read until the child ended, 64 KiB of warnings
+    blocked the child in write() (checkpoint-state-file logs 'Checkpoint ignored' for each refused file)."""
+    report = run_fuzz(_T["logs"], n=6, seed=1)
+    assert not report.failures, report.summary()
+    assert report.counts["ok"] == 6
