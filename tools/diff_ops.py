@@ -809,6 +809,41 @@ def build_cases():
         for dt in ["float32", "float64"]:
             add(C(f"math.{name}", T(dt, (len(wide) // 7, 7), [v / 100 for v in wide]), axis=-1, group="wide"))
 
+    # ---- gradients at the special points (0, ties, boundaries) -----------------------------------------
+    zt = [0.0, -0.0, 1.0, 1.0, -2.0, 0.0]
+    for name in ["math.abs", "math.sqrt", "math.rsqrt", "math.sign", "nn.relu", "nn.relu6", "nn.leaky_relu",
+                 "nn.elu", "math.log", "math.reciprocal", "math.square", "math.softplus", "math.reduce_max",
+                 "math.reduce_min", "math.reduce_euclidean_norm", "math.reduce_logsumexp", "linalg.norm",
+                 "math.l2_normalize", "math.round", "math.floor", "math.xlogy" if False else "math.tanh",
+                 "math.reduce_prod", "math.cumprod", "math.atan", "math.acos", "math.asin", "math.log1p",
+                 "math.reduce_std", "math.reciprocal_no_nan", "nn.softmax", "nn.log_softmax", "math.lgamma"]:
+        add(C(name, T("float32", (6,), zt), group="gradspecial_grad"))
+    add(C("nn.relu6", T("float32", (4,), [6.0, 0.0, 7.0, -1.0]), group="gradspecial_grad"))
+    add(C("math.reduce_max", T("float32", (2, 3), [1.0, 1.0, 0.5, 2.0, 2.0, 2.0]), axis=1, group="gradspecial_grad"))
+    add(C("math.reduce_min", T("float32", (2, 3), [1.0, 1.0, 0.5, 2.0, 2.0, 2.0]), axis=0, group="gradspecial_grad"))
+    add(C("math.argmax" if False else "math.top_k", T("float32", (5,), [1.0, 3.0, 3.0, 0.0, 2.0]), k=2,
+          group="gradspecial_grad"))
+    for name in ["maximum", "minimum", "pow", "xlogy", "xdivy", "divide_no_nan", "squared_difference", "atan2",
+                 "multiply_no_nan", "floormod", "truediv", "divide"]:
+        add(C(f"math.{name}", T("float32", (6,), zt), T("float32", (6,), [0.0, 0.0, 1.0, 2.0, -2.0, 3.0]),
+              group="gradspecial_grad"))
+    add(C("clip_by_value", T("float32", (5,), [-1.0, 0.0, 0.5, 1.0, 2.0]), 0.0, 1.0, group="gradspecial_grad"))
+    add(C("clip_by_norm", T("float32", (3,), [0.0, 0.0, 0.0]), 1.0, group="gradspecial_grad"))
+    add(C("where", T("bool", (3,), [True, False, True]), T("float32", (3,), [1.0, 0.0, 4.0]),
+          T("float32", (3,), [0.0, -1.0, 0.0]), group="gradspecial_grad"))
+    add(C("nn.sigmoid_cross_entropy_with_logits", labels=T("float32", (3,), [0.0, 1.0, 0.5]),
+          logits=T("float32", (3,), [0.0, -100.0, 100.0]), group="gradspecial_grad"))
+    add(C("nn.softmax_cross_entropy_with_logits", labels=T("float32", (2, 3), [0.0, 1.0, 0.0]),
+          logits=T("float32", (2, 3), [0.0, -100.0, 100.0, 1.0, 1.0, 1.0]), group="gradspecial_grad"))
+    add(C("math.reduce_mean", T("float32", (0, 3)), axis=0, group="gradspecial_grad"))
+    add(C("math.reduce_sum", T("float32", (0, 3)), group="gradspecial_grad"))
+    add(C("linalg.matmul", T("float32", (0, 3)), T("float32", (3, 2), FPOOL_NICE), group="gradspecial_grad"))
+    add(C("gather", T("float32", (4, 2), FPOOL_NICE), [1, 1, 3], group="gradspecial_grad"))
+    add(C("math.segment_max", T("float32", (4,), [1.0, 1.0, 2.0, 0.0]), T("int32", (4,), [0, 0, 1, 1]),
+          group="gradspecial_grad"))
+    add(C("math.unsorted_segment_max", T("float32", (4,), [1.0, 1.0, 2.0, 0.0]), T("int32", (4,), [0, 0, 1, 1]), 3,
+          group="gradspecial_grad"))
+
     # ---- Python operators -----------------------------------------------------------------------------
     for name in ["add", "sub", "mul", "truediv", "floordiv", "mod", "pow", "lt", "le", "gt", "ge", "eq", "ne",
                  "and_", "or_", "xor"]:
