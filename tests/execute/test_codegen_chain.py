@@ -69,3 +69,16 @@ def test_equal_scalar_constants_share_one_name_in_the_generated_code():
     cf = f.get_concrete_function(x)
     assert len([op for op in cf.graph.get_operations() if op.type == "Const"]) == 20
     assert len(set(re.findall(r"\bc\d+\b", cf._compiled.source))) == 2, cf._compiled.source
+
+
+def test_a_graph_with_no_dense_layer_compiles_without_looking_for_onednn():
+    import subprocess
+    import sys
+    code = ("import rivulet as tf\n"
+            "from rivulet.execute import onednn\n"
+            "f = tf.function(lambda x: x * 2.0 + 1.0)\n"
+            "assert f(tf.constant(1.0)).numpy() == 3.0\n"
+            "print(len(onednn._found))\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "0"  # oneDNN (20-50 ms to find and load) not looked for

@@ -261,8 +261,8 @@ def plan(ops, uses, excluded, kept):
     is a _FusedMatMul whose product only the next one reads, as its left operand (`uses`: id(tensor) -> its
     reads, a graph output counted as many). `excluded`: ids of ops compiled otherwise; `kept`: ids of tensors
     that must exist as values (a shape-only read's stand-in, a TensorList's element). Empty without oneDNN."""
-    if not ops or onednn.api() is None:
-        return {}
+    if not any(op.type == "_FusedMatMul" for op in ops) or onednn.api() is None:  # (loading oneDNN costs a
+        return {}  # first trace 20-50 ms: not for a graph with no layer)
     layer = {}
     for op in ops:
         if op.type == "_FusedMatMul" and op._id not in excluded and id(op.outputs[0]) not in kept:
