@@ -844,6 +844,39 @@ def build_cases():
     add(C("math.unsorted_segment_max", T("float32", (4,), [1.0, 1.0, 2.0, 0.0]), T("int32", (4,), [0, 0, 1, 1]), 3,
           group="gradspecial_grad"))
 
+    # ---- linalg with batches ----------------------------------------------------------------------------
+    spd = [4.0, 1.0, 0.5, 1.0, 3.0, 0.2, 0.5, 0.2, 2.0]
+    add(C("linalg.matmul", T("float32", (2, 1, 2, 3), FPOOL_NICE), T("float32", (3, 3, 2), FPOOL_NICE, 1),
+          group="linalgb_grad"))
+    add(C("linalg.matmul", T("float64", (2, 2, 3), FPOOL_NICE), T("float64", (2, 2, 3), FPOOL_NICE, 1),
+          adjoint_b=True, group="linalgb_grad"))
+    add(C("linalg.matmul", T("complex64", (2, 2), CPOOL_NICE), T("complex64", (2, 2), CPOOL_NICE, 1),
+          adjoint_a=True, group="linalgb_grad"))
+    add(C("linalg.matmul", T("float32", (2, 3), FPOOL_NICE), T("float32", (3,), FPOOL_NICE), group="linalgb"))
+    add(C("linalg.matmul", T("float16", (2, 3), FPOOL_NICE), T("float16", (3, 2), FPOOL_NICE), group="linalgb_grad"))
+    add(C("linalg.matmul", T("int64", (2, 3), None), T("int64", (3, 2), None), group="linalgb"))
+    add(C("linalg.matmul", T("bool", (2, 3), None), T("bool", (3, 2), None), group="linalgb"))
+    for name in ["inv", "det", "slogdet", "cholesky", "logdet", "eigvalsh", "trace", "diag_part", "adjoint"]:
+        add(C(f"linalg.{name}", T("float64", (2, 3, 3), spd), group="linalgb_grad"))
+        add(C(f"linalg.{name}", T("float32", (3, 3), spd), group="linalgb_grad"))
+    add(C("linalg.solve", T("float64", (2, 3, 3), spd), T("float64", (2, 3, 2), FPOOL_NICE), adjoint=True,
+          group="linalgb_grad"))
+    add(C("linalg.cholesky_solve", T("float64", (3, 3), [2.0, 0.0, 0.0, 0.5, 1.5, 0.0, 0.2, 0.1, 1.0]),
+          T("float64", (3, 1), FPOOL_NICE), group="linalgb_grad"))
+    add(C("linalg.triangular_solve", T("float64", (2, 3, 3), spd), T("float64", (2, 3, 1), FPOOL_NICE), lower=False,
+          group="linalgb_grad"))
+    add(C("linalg.qr", T("float64", (2, 4, 3), FPOOL_NICE), group="linalgb"))
+    add(C("linalg.qr", T("float64", (3, 2), FPOOL_NICE), full_matrices=True, group="linalgb"))
+    add(C("linalg.svd", T("float64", (2, 3, 2), FPOOL_NICE), group="linalgb"))
+    add(C("linalg.band_part", T("float32", (2, 3, 4), FPOOL_NICE), 0, -1, group="linalgb_grad"))
+    add(C("linalg.diag", T("float32", (2, 3), FPOOL_NICE), group="linalgb_grad"))
+    add(C("linalg.tensordot" if False else "tensordot", T("float32", (2, 3, 4), FPOOL_NICE),
+          T("float32", (4, 3, 2), FPOOL_NICE, 1), [[1, 2], [1, 0]], group="linalgb_grad"))
+    for eq, shapes in [("bij,bjk->bik", [(2, 2, 3), (2, 3, 2)]), ("ij->", [(2, 3)]), ("ij,ij->ij", [(2, 3), (2, 3)]),
+                       ("i,j->ij", [(2,), (3,)]), ("bhqd,bhkd->bhqk", [(1, 2, 3, 4), (1, 2, 2, 4)]),
+                       ("ab...,b->a...", [(2, 3, 2), (3,)]), ("ji", [(2, 3)]), ("ii", [(3, 3)])]:
+        add(C("einsum", eq, *[T("float32", sh, FPOOL_NICE, i) for i, sh in enumerate(shapes)], group="linalgb_grad"))
+
     # ---- Python operators -----------------------------------------------------------------------------
     for name in ["add", "sub", "mul", "truediv", "floordiv", "mod", "pow", "lt", "le", "gt", "ge", "eq", "ne",
                  "and_", "or_", "xor"]:

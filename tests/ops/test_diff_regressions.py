@@ -154,3 +154,15 @@ def test_cumsum_axis_out_of_range_in_a_graph_is_invalid_argument():
     # TF 2.21 builds the graph and its Cumsum kernel raises InvalidArgumentError (was ValueError here)
     with pytest.raises(tf.errors.InvalidArgumentError, match=r"ScanOp: Expected scan axis in the range \[-2, 2\)"):
         tf.function(lambda t: tf.cumsum(t, axis=2))(tf.constant([[1.0, 2.0]]))
+
+
+def test_einsum_gradient_for_an_operand_without_the_ellipsis():
+    # TF 2.21: d/db of einsum("ab...,b->a...", a, b) ** 2 (rivulet raised numpy's "no '...' ellipsis provided")
+    a = tf.reshape(tf.range(12, dtype=tf.float32), [2, 3, 2]) / 10
+    b = tf.constant([1.0, -2.0, 0.5])
+    with tf.GradientTape() as tape:
+        tape.watch([a, b])
+        y = tf.einsum("ab...,b->a...", a, b) ** 2
+    ga, gb = tape.gradient(y, [a, b])
+    np.testing.assert_allclose(gb.numpy(), [-1.4199998378753662, -2.0199997425079346, -2.619999885559082], rtol=1e-6)
+    np.testing.assert_allclose(ga.numpy()[1, 0], [-1.0, -1.0999997854232788], rtol=1e-6)

@@ -298,7 +298,15 @@ def _einsum_grad(op, dy):
         if set(sub) - set("".join(subs)):
             subs.append(sub)
             operands.append(_a.ones_like(xs[k]))
-        g = einsum(",".join(subs) + "->" + sub, *operands)
+        if "..." not in sub and any("..." in t for t in subs):
+            # the other operands' ellipsis dims are not x_k's: keep them in front, then sum them away
+            g = einsum(",".join(subs) + "->..." + sub, *operands)
+            if g.shape.rank is None:
+                raise NotImplementedError(f"The gradient of einsum {op.attrs['equation']!r} needs known ranks.")
+            lead = g.shape.rank - len(sub)
+            g = _m.reduce_sum(g, axis=list(range(lead))) if lead else g
+        else:
+            g = einsum(",".join(subs) + "->" + sub, *operands)
         grads.append(_m.sum_to(g, xs[k]) if "..." in sub else g)
     return tuple(grads)
 
