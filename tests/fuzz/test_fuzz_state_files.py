@@ -341,6 +341,14 @@ def test_npz_weights_of_another_dtype_or_forged_headers_are_refused(tmp_path):
     refused({**base, "w0000.npy": base["w0000.npy"][:10] + b"{'descr': (" + base["w0000.npy"][21:]},
             "malformed header")
     refused({k: v for k, v in base.items() if k != "w0003.npy"}, "lists 4 names but holds the arrays")
+    # a zip version the zipfile module refuses (keras-weights-npz, seed 11, case 1089: NotImplementedError)
+    p = tmp_path / "v.npz"
+    raw = bytearray(data)
+    at = raw.rfind(b"PK\x01\x02")  # the last central-directory entry: "version needed to extract"
+    raw[at + 6:at + 8] = (71).to_bytes(2, "little")
+    p.write_bytes(bytes(raw))
+    with pytest.raises(ValueError, match="not a zip archive"):
+        m.load_weights(str(p))
     # a big-endian float32 array is float32: its values load
     p = tmp_path / "be.npz"
     p.write_bytes(_rezip({**base, "w0000.npy": _npy(weights[0].astype(">f4"))}))

@@ -83,7 +83,8 @@ def read_weights_npz(model, filepath, weights_format):
         with open(filepath, "rb") as fh:
             try:
                 z = zipfile.ZipFile(fh)
-            except (zipfile.BadZipFile, zipfile.LargeZipFile, EOFError, OSError, ValueError) as e:
+            except (zipfile.BadZipFile, zipfile.LargeZipFile, EOFError, OSError, ValueError,
+                    NotImplementedError) as e:  # (a version the zipfile module does not read)
                 raise _Bad(f"not a zip archive ({e})") from None
             with z:
                 def text_scalar(dtype, shape):
