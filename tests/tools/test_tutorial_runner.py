@@ -346,3 +346,24 @@ def test_pix2pix_stand_in_builds_the_papers_blocks():
     disc = pix2pix.discriminator(norm_type="instancenorm", target=True)
     assert [i.name for i in disc.inputs] == ["input_image", "target_image"]
     assert disc([tf.zeros((1, 64, 64, 3))] * 2).shape == (1, 6, 6, 1)  # 256x256 gives the paper's 30x30
+
+
+def test_tensorflow_baseline_keeps_the_imports(monkeypatch):
+    # bench/bench_programs.py runs the same cells on TensorFlow itself: imports kept, epochs still capped
+    monkeypatch.setattr(rt, "REWRITE_IMPORTS", [False])
+    assert rt.transform("import tensorflow as tf\nmodel.fit(x, epochs=10)").splitlines() == [
+        "import tensorflow as tf", "model.fit(x, epochs=2)"]
+
+
+def test_cifar_batches_are_python2_pickles():
+    # as the real files (Python 2 str opcodes, read as bytes): no _codecs.encode call, which Keras 3 refuses
+    import pickle
+    import pickletools
+    import tarfile
+    with tarfile.open(fileobj=io.BytesIO(synthetic.cifar10_tar())) as tar:
+        data = tar.extractfile("cifar-10-batches-py/data_batch_1").read()
+    ops = {op.name for op, _, _ in pickletools.genops(data)}
+    assert "SHORT_BINSTRING" in ops and "BINSTRING" in ops and "SHORT_BINBYTES" not in ops
+    assert b"_codecs" not in data
+    batch = pickle.loads(data, encoding="bytes")
+    assert batch[b"data"].shape == (200, 3072) and len(batch[b"labels"]) == 200

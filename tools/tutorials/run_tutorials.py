@@ -202,9 +202,12 @@ _UNSCORED_IMPORT = re.compile(r"^(\s*)((?:import|from)\s+(?:%s)\b[^\\(]*)$" % "|
 _HELP = re.compile(r"^\s*[\w.]+\?{1,2}\s*$")  # IPython's `obj?` / `obj??`: shows help
 
 
+REWRITE_IMPORTS = [True]  # False: the cells run on TensorFlow itself (bench/bench_programs.py's baseline)
+
+
 def _rewrite(line):
     """A line's imports and epoch counts as run on rivulet."""
-    for pat, rep in _IMPORT_RULES:
+    for pat, rep in _IMPORT_RULES if REWRITE_IMPORTS[0] else ():
         line = pat.sub(rep, line)
     line = _UNSCORED_IMPORT.sub(r"\1try: \2\n\1except ImportError: pass", line)
     line = _EPOCH_KW.sub(_shrink, line)
@@ -316,7 +319,7 @@ def _resolve(files, url):
     return data
 
 
-def _install_network(files):
+def _install_network(files, backend="rivulet"):
     import hashlib
     import io
     import urllib.error
@@ -361,7 +364,10 @@ def _install_network(files):
         requests.adapters.HTTPAdapter.send = send
     _GOOD.update(hashlib.sha256(d).hexdigest() for d in files.values() if not callable(d))  # lazy ones: once made
     try:
-        from rivulet.keras import data_utils
+        if backend == "tensorflow":  # the baseline run: Keras 3's get_file checks hashes in file_utils
+            from keras.src.utils import file_utils as data_utils
+        else:
+            from rivulet.keras import data_utils
         real = data_utils.validate_file
     except (ImportError, AttributeError):  # a rivulet without get_file: nothing to accept
         return
@@ -397,7 +403,7 @@ def child(spec_path, out_path):
     sys.path.insert(0, HERE)
     sys.path.insert(0, STAND_INS)  # `import tensorflow_datasets` finds the stand-in
     import synthetic
-    _install_network(synthetic.files())
+    _install_network(synthetic.files(), spec.get("backend", "rivulet"))
     try:  # no stubs: matplotlib's own Agg backend draws every figure (MPLBACKEND=Agg is set too)
         import matplotlib
         matplotlib.use("Agg")
@@ -467,12 +473,12 @@ def child(spec_path, out_path):
 
 
 # ---------------------------------------------------------------------------------------------- parent
-def run_notebook(name, cells, log_dir, python, src):
+def run_notebook(name, cells, log_dir, python, src, backend="rivulet"):
     work = tempfile.mkdtemp(prefix="tut-" + name.replace("/", "-") + "-")
     spec = os.path.join(work, "spec.json")
     res = os.path.join(work, "results.jsonl")
     with open(spec, "w") as f:
-        json.dump({"name": name, "cells": cells}, f)
+        json.dump({"name": name, "cells": cells, "backend": backend}, f)
     env = dict(os.environ, HOME=work, KERAS_HOME=os.path.join(work, ".keras"), MPLBACKEND="Agg",
                PYTHONPATH=os.pathsep.join((src, STAND_INS, os.environ.get("PYTHONPATH", ""))),
                TF_CPP_MIN_LOG_LEVEL="2")

@@ -77,6 +77,27 @@ def _zip(members):
     return buf.getvalue()
 
 
+class _Py2Pickler(pickle._Pickler):
+    """Protocol 2 as Python 2 wrote CIFAR's batches: bytes as str opcodes (SHORT_BINSTRING/BINSTRING), which
+    loaders read back as bytes with encoding="bytes" (Python 3's protocol 2 writes bytes as _codecs.encode
+    calls, which Keras 3's loader refuses)."""
+
+    def save_bytes(self, obj):
+        n = len(obj)
+        self.write((pickle.SHORT_BINSTRING + bytes([n]) if n < 256 else pickle.BINSTRING + struct.pack("<i", n))
+                   + obj)
+        self.memoize(obj)
+
+    dispatch = dict(pickle._Pickler.dispatch)
+    dispatch[bytes] = save_bytes
+
+
+def _py2_pickle(obj):
+    buf = io.BytesIO()
+    _Py2Pickler(buf, protocol=2).dump(obj)
+    return buf.getvalue()
+
+
 def cifar10_tar():
     r = _rng(5)
 
@@ -84,16 +105,16 @@ def cifar10_tar():
         y = r.integers(0, 10, n)
         x = (r.random((n, 3072)) * 80).astype(np.uint8)
         x[np.arange(n), y * 100] = 255
-        return pickle.dumps({b"batch_label": label, b"labels": [int(v) for v in y], b"data": x,
-                             b"filenames": [b"img_%d.png" % i for i in range(n)]}, protocol=2)
+        return _py2_pickle({b"batch_label": label, b"labels": [int(v) for v in y], b"data": x,
+                            b"filenames": [b"img_%d.png" % i for i in range(n)]})
 
     members = {f"cifar-10-batches-py/data_batch_{i}": batch(200, b"training batch %d of 5" % i)
                for i in range(1, 6)}
     members["cifar-10-batches-py/test_batch"] = batch(200, b"testing batch 1 of 1")
-    members["cifar-10-batches-py/batches.meta"] = pickle.dumps(
+    members["cifar-10-batches-py/batches.meta"] = _py2_pickle(
         {b"num_cases_per_batch": 200, b"label_names": [b"airplane", b"automobile", b"bird", b"cat", b"deer",
                                                        b"dog", b"frog", b"horse", b"ship", b"truck"],
-         b"num_vis": 3072}, protocol=2)
+         b"num_vis": 3072})
     return _tar_gz(members)
 
 
