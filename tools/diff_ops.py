@@ -18,6 +18,7 @@ never imports TensorFlow) and in rivulet (in this process), in up to four modes:
 - ``grad``   ``tf.GradientTape`` first-order gradients of the summed outputs with respect to every
              floating/complex tensor argument (eagerly), for cases whose outputs are floating;
 - ``ggrad``  the same gradient computed inside ``tf.function``;
+- ``repr``   (on request) the eager result's repr() and str(), as print() shows them;
 - ``dyn``    the op inside ``tf.function`` traced with every dimension unknown (``input_signature`` of
              ``[None] * rank``): the values, and the static shapes the traced graph gave its outputs.
 
@@ -1173,6 +1174,8 @@ def run_case(tf, case, modes):
             res["eager"] = {"ok": encode(tf, eager_out)}
         except Exception as e:  # noqa: BLE001
             res["eager"] = {"err": type(e).__name__, "msg": str(e)[:300]}
+        if "repr" in modes and isinstance(eager_out, tf.Tensor):  # the printed form, as print() shows it
+            res["repr"] = {"ok": {"py": repr(eager_out) + "\n" + str(eager_out)}}
     if "graph" in modes:
         try:
             out = tf.function(call)(*flat)
@@ -1425,6 +1428,8 @@ def main(argv=None):
             if "err" in rm:
                 mism.append((case, mode, f"rivulet raised {rm['err']}: {rm['msg'][:200]!r}"))
                 continue
+            if mode == "repr" and t.get("eager") != r.get("eager"):
+                continue  # printed forms are compared where the values are bit-identical
             d = compare(tm["ok"], rm["ok"], a.ulps, a.signed_zeros)
             if d:
                 mism.append((case, mode, d))

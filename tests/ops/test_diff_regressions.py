@@ -166,3 +166,12 @@ def test_einsum_gradient_for_an_operand_without_the_ellipsis():
     ga, gb = tape.gradient(y, [a, b])
     np.testing.assert_allclose(gb.numpy(), [-1.4199998378753662, -2.0199997425079346, -2.619999885559082], rtol=1e-6)
     np.testing.assert_allclose(ga.numpy()[1, 0], [-1.0, -1.0999997854232788], rtol=1e-6)
+
+
+def test_float_floormod_zero_keeps_the_dividends_sign():
+    # TF 2.21: floormod(-0., 3.) is -0., floormod(0., -2.5) is 0. (NumPy's mod gives the divisor's sign)
+    x, y = tf.constant([-0.0, 0.0, 5.0, -1.0]), tf.constant([3.0, -2.5, -3.0, 0.3])
+    out = tf.math.floormod(x, y).numpy()
+    assert np.signbit(out).tolist() == [True, False, True, False]
+    assert out.tolist() == [-0.0, 0.0, -1.0, 0.20000004768371582]
+    assert np.signbit(tf.function(lambda a, b: a % b)(x, y).numpy()[:2]).tolist() == [True, False]

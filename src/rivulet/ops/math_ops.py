@@ -127,7 +127,16 @@ REALDIV = _binop("RealDiv", _quiet(np.true_divide),
                                               negative(multiply(dy, divide_(divide_(op.inputs[0], op.inputs[1]),
                                                                             op.inputs[1])))), FLOATS | COMPLEX)
 FLOORDIV = _binop("FloorDiv", _int_checked(np.floor_divide, "FloorDiv"), _none_grad, REAL)
-FLOORMOD = _binop("FloorMod", _int_checked(np.mod, "FloorMod"),
+def _floormod(x, y):
+    if np.asarray(x).dtype.kind != "f":
+        return np.mod(x, y)
+    # TensorFlow's float FloorMod: fmod, then + y where the signs differ; a zero keeps x's sign (NumPy's mod
+    # gives a zero y's sign: floormod(-0., 3.) is -0. in TF, 0. in NumPy).
+    r = np.fmod(x, y)
+    return np.where((r != 0) & ((r < 0) != (y < 0)), r + y, r)
+
+
+FLOORMOD = _binop("FloorMod", _int_checked(_floormod, "FloorMod"),
                   lambda op, dy: _unbroadcast2(op, dy, negative(multiply(dy, floordiv(*op.inputs)))), REAL)
 
 
