@@ -168,7 +168,7 @@ class Chain:
         self.lock = threading.Lock()
         self.exe = _execute()
         self.sizes = [(k, n) for _, k, n, _, _ in layers]
-        weakref.finalize(self, _destroy, self.pool)
+        weakref.finalize(self, _destroy, self.pool).atexit = False  # (at exit the process frees it all)
 
     def __call__(self, x, *params):
         api = onednn.api()
@@ -359,7 +359,7 @@ class Gemm:
         if not _set_handle:
             _set_handle.append(ctypes.CFUNCTYPE(ctypes.c_int)(ctypes.cast(api.lib.dnnl_memory_set_data_handle,
                                                                           _P).value))
-        weakref.finalize(self, _destroy, self.pool)
+        weakref.finalize(self, _destroy, self.pool).atexit = False  # (at exit the process frees it all)
 
     def __call__(self, *arrays):
         api = onednn.api()
