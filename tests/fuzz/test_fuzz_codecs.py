@@ -454,21 +454,31 @@ def build_csv(rng, case_dir):
 
 
 def load_csv(path):
+    """The records decoded together (one bad record fails the batch), then each alone (more of them decode)."""
     tf = _tf()
     blob, (quote,) = _read(path)
     recs = [r.replace(b"\\n", b"\n").replace(b"\\\\", b"\\") for r in blob.split(b"\n")]
     defaults = [tf.constant(0, tf.int32), tf.constant(0.0, tf.float32), tf.constant("d"), tf.constant("e"),
                 tf.constant(0, tf.int64)]
-    out = tf.io.decode_csv(recs, defaults, use_quote_delim=bool(int(quote)))
     want = ["int32", "float32", "object", "object", "int64"]
-    got = [o.numpy() for o in out]
-    if [str(g.dtype) for g in got] != want or any(g.shape != (len(recs),) for g in got):
-        raise Undocumented(f"decode_csv gave {[(g.dtype, g.shape) for g in got]}")
-    for g, r in zip(got[0], recs):  # an int32 field is the number the record spells, never wrapped or cut
-        field = r.split(b",")[0].strip(b'"') if bool(int(quote)) and not r.startswith(b'"') else None
-        if field is not None and field.lstrip(b"-").isdigit() and len(field) < 12 and int(field) != g:
-            raise Undocumented(f"decode_csv read {field!r} as {g}")
-    return got
+    results, error = [], None
+    for batch in [recs] + [[r] for r in recs]:
+        try:
+            out = tf.io.decode_csv(batch, defaults, use_quote_delim=bool(int(quote)))
+        except tf.errors.InvalidArgumentError as e:
+            error = e
+            continue
+        got = [o.numpy() for o in out]
+        if [str(g.dtype) for g in got] != want or any(g.shape != (len(batch),) for g in got):
+            raise Undocumented(f"decode_csv gave {[(g.dtype, g.shape) for g in got]}")
+        for g, r in zip(got[0], batch):  # an int32 field is the number the record spells, never wrapped or cut
+            field = r.split(b",")[0] if not r.startswith(b'"') else None
+            if field is not None and field.lstrip(b"-").isdigit() and len(field) < 12 and int(field) != g:
+                raise Undocumented(f"decode_csv read {field!r} as {g}")
+        results.append(got)
+    if not results:
+        raise error
+    return results
 
 
 # ---- tf.io.parse_tensor and decode_raw --------------------------------------------------------------------------
