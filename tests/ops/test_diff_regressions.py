@@ -175,3 +175,12 @@ def test_float_floormod_zero_keeps_the_dividends_sign():
     assert np.signbit(out).tolist() == [True, False, True, False]
     assert out.tolist() == [-0.0, 0.0, -1.0, 0.20000004768371582]
     assert np.signbit(tf.function(lambda a, b: a % b)(x, y).numpy()[:2]).tolist() == [True, False]
+
+
+def test_real_and_conj_refuse_bool_and_string_as_tensorflow():
+    # TF 2.21's messages; rivulet returned the input
+    with pytest.raises(TypeError, match="input must be a numeric tensor, but got tensor with dtype <dtype: 'bool'>"):
+        tf.math.real(tf.constant([True]))
+    with pytest.raises(TypeError, match=r"Expected numeric or variant tensor, got dtype tf.string\."):
+        tf.math.conj(tf.constant(["a"]))
+    assert tf.math.conj(tf.constant([1], tf.uint8)).numpy().tolist() == [1]

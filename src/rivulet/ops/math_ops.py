@@ -310,6 +310,8 @@ def floor(x, name=None):
 
 def conj(x, name=None):
     x = to_tensor(x)
+    if not (x.dtype.is_complex or x.dtype.is_floating or x.dtype.is_integer):
+        raise TypeError(f"Expected numeric or variant tensor, got dtype tf.{x.dtype.name}.")
     return x if not x.dtype.is_complex else bind(CONJ, (x,), name=name or "Conj")
 
 
@@ -956,6 +958,8 @@ REAL_PART.is_view = IMAG_PART.is_view = True  # np.real/np.imag return views of 
 def real(input, name=None):  # noqa: A002
     """The real part; a real input is returned as it is."""
     x = to_tensor(input)
+    if not (x.dtype.is_complex or x.dtype.is_floating or x.dtype.is_integer):
+        raise TypeError(f"input must be a numeric tensor, but got tensor with dtype {x.dtype}")
     return bind(REAL_PART, (x,), name=name or "Real") if x.dtype.is_complex else x
 
 
