@@ -291,6 +291,52 @@ def test_fused_max_pool_and_relu_gradient_masks_on_onednn(monkeypatch):
 
 
 @needs
+def test_big_primitives_run_on_the_calling_threads_helper(monkeypatch, numpy_only):
+    """On a busy machine a primitive of _HANDOFF_MIN_WORK or more runs on a helper thread of the calling thread
+    while the caller waits (the scheduler serves a thread waking from a wait ahead of one that never sleeps);
+    smaller ones, and every one with a core free, run in place; an error comes back to the caller; a helper
+    ends once its calling thread is gone."""
+    import gc
+    busy = [False]
+    monkeypatch.setattr(onednn, "_busy_lately", lambda now: busy[0])
+    monkeypatch.setattr(onednn.api(), "local", threading.local())  # (no helper from an earlier test)
+    ran_on = []
+    real = onednn.Primitive.run
+    monkeypatch.setattr(onednn.Primitive, "run", lambda self, *a, **k: ran_on.append(threading.get_ident())
+                        or real(self, *a, **k))
+    rng = np.random.default_rng(9)
+    w = rng.standard_normal((3, 3, 8, 8)).astype(np.float32)
+    small = rng.standard_normal((1, 6, 6, 8)).astype(np.float32)  # 1.2k multiply-adds
+    big = rng.standard_normal((16, 34, 34, 8)).astype(np.float32)  # 9.4M
+    onednn.conv2d(big, w, (1, 1), (1, 1), ((0, 0), (0, 0)))  # a core is free: in place
+    busy[0] = True
+    for x in (small, big):
+        got = onednn.conv2d(x, w, (1, 1), (1, 1), ((0, 0), (0, 0)))
+        close(got, numpy_only(nn_ops._conv_kernel, x, w, (1, 1), "VALID", (1, 1)))
+    assert ran_on[0] == ran_on[1] == threading.get_ident() != ran_on[2]
+    helper = onednn.api().local.helper
+    assert ran_on[2] == helper.thread.ident and helper.thread.is_alive()
+
+    class Refused:
+        def run(self, *args):
+            raise onednn.Error("refused")
+    with pytest.raises(onednn.Error, match="refused"):
+        onednn._execute(onednn.api(), Refused(), {}, None, 1, onednn._HANDOFF_MIN_WORK)
+
+    helpers = []
+
+    def caller():
+        onednn.conv2d(big, w, (1, 1), (1, 1), ((0, 0), (0, 0)))
+        helpers.append(onednn.api().local.helper.thread)
+    t = threading.Thread(target=caller)
+    t.start()
+    t.join()
+    gc.collect()
+    helpers[0].join(timeout=10)
+    assert helpers[0] is not helper.thread and not helpers[0].is_alive()
+
+
+@needs
 def test_max_pool_of_nans_is_tensorflows():
     x = np.arange(32, dtype=np.float32).reshape(1, 4, 4, 2)
     for i, j, ch in [(0, 0, 0), (3, 3, 1), (2, 0, 0), (2, 1, 0), (3, 0, 0), (3, 1, 0)]:
@@ -571,10 +617,14 @@ def test_a_primitive_on_every_core_takes_one_thread_once_the_machine_is_busy(mon
 
 
 def _other_threads_cpu_ticks():
-    """CPU clock ticks of this process's threads other than the calling one (Linux /proc)."""
-    me, total = threading.get_native_id(), 0
+    """CPU clock ticks of this process's threads other than the calling one and the helper thread that runs
+    its big primitives (Linux /proc)."""
+    me, total = {threading.get_native_id()}, 0
+    helper = getattr(onednn.api().local, "helper", None)
+    if helper is not None:
+        me.add(helper.thread.native_id)
     for tid in os.listdir("/proc/self/task"):
-        if int(tid) != me:
+        if int(tid) not in me:
             try:
                 with open(f"/proc/self/task/{tid}/stat") as f:
                     fields = f.read().rsplit(")", 1)[1].split()
