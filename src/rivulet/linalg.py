@@ -9,3 +9,12 @@ from .ops.decomposition_ops import eig, eigvals, lu  # noqa: F401
 
 transpose = matrix_transpose
 TOPLEVEL = ["einsum", "tensordot", "norm"]
+
+
+def normalize(tensor, ord="euclidean", axis=None, name=None):  # noqa: A002
+    """(tensor / norm, norm), the norm kept with its reduced dims, as TensorFlow's tf.linalg.normalize."""
+    from .ops.math_ops import truediv as _truediv
+    from .ops._rules import to_tensor as _to_tensor
+    x = _to_tensor(tensor)
+    n = norm(x, ord=ord, axis=axis, keepdims=True)
+    return _truediv(x, n, name=name), n

@@ -1,4 +1,6 @@
 """tf.math: the public math namespace. TOPLEVEL lists the names TensorFlow also exposes as tf.NAME."""
+import numpy as _np
+
 from .ops.math_ops import (add, subtract, multiply, divide, truediv, realdiv, floordiv, floormod, pow,  # noqa: F401,A004
                            maximum, minimum, less, less_equal, greater, greater_equal, equal, not_equal, logical_and,
                            logical_or, logical_not, logical_xor, negative, floor, conj, cast, matmul, reduce_sum,
@@ -17,6 +19,32 @@ from .ops.math_ops import (scalar_mul, clip_by_global_norm, bincount, in_top_k, 
                            confusion_matrix)
 
 mod = floormod
+
+
+def xlog1py(x, y, name=None):
+    """x * log1p(y), and 0 wherever x == 0 (y included: its gradient there is 0 too), as TensorFlow's Xlog1py."""
+    from .ops.array_ops import where as _where, zeros_like as _zeros_like
+    from .ops._rules import binary_args as _binary_args
+    x, y = _binary_args(x, y)
+    if not (x.dtype.is_floating or x.dtype.is_complex):  # TensorFlow's op-def check comes before the shapes
+        from .core import context as _context
+        from .errors import InvalidArgumentError as _IAE
+        msg = (f"Value for attr 'T' of {x.dtype.name} is not in the list of allowed values: half, float, double, "
+               f"complex64, complex128")
+        raise _IAE(msg + " [Op:Xlog1py]") if _context.executing_eagerly() else TypeError(msg)
+    zero = equal(x, _zeros_like(x))
+    safe_y = _where(zero, _zeros_like(y), y)
+    return _where(zero, _zeros_like(x), multiply(x, log1p(safe_y)), name=name)
+
+
+def angle(input, name=None):  # noqa: A002
+    """The argument of a complex number (atan2(imag, real)); for real input pi where it is negative, else 0."""
+    from .ops.array_ops import where as _where, zeros_like as _zeros_like
+    from .ops._rules import to_tensor as _to_tensor
+    x = _to_tensor(input)
+    if x.dtype.is_complex:
+        return atan2(imag(x), real(x), name=name)
+    return _where(less(x, _zeros_like(x)), _to_tensor(_np.pi, x.dtype), _zeros_like(x), name=name)
 
 
 def log_sigmoid(x, name=None):

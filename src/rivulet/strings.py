@@ -1,7 +1,7 @@
 """tf.strings."""
 from .ops.string_ops import (join, length, upper, lower, substr, to_number, as_string, reduce_join,  # noqa: F401
                              regex_full_match, regex_replace, split, bytes_split, unicode_split, unicode_decode,
-                             ngrams, to_hash_bucket, to_hash_bucket_fast, to_hash_bucket_strong)
+                             ngrams, to_hash_bucket, to_hash_bucket_fast, to_hash_bucket_strong, strip)
 
 TOPLEVEL = []
 

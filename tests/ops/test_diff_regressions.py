@@ -184,3 +184,29 @@ def test_real_and_conj_refuse_bool_and_string_as_tensorflow():
     with pytest.raises(TypeError, match=r"Expected numeric or variant tensor, got dtype tf.string\."):
         tf.math.conj(tf.constant(["a"]))
     assert tf.math.conj(tf.constant([1], tf.uint8)).numpy().tolist() == [1]
+
+
+def test_ops_the_checker_found_missing_strip_xlog1py_angle_fftshift_normalize():
+    # values recorded from TF 2.21
+    x = tf.constant([" a b ", "\t\nx\r\x0b\x0c", "", "h\u00e9llo\u00a0 "])
+    assert tf.strings.strip(x).numpy().tolist() == [b"a b", b"x", b"", b"h\xc3\xa9llo\xc2\xa0"]
+    assert tf.strings.strip(tf.ragged.constant([[" a"], [], ["b ", " c "]])).to_list() == [[b"a"], [], [b"b", b"c"]]
+    a, b = tf.constant([0.0, 0.0, 2.0, -1.0]), tf.constant([-1.0, 0.0, -0.5, 3.0])
+    with tf.GradientTape() as tape:
+        tape.watch([a, b])
+        z = tf.math.xlog1py(a, b)
+    np.testing.assert_allclose(z.numpy(), [0.0, 0.0, -1.3862943649291992, -1.3862943649291992], rtol=1e-6)
+    ga, gb = tape.gradient(z, [a, b])
+    np.testing.assert_allclose(ga.numpy(), [0.0, 0.0, -0.6931471824645996, 1.3862943649291992], rtol=1e-6)
+    np.testing.assert_allclose(gb.numpy(), [0.0, 0.0, 4.0, -0.25], rtol=1e-6)
+    np.testing.assert_allclose(tf.math.angle(tf.constant([1 + 1j, -1 + 0j], tf.complex64)).numpy(),
+                               [0.7853981852531433, 3.1415927410125732], rtol=1e-6)
+    assert tf.math.angle(tf.constant([1.0, -1.0, -0.0])).numpy().tolist() == [0.0, 3.1415927410125732, 0.0]
+    m = tf.reshape(tf.range(10), [2, 5])
+    assert tf.signal.fftshift(m).numpy().tolist() == [[8, 9, 5, 6, 7], [3, 4, 0, 1, 2]]
+    assert tf.signal.ifftshift(m, axes=[0]).numpy().tolist() == [[5, 6, 7, 8, 9], [0, 1, 2, 3, 4]]
+    n, norm = tf.linalg.normalize(tf.constant([[3.0, 4.0], [1.0, 0.0]]), ord=1, axis=0)
+    assert n.numpy().tolist() == [[0.75, 1.0], [0.25, 0.0]] and norm.numpy().tolist() == [[4.0, 4.0]]
+    n, norm = tf.linalg.normalize(tf.constant([[3.0, 4.0], [1.0, 0.0]]))
+    assert norm.shape == (1, 1)
+    np.testing.assert_allclose(norm.numpy(), [[5.099019527435303]], rtol=1e-7)

@@ -18,7 +18,7 @@ BINARY = ["add", "subtract", "multiply", "divide", "truediv", "floordiv", "floor
           "logical_or", "logical_xor", "squared_difference"]
 REDUCE = ["reduce_sum", "reduce_mean", "reduce_max", "reduce_min", "reduce_prod", "reduce_any", "reduce_all"]
 STRING_UNARY = ["length", "lower", "upper", "to_number", "substr", "regex_replace", "regex_full_match",
-                "as_string", "unicode_script"]
+                "as_string", "unicode_script", "strip"]
 LISTS = ["concat", "stack"]  # the first argument is a list of values
 FIRST = ["tile", "expand_dims", "reshape", "squeeze", "transpose", "gather", "one_hot"]  # dispatched on their first
 #                                                                                          argument

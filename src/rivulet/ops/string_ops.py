@@ -126,6 +126,15 @@ def lower(input, encoding="", name=None):  # noqa: A002
                 name=name or "StringLower")
 
 
+# ---------------------------------------------------------------- strip
+STRING_STRIP = defop("StringStrip", lambda x: _map(bytes.strip, x), lambda x: (x.shape, _dt.string), allowed=_STR)
+
+
+def strip(input, name=None):  # noqa: A002
+    """Leading and trailing ASCII whitespace removed from every string (TensorFlow's StringStrip)."""
+    return bind(STRING_STRIP, (_strings(input),), name=name or "StringStrip")
+
+
 # ---------------------------------------------------------------- substr
 def _substr_kernel(x, pos, ln, unit="BYTE"):
     xa, pa, la = np.broadcast_arrays(np.asarray(x, dtype=object), np.asarray(pos), np.asarray(ln))
