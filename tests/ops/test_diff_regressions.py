@@ -210,3 +210,17 @@ def test_ops_the_checker_found_missing_strip_xlog1py_angle_fftshift_normalize():
     n, norm = tf.linalg.normalize(tf.constant([[3.0, 4.0], [1.0, 0.0]]))
     assert norm.shape == (1, 1)
     np.testing.assert_allclose(norm.numpy(), [[5.099019527435303]], rtol=1e-7)
+
+
+def test_string_ngrams_in_graphs_and_dataset_maps():
+    # TF 2.21 values; rivulet's ngrams read .numpy() and failed in tf.function
+    x = tf.constant(["a", "b", "c", "d"])
+    f = tf.function(lambda s: tf.strings.ngrams(s, 2), input_signature=[tf.TensorSpec([None], tf.string)])
+    assert f(x).numpy().tolist() == [b"a b", b"b c", b"c d"]
+    assert tf.strings.ngrams(x, 2, pad_values="#", padding_width=1).numpy().tolist() == [
+        b"# a", b"a b", b"b c", b"c d", b"d #"]
+    r = tf.ragged.constant([["a", "b", "c"], [], ["d", "e"]])
+    assert tf.function(lambda: tf.strings.ngrams(r, 2))().to_list() == [[b"a b", b"b c"], [], [b"d e"]]
+    ds = tf.data.Dataset.from_tensor_slices(tf.constant([["a", "b", "c"], ["x", "y", "z"]]))
+    assert [v.numpy().tolist() for v in ds.map(lambda s: tf.strings.ngrams(s, 2))] == [[b"a b", b"b c"],
+                                                                                       [b"x y", b"y z"]]

@@ -424,31 +424,50 @@ def _ngram_rows(rows, width, sep, pad, padding_width, preserve_short):
     return out
 
 
+def _ngrams_kernel(data, splits, widths, sep, pad, padding_width, preserve_short):
+    values = np.asarray(data, dtype=object).reshape(-1).tolist()
+    bounds = np.asarray(splits).tolist()
+    rows = [values[a:b] for a, b in zip(bounds[:-1], bounds[1:])]
+    result = [[] for _ in rows]
+    for w in widths:
+        for acc, grams in zip(result, _ngram_rows(rows, w, sep, pad, padding_width, preserve_short)):
+            acc.extend(grams)
+    flat = np.empty(sum(len(r) for r in result), dtype=object)
+    flat[:] = [g for r in result for g in r]
+    return flat, np.cumsum([0] + [len(r) for r in result]).astype(np.asarray(splits).dtype)
+
+
+# TensorFlow's op computes n-grams of each row of (values, row splits); a graph op, so it runs in tf.function
+# and in datasets' map too.
+STRING_NGRAMS = defop("StringNGrams", _ngrams_kernel,
+                      lambda data, splits, **_: [(TensorShape([None]), _dt.string),
+                                                 (TensorShape([None if splits.shape[0] is None else splits.shape[0]]),
+                                                  splits.dtype)],
+                      num_outputs=2)
+
+
 def ngrams(data, ngram_width, separator=" ", pad_values=None, padding_width=None, preserve_short_sequences=False,
            name=None):
     """tf.strings.ngrams of a 1-D tensor (a 1-D result) or a RaggedTensor (one row of n-grams per row)."""
     ragged = composite.is_kind(data, "ragged")
-    widths = [ngram_width] if isinstance(ngram_width, int) else list(ngram_width)
+    widths = (int(ngram_width),) if isinstance(ngram_width, int) else tuple(int(w) for w in ngram_width)
     if isinstance(pad_values, (str, bytes)):
         pad_values = (pad_values, pad_values)
     pad = None if pad_values is None else tuple(_bytes(p) for p in pad_values)
-    sep = _bytes(separator)
+    attrs = {"widths": widths, "sep": _bytes(separator), "pad": pad, "padding_width": padding_width,
+             "preserve_short": bool(preserve_short_sequences)}
     if ragged:
-        rows = data.to_list()
-    else:
-        x = _strings(data)
-        if x.shape.rank != 1:
-            raise NotImplementedError("rivulet's tf.strings.ngrams takes a vector or a RaggedTensor of strings")
-        rows = [x.numpy().tolist()]
-    result = [[] for _ in rows]
-    for w in widths:
-        for acc, grams in zip(result, _ngram_rows(rows, int(w), sep, pad, padding_width, preserve_short_sequences)):
-            acc.extend(grams)
-    if ragged:
-        flat = np.array([g for r in result for g in r], dtype=object).reshape(-1)
-        return type(data).from_row_lengths(convert_to_tensor(flat, dtype=_dt.string),
-                                           np.array([len(r) for r in result], np.int64), validate=False)
-    return to_tensor(np.array(result[0], dtype=object).reshape(-1))
+        if data.ragged_rank != 1:
+            raise NotImplementedError("rivulet's tf.strings.ngrams takes a RaggedTensor of ragged_rank 1")
+        grams, splits = bind(STRING_NGRAMS, (_strings(data.flat_values), data.row_splits), attrs,
+                             name=name or "StringNGrams")
+        return type(data).from_row_splits(grams, splits, validate=False)
+    x = _strings(data)
+    if x.shape.rank != 1:
+        raise NotImplementedError("rivulet's tf.strings.ngrams takes a vector or a RaggedTensor of strings")
+    from .array_ops import shape as _shape, stack as _stack
+    splits = _stack([to_tensor(0, _dt.int64), _shape(x, out_type=_dt.int64)[0]])
+    return bind(STRING_NGRAMS, (x, splits), attrs, name=name or "StringNGrams")[0]
 
 
 # ---------------------------------------------------------------- hash buckets (TensorFlow's fingerprints)
