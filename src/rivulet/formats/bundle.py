@@ -146,6 +146,8 @@ class BundleReader:
                                      f"{first(version, 2)})")
         self._entries = {}
         for key, value in items[1:]:
+            if key[:1] == b"\x00":  # a slice of a partitioned variable (TensorFlow's ordered-code key, listed by
+                continue  # its full tensor's entry, which names the slices; reading that is UnimplementedError)
             try:
                 name = key.decode("utf-8")
             except UnicodeDecodeError:
