@@ -158,8 +158,8 @@ def _step_fn(seed=7):
     w1 = tf.Variable((rs.standard_normal((96, 64)) * 0.1).astype(np.float32))
     b1 = tf.Variable(np.zeros(64, np.float32))
     w2 = tf.Variable((rs.standard_normal((64, 10)) * 0.1).astype(np.float32))
-    x = tf.constant(rs.standard_normal((32, 96)).astype(np.float32))
-    y = tf.constant(rs.integers(0, 10, 32).astype(np.int32))
+    x = tf.constant(rs.standard_normal((64, 96)).astype(np.float32))
+    y = tf.constant(rs.integers(0, 10, 64).astype(np.int32))
 
     @tf.function
     def step():
@@ -204,7 +204,7 @@ def test_a_training_steps_gemms_run_on_onednn_with_numpys_values():
         np.testing.assert_allclose(p.numpy(), w, rtol=1e-4, atol=1e-5)
     src = step.get_concrete_function()._compiled.source
     # the forward layer (bias and ReLU fused) and the first layer's weight gradient x^T dz (a transposed
-    # operand): one oneDNN matmul each; the 20k multiply-add products stay on NumPy
+    # operand), 393k multiply-adds each: one oneDNN matmul each; the 41k multiply-add products stay on NumPy
     assert len(re.findall(r"= g\d+\(", src)) == 2, src
 
 
@@ -230,7 +230,7 @@ def test_a_relu_of_a_product_without_bias_and_a_plain_product_are_one_onednn_mat
     @tf.function
     def f(x):
         return tf.nn.relu(tf.matmul(x, w)), tf.matmul(x, w2) * 2.0
-    x = rs.standard_normal((16, 128)).astype(np.float32)
+    x = rs.standard_normal((32, 128)).astype(np.float32)  # 393k multiply-adds
     got, twice = f(tf.constant(x))
     np.testing.assert_allclose(got.numpy(), np.maximum(x @ w.numpy(), 0), rtol=1e-5, atol=1e-5)
     np.testing.assert_allclose(twice.numpy(), 2 * (x @ w2.numpy()), rtol=1e-5, atol=1e-5)

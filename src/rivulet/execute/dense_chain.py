@@ -299,9 +299,10 @@ def plan(ops, uses, excluded, kept):
 # A graph's other float32 GEMMs of this size range (a training step's forward layers, whose products the
 # gradient reads again, and the gradient's own products, transposed operands included) run as one oneDNN
 # matmul each: on one thread about twice OpenBLAS's speed on the AVX-512 machines (64x784x128: 55 us against
-# 116; 64x128x128: 10 against 20), with the bias and ReLU fused. Below GEMM_MIN multiply-adds the four data
-# handles set per call cost more than that saves; from GEMM_MAX the BLAS rules' threads take over.
-GEMM_MIN, GEMM_MAX = 1 << 16, 1 << 23
+# 116; 64x128x128: 10 against 20), with the bias and ReLU fused. Below GEMM_MIN multiply-adds (GEMM_MIN_PLAIN
+# for a product with no bias to fuse: 20x64x64 2.9 us against np.dot's 2.2, 64x64x64 4.3 against 5.2) the
+# data handles set per call cost more than that saves; from GEMM_MAX the BLAS rules' threads take over.
+GEMM_MIN, GEMM_MIN_PLAIN, GEMM_MAX = 1 << 16, 1 << 18, 1 << 23
 _set_handle = []
 
 
@@ -419,7 +420,7 @@ def gemm(op, numpy_form):
     if onednn.api() is None:
         return None
     dims = _dims(op)
-    if dims is None or not GEMM_MIN <= dims[0] * dims[1] * dims[2] < GEMM_MAX:
+    if dims is None or not (GEMM_MIN if dims[5] else GEMM_MIN_PLAIN) <= dims[0] * dims[1] * dims[2] < GEMM_MAX:
         return None
     try:
         return Gemm(*dims, numpy_form)
