@@ -21,7 +21,9 @@ otherwise on every core (or tf.config.threading's intra-op thread count where se
 calls run faster that way (a `_Threads` per problem, the same probing as blas_threads.Tuner). oneDNN fixes
 a primitive's thread count when its descriptor is made (OpenMP's count at that moment; omp_set_num_threads
 before a call does not change it), so each thread count has its own primitive, made under that count. OpenMP's
-idle threads sleep (OMP_WAIT_POLICY=PASSIVE unless the user set it) instead of spinning against other work.
+idle threads sleep (OMP_WAIT_POLICY=PASSIVE unless the user set it) instead of spinning against other work. On
+a busy machine a big primitive runs on a helper thread of the calling thread while the caller waits (`_execute`:
+the scheduler serves a thread that wakes from a wait ahead of one that never sleeps).
 """
 import contextlib
 import ctypes
