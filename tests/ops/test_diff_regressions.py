@@ -224,3 +224,34 @@ def test_string_ngrams_in_graphs_and_dataset_maps():
     ds = tf.data.Dataset.from_tensor_slices(tf.constant([["a", "b", "c"], ["x", "y", "z"]]))
     assert [v.numpy().tolist() for v in ds.map(lambda s: tf.strings.ngrams(s, 2))] == [[b"a b", b"b c"],
                                                                                        [b"x y", b"y z"]]
+
+
+def test_real_ffts_of_unknown_inner_size_in_graphs():
+    # TF 2.21: rfft/irfft without fft_length traced with [None, None] (rivulet raised "need fft_length or a
+    # statically known inner shape"); values and the gradient equal TF's
+    x = tf.constant(np.sin(np.arange(12.0)).reshape(2, 6), tf.float32)
+    spec = [tf.TensorSpec([None, None], tf.float32)]
+    y = tf.function(tf.signal.rfft, input_signature=spec)(x)
+    assert y.shape == (2, 4)
+    np.testing.assert_allclose(y.numpy()[0, :2], [0.1762 + 0j, -0.2761 - 3.0021j], atol=1e-4)
+    back = tf.function(tf.signal.irfft, input_signature=[tf.TensorSpec([None, None], tf.complex64)])(y)
+    np.testing.assert_allclose(back.numpy(), x.numpy(), atol=1e-5)
+
+    def grad(s):
+        with tf.GradientTape() as tape:
+            tape.watch(s)
+            z = tf.abs(tf.signal.rfft(s)) ** 2
+        return tape.gradient(z, s)
+    g = tf.function(grad, input_signature=spec)(x)
+    np.testing.assert_allclose(g.numpy(), grad(x).numpy(), rtol=1e-5, atol=1e-5)
+
+
+def test_fft_input_errors_follow_tensorflow():
+    # TF 2.21: complex FFTs refuse real input with InvalidArgumentError eagerly; rfft/irfft's wrapper raises
+    # ValueError naming the op; a scalar is InvalidArgumentError eagerly
+    with pytest.raises(tf.errors.InvalidArgumentError, match="Tcomplex"):
+        tf.signal.fft(tf.constant([1.0]))
+    with pytest.raises(ValueError, match=r"IRFFT requires tf.complex64 or tf.complex128 inputs, got: tf.Tensor\("):
+        tf.signal.irfft(tf.constant([1.0]))
+    with pytest.raises(tf.errors.InvalidArgumentError, match=r"Input must have rank of at least 1 but got: \[\]"):
+        tf.signal.fft(tf.constant(1j))

@@ -21,8 +21,19 @@ _REAL_TO_COMPLEX = {_dt.float32: _dt.complex64, _dt.float64: _dt.complex128}
 _COMPLEX_TO_REAL = {_dt.complex64: _dt.float32, _dt.complex128: _dt.float64}
 
 
+def _static_error(cls, msg, name):
+    """TensorFlow's eager op raises InvalidArgumentError where its graph builder raises cls."""
+    from ..core import context
+    from ..errors import InvalidArgumentError
+    return InvalidArgumentError(f"{msg} [Op:{name}]") if context.executing_eagerly() else cls(msg)
+
+
 def _check_rank(x, rank, name):
     if x.shape.rank is not None and x.shape.rank < rank:
+        from ..core import context
+        if context.executing_eagerly():
+            dims = "[" + ",".join(str(d) for d in x.shape.as_list()) + "]"
+            raise _static_error(ValueError, f"Input must have rank of at least {rank} but got: {dims}", name)
         raise ValueError(f"Shape must be at least rank {rank} but is rank {x.shape.rank} for '{{{{node {name}}}}} = "
                          f"{name}[Tcomplex={x.dtype.name}](input)' with input shapes: {x.shape}.")
 
@@ -57,8 +68,8 @@ def _complex_fn(op_name, rank):
     def f(input, name=None):  # noqa: A002
         x = to_tensor(input)
         if not x.dtype.is_complex:
-            raise TypeError(f"Value for attr 'Tcomplex' of {x.dtype.name} is not in the list of allowed values: "
-                            f"complex64, complex128")
+            raise _static_error(TypeError, f"Value for attr 'Tcomplex' of {x.dtype.name} is not in the list of "
+                                           f"allowed values: complex64, complex128", op_name)
         _check_rank(x, rank, op_name)
         return bind(OPS[op_name], (x,), name=name or op_name)
     f.__name__ = op_name.lower()
@@ -83,13 +94,27 @@ def _fit(a, n, axis):
 
 
 def _rfft_kernel(x, fft_length):
+    fft_length = _resolve(fft_length, x, False)
     axes = tuple(range(-len(fft_length), 0))
     for ax, n in zip(axes, fft_length):
         x = _fit(x, n, ax)
     return np.fft.rfftn(x, s=fft_length, axes=axes).astype(_REAL_TO_COMPLEX[_dt.from_numpy(x.dtype)]._np)
 
 
+def _resolve(fft_length, a, inverse):
+    """fft_length with the dims unknown when the graph was traced (None) read from the array: the input's inner
+    sizes, for an inverse transform 2 * (n - 1) in the last."""
+    if None not in fft_length:
+        return fft_length
+    rank = len(fft_length)
+    dims = list(a.shape[-rank:])
+    if inverse:
+        dims[-1] = 2 * (dims[-1] - 1)
+    return tuple(d if n is None else n for n, d in zip(fft_length, dims))
+
+
 def _irfft_kernel(z, fft_length):
+    fft_length = _resolve(fft_length, z, True)
     axes = tuple(range(-len(fft_length), 0))
     for ax, n in zip(axes[:-1], fft_length[:-1]):
         z = _fit(z, n, ax)
@@ -101,7 +126,8 @@ def _rfft_infer(x, fft_length):
     if x.shape.rank is None:
         return UNKNOWN, _REAL_TO_COMPLEX[x.dtype]
     dims = x.shape.as_list()
-    dims[-len(fft_length):] = list(fft_length[:-1]) + [fft_length[-1] // 2 + 1]
+    last = None if fft_length[-1] is None else fft_length[-1] // 2 + 1
+    dims[-len(fft_length):] = list(fft_length[:-1]) + [last]
     return TensorShape(dims), _REAL_TO_COMPLEX[x.dtype]
 
 
@@ -115,14 +141,14 @@ def _irfft_infer(z, fft_length):
 
 def _rfft_grad_kernel(dy, x, fft_length):
     """Re(n * IFFT(dy zero-extended to the full spectrum)), fitted back to x's length (1-D transforms)."""
-    n = fft_length[-1]
+    n = _resolve(fft_length, x, False)[-1]
     full = _fit(dy, n, -1)
     g = np.real(np.fft.ifft(full, axis=-1) * n)
     return _fit(g, x.shape[-1], -1).astype(x.dtype)
 
 
 def _irfft_grad_kernel(dx, z, fft_length):
-    n = fft_length[-1]
+    n = _resolve(fft_length, z, True)[-1]
     weight = np.full(n // 2 + 1, 2.0)
     weight[0] = 1
     if n % 2 == 0:
@@ -144,11 +170,9 @@ IRFFT2D = defop("IRFFT2D", _irfft_kernel, _irfft_infer, allowed=COMPLEX)
 def _lengths(fft_length, x, rank, inverse):
     if fft_length is None:
         dims = x.shape.as_list()[-rank:] if x.shape.rank is not None else [None] * rank
-        if None in dims:
-            raise ValueError("rivulet's real FFTs need fft_length or a statically known inner shape")
-        if inverse:
+        if inverse and dims[-1] is not None:
             dims[-1] = 2 * (dims[-1] - 1)
-        return tuple(dims)
+        return tuple(dims)  # None: a size known when the graph runs (the kernels read it then)
     v = static_value(fft_length) if hasattr(fft_length, "dtype") else np.asarray(fft_length)
     if v is None:
         raise ValueError("rivulet's real FFTs need a fft_length known when the function is traced")
@@ -162,11 +186,9 @@ def _real_fn(op, rank, inverse, default):
     def f(input_tensor, fft_length=None, name=None):
         x = to_tensor(input_tensor)
         want = COMPLEX if inverse else frozenset(_REAL_TO_COMPLEX)
-        if x.dtype not in want:
-            kind = "Tcomplex" if inverse else "Treal"
-            allowed = "complex64, complex128" if inverse else "float, double"
-            raise TypeError(f"Value for attr '{kind}' of {x.dtype.name} is not in the list of allowed values: "
-                            f"{allowed}")
+        if x.dtype not in want:  # TensorFlow's Python wrapper checks first, eagerly and in graphs alike
+            kinds = "tf.complex64 or tf.complex128" if inverse else "tf.float32 or tf.float64"
+            raise ValueError(f"{default} requires {kinds} inputs, got: {str(x)}")
         _check_rank(x, rank, default)
         return bind(op, (x,), {"fft_length": _lengths(fft_length, x, rank, inverse)}, name=name or default)
     f.__name__ = default.lower()
