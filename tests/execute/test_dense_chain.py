@@ -236,3 +236,16 @@ def test_a_relu_of_a_product_without_bias_and_a_plain_product_are_one_onednn_mat
     np.testing.assert_allclose(twice.numpy(), 2 * (x @ w2.numpy()), rtol=1e-5, atol=1e-5)
     src = f.get_concrete_function(tf.constant(x))._compiled.source
     assert len(re.findall(r"= g\d+\(", src)) == 2 and "_dot" not in src and "@" not in src, src
+
+
+def test_a_small_product_compiles_without_looking_for_onednn():
+    import subprocess
+    import sys
+    code = ("import rivulet as tf\n"
+            "from rivulet.execute import onednn\n"
+            "f = tf.function(lambda x: tf.matmul(x, x, transpose_b=True) @ x)\n"
+            "assert f(tf.ones([4, 4])).numpy()[0, 0] == 64.0\n"
+            "print(len(onednn._found))\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "0"  # 16 multiply-adds: oneDNN (20-50 ms to find and load) not looked for

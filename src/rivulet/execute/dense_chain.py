@@ -417,10 +417,10 @@ def _dims(op):
 def gemm(op, numpy_form):
     """A `Gemm` for a 2-D float32 MatMul (transposes, no adjoints) or _FusedMatMul of static shapes in the size
     range, or None (then the caller's form runs)."""
-    if onednn.api() is None:
-        return None
     dims = _dims(op)
     if dims is None or not (GEMM_MIN if dims[5] else GEMM_MIN_PLAIN) <= dims[0] * dims[1] * dims[2] < GEMM_MAX:
+        return None
+    if onednn.api() is None:  # (looked for only once a product of this size is there: loading it takes 20-50 ms)
         return None
     try:
         return Gemm(*dims, numpy_form)
