@@ -152,3 +152,16 @@ def test_ops_name_their_users_line_when_the_walk_stops_at_a_frame_it_passed_befo
     adds = [op.user_frame[1:] for op in g.get_operations() if op.type == "AddV2"]
     f_first = f.python_function.__code__.co_firstlineno
     assert (f_first + 7, "f") in adds  # a + b + c
+
+
+def test_a_rule_that_rewrites_an_op_into_a_new_one_gets_the_optimisers_copy():
+    @tf.function
+    def f(x):
+        y = tf.transpose(tf.transpose(x, [1, 0, 2]), [0, 2, 1])  # the rules may emit new ops for these:
+        return tf.reshape(tf.reshape(y, [6, 4]), [2, 12])  # the look-only pass must not build them
+
+    x = tf.constant(np.arange(24, dtype=np.float32).reshape(2, 3, 4))
+    want = np.transpose(np.transpose(x.numpy(), [1, 0, 2]), [0, 2, 1]).reshape(2, 12)
+    np.testing.assert_array_equal(f(x).numpy(), want)
+    cf = f.get_concrete_function(x)
+    assert cf._optimized_graph is not cf.graph

@@ -101,47 +101,69 @@ def _cse_key(opdef, inputs, attrs):
     return (opdef.name, tuple(id(t) for t in inputs), tuple(items))
 
 
+class _Changes(Exception):
+    pass
+
+
+class _Probe(RewriteContext):
+    """The rules' context of a pass that only looks: a rule that would make anything changes the graph."""
+    def constant(self, value, name):
+        raise _Changes
+
+    def emit(self, opdef, inputs, attrs, name, control=(), frame=None):
+        raise _Changes
+
+
 def _unchanged_prefix(inputs, ops, rules, consts, cse):
     """How many of `ops` a rebuild would copy as they are, give or take what the compiler never sees:
     duplicate constants merged (each is a value of the compiled code, none a line) and identities dropped
     (the compiled code's aliases). len(ops) when that is the whole pass: the graph compiles as it is."""
     fed = {id(t) for t in inputs}
-    ctx = RewriteContext(Graph("unchanged"), consts or {}, cse)  # what a rule emits is dropped with it
+    ctx = _Probe(None, consts or {}, cse)
     alias, table = {}, {}
     for i, op in enumerate(ops):
-        typ = op.type
-        if typ == "Placeholder":
-            if id(op.outputs[0]) not in fed:
+        try:
+            if not _as_it_is(op, ctx, rules, cse, fed, alias, table):
                 return i
-            continue
-        ins = [alias.get(id(t), t) for t in op._inputs] if alias else op._inputs
-        if typ == "Identity":
-            res = None
-            for rule in rules:
-                res = rule(ctx, op, ins)
-                if res is not None:
-                    break
-            if res is not None:
-                if op.control_inputs or len(res) != 1 or res[0] is not ins[0]:
-                    return i
-                alias[id(op.outputs[0])] = ins[0]
-                continue
-        else:
-            ctx.frame = op.user_frame
-            for rule in rules:
-                if rule(ctx, op, ins) is not None:
-                    return i
-        if cse and not op.control_inputs and not op.opdef.stateful:
-            key = _cse_key(op.opdef, ins, op.attrs)
-            if key is not None:
-                hit = table.get(key)
-                if hit is None:
-                    table[key] = op.outputs
-                elif typ == "Const":
-                    alias[id(op.outputs[0])] = hit[0]
-                else:
-                    return i
+        except _Changes:
+            return i
     return len(ops)
+
+
+def _as_it_is(op, ctx, rules, cse, fed, alias, table):
+    """Whether a rebuild copies `op` as it is, give or take a merged constant or dropped identity (noted in
+    `alias`); a rule that would make anything raises _Changes (_Probe)."""
+    typ = op.type
+    if typ == "Placeholder":
+        return id(op.outputs[0]) in fed
+    ins = [alias.get(id(t), t) for t in op._inputs] if alias else op._inputs
+    if typ == "Identity":
+        res = None
+        for rule in rules:
+            res = rule(ctx, op, ins)
+            if res is not None:
+                break
+        if res is not None:
+            if op.control_inputs or len(res) != 1 or res[0] is not ins[0]:
+                return False
+            alias[id(op.outputs[0])] = ins[0]
+            return True
+    else:
+        ctx.frame = op.user_frame
+        for rule in rules:
+            if rule(ctx, op, ins) is not None:
+                return False
+    if cse and not op.control_inputs and not op.opdef.stateful:
+        key = _cse_key(op.opdef, ins, op.attrs)
+        if key is not None:
+            hit = table.get(key)
+            if hit is None:
+                table[key] = op.outputs
+            elif typ == "Const":
+                alias[id(op.outputs[0])] = hit[0]
+            else:
+                return False
+    return True
 
 
 def _prunes_nothing_real(graph, ops):
