@@ -252,10 +252,11 @@ class _IndexLookup(Layer):
             raise ValueError(f"Vocabulary file {path} does not exist.")
         if self.output_mode == "tf_idf":
             raise ValueError("output_mode `'tf_idf'` does not support loading a vocabulary from file.")
-        with open(path, encoding=self.encoding or "utf-8") as f:
+        with open(path, encoding=self.encoding or "utf-8", newline="") as f:  # lines end at "\n" only
             lines = f.read().split("\n")
         if lines and lines[-1] == "":
             lines.pop()
+        lines = [t[:-1] if t.endswith("\r") else t for t in lines]  # TensorFlow's line reader drops a final \r
         if not self._string:
             try:
                 return [int(t) for t in lines]
