@@ -22,7 +22,7 @@ calls run faster that way (a `_Threads` per problem, the same probing as blas_th
 a primitive's thread count when its descriptor is made (OpenMP's count at that moment; omp_set_num_threads
 before a call does not change it), so each thread count has its own primitive, made under that count. OpenMP's
 idle threads sleep (OMP_WAIT_POLICY=PASSIVE unless the user set it) instead of spinning against other work. On
-a busy machine a big primitive runs on a helper thread of the calling thread while the caller waits (`_execute`:
+a busy machine a primitive of 200k+ multiply-adds runs on a helper thread of the caller, which waits (`_execute`:
 the scheduler serves a thread that wakes from a wait ahead of one that never sleeps).
 """
 import contextlib
@@ -650,9 +650,10 @@ def _run(a, key, build, arrays, work):
 # convnet's epoch, primitives handed over against run in place, alternating processes on the loaded 2-core
 # machine (same CPU time, ~0.8 s): load 9-11, medians 2026 and 3058 against 2624 and 3291 ms wall; with two busy
 # processes of the same session beside it 2318 and 5018 against 8096 and 8048 ms (TensorFlow 2.21: 2286,
-# 4132). A hand-over costs two thread wake-ups (tens of microseconds): small primitives, and every primitive on
-# a machine with a free core, run in place.
-_HANDOFF_MIN_WORK = 1_000_000
+# 4132). The conv autoencoder's epoch (0.2-1.8M-MAC convolutions) at load ~10.5: median 370 ms from 200k
+# multiply-adds up, 603 from 1M up, 1371 run in place (TensorFlow 1308). A hand-over costs two thread wake-ups
+# (tens of microseconds): tiny primitives, and every primitive on a machine with a free core, run in place.
+_HANDOFF_MIN_WORK = 200_000
 
 
 def _execute(a, prim, arrays, workspace, n, work):
