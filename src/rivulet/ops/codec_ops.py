@@ -945,7 +945,7 @@ def _png_pixels(data, channels, want16):
 # ---------------------------------------------------------------- GIF
 def _gif_rects(data):
     """(left, top, width, height) of each frame's image descriptor, from the block structure alone (no pixel is
-    decoded), walked as Pillow walks it: a byte that starts no block is skipped, the trailer ends it."""
+    decoded); the trailer ends the walk, a byte that starts no record fails it (giflib's DGifSlurp)."""
     n, rects = len(data), []
     i = 13 + (3 << ((data[10] & 7) + 1) if data[10] & 0x80 else 0)
     while i < n:
@@ -960,9 +960,9 @@ def _gif_rects(data):
             i += 10 + (3 << ((packed & 7) + 1) if packed & 0x80 else 0) + 1  # descriptor, local table, code size
         elif kind == 0x3B:
             break
-        else:
-            i += 1
-            continue
+        else:  # giflib (TensorFlow's reader) refuses a byte that starts no record; Pillow would skip it
+            raise InvalidArgumentError(f"Invalid GIF data (size {n}), failed to slurp gif file: Wrong record type "
+                                       "detected")
         while i < n and data[i]:  # sub-blocks up to the empty one
             i += 1 + data[i]
         i += 1
