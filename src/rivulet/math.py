@@ -13,7 +13,7 @@ from .ops.math_ops import (add, subtract, multiply, divide, truediv, realdiv, fl
                            reciprocal_no_nan, reduce_euclidean_norm, count_nonzero, clip_by_norm, lgamma, digamma)
 from .ops.sort_segment_ops import (top_k, segment_sum, segment_mean, segment_max, segment_min,  # noqa: F401
                                    segment_prod, unsorted_segment_sum, unsorted_segment_mean, unsorted_segment_max,
-                                   unsorted_segment_min, unsorted_segment_prod)
+                                   unsorted_segment_min, unsorted_segment_prod, unsorted_segment_sqrt_n)
 from .ops.nn_ops import softmax, log_softmax, softplus, softsign, l2_normalize  # noqa: F401  (tf.math has them too)
 from .ops.math_ops import (scalar_mul, clip_by_global_norm, bincount, in_top_k,  # noqa: F401
                            confusion_matrix)

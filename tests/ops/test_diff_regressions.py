@@ -255,3 +255,17 @@ def test_fft_input_errors_follow_tensorflow():
         tf.signal.irfft(tf.constant([1.0]))
     with pytest.raises(tf.errors.InvalidArgumentError, match=r"Input must have rank of at least 1 but got: \[\]"):
         tf.signal.fft(tf.constant(1j))
+
+
+def test_unsorted_segment_sqrt_n():
+    # TF 2.21 values and gradient
+    d = tf.constant([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0], [7.0, 8.0]])
+    with tf.GradientTape() as tape:
+        tape.watch(d)
+        y = tf.math.unsorted_segment_sqrt_n(d, tf.constant([2, 0, 2, -1]), 3)
+    np.testing.assert_allclose(y.numpy(), [[3.0, 4.0], [0.0, 0.0], [4.242640972137451, 5.656854152679443]],
+                               rtol=1e-7)
+    np.testing.assert_allclose(tape.gradient(y, d).numpy(), [[0.7071067690849304] * 2, [1.0, 1.0],
+                                                             [0.7071067690849304] * 2, [0.0, 0.0]], rtol=1e-7)
+    with pytest.raises(tf.errors.InvalidArgumentError, match="Value for attr 'T' of int32"):
+        tf.math.unsorted_segment_sqrt_n(tf.constant([1, 2]), [0, 0], 2)

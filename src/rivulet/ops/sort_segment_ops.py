@@ -487,6 +487,19 @@ def unsorted_segment_mean(data, segment_ids, num_segments, name=None):
     return _m.truediv(summed, _m.maximum(count, _m._one_like(count)))
 
 
+def unsorted_segment_sqrt_n(data, segment_ids, num_segments, name=None):
+    """Segment sums divided by the square root of the segment sizes (0 for an empty segment); floating and
+    complex data only, as TensorFlow's."""
+    x = to_tensor(data)
+    if not (x.dtype.is_floating or x.dtype.is_complex):
+        msg = (f"Value for attr 'T' of {x.dtype.name} is not in the list of allowed values: bfloat16, half, float, "
+               f"double, complex64, complex128")
+        raise InvalidArgumentError(msg + " [Op:Sqrt]") if context.executing_eagerly() else TypeError(msg)
+    summed = unsorted_segment_sum(x, segment_ids, num_segments, name=name)
+    count = _seg_scatter(_m._one_like(x), _segment_ids(segment_ids, "UnsortedSegmentSum"), summed)
+    return _m.truediv(summed, _m.sqrt(_m.maximum(count, _m._one_like(count))))
+
+
 # ---------------------------------------------------------------- unique
 def _unique_kernel(x, out_idx):
     if x.ndim != 1:
