@@ -1,5 +1,6 @@
 """tf.linalg. TOPLEVEL lists the names TensorFlow also exposes as tf.NAME."""
 from .ops.array_ops import eye  # noqa: F401
+from .ops.linalg_ops import cross  # noqa: F401
 from .ops.linalg_ops import (adjoint, band_part, cholesky, cholesky_solve, det, diag, diag_part, eigh,  # noqa: F401
                              eigvalsh, einsum, expm, global_norm, inv, logdet, lstsq, matrix_transpose, matvec, norm,
                              pinv, qr, set_diag, slogdet, solve, svd, tensordot, trace, triangular_solve)

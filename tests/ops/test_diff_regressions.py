@@ -269,3 +269,21 @@ def test_unsorted_segment_sqrt_n():
                                                              [0.7071067690849304] * 2, [0.0, 0.0]], rtol=1e-7)
     with pytest.raises(tf.errors.InvalidArgumentError, match="Value for attr 'T' of int32"):
         tf.math.unsorted_segment_sqrt_n(tf.constant([1, 2]), [0, 0], 2)
+
+
+def test_linalg_cross():
+    # TF 2.21 values, gradients and errors
+    a = tf.constant([[1.0, 2.0, 3.0], [0.5, -1.0, 2.0]])
+    b = tf.constant([[-1.0, 0.5, 2.0], [3.0, 1.0, -2.0]])
+    with tf.GradientTape() as tape:
+        tape.watch([a, b])
+        y = tf.linalg.cross(a, b) * tf.constant([1.0, 2.0, 3.0])
+    assert y.numpy().tolist() == [[2.5, -10.0, 7.5], [0.0, 14.0, 10.5]]
+    ga, gb = tape.gradient(y, [a, b])
+    assert ga.numpy().tolist() == [[-2.5, 5.0, -2.5], [7.0, -11.0, 5.0]]
+    assert gb.numpy().tolist() == [[0.0, 0.0, 0.0], [7.0, -0.5, -2.0]]
+    assert tf.linalg.cross(tf.constant([1, 2, 3]), tf.constant([4, 5, 6])).numpy().tolist() == [-3, 6, -3]
+    with pytest.raises(tf.errors.FailedPreconditionError, match="only defined for 3-element vectors"):
+        tf.linalg.cross(tf.constant([1.0, 2.0]), tf.constant([1.0, 2.0]))
+    with pytest.raises(ValueError, match="Dimension must be 3 but is 2"):
+        tf.function(tf.linalg.cross)(tf.constant([1.0, 2.0]), tf.constant([1.0, 2.0]))

@@ -232,6 +232,40 @@ def inv(input, adjoint=False, name=None):  # noqa: A002
     return bind(INV, (to_tensor(input),), {"adjoint": bool(adjoint)}, name=name or "MatrixInverse")
 
 
+# ---------------------------------------------------------------- cross
+def _cross_kernel(a, b):
+    if a.shape != b.shape:
+        raise InvalidArgumentError(f"Both inputs must be of same shape: {_fmt(TensorShape(a.shape))} vs. "
+                                   f"{_fmt(TensorShape(b.shape))}")
+    if a.ndim < 1 or a.shape[-1] != 3:
+        from ..errors import FailedPreconditionError
+        raise FailedPreconditionError("Cross-products are only defined for 3-element vectors.")
+    return np.cross(a, b).astype(a.dtype)
+
+
+def _cross_infer(a, b):
+    sa, sb = a.shape, b.shape
+    if sa.rank is not None and sb.rank is not None:
+        if sa.rank != sb.rank:
+            raise ValueError(f"Shapes must be equal rank, but are {sa.rank} and {sb.rank}")
+        if sa.rank == 0 or (sa[-1] is not None and sa[-1] != 3) or (sb[-1] is not None and sb[-1] != 3):
+            bad = sa[-1] if sa.rank and sa[-1] not in (None, 3) else (sb[-1] if sb.rank else 0)
+            raise ValueError(f"Dimension must be 3 but is {bad}")
+        return TensorShape([x if x is not None else y for x, y in zip(sa, sb)]), a.dtype
+    return (sa if sa.rank is not None else sb), a.dtype
+
+
+CROSS = defop("Cross", _cross_kernel, _cross_infer, same=2,
+              allowed=FLOATS | frozenset([_dt.int8, _dt.int16, _dt.int32, _dt.int64, _dt.uint8, _dt.uint16,
+                                          _dt.uint32, _dt.uint64]),
+              grad=lambda op, dy: (cross(op.inputs[1], dy), cross(dy, op.inputs[0])))
+
+
+def cross(a, b, name=None):
+    """The cross product of 3-element vectors along the last axis (shapes equal), as TensorFlow's Cross."""
+    return bind(CROSS, (to_tensor(a), to_tensor(b)), name=name or "Cross")
+
+
 # ---------------------------------------------------------------- einsum, tensordot
 @functools.lru_cache(maxsize=256)
 def _parse(equation):
