@@ -25,6 +25,8 @@ from .rows import row_wise
 
 OPSET = 17
 _UPDATES = {"AssignVariableOp": None, "AssignAddVariableOp": "Add", "AssignSubVariableOp": "Sub"}
+# ops that update variables (their leading resource inputs, how many): a compiled step writes them back
+_UPDATED = {**{t: 1 for t in _UPDATES}, "_KerasAdamUpdate": 3}
 
 
 class Lowered:
@@ -63,15 +65,22 @@ class StepModel(Model):
         return name
 
     def assign(self, ctx, ref, value):
+        self._check(ctx, ref)
+        old = self.variable(ref.var)
+        how = _UPDATES[ctx.op.type]
+        self.set(ref, value if how is None else ctx.node(how, [old, value]))
+        return []
+
+    def set(self, ref, value):
+        self.current[id(ref.var)] = value
+        self.assigned[id(ref.var)] = ref.var
+
+    @staticmethod
+    def _check(ctx, ref):
         if ctx.scope.prefix:
             raise Unsupported("assigns a variable inside a control-flow branch or loop")
         if not isinstance(ref, VarRef):
             raise Unsupported("assigns a resource that is not a tf.Variable")
-        old = self.variable(ref.var)
-        how = _UPDATES[ctx.op.type]
-        self.current[id(ref.var)] = value if how is None else ctx.node(how, [old, value])
-        self.assigned[id(ref.var)] = ref.var
-        return []
 
 
 def _assign(ctx, op, ref, value):
@@ -85,6 +94,25 @@ for _t in _UPDATES:
         converter(_t)(_assign)
 
 
+@converter("_KerasAdamUpdate")
+def _keras_adam(ctx, op, w, m, v, g, alpha, c1, c2, eps):
+    """Keras Adam's step (ops/training_ops.py) in the same operations: m += (g - m) c1; v += (g g - v) c2;
+    w -= m alpha / (sqrt(v) + eps)."""
+    model = ctx.model
+    if not isinstance(model, StepModel):
+        raise Unsupported("changes a variable, which an exported model cannot do")
+    for ref in (w, m, v):
+        model._check(ctx, ref)
+    wo, mo, vo = (model.variable(ref.var) for ref in (w, m, v))
+    n = ctx.node
+    m1 = n("Add", [mo, n("Mul", [n("Sub", [g, mo]), c1])])
+    v1 = n("Add", [vo, n("Mul", [n("Sub", [n("Mul", [g, g]), vo]), c2])])
+    w1 = n("Sub", [wo, n("Div", [n("Mul", [m1, alpha]), n("Add", [n("Sqrt", [v1]), eps])])])
+    for ref, value in ((m, m1), (v, v1), (w, w1)):
+        model.set(ref, value)
+    return []
+
+
 def lower(graph, inputs, outputs, captures, n_args, freeze=True):
     """graph/inputs/outputs: the optimised graph and the compiled function's parameters and results;
     captures: the values fed after the n_args arguments (variables, eager tensors). freeze: the variables
@@ -95,7 +123,7 @@ def lower(graph, inputs, outputs, captures, n_args, freeze=True):
     the function computes nothing."""
     report = ExportReport()
     ops = needed_ops(graph, outputs)
-    assigned = {id(op.inputs[0]) for op in ops if op.type in _UPDATES}  # their resource placeholders
+    assigned = {id(t) for op in ops for t in op.inputs[:_UPDATED.get(op.type, 0)]}  # their resource placeholders
     frozen = {id(v) for v, ph in zip(captures, inputs[n_args:]) if freeze and id(ph) not in assigned}
     model = StepModel(OPSET, report, frozen)
     scope = Scope(model)
@@ -117,7 +145,7 @@ def lower(graph, inputs, outputs, captures, n_args, freeze=True):
         if getattr(value, "_is_resource", False) and hasattr(value, "_value"):
             model.resources[id(value)] = (value, n_args + k)
     for op in ops:
-        if op.opdef.stateful and op.type not in _UPDATES and op.type != "ReadVariableOp" and _effectful(op):
+        if op.opdef.stateful and op.type not in _UPDATED and op.type != "ReadVariableOp" and _effectful(op):
             report.add(op, "has a side effect (printing, an assertion, random numbers, other state) that the "
                            "compiled tier does not run")
         elif any(t.dtype is _dt.string for t in op.outputs):
@@ -189,7 +217,7 @@ def _effectful(op):
         return True
     for sub in subs:
         for inner in sub.get_operations():
-            if inner.opdef.stateful and inner.type not in _UPDATES and inner.type != "ReadVariableOp" and \
+            if inner.opdef.stateful and inner.type not in _UPDATED and inner.type != "ReadVariableOp" and \
                     _effectful(inner):
                 return True
     return False

@@ -5,8 +5,20 @@ trace with init_scope), so a traced train step reads the current learning rate a
 """
 import rivulet as tf
 from rivulet.checkpoint.checkpoint import apply_deferred
+from rivulet.ops import training_ops
+from rivulet.state.variables import ResourceVariable as _PLAIN_VARIABLE
 
 from . import learning_rate_schedule as schedules
+
+
+def _fusable(*variables):
+    """Whether an update may run as one op (ops/training_ops.py) on these variables: plain float32/float64
+    variables of one dtype outside any distribution strategy (whose variables aggregate their updates)."""
+    if tf.distribute.has_strategy():
+        return False
+    dtype = variables[0].dtype
+    return dtype in (tf.float32, tf.float64) and all(
+        type(v) is _PLAIN_VARIABLE and v.dtype == dtype for v in variables)
 
 
 def _loss_on_tape(loss, var_list, tape):
@@ -231,6 +243,11 @@ class Adam(Optimizer):
         b1, b2 = self.beta_1, self.beta_2
         alpha = lr * tf.sqrt(1.0 - tf.pow(b2, step)) / (1.0 - tf.pow(b1, step))
         # tf_keras's arithmetic: m += (g - m)(1 - b1), v += (g^2 - v)(1 - b2), w -= m alpha / (sqrt(v) + eps)
+        if not self.amsgrad and _fusable(var, s["m"], s["v"]):  # the same arithmetic as one op (training_ops)
+            grad = tf.convert_to_tensor(grad, dtype=var.dtype)
+            c = [tf.constant(x, dtype=var.dtype) for x in (1.0 - b1, 1.0 - b2, self.epsilon)]
+            training_ops.keras_adam_update(var, s["m"], s["v"], grad, tf.cast(alpha, var.dtype), *c)
+            return
         m = s["m"].assign_add((grad - s["m"]) * (1.0 - b1))
         v = s["v"].assign_add((tf.square(grad) - s["v"]) * (1.0 - b2))
         if self.amsgrad:

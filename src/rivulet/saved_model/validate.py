@@ -23,6 +23,9 @@ _LOOP_FIELDS = {"cond", "body", "n_vars", "cond_feed", "body_feed", "out_specs",
 # Handles: a resource (a Variable) is read and written only by these ops (input 0), a variant (a tensor
 # list) only by the TensorList ops; both may pass through control flow and identities.
 _VARIABLE_OPS = {"ReadVariableOp", "AssignVariableOp", "AssignAddVariableOp", "AssignSubVariableOp"}
+# ...and by optimizer updates (ops/training_ops.py), which write their first n inputs, all of the dtype and
+# shape of their gradient (input n)
+_UPDATE_OPS = {"_KerasAdamUpdate": 3}
 _LIST_MAKERS = {"TensorListReserve", "TensorListFromTensor", "TensorListScatterSum", "TensorListSplit"}
 _LIST_PAIRS = {"TensorListAdd"}  # gradient lists summed: both inputs are lists
 _PASS = {"Identity", "IdentityN", "StopGradient"}
@@ -63,13 +66,23 @@ def _handles(where, op, inputs, attrs, variables):
         # control flow passes handles to its sub-graphs, except an If's or Case's selector (input 0)
         flows = op in _PASS or op in _HOLDERS and (i > 0 or _HOLDERS[op][1] in ("loop", "grad"))
         if t.dtype == _dt.resource:
-            ok = flows or op in _VARIABLE_OPS and i == 0
+            ok = flows or op in _VARIABLE_OPS and i == 0 or i < _UPDATE_OPS.get(op, 0)
         elif t.dtype == _dt.variant:
             ok = flows or lists and (i == 0 or op in _LIST_PAIRS)
         else:
             ok = i != 0 or op not in _VARIABLE_OPS and not lists
         if not ok:
             raise Invalid(f"{where}: input {i} ({short(t.name)}) cannot be a {t.dtype.name} tensor")
+    n = _UPDATE_OPS.get(op, 0)
+    if n:
+        if len(inputs) <= n or any(t.dtype != _dt.resource for t in inputs[:n]):
+            raise Invalid(f"{where}: updates {n} variables, the first {n} inputs")
+        grad = inputs[n]
+        for t in inputs[:n]:
+            var = variables.get(id(t))
+            if var is not None and (var.dtype is not grad.dtype or not grad.shape.is_compatible_with(var.shape)):
+                raise Invalid(f"{where}: cannot update variable {short(var.name)} ({var.dtype.name} {var.shape}) "
+                              f"with {TensorSpec(grad.shape, grad.dtype)}")
     if op not in _VARIABLE_OPS:
         return
     dtype, var = attrs.get("dtype"), variables.get(id(inputs[0]))
