@@ -247,7 +247,7 @@ def test_keras_dict_targets_must_name_the_outputs():
     m.compile(loss="mse", optimizer="sgd")
     x = {"alpha": np.full((2, 1), 2, np.float32), "zeta": np.ones((2, 1), np.float32)}
     y = {"out_a": np.full((2, 1), 200, np.float32), "out_z": np.ones((2, 1), np.float32)}
-    assert m.evaluate(x, y, verbose=0) == pytest.approx(0.0)
+    assert m.evaluate(x, y, verbose=0) == pytest.approx([0.0, 0.0, 0.0])  # total, then each output's (tf_keras)
     with pytest.raises(ValueError, match="targets"):  # paired by position before
         m.evaluate(x, {"out_q": y["out_a"], "out_z": y["out_z"]}, verbose=0)
 
