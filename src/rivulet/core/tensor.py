@@ -290,6 +290,12 @@ def _numpy_strings(a):
     return _strings_to_object(a)
 
 
+# a Python float is float32 by default; one float32 cannot hold (beyond rounding) is refused, in TF's words
+_F32_MAX = float(np.finfo(np.float32).max) * (1 + 2.0 ** -25)  # what still rounds to float32's largest
+_INFS = (float("inf"), float("-inf"))
+_F32_RANGE = "Can't convert Python sequence with a value out of range for a double-precision float."
+
+
 def _python_default(value):
     """TensorFlow's default dtype rules for Python values: float->float32, int->int32 (int64 if it must)."""
     if value is None:
@@ -303,7 +309,11 @@ def _python_default(value):
         raise
     k = a.dtype.kind
     if k == "f":
-        return a.astype(np.float32)
+        with np.errstate(over="ignore"):
+            out = a.astype(np.float32)
+        if a.size and np.isinf(out).any() and not np.isinf(a[np.isinf(out)]).all():
+            raise ValueError(_F32_RANGE)  # a finite Python float past float32's range: TensorFlow refuses it
+        return out
     if k in "iu":
         if a.size and _outside_int32(a):
             if a.max() > np.iinfo(np.int64).max:
@@ -391,7 +401,9 @@ def to_numpy_value(value, dtype=None):
                 return np.array(_strings_to_object(np.asarray(value))[()], dtype=object)
             return value
         if isinstance(value, float):
-            return np.float32(value)
+            if -_F32_MAX <= value <= _F32_MAX or value != value or value in _INFS:
+                return np.float32(value)
+            raise ValueError(_F32_RANGE)
         if hasattr(value, "__array__") and not isinstance(value, (Tensor, list, tuple, str, bytes)):
             # as TensorFlow: an array-like (a pandas Series) converts as the array it gives (int64 stays int64)
             return to_numpy_value(np.asarray(value))
@@ -405,7 +417,10 @@ def to_numpy_value(value, dtype=None):
     np_t = dtype._np
     tv = type(value)
     if tv is float and np_t.kind in "fc" if np_t is not None else False:
-        return np_t.type(value)
+        if np_t.itemsize >= 4 and -_F32_MAX <= value <= _F32_MAX:
+            return np_t.type(value)
+        with np.errstate(over="ignore"):  # float16/float32 asked for: inf, as TensorFlow, without a warning
+            return np_t.type(value)
     if tv is int and np_t is not None and np_t.kind in "iuf":
         try:
             return np_t.type(value)

@@ -6,7 +6,7 @@ built, no tape recording): one NumPy call and one object. Everything else goes t
 import numpy as np
 
 from ..core import context
-from ..core.tensor import EagerTensor, Tensor
+from ..core.tensor import EagerTensor, Tensor, to_numpy_value
 from ..errors import InvalidArgumentError
 from ..state.variables import Variable
 from . import math_ops as m
@@ -17,7 +17,22 @@ _E = EagerTensor
 _FAST_KINDS = frozenset("fiuc")
 
 
+_PY_SCALARS = frozenset([float, int, bool, str, bytes])
+
+
+def _operand(other, like):
+    """A Python scalar beside a tensor, as TensorFlow's operators convert it: to the tensor's dtype, a TypeError
+    where it cannot be (int_tensor * 2.5: 'Cannot convert 2.5 to EagerTensor of dtype int32'; tf.multiply
+    converts it alone and names the dtype mismatch instead)."""
+    if other.__class__ in _PY_SCALARS:
+        to_numpy_value(other, like.dtype)  # raises; the op converts it (one constant per value in a trace)
+    return other
+
+
 def _fast_binary(np_fn, slow_fn, name):
+    # (TensorFlow's x + y converts y alone, as tf.add does: int_tensor + 2.5 is its dtype-mismatch error)
+    convert = _operand if name != "add" else (lambda other, like: other)
+
     def op(self, other):
         if not _SLOW[0] and other.__class__ is _E and self.__class__ is _E:
             a = self._v
@@ -27,10 +42,10 @@ def _fast_binary(np_fn, slow_fn, name):
                     return _E(_QUIET(np_fn, a, b))  # no RuntimeWarning for inf - inf, as in TF
                 except Exception:
                     pass  # let the op path raise TensorFlow's error
-        return slow_fn(self, other, name=name)
+        return slow_fn(self, convert(other, self), name=name)
 
     def rop(self, other):
-        return slow_fn(other, self, name=name)
+        return slow_fn(_operand(other, self), self, name=name)
     return op, rop
 
 
@@ -41,13 +56,14 @@ def _compare(slow_fn, name, np_fn):
             b = other._v
             if a.dtype is b.dtype and a.dtype.kind in _FAST_KINDS and a.shape == b.shape:
                 return _E(np_fn(a, b))
-        return slow_fn(self, other, name=name)
+        return slow_fn(self, _operand(other, self), name=name)
     return op
 
 
 def _eq(self, other):
     if other is None:
         return False
+    other = _operand(other, self)  # a Python scalar of another kind: TypeError, as TensorFlow's ==
     try:
         return m.equal(self, other)
     except (TypeError, ValueError):
@@ -61,6 +77,7 @@ def _eq(self, other):
 def _ne(self, other):
     if other is None:
         return True
+    other = _operand(other, self)
     try:
         return m.not_equal(self, other)
     except (TypeError, ValueError):
@@ -121,7 +138,13 @@ def install(cls):
                                     ("pow", None, m.pow, "pow"), ("matmul", None, _matmul, "matmul")]:
         if np_fn is not None:
             op, rop = _fast_binary(np_fn, fn, opname)
-        else:
+        elif name in ("floordiv", "mod", "pow"):
+            def op(self, other, _fn=fn, _n=opname):
+                return _fn(self, _operand(other, self), name=_n)
+
+            def rop(self, other, _fn=fn, _n=opname):
+                return _fn(_operand(other, self), self, name=_n)
+        else:  # truediv and matmul keep their own conversions (TensorFlow's truediv: "must have the same dtype")
             def op(self, other, _fn=fn, _n=opname):
                 return _fn(self, other, name=_n)
 
