@@ -21,13 +21,8 @@ is TensorFlow's time / rivulet's (> 1: rivulet is faster), its range over the ro
 figures (both backends under the same load). TensorFlow is optional: --tf names a Python that has
 tensorflow-cpu (or set RIVULET_TF_PYTHON); rivulet itself never imports it.
 """
-import sys
-from pathlib import Path
+from sidebyside import keras_lstm, main_table, serve, timed
 
-from sidebyside import (Worker, alternate, busy, close, keras_lstm, parser, rivulet_env, serve, spread, timed,
-                        workload_names)
-
-HERE = Path(__file__).resolve().parent
 WORKLOADS = ("convnet", "convae", "lstm", "gru")
 
 
@@ -106,30 +101,7 @@ def child(backend, names):
 
 # ---------------------------------------------------------------------------------------------- parent
 def main(argv=None):
-    ap = parser(__doc__, WORKLOADS)
-    ap.add_argument("--busy", type=int, default=0, help="busy processes running during the timed rounds")
-    a = ap.parse_args(argv)
-    if a.child:
-        return child(a.child, a.names or list(WORKLOADS))
-    names = workload_names(a, WORKLOADS)
-    workers = [Worker("rivulet", sys.executable, __file__, "rivulet", names, rivulet_env(HERE.parent / "src"))]
-    if a.tf:
-        workers.append(Worker("tensorflow", a.tf, __file__, "tensorflow", names))
-    try:
-        with busy(a.busy):
-            got = alternate(workers, a.rounds)
-    finally:
-        close(workers)
-    load = f", {a.busy} busy processes" if a.busy else ", idle"
-    print(f"Keras fit, one epoch, ms (min of {max(1, a.rounds)} rounds{load})")
-    print(f"{'workload':10} {'rivulet':>10} {'tensorflow':>11} {'ratio':>7}  spread")
-    for n in names:
-        mine = got["rivulet"][n]
-        line = f"{n:10} {min(mine):10.1f}"
-        if "tensorflow" in got:
-            theirs = got["tensorflow"][n]
-            line += f" {min(theirs):11.1f} {min(theirs) / min(mine):6.2f}x  {spread(theirs, mine)}"
-        print(line)
+    return main_table(__file__, __doc__, WORKLOADS, child, "Keras fit, one epoch, ms", argv)
 
 
 if __name__ == "__main__":

@@ -173,3 +173,35 @@ def mlp_step(tf):
             v.assign_sub(0.01 * g)
         return loss
     return step
+
+
+def main_table(script, doc, workloads, child, title, argv=None):
+    """The whole main() of a script timing one figure per workload (bench_train.py, bench_infer.py): its command
+    line (names, --tf, --rounds, --busy), a rivulet worker and a TensorFlow one alternating, and the table of
+    minimums with TensorFlow's time / rivulet's and the ratio's range over the rounds."""
+    ap = parser(doc, workloads)
+    ap.add_argument("--busy", type=int, default=0, help="busy processes running during the timed rounds")
+    a = ap.parse_args(argv)
+    if a.child:
+        return child(a.child, a.names or list(workloads))
+    names = workload_names(a, workloads)
+    here = os.path.dirname(os.path.abspath(script))
+    workers = [Worker("rivulet", sys.executable, script, "rivulet", names, rivulet_env(os.path.join(here, "..", "src")))]
+    if a.tf:
+        workers.append(Worker("tensorflow", a.tf, script, "tensorflow", names))
+    try:
+        with busy(a.busy):
+            got = alternate(workers, a.rounds)
+    finally:
+        close(workers)
+    load = f", {a.busy} busy processes" if a.busy else ", idle"
+    width = max(10, max(len(n) for n in names) + 1)
+    print(f"{title} (min of {max(1, a.rounds)} rounds{load})")
+    print(f"{'workload':{width}} {'rivulet':>10} {'tensorflow':>11} {'ratio':>7}  spread")
+    for n in names:
+        mine = got["rivulet"][n]
+        line = f"{n:{width}} {min(mine):10.1f}"
+        if "tensorflow" in got:
+            theirs = got["tensorflow"][n]
+            line += f" {min(theirs):11.1f} {min(theirs) / min(mine):6.2f}x  {spread(theirs, mine)}"
+        print(line)
