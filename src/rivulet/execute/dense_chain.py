@@ -65,7 +65,8 @@ class _Matmul:
         self.scratch_size = lib.dnnl_memory_desc_get_size(self.scratch_md)
 
 
-def _matmul(api, key):
+def _matmul(api, key, *args):
+    """The shared primitive of `key` (made from `args`, by default the key itself: m, k, n, bias, relu)."""
     p = _prims.get(key)
     if p is None:
         with _lock:
@@ -73,7 +74,7 @@ def _matmul(api, key):
             if p is None:
                 if len(_prims) >= _PRIMS_MAX:
                     raise onednn.Error("oneDNN: too many matmul shapes")
-                p = _prims[key] = _Matmul(api, *key)
+                p = _prims[key] = _Matmul(api, *(args or key))
     return p
 
 
@@ -345,16 +346,7 @@ class Gemm:
         self.shapes = ((k, m) if ta else (m, k), (n, k) if tb else (k, n)) + (((n,),) if bias else ()) + ((m, n),)
         self.bias, self.numpy_form, self.out = bias, numpy_form, (m, n)
         api = onednn.api()
-        key = ("gemm", m, k, n, ta, tb, bias, relu)
-        p = _prims.get(key)
-        if p is None:
-            with _lock:
-                p = _prims.get(key)
-                if p is None:
-                    if len(_prims) >= _PRIMS_MAX:
-                        raise onednn.Error("oneDNN: too many matmul shapes")
-                    p = _prims[key] = _Matmul(api, m, k, n, bias, relu, ta, tb)
-        self.prim = p
+        self.prim = _matmul(api, ("gemm", m, k, n, ta, tb, bias, relu), m, k, n, bias, relu, ta, tb)
         self.pool = []
         self.exe = _execute()
         if not _set_handle:
