@@ -108,9 +108,9 @@ def _identity(dt, kind):
     if kind == "prod":
         return 1
     np_dt = np.dtype(dt._np)
-    if np_dt.kind == "f":
-        return -np.inf if kind == "max" else np.inf
-    info = np.iinfo(np_dt)
+    # TensorFlow's kernels start from the dtype's lowest/highest finite value (an empty segment's max is
+    # -3.4028235e+38 in float32, not -inf)
+    info = np.finfo(np_dt) if np_dt.kind == "f" else np.iinfo(np_dt)
     return info.min if kind == "max" else info.max
 
 
