@@ -367,3 +367,13 @@ def test_cifar_batches_are_python2_pickles():
     assert b"_codecs" not in data
     batch = pickle.loads(data, encoding="bytes")
     assert batch[b"data"].shape == (200, 3072) and len(batch[b"labels"]) == 200
+
+
+def test_jena_columns_vary():
+    # the tutorial divides each column by its std: a constant synthetic column made every value (and loss) NaN
+    import csv
+    import zipfile
+    with zipfile.ZipFile(io.BytesIO(synthetic.jena_zip())) as z:
+        rows = list(csv.reader(io.TextIOWrapper(z.open("jena_climate_2009_2016.csv"))))
+    cols = np.array([[float(v) for v in r[1:]] for r in rows[1:]])
+    assert (cols.std(axis=0) > 0).all()

@@ -273,7 +273,10 @@ def jena_zip():
         wv = -9999.0 if i == 100 else round(float(abs(r.normal(2, 1))), 2)
         rows.append([t.strftime("%d.%m.%Y %H:%M:%S"), round(990 + float(r.normal()) * 5, 2), round(float(temp), 2),
                      round(273.15 + float(temp), 2), round(float(temp) - 3, 2), round(80 + float(r.normal()), 1),
-                     6.5, 5.0, 1.5, 3.1, 5.0, round(1300 + float(r.normal()) * 10, 2), wv,
+                     # vapour pressures and humidity vary with the temperature (a constant column's std is 0:
+                     # the tutorial's normalisation then made every value NaN and every training loss nan)
+                     *[round(base + 0.2 * float(temp - 5) + 0.1 * float(r.normal()), 2)
+                       for base in (6.5, 5.0, 1.5, 3.1, 5.0)], round(1300 + float(r.normal()) * 10, 2), wv,
                      round(wv + 1 if wv > 0 else wv, 2), round(float(r.random()) * 360, 1)])
     return _zip({"jena_climate_2009_2016.csv": _csv(header, rows)})
 
