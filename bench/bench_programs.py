@@ -6,7 +6,8 @@ Each notebook of PROGRAMS runs start to finish as tools/tutorials/run_tutorials.
 same synthetic downloads, epochs capped at 2) once on rivulet (imports rewritten) and once on TensorFlow
 (`--tf`: a Python with tensorflow-cpu and the notebooks' plotting packages; the cells unchanged), alternating,
 `--rounds` times. A notebook's figure is the sum of the seconds of the cells that pass on both backends
-(import cells included: what a user waits for), the minimum over the rounds; the ratio is TensorFlow's time /
+(the framework's import is not in it: the runner imports it before the first cell, to serve downloads), the
+minimum over the rounds; the ratio is TensorFlow's time /
 rivulet's (> 1: rivulet is faster). PROGRAMS are the tutorials whose downloads are plain files (no stand-in
 package built on rivulet, no weights files rivulet writes), so both backends run the same program on the same
 data (images/cnn is left out: Keras 3's CIFAR-10 loader takes only full-size batches of 10,000 images, the
