@@ -287,3 +287,25 @@ def test_linalg_cross():
         tf.linalg.cross(tf.constant([1.0, 2.0]), tf.constant([1.0, 2.0]))
     with pytest.raises(ValueError, match="Dimension must be 3 but is 2"):
         tf.function(tf.linalg.cross)(tf.constant([1.0, 2.0]), tf.constant([1.0, 2.0]))
+
+
+@pytest.mark.parametrize("alpha", [0.2, 0.0, 1.0, 1.5, -0.5])
+def test_leaky_relu_and_gradient_special_values(alpha):
+    # values and signs recorded from TensorFlow 2.21 (denormal inputs left out: TensorFlow flushes them to zero)
+    want = {0.2: ([np.nan, 0.0, -0.0, np.inf, -np.inf, 2.0, -0.6000000238418579],
+                  [0.20000000298023224, -0.20000000298023224, -0.4000000059604645, 3.0, 0.20000000298023224, -1.0,
+                   0.4000000059604645]),
+            0.0: ([np.nan, 0.0, -0.0, np.inf, np.nan, 2.0, -0.0], [0.0, -0.0, -0.0, 3.0, 0.0, -1.0, 0.0]),
+            1.0: ([np.nan, 0.0, -0.0, np.inf, -np.inf, 2.0, -3.0], [1.0, -1.0, -2.0, 3.0, 1.0, -1.0, 2.0]),
+            1.5: ([np.nan, 0.0, -0.0, np.inf, -np.inf, 2.0, -4.5], [1.5, -1.5, -3.0, 3.0, 1.5, -1.0, 3.0]),
+            -0.5: ([np.nan, -0.0, 0.0, np.inf, np.inf, 2.0, 1.5], [-0.5, 0.5, 1.0, 3.0, -0.5, -1.0, -1.0])}[alpha]
+    x = tf.constant(np.array([np.nan, 0.0, -0.0, np.inf, -np.inf, 2.0, -3.0], np.float32))
+    with tf.GradientTape() as t:
+        t.watch(x)
+        y = tf.nn.leaky_relu(x, alpha=alpha)
+    g = t.gradient(y, x, output_gradients=tf.constant([1.0, -1.0, -2.0, 3.0, 1.0, -1.0, 2.0]))
+    for got, exp in zip((y, g), want):
+        exp = np.array(exp, np.float32)
+        np.testing.assert_array_equal(got.numpy(), exp)
+        num = ~np.isnan(exp)  # (a NaN's sign bit is not compared)
+        assert np.signbit(got.numpy()[num]).tolist() == np.signbit(exp[num]).tolist()
