@@ -12,7 +12,8 @@ rivulet's (> 1: rivulet is faster). PROGRAMS are the tutorials whose downloads a
 package built on rivulet, no weights files rivulet writes), so both backends run the same program on the same
 data (images/cnn is left out: Keras 3's CIFAR-10 loader takes only full-size batches of 10,000 images, the
 runner serves 200; structured_data/time_series too: under Keras 3, `get_file(..., extract=True)` returns the
-extracted folder, and the notebook's next cell fails on TensorFlow 2.21 itself). TensorFlow is never imported by rivulet's process.
+extracted folder, and the notebook's next cell fails on TensorFlow 2.21 itself; audio/simple_audio for the same
+reason). TensorFlow is never imported by rivulet's process.
 """
 import argparse
 import os
@@ -26,8 +27,7 @@ import run_tutorials as rt  # noqa: E402
 PROGRAMS = ["quickstart/beginner", "quickstart/advanced", "keras/classification", "keras/regression",
             "keras/text_classification", "images/classification",
             "structured_data/imbalanced_data", "generative/autoencoder", "generative/dcgan", "generative/cvae",
-            "load_data/csv", "load_data/tfrecord", "customization/custom_layers", "distribute/custom_training",
-            "audio/simple_audio"]
+            "load_data/csv", "load_data/tfrecord", "customization/custom_layers", "distribute/custom_training"]
 
 
 def run(docs, name, backend, python, logs):
