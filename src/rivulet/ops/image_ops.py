@@ -375,18 +375,21 @@ def _check_rgb(x):
                                    f"{x.shape[-1] if x.ndim else 0} channels")
 
 
-def _adjust_saturation_kernel(images, scale):
+def _in_hsv(images, amount, what, change):
+    """AdjustSaturation's and AdjustHue's kernel: the images' checks, then change(h, s, v, amount) in HSV."""
     from ..errors import InvalidArgumentError
-    x, f = np.asarray(images), np.asarray(scale)
+    x, a = np.asarray(images), np.asarray(amount)
     if x.ndim < 3:
         raise InvalidArgumentError(f"input must be at least 3-D, got shape{_dims_text(x.shape)}")
-    if f.ndim:
-        raise InvalidArgumentError(f"scale must be scalar: {_dims_text(f.shape)}")
+    if a.ndim:
+        raise InvalidArgumentError(f"{what} must be scalar: {_dims_text(a.shape)}")
     _check_rgb(x)
-    xf = x.astype(np.float32, copy=False)
-    h, s, v = _rgb_to_hsv_np(xf)
-    s = np.clip(s * np.float32(f), 0, 1).astype(np.float32)
+    h, s, v = change(*_rgb_to_hsv_np(x.astype(np.float32, copy=False)), np.float32(a))
     return _hsv_to_rgb_np(h, s, v).astype(x.dtype, copy=False)
+
+
+def _adjust_saturation_kernel(images, scale):
+    return _in_hsv(images, scale, "scale", lambda h, s, v, f: (h, np.clip(s * f, 0, 1).astype(np.float32), v))
 
 
 def _rgb_to_hsv_kernel(images):
@@ -571,17 +574,7 @@ def stateless_random_flip_up_down(image, seed):
 
 
 def _adjust_hue_kernel(images, delta):
-    from ..errors import InvalidArgumentError
-    x, d = np.asarray(images), np.asarray(delta)
-    if x.ndim < 3:
-        raise InvalidArgumentError(f"input must be at least 3-D, got shape{_dims_text(x.shape)}")
-    if d.ndim:
-        raise InvalidArgumentError(f"delta must be scalar: {_dims_text(d.shape)}")
-    _check_rgb(x)
-    xf = x.astype(np.float32, copy=False)
-    h, s, v = _rgb_to_hsv_np(xf)
-    h = np.mod(h + np.float32(d), np.float32(1)).astype(np.float32)
-    return _hsv_to_rgb_np(h, s, v).astype(x.dtype, copy=False)
+    return _in_hsv(images, delta, "delta", lambda h, s, v, d: (np.mod(h + d, np.float32(1)).astype(np.float32), s, v))
 
 
 ADJUST_HUE = defop("AdjustHue", _adjust_hue_kernel, _rgb_infer, allowed=frozenset([_dt.float32, _dt.float16]))
