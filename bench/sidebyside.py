@@ -186,7 +186,8 @@ def main_table(script, doc, workloads, child, title, argv=None):
         return child(a.child, a.names or list(workloads))
     names = workload_names(a, workloads)
     here = os.path.dirname(os.path.abspath(script))
-    workers = [Worker("rivulet", sys.executable, script, "rivulet", names, rivulet_env(os.path.join(here, "..", "src")))]
+    src = os.path.join(here, "..", "src")
+    workers = [Worker("rivulet", sys.executable, script, "rivulet", names, rivulet_env(src))]
     if a.tf:
         workers.append(Worker("tensorflow", a.tf, script, "tensorflow", names))
     try:
