@@ -309,3 +309,15 @@ def test_leaky_relu_and_gradient_special_values(alpha):
         np.testing.assert_array_equal(got.numpy(), exp)
         num = ~np.isnan(exp)  # (a NaN's sign bit is not compared)
         assert np.signbit(got.numpy()[num]).tolist() == np.signbit(exp[num]).tolist()
+
+
+def test_leaky_relu_alpha_is_a_float32_attr():
+    # TensorFlow 2.21: float64 features take float64(float32(alpha)), float16 float16(float32(alpha))
+    x = tf.constant([-1.0, 2.0, -3.5], tf.float64)
+    with tf.GradientTape() as t:
+        t.watch(x)
+        y = tf.nn.leaky_relu(x, alpha=0.3)
+    assert y.numpy().tolist() == [-0.30000001192092896, 2.0, -1.0500000417232513]
+    assert t.gradient(y, x).numpy().tolist() == [0.30000001192092896, 1.0, 0.30000001192092896]
+    assert tf.nn.leaky_relu(tf.constant([-1.0], tf.float64)).numpy().tolist() == [-0.20000000298023224]
+    assert tf.nn.leaky_relu(tf.constant([-1.0], tf.float16), alpha=0.3).numpy().tolist() == [-0.300048828125]

@@ -67,7 +67,7 @@ def _erf(x):
 ACTS = [
     ("relu", {}, lambda x: np.maximum(x, 0)),
     ("relu6", {}, lambda x: np.clip(x, 0, 6)),
-    ("leaky_relu", {"alpha": 0.3}, lambda x: np.where(x > 0, x, 0.3 * x)),
+    ("leaky_relu", {"alpha": 0.3}, lambda x: np.where(x > 0, x, float(np.float32(0.3)) * x)),  # a float32 attr, as TF
     ("elu", {}, lambda x: np.where(x > 0, x, np.exp(x) - 1)),
     ("selu", {}, lambda x: 1.0507009873554805 * np.where(x > 0, x, 1.6732632423543772 * (np.exp(x) - 1))),
     ("softplus", {}, lambda x: np.log1p(np.exp(x))),
