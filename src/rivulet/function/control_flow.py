@@ -35,6 +35,7 @@ from ..core.op import defop
 from ..core.tensor import EagerTensor, SymbolicTensor, Tensor, convert_to_tensor
 from ..errors import InvalidArgumentError
 from ..execute import blas_threads, memory
+from ..graph.graph_def import side_effect
 from ..ops.slicing import DYN, np_key
 from ..ops.tensor_array_ops import TensorList, zeros_list_like
 from ..ops import tensor_array_ops as _lists
@@ -613,12 +614,12 @@ def _while_grad_as_loops(op, dys, wrt):
     lb = op.attrs["body"]
     n = lb.n_vars
     ins = list(op.inputs)
-    effects = _side_effects(lb.cond.graph) or _side_effects(lb.body.graph)
-    if effects:
+    # (a variable read is not a side effect: read again, it gives what the forward loop read)
+    effect = next((e for g in (lb.cond.graph, lb.body.graph) for e in map(side_effect, g.control_outputs)
+                   if e is not None), None)
+    if effect is not None:
         raise LookupError("Higher-order gradients of a while loop are supported for loops without side effects "
-                          "(assign, print) whose loop variables are tensors (no TensorArrays); the loop "
-                          f"'{op.name}' has " + (f"a side effect ({effects})" if effects
-                                                 else "a TensorArray loop variable"))
+                          f"(assign, print); the loop '{op.name}' has a side effect ({effect.type})")
     shapes = [p.shape for p in lb.body.params]
     cc = [ins[i] for i in lb.cond_feed]
     bc = [ins[i] for i in lb.body_feed]
@@ -667,23 +668,6 @@ def _plus(a, b):
     if a.dtype._kind == "v":
         return _lists.add_lists(a, b)
     return a + convert_to_tensor(b)
-
-
-def _side_effects(graph):
-    """The type of a stateful op of the graph other than a variable read (in nested control flow too), or
-    None: a loop whose gradient runs it again must not repeat it."""
-    for op in graph.control_outputs:
-        subs = ([op.attrs["body"].cond, op.attrs["body"].body] if "body" in op.attrs and
-                isinstance(op.attrs["body"], LoopBody) else
-                op.attrs["branches"].subs if isinstance(op.attrs.get("branches"), Branches) else None)
-        if subs is not None:
-            for sub in subs:
-                found = _side_effects(sub.graph)
-                if found:
-                    return found
-        elif op.type != "ReadVariableOp":
-            return op.type
-    return None
 
 
 def _other_resource(t):

@@ -130,6 +130,23 @@ def subgraphs(op):
     return [sub.graph for sub, _ in _sub_feeds(op)]
 
 
+def side_effect(op, harmless=("ReadVariableOp",)):
+    """The first stateful op that does more than the `harmless` kinds: a stateful `op` itself, or for control
+    flow the first one inside its sub-graphs (a loop or cond whose sub-graphs only read variables is as pure as
+    the graph around it); None when there is none."""
+    if not op.opdef.stateful:
+        return None
+    subs = subgraphs(op)
+    if not subs:
+        return None if op.type in harmless else op
+    for g in subs:
+        for inner in g.get_operations():
+            found = side_effect(inner, harmless)
+            if found is not None:
+                return found
+    return None
+
+
 _FUNC_NAMES = weakref.WeakKeyDictionary()
 _func_ids = itertools.count(1)
 

@@ -15,7 +15,7 @@ from .. import dtypes as _dt
 from ..core.tensor import EagerTensor
 from ..execute.blas_threads import largest_gemm
 from ..execute.plan import needed_ops
-from ..graph.graph_def import subgraphs
+from ..graph.graph_def import side_effect
 from ..onnx import ops_array, ops_control, ops_math, ops_nn, ops_sort  # noqa: F401  (register the converters)
 from ..onnx.builder import CONVERTERS, Model, Scope, Unsupported, VarRef, converter, onnx_type, value_info
 from ..onnx.convert import convert_ops
@@ -27,6 +27,9 @@ OPSET = 17
 _UPDATES = {"AssignVariableOp": None, "AssignAddVariableOp": "Add", "AssignSubVariableOp": "Sub"}
 # ops that update variables (their leading resource inputs, how many): a compiled step writes them back
 _UPDATED = {**{t: 1 for t in _UPDATES}, "_KerasAdamUpdate": 3}
+# stateful ops a compiled step runs as pure ones: reads and updates of variables (assigns inside a loop or cond
+# are refused where they are lowered, StepModel.assign)
+_HARMLESS = ("ReadVariableOp", *_UPDATED)
 
 
 class Lowered:
@@ -145,7 +148,7 @@ def lower(graph, inputs, outputs, captures, n_args, freeze=True):
         if getattr(value, "_is_resource", False) and hasattr(value, "_value"):
             model.resources[id(value)] = (value, n_args + k)
     for op in ops:
-        if op.opdef.stateful and op.type not in _UPDATED and op.type != "ReadVariableOp" and _effectful(op):
+        if side_effect(op, _HARMLESS) is not None:
             report.add(op, "has a side effect (printing, an assertion, random numbers, other state) that the "
                            "compiled tier does not run")
         elif any(t.dtype is _dt.string for t in op.outputs):
@@ -206,21 +209,6 @@ def _shapes_of_gathers(nodes, initializers):
         else:
             out.append(n)
     return out
-
-
-def _effectful(op):
-    """Whether a stateful op does more than read variables: a loop or cond whose sub-graphs only read
-    variables (a Keras RNN's recurrent kernel) is as pure as the graph around it. Assigns inside them are
-    refused where they are lowered (StepModel.assign)."""
-    subs = subgraphs(op)
-    if not subs:
-        return True
-    for sub in subs:
-        for inner in sub.get_operations():
-            if inner.opdef.stateful and inner.type not in _UPDATED and inner.type != "ReadVariableOp" and \
-                    _effectful(inner):
-                return True
-    return False
 
 
 def _output(scope, model, value, base, make_info, low):
