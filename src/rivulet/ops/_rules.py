@@ -96,9 +96,15 @@ def _scalar_like(v, dtype):
     """convert_to_tensor(v, dtype) of a Python number, else convert_to_tensor(v) (the op's dtype check then
     names the mismatch): _convert_like without its three probes for `_as_tensor`."""
     try:
-        val = to_numpy_value(v, dtype)
+        return scalar_as(v, dtype)
     except (TypeError, ValueError):
         return convert_to_tensor(v)
+
+
+def scalar_as(v, dtype):
+    """A Python scalar as a tensor of `dtype` (in a trace one Const per value), raising TypeError or ValueError
+    where it cannot be one, as TensorFlow's operators do ('Cannot convert 2.5 to EagerTensor of dtype int32')."""
+    val = to_numpy_value(v, dtype)
     g = current_graph()
     return EagerTensor(val) if g is None else g.scalar_constant(val)
 

@@ -6,10 +6,11 @@ built, no tape recording): one NumPy call and one object. Everything else goes t
 import numpy as np
 
 from ..core import context
-from ..core.tensor import EagerTensor, Tensor, to_numpy_value
+from ..core.tensor import EagerTensor, Tensor
 from ..errors import InvalidArgumentError
 from ..state.variables import Variable
 from . import math_ops as m
+from ._rules import scalar_as
 
 _SLOW = context.SLOW
 _QUIET = context.shared_quiet
@@ -24,9 +25,7 @@ def _operand(other, like):
     """A Python scalar beside a tensor, as TensorFlow's operators convert it: to the tensor's dtype, a TypeError
     where it cannot be (int_tensor * 2.5: 'Cannot convert 2.5 to EagerTensor of dtype int32'; tf.multiply
     converts it alone and names the dtype mismatch instead)."""
-    if other.__class__ in _PY_SCALARS:
-        to_numpy_value(other, like.dtype)  # raises; the op converts it (one constant per value in a trace)
-    return other
+    return scalar_as(other, like.dtype) if other.__class__ in _PY_SCALARS else other
 
 
 def _fast_binary(np_fn, slow_fn, name):
