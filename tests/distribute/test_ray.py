@@ -11,6 +11,7 @@ import pytest
 
 import rivulet as tf
 import training_case
+from rivulet.distribute import ray_runtime
 from training_case import data as _data
 
 ray = pytest.importorskip("ray")
@@ -164,11 +165,41 @@ def test_a_worker_error_is_raised_in_the_driver():
         RESOLVER.run(_raises)
 
 
+class _SlowToStart(ray_runtime.Worker):
+    """Worker 1's actor starts a second late: worker 0 would fail before it existed."""
+
+    def __init__(self, rank, size, reducer):
+        if rank == 1:
+            time.sleep(1.0)
+        super().__init__(rank, size, reducer)
+
+
+def _task_id():
+    return QUICK.task_id
+
+
+def test_a_worker_failing_before_another_has_started_leaves_nothing_running(monkeypatch):
+    # Ray ignored the kill of an actor whose process had not started it yet: that worker lived on holding its
+    # CPU and every later run waited forever to be scheduled (CI: two runs hung until their 240 s timeout)
+    monkeypatch.setattr(ray_runtime, "Worker", _SlowToStart)
+    with pytest.raises(KeyError, match="bad key on worker 0"):
+        RESOLVER.run(_raises)
+    monkeypatch.undo()
+    assert QUICK.run(_task_id) == [0, 1]
+
+
+def test_workers_the_cluster_cannot_place_fail_naming_what_they_ask_for():
+    greedy = tf.distribute.cluster_resolver.RayClusterResolver(num_workers=2, cpus_per_worker=1000, timeout=3)
+    with pytest.raises(TimeoutError, match=r"Ray did not start workers 0, 1 of 2 within 3 s: each worker asks "
+                                           r"for 1000 CPU .* CPUs free"):
+        greedy.run(_task_id)
+    assert QUICK.run(_task_id) == [0, 1]  # nothing was left waiting for CPUs
+
+
 def test_strategy_made_in_the_driver_or_without_ray(monkeypatch):
     with pytest.raises(RuntimeError, match="inside the function"):
         tf.distribute.MultiWorkerMirroredStrategy(cluster_resolver=RESOLVER)
     monkeypatch.setitem(sys.modules, "ray", None)
-    from rivulet.distribute import ray_runtime
     with pytest.raises(ImportError, match=r"pip install 'rivulet\[distribute\]'"):
         ray_runtime._ray()
 

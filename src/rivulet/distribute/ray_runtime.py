@@ -96,12 +96,20 @@ class Reducer:
         with self._cond:
             self._gone[rank] = how
             self._check_gone()
+            return self.waiting()
+
+    def waiting(self):
+        """Who waits in which collective ("worker 0 of 2 waiting in all_reduce #5"), or ""."""
+        with self._cond:
             return "; ".join(f"{_workers(s['parts'])} waiting in {_NAMES[s['kind']]} #{seq}"
                              for seq, s in self._slots.items() if s["result"] is None and s["parts"])
 
     def abort(self, why):
         with self._cond:
             self._fail("AbortedError", why)
+
+    def ping(self):
+        return os.getpid()
 
 
 def _combine(kind, parts):
@@ -167,16 +175,25 @@ def run_on_workers(resolver, fn, args, kwargs):
     reducer = ray.remote(num_cpus=0, max_concurrency=n + 4)(Reducer).remote(n)
     worker_cls = ray.remote(num_cpus=resolver.cpus_per_worker, max_restarts=0)(Worker)
     workers = [worker_cls.options(runtime_env={"env_vars": env}).remote(i, n, reducer) for i in range(n)]
-    refs = [w.run.remote(fn, args, kwargs) for w in workers]
     results, failure = [None] * n, None
     deadline = None if resolver.timeout is None else time.monotonic() + resolver.timeout
     try:
+        # Every actor must exist before any can fail: Ray ignores a kill that reaches a worker process before
+        # the actor it is to host has started, and that actor then lives on holding its CPUs, so later runs
+        # wait forever to be scheduled (seen when worker 0 raised before worker 1 had started).
+        _wait_started(ray, resolver, workers + [reducer], deadline)
+        refs = [w.run.remote(fn, args, kwargs) for w in workers]
         pending = list(refs)
         while pending and failure is None:
             left = None if deadline is None else max(0.0, deadline - time.monotonic())
             ready, pending = ray.wait(pending, num_returns=1, timeout=left)
             if not ready:
-                failure = TimeoutError(f"the workers did not finish within {resolver.timeout} s")
+                try:
+                    where = ray.get(reducer.waiting.remote(), timeout=10)
+                except Exception:
+                    where = ""
+                failure = TimeoutError(f"the workers did not finish within {resolver.timeout} s"
+                                       + (f" ({where})" if where else ""))
                 break
             i = refs.index(ready[0])
             try:
@@ -204,6 +221,34 @@ def run_on_workers(resolver, fn, args, kwargs):
                 ray.kill(a)
             except Exception:
                 pass
+
+
+STARTUP_TIMEOUT = 300.0  # seconds the workers may take to be scheduled and start when the run has no timeout
+
+
+def _wait_started(ray, resolver, actors, deadline):
+    """Waits until every actor (the workers, then the reducer) answers; raises TimeoutError naming those Ray
+    has not started (the cluster lacks the CPUs they ask for, or their processes cannot start)."""
+    limit = STARTUP_TIMEOUT if deadline is None else max(0.0, deadline - time.monotonic())
+    pings = [a.ping.remote() for a in actors]
+    ready, _ = ray.wait(pings, num_returns=len(pings), timeout=limit)
+    late = [i for i, p in enumerate(pings) if p not in ready]
+    if late:
+        n = resolver.num_workers
+        who = _workers([i for i in late if i < n], n) if late[0] < n else "the collective reducer"
+        try:
+            free = f"; the cluster has {ray.available_resources().get('CPU', 0):g} CPUs free"
+        except Exception:
+            free = ""
+        within = STARTUP_TIMEOUT if resolver.timeout is None else resolver.timeout
+        raise TimeoutError(f"Ray did not start {who} within {within:g} s: each worker asks for "
+                           f"{resolver.cpus_per_worker} CPU (RayClusterResolver(cpus_per_worker=...)){free}")
+    for i, p in enumerate(pings):
+        try:
+            ray.get(p)
+        except ray.exceptions.RayActorError as e:
+            raise RuntimeError(f"Ray worker {i} of {resolver.num_workers} died while starting: "
+                               f"{str(e).splitlines()[0] if str(e) else type(e).__name__}") from None
 
 
 def _waiting(ray, reducer, rank):
