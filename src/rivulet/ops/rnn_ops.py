@@ -21,11 +21,13 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
+from ..core import context
 from ..core.dispatch import bind
 from ..core.op import defop
 from ..execute import blas_threads, memory
-from .array_ops import zeros_like
-from .math_ops import matmul, reduce_sum
+from .array_ops import concat, expand_dims, reshape, shape, split, stack, transpose, zeros_like
+from .math_ops import cast, matmul, reduce_sum, sigmoid, tanh
+from .tensor_array_ops import TensorArray
 
 
 def _check(name, *xs):
@@ -382,7 +384,8 @@ def _input_grads(x, w_in, hs, t0, t1, *pairs):
 
 
 def _lstm_seq_grad_kernel(dh, dc, x, hs, ss, gs, tcs, cs, w_in, w, keep, *dhs):
-    """(d x, d h_0, d c_0, d w_in, d b, d w) given the gradients of h_T, c_T (and of H, transposed)."""
+    """(d x, d h_0, d c_0, d w_in, d b, d w) given the gradients of h_T, c_T (and of H, and of C, transposed:
+    `dhs` is (dH,) or (dH, dC))."""
     steps, u, bt = gs.shape
     masks = _masks(keep, steps)
     dt = ss.dtype
@@ -390,9 +393,12 @@ def _lstm_seq_grad_kernel(dh, dc, x, hs, ss, gs, tcs, cs, w_in, w, keep, *dhs):
     dz_all, dx = np.empty_like(ss), np.empty(x.shape, dt)
     dh = np.array(np.asarray(dh).T, dtype=dt, order="C")  # (own [units, batch] buffers: updated in place)
     dc = np.array(np.asarray(dc).T, dtype=dt, order="C")
+    dcs = dhs[1] if len(dhs) > 1 else None
     dhs = dhs[0] if dhs else None
     if dhs is not None:
         dh += dhs[steps]
+    if dcs is not None:
+        dc += dcs[steps]
     dct, d, dg = np.empty((u, bt), dt), np.empty((4 * u, bt), dt), np.empty((u, bt), dt)
     jobs = _Pipeline()
     with _small_gemms(bt, 4 * u, u):
@@ -427,6 +433,8 @@ def _lstm_seq_grad_kernel(dh, dc, x, hs, ss, gs, tcs, cs, w_in, w, keep, *dhs):
                     dc += held_c
                 if dhs is not None:
                     dh += dhs[t]
+                if dcs is not None:
+                    dc += dcs[t]
             jobs.submit(_input_grads, x, w_in, hs, t0, t1, dz_all, dx)
         parts = jobs.results()  # (inside the region: the BLAS thread count changes only with no GEMM running)
     dwi, db, dw = _sum_chunks(parts, [w_in.shape, w.shape[-1:], w.shape], dt)
@@ -438,12 +446,148 @@ def _lstm_seq_grad_infer(dh, dc, x, hs, ss, gs, tcs, cs, w_in, w, keep, *dhs):
             (w.shape[-1:], w.dtype), (w.shape, w.dtype)]
 
 
-def _lstm_seq_grad(op, dh, dc, dhs, *_):
+def _lstm_seq_grad(op, dh, dc, dhs, dss=None, dgs=None, dtcs=None, dcs=None):
     x, h0, c0, w_in, b, w, keep = op.inputs
     h2, c2, hs, ss, gs, tcs, cs = op.outputs
-    ins = [_or_zeros(dh, h2), _or_zeros(dc, c2), x, hs, ss, gs, tcs, cs, w_in, w, keep] + \
-        ([dhs] if dhs is not None else [])
+    if all(d is None for d in (dh, dc, dhs, dcs)):
+        return [None] * 7
+    if _as_ops(op, (dh, dc, dhs, dcs)):
+        return _lstm_seq_grad_as_ops(op, dh, dc, dhs, dcs)
+    extra = [] if dhs is None and dcs is None else [_or_zeros(dhs, hs)] if dcs is None else \
+        [_or_zeros(dhs, hs), dcs]
+    ins = [_or_zeros(dh, h2), _or_zeros(dc, c2), x, hs, ss, gs, tcs, cs, w_in, w, keep] + extra
     return list(bind(LSTM_SEQUENCE_GRAD, ins)) + [None]
+
+
+_lstm_seq_grad.takes_none = True  # unused outputs (the gate stashes; H, C, h_T without return_sequences ...): None
+
+
+# --------------------------------------------------------------- gradients a tape records: ops again
+# `_LSTMSequenceGrad` / `_GRUSequenceGrad` have no gradient. Where a recording tape watches what the gradient
+# reads (a gradient penalty, a Hessian: the gradient's own gradient will be taken), the sequence's gradient is
+# built instead from differentiable ops, decided per gradient from what the tapes watch: the gates again from
+# the op's inputs and its stacked states (batched: one GEMM each, no recurrence), then the backward walk, which
+# is linear in the state gradients, as a loop of a few ops per step (a While loop in a graph, whose gradient
+# stacks the weights' products; a Python loop eagerly), then the inputs' and weights' gradients (batched).
+# Its gradient reaches the stacked states H (and C: the LSTM's), which the sequence op's gradient takes in.
+_loops = []  # [tf.while_loop]: the function layer's, given by keras/layers/recurrent.py when it loads
+
+
+def register_while_loop(fn):
+    """The graph loop (tf.while_loop) of the gradients built as ops; without it a graph's gradient stays the
+    fused op (not differentiable: as before)."""
+    _loops[:] = [fn]
+
+
+def _as_ops(op, dys):
+    """Whether a recording tape (of the graph being built now) watches a tensor the sequence's gradient reads:
+    then it records that gradient, whose own gradient may follow, so the gradient must be differentiable."""
+    tapes = context.state.tapes
+    if not tapes:
+        return False
+    g = context.current_graph()
+    if g is not None and not _loops:
+        return False
+    ids = [id(t) for t in (*op.inputs, *op.outputs, *dys) if t is not None]
+    for tape in tapes:
+        w = getattr(tape, "_watched", None)
+        if w and getattr(tape, "_graph", None) is g and any(i in w for i in ids):
+            return True
+    return False
+
+
+def _flat(t):
+    """[time, batch, n] -> [time * batch, n]."""
+    n = t.shape[-1]
+    return reshape(t, [-1, n] if n is not None else stack([-1, shape(t)[-1]]))
+
+
+def _unflat(t, like):
+    """[time * batch, n] -> [time, batch, n], time and batch those of `like`."""
+    lead, n = like.shape[:2], t.shape[-1]
+    if lead.is_fully_defined() and n is not None:
+        return reshape(t, lead.as_list() + [n])
+    return reshape(t, concat([shape(like)[:2], shape(t)[-1:]], 0))
+
+
+def _keep_rows(keep, x):
+    """The mask as 0/1 [time, batch, 1] of x's dtype, or None (a scalar: no mask)."""
+    if keep.shape.rank == 0:
+        return None
+    k = cast(keep, x.dtype)
+    if keep.shape.rank != 2:  # (unknown rank: a graph read from a file)
+        k = k + zeros_like(x[:, :, 0])
+    return expand_dims(k, -1)
+
+
+def _walk_back(steps, init, step, row_shape, dtype):
+    """For t = steps - 1 .. 0: (row_t, *state) = step(t, *state); returns (the rows stacked in time order,
+    the final state): a Python loop eagerly, a While loop in a graph."""
+    if context.current_graph() is None:
+        rows, st = [None] * steps, list(init)
+        for t in range(steps - 1, -1, -1):
+            rows[t], *st = step(t, *st)
+        if not rows:
+            return None, st
+        return stack(rows), st
+    n = shape(steps)[0] if not isinstance(steps, int) else steps
+    ta = TensorArray(dtype, size=n, element_shape=row_shape)
+
+    def body(k, ta, *st):
+        row, *st = step(k - 1, *st)
+        return (k - 1, ta.write(k - 1, row), *st)
+    out = _loops[0](lambda k, *_: k > 0, body, (n, ta, *init))
+    return out[1].stack(), list(out[2:])
+
+
+def _steps(x):
+    return x.shape[0] if context.current_graph() is None else x
+
+
+def _lstm_seq_grad_as_ops(op, dh, dc, dhs, dcs):
+    x, h0, c0, w_in, b, w, keep = op.inputs
+    h2, c2, hs, ss, gs, tcs, cs = op.outputs
+    hp, cp = _flat(_time_major(hs[:-1])), _flat(_time_major(cs[:-1]))  # h_t, c_t entering each step
+    x2 = _flat(x)
+    zi, zf, zg, zo = split(matmul(x2, w_in) + b + matmul(hp, w), 4, axis=1)
+    i, f, g, o = sigmoid(zi), sigmoid(zf), tanh(zg), sigmoid(zo)
+    tc = tanh(f * cp + i * g)
+    a = _unflat(o * (1 - tc * tc), x)  # d c_t' = d c + d h * a
+    p = _unflat(concat([g * i * (1 - i), cp * f * (1 - f), i * (1 - g * g), tc * o * (1 - o)], 1), x)
+    f = _unflat(f, x)
+    keep = _keep_rows(keep, x)
+    dH = _time_major(dhs) if dhs is not None else None
+    dC = _time_major(dcs) if dcs is not None else None
+    dh = _or_zeros(dh, h2) if dH is None else dH[-1] if dh is None else dh + dH[-1]
+    dc = _or_zeros(dc, c2) if dC is None else dC[-1] if dc is None else dc + dC[-1]
+
+    def step(t, dh, dc):
+        if keep is not None:
+            k = keep[t]
+            held_h, held_c = dh * (1 - k), dc * (1 - k)
+            dh, dc = dh * k, dc * k
+        dct = dc + dh * a[t]
+        dz = concat([dct, dct, dct, dh], 1) * p[t]
+        dh, dc = matmul(dz, w, transpose_b=True), dct * f[t]
+        if keep is not None:
+            dh, dc = dh + held_h, dc + held_c
+        if dH is not None:
+            dh = dh + dH[t]
+        if dC is not None:
+            dc = dc + dC[t]
+        return dz, dh, dc
+    dzs, (dh0, dc0) = _walk_back(_steps(x), [dh, dc], step, h2.shape[:1].concatenate(w.shape[1:]), x.dtype)
+    if dzs is None:  # no time steps
+        return [zeros_like(x), dh0, dc0, zeros_like(w_in), zeros_like(b), zeros_like(w), None]
+    dz2 = _flat(dzs)
+    dx = _unflat(matmul(dz2, w_in, transpose_b=True), x)
+    return [dx, dh0, dc0, matmul(x2, dz2, transpose_a=True), reduce_sum(dz2, 0),
+            matmul(hp, dz2, transpose_a=True), None]
+
+
+def _time_major(t):
+    """[time, units, batch] (the sequence ops' layout of stacked states) -> [time, batch, units]."""
+    return transpose(t, [0, 2, 1])
 
 
 LSTM_SEQUENCE = defop("_LSTMSequence", _lstm_seq_kernel, _lstm_seq_infer, grad=_lstm_seq_grad, num_outputs=7)
@@ -563,8 +707,56 @@ def _gru_seq_grad_infer(dh, x, hs, zrs, hhs, rhs, w_in, w, keep, *dhs):
 def _gru_seq_grad(op, dh, dhs, *_):
     x, h0, w_in, b_in, w, b, keep = op.inputs
     h2, hs, zrs, hhs, rhs = op.outputs
+    if dh is None and dhs is None:
+        return [None] * 7
+    if _as_ops(op, (dh, dhs)):
+        return _gru_seq_grad_as_ops(op, dh, dhs)
     ins = [_or_zeros(dh, h2), x, hs, zrs, hhs, rhs, w_in, w, keep] + ([dhs] if dhs is not None else [])
     return list(bind(GRU_SEQUENCE_GRAD, ins)) + [None]
+
+
+_gru_seq_grad.takes_none = True
+
+
+def _gru_seq_grad_as_ops(op, dh, dhs):
+    x, h0, w_in, b_in, w, b, keep = op.inputs
+    h2, hs, zrs, hhs, rhs = op.outputs
+    hp = _flat(_time_major(hs[:-1]))  # h_t entering each step
+    x2 = _flat(x)
+    xz, xr, xh = split(matmul(x2, w_in) + b_in, 3, axis=1)
+    mz, mr, rh = split(matmul(hp, w) + b, 3, axis=1)
+    z, r = sigmoid(xz + mz), sigmoid(xr + mr)
+    hh = tanh(xh + r * rh)
+    qz, qh = (hp - hh) * z * (1 - z), (1 - z) * (1 - hh * hh)  # d zp = d h * qz, d hh's preactivation = d h * qh
+    qr = qh * rh * r * (1 - r)
+    q_in = concat([qz, qr, qh], 1)  # d (x @ w_in + b_in) = [d h] * 3 * q_in
+    q_rec = _unflat(concat([qz, qr, qh * r], 1), x)  # d (h @ w + b) = [d h] * 3 * q_rec
+    z = _unflat(z, x)
+    keep = _keep_rows(keep, x)
+    dH = _time_major(dhs) if dhs is not None else None
+    dh = _or_zeros(dh, h2) if dH is None else dH[-1] if dh is None else dh + dH[-1]
+
+    def step(t, dh):
+        if keep is not None:
+            k = keep[t]
+            held = dh * (1 - k)
+            dh = dh * k
+        dm = concat([dh, dh, dh], 1) * q_rec[t]
+        out = dh
+        dh = matmul(dm, w, transpose_b=True) + dh * z[t]
+        if keep is not None:
+            dh = dh + held
+        if dH is not None:
+            dh = dh + dH[t]
+        return out, dh
+    dhk, (dh0,) = _walk_back(_steps(x), [dh], step, h2.shape, x.dtype)
+    if dhk is None:  # no time steps
+        return [zeros_like(x), dh0, zeros_like(w_in), zeros_like(b_in), zeros_like(w), zeros_like(b), None]
+    d3 = _flat(concat([dhk, dhk, dhk], 2))
+    dxp, dm = d3 * q_in, d3 * _flat(q_rec)
+    dx = _unflat(matmul(dxp, w_in, transpose_b=True), x)
+    return [dx, dh0, matmul(x2, dxp, transpose_a=True), reduce_sum(dxp, 0), matmul(hp, dm, transpose_a=True),
+            reduce_sum(dm, 0), None]
 
 
 GRU_SEQUENCE = defop("_GRUSequence", _gru_seq_kernel, _gru_seq_infer, grad=_gru_seq_grad, num_outputs=5)

@@ -334,6 +334,8 @@ class GRUCell(_Cell):
         return {**super().get_config(), "reset_after": self.reset_after}
 
 
+rnn_ops.register_while_loop(tf.while_loop)  # (the sequence ops' gradient built as ops: a loop in a graph)
+
 # The cells whose `call` is the one `_call_projected` splits (a subclass overriding `call` is run as written).
 _PROJECTED_CALL = {c: c.call for c in (SimpleRNNCell, LSTMCell, GRUCell)}
 
@@ -410,10 +412,10 @@ class RNN(Layer):
         steps = inputs.shape[1]
         unrolled = self.unroll and steps is not None
         fused = None
-        # (one tape: a training step; under nested tapes a gradient of the gradient may follow, which the fused
-        # op's gradient cannot give: the cell's ordinary ops in a While loop then, whose gradient can)
-        if masks == (None, None) and not unrolled and len(_context_state.tapes) == 1 and \
-                not executing_eagerly() and type(cell).call is _PROJECTED_CALL.get(type(cell)):
+        # (while a tape records, eagerly or traced, unrolled or not: the gradient will be taken. Under nested
+        # tapes a gradient of the gradient may follow: where a tape records the op's gradient, the gradient is
+        # built from differentiable ops, ops/rnn_ops.py)
+        if masks == (None, None) and _context_state.tapes and type(cell).call is _PROJECTED_CALL.get(type(cell)):
             fused = cell._fused_step(seq.dtype)
         if fused is not None:  # training: the whole loop, projection included, as one op
             last, hs, states = fused.sequence(seq, states, m if m is not None else tf.constant(True))
