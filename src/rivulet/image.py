@@ -1,10 +1,11 @@
-"""tf.image: resize, flips, crops and pads, dtype conversion, grayscale, brightness and contrast,
+"""tf.image: resize (also resize_with_pad), flips, crops and pads, dtype conversion, grayscale, brightness and contrast,
 saturation and HSV, rot90, random and stateless random flips, crops, brightness, contrast and saturation,
 total_variation and sobel_edges; the image
 codecs (decode_jpeg/png/gif/bmp/image, encode_jpeg/png) as in tf.io."""
 from .ops.image_ops import (ResizeMethod, adjust_brightness, adjust_contrast, central_crop,  # noqa: F401
                             convert_image_dtype, crop_to_bounding_box, flip_left_right, flip_up_down,
-                            grayscale_to_rgb, pad_to_bounding_box, resize, resize_with_crop_or_pad, rgb_to_grayscale,
+                            grayscale_to_rgb, pad_to_bounding_box, resize, resize_with_crop_or_pad, resize_with_pad,
+                            rgb_to_grayscale,
                             adjust_saturation, rgb_to_hsv, hsv_to_rgb, rot90, random_brightness, random_contrast,
                             random_saturation, random_crop, random_flip_left_right, random_flip_up_down,
                             stateless_random_brightness, stateless_random_contrast, stateless_random_saturation,

@@ -238,6 +238,27 @@ def resize_with_crop_or_pad(image, target_height, target_width):
     return _batched(image, run)
 
 
+def resize_with_pad(image, target_height, target_width, method=ResizeMethod.BILINEAR, antialias=False):
+    """Resizes keeping the aspect ratio to fit the target, then zero-pads it there: as TensorFlow, the scale,
+    the resized size (rounded down) and the top/left padding (half the float32 gap, rounded down) are
+    computed in float32."""
+    if target_height <= 0:
+        raise ValueError("target_height must be > 0.")
+    if target_width <= 0:
+        raise ValueError("target_width must be > 0.")
+
+    def run(x):
+        h, w = _hw(x)
+        f = np.float32
+        ratio = max(f(w) / f(target_width), f(h) / f(target_height))
+        rh, rw = f(h) / ratio, f(w) / ratio
+        pad_h = max(0, int(np.floor((f(target_height) - rh) / f(2))))
+        pad_w = max(0, int(np.floor((f(target_width) - rw) / f(2))))
+        resized = resize(x, [int(np.floor(rh)), int(np.floor(rw))], method=method, antialias=antialias)
+        return pad_to_bounding_box(resized, pad_h, pad_w, target_height, target_width)
+    return _batched(image, run)
+
+
 # ============================================================================ colour and dtype
 def _max(dt):
     return np.iinfo(dt._np).max
