@@ -110,7 +110,14 @@ def load_model(filepath, custom_objects=None, compile=True, safe_mode=True):
                              "tf.saved_model.load instead.")
         with open(meta, "rb") as f:
             config = _read_json(f.read(_MAX_JSON + 1), meta)
-        model = _revive(config, custom_objects, compile)
+        try:
+            model = _revive(config, custom_objects, compile)
+        except ValueError as e:
+            if not str(e).startswith("Unknown layer:"):
+                raise
+            # a layer class this process does not have (tensorflow_hub's KerasLayer): as tf_keras, the model
+            # is revived from the saved model's own traced call, its variables restored with it
+            return _revive_traced(filepath, config, e)
         from ...checkpoint.checkpoint import restore_object
         status = restore_object(model, os.path.join(filepath, _DIR_WEIGHTS))
         missing = status.unrestored(model.weights)
@@ -134,6 +141,30 @@ def load_model(filepath, custom_objects=None, compile=True, safe_mode=True):
             raise ValueError(f"{filepath}: expected a {_WEIGHTS} file in the archive")
         _load_zip_weights(model, z, filepath, skip_optimizer=not compile)
     return model
+
+
+def _revive_traced(filepath, config, error):
+    """A Keras model whose call is the saved model's traced `__call__` (tf_keras revives a model whose layer
+    classes are unknown from its SavedModel functions so); `error` when the saved model has none."""
+    import rivulet as tf
+    from ..models import Model
+    loaded = tf.saved_model.load(filepath)
+    fn = vars(loaded).get("__call__")
+    if fn is None:
+        raise error
+    name = config.get("config", {}).get("name") if isinstance(config.get("config"), dict) else None
+
+    class RevivedModel(Model):
+        def __init__(self):
+            super().__init__(name=name)
+            self._saved_call = fn
+            self._saved_variables = list(loaded.variables)
+            self.built = True
+
+        def call(self, inputs, training=None):
+            return self._saved_call(inputs)
+
+    return RevivedModel()
 
 
 def _is_hdf5(filepath):
