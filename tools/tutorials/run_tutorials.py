@@ -105,6 +105,9 @@ NOTEBOOKS = [
     "customization/custom_training_walkthrough", "distribute/keras", "distribute/save_and_load",
     "images/data_augmentation", "images/segmentation", "generative/cyclegan", "generative/data_compression",
     "optimization/compression",
+    # added 2026-11-26 with the tensorflow_hub stand-in (stand_ins/tensorflow_hub: modules built with rivulet,
+    # saved to the hub cache as SavedModels and loaded back)
+    "images/transfer_learning_with_hub", "keras/text_classification_with_hub", "interpretability/integrated_gradients",
 ]
 # what the runner puts on the notebook's path in place of packages built on TensorFlow: tensorflow_datasets
 # (synthetic data sets in the real feature structures, made with rivulet's tf.data) and tensorflow_examples'
@@ -130,8 +133,7 @@ NOTEBOOK_TIMEOUT = 900  # seconds per notebook
 # resident bytes; a cell past it ends the notebook (the machine is shared). 5 GiB: generative/cyclegan's step
 # (two 54M-parameter U-Nets, two discriminators, Adam) peaks at 3.0 GB in rivulet, 3.9 GB in TensorFlow 2.21
 MEMORY_LIMIT = 5 << 30
-UNSCORED_IMPORTS = ("tensorflow_docs", "tensorflow_probability", "tensorflow_hub", "tensorflow_text",
-                    "tensorflow_compression")
+UNSCORED_IMPORTS = ("tensorflow_docs", "tensorflow_probability", "tensorflow_text", "tensorflow_compression")
 
 
 def unscored_names(code):
@@ -183,6 +185,10 @@ _IMPORT_RULES = [
     # TF 2.21's guides spell tf.keras as the top-level `keras` package; rivulet's Keras is rivulet.keras.
     (re.compile(r"^(\s*)import keras\s*$"), r"\1from rivulet import keras"),
     (re.compile(r"^(\s*)from keras(\.[\w.]+)? import"), r"\1from rivulet.keras\2 import"),
+    # tf_keras (Keras 2 as a package of its own, which text_classification_with_hub imports) is rivulet's Keras
+    (re.compile(r"^(\s*)import tf_keras as (\w+)"), r"\1from rivulet import keras as \2"),
+    (re.compile(r"^(\s*)import tf_keras\s*$"), r"\1from rivulet import keras as tf_keras"),
+    (re.compile(r"^(\s*)from tf_keras(\.[\w.]+)? import"), r"\1from rivulet.keras\2 import"),
 ]
 # `epochs=50`, and a keyword or default named like it (`max_epochs=10000`); a name ending in `epochs`/`EPOCHS`
 # (`EPOCHS`, `initial_epochs`, `fine_tune_epochs`) assigned an integer literal
@@ -480,6 +486,7 @@ def run_notebook(name, cells, log_dir, python, src, backend="rivulet"):
     with open(spec, "w") as f:
         json.dump({"name": name, "cells": cells, "backend": backend}, f)
     env = dict(os.environ, HOME=work, KERAS_HOME=os.path.join(work, ".keras"), MPLBACKEND="Agg",
+               TFHUB_CACHE_DIR=os.path.join(work, "tfhub_modules"),
                PYTHONPATH=os.pathsep.join((src, STAND_INS, os.environ.get("PYTHONPATH", ""))),
                TF_CPP_MIN_LOG_LEVEL="2")
     log = os.path.join(log_dir, name.replace("/", "-") + ".log")

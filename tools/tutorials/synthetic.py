@@ -545,6 +545,10 @@ def files():
     out[DL + "example_images/Vassily_Kandinsky%2C_1913_-_Composition_7.jpg"] = _jpeg(r, 300, 400)
     for i, name in enumerate(("cowper.txt", "derby.txt", "butler.txt")):
         out[DL + "data/illiad/" + name] = illiad(21 + i)
+    # interpretability/integrated_gradients
+    out["http://storage.googleapis.com/download.tensorflow.org/example_images/San_Francisco_fireboat_showing_off.jpg"] = \
+        _jpeg(r, 480, 640)
+    out["http://storage.googleapis.com/download.tensorflow.org/example_images/Giant_Panda_2.jpeg"] = _jpeg(r, 400, 600)
     for name, data in fashion_files().items():
         out[KERAS + name] = data
     return out
