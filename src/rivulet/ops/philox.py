@@ -29,6 +29,21 @@ RESERVED = 256  # words a truncated normal may use per value (its groups are per
 CALLS_PER_VALUE = 256  # a stateful draw of n values advances its counter by 256 n calls, whatever the op
 
 
+def _round_keys(key):
+    """The ten rounds' keys: (k0, k1) as Python ints and as 0-d uint64 arrays."""
+    k0, k1, out = key & 0xFFFFFFFF, (key >> 32) & 0xFFFFFFFF, []
+    for _ in range(10):
+        out.append((k0, k1, np.array(k0, np.uint64), np.array(k1, np.uint64)))
+        k0, k1 = (k0 + _W0) & 0xFFFFFFFF, (k1 + _W1) & 0xFFFFFFFF
+    return out
+
+
+def _mul32(a, m):
+    """(hi, lo) of the 64-bit product of 32-bit Python ints."""
+    p = a * m
+    return p >> 32, p & 0xFFFFFFFF
+
+
 def rounds(c0, c1, c2, c3, k0, k1):
     """Ten Philox rounds, in place, on uint64 arrays holding 32-bit words; returns the four output words."""
     p0, p1 = np.empty_like(c0), np.empty_like(c0)
@@ -48,6 +63,105 @@ def rounds(c0, c1, c2, c3, k0, k1):
 
 
 _CHUNK = 16384  # calls per pass: the working arrays stay in cache
+_RANGES = {}    # m -> np.arange(m, dtype=uint64), for the chunk sizes in use
+
+
+def _arange(m):
+    a = _RANGES.get(m)
+    if a is None:
+        if len(_RANGES) > 64:
+            _RANGES.clear()
+        a = _RANGES[m] = np.arange(m, dtype=np.uint64)
+    return a
+
+
+class _Work:
+    """Per-thread scratch arrays of one chunk (six uint64 arrays of _CHUNK)."""
+    local = threading.local()
+
+    @classmethod
+    def get(cls):
+        w = getattr(cls.local, "arrays", None)
+        if w is None:
+            w = cls.local.arrays = np.empty((6, _CHUNK), np.uint64)
+        return w
+
+
+def _u64(x):
+    return np.array(x, np.uint64)  # a 0-d array: NumPy's ufuncs take it faster than a scalar
+
+
+_M0a, _M1a, _SHIFTa, _U32a = _u64(0xD2511F53), _u64(0xCD9E8D57), _u64(32), _u64(0xFFFFFFFF)
+
+
+def _run(start, m, c1, c2, c3, keys, out):
+    """Calls whose counter words are (start + j, c1, c2, c3) for j < m (start + m <= 2**32: the first word does
+    not wrap), into out (m, 4) uint32. keys: the rounds' (k0, k1), ints and 0-d arrays. The first two rounds
+    are folded: in round 1 only words 2 and 3 depend on j, in round 2 word 3 does not.
+    (Positional `out`s and 0-d constants: this runs ~90 ufunc calls per chunk, whose overhead counts.)"""
+    mul, shr, band, bxor, M0, M1, S, U = np.multiply, np.right_shift, np.bitwise_and, np.bitwise_xor, _M0a, _M1a, \
+        _SHIFTa, _U32a
+    w = _Work.get()
+    a, b, c, d, p, q = (w[i, :m] for i in range(6))
+    k0, k1 = keys[0][0], keys[0][1]
+    l0, l1 = keys[1][0], keys[1][1]
+    # round 1: c0 varies; c1, c2, c3 are the same for every call
+    np.add(_arange(m), _u64(start), a)               # c0
+    mul(a, M0, p)
+    shr(p, S, c)
+    bxor(c, _u64(c3 ^ k1), c)                        # c2' = hi(M0 c0) ^ c3 ^ k1
+    band(p, U, d)                                    # c3' = lo(M0 c0)
+    h, lo_ = _mul32(c2, 0xCD9E8D57)
+    s0, s1 = h ^ c1 ^ k0, lo_                        # c0', c1': the same for every call
+    # round 2: c0'' and c1'' vary (through c2'), c2'' = hi(M0 c0') ^ c3' ^ l1 through c3'; c3'' is constant
+    mul(c, M1, q)
+    shr(q, S, a)
+    bxor(a, _u64(s1 ^ l0), a)                        # c0''
+    band(q, U, b)                                    # c1''
+    h, t3 = _mul32(s0, 0xD2511F53)
+    bxor(d, _u64(h ^ l1), c)                         # c2''; c3'' = t3
+    # round 3: c3 is the constant t3
+    k0, k1 = keys[2][0], keys[2][1]
+    mul(a, M0, p)
+    mul(c, M1, q)
+    shr(q, S, a)
+    a ^= b
+    bxor(a, keys[2][2], a)
+    band(q, U, b)
+    shr(p, S, c)
+    bxor(c, _u64(t3 ^ k1), c)
+    band(p, U, d)
+    for r in range(3, 10):
+        _, _, K0, K1 = keys[r]
+        mul(a, M0, p)
+        mul(c, M1, q)
+        shr(q, S, a)
+        a ^= b
+        bxor(a, K0, a)
+        shr(p, S, c)
+        c ^= d
+        bxor(c, K1, c)
+        if r < 9:
+            band(q, U, b)
+            band(p, U, d)
+        else:  # the last round's low words: the cast to uint32 drops the high halves
+            b, d = q, p
+    out[:, 0] = a
+    out[:, 1] = b
+    out[:, 2] = c
+    out[:, 3] = d
+
+
+def _block(keys, lo, hi, m, out):
+    """Calls with 128-bit counters (hi << 64 | lo) + j, j < m, into out (m, 4) uint32."""
+    done = 0
+    while done < m:
+        x_lo = (lo + done) & 0xFFFFFFFFFFFFFFFF
+        x_hi = (hi + ((lo + done) >> 64)) & 0xFFFFFFFFFFFFFFFF
+        start = x_lo & 0xFFFFFFFF
+        k = min(m - done, (1 << 32) - start)  # up to the next wrap of the first word
+        _run(start, k, x_lo >> 32, x_hi & 0xFFFFFFFF, x_hi >> 32, keys, out[done:done + k])
+        done += k
 
 
 def words(key, counter, offsets):
@@ -68,7 +182,12 @@ def words(key, counter, offsets):
 
 def stream(key, counter, ncalls):
     """Words of the first `ncalls` calls of a stream, flattened in order (uint32)."""
-    return words(key, counter, np.arange(ncalls, dtype=np.uint64)).reshape(-1)
+    out = np.empty((ncalls, 4), np.uint32)
+    keys = _round_keys(key)
+    lo, hi = counter & 0xFFFFFFFFFFFFFFFF, (counter >> 64) & 0xFFFFFFFFFFFFFFFF
+    for i in range(0, ncalls, _CHUNK):
+        _block(keys, lo + i, hi, min(_CHUNK, ncalls - i), out[i:i + _CHUNK])
+    return out.reshape(-1)
 
 
 def stateless_key_counter(seed0, seed1):

@@ -1,0 +1,50 @@
+"""The fast paths of ops/philox.py give TensorFlow's numbers where they are easy to get wrong: a stream whose
+first counter word wraps inside a chunk, a carry into the counter's high half, a draw over several chunks; and
+the paths that skip the float values (the dropout mask from the words' integer bits) agree with the floats.
+The words were recorded from TensorFlow 2.21 (tf.raw_ops.StatelessRandomUniformFullIntV2, dtype uint32, alg 1:
+the Philox words of calls key / counter on, four a call)."""
+import numpy as np
+import pytest
+
+from rivulet.ops import philox
+
+
+TF_WORDS = [
+    # (key, counter low, counter high, n, first 24 words)
+    (0x123456789ABCDEF0, 2**32 - 3, 0, 24,  # the first counter word wraps after 3 calls
+     [892886959, 2723471412, 4026032378, 2261698969, 3070112985, 4291790828, 313363297, 3561957433, 2607418418,
+      2480817178, 145095614, 2972254972, 2873624287, 1853961678, 3150599057, 4084756720, 2318066339, 2314244008,
+      2916117296, 4193889771, 3613195838, 4066078283, 4252495858, 2222046535]),
+    (5, 2**64 - 2, 7, 24,  # the low 64 bits wrap: a carry into the high half
+     [1600567900, 3578414771, 1611649039, 1102751893, 408654879, 156914071, 4246078289, 2550873154, 1414544935,
+      1163734151, 4062483226, 1747046443, 4281969229, 3013946278, 3227502654, 3866170029, 1869092232, 515427328,
+      4243514356, 3632275192, 2143400255, 746704310, 193067997, 189873666]),
+    (1, 2**64 - 1, 2**64 - 1, 12,  # the whole 128-bit counter wraps to 0
+     [1931622801, 1853353218, 1556166440, 2727226841, 3823634032, 3842641596, 2515673792, 3054873127, 2886210587,
+      3754282174, 2042657351, 2817941651]),
+]
+
+
+@pytest.mark.parametrize("key,lo,hi,n,want", TF_WORDS)
+def test_stream_words_at_counter_wraps(key, lo, hi, n, want):
+    got = philox.full_int(key, lo | hi << 64, n, np.uint32)
+    assert got.tolist() == want
+
+
+def test_stream_over_chunks_with_a_wrap_inside_one():
+    # 16400 calls from 16390 before a wrap of the first counter word: the wrap falls inside the first chunk
+    w = philox.full_int(99, (7 << 32) | (2**32 - 16390) | 3 << 64, 4 * 16400, np.uint32)
+    assert w[16380 * 4:16380 * 4 + 8].tolist() == [2388325752, 22025024, 2360497890, 517849770, 2955097772,
+                                                   3092019197, 124540730, 841352003]
+    assert w[-8:].tolist() == [3718343147, 4099925653, 3955078494, 2778787559, 2388564237, 3177794101, 1264843786,
+                               4176308392]
+    assert int(w.astype(np.uint64).sum()) == 140597845445573
+
+
+@pytest.mark.parametrize("counter", [0, 2**32 - 5, (2**64 - 3) | 9 << 64, 123456789 << 40])
+def test_stream_equals_calls_at_offsets(counter):
+    # the stream's folded first rounds against the plain rounds of words() at arbitrary offsets
+    n = 2 * philox._CHUNK + 11
+    s = philox.stream(0xDEADBEEF12345678, counter, n).reshape(-1, 4)
+    idx = np.array([0, 1, 4, philox._CHUNK - 1, philox._CHUNK, n - 1], np.uint64)
+    assert np.array_equal(s[idx.astype(np.intp)], philox.words(0xDEADBEEF12345678, counter, idx))
