@@ -157,3 +157,20 @@ def test_sequential_with_a_layer_that_only_runs_eagerly_still_works():
     model = tf.keras.Sequential([layers.Dense(2, kernel_initializer="ones"), NumpyLayer()])
     np.testing.assert_allclose(model(tf.ones([1, 3])).numpy(), [[6.0, 6.0]])
     assert model.built and len(model.weights) == 2
+
+
+def test_a_subclass_passing_one_positional_argument_to_model_init_is_a_subclassed_model():
+    # effective_tf2's DynamicRNN calls super().__init__(self): tf_keras takes positional (inputs, outputs) only
+    # in pairs and ignores a lone one (this raised "A functional Model needs both `inputs` and `outputs`")
+    class Doubler(tf.keras.Model):
+        def __init__(self):
+            super().__init__(self)
+            self.dense = tf.keras.layers.Dense(2, kernel_initializer="ones")
+
+        def call(self, x):
+            return 2.0 * self.dense(x)
+    m = Doubler()
+    assert not m._is_graph_network
+    np.testing.assert_array_equal(m(tf.ones([1, 3])).numpy(), [[6.0, 6.0]])
+    with pytest.raises(ValueError, match="needs both `inputs` and `outputs`"):
+        tf.keras.Model(inputs=tf.keras.Input((2,)))

@@ -33,6 +33,10 @@ class Model(Trainer, Layer):
         return model_children(self)
 
     def __init__(self, *args, **kwargs):
+        # tf_keras takes positional arguments as (inputs, outputs) only when both are given; a subclass's
+        # super().__init__(self) (effective_tf2's DynamicRNN) passes one, which it ignores
+        if len(args) == 1 and "outputs" not in kwargs:
+            args = ()
         inputs = kwargs.pop("inputs", args[0] if len(args) > 0 else None)
         outputs = kwargs.pop("outputs", args[1] if len(args) > 1 else None)
         super().__init__(**kwargs)
