@@ -62,3 +62,14 @@ TOPLEVEL = ["add", "subtract", "multiply", "divide", "truediv", "realdiv", "floo
 
 from .ops import composite as _composite  # noqa: E402
 _composite.wrap_namespace(globals(), _composite.UNARY + _composite.BINARY + _composite.REDUCE)  # composite tensors (RaggedTensor) dispatch through its table
+
+# Special functions (ops/special_ops.py): tf.math.erfinv/ndtri/erfcinv, the Bessel I functions here too, and the
+# tf.math.special namespace.
+from .ops.special_ops import (erfinv, ndtri, erfcinv, bessel_i0, bessel_i0e, bessel_i1,  # noqa: F401,E402
+                              bessel_i1e)
+import types as _types  # noqa: E402
+from .ops import special_ops as _special_ops  # noqa: E402
+special = _types.ModuleType("rivulet.math.special", "tf.math.special: Bessel functions, dawsn, expint, fresnel_cos/"
+                            "sin, spence.")
+for _n in _special_ops.SPECIAL:
+    setattr(special, _n, getattr(_special_ops, _n))
