@@ -108,6 +108,8 @@ NOTEBOOKS = [
     # added 2026-11-26 with the tensorflow_hub stand-in (stand_ins/tensorflow_hub: modules built with rivulet,
     # saved to the hub cache as SavedModels and loaded back)
     "images/transfer_learning_with_hub", "keras/text_classification_with_hub", "interpretability/integrated_gradients",
+    # added 2026-11-26 with the gym stand-in (stand_ins/gym: CartPole-v1's dynamics in gym 0.26's interface)
+    "reinforcement_learning/actor_critic",
 ]
 # what the runner puts on the notebook's path in place of packages built on TensorFlow: tensorflow_datasets
 # (synthetic data sets in the real feature structures, made with rivulet's tf.data) and tensorflow_examples'
@@ -128,6 +130,7 @@ GUIDES = [
 SETS = {"tutorials": ("site/en/tutorials/", NOTEBOOKS), "guides": ("site/en/guide/", GUIDES)}
 
 MAX_EPOCHS = 2
+MAX_EPISODES = 20  # reinforcement learning loops: episodes (each one training step)
 CELL_TIMEOUT = 240  # seconds per cell
 NOTEBOOK_TIMEOUT = 900  # seconds per notebook
 # resident bytes; a cell past it ends the notebook (the machine is shared). 5 GiB: generative/cyclegan's step
@@ -202,6 +205,15 @@ def _shrink(m):
     return m.group(1) + (str(MAX_EPOCHS) if int(m.group(2)) > MAX_EPOCHS else m.group(2))
 
 
+# `max_episodes = 10000` (reinforcement_learning/actor_critic's loop until CartPole is solved): a name ending in
+# `episodes`/`EPISODES` assigned an integer literal
+_EPISODE_NAME = re.compile(r"^(\s*(?:[A-Za-z]\w*_)?(?:episodes|EPISODES)\s*=\s*)(\d+)\s*$")
+
+
+def _shrink_episodes(m):
+    return m.group(1) + (str(MAX_EPISODES) if int(m.group(2)) > MAX_EPISODES else m.group(2))
+
+
 # `import tensorflow_probability as tfp` (a one-line import of a package built on TensorFlow): the rest of its
 # cell still runs (cvae imports `time` after it); the cell is not scored
 _UNSCORED_IMPORT = re.compile(r"^(\s*)((?:import|from)\s+(?:%s)\b[^\\(]*)$" % "|".join(UNSCORED_IMPORTS))
@@ -218,6 +230,7 @@ def _rewrite(line):
     line = _UNSCORED_IMPORT.sub(r"\1try: \2\n\1except ImportError: pass", line)
     line = _EPOCH_KW.sub(_shrink, line)
     line = _EPOCH_DEFAULT.sub(_shrink, line)
+    line = _EPISODE_NAME.sub(_shrink_episodes, line)
     return _EPOCH_NAME.sub(_shrink, line)
 
 

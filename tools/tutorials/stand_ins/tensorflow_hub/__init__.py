@@ -40,7 +40,7 @@ def resolve(handle):
     else:
         raise ValueError(f"'{handle}' is neither a local folder nor a URL the tensorflow_hub stand-in serves")
     folder = os.path.join(_cache_dir(), hashlib.sha1(key.encode("utf8")).hexdigest())
-    if not os.path.exists(os.path.join(folder, "saved_model.pb")):
+    if not os.path.exists(folder + ".descriptor.txt"):  # written once the module is whole, as hub's
         os.makedirs(folder, exist_ok=True)
         models.build(key, folder)
         with open(folder + ".descriptor.txt", "w") as f:

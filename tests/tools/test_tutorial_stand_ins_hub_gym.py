@@ -1,0 +1,131 @@
+"""tools/tutorials/stand_ins: the tensorflow_hub stand-in (modules built with rivulet, saved to the hub cache
+and loaded back with tf.saved_model.load) and the gym stand-in (CartPole-v1), and the runner's rewrites for
+the notebooks they serve (no notebook is run)."""
+import hashlib
+import math
+import os
+import sys
+
+import numpy as np
+import pytest
+
+import rivulet as tf
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "tools", "tutorials"))
+import run_tutorials as rt  # noqa: E402
+
+sys.path.insert(0, rt.STAND_INS)
+import gym  # noqa: E402  (the stand-ins)
+import tensorflow_hub as hub  # noqa: E402
+
+NNLM = "https://tfhub.dev/google/nnlm-en-dim50/2"
+MOBILENET = "https://tfhub.dev/google/tf2-preview/mobilenet_v2/feature_vector/4"
+CLASSIFIER = "https://tfhub.dev/google/tf2-preview/mobilenet_v2/classification/4"
+
+
+def test_hub_and_tf_keras_cells_are_scored_and_episode_loops_shrink():
+    assert hub.__file__.startswith(rt.STAND_INS) and gym.__file__.startswith(rt.STAND_INS)
+    nb = {"cells": [{"cell_type": "code", "source": ["import tensorflow_hub as hub\nimport tf_keras as keras"]},
+                    {"cell_type": "code", "source": ["import tensorflow_docs.vis.embed as embed"]}]}
+    cells = rt.code_cells(nb)
+    assert [c["scored"] for c in cells] == [True, False]
+    assert cells[0]["code"] == "import tensorflow_hub as hub\nfrom rivulet import keras as keras"
+    code = rt.transform("max_episodes = 10000\nmin_episodes_criterion = 100\nmax_steps_per_episode = 500\n"
+                        "n_episodes = 5\nfrom tf_keras.layers import Dense")
+    assert code.splitlines() == [f"max_episodes = {rt.MAX_EPISODES}", "min_episodes_criterion = 100",
+                                 "max_steps_per_episode = 500", "n_episodes = 5", "from rivulet.keras.layers import Dense"]
+
+
+@pytest.fixture
+def hub_cache(tmp_path, monkeypatch):
+    monkeypatch.setenv("TFHUB_CACHE_DIR", str(tmp_path))
+    return tmp_path
+
+
+def test_text_embedding_is_a_saved_model_in_the_hub_cache(hub_cache):
+    m = hub.load(NNLM)
+    folder = hub_cache / hashlib.sha1(NNLM.encode()).hexdigest()
+    assert os.listdir(folder) and (hub_cache / (folder.name + ".descriptor.txt")).exists()
+    assert hub.resolve(NNLM) == str(folder)
+    e = m(tf.constant(["the movie was great", "", "the  movie was great"]))
+    assert e.shape == (3, 50) and e.dtype == tf.float32
+    np.testing.assert_array_equal(e.numpy()[1], np.zeros(50, np.float32))  # no tokens: zeros
+    np.testing.assert_allclose(e.numpy()[2], e.numpy()[0], rtol=1e-6)  # empty tokens are not counted
+    # sqrt(n) combiner: the sum of the token vectors over sqrt(4)
+    words = m(tf.constant(["the", "movie", "was", "great"])).numpy()
+    np.testing.assert_allclose(e.numpy()[0], words.sum(0) / 2.0, rtol=1e-5, atol=1e-6)
+    assert [v.name for v in m.trainable_variables] == ["embeddings:0"]
+
+
+def test_keras_layer_trainable_flag_and_fine_tuning(hub_cache):
+    frozen = hub.KerasLayer(NNLM, input_shape=[], dtype=tf.string)
+    assert (len(frozen.trainable_weights), len(frozen.non_trainable_weights)) == (0, 1)
+    layer = hub.KerasLayer(NNLM, input_shape=[], dtype=tf.string, trainable=True)
+    assert (len(layer.trainable_weights), len(layer.non_trainable_weights)) == (1, 0)
+    model = tf.keras.Sequential([layer, tf.keras.layers.Dense(1)])
+    model.compile(optimizer="adam", loss=tf.keras.losses.BinaryCrossentropy(from_logits=True))
+    before = layer.trainable_weights[0].numpy().copy()
+    model.fit(tf.constant(["good film", "bad film"]), np.array([1.0, 0.0]), epochs=1, verbose=0)
+    assert not np.array_equal(before, layer.trainable_weights[0].numpy())  # gradients reach the loaded table
+    assert layer.get_config()["handle"] == NNLM
+
+
+def test_image_modules_keras_layer_arguments(hub_cache):
+    x = np.random.default_rng(0).random((2, 224, 224, 3)).astype(np.float32)
+    features = hub.KerasLayer(MOBILENET, input_shape=(224, 224, 3), trainable=False)
+    assert features(x).shape == (2, 1280)
+    assert features.trainable_weights == [] and len(features.non_trainable_weights) > 10  # BN statistics too
+    model = tf.keras.Sequential([features, tf.keras.layers.Dense(5)])
+    assert model.output_shape == (None, 5)
+    assert hub.load(CLASSIFIER)(x, training=False).shape == (2, 1001)
+    by_signature = hub.KerasLayer(CLASSIFIER, signature="serving_default", output_key="output_0")
+    np.testing.assert_allclose(by_signature(x).numpy(), hub.load(CLASSIFIER)(x).numpy(), rtol=1e-5, atol=1e-5)
+    as_dict = hub.KerasLayer(CLASSIFIER, signature="serving_default", signature_outputs_as_dict=True)
+    assert list(as_dict(x)) == ["output_0"]
+    with pytest.raises(ValueError, match="output_key"):
+        hub.KerasLayer(CLASSIFIER, output_key="logits")(x)
+    with pytest.raises(ValueError, match="no module"):
+        hub.load("https://tfhub.dev/google/unknown/1")
+
+
+def test_yamnet_interface(hub_cache):
+    import csv
+    yamnet = hub.load("https://tfhub.dev/google/yamnet/1")
+    wav = np.sin(np.arange(16000) / 16000 * 2 * np.pi * 440).astype(np.float32)
+    scores, embeddings, spectrogram = yamnet(wav)
+    # one second is padded to two patches of 0.96 s every 0.48 s: 144 frames of 10 ms
+    assert (scores.shape, embeddings.shape, spectrogram.shape) == ((2, 521), (2, 1024), (144, 64))
+    assert 0.0 <= float(tf.reduce_min(scores)) and float(tf.reduce_max(scores)) <= 1.0
+    assert yamnet(np.zeros(100, np.float32))[0].shape == (1, 521)
+    with open(yamnet.class_map_path().numpy().decode()) as f:
+        rows = list(csv.DictReader(f))
+    assert len(rows) == 521 and rows[0]["display_name"] == "Speech"
+
+
+def test_cartpole_dynamics_and_api():
+    env = gym.make("CartPole-v1")
+    assert env.action_space.n == 2 and env.observation_space.shape == (4,)
+    obs, info = env.reset(seed=42)
+    assert obs.dtype == np.float32 and obs.shape == (4,) and np.all(np.abs(obs) <= 0.05) and info == {}
+    np.testing.assert_array_equal(env.reset(seed=42)[0], obs)
+    env.unwrapped.state = (0.0, 0.0, 0.0, 0.0)
+    obs, reward, terminated, truncated, _ = env.step(np.int64(1))
+    # from rest, a push right of 10 N: x'' = 9.756, theta'' = -14.634 (the classic equations), one Euler step
+    np.testing.assert_allclose(obs, [0.0, 0.19512196, 0.0, -0.29268292], rtol=1e-6)
+    assert (reward, terminated, truncated) == (1.0, False, False)
+    env.unwrapped.state = (0.0, 0.0, 12 * 2 * math.pi / 360 - 1e-4, 1.0)
+    assert env.step(0)[2] is True  # the pole leans past 12 degrees
+    env.reset(seed=0)
+    steps = 0
+    while True:
+        env.unwrapped.state = (0.0, 0.0, 0.0, 0.0)  # kept upright: only the time limit ends it
+        steps += 1
+        if env.step(steps % 2)[3]:
+            break
+    assert steps == 500
+    picture = gym.make("CartPole-v1", render_mode="rgb_array")
+    picture.reset(seed=1)
+    frame = picture.render()
+    assert frame.shape == (400, 600, 3) and frame.dtype == np.uint8 and (frame == 0).any()
+    with pytest.raises(AssertionError):
+        env.step(2)
