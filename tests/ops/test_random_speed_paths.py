@@ -48,3 +48,59 @@ def test_stream_equals_calls_at_offsets(counter):
     s = philox.stream(0xDEADBEEF12345678, counter, n).reshape(-1, 4)
     idx = np.array([0, 1, 4, philox._CHUNK - 1, philox._CHUNK, n - 1], np.uint64)
     assert np.array_equal(s[idx.astype(np.intp)], philox.words(0xDEADBEEF12345678, counter, idx))
+
+
+GRID = [0.0, 1e-9, 2.0 ** -23, 3 * 2.0 ** -23, 0.1, 0.25, 0.3, 0.5, 0.5 + 2.0 ** -24, 0.7, 0.9999, 1 - 2.0 ** -23,
+        1 - 2.0 ** -11, 1.0, 1.5, -0.5, float("nan")]
+
+
+@pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64])
+def test_uniform_at_least_is_the_float_comparison(dtype):
+    # dropout's keep mask from the words' bits against the floats it replaces, at thresholds on and between
+    # the uniforms' grid points (a value equal to the threshold is kept, as `uniform >= rate`)
+    for i, r in enumerate(GRID):
+        u = philox.uniform(77, i << 64, 5003, dtype)
+        keep = philox.uniform_at_least(77, i << 64, 5003, dtype, r)
+        assert keep.dtype == bool and keep.shape == (5003,)
+        assert np.array_equal(keep, u >= dtype(r)), r
+    # a threshold on a float32 grid point: a uniform equal to it is kept
+    w = philox.stream(5, 0, 1)
+    k = int(w[0] & 0x7FFFFF)
+    assert philox.uniform_at_least(5, 0, 1, np.float32, k * 2.0 ** -23)[0]
+    assert not philox.uniform_at_least(5, 0, 1, np.float32, (k + 1) * 2.0 ** -23)[0]
+
+
+@pytest.mark.parametrize("dtype,rate,want", [
+    ("float32", 0.5, [[1, 0, 0, 0, 0, 1], [1, 0, 1, 0, 1, 0]]),
+    ("float64", 0.3, [[1, 1, 1, 0, 1], [0, 1, 0, 1, 1], [1, 1, 1, 1, 0]]),
+    ("float16", 0.3, [[1, 0, 1, 1, 0], [1, 1, 1, 1, 1], [1, 1, 1, 0, 1]])])
+def test_dropout_mask_from_bits_is_tf_values(dtype, rate, want):
+    import rivulet as tf
+    # TF 2.21: tf.random.set_seed(3); tf.nn.dropout(tf.ones(shape, dtype), rate, seed=9)
+    tf.random.set_seed(3)
+    try:
+        y = tf.nn.dropout(tf.ones(np.shape(want), dtype), rate, seed=9).numpy()
+    finally:
+        tf.random.set_seed(None)
+    scale = {"float32": 2.0, "float64": 1.4285714285714286, "float16": 1.4287109375}[dtype]
+    assert y.dtype == np.dtype(dtype) and y.tolist() == (np.array(want) * scale).tolist()
+
+
+def test_nondeterministic_draws_are_random_words():
+    # no seed anywhere: the words come from OS-seeded PCG64, converted as TensorFlow converts Philox's
+    import rivulet as tf
+    tf.random.set_seed(None)
+    u = tf.random.uniform([40000]).numpy()
+    v = tf.random.uniform([40000]).numpy()
+    assert u.dtype == np.float32 and not np.array_equal(u, v)
+    assert u.min() >= 0 and u.max() < 1 and abs(u.mean() - 0.5) < 0.01
+    assert np.all((u * 2 ** 23) == np.floor(u * 2 ** 23))  # TensorFlow's grid: 23 random mantissa bits
+    z = tf.random.normal([40000], dtype=tf.float64).numpy()
+    assert abs(z.mean()) < 0.03 and abs(z.std() - 1) < 0.03
+    t = tf.random.truncated_normal([4001]).numpy()
+    assert np.abs(t).max() < 2 and abs(t.std() - 0.8796) < 0.03
+    i = tf.random.uniform([40000], 3, 10, dtype=tf.int64).numpy()
+    assert set(np.unique(i).tolist()) == set(range(3, 10))
+    keep = tf.nn.dropout(tf.ones([200, 200]), 0.3).numpy() != 0
+    assert abs(keep.mean() - 0.7) < 0.02
+    assert sorted(tf.random.shuffle(tf.range(50)).numpy().tolist()) == list(range(50))

@@ -1328,11 +1328,12 @@ def _noise_shape(xshape, noise_shape):
 
 
 def _dropout_kernel(x, rate, seed, seed2, noise_shape=None, stream=None):
-    from .random_ops import uniform_values
-    # TensorFlow draws the mask with a RandomUniform kernel (eagerly the one tf.random.uniform uses).
+    from .random_ops import uniform_at_least
+    # TensorFlow draws the mask with a RandomUniform kernel (eagerly the one tf.random.uniform uses): keep where
+    # the uniform >= rate (decided from the random words' bits, no floats made).
     kernel = ("RandomUniform", x.dtype, seed, seed2) if stream is None else stream
-    r = uniform_values(kernel, seed, seed2, _noise_shape(x.shape, noise_shape), x.dtype)
-    scale, keep = x.dtype.type(1 / (1 - rate)), r >= rate
+    keep = uniform_at_least(kernel, seed, seed2, _noise_shape(x.shape, noise_shape), x.dtype, rate)
+    scale = x.dtype.type(1 / (1 - rate))
     if np.isfinite(scale):  # keep * scale: scale where kept, +0 elsewhere (np.where on two scalars ran 30x
         mask = np.multiply(keep, scale, dtype=x.dtype)  # slower than this multiply)
     else:  # (a float16 scale past its range: inf * 0 would be NaN)

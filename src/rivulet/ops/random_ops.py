@@ -1,7 +1,8 @@
 """Random ops (tf.random) with TensorFlow's seed semantics and TensorFlow's numbers (Philox, see philox.py).
 
 Seeds. Every stateful random op carries attrs (seed, seed2), fixed when the op is created (eager call or trace):
-- no global seed and no op seed: (0, 0), meaning "nondeterministic": each draw uses a key from OS entropy;
+- no global seed and no op seed: (0, 0), meaning "nondeterministic": each draw's words are random (TensorFlow
+  draws them under a key from OS entropy; rivulet takes them from an OS-seeded PCG64, see philox.entropy_stream);
 - a global seed (`tf.random.set_seed(g)`, or `graph.seed` of the graph being traced when set): (g, op seed),
   where a missing op seed comes from a counter: eagerly a `random.Random(g)` stream (as TensorFlow's eager
   context), while tracing the graph's own `_seed_offset`, so a retrace gets the same seeds;
@@ -88,9 +89,10 @@ def stream_attr():
 
 def reserve(kernel, seed, seed2, values):
     """(key, counter) of the next draw by `kernel` (an op's `stream` attr, or its eager identity) with attrs
-    (seed, seed2), reserving 256 calls per value for it."""
+    (seed, seed2), reserving 256 calls per value for it. A nondeterministic draw (attrs (0, 0)): (None, None),
+    which philox's functions take as "random words"."""
     if not seed and not seed2:
-        return int(_ENTROPY.integers(0, 2 ** 63)), int(_ENTROPY.integers(0, 2 ** 63)) << 64
+        return None, None
     with _STREAMS_LOCK:
         used = _STREAMS.pop(kernel, 0)
         _STREAMS[kernel] = used + philox.CALLS_PER_VALUE * values
@@ -154,6 +156,14 @@ def uniform_values(kernel, seed, seed2, dims, np_dtype):
     n = int(np.prod(dims, dtype=np.int64))
     key, counter = reserve(kernel, seed, seed2, n)
     return philox.uniform(key, counter, n, np_dtype).reshape(dims)
+
+
+def uniform_at_least(kernel, seed, seed2, dims, np_dtype, threshold):
+    """uniform_values(kernel, seed, seed2, dims, np_dtype) >= threshold, as bools, without making the floats
+    (dropout's keep mask; the same draw, so the kernel's stream advances alike)."""
+    n = int(np.prod(dims, dtype=np.int64))
+    key, counter = reserve(kernel, seed, seed2, n)
+    return philox.uniform_at_least(key, counter, n, np_dtype, threshold).reshape(dims)
 
 
 def _uniform_kernel(shape, minval, maxval, seed, seed2, stream=None):
