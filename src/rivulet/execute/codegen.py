@@ -252,7 +252,7 @@ def compile_graph(graph, inputs, outputs, name="fn", wrap=None, split=True, kern
             # Python operators on NumPy values dispatch to the same ufuncs, without the ufunc call overhead
             # that dominates on scalars (about 5x).
             expr = infix.format(*args)
-            out = op.outputs[0]
+            out = op.outputs[0] if op.outputs else None  # (an inline update has none)
             if depth < _CHAIN and typ in _INFIX and uses.get(id(out)) == 1 and id(out) not in standins and \
                     _static(op) and not _worth_freeing(out) and not (reuse and typ in _FRESH and _plain_array(out)):
                 pending = (id(out), v, expr, depth, op)

@@ -53,6 +53,7 @@ _Q_SRC, _Q_DIFF_SRC, _Q_WEIGHTS, _Q_DIFF_WEIGHTS, _Q_DST, _Q_DIFF_DST, _Q_WORKSP
 _Q_EXEC_ARG = 255  # the memory descriptor of an execution argument (its DNNL_ARG_* as the index)
 # DNNL_ARG_*
 SRC, DST, WEIGHTS, BIAS, WORKSPACE, SCRATCHPAD = 1, 17, 33, 41, 64, 80
+ATTR_SCALES = 4096  # DNNL_ARG_ATTR_SCALES, or-ed with the argument scaled
 DIFF_SRC, DIFF_DST, DIFF_WEIGHTS = 129, 145, 161
 _FROM, _TO = 1, 17
 _NONE = ctypes.c_void_p(0)
@@ -194,6 +195,8 @@ class Api:
             "dnnl_primitive_attr_set_post_ops": ([p, p], st),
             "dnnl_post_ops_create": ([pp], st),
             "dnnl_post_ops_append_eltwise": ([p, i, ctypes.c_float, ctypes.c_float], st),
+            "dnnl_post_ops_append_sum": ([p, ctypes.c_float, ctypes.c_int32, i], st),
+            "dnnl_primitive_attr_set_scales_mask": ([p, i, i], st),
             "dnnl_post_ops_destroy": ([p], st),
             "dnnl_primitive_desc_query_md": ([p, i, i], p),
             "dnnl_primitive_desc_destroy": ([p], st),
@@ -243,6 +246,27 @@ class Api:
                 self.check(d.dnnl_primitive_attr_set_post_ops(attr, ops), "post-ops")
             finally:
                 d.dnnl_post_ops_destroy(ops)
+        return attr
+
+    def update_attr(self):
+        """Attributes of a matmul that updates its destination in place, dst += scale * (src @ weights): the
+        product times a runtime weights scale (one float32, passed as ATTR_SCALES | WEIGHTS), then a sum post-op
+        adding the destination's old value. Each output element is fl(old + fl(scale * acc)): the IEEE
+        operations of `old - c * product` for scale = -c, signed zeros included (optimize/fusion.py's
+        _MatMulAssignSub; an eltwise `linear` post-op would compute fl(scale * acc + 0), losing a -0)."""
+        d, attr = self.lib, self.make_attr()
+        ops = _P()
+        try:
+            self.check(d.dnnl_primitive_attr_set_scales_mask(attr, WEIGHTS, 0), "weights scale")
+            self.check(d.dnnl_post_ops_create(ctypes.byref(ops)), "dnnl_post_ops_create")
+            try:
+                self.check(d.dnnl_post_ops_append_sum(ops, 1.0, 0, 0), "sum post-op")  # (dnnl_data_type_undef)
+                self.check(d.dnnl_primitive_attr_set_post_ops(attr, ops), "post-ops")
+            finally:
+                d.dnnl_post_ops_destroy(ops)
+        except Error:
+            d.dnnl_primitive_attr_destroy(attr)
+            raise
         return attr
 
     @staticmethod

@@ -26,7 +26,7 @@ from .rows import row_wise
 OPSET = 17
 _UPDATES = {"AssignVariableOp": None, "AssignAddVariableOp": "Add", "AssignSubVariableOp": "Sub"}
 # ops that update variables (their leading resource inputs, how many): a compiled step writes them back
-_UPDATED = {**{t: 1 for t in _UPDATES}, "_KerasAdamUpdate": 3}
+_UPDATED = {**{t: 1 for t in _UPDATES}, "_KerasAdamUpdate": 3, "_MatMulAssignSub": 1}
 # stateful ops a compiled step runs as pure ones: reads and updates of variables (assigns inside a loop or cond
 # are refused where they are lowered, StepModel.assign)
 _HARMLESS = ("ReadVariableOp", *_UPDATED)
@@ -113,6 +113,22 @@ def _keras_adam(ctx, op, w, m, v, g, alpha, c1, c2, eps):
     w1 = n("Sub", [wo, n("Div", [n("Mul", [m1, alpha]), n("Add", [n("Sqrt", [v1]), eps])])])
     for ref, value in ((m, m1), (v, v1), (w, w1)):
         model.set(ref, value)
+    return []
+
+
+@converter("_MatMulAssignSub")
+def _matmul_assign_sub(ctx, op, ref, a, b):
+    """The optimiser's fused SGD step on a layer's weights (optimize/fusion.py), v -= c * (op(a) @ op(b)), in the
+    three ops it replaces: MatMul (transposed operands as Transpose nodes, as a MatMul's), Mul, Sub."""
+    model = ctx.model
+    if not isinstance(model, StepModel):
+        raise Unsupported("changes a variable, which an exported model cannot do")
+    model._check(ctx, ref)
+    old = model.variable(ref.var)
+    a, b = (ctx.node("Transpose", [x], perm=[1, 0]) if op.attrs.get(flag) else x
+            for x, flag in ((a, "transpose_a"), (b, "transpose_b")))
+    scaled = ctx.node("Mul", [ctx.const(np.float32(op.attrs["c"])), ctx.node("MatMul", [a, b])])
+    model.set(ref, ctx.node("Sub", [old, scaled]))
     return []
 
 

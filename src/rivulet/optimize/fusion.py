@@ -11,6 +11,7 @@ import numpy as np
 from ..core.op import defop
 from ..execute import codegen, dense_chain
 from ..ops import math_ops, nn_ops
+from ..state import resource_ops
 
 
 def _fused_kernel(a, b, *bias, activation=None):
@@ -111,6 +112,61 @@ FUSED_MAX_POOL_GRAD_RELU = defop("_FusedMaxPoolGradRelu", _fused_pool_grad_relu_
                                  lambda x, y, dy, **a: (x.shape, x.dtype))
 
 
+def _matmul_assign_sub_kernel(var, a, b, c, transpose_a=False, transpose_b=False):
+    """var -= c * (op(a) @ op(b)): the three ops it replaces, in their NumPy forms."""
+    g = np.dot(a.T if transpose_a else a, b.T if transpose_b else b)
+    return resource_ops.ASSIGN_SUB.kernel(var, np.multiply(c, g), dtype=None)
+
+
+# AssignSubVariableOp(v, c * MatMul(a, b)) for float32 (a plain SGD step, `v.assign_sub(lr * grad)`, on a layer's
+# weights, whose gradient is x^T dy): one oneDNN matmul adding the scaled product into the variable's array
+# (execute/dense_chain.GemmUpdate), bit for bit the three ops' values on oneDNN.
+MATMUL_ASSIGN_SUB = defop("_MatMulAssignSub", _matmul_assign_sub_kernel, lambda var, a, b, **attrs: [],
+                          num_outputs=0, stateful=True, attrs=("c", "transpose_a", "transpose_b"))
+
+
+def _inline_matmul_assign_sub(op, glob):
+    _, a, b = op.inputs
+    ta, tb = bool(op.attrs.get("transpose_a")), bool(op.attrs.get("transpose_b"))
+    m, k = a.shape.as_list()[::-1] if ta else a.shape.as_list()
+    n = b.shape[0] if tb else b.shape[1]
+    u = dense_chain.gemm_update(m, k, n, ta, tb, op.attrs["c"],
+                                lambda x, y: np.dot(x.T if ta else x, y.T if tb else y))
+    if u is None:
+        return None
+    glob[f"g{op._id}"] = u
+    return f"g{op._id}({{0}}, {{1}}, {{2}})"
+
+
+codegen.register_inline("_MatMulAssignSub", _inline_matmul_assign_sub)
+
+
+def _sgd_update(ctx, op, ins, sole):
+    """AssignSubVariableOp(v, c * g) (either operand order) with g = MatMul(a, b) read by the Mul alone, the Mul
+    by the assign alone, c a float32 scalar constant and g a float32 product oneDNN runs: _MatMulAssignSub."""
+    value = op.inputs[1]
+    if value.op.type != "Mul" or not sole(value) or value.dtype.name != "float32" or ins[1].op.type != "Mul":
+        return None
+    new_ins = ins[1].op.inputs
+    for j in (0, 1):
+        c = ctx.const_value(new_ins[1 - j])
+        g = new_ins[j]
+        if g.op.type == "MatMul" and sole(value.op.inputs[j]) and c is not None:
+            break
+    else:
+        return None
+    if np.ndim(c) or np.asarray(c).dtype != np.float32:
+        return None
+    dims = dense_chain._dims(g.op)
+    if dims is None or dims[5] or dims[6] or list(value.shape) != [dims[0], dims[2]]:
+        return None
+    m, k, n, ta, tb = dims[:5]
+    if not dense_chain.updates_on_onednn(m, k, n):
+        return None
+    return ctx.emit(MATMUL_ASSIGN_SUB, [ins[0], *g.op.inputs],
+                    {"c": np.float32(c), "transpose_a": ta, "transpose_b": tb}, op.name)
+
+
 def make_fuser(graph, outputs):
     """A rewrite rule closed over the original graph's consumer counts (fusing needs sole consumers)."""
     consumers = {}
@@ -151,6 +207,8 @@ def make_fuser(graph, outputs):
                 return ctx.emit(x.op.opdef, list(x.op.inputs), {**x.op.attrs, "activation": "relu"}, op.name)
             if plain_matmul(x):
                 return ctx.emit(FUSED_MATMUL, list(x.op.inputs), {"activation": "relu"}, op.name)
+        if op.type == "AssignSubVariableOp":
+            return _sgd_update(ctx, op, ins, sole)
         if op.type == "ReluGrad" and sole(op.inputs[0]):
             g, features = ins
             pg = g.op

@@ -1,0 +1,152 @@
+"""A plain SGD step on a layer's weights, `v.assign_sub(lr * g)` with g = x^T dy (optimize/fusion.py's
+_MatMulAssignSub, execute/dense_chain.GemmUpdate): with the `onednn` extra, one oneDNN matmul adds the scaled
+product into the variable's array, bit for bit the three ops' values (oneDNN's product, then Mul and
+AssignSubVariableOp's IEEE operations, signed zeros included); copy on write where the array is held elsewhere;
+without oneDNN (or in a forked child) the NumPy forms; the jit tier lowers it to the same three ONNX ops."""
+import re
+
+import numpy as np
+import pytest
+
+import rivulet as tf
+from rivulet.execute import dense_chain, onednn
+
+needs = pytest.mark.skipif(onednn.api() is None, reason="the onednn extra (onednn-cpu-gomp) is not installed")
+
+
+def _w5(seed=0, zero_column=False, jit=False):
+    """The seed's w5 step: an MLP 784-128-128-10, batch 64, GradientTape + SGD (lr 0.01)."""
+    rs = np.random.default_rng(seed)
+    ws = [tf.Variable((rs.standard_normal(s) * 0.05).astype(np.float32)) for s in ((784, 128), (128, 128), (128, 10))]
+    bs = [tf.Variable(np.zeros(n, np.float32)) for n in (128, 128, 10)]
+    x = rs.standard_normal((64, 784)).astype(np.float32)
+    if zero_column:  # input 5 is always 0: W1's row 5 gets a gradient of exactly 0
+        x[:, 5] = 0
+        w = ws[0].numpy()
+        w[5] = -0.0
+        ws[0].assign(w)
+    xb, yb = tf.constant(x), tf.constant(rs.integers(0, 10, 64).astype(np.int32))
+
+    def step():
+        with tf.GradientTape() as tape:
+            h = xb
+            for i in range(3):
+                h = tf.matmul(h, ws[i]) + bs[i]
+                if i < 2:
+                    h = tf.nn.relu(h)
+            loss = tf.reduce_mean(tf.nn.sparse_softmax_cross_entropy_with_logits(labels=yb, logits=h))
+        grads = tape.gradient(loss, ws + bs)
+        for v, g in zip(ws + bs, grads):
+            v.assign_sub(0.01 * g)
+        return loss
+    return tf.function(step, jit_compile=jit), ws + bs
+
+
+def _updates(f):
+    """The GemmUpdates the compiled step calls, and its source."""
+    cg = f.get_concrete_function()._compiled
+    fn = cg.fn
+    while hasattr(fn, "__wrapped__"):
+        fn = fn.__wrapped__
+    return [v for v in fn.__globals__.values() if isinstance(v, dense_chain.GemmUpdate)], cg.source
+
+
+def _unfused(monkeypatch, **kw):
+    """The same step compiled with the three ops (the fusion refused)."""
+    with monkeypatch.context() as m:
+        m.setattr(dense_chain, "updates_on_onednn", lambda *a: False)
+        f, vs = _w5(**kw)
+        f.get_concrete_function()
+    return f, vs
+
+
+@needs
+def test_the_weights_sgd_step_is_one_onednn_call_bit_for_bit_the_three_ops(monkeypatch):
+    f, vs = _w5()
+    g, ref = _unfused(monkeypatch)
+    ups, src = _updates(f)
+    # W1 (784x64x128) and W2 (128x64x128): one GemmUpdate each, no product, Mul or AssignSub line of their own;
+    # W3's 82k multiply-adds and the biases keep the three ops
+    assert sorted(u.out for u in ups) == [(128, 128), (784, 128)], src
+    assert src.count("dtype=") == 4, src
+    assert not _updates(g)[0]
+    for _ in range(4):
+        a, b = f(), g()
+        assert float(a) == float(b)
+    for v, w in zip(vs, ref):
+        np.testing.assert_array_equal(v.numpy().view(np.uint32), w.numpy().view(np.uint32))
+
+
+@needs
+def test_a_zero_gradient_leaves_a_negative_zero_weight_negative(monkeypatch):
+    f, vs = _w5(zero_column=True)
+    g, ref = _unfused(monkeypatch, zero_column=True)
+    f(), g()
+    assert _updates(f)[0]
+    row, want = vs[0].numpy()[5], ref[0].numpy()[5]
+    assert np.all(row == 0) and np.all(np.signbit(row)) and np.all(np.signbit(want))  # -0 - 0.01 * 0 = -0
+
+
+@needs
+def test_an_update_copies_an_array_held_elsewhere():
+    f, vs = _w5()
+    f()
+    held = vs[0].value()  # a value read before the step keeps its numbers (copy on write, as AssignSub)
+    before = held.numpy().copy()
+    f()
+    np.testing.assert_array_equal(held.numpy(), before)
+    assert not np.array_equal(vs[0].numpy(), before)
+    again = vs[0].numpy().copy()  # nothing held now: the next step updates the variable's array in place
+    f()
+    assert not np.array_equal(vs[0].numpy(), again)
+
+
+@needs
+def test_a_forked_child_runs_the_numpy_forms(monkeypatch):
+    f, vs = _w5()
+    g, ref = _unfused(monkeypatch)
+    f(), g()
+    u = dense_chain.GemmUpdate(6, 5, 4, True, False, 0.5, lambda a, b: np.dot(a.T, b))
+    monkeypatch.setattr(onednn, "_found", [None])  # as in a child process after a fork: oneDNN unused
+    f(), g()  # the products on NumPy, fused or not: the same values
+    for v, w in zip(vs, ref):
+        np.testing.assert_array_equal(v.numpy(), w.numpy())
+    rs = np.random.default_rng(1)
+    a, b = rs.standard_normal((5, 6)).astype(np.float32), rs.standard_normal((5, 4)).astype(np.float32)
+    var = tf.Variable(rs.standard_normal((6, 4)).astype(np.float32))
+    want = var.numpy() - np.float32(0.5) * np.dot(a.T, b)
+    u(var, a, b)
+    np.testing.assert_array_equal(var.numpy(), want)
+
+
+@needs
+def test_an_update_of_another_shape_is_tensorflows_error():
+    u = dense_chain.GemmUpdate(6, 5, 4, False, False, 0.5, None)
+    var = tf.Variable(np.zeros((4, 6), np.float32))
+    with pytest.raises(tf.errors.InvalidArgumentError, match=r"Cannot update variable with shape \[4,6\] using "
+                                                             r"a Tensor with shape \[6,4\]"):
+        u(var, np.zeros((6, 5), np.float32), np.zeros((5, 4), np.float32))
+
+
+def test_without_onednn_the_three_ops_stay(monkeypatch):
+    monkeypatch.setattr(onednn, "_found", [None])
+    f, vs = _w5()
+    f()
+    ups, src = _updates(f)
+    assert src.count("dtype=") == 6 and not ups, src
+
+
+@needs
+def test_the_jit_tier_lowers_the_fused_update(monkeypatch):
+    old = tf.jit.configure()
+    tf.jit.configure(warmup_calls=0, background=False)
+    try:
+        f, vs = _w5(jit=True)
+        g, ref = _unfused(monkeypatch)
+        for _ in range(3):
+            np.testing.assert_allclose(float(f()), float(g()), rtol=1e-5)
+        assert f.get_concrete_function()._jit_function.tier == "onnxruntime"
+    finally:
+        tf.jit.configure(**old)
+    for v, w in zip(vs, ref):
+        np.testing.assert_allclose(v.numpy(), w.numpy(), rtol=1e-4, atol=1e-6)
