@@ -167,7 +167,8 @@ def test_stateful_ops_are_kept_and_not_merged():
 
 
 def test_options_switch_passes_off_and_on():
-    assert tf.config.optimizer.get_experimental_options() == {}
+    assert tf.config.optimizer.get_experimental_options() == {"disable_model_pruning": False,
+                                                              "disable_meta_optimizer": False}  # as TF 2.21
     tf.config.optimizer.set_experimental_options({"constant_folding": False, "arithmetic_optimization": False,
                                                   "common_subexpression_elimination": False})
     assert tf.config.optimizer.get_experimental_options()["constant_folding"] is False

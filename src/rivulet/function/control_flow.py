@@ -72,8 +72,10 @@ class SubGraph:
     def _compile(self, outputs):
         """The compiled sub-graph; on one BLAS thread on the calls that make its GEMMs small."""
         from ..execute.codegen import compile_graph
+        from ..optimize.strip import body_kernels
         inputs = self.inputs
-        compiled = compile_graph(self.graph, inputs, outputs, name=self.graph.name)
+        compiled = compile_graph(self.graph, inputs, outputs, name=self.graph.name,
+                                 kernels=body_kernels(self.graph))
         blas_threads.limit(compiled, self.graph.get_operations(), inputs)
         return compiled.fn
 
@@ -104,8 +106,10 @@ class SubGraph:
             from ..execute.codegen import compile_graph
             from ..ops.sort_segment_ops import tensor_scatter_update_in_place
             inputs = self.inputs
+            from ..optimize.strip import body_kernels
             compiled = compile_graph(self.graph, inputs, self.outputs, name=self.graph.name,
-                                     kernels={op: tensor_scatter_update_in_place for _, op in self._acc})
+                                     kernels=body_kernels(self.graph, {op: tensor_scatter_update_in_place
+                                                                       for _, op in self._acc}))
             blas_threads.limit(compiled, self.graph.get_operations(), inputs)
             fn = self._fn_acc = compiled.fn
         return fn(*values)

@@ -1,7 +1,8 @@
 """The optimisation pipeline run on a traced graph before it is compiled (never on the user's graph:
 `ConcreteFunction.graph` stays as traced; the compiled copy is optimised).
 
-  1. prune + constant folding + arithmetic simplification + CSE   (one forward rewrite, see rewrite.py)
+  1. prune + debug stripping + constant folding + arithmetic simplification + CSE   (one forward rewrite,
+     see rewrite.py)
   2. fusion (remapping) for the executor
 Pruning (non-strict execution) is also what the compiler's planner does: only what outputs and stateful
 ops need is emitted.
@@ -13,6 +14,7 @@ from .arithmetic import simplify
 from .fold import fold_constants
 from .fusion import make_fuser
 from .rewrite import rebuild
+from .strip import strip_debug_ops
 from .verify import verify
 
 _FUSIBLE = {"MatMul", "Conv2D"}  # what the fuser starts from
@@ -40,7 +42,11 @@ def optimize(graph, inputs, outputs, consts=None, as_is=False):
     known to be constant (captured eager tensors) to their values. `as_is`: for the compiler alone, `graph`
     itself is returned where the passes would only merge duplicate constants and drop identities (values
     and aliases of the compiled code, no lines), saving its copy (rewrite.rebuild)."""
+    if options.enabled("disable_meta_optimizer") or 0 < len(graph.get_operations()) < options.enabled("min_graph_nodes"):
+        return graph, list(inputs), list(outputs)
     rules = []
+    if options.enabled("debug_stripper"):
+        rules.append(strip_debug_ops)
     if options.enabled("constant_folding"):
         rules.append(fold_constants)
     if options.enabled("arithmetic_optimization"):
