@@ -269,3 +269,29 @@ def test_fused_gradient_takes_the_cell_states_gradient():
     want = _values(tape.gradient(loss, args))
     order = [0, 1, 2, 3, 4, 5]  # the kernel's results: dx, dh0, dc0, dw_in, db, dw
     _close([got[i] for i in order], want, 1e-10)
+
+
+@pytest.mark.parametrize("kind", ["lstm", "gru"])
+def test_third_order_gradients_equal_the_cells_ops(kind, sequence_calls, monkeypatch):
+    """Three nested tapes (traced): the gradient built as ops is itself recorded, so the sequence op's gradient
+    given the stacked states' gradients is built as ops again; values as the cells' ops give them."""
+    tf.keras.utils.set_random_seed(1)
+    layer = (tf.keras.layers.LSTM if kind == "lstm" else tf.keras.layers.GRU)(3, dtype="float64")
+    x = tf.constant(np.random.default_rng(0).standard_normal((2, 4, 2)))
+    layer(x)
+
+    def run():
+        with tf.GradientTape() as t3:
+            with tf.GradientTape() as t2:
+                with tf.GradientTape() as t1:
+                    t1.watch(x)
+                    y = tf.reduce_sum(tf.sin(layer(x)))
+                g = t1.gradient(y, x)
+                p = tf.reduce_sum(g * g)
+            g2 = t2.gradient(p, layer.trainable_weights[1])
+            q = tf.reduce_sum(g2 * g2)
+        return [y, p, q] + t3.gradient(q, layer.trainable_weights)
+    got = _values(tf.function(run)())
+    assert sequence_calls == [kind]
+    _cells_ops(monkeypatch)
+    _close(got, _values(tf.function(run)()), 1e-10)

@@ -1,5 +1,6 @@
 """The one-op LSTM and GRU steps of training loops (ops/rnn_ops.py): their values and gradients equal
-the cells' own ops, and they are used only while a tape records a traced layer."""
+the cells' own ops, and they are used only while a tape records (tests/keras/test_rnn_fused_higher_order.py:
+eagerly too, and under nested tapes)."""
 import numpy as np
 import pytest
 

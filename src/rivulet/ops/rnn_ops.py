@@ -1,8 +1,11 @@
 """Keras LSTM and GRU training as one op per layer or per time step (keras/layers/recurrent.py uses them).
 
-While a gradient tape records a traced recurrent layer (`fit`), a default LSTMCell (tanh, sigmoid) or GRUCell
-(reset_after=True, with bias) over a sequence, masked or not, is ONE op, `_LSTMSequence` / `_GRUSequence` (see
-"whole sequences" below). A single step on projected inputs is one op too, `_LSTMStep` / `_GRUStep` (a While
+While a gradient tape records a recurrent layer (`fit`, a custom training step; eagerly or traced, under one
+tape or several), a default LSTMCell (tanh, sigmoid) or GRUCell (reset_after=True, with bias) over a sequence,
+masked or not, is ONE op, `_LSTMSequence` / `_GRUSequence` (see "whole sequences" below). Its gradient is one
+op too, `_LSTMSequenceGrad` / `_GRUSequenceGrad`, which has no gradient: where a recording tape would record
+the gradient (a gradient penalty, a Hessian), it is built from differentiable ops instead ("gradients a tape
+records" below). A single step on projected inputs is one op too, `_LSTMStep` / `_GRUStep` (a While
 loop body: the training loops of earlier versions, whose saved graphs hold them), whose NumPy kernel computes
 the cell in place on the recurrent product's buffer, and whose gradient is one `_LSTMStepGrad` /
 `_GRUStepGrad` op plus the recurrent kernel's `h^T @ dz` (a MatMul with transpose_a, which the While gradient
