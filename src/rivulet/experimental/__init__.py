@@ -5,10 +5,10 @@ _RAGGED = ("DynamicRaggedShape", "RowPartition")
 
 def __getattr__(name):
     if name in _RAGGED:
-        from .ragged import dynamic_shape
+        from ..ragged import dynamic_shape
         return getattr(dynamic_shape, name)
     if name == "Optional":
-        from .data.optional_ops import Optional
+        from ..data.optional_ops import Optional
         return Optional
     raise AttributeError(f"module 'rivulet.experimental' has no attribute '{name}'")
 
