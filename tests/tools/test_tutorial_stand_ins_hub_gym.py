@@ -72,6 +72,9 @@ def test_keras_layer_trainable_flag_and_fine_tuning(hub_cache):
 
 def test_image_modules_keras_layer_arguments(hub_cache):
     x = np.random.default_rng(0).random((2, 224, 224, 3)).astype(np.float32)
+    tf.keras.backend.clear_session()
+    hub.load(MOBILENET)  # built in a process of its own: the notebook's layer names are left alone
+    assert tf.keras.layers.Dense(5).name == "dense"
     features = hub.KerasLayer(MOBILENET, input_shape=(224, 224, 3), trainable=False)
     assert features(x).shape == (2, 1280)
     assert features.trainable_weights == [] and len(features.non_trainable_weights) > 10  # BN statistics too

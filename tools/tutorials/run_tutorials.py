@@ -108,6 +108,7 @@ NOTEBOOKS = [
     # added 2026-11-26 with the tensorflow_hub stand-in (stand_ins/tensorflow_hub: modules built with rivulet,
     # saved to the hub cache as SavedModels and loaded back)
     "images/transfer_learning_with_hub", "keras/text_classification_with_hub", "interpretability/integrated_gradients",
+    "audio/transfer_learning_audio",  # (and tensorflow_io's audio.resample: stand_ins/tensorflow_io)
     # added 2026-11-26 with the gym stand-in (stand_ins/gym: CartPole-v1's dynamics in gym 0.26's interface)
     "reinforcement_learning/actor_critic",
 ]

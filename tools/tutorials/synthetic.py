@@ -480,6 +480,40 @@ def speech_commands_zip():
     return _zip(members)
 
 
+def miaow_wav():
+    """miaow_16k.wav: 6.73 s at 16 kHz, mono 16-bit (a rising and falling tone in noise)."""
+    r = _rng(31)
+    t = np.arange(int(6.73 * 16000)) / 16000
+    f = 500 + 300 * np.sin(2 * np.pi * 0.4 * t)
+    return _wav(0.4 * np.sin(2 * np.pi * np.cumsum(f) / 16000) + 0.05 * r.normal(size=t.size))
+
+
+ESC50_CLASSES = {"dog": (0, True), "rooster": (1, True), "cat": (5, False), "rain": (10, True)}
+
+
+def esc50_zip():
+    """ESC-50's master.zip: ESC-50-master/meta/esc50.csv (filename, fold, target, category, esc10, src_file,
+    take) and ESC-50-master/audio/<fold>-<src>-<take>-<target>.wav (5 s at 44.1 kHz, mono 16-bit, as the
+    real clips), fewer of them: 2 dog and 2 cat clips per fold, 1 rooster and 1 rain (the real set has 8 of
+    each of its 50 classes per fold)."""
+    r = _rng(32)
+    rate = 44100
+    t = np.arange(5 * rate) / rate
+    rows = []
+    members = {"ESC-50-master/README.md": b"Synthetic stand-in for ESC-50\n"}
+    for fold in range(1, 6):
+        for category, (target, esc10) in ESC50_CLASSES.items():
+            for k in range(2 if category in ("dog", "cat") else 1):
+                src = 100000 + 1000 * fold + 10 * target + k
+                name = f"{fold}-{src}-A-{target}.wav"
+                tone = np.sin(2 * np.pi * (150 + 60 * target + 20 * k) * t) * (np.sin(2 * np.pi * 2 * t) > 0)
+                members["ESC-50-master/audio/" + name] = _wav(0.3 * tone + 0.05 * r.normal(size=t.size), rate)
+                rows.append([name, fold, target, category, esc10, src, "A"])
+    members["ESC-50-master/meta/esc50.csv"] = _csv(
+        ["filename", "fold", "target", "category", "esc10", "src_file", "take"], sorted(rows))
+    return _zip(members)
+
+
 def imagenet_class_index():
     """imagenet_class_index.json: {"0": [wnid, name], ...} for the 1000 classes (made-up names)."""
     import json
@@ -549,6 +583,9 @@ def files():
     out["http://storage.googleapis.com/download.tensorflow.org/example_images/San_Francisco_fireboat_showing_off.jpg"] = \
         _jpeg(r, 480, 640)
     out["http://storage.googleapis.com/download.tensorflow.org/example_images/Giant_Panda_2.jpeg"] = _jpeg(r, 400, 600)
+    # audio/transfer_learning_audio
+    out["https://storage.googleapis.com/audioset/miaow_16k.wav"] = miaow_wav()
+    out["https://github.com/karoldvl/ESC-50/archive/master.zip"] = esc50_zip
     for name, data in fashion_files().items():
         out[KERAS + name] = data
     return out

@@ -4,7 +4,8 @@ The real package downloads a SavedModel for a handle (`https://tfhub.dev/google/
 (TFHUB_CACHE_DIR, else `<tmp>/tfhub_modules`, one folder per handle named by the handle's SHA-1) and loads
 it with `tf.saved_model.load`. This one does the same, except that the download is replaced: the module is
 built with rivulet (models.py: small random-weight models in the real modules' interface) and saved with
-rivulet's `tf.saved_model.save` into that cache folder, then loaded back from it with
+rivulet's `tf.saved_model.save` into that cache folder, in a process of its own as a download is made (the
+notebook's Keras layer names, seeds and traces are left alone), then loaded back from it with
 `tf.saved_model.load`, so the notebooks run on loaded SavedModels as with the real hub.
 
 What it serves: `load(handle, tags=None, options=None)`, `resolve(handle)`, and `KerasLayer(handle,
@@ -19,8 +20,6 @@ arguments of every call; `get_config` holds the handle. A handle may also be a l
 import hashlib
 import os
 import tempfile
-
-from . import models
 
 __version__ = "0.16.1"
 
@@ -42,10 +41,24 @@ def resolve(handle):
     folder = os.path.join(_cache_dir(), hashlib.sha1(key.encode("utf8")).hexdigest())
     if not os.path.exists(folder + ".descriptor.txt"):  # written once the module is whole, as hub's
         os.makedirs(folder, exist_ok=True)
-        models.build(key, folder)
+        _build_elsewhere(key, folder)
         with open(folder + ".descriptor.txt", "w") as f:
             f.write(f"Module: {key}\nDownloader: tensorflow_hub stand-in (built with rivulet)\n")
     return folder
+
+
+def _build_elsewhere(handle, folder):
+    """Builds and saves the module in a process of its own, as a download would: the notebook's process keeps
+    its Keras layer names (`dense`, not `dense_2` after the module's own layers), seeds and traces."""
+    import subprocess
+    import sys
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in sys.path if p))
+    code = "import sys; from tensorflow_hub import models; models.build(sys.argv[1], sys.argv[2])"
+    done = subprocess.run([sys.executable, "-c", code, handle, folder], env=env, capture_output=True, text=True,
+                          check=False)
+    if done.returncode != 0:
+        lines = (done.stderr or done.stdout).strip().splitlines()
+        raise ValueError(lines[-1] if lines else f"building the module for {handle} failed")
 
 
 def load(handle, tags=None, options=None):
