@@ -335,3 +335,73 @@ def inverse_stft_window_fn(frame_step, forward_window_fn=hann_window, name=None)
         denom = _a.reshape(_a.tile(denom, [overlaps, 1]), [overlaps * step])
         return _m.truediv(forward, denom[:frame_length])
     return window
+
+
+# ---------------------------------------------------------------- dct / idct
+def _dct_matrix(kind, n, rows, norm, np_dtype):
+    """The [rows, n] matrix M with dct(x) = x @ M for x of length `rows` along the last axis, zero-padded or
+    truncated to n as TensorFlow does (rows past n are zero). Types as scipy.fftpack's (TensorFlow's docs)."""
+    i = np.arange(n, dtype=np.float64)[:, None]  # input index
+    k = np.arange(n, dtype=np.float64)[None, :]  # output index
+    if kind == 1:
+        m = np.cos(np.pi * i * k / (n - 1)) * np.where((i == 0) | (i == n - 1), 1.0, 2.0)
+    elif kind == 2:
+        m = 2 * np.cos(np.pi * k * (2 * i + 1) / (2 * n))
+        if norm == "ortho":
+            m = m * np.where(k == 0, np.sqrt(1 / (4 * n)), np.sqrt(1 / (2 * n)))
+    elif kind == 3:
+        if norm == "ortho":  # the inverse of the orthonormal type II: its transpose
+            m = (2 * np.cos(np.pi * i * (2 * k + 1) / (2 * n))) * np.where(i == 0, np.sqrt(1 / (4 * n)),
+                                                                          np.sqrt(1 / (2 * n)))
+        else:
+            m = np.cos(np.pi * i * (2 * k + 1) / (2 * n)) * np.where(i == 0, 1.0, 2.0)
+    else:
+        m = 2 * np.cos(np.pi * (2 * i + 1) * (2 * k + 1) / (4 * n))
+        if norm == "ortho":
+            m = m * np.sqrt(1 / (2 * n))
+    out = np.zeros((rows, n))
+    out[:min(rows, n)] = m[:min(rows, n)]
+    return out.astype(np_dtype)
+
+
+def dct(input, type=2, n=None, axis=-1, norm=None, name=None):  # noqa: A002  (TensorFlow's names)
+    """tf.signal.dct: DCT types I-IV along the last axis (scipy.fftpack's definitions), `norm='ortho'` for
+    types II-IV, `n` truncating or zero-padding the signal; differentiable (a product with the DCT matrix)."""
+    x = to_tensor(input)
+    if axis != -1:
+        raise NotImplementedError(f"axis must be -1. Got: {axis}")
+    if n is not None and (not isinstance(n, (int, np.integer)) or n < 1):
+        raise ValueError("n should be a positive integer or None")
+    if type not in (1, 2, 3, 4):
+        raise ValueError("Types I, II, III and IV (I)DCT are supported.")
+    if norm not in (None, "ortho"):
+        raise ValueError(f"Unknown normalization. Expected None or 'ortho', got: {norm}")
+    if x.dtype not in (_dt.float32, _dt.float64):
+        raise TypeError(f"tf.signal.dct needs a float32 or float64 signal, got {x.dtype.name}")
+    rank = x.shape.rank
+    if rank is not None and rank < 1:
+        raise ValueError(f"tf.signal.dct needs a signal of rank >= 1, got shape {x.shape}")
+    rows = x.shape[-1] if rank is not None else None
+    if type == 1:
+        if norm == "ortho":
+            raise ValueError("Normalization is not supported for the Type-I DCT.")
+        if rows is not None and rows < 2:
+            raise ValueError("Type-I DCT requires the dimension to be greater than one.")
+    if rows is None:
+        raise ValueError(f"rivulet's tf.signal.dct needs the signal's last dimension known when traced; got shape "
+                         f"{x.shape}")
+    size = rows if n is None else int(n)
+    if type == 1 and size < 2:
+        raise ValueError("Type-I DCT requires the dimension to be greater than one.")
+    m = to_tensor(_dct_matrix(type, size, rows, norm, x.dtype.as_numpy_dtype))
+    if rank == 1:
+        return _a.squeeze(_m.matmul(_a.expand_dims(x, 0), m), [0], name=name)
+    return _m.matmul(x, m, name=name)
+
+
+def idct(input, type=2, n=None, axis=-1, norm=None, name=None):  # noqa: A002
+    """tf.signal.idct: the DCT of the inverse type (I <-> I, II <-> III, IV <-> IV); with norm='ortho' the exact
+    inverse of dct, unnormalised a multiple of it (2N for types II/III), as in scipy."""
+    if type not in (1, 2, 3, 4):
+        raise ValueError("Types I, II, III and IV (I)DCT are supported.")
+    return dct(input, type={1: 1, 2: 3, 3: 2, 4: 4}[type], n=n, axis=axis, norm=norm, name=name)
