@@ -109,6 +109,8 @@ NOTEBOOKS = [
     # saved to the hub cache as SavedModels and loaded back)
     "images/transfer_learning_with_hub", "keras/text_classification_with_hub", "interpretability/integrated_gradients",
     "audio/transfer_learning_audio",  # (and tensorflow_io's audio.resample: stand_ins/tensorflow_io)
+    # added 2026-11-26: its 40,000-step loop (`steps=40000`) capped at MAX_STEPS; the facades archive served
+    "generative/pix2pix",
     # added 2026-11-26 with the gym stand-in (stand_ins/gym: CartPole-v1's dynamics in gym 0.26's interface)
     "reinforcement_learning/actor_critic",
 ]
@@ -132,6 +134,7 @@ SETS = {"tutorials": ("site/en/tutorials/", NOTEBOOKS), "guides": ("site/en/guid
 
 MAX_EPOCHS = 2
 MAX_EPISODES = 20  # reinforcement learning loops: episodes (each one training step)
+LONG_STEPS, MAX_STEPS = 1000, 10  # a `steps=` loop longer than LONG_STEPS runs MAX_STEPS
 CELL_TIMEOUT = 240  # seconds per cell
 NOTEBOOK_TIMEOUT = 900  # seconds per notebook
 # resident bytes; a cell past it ends the notebook (the machine is shared). 5 GiB: generative/cyclegan's step
@@ -215,6 +218,15 @@ def _shrink_episodes(m):
     return m.group(1) + (str(MAX_EPISODES) if int(m.group(2)) > MAX_EPISODES else m.group(2))
 
 
+# `fit(train_dataset, test_dataset, steps=40000)` (generative/pix2pix's training loop): a `steps=` keyword
+# given more than LONG_STEPS (deepdream's steps=100 and the guides' steps=10 stay)
+_STEPS_KW = re.compile(r"(?<![\w.])(steps\s*=\s*)(\d+)\b")
+
+
+def _shrink_steps(m):
+    return m.group(1) + (str(MAX_STEPS) if int(m.group(2)) > LONG_STEPS else m.group(2))
+
+
 # `import tensorflow_probability as tfp` (a one-line import of a package built on TensorFlow): the rest of its
 # cell still runs (cvae imports `time` after it); the cell is not scored
 _UNSCORED_IMPORT = re.compile(r"^(\s*)((?:import|from)\s+(?:%s)\b[^\\(]*)$" % "|".join(UNSCORED_IMPORTS))
@@ -232,6 +244,7 @@ def _rewrite(line):
     line = _EPOCH_KW.sub(_shrink, line)
     line = _EPOCH_DEFAULT.sub(_shrink, line)
     line = _EPISODE_NAME.sub(_shrink_episodes, line)
+    line = _STEPS_KW.sub(_shrink_steps, line)
     return _EPOCH_NAME.sub(_shrink, line)
 
 
@@ -400,6 +413,17 @@ def _install_network(files, backend="rivulet"):
     data_utils.validate_file = validate_file
 
 
+def _close_figures():
+    """As IPython's inline backend: a cell's figures are shown and closed when it ends, so the next cell draws
+    on new axes (core/mlp_core plots a line after a seaborn countplot: on the countplot's categorical axis it fails)."""
+    plt = sys.modules.get("matplotlib.pyplot")
+    if plt is not None:
+        try:
+            plt.close("all")
+        except Exception:
+            pass
+
+
 def _run_cell(code, ns, filename):
     import linecache
     # as IPython does (each line ending in a newline, the last one too), so inspect.getsource (AutoGraph)
@@ -484,6 +508,7 @@ def child(spec_path, out_path):
                        "missing": getattr(e, "name", None) if isinstance(e, NameError) else None}
             finally:
                 signal.alarm(0)
+                _close_figures()
             sys.stdout.flush()
             with lock:
                 state["cell"] = None

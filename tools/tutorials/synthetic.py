@@ -514,6 +514,18 @@ def esc50_zip():
     return _zip(members)
 
 
+def facades_tgz():
+    """pix2pix's facades.tar.gz: facades/{train,test,val}/<n>.jpg, each 256x512 (the photo on the left, its
+    label map on the right); 7 training images (1-6 and 100.jpg, which the notebook shows), 3 test, 3 val
+    (the real set: 400, 106, 100)."""
+    r = _rng(33)
+    members = {}
+    for split, names in (("train", [1, 2, 3, 4, 5, 6, 100]), ("test", [1, 2, 3]), ("val", [1, 2, 3])):
+        for n in names:
+            members[f"facades/{split}/{n}.jpg"] = _jpeg(r, 256, 512)
+    return _tar_gz(members)
+
+
 def imagenet_class_index():
     """imagenet_class_index.json: {"0": [wnid, name], ...} for the 1000 classes (made-up names)."""
     import json
@@ -583,6 +595,8 @@ def files():
     out["http://storage.googleapis.com/download.tensorflow.org/example_images/San_Francisco_fireboat_showing_off.jpg"] = \
         _jpeg(r, 480, 640)
     out["http://storage.googleapis.com/download.tensorflow.org/example_images/Giant_Panda_2.jpeg"] = _jpeg(r, 400, 600)
+    # generative/pix2pix
+    out["http://efrosgans.eecs.berkeley.edu/pix2pix/datasets/facades.tar.gz"] = facades_tgz
     # audio/transfer_learning_audio
     out["https://storage.googleapis.com/audioset/miaow_16k.wav"] = miaow_wav()
     out["https://github.com/karoldvl/ESC-50/archive/master.zip"] = esc50_zip
