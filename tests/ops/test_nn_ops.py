@@ -530,3 +530,28 @@ def test_dropout():
     rec = _Rec(nn_ops.DROPOUT, [_x(5, 4)], {"rate": 0.5, "seed": 1, "seed2": 2})
     g = nn_ops.DROPOUT.grad(rec, EagerTensor(np.ones((5, 4))), None)[0].numpy()
     np.testing.assert_array_equal(g, rec.outputs[1].numpy())
+
+
+def test_sparse_softmax_xent_of_a_batch_of_few_classes_is_tensorflows():
+    # 12 rows of 5 classes: the row max from a transposed copy's columns, the labels' entries by flat index
+    # (nn_ops._sparse_xent_kernel); a NaN row, ties, -inf and a constant row; TensorFlow 2.21's values
+    x = (np.arange(60, dtype=np.float32).reshape(12, 5) * 0.37 % 3.1 - 1.2).astype(np.float32)
+    x[3, 2] = np.nan
+    x[5] = [2.0, 2.0, -1.0, 2.0, 0.5]
+    x[7, 0] = -np.inf
+    x[9] = 100.0
+    y = np.array([0, 1, 2, 3, 4, 3, 2, 1, 0, 4, 1, 2], np.int32)
+    xt = tf.constant(x)
+    with tf.GradientTape() as t:
+        t.watch(xt)
+        loss = tf.nn.sparse_softmax_cross_entropy_with_logits(labels=y, logits=xt)
+    grad = t.gradient(loss, xt).numpy()
+    want = np.array([2.4824848, 1.6810328, 1.742485, np.nan, 1.0024849, 1.1856817, 1.3110328, 2.0252538, 1.0566608,
+                     1.609438, 3.1316125, 1.3110332], np.float32)
+    np.testing.assert_allclose(loss.numpy(), want, rtol=1e-6)
+    np.testing.assert_allclose(grad[[0, 5, 7, 9]], np.array([
+        [-0.9164646, 0.12093707, 0.17508478, 0.2534763, 0.36696643],
+        [0.30553782, 0.30553782, 0.015211833, -0.6944622, 0.068174705],
+        [0., -0.8680396, 0.19104375, 0.2765806, 0.40041527],
+        [0.2, 0.2, 0.2, 0.2, -0.8]], np.float32), rtol=1e-6, atol=1e-7)
+    assert np.isnan(grad[3]).all() and grad.dtype == np.float32

@@ -516,14 +516,19 @@ def _sparse_xent_kernel(features, labels):
         raise InvalidArgumentError(f"Received a label value of {bad} which is outside the valid range of [0, {n}).  "
                                    f"Label values: {shown}")
     f = _f32(features).reshape(-1, n)
-    z = f - f.max(axis=-1, keepdims=True)
-    rows = _rows(f.shape[0])
-    picked = z[rows, flat]
+    # A row's max over a few classes: over the columns of a transposed copy (NumPy's max along a short
+    # contiguous axis costs 3.6 us on 64x10, the copy and column max 1.5); the max is exact either way
+    z = f - (np.maximum.reduce(np.ascontiguousarray(f.T), axis=0)[:, None] if n <= 16 and f.shape[0] > 8
+             else f.max(axis=-1, keepdims=True))
+    # the labels' entries as flat indices: 1-D take and fancy index (2-D indexing costs 3x)
+    at = _rows(f.shape[0], n) + flat
+    zf = z.reshape(-1)
+    picked = zf.take(at)
     e = np.exp(z, out=z)
     s = np.add.reduce(e, axis=-1, keepdims=True)
     loss = np.log(s.reshape(-1)) - picked
     backprop = np.divide(e, s, out=e)
-    backprop[rows, flat] -= 1
+    zf[at] -= 1
     if features.dtype != backprop.dtype:
         loss, backprop = loss.astype(features.dtype), backprop.astype(features.dtype)
     return loss.reshape(labels.shape), backprop.reshape(features.shape)
@@ -532,14 +537,14 @@ def _sparse_xent_kernel(features, labels):
 _ROW_INDEX = {}
 
 
-def _rows(n):
-    """np.arange(n), kept for the batch sizes seen (read-only; a training loop asks for the same few)."""
-    r = _ROW_INDEX.get(n)
+def _rows(n, step=1):
+    """np.arange(n) * step, kept for the batch sizes seen (read-only; a training loop asks for the same few)."""
+    r = _ROW_INDEX.get((n, step))
     if r is None:
-        r = np.arange(n)
+        r = np.arange(n) * step
         r.flags.writeable = False
         if len(_ROW_INDEX) < 64:
-            _ROW_INDEX[n] = r
+            _ROW_INDEX[n, step] = r
     return r
 
 
