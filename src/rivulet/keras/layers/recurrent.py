@@ -6,7 +6,9 @@ bias is [2, 3*units] with reset_after=True (TensorFlow 2's default). Eagerly the
 while tracing a function it is a tf.while_loop over a TensorArray (as Keras's backend.rnn), unless `unroll`.
 Masked timesteps keep the previous state and repeat the previous output (zeros with zero_output_for_mask).
 Without dropout and unless `unroll`, the input side of every timestep (x @ kernel + input bias) is one stacked
-GEMM before the loop (`_Cell._project`), and the cell steps on it (`_call_projected`).
+GEMM before the loop (`_Cell._project`), and the cell steps on it (`_call_projected`). While a gradient tape
+records (eagerly or traced, one tape or nested ones), a default LSTM or GRU without dropout is one op over the
+whole sequence instead (ops/rnn_ops.py), whose gradient is differentiable where a tape records it.
 """
 import rivulet as tf
 
