@@ -2,6 +2,7 @@
 from .ops.string_ops import (join, length, upper, lower, substr, to_number, as_string, reduce_join,  # noqa: F401
                              regex_full_match, regex_replace, split, bytes_split, unicode_split, unicode_decode,
                              ngrams, to_hash_bucket, to_hash_bucket_fast, to_hash_bucket_strong, strip)
+from .ops.string_format_ops import format  # noqa: F401,A004  (tf.strings.format)
 
 TOPLEVEL = []
 
