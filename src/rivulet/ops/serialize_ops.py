@@ -8,7 +8,7 @@ from ..core.dispatch import bind
 from ..core.op import defop
 from ..core.tensor import convert_to_tensor
 from ..errors import InvalidArgumentError
-from ..formats.tensor_proto import tensor_message
+from ..formats.tensor_proto import datatype_name, tensor_message
 from ..formats.wire import fields, signed
 from ..shape import TensorShape
 
@@ -79,7 +79,7 @@ def _from_typed(out_type, n, entries):
     elif name in ("complex64", "complex128"):
         parts = _typed_values(entries, kind, fixed)
         k = len(parts) // 2
-        arr = (parts[0:2 * k:2] + 1j * parts[1:2 * k:2]).astype(npd)
+        arr = np.ascontiguousarray(parts[:2 * k], dtype=npd.char.lower()).view(npd)  # bits kept (-0.0, NaN parts)
     elif kind == "v":
         ints = np.array([signed(v) for v in _typed_values(entries, kind, fixed)], dtype=np.int64)
         if name == "bool":
@@ -117,7 +117,7 @@ def parse_tensor_kernel(data, out_type):
         elif f in (5, 6, 7, 8, 9, 10, 11, 12, 13, 16, 17):
             typed.setdefault(f, []).append((w, v))
     if dtype != out_type.as_datatype_enum:
-        got = _dt._BY_ENUM[dtype].name if dtype in _dt._BY_ENUM else str(dtype)
+        got = _dt._BY_ENUM[dtype].name if dtype in _dt._BY_ENUM else datatype_name(dtype)  # bfloat16 ...
         raise InvalidArgumentError(f"Type mismatch between parsed tensor ({got}) and dtype ({out_type.name})")
     if any(d < 0 for d in dims):
         raise InvalidArgumentError("Could not parse `serialized` as TensorProto: negative dimension")
