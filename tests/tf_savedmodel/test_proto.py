@@ -109,3 +109,28 @@ def test_saved_model_envelope_round_trip_and_garbage():
     for bad in (data[:-3], b"\x12\xff\xff\xff\xff\x0f", b"\x0f", b"\x80" * 12):
         with pytest.raises(Invalid):
             proto.read_saved_model(bad)
+
+
+def test_complex_typed_values_keep_every_bit_as_tensorflow():
+    """scomplex_val/dcomplex_val parts were combined as re + 1j * im: an imaginary -0.0 came back +0.0 and a NaN
+    imaginary part made the real part NaN (a TF 2.21 SavedModel's complex constants, which TensorFlow writes in
+    these fields, changed on load). The bytes are a TensorProto; the bits are what TF's make_ndarray gives."""
+    from tensorboard.compat.proto import tensor_pb2
+    c64 = (b"\x08\x08\x12\x04\x12\x02\x08\x03J\x18\x01\x00\xc0\x7f\x00\x00\x00\x80\x00\x00\x80?+\x00\xc0\xff"
+           b"\x01\x00\x00\x00\x00\x00\x80\x7f")
+    got = proto.tensor(tensor_pb2.TensorProto.FromString(c64))
+    assert got.dtype == np.complex64
+    assert got.view(np.uint32).tolist() == [2143289345, 2147483648, 1065353216, 4290773035, 1, 2139095040]
+    c128 = (b"\x08\x12\x12\x04\x12\x02\x08\x02b \x01\x00\x00\x00\x00\x00\xf8\x7f\x00\x00\x00\x00\x00\x00\x00\x80"
+            b"\x00\x00\x00\x00\x00\x00\xf0?+\x00\x00\x00\x00\x00\xf8\xff")
+    got = proto.tensor(tensor_pb2.TensorProto.FromString(c128))
+    assert [hex(x) for x in got.view(np.uint64).tolist()] == [
+        "0x7ff8000000000001", "0x8000000000000000", "0x3ff0000000000000", "0xfff800000000002b"]
+
+
+def test_a_dtype_rivulet_lacks_is_named():
+    """A TF SavedModel holding a bfloat16 variable was refused with 'unknown dtype enum 14'."""
+    with pytest.raises(proto.InvalidGraph, match="dtype bfloat16, which rivulet does not support"):
+        proto.tensor(_tensor(14, [1], half_val=[0x3FC0]))
+    with pytest.raises(Invalid, match="variable: dtype bfloat16, which rivulet does not support"):
+        proto.dtype(14, "variable")

@@ -15,6 +15,7 @@ import numpy as np
 
 from ... import dtypes as _dt
 from ...shape import TensorShape, TensorSpec
+from ...formats.tensor_proto import DATATYPE_NAMES, datatype_name
 from ..format import Invalid
 
 INSTALL = "pip install 'rivulet[tf-interop]'"
@@ -114,7 +115,8 @@ def read_saved_model(data):
 def dtype(enum, what="dtype"):
     dt = _dt._BY_ENUM.get(int(enum))  # (dtypes.as_dtype(int) trips over its own `bool` global)
     if dt is None:
-        raise Invalid(f"{what}: unknown dtype enum {int(enum)}")
+        raise Invalid(f"{what}: dtype {datatype_name(int(enum))}, which rivulet does not support"
+                      if int(enum) in DATATYPE_NAMES else f"{what}: unknown dtype enum {int(enum)}")
     return dt
 
 
@@ -186,7 +188,7 @@ def _values(proto, dt, field, dims, what):
         if len(vals) % 2:
             raise InvalidGraph(f"{what}: an odd number of complex parts")
         parts = np.array(vals, dtype=np.float32 if field == "scomplex_val" else np.float64)
-        return _filled(parts[::2] + 1j * parts[1::2], dims, npd, what)
+        return _filled(parts.view(npd), dims, npd, what)  # each part's bits kept (-0.0, a NaN imaginary part)
     if dt.name in _NARROW:
         arr = np.array(vals, dtype=np.int64).astype(np.uint16 if dt.name == "float16" else npd)
         return _filled(arr.view(np.float16) if dt.name == "float16" else arr, dims, npd, what)
