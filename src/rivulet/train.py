@@ -1,7 +1,7 @@
 """tf.train: checkpoints in TensorFlow's format, the Example protocol messages (io/example_proto.py) and
 ClusterSpec (distribute/cluster_resolver.py, loaded on first use)."""
 from .checkpoint import (Checkpoint, CheckpointManager, CheckpointOptions, get_checkpoint_state,  # noqa: F401
-                         latest_checkpoint, list_variables, load_checkpoint)
+                         latest_checkpoint, list_variables, load_checkpoint, load_variable)
 from .checkpoint.management import CheckpointState, update_checkpoint_state  # noqa: F401
 from .io.example_proto import BytesList, Example, Feature, Features, FloatList, Int64List  # noqa: F401
 

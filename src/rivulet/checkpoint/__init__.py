@@ -5,4 +5,5 @@ from ..formats import bundle, object_graph  # noqa: F401  (the tensor bundle and
 from ..formats.bundle import BundleReader, BundleWriter, read_bundle, write_bundle  # noqa: F401
 from .checkpoint import Checkpoint, CheckpointLoadStatus, CheckpointOptions, apply_deferred  # noqa: F401
 from .management import (CheckpointManager, CheckpointReader, get_checkpoint_state,  # noqa: F401
-                         latest_checkpoint, list_variables, load_checkpoint, update_checkpoint_state)
+                         latest_checkpoint, list_variables, load_checkpoint, load_variable,
+                         update_checkpoint_state)

@@ -224,6 +224,14 @@ def load_checkpoint(ckpt_dir_or_file):
     return CheckpointReader(_resolve(ckpt_dir_or_file))
 
 
+def load_variable(ckpt_dir_or_file, name):
+    """The value of the tensor `name` in the checkpoint (a variable's name may end in ':0', dropped as
+    TensorFlow does), as the reader's get_tensor gives it."""
+    if name.endswith(":0"):
+        name = name[:-2]
+    return load_checkpoint(ckpt_dir_or_file).get_tensor(name)
+
+
 def list_variables(ckpt_dir_or_file):
     """[(key, shape)] of every tensor in the checkpoint, sorted by key."""
     reader = load_checkpoint(ckpt_dir_or_file)

@@ -21,6 +21,7 @@ import numpy as np
 
 from .. import dtypes as _dt
 from . import crc32c
+from .tensor_proto import datatype_name
 from ..errors import DataLossError, InvalidArgumentError, NotFoundError, PermissionDeniedError, UnimplementedError
 from . import sstable as table
 from .wire import decode_varints
@@ -115,7 +116,7 @@ def _read_exactly(f, size, path):
 
 
 class _Entry:
-    __slots__ = ("dtype", "shape", "shard", "offset", "size", "crc")
+    __slots__ = ("dtype", "enum", "shape", "shard", "offset", "size", "crc")
 
 
 class BundleReader:
@@ -166,6 +167,7 @@ class BundleReader:
         e = _Entry()
         enum = first(msg, 1)
         e.dtype = _dt._BY_ENUM.get(enum)  # None: a dtype NumPy lacks (bfloat16 ...), refused when read
+        e.enum = enum
         e.shape = self._proto(f"the shape of tensor {name!r}", parse_shape, first(msg, 2, b""))
         if e.shape is None or any(d is None for d in e.shape):
             raise _loss(self.prefix, f"tensor {name!r} has an unknown shape")
@@ -240,7 +242,7 @@ class BundleReader:
         refuses to restore a value into a variable of another dtype: no silent cast)."""
         e = self._entry(key)
         if e.dtype is not dtype and e.dtype != "sliced":
-            have = e.dtype.name if isinstance(e.dtype, _dt.DType) else "an unsupported dtype"
+            have = e.dtype.name if isinstance(e.dtype, _dt.DType) else datatype_name(e.enum)
             into = f" (restoring variable {variable})" if variable else ""
             raise InvalidArgumentError(None, None, f"tensor_name = {key}; expected dtype {dtype.name} does not "
                                        f"equal original dtype {have} in checkpoint {self.prefix!r}{into}")
@@ -252,7 +254,9 @@ class BundleReader:
             raise UnimplementedError(None, None, f"Tensor {key!r} is stored as slices of a partitioned "
                                      "variable, which is not supported")
         if not isinstance(e.dtype, _dt.DType) or e.dtype in (_dt.resource, _dt.variant):
-            raise UnimplementedError(None, None, f"Tensor {key!r} has a dtype this reader does not support")
+            have = e.dtype.name if isinstance(e.dtype, _dt.DType) else datatype_name(e.enum)
+            raise UnimplementedError(None, None, f"Tensor {key!r} has dtype {have}, which this reader does not "
+                                     "support")
         buf = self._read_bytes(key, e)
         if e.dtype is _dt.string:
             arr, crc = _decode_strings(buf, e.shape, self.prefix, key)
