@@ -1,0 +1,417 @@
+"""More of tf.sparse: the sparse segment reductions (SparseSegmentSum/Mean/SqrtN, WithNumSegments, and their
+gradient ops), eye, fill_empty_rows (SparseFillEmptyRows), softmax (SparseSoftmax), maximum/minimum
+(SparseSparseMaximum/Minimum), split, reset_shape, to_indicator and bincount, with TensorFlow's op names,
+row-major outputs and error messages."""
+import numpy as np
+
+from .. import dtypes as _dt
+from ..core.dispatch import bind
+from ..core.op import FLOATS, REAL, defop
+from ..core.tensor import Tensor, convert_to_tensor
+from ..errors import InvalidArgumentError
+from ..ops import array_ops as _a, math_ops as _m
+from ..ops._rules import static_value
+from ..shape import TensorShape
+from .ops import _row_major_order, _sp, to_dense
+from .tensor import SparseTensor
+
+_IDX = frozenset([_dt.int32, _dt.int64])
+
+
+# ---------------------------------------------------------------- segment_sum / segment_mean / segment_sqrt_n
+def _segment_rows(data, indices, segment_ids, num_segments):
+    if indices.shape != segment_ids.shape or indices.ndim != 1:
+        raise InvalidArgumentError("segment_ids and indices should have same size.")
+    n = data.shape[0]
+    bad = (indices < 0) | (indices >= n)
+    if bad.any():
+        i = int(np.argmax(bad))
+        raise InvalidArgumentError(f"Bad: indices[{i}] == {indices[i]} out of range [0, {n})")
+    if len(segment_ids) and (np.diff(segment_ids) < 0).any():
+        raise InvalidArgumentError("segment ids are not increasing")
+    if len(segment_ids) and segment_ids[0] < 0:
+        raise InvalidArgumentError("segment ids must be >= 0")
+    if num_segments is None:
+        rows = int(segment_ids[-1]) + 1 if len(segment_ids) else 0
+    else:
+        rows = int(num_segments)
+        if len(segment_ids) and segment_ids[-1] >= rows:
+            raise InvalidArgumentError("segment ids must be < num_segments")
+    return rows
+
+
+def _scale(how, counts):
+    return 1.0 / counts if how == "mean" else 1.0 / np.sqrt(counts)
+
+
+def _segment_kernel(how):
+    def k(data, indices, segment_ids, num_segments=None):
+        rows = _segment_rows(data, indices, segment_ids, num_segments)
+        out = np.zeros((rows,) + data.shape[1:], data.dtype)
+        np.add.at(out, segment_ids, data[indices])
+        if how != "sum":
+            counts = np.bincount(segment_ids, minlength=rows)[:rows].astype(data.dtype)
+            scale = np.where(counts > 0, _scale(how, np.maximum(counts, 1)), 0).astype(data.dtype)
+            out *= scale.reshape((rows,) + (1,) * (data.ndim - 1))
+        return out
+    return k
+
+
+def _segment_infer(data, indices, segment_ids, num_segments=None):
+    rows = None
+    if num_segments is not None:
+        v = static_value(num_segments)
+        rows = None if v is None else int(v)
+    return TensorShape([rows]).concatenate(data.shape[1:]) if data.shape.rank is not None \
+        else TensorShape(None), data.dtype
+
+
+def _grad_kernel(how):
+    def k(grad, indices, segment_ids, output_dim0):
+        out = np.zeros((int(output_dim0),) + grad.shape[1:], grad.dtype)
+        g = grad[segment_ids] if len(segment_ids) else grad[:0]
+        if how != "sum" and len(segment_ids):
+            counts = np.bincount(segment_ids).astype(grad.dtype)
+            g = g * _scale(how, counts)[segment_ids].reshape((-1,) + (1,) * (grad.ndim - 1)).astype(grad.dtype)
+        np.add.at(out, indices, g)
+        return out
+    return k
+
+
+def _grad_infer(grad, indices, segment_ids, output_dim0):
+    v = static_value(output_dim0)
+    rows = None if v is None else int(v)
+    return (TensorShape([rows]).concatenate(grad.shape[1:]) if grad.shape.rank is not None else TensorShape(None),
+            grad.dtype)
+
+
+_OPS = {}
+for _how, _name, _allowed in (("sum", "Sum", REAL), ("mean", "Mean", FLOATS), ("sqrt_n", "SqrtN", FLOATS)):
+    _g = defop(f"SparseSegment{_name}Grad", _grad_kernel(_how), _grad_infer, grad=None, allowed=_allowed)
+
+    def _grad(op, dy, _g=_g):
+        data, indices, segment_ids = op.inputs[:3]
+        rows = _a.shape(data, out_type=indices.dtype)[0] if data.shape[0] is None else data.shape[0]
+        gd = bind(_g, (dy, indices, segment_ids, convert_to_tensor(rows, dtype=_dt.int32)))
+        return (gd, None, None) + ((None,) if len(op.inputs) == 4 else ())
+
+    _OPS[_how] = (defop(f"SparseSegment{_name}", _segment_kernel(_how), _segment_infer, grad=_grad, allowed=_allowed),
+                  defop(f"SparseSegment{_name}WithNumSegments", _segment_kernel(_how), _segment_infer, grad=_grad,
+                        allowed=_allowed))
+
+
+def _segment(how, data, indices, segment_ids, num_segments, name):
+    data = data if isinstance(data, Tensor) else convert_to_tensor(data)
+    indices = indices if isinstance(indices, Tensor) else convert_to_tensor(indices)
+    segment_ids = segment_ids if isinstance(segment_ids, Tensor) else convert_to_tensor(segment_ids)
+    for t, what in ((indices, "Tidx"), (segment_ids, "Tsegmentids")):
+        if t.dtype not in _IDX:
+            raise TypeError(f"Value for attr '{what}' of {t.dtype.name} is not in the list of allowed values: "
+                            f"int32, int64")
+    plain, with_n = _OPS[how]
+    if num_segments is None:
+        return bind(plain, (data, indices, segment_ids), name=name or plain.name)
+    n = num_segments if isinstance(num_segments, Tensor) else convert_to_tensor(num_segments, dtype=_dt.int32)
+    return bind(with_n, (data, indices, segment_ids, n), name=name or with_n.name)
+
+
+def segment_sum(data, indices, segment_ids, num_segments=None, name=None, sparse_gradient=False):
+    """Sums of data[indices] by sorted segment_ids: output[s] = sum of data[indices[j]] with segment_ids[j] == s
+    (rows of no segment are 0; num_segments sets the row count)."""
+    return _segment("sum", data, indices, segment_ids, num_segments, name)
+
+
+def segment_mean(data, indices, segment_ids, num_segments=None, name=None, sparse_gradient=False):
+    """Means of data[indices] by sorted segment_ids (float dtypes; empty segments 0)."""
+    return _segment("mean", data, indices, segment_ids, num_segments, name)
+
+
+def segment_sqrt_n(data, indices, segment_ids, num_segments=None, name=None, sparse_gradient=False):
+    """Sums of data[indices] by sorted segment_ids divided by sqrt(segment size) (float dtypes; empty 0)."""
+    return _segment("sqrt_n", data, indices, segment_ids, num_segments, name)
+
+
+# ---------------------------------------------------------------- eye, reset_shape, to_indicator
+def eye(num_rows, num_columns=None, dtype=_dt.float32, name=None):
+    """A sparse [num_rows, num_columns] identity matrix."""
+    n = convert_to_tensor(num_rows, dtype=_dt.int64)
+    m = n if num_columns is None else convert_to_tensor(num_columns, dtype=_dt.int64)
+    diag = _m.minimum(n, m)
+    i = _a.range(diag, dtype=_dt.int64)
+    return SparseTensor(_a.stack([i, i], axis=1), _a.ones([diag], dtype=dtype), _a.stack([n, m]))
+
+
+def reset_shape(sp_input, new_shape=None):
+    """The same entries with dense_shape new_shape (each dimension >= the old one), or the tightest shape holding
+    the indices when new_shape is None."""
+    sp = _sp(sp_input)
+    if new_shape is None:
+        shape = _m.add(_m.reduce_max(sp.indices, axis=0), 1)
+        return SparseTensor(sp.indices, sp.values, shape)
+    new = convert_to_tensor(new_shape, dtype=_dt.int64)
+    nv, ov = static_value(new), static_value(sp.dense_shape)
+    if nv is not None and ov is not None:
+        nv, ov = np.asarray(nv), np.asarray(ov)
+        if nv.shape != ov.shape:
+            raise ValueError(f"Shapes {list(ov.shape)} and {list(nv.shape)} must have the same rank")
+        if (nv < ov).any():  # TensorFlow's message names the two the other way round
+            raise ValueError(f"Requested new_shape should have dimension sizes >= sp_input.shape.  Found new_shape "
+                             f"({ov}), sp_input.shape ({nv}).")
+    return SparseTensor(sp.indices, sp.values, new)
+
+
+def to_indicator(sp_input, vocab_size, name=None):
+    """A dense bool tensor of the sparse ids' shape with the last dimension replaced by vocab_size: True where
+    the id is present in the row."""
+    sp = _sp(sp_input)
+    if sp.dtype not in _IDX:
+        raise TypeError(f"sp_input.values must be int32 or int64, got {sp.dtype.name}")
+    ids = _m.cast(sp.values, _dt.int64)
+    indices = _a.concat([sp.indices[:, :-1], _a.expand_dims(ids, 1)], axis=1)
+    shape = _a.concat([sp.dense_shape[:-1], _a.reshape(convert_to_tensor(vocab_size, dtype=_dt.int64), [1])], 0)
+    ones = _a.ones_like(ids, dtype=_dt.bool)
+    from .ops import reorder
+    return to_dense(reorder(SparseTensor(indices, ones, shape)), default_value=False, validate_indices=False,
+                    name=name)
+
+
+# ---------------------------------------------------------------- fill_empty_rows
+def _fill_kernel(indices, values, dense_shape, default_value):
+    rows = int(dense_shape[0]) if len(dense_shape) else 0
+    present = np.zeros(rows, bool)
+    if len(indices):
+        if (indices[:, 0] < 0).any() or (indices[:, 0] >= rows).any():
+            i = int(np.argmax((indices[:, 0] < 0) | (indices[:, 0] >= rows)))
+            raise InvalidArgumentError(f"indices({i}, 0) is invalid: {indices[i, 0]} >= {rows}")
+        present[indices[:, 0]] = True
+    empty = np.nonzero(~present)[0]
+    add_idx = np.zeros((len(empty), indices.shape[1]), np.int64)
+    add_idx[:, 0] = empty
+    all_idx = np.concatenate([indices.astype(np.int64), add_idx])
+    all_val = np.concatenate([values, np.full(len(empty), default_value, values.dtype)])
+    order = np.argsort(all_idx[:, 0], kind="stable")  # rows in order, each row's entries as they came
+    reverse = np.argsort(order)[:len(indices)].astype(np.int64)
+    return all_idx[order], all_val[order], ~present, reverse
+
+
+def _fill_infer(indices, values, dense_shape, default_value):
+    return [(TensorShape([None, indices.shape[1]]), _dt.int64), (TensorShape([None]), values.dtype),
+            (TensorShape([None]), _dt.bool), (TensorShape([indices.shape[0]]), _dt.int64)]
+
+
+def _fill_grad(op, d_idx, d_values, d_empty, d_map):
+    reverse = op.outputs[3]
+    gv = _a.gather(d_values, reverse)
+    gd = _m.subtract(_m.reduce_sum(d_values), _m.reduce_sum(gv))
+    return None, gv, None, gd
+
+
+SPARSE_FILL_EMPTY_ROWS = defop("SparseFillEmptyRows", _fill_kernel, _fill_infer, grad=_fill_grad, num_outputs=4)
+
+
+def fill_empty_rows(sp_input, default_value, name=None):
+    """Adds an entry [row, 0, ...] = default_value for each row with no entries; returns (the filled
+    SparseTensor, a bool vector: True for the rows that were empty)."""
+    sp = _sp(sp_input)
+    dv = convert_to_tensor(default_value, dtype=sp.dtype)
+    idx, vals, empty, _ = bind(SPARSE_FILL_EMPTY_ROWS, (sp.indices, sp.values, sp.dense_shape, dv),
+                               name=name or "SparseFillEmptyRows")
+    out = SparseTensor(idx, vals, sp.dense_shape)
+    out._shape = sp.shape
+    return out, empty
+
+
+# ---------------------------------------------------------------- softmax
+def _softmax_kernel(indices, values, shape):
+    out = np.empty_like(values)
+    if not len(values):
+        return out
+    order = _row_major_order(indices)
+    keys = indices[order, :-1]
+    v = values[order]
+    start = np.ones(len(v), bool)
+    if keys.shape[1]:
+        start[1:] = (keys[1:] != keys[:-1]).any(axis=1)
+    else:
+        start[1:] = False
+    group = np.cumsum(start) - 1
+    mx = np.full(group[-1] + 1, -np.inf, v.dtype)
+    np.maximum.at(mx, group, v)
+    e = np.exp(v - mx[group])
+    tot = np.zeros(group[-1] + 1, v.dtype)
+    np.add.at(tot, group, e)
+    out[order] = e / tot[group]
+    return out
+
+
+def _softmax_grad(op, dy):
+    indices, values, shape = op.inputs
+    y = op.outputs[0]
+    # d/dv: y * (dy - sum over the row of dy * y)
+    prod = SparseTensor(indices, _m.multiply(dy, y), shape)
+    from .ops import reduce_sum
+    row = reduce_sum(prod, axis=-1, keepdims=True)
+    row_vals = _a.gather_nd(row, _a.concat([indices[:, :-1], _a.zeros_like(indices[:, -1:])], axis=1))
+    return None, _m.multiply(y, _m.subtract(dy, row_vals)), None
+
+
+SPARSE_SOFTMAX = defop("SparseSoftmax", _softmax_kernel, lambda indices, values, shape: (values.shape, values.dtype),
+                       grad=_softmax_grad)
+
+
+def softmax(sp_input, name=None):
+    """Softmax over the stored entries of each innermost row (rank >= 2); missing entries stay missing."""
+    sp = _sp(sp_input)
+    if sp.dtype not in FLOATS:
+        from ..ops.math_ops import static_error
+        raise static_error(f"Value for attr 'T' of {sp.dtype.name} is not in the list of allowed values: half, float, "
+                           f"double", "SparseSoftmax")
+    vals = bind(SPARSE_SOFTMAX, (sp.indices, sp.values, sp.dense_shape), name=name or "SparseSoftmax")
+    return sp.with_values(vals)
+
+
+# ---------------------------------------------------------------- maximum / minimum
+def _extreme_kernel(fn):
+    def k(a_idx, a_val, a_shape, b_idx, b_val, b_shape):
+        if not np.array_equal(a_shape, b_shape):
+            raise InvalidArgumentError(f"Operands do not have the same ranks; got shapes: "
+                                       f"[{','.join(map(str, a_shape))}] and [{','.join(map(str, b_shape))}]")
+        shape = tuple(int(d) for d in a_shape)
+        fa = np.ravel_multi_index(a_idx.T, shape) if len(a_idx) else np.zeros(0, np.int64)
+        fb = np.ravel_multi_index(b_idx.T, shape) if len(b_idx) else np.zeros(0, np.int64)
+        keys = np.union1d(fa, fb)
+        av = np.zeros(len(keys), a_val.dtype)
+        bv = np.zeros(len(keys), a_val.dtype)
+        av[np.searchsorted(keys, fa)] = a_val
+        bv[np.searchsorted(keys, fb)] = b_val
+        idx = np.stack(np.unravel_index(keys, shape), axis=1).astype(np.int64).reshape(-1, len(shape))
+        return idx, fn(av, bv)
+    return k
+
+
+def _extreme_infer(a_idx, a_val, a_shape, b_idx, b_val, b_shape):
+    return [(TensorShape([None, a_idx.shape[1]]), _dt.int64), (TensorShape([None]), a_val.dtype)]
+
+
+SPARSE_MAXIMUM = defop("SparseSparseMaximum", _extreme_kernel(np.maximum), _extreme_infer, num_outputs=2)
+SPARSE_MINIMUM = defop("SparseSparseMinimum", _extreme_kernel(np.minimum), _extreme_infer, num_outputs=2)
+
+
+def _extreme(op, sp_a, sp_b, name):
+    a, b = _sp(sp_a, "sp_a"), _sp(sp_b, "sp_b")
+    if a.dtype != b.dtype:
+        raise TypeError(f"SparseTensors must have the same dtype, got {a.dtype.name} and {b.dtype.name}")
+    idx, vals = bind(op, (a.indices, a.values, a.dense_shape, b.indices, b.values, b.dense_shape),
+                     name=name or op.name)
+    out = SparseTensor(idx, vals, a.dense_shape)
+    out._shape = a.shape
+    return out
+
+
+def maximum(sp_a, sp_b, name=None):
+    """Elementwise max of two SparseTensors of one shape (a missing entry counts as 0); the union of entries."""
+    return _extreme(SPARSE_MAXIMUM, sp_a, sp_b, name)
+
+
+def minimum(sp_a, sp_b, name=None):
+    """Elementwise min of two SparseTensors of one shape (a missing entry counts as 0); the union of entries."""
+    return _extreme(SPARSE_MINIMUM, sp_a, sp_b, name)
+
+
+# ---------------------------------------------------------------- split
+def split(sp_input=None, num_split=None, axis=None, name=None):
+    """num_split SparseTensors along `axis`: the first size % num_split pieces one longer, as TensorFlow's
+    SparseSplit."""
+    sp = _sp(sp_input)
+    if num_split is None:
+        raise ValueError("num_split is required")
+    if axis is None:
+        raise ValueError("axis is required")
+    shape = static_value(sp.dense_shape)
+    if shape is None:
+        raise ValueError("rivulet's tf.sparse.split needs the dense shape known when traced")
+    shape = [int(d) for d in np.asarray(shape)]
+    axis = int(axis) % len(shape)
+    size, n = shape[axis], int(num_split)
+    if n < 1 or n > size:
+        raise InvalidArgumentError(f"Split requested {n} parts of a dimension of size {size}")
+    base, extra = divmod(size, n)
+    from .ops import slice as _slice
+    out, start = [], 0
+    for i in range(n):
+        length = base + (1 if i < extra else 0)
+        begin = [0] * len(shape)
+        begin[axis] = start
+        sizes = list(shape)
+        sizes[axis] = length
+        out.append(_slice(sp, begin, sizes))
+        start += length
+    return out
+
+
+# ---------------------------------------------------------------- bincount
+def bincount(values, weights=None, axis=0, minlength=None, maxlength=None, binary_output=False, name=None):
+    """Counts of each value as a SparseTensor: over all values (axis=0) or per row of a rank-2 input
+    (axis=-1); weights sum instead of counting, binary_output gives 1 for present values."""
+    if isinstance(values, SparseTensor):
+        vals, rows = values.values, (values.indices[:, 0] if axis == -1 else None)
+        w = weights.values if isinstance(weights, SparseTensor) else weights
+    else:
+        v = values if isinstance(values, Tensor) else convert_to_tensor(values)
+        if axis == -1 and v.shape.rank == 2:
+            rows = _a.reshape(_a.tile(_a.expand_dims(_a.range(_a.shape(v, out_type=_dt.int64)[0]), 1),
+                                      [1, _a.shape(v)[1]]), [-1])
+        else:
+            rows = None
+        vals = _a.reshape(v, [-1])
+        w = None if weights is None else _a.reshape(
+            weights if isinstance(weights, Tensor) else convert_to_tensor(weights), [-1])
+    if axis not in (0, -1):
+        raise ValueError(f"Unsupported axis value {axis}. Only 0 and -1 are currently supported.")
+    if w is not None and binary_output:
+        raise ValueError("Arguments `binary_output` and `weights` are mutually exclusive. Please specify only one.")
+    keep = _m.greater_equal(vals, _m.cast(0, vals.dtype))
+    if maxlength is not None:
+        keep = _m.logical_and(keep, _m.less(vals, _m.cast(maxlength, vals.dtype)))
+    sel = _a.reshape(_a.where(keep), [-1])
+    v64 = _m.cast(_a.gather(vals, sel), _dt.int64)
+    size = _m.add(_m.reduce_max(_a.concat([v64, convert_to_tensor([-1], dtype=_dt.int64)], 0)), 1)
+    if minlength is not None:
+        size = _m.maximum(size, convert_to_tensor(minlength, dtype=_dt.int64))
+    if maxlength is not None:
+        size = _m.minimum(size, convert_to_tensor(maxlength, dtype=_dt.int64))
+    if rows is None:
+        keys = _a.expand_dims(v64, 1)
+        shape = _a.reshape(size, [1])
+    else:
+        r = _m.cast(_a.gather(rows, sel), _dt.int64)
+        keys = _a.stack([r, v64], axis=1)
+        nrows = (_m.cast(values.dense_shape[0], _dt.int64) if isinstance(values, SparseTensor)
+                 else _a.shape(values, out_type=_dt.int64)[0])
+        shape = _a.stack([nrows, size])
+    out_dtype = vals.dtype if w is None else w.dtype
+    counts = _m.cast(_a.ones_like(v64), out_dtype) if w is None else _a.gather(w, sel)
+    idx, vals_out, shp = bind(_BINCOUNT, (keys, counts, shape), {"binary": bool(binary_output)},
+                              name=name or "SparseBincount")
+    return SparseTensor(idx, vals_out, shp)
+
+
+def _bincount_kernel(keys, counts, shape, binary):
+    shape = tuple(int(d) for d in shape)
+    if not len(keys):
+        return np.zeros((0, len(shape)), np.int64), counts[:0], np.asarray(shape, np.int64)
+    flat = np.ravel_multi_index(keys.T, shape)
+    uniq, inv = np.unique(flat, return_inverse=True)
+    sums = np.zeros(len(uniq), counts.dtype)
+    np.add.at(sums, inv, counts)
+    if binary:
+        sums = np.ones_like(sums)
+    idx = np.stack(np.unravel_index(uniq, shape), axis=1).astype(np.int64)
+    return idx, sums, np.asarray(shape, np.int64)
+
+
+_BINCOUNT = defop("_SparseBincountCounts", _bincount_kernel,
+                  lambda keys, counts, shape, binary: [(TensorShape([None, keys.shape[1]]), _dt.int64),
+                                                       (TensorShape([None]), counts.dtype),
+                                                       (TensorShape([keys.shape[1]]), _dt.int64)],
+                  num_outputs=3)
