@@ -150,3 +150,41 @@ def test_the_jit_tier_lowers_the_fused_update(monkeypatch):
         tf.jit.configure(**old)
     for v, w in zip(vs, ref):
         np.testing.assert_allclose(v.numpy(), w.numpy(), rtol=1e-4, atol=1e-6)
+
+
+class _Forced:
+    """A thread choice that always answers the same (the one tests set)."""
+
+    def __init__(self, one):
+        self.one = one
+
+    def choose(self, now):
+        return self.one, False
+
+    def record(self, *a):
+        pass
+
+
+@needs
+def test_big_products_choose_their_threads_and_give_the_same_bits_on_each(monkeypatch):
+    monkeypatch.setattr(onednn, "_all_threads", lambda: 2)
+    rs = np.random.default_rng(5)
+    fwd = dense_chain.Gemm(64, 784, 128, False, False, True, True, None)  # 6.4M multiply-adds: a choice
+    assert fwd.choice is not None and dense_chain.Gemm(64, 128, 128, False, False, True, True, None).choice is None
+    x, w, b = (rs.standard_normal(s).astype(np.float32) for s in ((64, 784), (784, 128), (128,)))
+    got = []
+    for one in (True, False, True):
+        fwd.choice = _Forced(one)
+        got.append(fwd(x, w, b))
+    assert all(np.array_equal(g.view(np.uint32), got[0].view(np.uint32)) for g in got)
+    np.testing.assert_allclose(got[0], np.maximum(x @ w + b, 0), rtol=1e-4, atol=1e-4)
+    up = dense_chain.GemmUpdate(784, 64, 128, True, False, 0.01, None)
+    assert up.choice is not None
+    dy = rs.standard_normal((64, 128)).astype(np.float32)
+    vals = []
+    for one in (True, False):
+        up.choice = _Forced(one)
+        var = tf.Variable(w)
+        up(var, x, dy)
+        vals.append(var.numpy())
+    np.testing.assert_array_equal(vals[0].view(np.uint32), vals[1].view(np.uint32))

@@ -30,6 +30,7 @@ import ctypes
 import sys
 import threading
 import weakref
+from time import perf_counter as _clock
 
 import numpy as np
 
@@ -51,7 +52,7 @@ class _Matmul:
     """A matmul primitive [m, k] @ [k, n] (+ [n] bias) (+ ReLU) on plain row-major float32 arrays, built for one
     OpenMP thread, with its memory descriptors (kept: each arena makes its memory objects from them)."""
 
-    def __init__(self, api, m, k, n, bias, relu, ta=False, tb=False, attr=None):
+    def __init__(self, api, m, k, n, bias, relu, ta=False, tb=False, attr=None, threads=1):
         lib = api.lib
         fn = lib.dnnl_matmul_primitive_desc_create
         fn.argtypes, fn.restype = [ctypes.POINTER(_P), _P, _P, _P, _P, _P, _P], ctypes.c_int
@@ -59,7 +60,7 @@ class _Matmul:
                     api.md([1, n], [n, 1]) if bias else None, api.md([m, n], [n, 1])]
         self.pd, self.handle = _P(), _P()
         if api.set_threads is not None:
-            api.set_threads(1)
+            api.set_threads(threads)  # (the count the primitive keeps: OpenMP's when its descriptor is made)
         api.check(fn(ctypes.byref(self.pd), api.engine, *self.mds, attr or (api.relu_attr if relu else api.attr)),
                   "dnnl_matmul_primitive_desc_create")
         api.check(lib.dnnl_primitive_create(ctypes.byref(self.handle), self.pd), "dnnl_primitive_create")
@@ -67,8 +68,9 @@ class _Matmul:
         self.scratch_size = lib.dnnl_memory_desc_get_size(self.scratch_md)
 
 
-def _matmul(api, key, *args):
-    """The shared primitive of `key` (made from `args`, by default the key itself: m, k, n, bias, relu)."""
+def _matmul(api, key, *args, threads=1):
+    """The shared primitive of `key` (made from `args`, by default the key itself: m, k, n, bias, relu), built
+    for this many threads."""
     p = _prims.get(key)
     if p is None:
         with _lock:
@@ -76,7 +78,7 @@ def _matmul(api, key, *args):
             if p is None:
                 if len(_prims) >= _PRIMS_MAX:
                     raise onednn.Error("oneDNN: too many matmul shapes")
-                p = _prims[key] = _Matmul(api, *(args or key))
+                p = _prims[key] = _Matmul(api, *(args or key), threads=threads)
     return p
 
 
@@ -319,38 +321,91 @@ def _ptr(a):
 
 class _Bound:
     """One call's memory objects, scratchpad and stream for a `Gemm` (a pool keeps them between calls); `extra`:
-    more (argument, memory descriptor, address) bound once (an update's scale)."""
+    more (argument, memory descriptor, address) bound once (an update's scale). `call` runs the one-thread
+    primitive; on(n, prim) the call of the primitive built for n threads (its own scratchpad, the same memory)."""
 
     def __init__(self, gemm, api, extra=()):
         lib, p = api.lib, gemm.prim
-        self.api, self.mems = api, []
-        self.scratch = np.empty(p.scratch_size + 64, np.uint8)
+        self.api, self.mems, self.scratches = api, [], []
         self.stream = _P()
         api.check(lib.dnnl_stream_create(ctypes.byref(self.stream), api.engine, 1), "dnnl_stream_create")
-        spad = self.scratch.ctypes.data + (-self.scratch.ctypes.data) % 64
         self.user = [self._mem(md, 0) for md in p.mds if md is not None]  # src, weights, [bias], dst
-        pairs = list(zip((onednn.SRC, onednn.WEIGHTS) + ((onednn.BIAS,) if gemm.bias else ()) + (onednn.DST,),
-                         self.user))
-        if p.scratch_size:
-            pairs.append((onednn.SCRATCHPAD, self._mem(p.scratch_md, spad)))
-        pairs.extend((arg, self._mem(md, ptr)) for arg, md, ptr in extra)
-        args = (_Arg * len(pairs))(*[_Arg(a, mem) for a, mem in pairs])
-        self.call = (p.handle, self.stream, ctypes.c_int(len(pairs)), args)
+        self.pairs = list(zip((onednn.SRC, onednn.WEIGHTS) + ((onednn.BIAS,) if gemm.bias else ()) + (onednn.DST,),
+                              self.user))
+        self.pairs.extend((arg, self._mem(md, ptr)) for arg, md, ptr in extra)
+        self.call = self._call(p)
+        self.calls = {1: self.call}
         self.refs = [None] * len(self.user)
+
+    def _call(self, p):
+        pairs = list(self.pairs)
+        if p.scratch_size:
+            scratch = np.empty(p.scratch_size + 64, np.uint8)
+            self.scratches.append(scratch)
+            pairs.append((onednn.SCRATCHPAD, self._mem(p.scratch_md, scratch.ctypes.data + (-scratch.ctypes.data) % 64)))
+        args = (_Arg * len(pairs))(*[_Arg(a, mem) for a, mem in pairs])
+        return (p.handle, self.stream, ctypes.c_int(len(pairs)), args)
+
+    def on(self, n, prim):
+        c = self.calls.get(n)
+        if c is None:
+            c = self.calls[n] = self._call(prim)
+        return c
 
     _mem = _Arena._mem
     destroy = _Arena.destroy
 
 
-class Gemm:
+def _threads(api, work):
+    """The `_Threads` choosing one thread or every core for a GEMM of this many multiply-adds, as convolutions
+    choose (onednn._Threads: every core on a quiet machine while the calls' times say it pays, one while other
+    work fills the cores), or None: under onednn._SPLIT_MIN_WORK a second thread never paid (w5's 64x784x128
+    products, 6.4M, take 54 us on one core of the AMD EPYC machines)."""
+    if work < onednn._SPLIT_MIN_WORK or api.set_threads is None or onednn._all_threads() < 2:
+        return None
+    return onednn._Threads()
+
+
+class _Split:
+    """What a `Gemm` or `GemmUpdate` shares: its primitive per thread count and the thread choice."""
+
+    def prim_on(self, api, n):
+        p = self.split.get(n)
+        if p is None:
+            p = self.split[n] = _matmul(api, self.key + (n,), *self.dims, threads=n)
+        return p
+
+    def run(self, api, b):
+        """Executes bound `b` on the chosen thread count, timing it where the choice is being made."""
+        choice = self.choice
+        if choice is None:
+            if api.set_threads is not None:
+                api.set_threads(1)
+            if self.exe(*b.call):
+                raise onednn.Error("oneDNN: dnnl_primitive_execute failed")
+            return
+        now = _clock()
+        one, probing = choice.choose(now)
+        n = 1 if one else onednn._all_threads()
+        call = b.call if n == 1 else b.on(n, self.prim_on(api, n))
+        api.set_threads(n)
+        if self.exe(*call):
+            raise onednn.Error("oneDNN: dnnl_primitive_execute failed")
+        choice.record(one, _clock() - now, probing, now)
+
+
+class Gemm(_Split):
     """op(a) @ op(b) (+ bias) (+ ReLU) for static float32 shapes (op: a transpose where asked), into a fresh
-    array, as one oneDNN matmul; gemm(a, b[, bias])."""
+    array, as one oneDNN matmul; gemm(a, b[, bias]). From onednn._SPLIT_MIN_WORK multiply-adds on one thread
+    or every core, whichever its calls run faster (`_threads`)."""
 
     def __init__(self, m, k, n, ta, tb, bias, relu, numpy_form):
         self.shapes = ((k, m) if ta else (m, k), (n, k) if tb else (k, n)) + (((n,),) if bias else ()) + ((m, n),)
         self.bias, self.numpy_form, self.out = bias, numpy_form, (m, n)
         api = onednn.api()
-        self.prim = _matmul(api, ("gemm", m, k, n, ta, tb, bias, relu), m, k, n, bias, relu, ta, tb)
+        self.key, self.dims = ("gemm", m, k, n, ta, tb, bias, relu), (m, k, n, bias, relu, ta, tb)
+        self.prim = _matmul(api, self.key, *self.dims)
+        self.split, self.choice = {}, _threads(api, m * k * n)
         self.pool = []
         self.exe = _execute()
         if not _set_handle:
@@ -379,10 +434,7 @@ class Gemm:
                     refs[i] = weakref.ref(a)
             if sd(mems[-1], _P(_ptr(out))):
                 raise onednn.Error("oneDNN: dnnl_memory_set_data_handle failed")
-            if api.set_threads is not None:
-                api.set_threads(1)
-            if self.exe(*b.call):
-                raise onednn.Error("oneDNN: dnnl_primitive_execute failed")
+            self.run(api, b)
         finally:
             pool.append(b)
         return out
@@ -425,7 +477,7 @@ def gemm(op, numpy_form):
 
 
 # ------------------------------------------------------------------------------------------ SGD updates
-class GemmUpdate:
+class GemmUpdate(_Split):
     """var -= c * (op(a) @ op(b)) as one oneDNN matmul writing into the variable's array (optimize/fusion.py's
     _MatMulAssignSub: a gradient's product, scaled by a learning rate, subtracted from a float32 variable of
     static shape [m, n], as `v.assign_sub(lr * g)` for g = x^T dy). The product is scaled by -c and added to the
@@ -446,7 +498,9 @@ class GemmUpdate:
                 attr = getattr(api, "dense_update_attr", None)
                 if attr is None:
                     attr = api.dense_update_attr = api.update_attr()
-        self.prim = _matmul(api, ("update", m, k, n, ta, tb), m, k, n, False, False, ta, tb, attr)
+        self.key, self.dims = ("update", m, k, n, ta, tb), (m, k, n, False, False, ta, tb, attr)
+        self.prim = _matmul(api, self.key, *self.dims)
+        self.split, self.choice = {}, _threads(api, m * k * n)
         self.scale = np.array([-self.c], np.float32)  # the runtime weights scale: -c, exactly
         self.scale_md = api.md([1], [1])
         self.bias = False
@@ -497,10 +551,7 @@ class GemmUpdate:
                 if sd(mems[2], _P(_ptr(dst))):
                     raise onednn.Error("oneDNN: dnnl_memory_set_data_handle failed")
                 refs[2] = weakref.ref(dst)
-            if api.set_threads is not None:
-                api.set_threads(1)
-            if self.exe(*bd.call):
-                raise onednn.Error("oneDNN: dnnl_primitive_execute failed")
+            self.run(api, bd)
         finally:
             pool.append(bd)
 
