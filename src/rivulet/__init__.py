@@ -99,6 +99,9 @@ def __getattr__(name):
     if name in ("RaggedTensor", "RaggedTensorSpec"):
         from . import ragged
         return getattr(ragged, name)
+    if name == "type_spec_from_value":  # (extension_type/: tf.experimental.ExtensionType's specs too)
+        from .extension_type import type_spec_from_value
+        return type_spec_from_value
     if name == "OptionalSpec":
         from .data.optional_ops import OptionalSpec
         return OptionalSpec

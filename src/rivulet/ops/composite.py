@@ -76,11 +76,21 @@ def wrap(name, fn):
             for c in cands:
                 if isinstance(c, classes):
                     handler = _HANDLERS.get((type(c), name))
+                    if handler is None:  # a kind registered for a base class (tf.experimental.ExtensionType)
+                        handler = _base_handler(type(c), name)
                     if handler is not None:
                         return handler(fn, *args, **kwargs)
         return fn(*args, **kwargs)
     dispatching._composite_dispatch = name
     return dispatching
+
+
+def _base_handler(cls, name):
+    for base in cls.__mro__[1:]:
+        handler = _HANDLERS.get((base, name))
+        if handler is not None:
+            return handler
+    return None
 
 
 def wrap_namespace(ns, names):
