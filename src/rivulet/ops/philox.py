@@ -239,29 +239,52 @@ def to_float16(w):
 # table of the inputs where glibc's function rounds one ulp the other way (tools/make_philox_fixups.py records
 # it from glibc 2.36; glibc's float functions have been unchanged since 2.28).
 # The double results rounded to float32 are the same from NumPy's SIMD log/sin/cos (AVX-512) and from glibc's
-# for every one of those 2**23 inputs (checked exhaustively), so this path needs no call into the C library.
+# for every one of those 2**23 inputs (checked exhaustively), so this path needs no call into the C library;
+# sin and cos are computed by angle addition (_sincos), whose float32 roundings are those too.
 _FIXUPS = [None]
 _FIXUPS_LOCK = threading.Lock()
 
 
 def _fixups():
+    """{"log": ..., "sincos": ...}: per function, the sorted inputs k with a fix, the fixes (ulps to add, +1 or -1;
+    sincos: one row of inputs, a sinf and a cosf row of fixes, 0 where only the other one has a fix) and a bitmap of
+    the 2**23 inputs (1 MiB: which have a fix) that the draws test first (a byte table per input, 8 MiB, fell out
+    of the cache between chunks: its gathers cost as much as the rest of the Box-Muller)."""
     if _FIXUPS[0] is None:
         with _FIXUPS_LOCK:
             if _FIXUPS[0] is None:
                 path = os.path.join(os.path.dirname(__file__), "philox_libm_fixups.npz")
-                tables = {}
+                fix = {}
                 with np.load(path, allow_pickle=False) as z:
                     for name in ("logf", "sinf", "cosf"):
                         idx = np.cumsum(z[name + "_gaps"].astype(np.int64))
                         up = np.unpackbits(z[name + "_up"])[:len(idx)].astype(bool)
-                        delta = np.where(up, 1, -1).astype(np.int32)
-                        table = np.zeros(1 << 23, np.int8)  # per input k: ulps to add (0, +1 or -1)
-                        table[idx] = delta
-                        tables[name] = table
-                # sinf and cosf take the same inputs: one table, one lookup (2 bits each, offset by 1)
-                tables["sincos"] = ((tables.pop("sinf") + 1) | ((tables.pop("cosf") + 1) << 2)).astype(np.uint8)
+                        fix[name] = idx, np.where(up, 1, -1).astype(np.int32)
+
+                def bitmap(idx):
+                    bits = np.zeros(1 << 23, bool)
+                    bits[idx] = True
+                    return np.packbits(bits, bitorder="little")
+                tables = {"log": (fix["logf"][0], fix["logf"][1][None, :], bitmap(fix["logf"][0]))}
+                k = np.union1d(fix["sinf"][0], fix["cosf"][0])
+                d = np.zeros((2, len(k)), np.int32)
+                for row, name in enumerate(("sinf", "cosf")):
+                    d[row, np.searchsorted(k, fix[name][0])] = fix[name][1]
+                tables["sincos"] = (k, d, bitmap(k))
                 _FIXUPS[0] = tables
     return _FIXUPS[0]
+
+
+def _apply_fixups(table, k, *outs):
+    """Adds each input's fixes (ulps) to the float32 results outs (arrays of k's length), in place."""
+    keys, deltas, bits = table
+    flag = bits.take(k >> np.uint32(3))
+    flag >>= (k & np.uint32(7)).astype(np.uint8)
+    at = np.flatnonzero(flag & np.uint8(1))
+    if at.size:
+        row = keys.searchsorted(k.take(at))
+        for o, d in zip(outs, deltas):
+            o.view(np.int32)[at] += d.take(row)
 
 
 def _libm32(f64, d):
@@ -269,16 +292,116 @@ def _libm32(f64, d):
     return (f64.astype(np.float32).view(np.int32) + d).view(np.float32)
 
 
-def box_muller32(x0, x1):
-    """Two float32 normals per pair of words (arrays), as TensorFlow's float Box-Muller computes them."""
-    k0, k1 = x0 & np.uint32(0x7FFFFF), x1 & np.uint32(0x7FFFFF)
-    u1 = np.maximum(to_float32(x0), np.float32(1e-7))
-    v1 = (2 * np.pi * to_float32(x1).astype(np.float64)).astype(np.float32)  # 2 * M_PI is a double in C
+# sin and cos of the float32 angles, in double, by angle addition: v = i / 64 + b (|b| <= 1/128), sin v =
+# S[i] + (S[i] (cos b - 1) + C[i] sin b), cos v = C[i] + (C[i] (cos b - 1) - S[i] sin b), with S, C the correctly
+# rounded sin(i / 64), cos(i / 64) and short Taylor polynomials in b. Rounded to float32, this equals the C
+# library's double sin/cos rounded to float32 for every one of the 2**23 angles (checked exhaustively against
+# NumPy's and glibc's: tests/ops/test_random_speed_paths.py), at a quarter of np.sin + np.cos's cost (no SIMD
+# float64 sin/cos in NumPy on most CPUs).
+_TRIG_STEPS = 64
+_TRIG = [None]
+
+
+def _taylor(x, odd):
+    """sin(x) (odd) or cos(x) of a Decimal, to the context's precision."""
+    import decimal
+    term = x if odd else decimal.Decimal(1)
+    total, k, x2 = term, 1 if odd else 0, x * x
+    while True:
+        term = -term * x2 / ((k + 1) * (k + 2))
+        k += 2
+        if term == 0 or abs(term) < decimal.Decimal(10) ** -60:
+            return total
+        total += term
+
+
+def _trig_tables():
+    if _TRIG[0] is None:
+        import decimal
+        with decimal.localcontext() as ctx:
+            ctx.prec = 60
+            pts = [decimal.Decimal(i) / _TRIG_STEPS for i in range(int(2 * math.pi * _TRIG_STEPS) + 2)]
+            sines = np.array([float(_taylor(x, True)) for x in pts])
+            cosines = np.array([float(_taylor(x, False)) for x in pts])
+        _TRIG[0] = sines, cosines
+    return _TRIG[0]
+
+
+def _sincos(v, s_out, c_out):
+    """sin(v), cos(v) into s_out, c_out (float64), for 0 <= v < 6.3 (see above)."""
+    sines, cosines = _trig_tables()
+    t = v * float(_TRIG_STEPS)
+    r = np.rint(t)
+    b = t
+    b -= r
+    b *= 1.0 / _TRIG_STEPS                      # exact: v - r / 64
+    i = r.astype(np.intp)
+    sa, ca = sines.take(i), cosines.take(i)
+    b2 = b * b
+    sb = b2 * (-1.0 / 5040)                     # sin b = b + b b2 (-1/6 + b2 (1/120 - b2 / 5040))
+    sb += 1.0 / 120
+    sb *= b2
+    sb -= 1.0 / 6
+    sb *= b2
+    sb *= b
+    sb += b
+    cm = b2 * (-1.0 / 720)                      # cos b - 1 = b2 (-1/2 + b2 (1/24 - b2 / 720))
+    cm += 1.0 / 24
+    cm *= b2
+    cm -= 0.5
+    cm *= b2
+    np.multiply(sa, cm, s_out)
+    s_out += ca * sb
+    s_out += sa
+    np.multiply(ca, cm, c_out)
+    c_out -= sa * sb
+    c_out += ca
+
+
+_BM_CHUNK = 8192
+_TWO_PI_ULP = 2 * math.pi * 2.0 ** -23  # 2 * M_PI * (k * 2**-23) == k * (2 * M_PI * 2**-23), both exact scalings
+_TINY = float(np.float32(1e-7))
+
+
+def box_muller32(x0, x1, out0=None, out1=None):
+    """Two float32 normals per pair of words (arrays), as TensorFlow's float Box-Muller computes them:
+    u1 = max(k0 * 2**-23, 1e-7f), v = float(2 * M_PI * k1 * 2**-23) (k the words' 23 low bits), then
+    sqrtf(-2 * logf(u1)) * (sinf(v), cosf(v)) with glibc's float functions (see _fixups). Runs in chunks that
+    stay in cache; out0/out1: float32 arrays of x0's shape to write into (views are fine)."""
+    shape = np.shape(x0)
+    x0, x1 = np.reshape(x0, -1), np.reshape(x1, -1)
+    r0 = np.empty(x0.size, np.float32) if out0 is None else out0.reshape(-1)
+    r1 = np.empty(x0.size, np.float32) if out1 is None else out1.reshape(-1)
     tables = _fixups()
-    u2 = np.sqrt(np.float32(-2) * _libm32(np.log(u1.astype(np.float64)), tables["logf"][k0]))
-    v = v1.astype(np.float64)
-    sc = tables["sincos"][k1].astype(np.int32)
-    return _libm32(np.sin(v), (sc & 3) - 1) * u2, _libm32(np.cos(v), (sc >> 2) - 1) * u2
+    logf, sincos = tables["log"], tables["sincos"]
+    m = min(_BM_CHUNK, x0.size)
+    t, s64, c64 = np.empty(m), np.empty(m), np.empty(m)
+    k0, k1 = np.empty(m, np.uint32), np.empty(m, np.uint32)
+    for i in range(0, x0.size, _BM_CHUNK):
+        j = min(i + _BM_CHUNK, x0.size)
+        n = j - i
+        a, b, tt, s, c = k0[:n], k1[:n], t[:n], s64[:n], c64[:n]
+        np.bitwise_and(x0[i:j], np.uint32(0x7FFFFF), a)
+        np.bitwise_and(x1[i:j], np.uint32(0x7FFFFF), b)
+        # u2 = sqrtf(-2 * logf(u1)); u1 = max(k0 * 2**-23, 1e-7f), exact in double
+        np.multiply(a, 2.0 ** -23, tt)
+        np.maximum(tt, _TINY, out=tt)
+        np.log(tt, tt)
+        u2 = tt.astype(np.float32)
+        _apply_fixups(logf, a, u2)
+        u2 *= np.float32(-2)
+        np.sqrt(u2, u2)
+        # v = (float)(2 * M_PI * u), the angle as TensorFlow's C++ rounds it
+        np.multiply(b, _TWO_PI_ULP, tt)
+        v = tt.astype(np.float32)
+        _sincos(v.astype(np.float64), s, c)
+        s32, c32 = s.astype(np.float32), c.astype(np.float32)
+        _apply_fixups(sincos, b, s32, c32)
+        np.multiply(s32, u2, r0[i:j])
+        np.multiply(c32, u2, r1[i:j])
+    if out0 is None:
+        return r0.reshape(shape), r1.reshape(shape)
+    return out0, out1
 
 
 def _libm64(fn, x):
@@ -340,8 +463,11 @@ def normal(key, counter, n, np_dtype):
         w = stream(key, counter, (n + 1) // 2).reshape(-1, 4)
         return _interleave(*box_muller64(w[:, 0], w[:, 1], w[:, 2], w[:, 3]))[:n]
     w = stream(key, counter, (n + 3) // 4).reshape(-1, 4)
-    z = _interleave(*box_muller32(w[:, 0], w[:, 1]), *box_muller32(w[:, 2], w[:, 3]))[:n]
-    return z.astype(np_dtype)
+    z = np.empty(w.shape, np.float32)
+    box_muller32(w[:, 0], w[:, 1], z[:, 0], z[:, 1])
+    box_muller32(w[:, 2], w[:, 3], z[:, 2], z[:, 3])
+    z = z.reshape(-1)[:n]
+    return z if np_dtype == np.float32 else z.astype(np_dtype)
 
 
 def truncated_normal(key, counter, n, np_dtype):
