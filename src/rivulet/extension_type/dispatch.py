@@ -78,8 +78,9 @@ def _api_checks(api, handler):
     except (TypeError, ValueError):
         api_params = None
     hparams = inspect.signature(handler).parameters
-    missing = [p for p in (api_params or ()) if p not in hparams]
-    if api_params is not None and missing and not any(p.kind is p.VAR_KEYWORD for p in hparams.values()):
+    unknown = [n for n, p in hparams.items() if p.default is p.empty and p.kind in (p.POSITIONAL_ONLY,
+               p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY) and n not in (api_params or hparams)]
+    if unknown:
         raise ValueError(f"Dispatch function's signature {inspect.signature(handler)} does not match API's "
                          f"signature {inspect.signature(api)}.")
     try:

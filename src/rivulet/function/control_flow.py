@@ -153,14 +153,58 @@ def isolated_tapes():
 
 
 def flatten(structure):
-    """Leaves of a structure; composites (TensorArray) stand for their flow tensor."""
-    return [_flow_of(x) for x in nest.flatten(structure)]
+    """Leaves of a structure; composites (TensorArray) stand for their flow tensor, composite tensors
+    (tf.experimental.ExtensionType, RaggedTensor) for their component tensors."""
+    out = []
+    for x in nest.flatten(structure):
+        if _expandable(x):
+            out.extend(x._to_components())
+        else:
+            out.append(_flow_of(x))
+    return out
 
 
 def pack(template, flat):
-    """Inverse of flatten: composites in `template` are rebuilt around the new flow tensors."""
-    leaves = [t._with_flow(v) if _is_composite(t) else v for t, v in zip(nest.flatten(template), flat)]
+    """Inverse of flatten: composites in `template` are rebuilt around the new flow tensors, composite tensors
+    around their new components (by the template's spec)."""
+    it = iter(flat)
+    leaves = []
+    for t in nest.flatten(template):
+        if _expandable(t):
+            n = len(t._to_components())
+            leaves.append(type(t).__tf_tracing_type__(t, None)._from_components([next(it) for _ in range(n)]))
+        else:
+            v = next(it)
+            leaves.append(t._with_flow(v) if _is_composite(t) else v)
     return nest.pack_sequence_as(template, leaves) if nest.is_nested(template) else leaves[0]
+
+
+def _expandable(x):
+    """A composite tensor (its type gives its trace type, the value its component tensors)."""
+    return not isinstance(x, Tensor) and hasattr(x, "_to_components") and hasattr(type(x), "__tf_tracing_type__")
+
+
+def _expanded(structure):
+    """(structure with each composite tensor leaf replaced by the list of its components, the leaves' specs
+    (None for other leaves)), or (structure, None) when it holds no composite tensor."""
+    leaves = nest.flatten(structure)
+    if not any(_expandable(x) for x in leaves):
+        return structure, None
+    specs = [type(x).__tf_tracing_type__(x, None) if _expandable(x) else None for x in leaves]
+    new = [list(x._to_components()) if s is not None else x for x, s in zip(leaves, specs)]
+    return (nest.pack_sequence_as(structure, new) if nest.is_nested(structure) else new[0]), specs
+
+
+def _collapsed(template, expanded, specs):
+    """Inverse of _expanded: composites rebuilt from their components by `specs`."""
+    it = iter(nest.flatten(expanded))
+    out = []
+    for x, s in zip(nest.flatten(template), specs):
+        if s is None:
+            out.append(next(it))
+        else:
+            out.append(s._from_components([next(it) for _ in range(len(s._component_specs))]))
+    return nest.pack_sequence_as(template, out) if nest.is_nested(template) else out[0]
 
 
 def _is_composite(x):
@@ -353,6 +397,39 @@ def build_branches(selector, fns, case=False, name="cond", verify=None):
               for k, fn in enumerate(fns)]
     results = [r for _, _, r in traced]
     (verify or _verify_cond)(results)
+    expanded = [_expanded(r) for r in results]
+    if expanded[0][1] is not None or any(e[1] is not None for e in expanded):  # composite tensors: components
+        specs = _merged_specs([e[1] for e in expanded], results)
+        template = results[0]
+        results = [e[0] for e in expanded]
+        _verify_cond(results)
+        traced = [(g, phs, r) for (g, phs, _), r in zip(traced, results)]
+        out = _build_branches(selector, traced, results, case, name)
+        return _collapsed(template, out, specs)
+    return _build_branches(selector, traced, results, case, name)
+
+
+def _merged_specs(all_specs, results):
+    """Per leaf, the spec covering every branch's composite (TypeError when a branch has none there)."""
+    if any(s is None for s in all_specs):
+        _mismatch(results, "a branch returns a composite tensor where another does not")
+    merged = []
+    for specs in zip(*all_specs):
+        if specs[0] is None:
+            if any(s is not None for s in specs):
+                _mismatch(results, "a branch returns a composite tensor where another does not")
+            merged.append(None)
+            continue
+        m = specs[0]
+        if any(s != m for s in specs[1:]):
+            m = m.most_specific_common_supertype(list(specs[1:]))
+            if m is None:
+                _mismatch(results, f"{specs[0]} and {specs[1]} have different types")
+        merged.append(m)
+    return merged
+
+
+def _build_branches(selector, traced, results, case, name):
     flats = [nest.flatten(r) for r in results]
     keep = []  # per leaf: True when it becomes an op output
     for leaves in zip(*flats):
@@ -1128,7 +1205,7 @@ def _loop_args(loop_vars):
 
 
 def _leaf_tensor(x):
-    return x if _is_composite(x) or isinstance(x, Tensor) else convert_to_tensor(x)
+    return x if _is_composite(x) or isinstance(x, Tensor) or _expandable(x) else convert_to_tensor(x)
 
 
 def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations=10, back_prop=True,

@@ -171,19 +171,19 @@ def graph_loop(test, body, get_state, set_state, names, opts, index=None):
                                        known_shapes)
     originals = init
     init = [nest.map_structure(lambda x, n=n: _loop_value(x, n), v) for n, v in zip(names, init)]
-    sizes = [len(nest.flatten(v)) for v in init]
+    sizes = [len(_leaves(v)) for v in init]
     n_extra = 0 if index is None else 1
-    flat = ([index] if n_extra else []) + [x for v in init for x in nest.flatten(v)]
+    flat = ([index] if n_extra else []) + [x for v in init for x in _leaves(v)]
     leaf_names = ["<index>"] * n_extra + [n for n, k in zip(names, sizes) for _ in range(k)]
     invariants = {id(v): TensorShape(s) for v, s in opts.get("shape_invariants", ())}
     shapes = [TensorShape([]) if _is_composite(x) else
               known_shapes.get(id(x), invariants.get(id(o), x.shape))
-              for x, o in zip(flat, ([index] if n_extra else []) + [y for v in originals for y in nest.flatten(v)])]
+              for x, o in zip(flat, ([index] if n_extra else []) + [y for v in originals for y in _leaves(v)])]
 
     def unpack(args):
         vals, k = [], n_extra
         for v, m in zip(init, sizes):
-            vals.append(nest.pack_sequence_as(v, list(args[k:k + m])) if nest.is_nested(v) else args[k])
+            vals.append(_pack_leaves(v, list(args[k:k + m])))
             k += m
         return args[:n_extra], vals
 
@@ -204,7 +204,7 @@ def graph_loop(test, body, get_state, set_state, names, opts, index=None):
                 nest.assert_same_structure(before, after)
             except (ValueError, TypeError) as e:
                 raise TypeError(f"'{name}' does not keep its nested structure across iterations:\n\n{e}") from None
-        leaves = [_loop_value(x, n) for n, v in zip(names, out) for x in nest.flatten(v)]
+        leaves = [y for n, v in zip(names, out) for x in nest.flatten(v) for y in _leaves(_loop_value(x, n))]
         return ([nxt] if n_extra else []) + leaves
 
     max_iter = opts.get("maximum_iterations")
@@ -227,9 +227,32 @@ def _is_composite(x):
     return hasattr(x, "_with_flow")
 
 
+def _leaves(v):
+    """A loop variable's leaves: composite tensors (tf.experimental.ExtensionType) as their component tensors."""
+    flat = nest.flatten(v)
+    if not any(cf._expandable(x) for x in flat):
+        return flat
+    return [y for x in flat for y in (x._to_components() if cf._expandable(x) else [x])]
+
+
+def _pack_leaves(v, args):
+    flat = nest.flatten(v)
+    if not any(cf._expandable(x) for x in flat):
+        return nest.pack_sequence_as(v, args) if nest.is_nested(v) else args[0]
+    it = iter(args)
+    out = []
+    for x in flat:
+        if cf._expandable(x):
+            n = len(x._to_components())
+            out.append(type(x).__tf_tracing_type__(x, None)._from_components([next(it) for _ in range(n)]))
+        else:
+            out.append(next(it))
+    return nest.pack_sequence_as(v, out) if nest.is_nested(v) else out[0]
+
+
 def _loop_value(x, name):
     """A loop variable's leaf as a tensor (Python numbers convert; composites stay as they are)."""
-    if isinstance(x, Tensor) or _is_composite(x):
+    if isinstance(x, Tensor) or _is_composite(x) or cf._expandable(x):
         return x
     try:
         return convert_to_tensor(x)
