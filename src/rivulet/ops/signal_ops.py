@@ -405,3 +405,118 @@ def idct(input, type=2, n=None, axis=-1, norm=None, name=None):  # noqa: A002
     if type not in (1, 2, 3, 4):
         raise ValueError("Types I, II, III and IV (I)DCT are supported.")
     return dct(input, type={1: 1, 2: 3, 3: 2, 4: 4}[type], n=n, axis=axis, norm=norm, name=name)
+
+
+# ---------------------------------------------------------------- mel filterbank, MFCCs
+def _hertz_to_mel(f):
+    return _m.multiply(_m.log(_m.add(_m.divide(f, 700.0), 1.0)), 1127.0)  # HTK's mel scale, as TensorFlow forms it
+
+
+def linear_to_mel_weight_matrix(num_mel_bins=20, num_spectrogram_bins=129, sample_rate=8000, lower_edge_hertz=125.0,
+                                upper_edge_hertz=3800.0, dtype=_dt.float32, name=None):
+    """[num_spectrogram_bins, num_mel_bins] triangular filters on HTK's mel scale (the DC bin left out), to
+    multiply linear-frequency magnitude spectrograms by, as tf.signal builds them."""
+    dtype = _dt.as_dtype(dtype)
+    if num_mel_bins <= 0:
+        raise ValueError(f"num_mel_bins must be positive. Got: {num_mel_bins}")
+    if lower_edge_hertz < 0.0:
+        raise ValueError(f"lower_edge_hertz must be non-negative. Got: {lower_edge_hertz}")
+    if lower_edge_hertz >= upper_edge_hertz:
+        raise ValueError(f"lower_edge_hertz {lower_edge_hertz:.1f} >= upper_edge_hertz {upper_edge_hertz:.1f}")
+    if sample_rate <= 0.0:
+        raise ValueError(f"sample_rate must be positive. Got: {sample_rate}")
+    if upper_edge_hertz > sample_rate / 2:
+        raise ValueError(f"upper_edge_hertz must not be larger than the Nyquist frequency (sample_rate / 2). Got "
+                         f"{upper_edge_hertz} for sample_rate: {sample_rate}")
+    if not dtype.is_floating:
+        raise ValueError(f"dtype must be a floating point type. Got: {dtype}")
+    zero = to_tensor(0.0, dtype)
+    nyquist = to_tensor(float(sample_rate) / 2.0, dtype)
+    freqs = _a.linspace(zero, nyquist, int(num_spectrogram_bins))[1:]  # the DC bin gets no weight
+    bins_mel = _a.expand_dims(_hertz_to_mel(freqs), 1)
+    edges = _a.linspace(_hertz_to_mel(to_tensor(lower_edge_hertz, dtype)),
+                        _hertz_to_mel(to_tensor(upper_edge_hertz, dtype)), int(num_mel_bins) + 2)
+    lower, center, upper = (_a.reshape(edges[i:i + int(num_mel_bins)], [1, int(num_mel_bins)]) for i in range(3))
+    rising = _m.divide(_m.subtract(bins_mel, lower), _m.subtract(center, lower))
+    falling = _m.divide(_m.subtract(upper, bins_mel), _m.subtract(upper, center))
+    weights = _m.maximum(zero, _m.minimum(rising, falling))
+    return _a.pad(weights, [[1, 0], [0, 0]], name=name)
+
+
+def mfccs_from_log_mel_spectrograms(log_mel_spectrograms, name=None):
+    """MFCCs: the type-II DCT of log-mel spectrograms over their last axis, scaled by 1 / sqrt(2 * num_mel_bins)."""
+    x = to_tensor(log_mel_spectrograms)
+    n = x.shape[-1] if x.shape.rank else None
+    if n == 0:
+        raise ValueError(f"num_mel_bins must be positive. Got: {x}")
+    d = dct(x, type=2)
+    return _m.multiply(d, _m.rsqrt(_m.multiply(_m.cast(n, d.dtype), 2.0)), name=name)
+
+
+# ---------------------------------------------------------------- more windows
+def vorbis_window(window_length, dtype=_dt.float32, name=None):
+    """sin(pi/2 sin^2(pi (n + 1/2) / N)), the Vorbis power-complementary window."""
+    n = _m.cast(_a.range(window_length), dtype)
+    length = _m.cast(window_length, dtype)
+    inner = _m.sin(_m.multiply(_m.divide(to_tensor(np.pi, dtype), length), _m.add(n, 0.5)))
+    return _m.sin(_m.multiply(to_tensor(np.pi / 2, dtype), _m.square(inner)), name=name)
+
+
+def kaiser_window(window_length, beta=12.0, dtype=_dt.float32, name=None):
+    """I0(beta sqrt(1 - (2n / (N - 1) - 1)^2)) / I0(beta), in the exponentially scaled Bessel form."""
+    from .special_ops import bessel_i0e
+    if _static_int(window_length, "window_length") == 1:
+        return _a.ones([1], dtype=dtype)
+    half = (float(window_length) - 1.0) / 2.0
+    arg = _m.cast(_a.range(-half, half + 0.1, dtype=_dt.float32), dtype)
+    beta_t = to_tensor(float(beta), dtype)
+    num = _m.multiply(beta_t, _m.sqrt(_m.maximum(_m.subtract(1.0, _m.divide(_m.square(arg), half * half)),
+                                                 to_tensor(0.0, dtype))))
+    return _m.divide(_m.multiply(_m.exp(_m.subtract(num, beta_t)), bessel_i0e(num)), bessel_i0e(beta_t), name=name)
+
+
+def kaiser_bessel_derived_window(window_length, beta=12.0, dtype=_dt.float32, name=None):
+    """The Kaiser-Bessel-derived window: square roots of the normalised running sums of a Kaiser window of
+    N // 2 + 1 points, mirrored."""
+    halflen = _static_int(window_length, "window_length") // 2
+    k = kaiser_window(halflen + 1, beta, dtype)
+    csum = _m.cumsum(k)
+    half = _m.sqrt(_m.divide(csum[:-1], csum[-1]))
+    return _a.concat([half, _a.reverse(half, [0])], 0, name=name)
+
+
+# ---------------------------------------------------------------- mdct / inverse_mdct
+def mdct(signals, frame_length, window_fn=vorbis_window, pad_end=False, norm=None, name=None):
+    """Modified DCT of frames of frame_length (a multiple of 4) hopping frame_length / 2: each windowed frame
+    folded to half its length, then a type-IV DCT."""
+    frame_length = _static_int(frame_length, "frame_length")
+    if frame_length % 4:
+        raise ValueError("The frame length must be a multiple of 4.")
+    frames = frame(to_tensor(signals), frame_length, frame_length // 2, pad_end=pad_end)
+    if window_fn is not None:
+        frames = _m.multiply(frames, window_fn(frame_length, dtype=frames.dtype))
+    else:
+        frames = _m.multiply(frames, 1.0 / np.sqrt(2))
+    a, b, c, d = _a.split(frames, 4, axis=-1)
+    folded = _a.concat([_m.subtract(_m.negative(_a.reverse(c, [-1])), d), _m.subtract(a, _a.reverse(b, [-1]))], -1)
+    return dct(folded, type=4, norm=norm, name=name)
+
+
+def inverse_mdct(mdcts, window_fn=vorbis_window, norm=None, name=None):
+    """The inverse of mdct: a type-IV DCT per frame, unfolded to twice its length, windowed and overlap-added."""
+    if norm not in (None, "ortho"):
+        raise ValueError("Normalization other than None or 'ortho' is not supported.")
+    x = to_tensor(mdcts)
+    half = x.shape[-1]
+    if half is None:
+        raise ValueError(f"rivulet's inverse_mdct needs the last dimension known when traced; got shape {x.shape}")
+    y = dct(x, type=4, norm=norm)
+    if norm is None:
+        y = _m.multiply(y, 0.5 / half)
+    p, q = _a.split(y, 2, axis=-1)
+    frames = _a.concat([q, _m.negative(_a.reverse(q, [-1])), _m.negative(_a.reverse(p, [-1])), _m.negative(p)], -1)
+    if window_fn is not None:
+        frames = _m.multiply(frames, window_fn(2 * half, dtype=x.dtype))
+    else:
+        frames = _m.multiply(frames, 1.0 / np.sqrt(2))
+    return overlap_and_add(frames, half, name=name)
