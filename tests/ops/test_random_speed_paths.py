@@ -155,3 +155,32 @@ def test_trig_tables():
     x = np.arange(len(s)) / 64  # correctly rounded (from 60-digit Decimals): within one ulp of the C library's
     assert np.all(np.abs(s - np.sin(x)) <= np.spacing(np.abs(s)))
     assert np.all(np.abs(c - np.cos(x)) <= np.spacing(np.abs(c)))
+
+
+def test_big_draws_on_helper_threads_give_the_same_words(monkeypatch):
+    n = 5 * philox._CHUNK + 3
+    monkeypatch.setattr(philox, "_PARALLEL_MIN_CHUNKS", 10 ** 9)
+    one = philox.stream(11, 2**32 - 7, n)
+    z1 = philox.normal(11, 5 << 64, 3 * philox._BM_CHUNK + 5, np.float32)
+    monkeypatch.setattr(philox, "_PARALLEL_MIN_CHUNKS", 2)
+    assert np.array_equal(philox.stream(11, 2**32 - 7, n), one)
+    assert np.array_equal(philox.normal(11, 5 << 64, 3 * philox._BM_CHUNK + 5, np.float32).view(np.int32),
+                          z1.view(np.int32))
+
+
+def test_chunked_runs_every_chunk_once_and_raises_a_chunks_error(monkeypatch):
+    import threading
+    monkeypatch.setattr(philox, "_PARALLEL_MIN_CHUNKS", 2)
+    seen, lock = [], threading.Lock()
+
+    def body(i, j):
+        with lock:
+            seen.append((i, j))
+    philox.chunked(1000, 64, body)
+    assert sorted(seen) == [(i, min(i + 64, 1000)) for i in range(0, 1000, 64)]
+
+    def bad(i, j):
+        if i == 128:
+            raise MemoryError("chunk 2")
+    with pytest.raises(MemoryError, match="chunk 2"):
+        philox.chunked(1000, 64, bad)

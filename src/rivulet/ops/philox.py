@@ -199,6 +199,64 @@ def words(key, counter, offsets):
     return out
 
 
+# Big draws run their chunks on this thread and on helper threads (NumPy releases the GIL in its loops), as
+# TensorFlow's kernels shard theirs over its intra-op threads. Chunks are taken one at a time by whichever
+# thread is free, so a helper the OS does not schedule (a busy machine) leaves its share to the others, and a
+# helper that starts after the chunks ran out returns at once; the values never depend on who computed them.
+_PARALLEL_MIN_CHUNKS = 4
+_POOL = [None]
+_POOL_LOCK = threading.Lock()
+
+
+def _helpers():
+    """(pool, number of helpers), or None on a one-core machine."""
+    n = min((os.cpu_count() or 1) - 1, 3)
+    if n < 1:
+        return None
+    if _POOL[0] is None:
+        with _POOL_LOCK:
+            if _POOL[0] is None:
+                from concurrent.futures import ThreadPoolExecutor
+                _POOL[0] = ThreadPoolExecutor(max_workers=n, thread_name_prefix="rivulet-philox")
+    return _POOL[0], n
+
+
+def chunked(total, chunk, body):
+    """body(i, j) for every chunk [i, j) of range(total), on this thread and on helper threads when there are
+    at least _PARALLEL_MIN_CHUNKS chunks. body writes its chunk's part of a result; it must not share
+    scratch arrays between threads."""
+    nchunks = -(-total // chunk)
+    helpers = _helpers() if nchunks >= _PARALLEL_MIN_CHUNKS and not _in_helper() else None
+    if helpers is None:
+        for i in range(0, total, chunk):
+            body(i, min(i + chunk, total))
+        return
+    pool, n = helpers
+    nxt, lock = [0], threading.Lock()
+
+    def work():
+        while True:
+            with lock:
+                k = nxt[0]
+                nxt[0] = k + 1
+            if k >= nchunks:
+                return
+            body(k * chunk, min((k + 1) * chunk, total))
+    futures = [pool.submit(work) for _ in range(min(n, nchunks - 1))]
+    try:
+        work()
+    finally:
+        with lock:
+            nxt[0] = nchunks  # on an error here, helpers stop after their chunk in flight
+        for f in futures:
+            if not f.cancel():  # not started yet: it will find no chunk; else wait for its chunk in flight
+                f.result()
+
+
+def _in_helper():
+    return threading.current_thread().name.startswith("rivulet-philox")
+
+
 def stream(key, counter, ncalls):
     """Words of the first `ncalls` calls of a stream, flattened in order (uint32). key None: random words."""
     if key is None:
@@ -206,8 +264,7 @@ def stream(key, counter, ncalls):
     out = np.empty((ncalls, 4), np.uint32)
     keys = _round_keys(key)
     lo, hi = counter & 0xFFFFFFFFFFFFFFFF, (counter >> 64) & 0xFFFFFFFFFFFFFFFF
-    for i in range(0, ncalls, _CHUNK):
-        _block(keys, lo + i, hi, min(_CHUNK, ncalls - i), out[i:i + _CHUNK])
+    chunked(ncalls, _CHUNK, lambda i, j: _block(keys, lo + i, hi, j - i, out[i:j]))
     return out.reshape(-1)
 
 
@@ -367,41 +424,38 @@ def box_muller32(x0, x1, out0=None, out1=None):
     """Two float32 normals per pair of words (arrays), as TensorFlow's float Box-Muller computes them:
     u1 = max(k0 * 2**-23, 1e-7f), v = float(2 * M_PI * k1 * 2**-23) (k the words' 23 low bits), then
     sqrtf(-2 * logf(u1)) * (sinf(v), cosf(v)) with glibc's float functions (see _fixups). Runs in chunks that
-    stay in cache; out0/out1: float32 arrays of x0's shape to write into (views are fine)."""
+    stay in cache; out0/out1: 1-D float32 arrays (views are fine) to write into."""
     shape = np.shape(x0)
     x0, x1 = np.reshape(x0, -1), np.reshape(x1, -1)
-    r0 = np.empty(x0.size, np.float32) if out0 is None else out0.reshape(-1)
-    r1 = np.empty(x0.size, np.float32) if out1 is None else out1.reshape(-1)
+    r0 = np.empty(x0.size, np.float32) if out0 is None else out0
+    r1 = np.empty(x0.size, np.float32) if out1 is None else out1
     tables = _fixups()
-    logf, sincos = tables["log"], tables["sincos"]
-    m = min(_BM_CHUNK, x0.size)
-    t, s64, c64 = np.empty(m), np.empty(m), np.empty(m)
-    k0, k1 = np.empty(m, np.uint32), np.empty(m, np.uint32)
-    for i in range(0, x0.size, _BM_CHUNK):
-        j = min(i + _BM_CHUNK, x0.size)
-        n = j - i
-        a, b, tt, s, c = k0[:n], k1[:n], t[:n], s64[:n], c64[:n]
-        np.bitwise_and(x0[i:j], np.uint32(0x7FFFFF), a)
-        np.bitwise_and(x1[i:j], np.uint32(0x7FFFFF), b)
-        # u2 = sqrtf(-2 * logf(u1)); u1 = max(k0 * 2**-23, 1e-7f), exact in double
-        np.multiply(a, 2.0 ** -23, tt)
-        np.maximum(tt, _TINY, out=tt)
-        np.log(tt, tt)
-        u2 = tt.astype(np.float32)
-        _apply_fixups(logf, a, u2)
-        u2 *= np.float32(-2)
-        np.sqrt(u2, u2)
-        # v = (float)(2 * M_PI * u), the angle as TensorFlow's C++ rounds it
-        np.multiply(b, _TWO_PI_ULP, tt)
-        v = tt.astype(np.float32)
-        _sincos(v.astype(np.float64), s, c)
-        s32, c32 = s.astype(np.float32), c.astype(np.float32)
-        _apply_fixups(sincos, b, s32, c32)
-        np.multiply(s32, u2, r0[i:j])
-        np.multiply(c32, u2, r1[i:j])
+    _trig_tables()
+    chunked(x0.size, _BM_CHUNK, lambda i, j: _box_muller32_chunk(x0[i:j], x1[i:j], r0[i:j], r1[i:j], tables))
     if out0 is None:
         return r0.reshape(shape), r1.reshape(shape)
     return out0, out1
+
+
+def _box_muller32_chunk(x0, x1, r0, r1, tables):
+    n = x0.size
+    a, b = np.bitwise_and(x0, np.uint32(0x7FFFFF)), np.bitwise_and(x1, np.uint32(0x7FFFFF))
+    # u2 = sqrtf(-2 * logf(u1)); u1 = max(k0 * 2**-23, 1e-7f), exact in double
+    tt = np.multiply(a, 2.0 ** -23)
+    np.maximum(tt, _TINY, out=tt)
+    np.log(tt, tt)
+    u2 = tt.astype(np.float32)
+    _apply_fixups(tables["log"], a, u2)
+    u2 *= np.float32(-2)
+    np.sqrt(u2, u2)
+    # v = (float)(2 * M_PI * u), the angle as TensorFlow's C++ rounds it
+    np.multiply(b, _TWO_PI_ULP, tt)
+    s, c = np.empty(n), np.empty(n)
+    _sincos(tt.astype(np.float32).astype(np.float64), s, c)
+    s32, c32 = s.astype(np.float32), c.astype(np.float32)
+    _apply_fixups(tables["sincos"], b, s32, c32)
+    np.multiply(s32, u2, r0)
+    np.multiply(c32, u2, r1)
 
 
 def _libm64(fn, x):
