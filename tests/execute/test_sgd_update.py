@@ -10,6 +10,7 @@ import pytest
 
 import rivulet as tf
 from rivulet.execute import dense_chain, onednn
+from rivulet.optimize import fusion
 
 needs = pytest.mark.skipif(onednn.api() is None, reason="the onednn extra (onednn-cpu-gomp) is not installed")
 
@@ -52,9 +53,9 @@ def _updates(f):
 
 
 def _unfused(monkeypatch, **kw):
-    """The same step compiled with the three ops (the fusion refused)."""
+    """The same step compiled with the three ops (the fusions refused)."""
     with monkeypatch.context() as m:
-        m.setattr(dense_chain, "updates_on_onednn", lambda *a: False)
+        m.setattr(fusion, "_sgd_update", lambda *a: None)
         f, vs = _w5(**kw)
         f.get_concrete_function()
     return f, vs
@@ -66,9 +67,10 @@ def test_the_weights_sgd_step_is_one_onednn_call_bit_for_bit_the_three_ops(monke
     g, ref = _unfused(monkeypatch)
     ups, src = _updates(f)
     # W1 (784x64x128) and W2 (128x64x128): one GemmUpdate each, no product, Mul or AssignSub line of their own;
-    # W3's 82k multiply-adds and the biases keep the three ops
+    # W3's 82k multiply-adds keep the three ops; each bias one call (_BiasAssignSub)
     assert sorted(u.out for u in ups) == [(128, 128), (784, 128)], src
-    assert src.count("dtype=") == 4, src
+    assert src.count("dtype=") == 1 and len(re.findall(r"= b\d+\(a\d+, v\d+\)", src)) == 3, src
+    assert "c36 *" not in src and "k34(" not in src
     assert not _updates(g)[0]
     for _ in range(4):
         a, b = f(), g()
@@ -133,7 +135,7 @@ def test_without_onednn_the_three_ops_stay(monkeypatch):
     f, vs = _w5()
     f()
     ups, src = _updates(f)
-    assert src.count("dtype=") == 6 and not ups, src
+    assert src.count("dtype=") == 3 and not ups, src  # the weights' three ops; the biases' one call each
 
 
 @needs
@@ -188,3 +190,35 @@ def test_big_products_choose_their_threads_and_give_the_same_bits_on_each(monkey
         up(var, x, dy)
         vals.append(var.numpy())
     np.testing.assert_array_equal(vals[0].view(np.uint32), vals[1].view(np.uint32))
+
+
+def _bias_step(monkeypatch=None):
+    rs = np.random.default_rng(6)
+    b = tf.Variable(rs.standard_normal(3))  # float64
+    d, w = tf.constant(rs.standard_normal((5, 4))), tf.Variable(rs.standard_normal((4, 3)))
+
+    @tf.function
+    def step():  # (the fuser runs on graphs with a product)
+        with tf.GradientTape() as tape:
+            y = tf.matmul(d, w) + b
+            loss = tf.reduce_sum(y * y)
+        b.assign_sub(0.1 * tape.gradient(loss, b))  # the gradient: SumToShapeOf(2 y, b)
+    if monkeypatch is not None:
+        with monkeypatch.context() as m:
+            m.setattr(fusion, "_sgd_update", lambda *a: None)
+            step.get_concrete_function()
+    return step, b
+
+
+def test_a_bias_step_is_one_call_with_the_three_ops_bits(monkeypatch):
+    f, b = _bias_step()
+    g, ref = _bias_step(monkeypatch)
+    src = f.get_concrete_function()._compiled.source
+    assert len(re.findall(r"= b\d+\(a\d+, ", src)) == 1 and "dtype=" not in src, src
+    assert "dtype=" in g.get_concrete_function()._compiled.source
+    held = b.value()  # read before the step: keeps its numbers (copy on write)
+    before = held.numpy().copy()
+    f(), g()
+    np.testing.assert_array_equal(held.numpy(), before)
+    np.testing.assert_array_equal(b.numpy().view(np.uint64), ref.numpy().view(np.uint64))
+    assert b.dtype == tf.float64 and not np.array_equal(b.numpy(), before)

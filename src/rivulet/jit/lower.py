@@ -26,7 +26,7 @@ from .rows import row_wise
 OPSET = 17
 _UPDATES = {"AssignVariableOp": None, "AssignAddVariableOp": "Add", "AssignSubVariableOp": "Sub"}
 # ops that update variables (their leading resource inputs, how many): a compiled step writes them back
-_UPDATED = {**{t: 1 for t in _UPDATES}, "_KerasAdamUpdate": 3, "_MatMulAssignSub": 1}
+_UPDATED = {**{t: 1 for t in _UPDATES}, "_KerasAdamUpdate": 3, "_MatMulAssignSub": 1, "_BiasAssignSub": 1}
 # stateful ops a compiled step runs as pure ones: reads and updates of variables (assigns inside a loop or cond
 # are refused where they are lowered, StepModel.assign)
 _HARMLESS = ("ReadVariableOp", *_UPDATED)
@@ -129,6 +129,20 @@ def _matmul_assign_sub(ctx, op, ref, a, b):
             for x, flag in ((a, "transpose_a"), (b, "transpose_b")))
     scaled = ctx.node("Mul", [ctx.const(np.float32(op.attrs["c"])), ctx.node("MatMul", [a, b])])
     model.set(ref, ctx.node("Sub", [old, scaled]))
+    return []
+
+
+@converter("_BiasAssignSub")
+def _bias_assign_sub(ctx, op, ref, g):
+    """The optimiser's fused SGD step on a bias (optimize/fusion.py), v -= c * (g summed over its rows), in the
+    three ops it replaces: ReduceSum over axis 0 (SumToShapeOf's), Mul, Sub."""
+    model = ctx.model
+    if not isinstance(model, StepModel):
+        raise Unsupported("changes a variable, which an exported model cannot do")
+    model._check(ctx, ref)
+    old = model.variable(ref.var)
+    summed = ctx.reduce("ReduceSum", g, [0], False)
+    model.set(ref, ctx.node("Sub", [old, ctx.node("Mul", [ctx.const(op.attrs["c"]), summed])]))
     return []
 
 

@@ -141,21 +141,52 @@ def _inline_matmul_assign_sub(op, glob):
 codegen.register_inline("_MatMulAssignSub", _inline_matmul_assign_sub)
 
 
+def _bias_assign_sub_kernel(var, g, c):
+    """var -= c * (g summed over its rows): a Dense layer's bias gradient (SumToShapeOf's column sums), scaled,
+    subtracted, in one call: the same NumPy operations as the three ops it replaces."""
+    s = math_ops.column_sums(g)  # (a fresh array: scaled in place)
+    np.multiply(c, s, out=s)
+    return resource_ops.ASSIGN_SUB.kernel(var, s, dtype=None)
+
+
+# AssignSubVariableOp(v, c * SumToShapeOf(g, b)) for a 2-D float32/64 g and a bias b of its row's shape (SGD on a
+# Dense layer's bias): one kernel call instead of three (w5's three biases, 2.9 -> ~1.8 us each).
+BIAS_ASSIGN_SUB = defop("_BiasAssignSub", _bias_assign_sub_kernel, lambda var, g, **attrs: [], num_outputs=0,
+                        stateful=True, attrs=("c",))
+
+
+def _inline_bias_assign_sub(op, glob):
+    c = op.attrs["c"]
+    glob[f"b{op._id}"] = lambda var, g: _bias_assign_sub_kernel(var, g, c)
+    return f"b{op._id}({{0}}, {{1}})"
+
+
+codegen.register_inline("_BiasAssignSub", _inline_bias_assign_sub)
+
+
 def _sgd_update(ctx, op, ins, sole):
-    """AssignSubVariableOp(v, c * g) (either operand order) with g = MatMul(a, b) read by the Mul alone, the Mul
-    by the assign alone, c a float32 scalar constant and g a float32 product oneDNN runs: _MatMulAssignSub."""
+    """AssignSubVariableOp(v, c * g) (either operand order; c a scalar constant of g's dtype, g read by the Mul
+    alone, the Mul by the assign alone): _MatMulAssignSub where g = MatMul(a, b) is a float32 product oneDNN
+    runs, _BiasAssignSub where g = SumToShapeOf(d, bias) sums a 2-D float32/64 d over its rows."""
     value = op.inputs[1]
-    if value.op.type != "Mul" or not sole(value) or value.dtype.name != "float32" or ins[1].op.type != "Mul":
+    if value.op.type != "Mul" or not sole(value) or ins[1].op.type != "Mul":
         return None
     new_ins = ins[1].op.inputs
     for j in (0, 1):
         c = ctx.const_value(new_ins[1 - j])
         g = new_ins[j]
-        if g.op.type == "MatMul" and sole(value.op.inputs[j]) and c is not None:
+        if c is not None and g.op.type in ("MatMul", "SumToShapeOf") and sole(value.op.inputs[j]):
             break
     else:
         return None
-    if np.ndim(c) or np.asarray(c).dtype != np.float32:
+    if np.ndim(c) or np.asarray(c).dtype != value.dtype.as_numpy_dtype or g.dtype is not value.dtype:
+        return None
+    c = np.asarray(c).dtype.type(c)
+    if g.op.type == "SumToShapeOf":
+        d, ref = g.op.inputs
+        if (d.dtype.name in ("float32", "float64") and d.shape.rank == 2 and d.shape.is_fully_defined()
+                and ref.shape.rank == 1 and ref.shape.as_list() == d.shape.as_list()[1:]):
+            return ctx.emit(BIAS_ASSIGN_SUB, [ins[0], d], {"c": c}, op.name)
         return None
     dims = dense_chain._dims(g.op)
     if dims is None or dims[5] or dims[6] or list(value.shape) != [dims[0], dims[2]]:
@@ -163,8 +194,8 @@ def _sgd_update(ctx, op, ins, sole):
     m, k, n, ta, tb = dims[:5]
     if not dense_chain.updates_on_onednn(m, k, n):
         return None
-    return ctx.emit(MATMUL_ASSIGN_SUB, [ins[0], *g.op.inputs],
-                    {"c": np.float32(c), "transpose_a": ta, "transpose_b": tb}, op.name)
+    return ctx.emit(MATMUL_ASSIGN_SUB, [ins[0], *g.op.inputs], {"c": c, "transpose_a": ta, "transpose_b": tb},
+                    op.name)
 
 
 def make_fuser(graph, outputs):
