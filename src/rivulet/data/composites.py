@@ -172,7 +172,91 @@ class SparseKind(ElementKind):
         return out
 
 
-_KINDS = [SparseKind()]
+class ExtensionKind(ElementKind):
+    """tf.experimental.ExtensionType elements (found by duck typing: data/ does not import extension_type/).
+    A kind is bound to one spec (kind_of_spec gives the bound kind; equal specs share it): a value travels as
+    its component tensors and is rebuilt by the spec, which also holds its static fields. Batching stacks
+    each component and unbatching splits each along its first dimension (BatchableExtensionType's default
+    encoding), the spec batched by its `_batch` / `_unbatch`."""
+    name = "extension_type"
+    _bound = {}
+
+    def __init__(self, spec=None):
+        self.spec = spec
+
+    def bound(self, spec):
+        try:
+            k = ExtensionKind._bound.get(spec)
+        except TypeError:
+            k = None
+        if k is None:
+            k = ExtensionKind(spec)
+            if len(ExtensionKind._bound) > 4096:
+                ExtensionKind._bound.clear()
+            try:
+                ExtensionKind._bound[spec] = k
+            except TypeError:
+                pass
+        return k
+
+    def matches_value(self, v):
+        return hasattr(type(v), "_tf_extension_type_fields") and not isinstance(v, type) and \
+            hasattr(v, "_to_components") and not hasattr(v, "_component_specs")
+
+    def matches_spec(self, spec):
+        return hasattr(type(spec), "_tf_extension_type_fields") and hasattr(spec, "_component_specs")
+
+    def spec_of(self, value):
+        return value._type_spec
+
+    def to_stored(self, value):
+        spec = value._type_spec
+        comps = []
+        for c in value._to_components():
+            if not isinstance(c, EagerTensor):
+                raise TypeError(f"Expected an eager {type(value).__name__}, got one of graph tensors; build the "
+                                "dataset outside the tf.function.")
+            comps.append(c._v)
+        return CompositeValue(self.bound(spec), comps)
+
+    def to_value(self, cv):
+        return self.spec._from_components([EagerTensor(c) for c in cv.comps])
+
+    def _batchable(self, spec, what):
+        if not hasattr(spec, what):
+            raise TypeError(f"Dataset elements of type {type(spec).__qualname__} can not be batched: its value "
+                            f"type {spec.value_type.__name__} is not a tf.experimental.BatchableExtensionType.")
+        return getattr(spec, what)
+
+    def batched_spec(self, spec, size):
+        return self._batchable(spec, "_batch")(size)
+
+    def unbatched_spec(self, spec):
+        return self._batchable(spec, "_unbatch")()
+
+    def common_spec(self, a, b):
+        return a.most_specific_common_supertype([b])
+
+    def stack(self, parts):
+        kind = self.bound(self.batched_spec(self.spec, None))
+        n = len(parts[0].comps)
+        for p in parts[1:]:
+            for a, b in zip(p.comps, parts[0].comps):
+                if np.shape(a) != np.shape(b):
+                    raise InvalidArgumentError(f"Cannot batch tensors with different shapes in component: "
+                                               f"first element had shape {list(np.shape(parts[0].comps[0]))} and "
+                                               f"another element had shape {list(np.shape(a))}.")
+        return CompositeValue(kind, [np.stack([p.comps[i] for p in parts]) for i in range(n)])
+
+    def split(self, cv):
+        kind = self.bound(self.unbatched_spec(self.spec))
+        if not cv.comps:
+            raise InvalidArgumentError("Cannot unbatch a value with no tensors.")
+        n = len(cv.comps[0])
+        return [CompositeValue(kind, [c[r] for c in cv.comps]) for r in range(n)]
+
+
+_KINDS = [SparseKind(), ExtensionKind()]
 
 
 def register(kind):
@@ -194,7 +278,7 @@ def kind_of_spec(spec):
         return None
     for k in _KINDS:
         if k.matches_spec(spec):
-            return k
+            return k.bound(spec) if isinstance(k, ExtensionKind) else k
     return None
 
 

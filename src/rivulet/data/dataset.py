@@ -354,6 +354,9 @@ class OwnedIterator:
             raise StopIteration
         return self._pack(flat)
 
+    def next(self):  # (TensorFlow's Python 2 spelling, which the extension_type guide calls)
+        return self.__next__()
+
     def get_next(self):
         return next_or_end_of_sequence(self)
 

@@ -112,6 +112,9 @@ def map_fn(fn, elems, dtype=None, parallel_iterations=None, back_prop=True, swap
         raise TypeError(f"fn must be callable, got {fn!r}")
     if fn_output_signature is None:
         fn_output_signature = dtype
+    if any(_is_extension(x) for x in nest.flatten(elems)) or (fn_output_signature is not None and any(
+            _is_extension_spec(x) for x in nest.flatten(fn_output_signature))):
+        return _map_extension(fn, elems, fn_output_signature, name)
     flat = [e if _is_ragged(e) else convert_to_tensor(e) for e in nest.flatten(elems)]
     if not flat:
         raise ValueError("elems must be a Tensor or (possibly nested) sequence of Tensors. Got []")
@@ -219,3 +222,53 @@ def _map_graph(outputs, n, out_sig, specs, name):
             results.append(tas[k].stack())
             k += 1
     return nest.pack_sequence_as(out_sig, results)
+
+
+# -- tf.experimental.BatchableExtensionType elements and results: mapped as their component tensors ------------
+
+
+def _is_extension(x):
+    return hasattr(type(x), "_tf_extension_type_fields") and hasattr(x, "_to_components") and \
+        not hasattr(x, "_component_specs")
+
+
+def _is_extension_spec(s):
+    return hasattr(type(s), "_tf_extension_type_fields") and hasattr(s, "_component_specs")
+
+
+def _unbatch(spec):
+    if not hasattr(spec, "_unbatch"):
+        raise TypeError(f"tf.map_fn maps over the rows of a tf.experimental.BatchableExtensionType, got a "
+                        f"{spec.value_type.__name__}, which is not batchable.")
+    return spec._unbatch()
+
+
+def _map_extension(fn, elems, fn_output_signature, name):
+    """map_fn over elems holding ExtensionTypes (each row: the value of the unbatched spec) or giving them
+    (fn_output_signature: an ExtensionType's Spec of one row; by default the rows' own signature): the
+    components are mapped, each result rebuilt by the batched spec."""
+    from .control_flow import _collapsed, _expanded
+    exp_elems, in_specs = _expanded(elems)
+    row_specs = None if in_specs is None else [None if s is None else _unbatch(s) for s in in_specs]
+    if fn_output_signature is None:
+        leaves = nest.flatten(elems)
+        out_sig = [rs if rs is not None else _element_spec(convert_to_tensor(x) if not _is_ragged(x) else x)
+                   for x, rs in zip(leaves, row_specs)]
+        out_sig = nest.pack_sequence_as(elems, out_sig) if nest.is_nested(elems) else out_sig[0]
+    else:
+        out_sig = fn_output_signature
+    sig_leaves = nest.flatten(out_sig)
+    exp_sig = [list(x._component_specs) if _is_extension_spec(x) else x for x in sig_leaves]
+    exp_sig = nest.pack_sequence_as(out_sig, exp_sig) if nest.is_nested(out_sig) else exp_sig[0]
+
+    def mapped(row):
+        value = _collapsed(elems, row, row_specs) if row_specs is not None else row
+        result = fn(value)
+        res_exp, _ = _expanded(result)
+        return res_exp
+
+    out = map_fn(mapped, exp_elems, fn_output_signature=exp_sig, name=name)
+    firsts = [c for c in nest.flatten(out)]
+    n = firsts[0].shape[0] if firsts and firsts[0].shape.rank else None
+    specs = [x._batch(n) if _is_extension_spec(x) else None for x in sig_leaves]
+    return _collapsed(out_sig, out, specs)
