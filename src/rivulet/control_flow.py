@@ -4,3 +4,17 @@ from .function.map_fn import map_fn  # noqa: F401
 from .ops.tensor_array_ops import TensorArray  # noqa: F401
 
 TOPLEVEL = ["cond", "while_loop", "switch_case", "case", "TensorArray", "map_fn"]
+
+
+def vectorized_map(fn, elems, fallback_to_while_loop=True, warn=True):
+    """tf.vectorized_map: `fn` over the first dimension of `elems`, run as tf.map_fn (not vectorised); the output
+    signature is read from one call of `fn` on the first row."""
+    from . import nest
+    from .core.tensor import convert_to_tensor
+    from .shape import TensorSpec
+    first = nest.map_structure(lambda e: convert_to_tensor(e)[0], elems)
+    sig = nest.map_structure(lambda t: TensorSpec(t.shape, t.dtype), fn(first))
+    return map_fn(fn, elems, fn_output_signature=sig)
+
+
+TOPLEVEL.append("vectorized_map")
