@@ -16,6 +16,8 @@ def __getattr__(name):
     if name in _EXTENSION:
         from .. import extension_type as _et
         return getattr(_et, name)
+    if name == "numpy":  # tf.experimental.numpy, loaded on first use
+        return __import__(__name__ + ".numpy", fromlist=["numpy"])
     raise AttributeError(f"module 'rivulet.experimental' has no attribute '{name}'")
 
 
