@@ -1,4 +1,5 @@
-"""tf.nest: flatten and rebuild nested structures (lists, tuples, namedtuples, dicts and other mappings).
+"""tf.nest: flatten and rebuild nested structures (lists, tuples, namedtuples, dicts and other mappings, and
+mapping views such as dict.values(), which pack back as lists).
 
 The one order every flattener and packer in rivulet follows (datasets, tf.function arguments and results,
 Keras models, saved signatures): a mapping's values flatten in sorted-key order, and packing puts them
@@ -11,7 +12,7 @@ import collections.abc
 __all__ = ["flatten", "pack_sequence_as", "map_structure", "is_nested", "assert_same_structure"]
 
 
-_LEAF, _SEQ, _NAMEDTUPLE, _MAP = range(4)
+_LEAF, _SEQ, _NAMEDTUPLE, _MAP, _VIEW = range(5)
 _KINDS = {dict: _MAP, list: _SEQ, tuple: _SEQ}  # type -> kind, filled as types are met (bounded below)
 
 
@@ -25,6 +26,8 @@ def _kind(x):
             k = _NAMEDTUPLE
         elif issubclass(t, (list, tuple)):
             k = _SEQ
+        elif issubclass(t, collections.abc.MappingView):  # dict.keys()/values()/items(): in their own order
+            k = _VIEW
         else:
             k = _LEAF
         if len(_KINDS) > 4096:  # classes made on the fly must not pile up here
@@ -74,6 +77,8 @@ def _rebuild(template, children):
         return type(template)(pairs)
     if kind == _NAMEDTUPLE:
         return type(template)(*children)
+    if kind == _VIEW:
+        return list(children)  # a view cannot be made from values: TensorFlow packs it as a list
     return type(template)(children)  # lists, tuples and their subclasses that take an iterable
 
 
