@@ -67,6 +67,8 @@ def _sparse_class():
 from .ops import composite as _composite  # noqa: E402
 _composite.register_loader("ragged", _ragged_class)
 _composite.register_loader("sparse", _sparse_class)
+_composite.register_loader("extension_type", lambda: _importlib.import_module(".extension_type.saving",
+                                                                              __name__).SavedModelKind)
 from .function import concrete as _concrete, polymorphic as _polymorphic  # noqa: E402
 _polymorphic.register_autograph(_autograph_convert)
 _concrete.register_jit(_jit_wrap)

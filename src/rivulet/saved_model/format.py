@@ -5,6 +5,7 @@ and read back by a strict decoder: every value is checked against what it may be
 file fails here with SavedModelError naming the file, never later and never by running anything.
 """
 import base64
+import collections.abc
 import keyword
 import math
 import operator
@@ -87,7 +88,7 @@ def encode(v, tensors, leaf=None):
         return {"tuple": [encode(x, tensors, leaf) for x in v]}
     if isinstance(v, list):
         return {"list": [encode(x, tensors, leaf) for x in v]}
-    if isinstance(v, dict):
+    if isinstance(v, dict) or (isinstance(v, collections.abc.Mapping) and hasattr(type(v), "_d")):
         return {"dict": [[encode(k, tensors, leaf), encode(x, tensors, leaf)] for k, x in v.items()]}
     from ..function.trace_type import Literal, VariableSpec, is_composite_spec
     if isinstance(v, Literal):
@@ -95,6 +96,13 @@ def encode(v, tensors, leaf=None):
     if isinstance(v, VariableSpec):
         return {"varspec": [_shape(v.shape), v.dtype.name, bool(v.trainable)]}
     kind = _composite_kind(v) if is_composite_spec(v) else None
+    if kind == "extension_type":  # a tf.experimental.ExtensionType's spec: its registered name and fields
+        name = composite_spec_class(kind).name_of(v.value_type)
+        if name is None:
+            raise ValueError(f"No encoder for object {v!r} of type {type(v)}: an ExtensionType is saved under the "
+                             f"name it is registered by (give {v.value_type.__qualname__} a `__name__` or "
+                             "decorate it with tf.experimental.extension_type(name)).")
+        return {"extension_spec": [name, [[k, encode(x, tensors, leaf)] for k, x in v._fields_items()]]}
     if kind == "ragged":
         flat = getattr(v, "_flat_shape", None)
         return {"ragged_spec": [_shape(v.shape), v.dtype.name, int(v.ragged_rank),
@@ -126,6 +134,8 @@ def _composite_kind(spec):
     for kind in COMPOSITE_KINDS:
         if type(spec) is composite_spec_class(kind):
             return kind
+    if hasattr(type(spec), "_tf_extension_type_fields") and hasattr(spec, "_component_specs"):
+        return "extension_type"  # (composite_spec_class("extension_type"): extension_type/'s saving hooks)
     return None
 
 
@@ -240,6 +250,20 @@ class Decoder:
             if dt == _dt.resource or dt == _dt.variant:
                 raise Invalid(f"a SparseTensorSpec cannot hold {dt.name} values")
             return composite_spec_class("sparse")(s, dt)
+        if tag == "extension_spec":  # built by extension_type/ from a class registered under that name
+            name, items = expect_list(body, tag, 2)
+            if not isinstance(name, str):
+                raise Invalid(f"bad ExtensionType name {short(name)}")
+            fields = []
+            for item in expect_list(items, tag):
+                k, x = _pair(item, tag)
+                if not isinstance(k, str):
+                    raise Invalid(f"bad ExtensionType field name {short(k)}")
+                fields.append((k, self(x, d)))
+            try:
+                return composite_spec_class("extension_type").make_spec(name, fields)
+            except (TypeError, ValueError) as e:
+                raise Invalid(str(e)) from None
         if tag == "composite":
             from ..core.tensor import SymbolicTensor
             spec, comps = expect_list(body, tag, 2)

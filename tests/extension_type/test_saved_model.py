@@ -1,0 +1,92 @@
+"""ExtensionTypes in tf.saved_model.save / load: a spec is saved under the name its class is registered by
+(`__name__`, or tf.experimental.extension_type), as TensorFlow saves it, and loading finds that class again;
+an unregistered one is refused at save (TensorFlow 2.21: NotEncodableError "No encoder for object ...")."""
+import json
+import os
+
+import numpy as np
+import pytest
+from typing import Tuple
+
+import rivulet as tf
+
+
+class MaskedTensor(tf.experimental.BatchableExtensionType):
+    __name__ = "rivulet_tests.MaskedTensor"
+    values: tf.Tensor
+    mask: tf.Tensor
+
+    class Spec:
+        def __init__(self, shape, dtype=tf.float32):
+            self.values = tf.TensorSpec(shape, dtype)
+            self.mask = tf.TensorSpec(shape, tf.bool)
+
+
+@tf.experimental.extension_type("rivulet_tests.Scaled")
+class Scaled(tf.experimental.ExtensionType):
+    x: tf.Tensor
+    scale: float
+    tags: Tuple[str, ...] = ()
+
+
+class Unregistered(tf.experimental.ExtensionType):
+    x: tf.Tensor
+
+
+class Grower(tf.Module):
+    def __init__(self, v):
+        super().__init__()
+        self.v = tf.Variable(v)
+
+    @tf.function
+    def grow(self, x):
+        return MaskedTensor(x.values * self.v, x.mask)
+
+    @tf.function
+    def rescale(self, s):
+        return Scaled(s.x * s.scale, s.scale * 2)
+
+
+def test_save_and_load(tmp_path):
+    m = Grower(100.0)
+    m.grow.get_concrete_function(MaskedTensor.Spec(shape=None, dtype=tf.float32))
+    m.rescale.get_concrete_function(Scaled.Spec(tf.TensorSpec([2]), 3.0, ()))
+    tf.saved_model.save(m, str(tmp_path))
+    loaded = tf.saved_model.load(str(tmp_path))
+    out = loaded.grow(MaskedTensor([1., 2, 3], [False, True, False]))
+    assert isinstance(out, MaskedTensor)
+    np.testing.assert_array_equal(out.values.numpy(), [100., 200, 300])
+    np.testing.assert_array_equal(out.mask.numpy(), [False, True, False])
+    r = loaded.rescale(Scaled(tf.constant([1., 2.]), 3.0))
+    assert isinstance(r, Scaled) and r.scale == 6.0
+    np.testing.assert_array_equal(r.x.numpy(), [3., 6.])
+
+
+def test_unregistered_is_refused(tmp_path):
+    class M(tf.Module):
+        @tf.function
+        def f(self, u):
+            return u.x * 2
+    m = M()
+    m.f.get_concrete_function(Unregistered.Spec(tf.TensorSpec(None)))
+    with pytest.raises(ValueError, match="No encoder for object Unregistered.Spec"):
+        tf.saved_model.save(m, str(tmp_path))
+
+
+def test_forged_fields_are_refused(tmp_path):
+    m = Grower(2.0)
+    m.rescale.get_concrete_function(Scaled.Spec(tf.TensorSpec([2]), 3.0, ()))
+    tf.saved_model.save(m, str(tmp_path))
+    files = [f for f in os.listdir(tmp_path) if f.endswith(".json")]
+    assert files
+    path = os.path.join(tmp_path, files[0])
+    text = open(path).read()
+    assert '"rivulet_tests.Scaled"' in text
+    for forged in ('"rivulet_tests.Nope"', ):
+        with open(path, "w") as f:
+            f.write(text.replace('"rivulet_tests.Scaled"', forged))
+        with pytest.raises(Exception, match="not registered"):
+            tf.saved_model.load(str(tmp_path))
+    with open(path, "w") as f:
+        f.write(text)
+    json.loads(text)
