@@ -13,7 +13,8 @@ Nothing here is a trained model: predictions mean nothing.
 - YAMNet: a float32 waveform at 16 kHz [None] -> (scores [patches, 521], embeddings [patches, 1024],
   log_mel_spectrogram [frames, 64]) with YAMNet's framing (25 ms windows every 10 ms, 64 mel bands from 125
   to 7500 Hz, log(mel + 0.001), patches of 96 frames every 48, the waveform zero-padded to whole patches), and
-  `class_map_path()` giving the class map CSV (index, mid, display_name) saved beside the model.
+  `class_map_path()` giving the class map CSV (index, mid, display_name) saved beside the model;
+- magenta's arbitrary-image-stylization: (content, style) images -> [stylized image of the content's size].
 """
 import os
 
@@ -36,6 +37,8 @@ def kind_of(handle):
     parts = h.split("/")
     if "yamnet" in parts:
         return "yamnet", ()
+    if any(p.startswith("arbitrary-image-stylization") for p in parts):
+        return "stylization", ()
     for name, dim in TEXT_MODELS.items():
         for p in parts:
             if p.startswith(name):
@@ -210,6 +213,30 @@ def yamnet_module(tf, seed, directory):
     return m, {"serving_default": m.__call__.get_concrete_function()}
 
 
+def stylization_module(tf, seed):
+    """magenta/arbitrary-image-stylization: `module(content, style)` -> [stylized], float32 images in [0, 1]
+    of the content's size; here the content's per-channel statistics moved to the style's (AdaIN on the
+    pixels) plus a random 3x3 convolution of them, clipped to [0, 1]."""
+    kernel = np.random.default_rng(seed).normal(0.0, 0.05, (3, 3, 3, 3)).astype(np.float32)
+
+    class Stylization(tf.Module):
+        def __init__(self):
+            super().__init__()
+            self.kernel = tf.Variable(kernel, name="kernel")
+
+        @tf.function(input_signature=[tf.TensorSpec([None, None, None, 3], tf.float32),
+                                      tf.TensorSpec([None, None, None, 3], tf.float32)])
+        def __call__(self, placeholder, placeholder_1):
+            c_mean, c_var = tf.nn.moments(placeholder, axes=[1, 2], keepdims=True)
+            s_mean, s_var = tf.nn.moments(placeholder_1, axes=[1, 2], keepdims=True)
+            x = (placeholder - c_mean) * tf.sqrt((s_var + 1e-5) / (c_var + 1e-5)) + s_mean
+            x = x + tf.nn.conv2d(x, self.kernel, 1, "SAME")
+            return [tf.clip_by_value(x, 0.0, 1.0)]
+
+    m = Stylization()
+    return m, {"serving_default": m.__call__.get_concrete_function()}
+
+
 def build(handle, directory):
     """Builds the module for `handle` and saves it as a SavedModel in `directory`."""
     import zlib
@@ -223,8 +250,10 @@ def build(handle, directory):
         module, signatures = text_module(tf, *args, seed)
     elif kind == "yamnet":
         module, signatures = yamnet_module(tf, seed, directory)
+    elif kind == "stylization":
+        module, signatures = stylization_module(tf, seed)
     else:
         raise ValueError(f"the tensorflow_hub stand-in has no module for {handle!r} (it serves image "
                          f"classifiers and feature vectors of {sorted(IMAGE_MODELS)}, the text embeddings "
-                         f"{sorted(TEXT_MODELS)} and YAMNet)")
+                         f"{sorted(TEXT_MODELS)}, YAMNet and arbitrary-image-stylization)")
     tf.saved_model.save(module, directory, signatures=signatures)
