@@ -75,3 +75,4 @@ for _n in _special_ops.SPECIAL:
     setattr(special, _n, getattr(_special_ops, _n))
 from .ops.math_more_ops import (cumulative_logsumexp, invert_permutation, nextafter, polyval, lbeta,  # noqa: F401,E402
                                 is_non_decreasing, is_strictly_increasing, zero_fraction, accumulate_n)
+from .ops.special_ops import igamma, igammac, betainc, zeta, polygamma  # noqa: F401,E402

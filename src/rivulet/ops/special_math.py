@@ -491,3 +491,221 @@ def spence(x):
     out = _apply(x, [(ok, lambda v: _li2(1 - v))])
     out[(x < 0) | (x == np.inf)] = np.nan
     return out
+
+
+# ---------------------------------------------------------------- incomplete gamma / beta, Hurwitz zeta
+def _lgamma(x):
+    from .math_ops import _lgamma64
+    return _lgamma64(x)
+
+
+def _digamma(x):
+    from .math_ops import _digamma64
+    return _digamma64(x)
+
+
+_TINY = 1e-300
+_EPS = 1e-16
+
+
+def _gamma_series(a, x, max_iter=100000):
+    """P(a, x) by its series (x < a + 1): exp(-x + a log x - lgamma(a + 1)) sum x^n / ((a+1)...(a+n))."""
+    term = np.ones_like(x)
+    total = term.copy()
+    ap = a.copy()
+    live = np.ones(x.shape, bool)
+    for _ in range(max_iter):
+        ap = ap + 1
+        term = np.where(live, term * x / ap, term)
+        total = np.where(live, total + term, total)
+        live = live & (np.abs(term) > np.abs(total) * _EPS)
+        if not live.any():
+            break
+    return np.exp(-x + a * np.log(x) - _lgamma(a + 1)) * total
+
+
+def _gamma_cf(a, x, max_iter=100000):
+    """Q(a, x) by Legendre's continued fraction (x >= a + 1), modified Lentz."""
+    b = x + 1 - a
+    c = np.full_like(x, 1 / _TINY)
+    d = 1 / b
+    h = d.copy()
+    live = np.ones(x.shape, bool)
+    for i in range(1, max_iter):
+        an = -i * (i - a)
+        b = b + 2
+        d = an * d + b
+        d = np.where(np.abs(d) < _TINY, _TINY, d)
+        c = b + an / c
+        c = np.where(np.abs(c) < _TINY, _TINY, c)
+        d = 1 / d
+        delta = c * d
+        h = np.where(live, h * delta, h)
+        live = live & (np.abs(delta - 1) > _EPS)
+        if not live.any():
+            break
+    return np.exp(-x + a * np.log(x) - _lgamma(a)) * h
+
+
+def _igamma_pair(a, x):
+    """(P, Q) for float64 arrays of one shape, TensorFlow's special values: NaN for a <= 0 or x < 0 (a NaN in
+    either), P = 0 at x = 0, P = 1 at x = inf."""
+    a, x = np.broadcast_arrays(np.asarray(a, np.float64), np.asarray(x, np.float64))
+    a, x = a.ravel().copy(), x.ravel().copy()
+    p = np.full(a.shape, np.nan)
+    ok = (a > 0) & (x >= 0) & np.isfinite(a)
+    p[ok & (x == 0)] = 0.0
+    p[ok & (x == np.inf)] = 1.0
+    q = 1 - p
+    mid = ok & (x > 0) & np.isfinite(x)
+    ser = mid & (x < a + 1)
+    cf = mid & ~ser
+    if ser.any():
+        p[ser] = _gamma_series(a[ser], x[ser])
+        q[ser] = 1 - p[ser]
+    if cf.any():
+        q[cf] = _gamma_cf(a[cf], x[cf])
+        p[cf] = 1 - q[cf]
+    return p, q
+
+
+def igamma(a, x):
+    shape = np.broadcast_shapes(np.shape(a), np.shape(x))
+    return _igamma_pair(a, x)[0].reshape(shape)
+
+
+def igammac(a, x):
+    shape = np.broadcast_shapes(np.shape(a), np.shape(x))
+    return _igamma_pair(a, x)[1].reshape(shape)
+
+
+def igamma_grad_a(a, x):
+    """d P(a, x) / da by central differences with two Richardson steps (error ~1e-10 relative or better)."""
+    a, x = np.broadcast_arrays(np.asarray(a, np.float64), np.asarray(x, np.float64))
+    h = 1e-2 * np.where(a < 1, a, 1.0) * np.maximum(1.0, np.sqrt(np.abs(a)))
+
+    upper = x >= a + 1  # there Q is the small, accurate one: dP/da = -dQ/da
+
+    def d(step):
+        return np.where(upper, igammac(a - step, x) - igammac(a + step, x),
+                        igamma(a + step, x) - igamma(a - step, x)) / (2 * step)
+    d1, d2, d4 = d(h), d(h / 2), d(h / 4)
+    r1, r2 = (4 * d2 - d1) / 3, (4 * d4 - d2) / 3
+    return (16 * r2 - r1) / 15
+
+
+def _betacf(a, b, x, max_iter=100000):
+    qab, qap, qam = a + b, a + 1, a - 1
+    c = np.ones_like(x)
+    d = 1 - qab * x / qap
+    d = np.where(np.abs(d) < _TINY, _TINY, d)
+    d = 1 / d
+    h = d.copy()
+    live = np.ones(x.shape, bool)
+    for m in range(1, max_iter):
+        m2 = 2 * m
+        aa = m * (b - m) * x / ((qam + m2) * (a + m2))
+        d = 1 + aa * d
+        d = np.where(np.abs(d) < _TINY, _TINY, d)
+        c = 1 + aa / c
+        c = np.where(np.abs(c) < _TINY, _TINY, c)
+        d = 1 / d
+        h = np.where(live, h * d * c, h)
+        aa = -(a + m) * (qab + m) * x / ((a + m2) * (qap + m2))
+        d = 1 + aa * d
+        d = np.where(np.abs(d) < _TINY, _TINY, d)
+        c = 1 + aa / c
+        c = np.where(np.abs(c) < _TINY, _TINY, c)
+        d = 1 / d
+        delta = d * c
+        h = np.where(live, h * delta, h)
+        live = live & (np.abs(delta - 1) > _EPS)
+        if not live.any():
+            break
+    return h
+
+
+def betainc(a, b, x):
+    """The regularized incomplete beta function I_x(a, b) (the continued fraction on the side where it
+    converges fast, the symmetry I_x(a, b) = 1 - I_{1-x}(b, a) on the other); NaN outside a, b > 0, 0 <= x <= 1."""
+    shape = np.broadcast_shapes(np.shape(a), np.shape(b), np.shape(x))
+    a, b, x = (np.broadcast_to(np.asarray(v, np.float64), shape).ravel().copy() for v in (a, b, x))
+    out = np.full(a.shape, np.nan)
+    ok = (a > 0) & (b > 0) & (x >= 0) & (x <= 1) & np.isfinite(a) & np.isfinite(b)
+    out[ok & (x == 0)] = 0.0
+    out[ok & (x == 1)] = 1.0
+    mid = ok & (x > 0) & (x < 1)
+    if mid.any():
+        am, bm, xm = a[mid], b[mid], x[mid]
+        lbt = _lgamma(am + bm) - _lgamma(am) - _lgamma(bm) + am * np.log(xm) + bm * np.log1p(-xm)
+        front = np.exp(lbt)
+        direct = xm < (am + 1) / (am + bm + 2)
+        r = np.empty_like(xm)
+        r[direct] = front[direct] * _betacf(am[direct], bm[direct], xm[direct]) / am[direct]
+        s = ~direct
+        r[s] = 1 - front[s] * _betacf(bm[s], am[s], 1 - xm[s]) / bm[s]
+        out[mid] = r
+    return out.reshape(shape)
+
+
+# B_2k / (2k)! for the Euler-Maclaurin tail of the Hurwitz zeta function
+_BERN = [1 / 6, -1 / 30, 1 / 42, -1 / 30, 5 / 66, -691 / 2730, 7 / 6, -3617 / 510, 43867 / 798, -174611 / 330,
+         854513 / 138, -236364091 / 2730]
+
+
+def zeta(x, q):
+    """Hurwitz's zeta(x, q) = sum_k (q + k)^-x: the first terms summed until q + N >= 10, then the
+    Euler-Maclaurin tail with 12 Bernoulli terms (or
+    no tail once the terms fall below rounding). inf at x == 1 and, for even integer x, at the poles q = 0, -1,
+    ...; NaN for x < 1, at the poles for other x, and for a negative q with a non-integer x."""
+    from math import factorial
+    shape = np.broadcast_shapes(np.shape(x), np.shape(q))
+    x, q = (np.broadcast_to(np.asarray(v, np.float64), shape).ravel().copy() for v in (x, q))
+    out = np.full(x.shape, np.nan)
+    out[x == 1] = np.inf
+    ok = (x > 1) & ~np.isnan(q)
+    pole = ok & (q <= 0) & (np.floor(q) == q)
+    out[pole & (np.floor(x) == x) & (np.fmod(x, 2) == 0)] = np.inf  # TensorFlow's: NaN at a pole for other x
+    ok &= ~pole & ~((q < 0) & (np.floor(x) != x))
+    if ok.any():
+        xs, qs = x[ok], q[ok]
+        s = np.zeros_like(xs)
+        a = qs.copy()
+        for _ in range(1000):  # direct terms while q + N < 10, or < x with terms still counting
+            t = np.power(a, -xs)
+            m = (a < 10) | ((a < xs) & (np.abs(t) > 1e-18 * np.abs(s)))
+            if not m.any():
+                break
+            s = s + np.where(m, t, 0.0)
+            a = np.where(m, a + 1, a)
+        done = (a < xs) & (np.abs(np.power(a, -xs)) <= 1e-18 * np.abs(s))  # the rest is below rounding
+        big = (a >= 10) | done
+        tail = a ** (1 - xs) / (xs - 1) + 0.5 * a ** -xs
+        fac = xs.copy()  # x (x+1) ... (x + 2j - 2)
+        pw = a ** (-xs - 1)
+        for j, bj in enumerate(_BERN):
+            tail = tail + bj / factorial(2 * j + 2) * fac * pw
+            fac = fac * (xs + 2 * j + 1) * (xs + 2 * j + 2)
+            pw = pw / (a * a)
+        r = np.where(done, s, s + tail)
+        out[ok] = np.where(big, r, np.nan)
+    out[(x > 1) & (q == np.inf)] = 0.0
+    return out.reshape(shape)
+
+
+def polygamma(n, x):
+    """psi^(n)(x): digamma for n = 0, (-1)^(n+1) n! zeta(n + 1, x) for integers n >= 1; NaN for other n."""
+    from math import gamma as _g
+    shape = np.broadcast_shapes(np.shape(n), np.shape(x))
+    n, x = (np.broadcast_to(np.asarray(v, np.float64), shape).ravel().copy() for v in (n, x))
+    out = np.full(n.shape, np.nan)
+    integral = (n >= 0) & (np.floor(n) == n) & np.isfinite(n)
+    zero = integral & (n == 0)
+    out[zero] = _digamma(x[zero])
+    pos = integral & (n > 0)
+    if pos.any():
+        nn = n[pos]
+        fact = np.array([_g(v + 1) if v < 171 else np.inf for v in nn])
+        sign = np.where(nn % 2 == 1, 1.0, -1.0)
+        out[pos] = sign * fact * zeta(nn + 1, x[pos])
+    return out.reshape(shape)

@@ -9,14 +9,15 @@ float32/float64 subnormal input is read as 0 and a subnormal result becomes 0, h
 """
 import numpy as np
 
+from .. import dtypes as _dt
 from ..core.dispatch import bind
 from ..core.op import FLOATS, defop
-from ..errors import NotFoundError
+from ..errors import InvalidArgumentError, NotFoundError
 from . import special_math as _sm
-from ._rules import same_shape, to_tensor
+from ._rules import binary, binary_args, same_shape, to_tensor
 from .array_ops import where as _where, ones_like as _ones_like
-from .math_ops import (_quiet, add, cos, divide, equal, exp, log, multiply, negative, reciprocal, sign, sin,
-                       square, subtract)
+from .math_ops import (_quiet, add, cos, divide, equal, exp, lgamma, log, multiply, negative, reciprocal, sign,
+                       sin, square, subtract, sum_to)
 
 _F16 = np.dtype(np.float16)
 _LOG_FLT_MAX = float(np.log(np.finfo(np.float32).max))
@@ -161,3 +162,109 @@ def erfcinv(x, name=None):
 SPECIAL = ["bessel_i0", "bessel_i0e", "bessel_i1", "bessel_i1e", "bessel_j0", "bessel_j1", "bessel_k0", "bessel_k0e",
            "bessel_k1", "bessel_k1e", "bessel_y0", "bessel_y1", "dawsn", "expint", "fresnel_cos", "fresnel_sin",
            "spence"]
+
+
+
+# ---------------------------------------------------------------- igamma / igammac / betainc / zeta / polygamma
+_F32_64 = frozenset([_dt.float32, _dt.float64])
+
+
+def _float_kernel(name, fn, nargs):
+    """fn on float64 copies of the operands (broadcast), rounded to the operands' dtype."""
+    @_quiet
+    def k(*args):
+        dt = np.result_type(*args)
+        if dt == _F16:
+            raise NotFoundError(f"Could not find device for node: {{{{node {name}}}}} = {name}[T=DT_HALF] "
+                                f"[Op:{name}]")
+        return np.asarray(fn(*(np.asarray(v, np.float64) for v in args[:nargs])).astype(dt))
+    k.__name__ = name
+    return k
+
+
+def _igamma_grads(op, dy, sign):
+    a, x = op.inputs
+    da = multiply(bind(IGAMMA_GRAD_A, (a, x)), dy)
+    dx = multiply(exp(subtract(multiply(subtract(a, _c(1.0, a)), log(x)), add(x, lgamma(a)))), dy)
+    if sign < 0:
+        da, dx = negative(da), negative(dx)
+    return sum_to(da, a), sum_to(dx, x)
+
+
+IGAMMA_GRAD_A = defop("IgammaGradA", _float_kernel("IgammaGradA", _sm.igamma_grad_a, 2), binary, grad=None,
+                      same=2, allowed=_F32_64)
+IGAMMA = defop("Igamma", _float_kernel("Igamma", _sm.igamma, 2), binary, grad=lambda op, dy: _igamma_grads(op, dy, 1),
+               same=2, allowed=FLOATS)
+IGAMMAC = defop("Igammac", _float_kernel("Igammac", _sm.igammac, 2), binary,
+                grad=lambda op, dy: _igamma_grads(op, dy, -1), same=2, allowed=FLOATS)
+
+
+def _zeta_grad(op, dy):
+    x, q = op.inputs
+    return None, sum_to(multiply(negative(multiply(x, bind(ZETA, (add(x, _c(1.0, x)), q)))), dy), q)
+
+
+def _polygamma_grad(op, dy):
+    n, x = op.inputs
+    return None, sum_to(multiply(bind(POLYGAMMA, (add(n, _c(1.0, n)), x)), dy), x)
+
+
+ZETA = defop("Zeta", _float_kernel("Zeta", _sm.zeta, 2), binary, grad=_zeta_grad, same=2, allowed=_F32_64)
+POLYGAMMA = defop("Polygamma", _float_kernel("Polygamma", _sm.polygamma, 2), binary, grad=_polygamma_grad, same=2,
+                  allowed=_F32_64)
+
+
+def _betainc_infer(a, b, x):
+    shapes = [t.shape for t in (a, b, x)]
+    full = [s for s in shapes if s.rank != 0]
+    out = full[0] if full else a.shape
+    for s in full[1:]:
+        if out.is_fully_defined() and s.is_fully_defined() and out != s:
+            raise ValueError(f"Shapes must be equal rank, but are {out.rank} and {s.rank}" if out.rank != s.rank
+                             else f"Dimensions must be equal, but are {out} and {s}")
+        out = out.merge_with(s) if out.rank == s.rank else out
+    return out, a.dtype
+
+
+def _betainc_kernel(a, b, x):
+    for (p, q, pn, qn) in ((a, b, "a", "b"), (a, x, "a", "x")):
+        if np.ndim(p) and np.ndim(q) and np.shape(p) != np.shape(q):
+            raise InvalidArgumentError(f"Shapes of {pn} and {qn} are inconsistent: {list(np.shape(p))} vs. "
+                                       f"{list(np.shape(q))}")
+    if np.ndim(b) and np.ndim(x) and np.shape(b) != np.shape(x):
+        raise InvalidArgumentError(f"Shapes of b and x are inconsistent: {list(np.shape(b))} vs. {list(np.shape(x))}")
+    return _float_kernel("Betainc", _sm.betainc, 3)(a, b, x)
+
+
+def _betainc_grad(op, dy):
+    a, b, x = op.inputs
+    one = _c(1.0, x)
+    log_beta = subtract(add(lgamma(a), lgamma(b)), lgamma(add(a, b)))
+    from .math_ops import log1p, xlogy
+    bm1 = subtract(b, one)
+    xlog1py = _where(equal(bm1, _c(0.0, x)), _c(0.0, x) * bm1, multiply(bm1, log1p(negative(x))))  # 0 where b == 1
+    partial = exp(subtract(add(xlog1py, xlogy(subtract(a, one), x)), log_beta))
+    return None, None, sum_to(multiply(partial, dy), x)
+
+
+BETAINC = defop("Betainc", _betainc_kernel, _betainc_infer, grad=_betainc_grad, same=3, allowed=_F32_64)
+
+
+def _bin(op, default):
+    def f(a, x, name=None):
+        a, x = binary_args(a, x)
+        return bind(op, (a, x), name=name or default)
+    f.__name__ = f.__qualname__ = default.lower()
+    return f
+
+
+igamma = _bin(IGAMMA, "Igamma")
+igammac = _bin(IGAMMAC, "Igammac")
+zeta = _bin(ZETA, "Zeta")
+polygamma = _bin(POLYGAMMA, "Polygamma")
+
+
+def betainc(a, b, x, name=None):
+    """The regularized incomplete beta function I_x(a, b); a, b and x of one shape or scalars."""
+    a, b, x = to_tensor(a), to_tensor(b), to_tensor(x)
+    return bind(BETAINC, (a, b, x), name=name or "Betainc")
