@@ -132,3 +132,51 @@ def test_cartpole_dynamics_and_api():
     assert frame.shape == (400, 600, 3) and frame.dtype == np.uint8 and (frame == 0).any()
     with pytest.raises(AssertionError):
         env.step(2)
+
+
+def test_stylization_module(hub_cache):
+    m = hub.load("https://tfhub.dev/google/magenta/arbitrary-image-stylization-v1-256/2")
+    r = np.random.default_rng(1)
+    out = m(tf.constant(r.random((1, 40, 30, 3), np.float32)), tf.constant(r.random((1, 256, 256, 3), np.float32)))
+    assert isinstance(out, list) and out[0].shape == (1, 40, 30, 3)
+    assert 0.0 <= float(tf.reduce_min(out[0])) and float(tf.reduce_max(out[0])) <= 1.0
+
+
+def test_tensorflow_io_resample_in_a_traced_function():
+    import tensorflow_io as tfio
+    assert tfio.__file__.startswith(rt.STAND_INS)
+
+    @tf.function
+    def down(x, rate):
+        return tfio.audio.resample(x, rate_in=rate, rate_out=16000)
+    x = tf.constant(np.arange(12, dtype=np.float32))
+    y = down(x, tf.constant(24000, tf.int64))  # 2/3 of the samples, between neighbours
+    np.testing.assert_allclose(y.numpy(), np.arange(8) * 1.5, rtol=1e-6)
+    two = tfio.audio.resample(tf.stack([x, -x], 1), 8000, 16000)
+    assert two.shape == (24, 2) and two.numpy()[1].tolist() == [0.5, -0.5]
+
+
+def test_long_steps_loops_shrink_and_short_ones_stay():
+    assert rt.transform("fit(train_ds, test_ds, steps=40000)") == f"fit(train_ds, test_ds, steps={rt.MAX_STEPS})"
+    assert rt.transform("run(img, steps=100, m_steps=5000, validation_steps=5000)") == \
+        "run(img, steps=100, m_steps=5000, validation_steps=5000)"
+
+
+def test_synthetic_audio_and_facades_files(tmp_path):
+    import csv
+    import io
+    import tarfile
+    import zipfile
+    import synthetic
+    wav, rate = tf.audio.decode_wav(synthetic.miaow_wav())
+    assert int(rate) == 16000 and wav.shape == (107680, 1)
+    z = zipfile.ZipFile(io.BytesIO(synthetic.esc50_zip()))
+    rows = list(csv.DictReader(io.StringIO(z.read("ESC-50-master/meta/esc50.csv").decode())))
+    assert list(rows[0]) == ["filename", "fold", "target", "category", "esc10", "src_file", "take"]
+    assert {r["category"] for r in rows} >= {"dog", "cat"} and {r["fold"] for r in rows} == set("12345")
+    clip, rate = tf.audio.decode_wav(z.read("ESC-50-master/audio/" + rows[0]["filename"]))
+    assert int(rate) == 44100 and clip.shape == (5 * 44100, 1)
+    t = tarfile.open(fileobj=io.BytesIO(synthetic.facades_tgz()))
+    names = t.getnames()
+    assert "facades/train/100.jpg" in names and any(n.startswith("facades/val/") for n in names)
+    assert tf.io.decode_jpeg(t.extractfile("facades/train/1.jpg").read()).shape == (256, 512, 3)
