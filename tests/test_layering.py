@@ -27,7 +27,7 @@ LAYERS = [
     ("clients", {"keras", "onnx", "jit", "lite", "feature_column"}),
     ("face", {"__init__", "__main__", "cli", "tour", "math", "nn", "random", "strings", "linalg", "debugging",
               "array", "bitwise", "control_flow", "image", "signal", "train", "types", "config", "profiler",
-              "audio", "experimental", "lookup"}),
+              "audio", "experimental", "lookup", "compat"}),
 ]
 RANK = {name: i for i, (_, names) in enumerate(LAYERS) for name in names}
 LAYER = {name: layer for layer, names in LAYERS for name in names}

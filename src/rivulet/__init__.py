@@ -80,7 +80,7 @@ _LAZY = {"keras": ".keras", "saved_model": ".saved_model", "summary": ".summary"
          "distribute": ".distribute", "profiler": ".profiler", "sparse": ".sparse", "ragged": ".ragged",
          "lite": ".lite",
          "audio": ".audio", "experimental": ".experimental", "lookup": ".lookup",
-         "feature_column": ".feature_column"}
+         "feature_column": ".feature_column", "compat": ".compat"}
 
 
 # TensorFlow's short aliases of Keras namespaces (tf.losses is tf.keras.losses ...), loaded on first use
