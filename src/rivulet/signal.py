@@ -3,7 +3,8 @@ from .ops.signal_ops import (fft, fft2d, fft3d, frame, hamming_window, hann_wind
                              ifft3d, inverse_stft, inverse_stft_window_fn, irfft, irfft2d, overlap_and_add, rfft,
                              rfft2d, stft)
 from .ops.signal_ops import (dct, idct, linear_to_mel_weight_matrix, mfccs_from_log_mel_spectrograms,  # noqa: F401
-                             vorbis_window, kaiser_window, kaiser_bessel_derived_window, mdct, inverse_mdct)
+                             vorbis_window, kaiser_window, kaiser_bessel_derived_window, mdct, inverse_mdct,
+                             rfft3d, irfft3d)
 
 
 def _shift(x, axes, sign, name):

@@ -105,3 +105,21 @@ def test_mdct_round_trip_and_gradient():
         t.watch(x)
         loss = tf.reduce_sum(tf.square(tf.signal.mdct(x, 8)))
     assert t.gradient(loss, x).shape == (16,)
+
+
+def test_rfft3d_and_irfft3d():
+    x = tf.constant(np.arange(24, dtype=np.float64).reshape(2, 3, 4) ** 1.5)
+    y = tf.signal.rfft3d(x)
+    assert y.dtype == tf.complex128 and y.shape == (2, 3, 3)
+    np.testing.assert_allclose(y.numpy().ravel()[:8], [
+        1070.5240113105895, -55.44866920261264 + 59.03784775254108j, -57.06925098690746,
+        -223.34612697816848 + 148.28624010836558j, 4.24114314489608 - 9.575469239907518j,
+        6.96129658003075 - 3.10991810099675j, -223.34612697816848 - 148.28624010836558j,
+        10.28029258393162 - 3.2061704082754985j], rtol=1e-12)
+    np.testing.assert_allclose(tf.signal.rfft3d(x, fft_length=[2, 2, 6]).numpy().ravel()[:4], [
+        553.6208645706545, -59.626421969088014 - 238.52193214964865j, 140.48875936796654 + 14.835707346635074j,
+        -33.93022307849323], rtol=1e-12)
+    np.testing.assert_allclose(tf.signal.irfft3d(y[..., :2], fft_length=[2, 3, 3]).numpy().ravel()[:6], [
+        1.1225750993201487, 1.5283524932559638, 6.3736519548767125, 13.00122020275068, 15.46045428156515,
+        23.935863037334347], rtol=1e-12)
+    np.testing.assert_allclose(tf.signal.irfft3d(y).numpy(), x.numpy(), atol=1e-9)

@@ -165,6 +165,8 @@ IRFFT = defop("IRFFT", _irfft_kernel, _irfft_infer, allowed=COMPLEX,
               grad=lambda op, dx: (bind(IRFFT_GRAD, (dx, op.inputs[0]), op.attrs),))
 RFFT2D = defop("RFFT2D", _rfft_kernel, _rfft_infer, allowed=frozenset(_REAL_TO_COMPLEX))
 IRFFT2D = defop("IRFFT2D", _irfft_kernel, _irfft_infer, allowed=COMPLEX)
+RFFT3D = defop("RFFT3D", _rfft_kernel, _rfft_infer, allowed=frozenset(_REAL_TO_COMPLEX))
+IRFFT3D = defop("IRFFT3D", _irfft_kernel, _irfft_infer, allowed=COMPLEX)
 
 
 def _lengths(fft_length, x, rank, inverse):
@@ -199,6 +201,8 @@ rfft = _real_fn(RFFT, 1, False, "RFFT")
 irfft = _real_fn(IRFFT, 1, True, "IRFFT")
 rfft2d = _real_fn(RFFT2D, 2, False, "RFFT2D")
 irfft2d = _real_fn(IRFFT2D, 2, True, "IRFFT2D")
+rfft3d = _real_fn(RFFT3D, 3, False, "RFFT3D")
+irfft3d = _real_fn(IRFFT3D, 3, True, "IRFFT3D")
 
 
 # ============================================================================ framing
