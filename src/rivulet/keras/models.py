@@ -674,6 +674,9 @@ def _spec_of(inputs, keep_batch=False):
     single = not nest.is_nested(inputs)
 
     def spec(t):
+        composite = getattr(t, "_spec", None)  # an Input(type_spec=...) of a composite: its own spec
+        if composite is not None:
+            return composite
         shape = tf.TensorShape(t.shape).as_list()
         if keep_batch:
             return tf.TensorSpec(shape, tf.as_dtype(t.dtype))

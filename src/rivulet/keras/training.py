@@ -225,6 +225,28 @@ class _SparseRows:
         return tf.SparseTensor(indices[order], self.values[keep][order], [len(rows)] + self.dense_shape[1:])
 
 
+class _CompositeRows(_SparseRows):
+    """A batchable composite's rows (a tf.experimental.BatchableExtensionType: model.fit(masked_tensor)): its
+    components sliced along their first dimension, rebuilt by its spec with an open batch dimension."""
+
+    def __init__(self, v):
+        spec = type(v).__tf_tracing_type__(v, None)
+        self.spec = spec._unbatch()._batch(None)
+        self.comps = [np.asarray(c.numpy()) for c in v._to_components()]
+
+    def __len__(self):
+        return len(self.comps[0])
+
+    def __getitem__(self, idx):
+        return self.spec._from_components([tf.constant(c[idx]) for c in self.comps])
+
+
+def _batchable_composite(v):
+    return not isinstance(v, Tensor) and hasattr(v, "_to_components") and \
+        hasattr(type(v).__tf_tracing_type__(v, None), "_unbatch") if hasattr(type(v), "__tf_tracing_type__") \
+        else False
+
+
 def _take(a, idx):
     return a[idx] if isinstance(a, _SparseRows) else tf.constant(a[idx])
 
@@ -239,6 +261,8 @@ def _as_array(v):
         return None
     if isinstance(v, tf.SparseTensor):
         return _SparseRows(v)
+    if _batchable_composite(v):
+        return _CompositeRows(v)
     if isinstance(v, dict):
         return {k: _as_array(x) for k, x in v.items()}
     if isinstance(v, (list, tuple)) and v and all(isinstance(x, (np.ndarray, Tensor)) for x in v):

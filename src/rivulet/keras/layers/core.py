@@ -61,7 +61,8 @@ class Dense(Layer):
             return self._bias_and_activation(out)
         if inputs.dtype is not self._dtype:
             inputs = tf.cast(inputs, self._dtype)  # integer inputs too, as Keras's Dense does
-        if inputs.ndim == 2:
+        rank = inputs.shape.rank  # (tf_keras reads the shape: a composite input, an ExtensionType, has one)
+        if rank == 2 or rank is None:
             out = tf.matmul(inputs, self.kernel)
         else:
             out = tf.tensordot(inputs, self.kernel, [[inputs.ndim - 1], [0]])

@@ -15,12 +15,13 @@ from .base import Layer
 class KerasTensor:
     """A symbolic input or layer output: a shape (batch dimension None), a dtype, and the node that made it."""
 
-    def __init__(self, shape, dtype, node=None, name=None, sparse=False):
+    def __init__(self, shape, dtype, node=None, name=None, sparse=False, spec=None):
         self.shape = tf.TensorShape(shape)
         self.dtype = tf.as_dtype(dtype)
         self.node = node
         self.name = name
         self.sparse = sparse  # Input(sparse=True): layers are called on SparseTensors
+        self._spec = spec  # Input(type_spec=...) of a composite (tf.experimental.ExtensionType): its spec
 
     @property
     def _creator(self):
@@ -28,12 +29,14 @@ class KerasTensor:
 
     @property
     def type_spec(self):
+        if self._spec is not None:
+            return self._spec
         if self.sparse:
             return tf.SparseTensorSpec(self.shape, self.dtype)
         return tf.TensorSpec(self.shape, self.dtype)
 
     def __repr__(self):
-        what = f"type_spec={self.type_spec!r}" if self.sparse else \
+        what = f"type_spec={self.type_spec!r}" if self.sparse or self._spec is not None else \
             f"shape={_shape_tuple(self.shape)} dtype={self.dtype.name}"
         return f"<KerasTensor: {what} (created by layer '{self._creator}')>"
 
@@ -69,35 +72,78 @@ def call_symbolic(layer, inputs, args, kwargs):
     g = tf.Graph()
     with g.as_default():
         def feed(structure):
-            return nest.map_structure(lambda kt: g.placeholder(kt.dtype, kt.shape, name="input")
-                                      if isinstance(kt, KerasTensor) else kt, structure)
+            return nest.map_structure(lambda kt: _placeholder(g, kt) if isinstance(kt, KerasTensor) else kt,
+                                      structure)
         outs = layer._call_general((feed(inputs),) + tuple(feed(list(args))), feed(dict(kwargs)))
     node = Node(layer, inputs, tuple(args), dict(kwargs), None)
-    node.outputs = nest.map_structure(lambda t: KerasTensor(t.shape, t.dtype, node), outs)
+    node.outputs = nest.map_structure(lambda t: _keras_tensor(t, node), outs)
     layer._inbound.append(node)
     shapes = nest.map_structure(lambda kt: _shape_tuple(kt.shape), node.outputs)
     layer._out_shape = shapes
     return node.outputs
 
 
+def _placeholder(g, kt):
+    if kt._spec is not None:  # a composite input: placeholders for its components, rebuilt by its spec
+        return kt._spec._from_components([g.placeholder(c.dtype, c.shape, name="input")
+                                          for c in kt._spec._component_specs])
+    return g.placeholder(kt.dtype, kt.shape, name="input")
+
+
+def _composite_spec(t):
+    """The spec of a composite layer output (a tf.experimental.ExtensionType), else None."""
+    if isinstance(t, tf.Tensor) or not hasattr(t, "_to_components") or not hasattr(type(t), "__tf_tracing_type__"):
+        return None
+    return type(t).__tf_tracing_type__(t, None)
+
+
+def _spec_shape_dtype(spec):
+    shape = getattr(spec, "shape", None)
+    dtype = getattr(spec, "dtype", None)
+    try:
+        shape = tf.TensorShape(shape)
+    except (TypeError, ValueError):
+        shape = tf.TensorShape(None)
+    try:
+        dtype = tf.as_dtype(dtype) if dtype is not None else tf.float32
+    except (TypeError, ValueError):
+        dtype = tf.float32
+    return shape, dtype
+
+
+def _keras_tensor(t, node):
+    spec = _composite_spec(t)
+    if spec is not None:
+        shape, dtype = _spec_shape_dtype(spec)
+        return KerasTensor(shape, dtype, node, spec=spec)
+    return KerasTensor(t.shape, t.dtype, node)
+
+
 class InputLayer(Layer):
     """The layer behind `tf.keras.Input`: it has no weights and passes its input through."""
 
     def __init__(self, input_shape=None, batch_size=None, dtype=None, input_tensor=None, sparse=False,
-                 name=None, ragged=False, batch_input_shape=None, **kwargs):
+                 name=None, ragged=False, batch_input_shape=None, type_spec=None, **kwargs):
+        if type_spec is not None and hasattr(type_spec, "_component_specs"):  # a composite's spec
+            shape, dt = _spec_shape_dtype(type_spec)
+            batch_input_shape = tuple(shape.as_list()) if shape.rank is not None else None
+            dtype = dtype or dt
         if name is None:
             name = f"input_{backend.get_uid('input')}"  # Keras numbers inputs from 1: input_1, input_2
         if batch_input_shape is None:
             batch_input_shape = (batch_size,) + tuple(input_shape or ())
         # (an Input is floatx's, whatever the global mixed precision policy: tf_keras's InputLayer)
-        super().__init__(name=name, dtype=dtype or backend.floatx(), batch_input_shape=tuple(batch_input_shape))
+        super().__init__(name=name, dtype=dtype or backend.floatx(),
+                         batch_input_shape=tuple(batch_input_shape) if batch_input_shape is not None else None)
         self.built = True
         self.sparse = bool(sparse)
-        kt = KerasTensor(batch_input_shape, self._dtype, None, name=self.name, sparse=self.sparse)
+        kt = KerasTensor(batch_input_shape, self._dtype, None, name=self.name, sparse=self.sparse,
+                         spec=type_spec if type_spec is not None and hasattr(type_spec, "_component_specs") else None)
         node = Node(self, [], (), {}, kt)
         kt.node = node
         self._inbound.append(node)
         self._out_shape = [_shape_tuple(kt.shape)]  # Keras shows an InputLayer's shape as a list
+        self._type_spec = kt._spec
         self._keras_input = kt
 
     def get_config(self):
@@ -108,8 +154,11 @@ class InputLayer(Layer):
 
 
 def Input(shape=None, batch_size=None, name=None, dtype=None, sparse=False, tensor=None, ragged=False,
-          batch_shape=None, **kwargs):
-    """tf.keras.Input: a KerasTensor to start a functional model from."""
+          batch_shape=None, type_spec=None, **kwargs):
+    """tf.keras.Input: a KerasTensor to start a functional model from (type_spec: a composite's spec, such as a
+    tf.experimental.ExtensionType's, whose values the model is called on)."""
+    if type_spec is not None and hasattr(type_spec, "_component_specs"):
+        return InputLayer(name=name, dtype=dtype, type_spec=type_spec)._keras_input
     if shape is None and batch_shape is None:
         raise ValueError("Please provide to Input a `shape` or a `tensor` or a `type_spec` argument. Note that "
                          "`shape` does not include the batch dimension.")
