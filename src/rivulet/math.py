@@ -76,3 +76,4 @@ for _n in _special_ops.SPECIAL:
 from .ops.math_more_ops import (cumulative_logsumexp, invert_permutation, nextafter, polyval, lbeta,  # noqa: F401,E402
                                 is_non_decreasing, is_strictly_increasing, zero_fraction, accumulate_n)
 from .ops.special_ops import igamma, igammac, betainc, zeta, polygamma  # noqa: F401,E402
+from .ops.math_more_ops import approx_max_k, approx_min_k  # noqa: F401,E402

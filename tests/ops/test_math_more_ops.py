@@ -120,3 +120,30 @@ def test_accumulate_n():
     with pytest.raises(TypeError, match="The `tensor_dtype` argument is <dtype: 'float64'>, but `input` is of type "
                                         "<dtype: 'float32'>"):
         tf.math.accumulate_n([tf.constant([1.0])], tensor_dtype=tf.float64)
+
+
+def test_approx_max_k_is_the_exact_top_k_of_the_last_axis():
+    x = tf.constant([[1.0, 5.0, 3.0, 5.0], [4.0, 2.0, 6.0, -1.0]])
+    r = tf.math.approx_max_k(x, 2)
+    assert type(r).__name__ == "ApproxTopK"
+    assert r.values.numpy().tolist() == [[5.0, 5.0], [6.0, 4.0]] and r.indices.numpy().tolist() == [[1, 3], [2, 0]]
+    assert r.indices.dtype == tf.int32
+    r = tf.math.approx_max_k(tf.reshape(tf.range(24.0), [2, 3, 4]), 2)
+    assert r.indices.numpy().tolist() == [[[3, 2]] * 3] * 2
+    r = tf.math.approx_max_k(tf.constant([[1, 5, 3]], tf.float16), 2)
+    assert r.values.dtype == tf.float16 and r.values.numpy().tolist() == [[5.0, 3.0]]
+    r = tf.nn.approx_max_k(tf.constant([[1.0, np.nan, 3.0, np.inf, -np.inf]]), 4)
+    np.testing.assert_array_equal(r.values.numpy(), [[np.nan, np.inf, 3.0, 1.0]])
+    assert r.indices.numpy().tolist() == [[1, 3, 2, 0]]
+    with pytest.raises(errors.InvalidArgumentError, match="input must have at least k columns. Had 4, needed 5"):
+        tf.math.approx_max_k(x, 5)
+    with pytest.raises(errors.InvalidArgumentError, match="int32"):
+        tf.math.approx_max_k(tf.constant([[1, 5, 3]]), 2)
+
+
+def test_approx_top_k_without_a_cpu_kernel():
+    x = tf.constant([[1.0, 5.0], [4.0, 2.0]])
+    with pytest.raises(errors.NotFoundError, match="is_max_k=false, k=1, recall_target=0.95, reduction_dimension=-1"):
+        tf.math.approx_min_k(x, 1)
+    with pytest.raises(errors.NotFoundError, match="is_max_k=true, k=1, recall_target=0.95, reduction_dimension=0"):
+        tf.math.approx_max_k(x, 1, reduction_dimension=0)

@@ -1,12 +1,14 @@
 """More of tf.math: cumulative_logsumexp (the CumulativeLogsumexp op and its gradient), invert_permutation
 (InvertPermutation), nextafter (NextAfter), and TensorFlow's composites polyval, lbeta, is_non_decreasing,
 is_strictly_increasing, zero_fraction and accumulate_n."""
+import collections
+
 import numpy as np
 
 from .. import dtypes as _dt
 from ..core.dispatch import bind
 from ..core.op import FLOATS, defop
-from ..errors import InvalidArgumentError
+from ..errors import InvalidArgumentError, NotFoundError
 from ..shape import TensorShape
 from ._rules import binary, binary_args, same_shape, to_tensor
 from .array_ops import reshape, size, where, zeros_like
@@ -146,3 +148,65 @@ def accumulate_n(inputs, shape=None, tensor_dtype=None, name=None):
         return inputs[0]
     return add_n(inputs, name=name)
 
+
+
+# ---------------------------------------------------------------- approx_max_k / approx_min_k
+ApproxTopK = collections.namedtuple("ApproxTopK", ["values", "indices"])
+_APPROX_TYPES = frozenset([_dt.float16, _dt.float32])
+
+
+def _approx_top_k_kernel(x, k, reduction_dimension, recall_target, is_max_k, reduction_input_size_override,
+                         aggregate_to_topk):
+    if not is_max_k or reduction_dimension != -1:  # TensorFlow's CPU kernel: the exact top k of the last axis only
+        raise NotFoundError(
+            f"Could not find device for node: {{{{node ApproxTopK}}}} = ApproxTopK[T={_ENUM(x.dtype)}, "
+            f"aggregate_to_topk={str(aggregate_to_topk).lower()}, is_max_k={str(is_max_k).lower()}, k={k}, "
+            f"recall_target={recall_target:g}, reduction_dimension={reduction_dimension}, "
+            f"reduction_input_size_override={reduction_input_size_override}]")
+    n = x.shape[-1]
+    if n < k:
+        raise InvalidArgumentError(f"input must have at least k columns. Had {n}, needed {k}")
+    v = x.astype(np.float64)
+    rank = np.where(np.isnan(v), 0, np.where(v == np.inf, 1, 2))  # NaN first, then inf, then the rest by value
+    order = np.lexsort((np.where(np.isnan(v), 0, -v), rank), axis=-1)[..., :k]
+    return np.take_along_axis(x, order, -1), order.astype(np.int32)
+
+
+def _ENUM(np_dtype):  # noqa: N802
+    return _dt.ENUM_NAMES[_dt.from_numpy(np_dtype).as_datatype_enum]
+
+
+def _approx_infer(x, k, reduction_dimension, **_):
+    if x.shape.rank is None:
+        return [(TensorShape(None), x.dtype), (TensorShape(None), _dt.int32)]
+    dims = x.shape.as_list()
+    dims[reduction_dimension] = k
+    return [(TensorShape(dims), x.dtype), (TensorShape(dims), _dt.int32)]
+
+
+APPROX_TOP_K = defop("ApproxTopK", _approx_top_k_kernel, _approx_infer, num_outputs=2, allowed=_APPROX_TYPES)
+
+
+def _approx(operand, k, reduction_dimension, recall_target, is_max_k, reduction_input_size_override,
+            aggregate_to_topk, name):
+    x = to_tensor(operand)
+    values, indices = bind(APPROX_TOP_K, (x,), {
+        "k": int(k), "reduction_dimension": int(reduction_dimension), "recall_target": float(recall_target),
+        "is_max_k": bool(is_max_k), "reduction_input_size_override": int(reduction_input_size_override),
+        "aggregate_to_topk": bool(aggregate_to_topk)}, name=name or "ApproxTopK")
+    return ApproxTopK(values, indices)
+
+
+def approx_max_k(operand, k, reduction_dimension=-1, recall_target=0.95, reduction_input_size_override=-1,
+                 aggregate_to_topk=True, name=None):
+    """The k largest values along reduction_dimension and their indices (ApproxTopK; TensorFlow's CPU kernel is
+    exact and serves the last dimension only: other dimensions raise its NotFoundError)."""
+    return _approx(operand, k, reduction_dimension, recall_target, True, reduction_input_size_override,
+                   aggregate_to_topk, name)
+
+
+def approx_min_k(operand, k, reduction_dimension=-1, recall_target=0.95, reduction_input_size_override=-1,
+                 aggregate_to_topk=True, name=None):
+    """ApproxTopK for the smallest values: TensorFlow 2.21 has no CPU kernel for it (NotFoundError), here too."""
+    return _approx(operand, k, reduction_dimension, recall_target, False, reduction_input_size_override,
+                   aggregate_to_topk, name)
