@@ -86,6 +86,8 @@ def _values(op, inputs):
             vals.append(t._v)
         elif getattr(t, "_is_resource", False):
             vals.append(t)
+        elif isinstance(t, _E):  # a subclass: tnp's weakly typed tensors (ops/np_behavior.py)
+            vals.append(t._v)
         else:
             _not_eager(t, op)
     return vals

@@ -270,6 +270,8 @@ def to_dtype(v, dtype):
             return strong(v)
         from .math_ops import cast
         return cast(strong(v), dtype)
+    if v.__class__ is bool and dtype.is_integer and dtype not in (_dt.int32, _dt.int64):
+        raise TypeError(f"Cannot convert {v!r} to EagerTensor of dtype {dtype.name}")  # as TensorFlow
     if isinstance(v, (np.ndarray, np.generic)) or v.__class__ in _PY or isinstance(v, (list, tuple)):
         if isinstance(v, (list, tuple)) and _has_tensor(v):
             return to_dtype(convert_to_tensor(v), dtype)
@@ -297,7 +299,12 @@ def wrap(result, w):
 # ------------------------------------------------------------------ operators
 def _binary(fn):
     def op(self, other):
-        (x, y), w = promote(self, other)
+        try:
+            (x, y), w = promote(self, other)
+        except TypeError:
+            if isinstance(other, np.ndarray):  # NumPy's reflected operator then computes it, as in TensorFlow
+                return NotImplemented
+            raise
         return wrap(fn(x, y), w)
 
     def rop(self, other):
@@ -319,7 +326,9 @@ def _eq_like(fn, default):
             return default
         try:
             (x, y), _ = promote(self, other)
-        except (TypeError, ValueError):
+        except (TypeError, ValueError) as e:
+            if "promotion mode" in str(e):  # SAFE mode's refusal is raised, as TensorFlow's
+                raise
             return default
         return fn(x, y)
     return op
@@ -426,10 +435,8 @@ def _methods():
             shape = shape[0]
         return array_ops.reshape(self, shape)
 
-    def transpose(self, *axes):
-        if len(axes) == 1 and (axes[0] is None or not isinstance(axes[0], int)):
-            axes = axes[0]
-        return array_ops.transpose(self, None if not axes else axes)
+    def transpose(self, axes=None):
+        return array_ops.transpose(self, axes)
 
     def astype(self, dtype):
         dtype = _dt.as_dtype(dtype)
@@ -442,12 +449,15 @@ def _methods():
         return self.numpy().tolist()
 
     def size(self):
-        s = self.shape
-        return int(np.prod(s.as_list())) if s.is_fully_defined() else array_ops.size(self)
+        return array_ops.size(self, out_type=_dt.int64)
 
-    return {"T": property(lambda self: array_ops.transpose(self)), "reshape": reshape, "transpose": transpose,
-            "astype": astype, "ravel": ravel, "flatten": ravel, "tolist": tolist,
-            "size": property(size), "data": property(lambda self: self)}
+    def keep(fn):  # a weak tensor's reshaped/transposed views stay weak
+        def f(self, *a, **k):
+            return wrap(fn(strong(self), *a, **k), is_weak(self))
+        return f
+    return {"T": property(keep(lambda self: array_ops.transpose(self))), "reshape": keep(reshape),
+            "transpose": keep(transpose), "astype": astype, "ravel": keep(ravel), "flatten": keep(ravel),
+            "tolist": tolist, "size": property(size), "data": property(lambda self: self)}
 
 
 _SAVED = {}
@@ -476,11 +486,14 @@ def enable(mode="legacy", prefer_float32=False):
     if mode not in ("legacy", "all", "safe"):
         raise ValueError(f"dtype_conversion_mode must be one of 'legacy', 'all' or 'safe', got {mode!r}")
     from ..state.variables import Variable
+    if _SAVED:
+        disable()
     STATE["mode"] = mode
     STATE["prefer_float32"] = bool(prefer_float32)
-    if _SAVED:
-        return
     ops = _operators()
+    if mode != "legacy":  # the new promotion leaves <, <=, >, >= as TensorFlow's (no promotion)
+        for n in ("__lt__", "__le__", "__gt__", "__ge__"):
+            del ops[n]
     meths = dict(_methods())
     meths.update(_EXTRA_METHODS)
     _install(Tensor, {**ops, **meths})
@@ -488,10 +501,6 @@ def enable(mode="legacy", prefer_float32=False):
     def delegate(fn):
         return lambda self, *a, **k: fn(self._as_tensor(), *a, **k)
     var = {n: delegate(f) for n, f in ops.items()}
-    var["T"] = property(lambda self: self._as_tensor().T)
-    for n in ("reshape", "transpose", "astype", "ravel", "flatten", "tolist", "clip", "max", "min", "mean"):
-        if n in meths and not isinstance(meths[n], property):
-            var[n] = delegate(meths[n])
     _install(Variable, var)
 
 

@@ -51,7 +51,7 @@ def _as_dtype(dtype):
     if isinstance(dtype, _dt.DType):
         return dtype
     if dtype is float and _new():
-        return _dt.float32 if _nb.STATE["prefer_float32"] else _dt.float64
+        return _dt.float32
     return _dt.as_dtype(_np.dtype(getattr(dtype, "as_numpy_dtype", dtype)))
 
 
@@ -116,7 +116,25 @@ def _t(x):
 
 
 def _promote(*xs):
-    return _nb.promote(*xs)
+    """tnp's functions of several arrays promote by NumPy's rules in every mode (only the operators and tf.*
+    APIs follow the lattice), and give strong results."""
+    d = _nb.result_type_legacy(*xs)
+    return [_nb.to_dtype(x, d) for x in xs], False
+
+
+def _keep_weak(fn):
+    """A function of one array whose result is weak when that array is ("all"/"safe" modes)."""
+    def f(a, *args, **kwargs):
+        t, w = _convert(a)
+        out = fn(t, *args, **kwargs)
+        if not w:
+            return out
+        if isinstance(out, (list, tuple)):
+            return type(out)(_nb.weak(o) for o in out)
+        return _nb.weak(out)
+    f.__name__ = fn.__name__
+    f.__doc__ = fn.__doc__
+    return f
 
 
 # ------------------------------------------------------------------ creation
@@ -226,7 +244,7 @@ def logspace(start, stop, num=50, endpoint=True, base=10.0, dtype=None, axis=0):
 
 
 def geomspace(start, stop, num=50, endpoint=True, dtype=None, axis=0):
-    d = _fill_dtype(dtype)
+    d = _as_dtype(dtype) or _dt.float64
     out = _np.geomspace(float(start), float(stop), num, endpoint=endpoint)
     return _moveaxis_out(_a.constant(out.astype(d._np)), axis)
 
@@ -235,6 +253,7 @@ def _moveaxis_out(t, axis):
     return t if axis == 0 else moveaxis(t, 0, axis)
 
 
+@_keep_weak
 def copy(a):
     return _ao.identity(_t(a))
 
@@ -269,8 +288,8 @@ def _binary(fn, name, to_float=False):
 
 exp = _unary(_mo.exp, True, "exp")
 log = _unary(_m.log, True, "log")
-log2 = _unary(lambda t: _m.log(t) / _pymath.log(2) if t.dtype.is_floating else _m.log(t), True, "log2")
-log10 = _unary(lambda t: _m.log(t) / _pymath.log(10) if t.dtype.is_floating else _m.log(t), True, "log10")
+log2 = _unary(lambda t: _div_log(t, 2), True, "log2")
+log10 = _unary(lambda t: _div_log(t, 10), True, "log10")
 log1p = _unary(_m.log1p, True, "log1p")
 expm1 = _unary(_m.expm1, True, "expm1")
 exp2 = _unary(lambda t: _mo.pow(_nb.to_dtype(2, t.dtype), t), True, "exp2")
@@ -293,32 +312,37 @@ deg2rad = _unary(lambda t: t * _nb.to_dtype(_np.pi / 180, t.dtype), True, "deg2r
 rad2deg = _unary(lambda t: t * _nb.to_dtype(180 / _np.pi, t.dtype), True, "rad2deg")
 abs = _unary(_m.abs, False, "abs")  # noqa: A001
 absolute = abs
-fabs = _unary(_m.abs, True, "fabs")
+fabs = _unary(_m.abs, False, "fabs")
 negative = _unary(_m.negative, False, "negative")
 positive = _unary(lambda t: t, False, "positive")
 sign = _unary(_m.sign, False, "sign")
-floor = _unary(lambda t: t if not t.dtype.is_floating else _m.floor(t), False, "floor")
-ceil = _unary(lambda t: t if not t.dtype.is_floating else _m.ceil(t), False, "ceil")
+floor = _unary(_m.floor, True, "floor")
+ceil = _unary(_m.ceil, True, "ceil")
 fix = _unary(lambda t: _m.sign(t) * _m.floor(_m.abs(t)) if t.dtype.is_floating else t, True, "fix")
-reciprocal = _unary(lambda t: _m.reciprocal(t) if not t.dtype.is_integer else _mo.floordiv(
-    _nb.to_dtype(1, t.dtype), t), False, "reciprocal")
+reciprocal = _unary(_m.reciprocal, False, "reciprocal")
 conj = conjugate = _unary(_m.conj, False, "conj")
 real = _unary(_m.real, False, "real")
 imag = _unary(lambda t: _m.imag(t) if t.dtype.is_complex else _ao.zeros_like(t), False, "imag")
-angle = _unary(lambda t: _m.angle(t) if t.dtype.is_complex else _mo.cast(t < 0, t.dtype) * _np.pi, True, "angle")
+angle = _unary(lambda t: _m.angle(t) if t.dtype.is_complex else _mo.cast(t < 0, _dt.float32) * _np.float32(_np.pi),
+               False, "angle")
 signbit = _unary(lambda t: t < 0 if not t.dtype.is_floating else _ao.reshape(_np_signbit(t), _ao.shape(t)),
                  False, "signbit")
 isnan = _unary(lambda t: _m.is_nan(t) if t.dtype.is_floating else _ao.zeros_like(t, _dt.bool), False, "isnan")
-isinf = _unary(lambda t: _m.is_inf(t) if t.dtype.is_floating else _ao.zeros_like(t, _dt.bool), False, "isinf")
+isinf = _unary(lambda t: _m.is_inf(t) if t.dtype.is_floating else False, False, "isinf")  # False: as TF
 isfinite = _unary(lambda t: _m.is_finite(t) if t.dtype.is_floating else _ao.ones_like(t, _dt.bool), False,
                   "isfinite")
-isposinf = _unary(lambda t: _m.logical_and(_m.is_inf(t), t > 0) if t.dtype.is_floating
-                  else _ao.zeros_like(t, _dt.bool), False, "isposinf")
-isneginf = _unary(lambda t: _m.logical_and(_m.is_inf(t), t < 0) if t.dtype.is_floating
-                  else _ao.zeros_like(t, _dt.bool), False, "isneginf")
+isposinf = _unary(lambda t: _m.logical_and(_m.is_inf(t), t > 0) if t.dtype.is_floating else False, False,
+                  "isposinf")
+isneginf = _unary(lambda t: _m.logical_and(_m.is_inf(t), t < 0) if t.dtype.is_floating else False, False,
+                  "isneginf")
 logical_not = _unary(lambda t: _m.logical_not(_mo.cast(t, _dt.bool)), False, "logical_not")
 bitwise_not = _unary(lambda t: _m.logical_not(t) if t.dtype.is_bool else _invert(t), False, "bitwise_not")
 sinc = _unary(lambda t: _sinc(t), True, "sinc")
+
+
+def _div_log(t, base):
+    (t, b), _ = _promote(t, _np.float64(_pymath.log(base)))
+    return _m.log(t) / b
 
 
 def _invert(t):
@@ -359,9 +383,6 @@ hypot = _binary(lambda a, b: _m.sqrt(a * a + b * b), "hypot", True)
 logaddexp = _binary(lambda a, b: _m.maximum(a, b) + _m.log1p(_m.exp(-_m.abs(a - b))), "logaddexp", True)
 logaddexp2 = _binary(lambda a, b: _m.maximum(a, b) + _m.log1p(_mo.pow(_nb.to_dtype(2, a.dtype), -_m.abs(a - b)))
                      / _pymath.log(2), "logaddexp2", True)
-float_power = _binary(lambda a, b: _mo.pow(_mo.cast(a, _dt.float64) if not a.dtype.is_complex else a,
-                                           _mo.cast(b, _dt.float64) if not b.dtype.is_complex else b),
-                      "float_power")
 equal = _binary(_m.equal, "equal")
 not_equal = _binary(_m.not_equal, "not_equal")
 less = _binary(_m.less, "less")
@@ -397,6 +418,9 @@ def power(x1, x2):
     return _wrap(_mo.pow(a, b), w)
 
 
+float_power = power
+
+
 def true_divide(x1, x2):
     (a, b), w = _promote(x1, x2)
     if a.dtype.is_bool:
@@ -422,12 +446,16 @@ def clip(a, a_min, a_max):
     return _wrap(_m.minimum(_m.maximum(t, lo), hi), w)
 
 
-def gcd(x1, x2):
-    return _np_binary(_np.gcd)(x1, x2)
+def _int_only(fn):
+    def f(x1, x2):
+        if not (_nb.result_type(x1, x2)[0].is_integer):
+            raise ValueError("Arguments to gcd must be integers.")
+        return _np_binary(fn)(x1, x2)
+    return f
 
 
-def lcm(x1, x2):
-    return _np_binary(_np.lcm)(x1, x2)
+gcd = _int_only(_np.gcd)
+lcm = _int_only(_np.lcm)
 
 
 def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
@@ -465,8 +493,9 @@ def _sum_dtype(t, dtype):
     if dtype is not None:
         return _as_dtype(dtype)
     if t.dtype.is_bool or (t.dtype.is_integer and t.dtype.size < 8):
-        return _dt.uint64 if t.dtype.is_unsigned and t.dtype.size >= 8 else (
-            _dt.int64 if not t.dtype.is_unsigned else _dt.uint64)
+        if _new():
+            return _dt.int32 if t.dtype.size < 4 or t.dtype.is_bool else t.dtype
+        return _dt.uint64 if t.dtype.is_unsigned else _dt.int64
     return t.dtype
 
 
@@ -517,10 +546,11 @@ def mean(a, axis=None, dtype=None, out=None, keepdims=False):
     t, w = _convert(a)
     t = _strong(t)
     d = _as_dtype(dtype) or (t.dtype if (t.dtype.is_floating or t.dtype.is_complex) else
-                             (_dt.float32 if _new() and t.dtype.size <= 4 and w else _dt.float64))
+                             (_dt.float32 if _new() and t.dtype.size <= 4 else _dt.float64))
     return _wrap(_mo.reduce_mean(_mo.cast(t, d), axis=_axis(axis), keepdims=bool(keepdims)), w and dtype is None)
 
 
+@_keep_weak
 def average(a, axis=None, weights=None, returned=False):
     if weights is None:
         avg = mean(a, axis=axis)
@@ -540,6 +570,7 @@ def average(a, axis=None, weights=None, returned=False):
     return (avg, wsum) if returned else avg
 
 
+@_keep_weak
 def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
     t = _floatify(_strong(_t(a)))
     if dtype is not None:
@@ -552,8 +583,9 @@ def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
     return s / (n - _nb.to_dtype(ddof, s.dtype))
 
 
-def std(a, axis=None, keepdims=False, ddof=0):
-    return _m.sqrt(var(a, axis=axis, ddof=ddof, keepdims=keepdims))
+@_keep_weak
+def std(a, axis=None, keepdims=None):
+    return _m.sqrt(var(a, axis=axis, keepdims=bool(keepdims)))
 
 
 def ptp(a, axis=None, keepdims=None):
@@ -574,6 +606,7 @@ nansum = _nan_red(sum, 0)
 nanprod = _nan_red(prod, 1)
 
 
+@_keep_weak
 def nanmean(a, axis=None, dtype=None, keepdims=None):
     t = _floatify(_t(a))
     ok = _m.logical_not(_m.is_nan(t))
@@ -611,8 +644,8 @@ def _cum(tf_fn):
     return f
 
 
-cumsum = _cum(_m.cumsum)
-cumprod = _cum(_m.cumprod)
+cumsum = _keep_weak(_cum(_m.cumsum))
+cumprod = _keep_weak(_cum(_m.cumprod))
 
 
 def count_nonzero(a, axis=None):
@@ -621,7 +654,7 @@ def count_nonzero(a, axis=None):
 
 # ------------------------------------------------------------------ shapes
 def shape(a):
-    return tuple(_t(a).shape.as_list())
+    return _t(a).shape
 
 
 def ndim(a):
@@ -632,8 +665,7 @@ def size(x, axis=None):
     t = _t(x)
     if axis is not None:
         return t.shape[axis]
-    s = t.shape
-    return int(_np.prod(s.as_list())) if s.is_fully_defined() else _ao.size(t)
+    return _ao.size(t, out_type=_dt.int64)
 
 
 def isscalar(num):
@@ -836,7 +868,7 @@ def roll(a, shift, axis=None):
     return _ao.roll(t, shift, axis)
 
 
-def pad(array, pad_width, mode="constant", constant_values=0):  # noqa: A002
+def pad(array, pad_width, mode, constant_values=0):  # noqa: A002
     t = _t(array)
     r = t.shape.rank
     pw = _np.broadcast_to(_np.asarray(pad_width, dtype=_np.int64).reshape(-1, 2) if _np.ndim(pad_width) else
@@ -911,6 +943,7 @@ def take_along_axis(arr, indices, axis):
     return _ao.gather_nd(t, _ao.stack(idx, -1))
 
 
+@_keep_weak
 def sort(a, axis=-1, kind="quicksort", order=None):
     t = _t(a)
     if axis is None:
@@ -926,9 +959,10 @@ def argsort(a, axis=-1, kind="quicksort", order=None):
         t, axis = _ao.reshape(t, [-1]), 0
     if t.dtype.is_bool:
         t = _mo.cast(t, _dt.int8)
-    return _mo.cast(_a.argsort(t, axis=axis, stable=True), _dt.int64)
+    return _mo.cast(_a.argsort(t, axis=axis, stable=True), _dt.int32 if _new() else _dt.int64)
 
 
+@_keep_weak
 def diff(a, n=1, axis=-1):
     t = _t(a)
     for _ in range(n):
@@ -947,6 +981,7 @@ def meshgrid(*xi, **kwargs):
     return _ao.meshgrid(*ts, indexing=kwargs.get("indexing", "xy"))
 
 
+@_keep_weak
 def ix_(*args):
     n = len(args)
     out = []
@@ -962,7 +997,7 @@ def ix_(*args):
 
 # ------------------------------------------------------------------ linear algebra
 def matmul(x1, x2):
-    (a, b), w = _promote(x1, x2)
+    (a, b), w = _nb.promote(x1, x2) if _new() else _promote(x1, x2)  # the lattice in "all"/"safe", as TF
     if a.shape.rank == 0 or b.shape.rank == 0:
         raise ValueError("matmul: Input operand 0 does not have enough dimensions")
     if a.shape.rank == 1 and b.shape.rank == 1:
@@ -1063,6 +1098,7 @@ def diagonal(a, offset=0, axis1=0, axis2=1):
     return _la.diag_part(t, k=offset)
 
 
+@_keep_weak
 def trace(a, offset=0, axis1=0, axis2=1, dtype=None):
     d = diagonal(a, offset, axis1, axis2)
     return sum(d, axis=-1, dtype=dtype)
@@ -1086,10 +1122,11 @@ def triu(m, k=0):
 
 
 def diag_indices(n, ndim=2):  # noqa: A002
-    i = _a.constant(_np.arange(n, dtype=_np.int64))
+    i = _a.constant(_np.arange(n, dtype=_np.int32))
     return (i,) * ndim
 
 
+@_keep_weak
 def vander(x, N=None, increasing=False):
     t = _t(x)
     n = t.shape[0] if N is None else N
@@ -1109,13 +1146,14 @@ def polyval(p, x):
 
 # ------------------------------------------------------------------ misc
 def result_type(*arrays_and_dtypes):
-    vals = [(_ao.zeros([], _as_dtype(a)) if isinstance(a, (type, _dt.DType, _np.dtype, str)) else a)
+    """The dtype (a tf.DType, as TensorFlow's tnp gives) of the values and dtypes together."""
+    vals = [(_E(_np.zeros([], _as_dtype(a)._np)) if isinstance(a, (type, _dt.DType, _np.dtype, str)) else a)
             for a in arrays_and_dtypes]
-    return _nb.result_type(*vals)[0]._np.type
+    return _nb.result_type(*vals)[0]
 
 
 def promote_types(type1, type2):
-    return _np.promote_types(_as_dtype(type1)._np, _as_dtype(type2)._np).type
+    return _np.promote_types(_as_dtype(type1)._np, _as_dtype(type2)._np)
 
 
 def iscomplexobj(x):

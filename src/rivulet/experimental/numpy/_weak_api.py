@@ -45,9 +45,9 @@ def _convert(x):
     return x, False
 
 
-def _unary(fn):
+def _unary(fn, python_weak=True):
     def f(x, *args, **kwargs):
-        t, w = _convert(x)
+        t, w = _convert(x) if python_weak or isinstance(x, Tensor) else (x, False)
         out = fn(t, *args, **kwargs)
         return _nb.weak(out) if w and isinstance(out, EagerTensor) else out
     f.__name__ = getattr(fn, "__name__", "f")
@@ -83,10 +83,7 @@ def _assign(fn, what):
     def f(self, value, use_locking=None, name=None, read_value=True):
         dt, w = _nb.infer(value)
         if dt is not self.dtype:
-            try:
-                res = _nb.lattice_type((self.dtype, False), (dt, w))[0]
-            except TypeError:
-                res = None
+            res = _nb.lattice_type((self.dtype, False), (dt, w))[0]  # SAFE mode's refusal first
             if res is not self.dtype:
                 v = f"{value!r}" if not isinstance(value, Tensor) else f"{value.numpy()!r}"
                 if isinstance(value, Tensor):
@@ -120,7 +117,7 @@ def set_mode(mode):
                     fn = mod.__dict__.get(n)
                     if fn is None or hasattr(fn, "__wrapped__") and getattr(fn, "_np_weak", False):
                         continue
-                    w = make(fn)
+                    w = make(fn) if ns != "nn" else _unary(fn, python_weak=False)
                     w._np_weak = True
                     _SAVED.append((mod, n, fn))
                     setattr(mod, n, w)
