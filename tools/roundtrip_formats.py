@@ -25,6 +25,9 @@ Formats (writer -> reader, both ways unless said):
   example      TFRecord files (uncompressed, GZIP, ZLIB) of tf.train.Example protos (float_list with NaN
                payloads and -0.0, int64_list extremes, bytes_list with NULs), read as raw records and with
                tf.io.parse_example / parse_single_example (FixedLen, VarLen, Ragged features)
+  seqexample   TFRecord files of tf.train.SequenceExample (a context feature, a feature list of the case's
+               rows) read with parse_single_sequence_example / parse_sequence_example (FixedLenSequence,
+               VarLen, Ragged; a missing list with allow_missing)
   rawfile      tf.io.write_file -> tf.io.read_file (every byte value, 1 MiB)
   keras        weights of a Dense stack holding special values (float32, float64 and float16 layers):
                `.weights.h5` and legacy `.h5` (model.save) files, see below
@@ -498,9 +501,7 @@ def read_example(side, d, cs):
                 if p:
                     probs.append("FixedLen: " + p)
                 if n:
-                    fs = tf.io.parse_single_example(rec, {"x": tf.io.FixedLenSequenceFeature([], tdt, allow_missing=True)}
-                                                    if hasattr(tf.io, "FixedLenSequenceFeature")
-                                                    else {"x": tf.io.FixedLenFeature([n], tdt)})["x"]
+                    fs = tf.io.parse_single_example(rec, {"x": tf.io.FixedLenFeature([n], tdt)})["x"]
                     p = same(want.ravel(), side.numpy(fs, dt), dt)
                     if p:
                         probs.append("parse_single_example: " + p)
@@ -515,6 +516,79 @@ def read_example(side, d, cs):
             res[f"{tag}/all_fixedlen"] = "; ".join(bad) or "ok"
         except Exception as e:
             res[f"{tag}/all_fixedlen"] = "ERROR " + _err(e)
+    return res
+
+
+# -- sequence example -----------------------------------------------------------------------------------------
+
+def _seq_cases(cs):
+    return [c for c in _ex_cases(cs) if len(c[2]) >= 1 and 0 not in c[2]]
+
+
+def _feature(tf, val, dt):
+    return _example(tf, {"x": (val, dt)}).features.feature["x"]
+
+
+def write_seqexample(side, d, cs):
+    tf = side.tf
+    os.makedirs(d, exist_ok=True)
+    for comp in COMPRESSIONS:
+        with tf.io.TFRecordWriter(os.path.join(d, f"seq_{comp or 'NONE'}.tfrecord"), options=comp or None) as w:
+            for name, dt, shape, seed in _seq_cases(cs):  # steps: the rows of the case's first dim
+                v = make_value(dt, shape, seed)
+                steps = [_feature(tf, row, dt) for row in v.reshape(shape[0], -1)]
+                se = tf.train.SequenceExample(
+                    context=tf.train.Features(feature={"c": _feature(tf, v.reshape(shape[0], -1)[0], dt)}),
+                    feature_lists=tf.train.FeatureLists(feature_list={"s": tf.train.FeatureList(feature=steps)}))
+                w.write(se.SerializeToString())
+
+
+def read_seqexample(side, d, cs):
+    tf = side.tf
+    if not hasattr(tf.io, "parse_single_sequence_example"):
+        return {"*": "no tf.io.parse_single_sequence_example"}
+    res = {}
+    sc = _seq_cases(cs)
+    for comp in COMPRESSIONS:
+        tag = comp or "NONE"
+        recs = [r.numpy() for r in tf.data.TFRecordDataset(os.path.join(d, f"seq_{tag}.tfrecord"),
+                                                           compression_type=comp)]
+        for (name, dt, shape, seed), rec in zip(sc, recs):
+            want = _ex_value(dt, shape, seed)
+            tdt = side.dtype(dt)
+            probs = []
+            try:
+                se = tf.train.SequenceExample.FromString(rec)
+                rows = [np.array(list(getattr(f, EX_DTYPES[dt]).value), dtype=object if dt == "string" else dt)
+                        for f in se.feature_lists.feature_list["s"].feature]
+                p = same(want.reshape(shape[0], -1), np.stack(rows), dt)
+                if p:
+                    probs.append("FromString: " + p)
+                ctx, seq = tf.io.parse_single_sequence_example(
+                    rec, {"c": tf.io.FixedLenFeature(list(shape[1:]), tdt)},
+                    {"s": tf.io.FixedLenSequenceFeature(list(shape[1:]), tdt), "missing": tf.io.FixedLenSequenceFeature(
+                        [], tdt, allow_missing=True)})
+                for what, got, exp in (("context", ctx["c"], want[:1].reshape(shape[1:])), ("FixedLenSequence", seq["s"], want)):
+                    p = same(exp, side.numpy(got, dt), dt)
+                    if p:
+                        probs.append(what + ": " + p)
+                if seq["missing"].shape != (0,):
+                    probs.append(f"missing list: shape {seq['missing'].shape}")
+                _, seq = tf.io.parse_single_sequence_example(rec, sequence_features={
+                    "v": tf.io.VarLenFeature(tdt), "r": tf.io.RaggedFeature(tdt), "s": tf.io.VarLenFeature(tdt)})
+                p = same(want.reshape(-1), side.numpy(seq["s"].values, dt), dt)
+                if p:
+                    probs.append("VarLen: " + p)
+                c, seq, lens = tf.io.parse_sequence_example(
+                    [rec, rec], sequence_features={"s": tf.io.FixedLenSequenceFeature(list(shape[1:]), tdt)})
+                p = same(np.stack([want, want]), side.numpy(seq["s"], dt), dt)
+                if p:
+                    probs.append("parse_sequence_example: " + p)
+                if lens["s"].numpy().tolist() != [shape[0]] * 2:
+                    probs.append(f"lengths {lens['s'].numpy().tolist()}")
+            except Exception as e:
+                probs.append("ERROR " + _err(e))
+            res[f"{tag}/{name}"] = "; ".join(probs) or "ok"
     return res
 
 
@@ -618,6 +692,7 @@ FORMATS = {
     "checkpoint": (write_checkpoint, read_checkpoint, [("tf", "rivulet"), ("rivulet", "tf")]),
     "savedmodel": (write_savedmodel, read_savedmodel, [("tf", "rivulet"), ("rivulet", "rivulet")]),
     "example": (write_example, read_example, [("tf", "rivulet"), ("rivulet", "tf")]),
+    "seqexample": (write_seqexample, read_seqexample, [("tf", "rivulet"), ("rivulet", "tf")]),
     "rawfile": (write_rawfile, read_rawfile, [("tf", "rivulet"), ("rivulet", "tf")]),
     "keras": (write_keras, read_keras, [("tf", "rivulet"), ("rivulet", "tf")]),
     "dataset": (write_dataset, read_dataset, [("rivulet", "rivulet")]),

@@ -4,6 +4,7 @@ from .checkpoint import (Checkpoint, CheckpointManager, CheckpointOptions, get_c
                          latest_checkpoint, list_variables, load_checkpoint, load_variable)
 from .checkpoint.management import CheckpointState, update_checkpoint_state  # noqa: F401
 from .io.example_proto import BytesList, Example, Feature, Features, FloatList, Int64List  # noqa: F401
+from .io.sequence_example import FeatureList, FeatureLists, SequenceExample  # noqa: F401
 
 
 def __getattr__(name):

@@ -1,7 +1,9 @@
-"""tf.io: TFRecord files, tf.train.Example parsing, tensor serialization, files (read_file, write_file), raw
+"""tf.io: TFRecord files, tf.train.Example and SequenceExample parsing, tensor serialization, files (read_file, write_file), raw
 bytes and CSV records (decode_raw, decode_csv), the image codecs (decode_jpeg/png/gif/bmp/image, encode_jpeg/png)."""
 from .parsing import (FixedLenFeature, RaggedFeature, SparseTensorValue, VarLenFeature,  # noqa: F401
                       parse_example, parse_single_example)
+from .sequence_example import (FixedLenSequenceFeature, parse_sequence_example,  # noqa: F401
+                               parse_single_sequence_example)
 from ..ops.serialize_ops import parse_tensor, serialize_tensor  # noqa: F401
 from ..formats.tfrecord import TFRecordOptions, TFRecordWriter, tf_record_iterator  # noqa: F401
 from ..ops.codec_ops import (decode_and_crop_jpeg, decode_bmp, decode_csv, decode_gif, decode_image,  # noqa: F401
