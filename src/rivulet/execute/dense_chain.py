@@ -356,14 +356,29 @@ class _Bound:
     destroy = _Arena.destroy
 
 
+class _GemmThreads(onednn._Threads):
+    """One thread or every core for a big GEMM, whichever its calls run faster, busy machine or not: unlike a
+    convolution's choice (onednn._Threads), a busy machine does not settle it on one thread. w5's 64x784x128
+    products with other jobs filling the 2-core machine (load 7): 150 us on one thread, 89 on two (the
+    scheduler shares the cores per thread); quiet, 54 on one. oneDNN's OpenMP workers wait passively
+    (OMP_WAIT_POLICY=PASSIVE): a split product spins on no core."""
+    __slots__ = ()
+
+    def choose(self, now):
+        if self.probe_at is None:
+            self.probe_at = now + onednn._PROBE_S
+        if now >= self.probe_at:
+            return not self.one, True
+        return self.one, False
+
+
 def _threads(api, work):
-    """The `_Threads` choosing one thread or every core for a GEMM of this many multiply-adds, as convolutions
-    choose (onednn._Threads: every core on a quiet machine while the calls' times say it pays, one while other
-    work fills the cores), or None: under onednn._SPLIT_MIN_WORK a second thread never paid (w5's 64x784x128
-    products, 6.4M, take 54 us on one core of the AMD EPYC machines)."""
+    """The `_GemmThreads` choosing one thread or every core for a GEMM of this many multiply-adds, or None:
+    under onednn._SPLIT_MIN_WORK a second thread never paid (w5's 64x784x128 products, 6.4M, take 54 us on
+    one core of the AMD EPYC machines)."""
     if work < onednn._SPLIT_MIN_WORK or api.set_threads is None or onednn._all_threads() < 2:
         return None
-    return onednn._Threads()
+    return _GemmThreads()
 
 
 class _Split:
