@@ -138,3 +138,29 @@ def test_to_indicator():
 ])
 def test_bincount(call, want):
     assert _parts(call()) == want
+
+
+def test_cross_and_cross_hashed():
+    a = tf.SparseTensor([[0, 0], [1, 0], [1, 1]], ["a", "b", "c"], [2, 2])
+    b = tf.SparseTensor([[0, 0], [1, 0]], ["d", "e"], [2, 1])
+    dense = tf.constant([["f"], ["g"]])
+    assert _parts(tf.sparse.cross([a, b])) == ([[0, 0], [1, 0], [1, 1]], [b"a_X_d", b"b_X_e", b"c_X_e"], [2, 2])
+    assert _parts(tf.sparse.cross([a, b, dense], separator="|"))[1] == [b"a|d|f", b"b|e|g", b"c|e|g"]
+    assert _parts(tf.sparse.cross([tf.SparseTensor([[0, 0]], tf.constant([3], tf.int64), [1, 1]),
+                                   tf.constant([["x"]])]))[1] == [b"3_X_x"]
+    assert _parts(tf.sparse.cross([tf.SparseTensor([[1, 0]], ["z"], [3, 1]), tf.constant([["p"], ["q"], ["r"]])])) \
+        == ([[1, 0]], [b"z_X_q"], [3, 1])
+    combos = tf.sparse.cross([tf.SparseTensor([[0, 0], [0, 1]], ["a1", "a2"], [1, 2]),
+                              tf.SparseTensor([[0, 0], [0, 1]], ["b1", "b2"], [1, 2]), tf.constant([["c1", "c2"]])])
+    assert combos.values.numpy().tolist()[:3] == [b"a1_X_b1_X_c1", b"a1_X_b1_X_c2", b"a1_X_b2_X_c1"]
+    assert combos.dense_shape.numpy().tolist() == [1, 8]
+    h = tf.sparse.cross_hashed([a, b])
+    assert h.values.dtype == tf.int64
+    assert h.values.numpy().tolist() == [1584069791037555375, 4171697120956746554, 1746051686049959641]
+    assert tf.sparse.cross_hashed([a, b], num_buckets=10).values.numpy().tolist() == [2, 1, 1]
+    assert tf.sparse.cross_hashed([a, b, dense], num_buckets=100, hash_key=7).values.numpy().tolist() == [92, 29, 14]
+    ints = tf.SparseTensor([[0, 0], [0, 3]], tf.constant([5, -2], tf.int64), [1, 4])
+    assert tf.sparse.cross_hashed([ints, tf.constant([["c1", "c2"]])]).values.numpy().tolist() == [
+        2399806113575341727, 2055898762516316534, 6872847122214463480, 2847883015331862253]
+    with pytest.raises(errors.InvalidArgumentError, match="Expected batch size 2 got 1 at dense tensor 0"):
+        tf.sparse.cross([a, tf.constant([["x"]])])

@@ -415,3 +415,109 @@ _BINCOUNT = defop("_SparseBincountCounts", _bincount_kernel,
                                                        (TensorShape([None]), counts.dtype),
                                                        (TensorShape([keys.shape[1]]), _dt.int64)],
                   num_outputs=3)
+
+
+# ---------------------------------------------------------------- cross / cross_hashed
+def _cross_kernel(*parts, layout, hashed, num_buckets, hash_key, separator):
+    """Per batch row, every combination of one feature from each input (the last input varying fastest):
+    joined strings, or FingerprintCat64 mixes of the features' fingerprints (strings: Fingerprint64, integers:
+    their bits) as TensorFlow's SparseCrossV2 / SparseCrossHashed."""
+    from ..ops.fingerprint import _M, fingerprint64, fingerprint_cat64
+    rows_of, batch, pos, dense_i, sparse_i = [], None, 0, 0, 0
+    for kind in layout:
+        if kind == "s":
+            idx, vals, shape = parts[pos:pos + 3]
+            pos += 3
+            b = int(shape[0])
+            feats = [[] for _ in range(b)]
+            for r, v in zip(idx[:, 0].tolist(), vals.tolist()):
+                feats[r].append(v)
+            what, i = "sparse", sparse_i
+            sparse_i += 1
+        else:
+            d = parts[pos]
+            pos += 1
+            b = d.shape[0]
+            feats = [list(row) for row in d.reshape(b, -1).tolist()]
+            what, i = "dense", dense_i
+            dense_i += 1
+        if batch is None:
+            batch = b
+        elif b != batch:
+            raise InvalidArgumentError(f"Expected batch size {batch} got {b} at {what} tensor {i}")
+        rows_of.append(feats)
+    batch = batch or 0
+
+    def text(v):
+        return v if isinstance(v, bytes) else str(int(v)).encode()
+
+    def fp(v):
+        return fingerprint64(v) if isinstance(v, bytes) else int(v) & _M
+
+    import itertools
+    out_idx, out_vals, width = [], [], 0
+    modulus = num_buckets if num_buckets > 0 else (1 << 63) - 1
+    for r in range(batch):
+        combos = list(itertools.product(*(f[r] for f in rows_of)))
+        width = max(width, len(combos))
+        for k, combo in enumerate(combos):
+            out_idx.append((r, k))
+            if hashed:
+                h = hash_key & _M
+                for v in combo:
+                    h = fingerprint_cat64(h, fp(v))
+                out_vals.append(h % modulus)
+            else:
+                out_vals.append(separator.join(text(v) for v in combo))
+    idx = np.asarray(out_idx, np.int64).reshape(-1, 2)
+    if hashed:
+        vals = np.asarray(out_vals, np.int64).reshape(-1)
+    else:
+        vals = np.empty(len(out_vals), dtype=object)
+        vals[:] = out_vals
+    return idx, vals, np.asarray([batch, width], np.int64)
+
+
+def _cross_infer(*parts, layout, hashed, **_):
+    return [(TensorShape([None, 2]), _dt.int64), (TensorShape([None]), _dt.int64 if hashed else _dt.string),
+            (TensorShape([2]), _dt.int64)]
+
+
+SPARSE_CROSS = defop("SparseCrossV2", _cross_kernel, _cross_infer, num_outputs=3,
+                     attrs=("layout", "hashed", "num_buckets", "hash_key", "separator"))
+
+
+def _cross(inputs, hashed, num_buckets, hash_key, separator, name):
+    if not isinstance(inputs, (list, tuple)):
+        raise TypeError("Inputs must be a list")
+    parts, layout = [], []
+    for t in inputs:
+        if isinstance(t, SparseTensor):
+            parts += [t.indices, t.values, t.dense_shape]
+            layout.append("s")
+            dtype = t.dtype
+        else:
+            t = t if isinstance(t, Tensor) else convert_to_tensor(t)
+            parts.append(t)
+            layout.append("d")
+            dtype = t.dtype
+        if dtype not in (_dt.string, _dt.int64, _dt.int32):
+            raise TypeError(f"tf.sparse.cross takes string, int64 or int32 features, got {dtype.name}")
+    from ..ops.fingerprint import DEFAULT_CROSS_HASH_KEY
+    idx, vals, shape = bind(SPARSE_CROSS, tuple(parts), {
+        "layout": tuple(layout), "hashed": bool(hashed), "num_buckets": int(num_buckets),
+        "hash_key": DEFAULT_CROSS_HASH_KEY if hash_key is None else int(hash_key),
+        "separator": (separator if isinstance(separator, bytes) else str(separator).encode())},
+        name=name or "SparseCrossV2")
+    return SparseTensor(idx, vals, shape)
+
+
+def cross(inputs, name=None, separator=None):
+    """The cross of sparse or dense [batch, k] string/integer features: each row's feature combinations joined
+    by `separator` ('_X_' by default)."""
+    return _cross(inputs, False, 0, None, "_X_" if separator is None else separator, name)
+
+
+def cross_hashed(inputs, num_buckets=0, hash_key=None, name=None):
+    """The hashed cross: each combination's fingerprint (modulo num_buckets when > 0), int64."""
+    return _cross(inputs, True, num_buckets, hash_key, "", name)
