@@ -73,3 +73,12 @@ def test_v2_is_rivulet_and_v1_gives_only_same_meaning_names():
         assert tf.get_logger().getEffectiveLevel() == 40
     finally:
         tf1.logging.set_verbosity(old)
+
+
+def test_v1_and_v2_as_attributes_before_any_import():
+    import subprocess
+    import sys
+    code = ("import rivulet as tf; tf.compat.v1.enable_tensor_equality(); "
+            "print(tf.compat.v1.executing_eagerly(), tf.compat.v2.constant is tf.constant)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert out.stdout.strip() == "True True", out.stderr[-2000:]

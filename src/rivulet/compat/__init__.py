@@ -3,6 +3,7 @@ and the API versions: `v2` is rivulet's (TensorFlow 2) API, `v1` the part of Ten
 provides with TensorFlow 1's meaning (compat/v1.py)."""
 import contextlib
 import datetime
+import importlib
 import numbers
 import os
 
@@ -148,12 +149,8 @@ def forward_compatibility_horizon(year, month, day):
 
 
 def __getattr__(name):
-    if name == "v2":
-        import rivulet
-        return rivulet
-    if name == "v1":
-        from . import v1
-        return v1
+    if name in ("v1", "v2"):  # (not `from . import v1`: that looks the name up here first, endlessly)
+        return importlib.import_module(f".{name}", __name__)
     raise AttributeError(f"module 'rivulet.compat' has no attribute '{name}'")
 
 

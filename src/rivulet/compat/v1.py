@@ -46,7 +46,12 @@ def _graph_mode(name):
     return refuse
 
 
+def enable_tensor_equality():
+    """Tensors compare elementwise with == (TF2's behaviour, always on here)."""
+
+
 disable_eager_execution = _graph_mode("disable_eager_execution")
+disable_tensor_equality = _graph_mode("disable_tensor_equality")
 disable_v2_behavior = _graph_mode("disable_v2_behavior")
 
 
@@ -109,4 +114,5 @@ def __getattr__(name):
 
 def __dir__():
     return sorted(_SAME | {"constant", "enable_eager_execution", "enable_v2_behavior", "disable_eager_execution",
-                           "disable_v2_behavior", "set_random_seed", "logging"})
+                           "disable_v2_behavior", "enable_tensor_equality", "disable_tensor_equality",
+                           "set_random_seed", "logging"})
