@@ -422,7 +422,8 @@ def _cross_kernel(*parts, layout, hashed, num_buckets, hash_key, separator):
     """Per batch row, every combination of one feature from each input (the last input varying fastest):
     joined strings, or FingerprintCat64 mixes of the features' fingerprints (strings: Fingerprint64, integers:
     their bits) as TensorFlow's SparseCrossV2 / SparseCrossHashed."""
-    from ..ops.fingerprint import _M, fingerprint64, fingerprint_cat64
+    from ..ops.fingerprint import fingerprint64, fingerprint_cat64
+    _M = (1 << 64) - 1
     rows_of, batch, pos, dense_i, sparse_i = [], None, 0, 0, 0
     for kind in layout:
         if kind == "s":
