@@ -205,3 +205,22 @@ def test_all_mode_functions():
     r = tnp.matmul(tnp.asarray([[1., 2.]]), tnp.asarray([[1], [2]]))  # matmul: the lattice
     assert r.dtype == tf.float32 and np_behavior.is_weak(r)
     assert np_behavior.is_weak(x.T) and np_behavior.is_weak(tnp.sort(x))
+
+
+def test_vectorized_map_per_example_gradients():
+    w = tnp.asarray([[1., 2.], [3., 4.]]).astype(tnp.float32)
+
+    def grads(arg):
+        inp, label = arg
+        with tf.GradientTape() as tape:
+            tape.watch(w)
+            loss = tnp.sum(tnp.square(tnp.matmul(tnp.expand_dims(inp, 0), w) - label))
+        return tape.gradient(loss, w)
+
+    inputs = tnp.asarray([[1., 0.], [0., 1.], [1., 1.]]).astype(tnp.float32)
+    labels = tnp.zeros([3, 2], tnp.float32)
+    g = tf.function(lambda i, l: tf.vectorized_map(grads, (i, l)))(inputs, labels)
+    assert g.shape == (3, 2, 2) and g.dtype == tf.float32
+    # d/dw sum((x w)^2) = 2 x^T (x w)
+    want = [2 * np.outer(x, x @ np.asarray([[1., 2.], [3., 4.]])) for x in np.asarray(inputs)]
+    np.testing.assert_allclose(np.asarray(g), want)
