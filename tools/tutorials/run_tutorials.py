@@ -27,13 +27,16 @@ What the runner does to each notebook, and nothing else:
   `try: import tensorflow_probability as tfp` / `except ImportError: pass`), so the rest of the cell runs;
 - rewrites the imports: `import tensorflow as tf` -> `import rivulet as tf`, `from tensorflow(.x) import`
   -> `from rivulet(.x) import`, `import tensorflow.x as y` -> `import rivulet.x as y`, and `import keras` /
-  `from keras(.x) import` (the guides' name for `tf.keras`) -> rivulet's Keras;
+  `from keras(.x) import` (the guides' name for `tf.keras`) and `import tf_keras as keras` / `from
+  tf_keras(.x) import` (Keras 2's own package) -> rivulet's Keras;
 - drops shell and magic lines (`!pip ...`, `%matplotlib`, `%load_ext`) and the `%%time` cell magic line;
   a cell that was nothing but magics or comments is not scored;
 - shrinks training: an integer literal larger than MAX_EPOCHS given to `epochs=` (or to a keyword or default
   ending in `_epochs`, e.g. `max_epochs=10000`), or assigned to a name `epochs`/`EPOCHS` or ending in
   `_epochs`/`_EPOCHS` (`MAX_EPOCHS`, `initial_epochs`, `fine_tune_epochs`), or set as a default with
-  `kwargs.setdefault("epochs", 5)`, becomes MAX_EPOCHS (2). The synthetic data
+  `kwargs.setdefault("epochs", 5)`, becomes MAX_EPOCHS (2); a name ending in `episodes` assigned more than
+  MAX_EPISODES (actor_critic's `max_episodes = 10000`) becomes MAX_EPISODES (20), and a `steps=` keyword
+  given more than LONG_STEPS (1,000: pix2pix's `fit(..., steps=40000)`) becomes MAX_STEPS (10). The synthetic data
   sets are small too (a few hundred rows; MNIST 9,000, what multi_worker_with_ctl's 70 steps of 128 take;
   tfds's MNIST 6,000, horse2zebra 6 + 6), so no other rewrite is needed;
 - keeps each cell's source in linecache, as IPython does (AutoGraph reads the functions a cell defines);
@@ -45,7 +48,8 @@ What the runner does to each notebook, and nothing else:
 - serves the files the tutorials download from `synthetic.py` (the real formats: npz, IDX gzip, CIFAR's
   pickled batches in a tar.gz, the aclImdb, flower_photos and stack_overflow_16k archives, cats_and_dogs and
   mini_speech_commands (16 kHz wavs) zips, HIGGS.csv.gz, the CSVs with their real columns, Keras applications'
-  h5 weights of the right shapes) through
+  h5 weights of the right shapes, ImageNet's label file, pix2pix's facades archive, ESC-50's zip of 44.1 kHz
+  clips with its esc50.csv) through
   an urllib handler (and a `requests` adapter), so `tf.keras.utils.get_file`, `tf.keras.datasets.*` and `pandas.read_csv(url)` read them
   through their ordinary download path into the ordinary cache; any other URL fails as offline;
 - accepts the synthetic files where a loader checks the real file's hash (rivulet.keras.data_utils'
@@ -55,10 +59,13 @@ What the runner does to each notebook, and nothing else:
   rivulet's tf.data in the real feature structures, dtypes and shapes, with fewer examples: its
   docstring and SIZES list them) and `tensorflow_examples.models.pix2pix` (pix2pix's blocks, U-Net
   generator, PatchGAN discriminator and InstanceNormalization, written for rivulet from the paper's
-  architecture); the cells that use them are scored.
+  architecture), `tensorflow_hub` (hub.load / KerasLayer over small random-weight modules built with rivulet
+  in the real modules' interface, saved with tf.saved_model.save into the hub cache, TFHUB_CACHE_DIR, set
+  inside the notebook's directory, and loaded back with tf.saved_model.load), `tensorflow_io`
+  (audio.resample) and `gym` (CartPole-v1's dynamics in gym 0.26's API); the cells that use them are scored.
 A cell passes when it raises nothing within CELL_TIMEOUT seconds. Cells that import a package which itself
-imports TensorFlow (UNSCORED_IMPORTS: tensorflow_docs, tensorflow_probability, tensorflow_hub,
-tensorflow_text, tensorflow_compression) are not scored, nor a cell that fails with a NameError of a name such an
+imports TensorFlow (UNSCORED_IMPORTS: tensorflow_docs, tensorflow_probability, tensorflow_text,
+tensorflow_compression) are not scored, nor a cell that fails with a NameError of a name such an
 import would have bound (`tfc.NoisyLogistic(...)`, `tfdocs.modeling.EpochDots()` called in a helper), or of a name
 bound only by a cell left unscored so (`tokenizer = MyTokenizer()` whose __init__ uses tensorflow_text), nor
 the cells after the notebook's time budget runs out (they are reported as not run).
@@ -82,8 +89,8 @@ import traceback
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
 
-# tensorflow/docs at this commit; the notebooks that need no tensorflow_datasets, tensorflow_hub,
-# pretrained weights or packages that import TensorFlow themselves for most of their cells.
+# tensorflow/docs at this commit; the notebooks that need no packages importing TensorFlow themselves for most
+# of their cells, other than those the stand-ins serve.
 COMMIT = "7c3650212740204359d4ceae481abc79345541be"
 NOTEBOOKS = [
     "quickstart/beginner", "quickstart/advanced",
@@ -115,8 +122,10 @@ NOTEBOOKS = [
     "reinforcement_learning/actor_critic",
 ]
 # what the runner puts on the notebook's path in place of packages built on TensorFlow: tensorflow_datasets
-# (synthetic data sets in the real feature structures, made with rivulet's tf.data) and tensorflow_examples'
-# models.pix2pix (the pix2pix blocks, U-Net generator and PatchGAN discriminator, written for rivulet)
+# (synthetic data sets in the real feature structures, made with rivulet's tf.data), tensorflow_examples'
+# models.pix2pix (the pix2pix blocks, U-Net generator and PatchGAN discriminator, written for rivulet),
+# tensorflow_hub (modules built with rivulet, saved and loaded as SavedModels), tensorflow_io's audio.resample
+# and gym's CartPole-v1
 STAND_INS = os.path.join(HERE, "stand_ins")
 PREFIX = "site/en/tutorials/"
 
