@@ -164,3 +164,20 @@ def test_cross_and_cross_hashed():
         2399806113575341727, 2055898762516316534, 6872847122214463480, 2847883015331862253]
     with pytest.raises(errors.InvalidArgumentError, match="Expected batch size 2 got 1 at dense tensor 0"):
         tf.sparse.cross([a, tf.constant([["x"]])])
+
+
+def test_sampled_addmm():
+    idx, vals, shp = tf.constant([[0, 0], [1, 1]]), tf.constant([0.5, 0.3]), tf.constant([2, 2])
+    m1 = tf.constant([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]])
+    m2 = tf.constant([[7.0, 8.0], [9.0, 10.0], [11.0, 12.0]])
+    i, v, s = tf.sparse.sampled_addmm(idx, vals, shp, m1, m2)
+    assert i.numpy().tolist() == [[0, 0], [1, 1]] and s.numpy().tolist() == [2, 2]
+    np.testing.assert_allclose(v.numpy(), [58.5, 154.3000030517578])
+    np.testing.assert_allclose(tf.sparse.sampled_addmm(idx, vals, shp, m1, m2, beta=0.5, alpha=2.0)[1].numpy(),
+                               [116.25, 308.1499938964844])
+    with pytest.raises(ValueError, match=r"Dense shape: \[3 2\] does not match output shape: \[2 2\]"):
+        tf.sparse.sampled_addmm(idx, vals, tf.constant([3, 2]), m1, m2)
+    # batched over a leading dimension (TensorFlow 2.21's own shape check fails there)
+    _, v, _ = tf.sparse.sampled_addmm(tf.constant([[[0, 1]], [[1, 0]]]), tf.constant([[1.0], [2.0]]),
+                                      tf.constant([2, 2, 2]), tf.stack([m1, m1]), tf.stack([m2, 2 * m2]))
+    assert v.numpy().tolist() == [[65.0], [280.0]]

@@ -522,3 +522,26 @@ def cross(inputs, name=None, separator=None):
 def cross_hashed(inputs, num_buckets=0, hash_key=None, name=None):
     """The hashed cross: each combination's fingerprint (modulo num_buckets when > 0), int64."""
     return _cross(inputs, True, num_buckets, hash_key, "", name)
+
+
+# ---------------------------------------------------------------- sampled_addmm
+def sampled_addmm(indices, values, dense_shape, mat1, mat2, beta=1.0, alpha=1.0, output_type=_dt.float32):
+    """alpha * (mat1 @ mat2) sampled at `indices` plus beta * values: returns (indices, values, dense_shape) of
+    the result, batched over leading dimensions as TensorFlow's."""
+    indices = convert_to_tensor(indices, dtype=_dt.int32) if not isinstance(indices, Tensor) else indices
+    values = convert_to_tensor(values, dtype=output_type) if not isinstance(values, Tensor) else values
+    dense_shape = convert_to_tensor(dense_shape, dtype=_dt.int32) if not isinstance(dense_shape, Tensor) \
+        else dense_shape
+    mat1 = convert_to_tensor(mat1, dtype=output_type) if not isinstance(mat1, Tensor) else mat1
+    mat2 = convert_to_tensor(mat2, dtype=output_type) if not isinstance(mat2, Tensor) else mat2
+    want = _a.concat([_a.shape(mat1)[:-1], _a.shape(mat2)[-1:]], 0)
+    got, exp = static_value(dense_shape), static_value(want)
+    if got is not None and exp is not None and (np.shape(got) != np.shape(exp) or (np.asarray(got) != exp).any()):
+        raise ValueError(f"Dense shape: {np.asarray(got)} does not match output shape: {np.asarray(exp)}")
+    batch = (mat1.shape.rank or 2) - 2
+    rows = _a.gather(mat1, indices[..., 0], axis=batch, batch_dims=batch)
+    cols = _a.gather(_a.transpose(mat2, list(range(batch)) + [batch + 1, batch]), indices[..., 1], axis=batch,
+                     batch_dims=batch)
+    dots = _m.reduce_sum(_m.multiply(rows, cols), axis=-1)
+    out = _m.add(_m.multiply(_m.cast(alpha, dots.dtype), dots), _m.multiply(_m.cast(beta, dots.dtype), values))
+    return indices, out, dense_shape
