@@ -205,6 +205,14 @@ def test_all_mode_functions():
     r = tnp.matmul(tnp.asarray([[1., 2.]]), tnp.asarray([[1], [2]]))  # matmul: the lattice
     assert r.dtype == tf.float32 and np_behavior.is_weak(r)
     assert np_behavior.is_weak(x.T) and np_behavior.is_weak(tnp.sort(x))
+    # TensorFlow 2.21: array functions (concatenate, clip, kron, cross) take the lattice's dtype, strong
+    r = tnp.concatenate([x, tnp.asarray([[1., -2., 3.]])])
+    assert r.dtype == tf.float32 and not np_behavior.is_weak(r)
+    r = tnp.clip(x, 2, 4.5)
+    assert r.dtype == tf.float32 and np.asarray(r).tolist() == [[2, 2, 3], [4, 4.5, 4.5]]
+    assert tnp.cross([1, 2, 3], [4, 5, 6]).dtype == tf.int32
+    r = tnp.full((2, 2), 7)
+    assert r.dtype == tf.int32 and not np_behavior.is_weak(r)
 
 
 def test_vectorized_map_per_example_gradients():

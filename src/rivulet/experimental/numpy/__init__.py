@@ -122,6 +122,15 @@ def _promote(*xs):
     return [_nb.to_dtype(x, d) for x in xs], False
 
 
+def _promote_lattice(*xs):
+    """As TensorFlow's array functions (concatenate, stack, clip, kron, cross): the lattice's dtype in the "all" /
+    "safe" modes (a strong result), NumPy's otherwise."""
+    if not _new():
+        return _promote(*xs)
+    d = _nb.result_type_all(*xs)[0]
+    return [_nb.to_dtype(x, d) for x in xs], False
+
+
 def _keep_weak(fn):
     """A function of one array whose result is weak when that array is ("all"/"safe" modes)."""
     def f(a, *args, **kwargs):
@@ -164,8 +173,8 @@ def empty(shape, dtype=float):
 
 
 def full(shape, fill_value, dtype=None):
-    v, w = _convert(fill_value, dtype)
-    return _wrap(_ao.broadcast_to(v, _shape(shape)), w)
+    v, _ = _convert(fill_value, dtype)
+    return _ao.broadcast_to(_strong(v), _shape(shape))
 
 
 def _like(a, dtype, value):
@@ -395,8 +404,6 @@ logical_xor = _binary(lambda a, b: _m.logical_xor(_mo.cast(a, _dt.bool), _mo.cas
 heaviside = _binary(lambda a, b: _ao.where(a < 0, _ao.zeros_like(a), _ao.where(a > 0, _ao.ones_like(a), b)),
                     "heaviside", True)
 nextafter = _binary(_m.nextafter, "nextafter", True)
-copysign = _binary(lambda a, b: _m.abs(a) * _ao.where(_np_fn(_np.signbit, _dt.bool)(b), -_ao.ones_like(a),
-                                                        _ao.ones_like(a)), "copysign", True)
 
 
 def _bitwise(name):
@@ -442,7 +449,7 @@ def clip(a, a_min, a_max):
         return minimum(a, a_max)
     if a_max is None:
         return maximum(a, a_min)
-    (t, lo, hi), w = _promote(a, a_min, a_max)
+    (t, lo, hi), w = _promote_lattice(a, a_min, a_max)
     return _wrap(_m.minimum(_m.maximum(t, lo), hi), w)
 
 
@@ -724,8 +731,8 @@ def squeeze(a, axis=None):
 
 
 def broadcast_to(array, shape):  # noqa: A002
-    t, w = _convert(array)
-    return _wrap(_ao.broadcast_to(_strong(t), _shape(shape)), w)
+    t, _ = _convert(array)
+    return _ao.broadcast_to(_strong(t), _shape(shape))
 
 
 def broadcast_arrays(*args, **kwargs):
@@ -759,7 +766,7 @@ def atleast_3d(*arys):
 
 
 def _same(arrays):
-    ts, _ = _promote(*arrays)
+    ts, _ = _promote_lattice(*arrays)
     return ts
 
 
@@ -1050,7 +1057,7 @@ def einsum(subscripts, *operands, **kwargs):
 
 
 def kron(a, b):
-    (x, y), w = _promote(a, b)
+    (x, y), w = _promote_lattice(a, b)
     x, y = atleast_1d(x), atleast_1d(y)
     r = _builtins.max(x.shape.rank, y.shape.rank)
     x = _ao.reshape(x, [1] * (r - x.shape.rank) + x.shape.as_list())
@@ -1062,7 +1069,7 @@ def kron(a, b):
 
 
 def cross(a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
-    (x, y), w = _promote(a, b)
+    (x, y), w = _promote_lattice(a, b)
     if axis is not None:
         axisa = axisb = axisc = axis
     x, y = moveaxis(x, axisa, -1), moveaxis(y, axisb, -1)
