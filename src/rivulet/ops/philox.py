@@ -242,7 +242,12 @@ def chunked(total, chunk, body):
             if k >= nchunks:
                 return
             body(k * chunk, min((k + 1) * chunk, total))
-    futures = [pool.submit(work) for _ in range(min(n, nchunks - 1))]
+    futures = []
+    try:
+        for _ in range(min(n, nchunks - 1)):
+            futures.append(pool.submit(work))
+    except RuntimeError:  # the interpreter is shutting down: no new threads
+        pass
     try:
         work()
     finally:
