@@ -41,8 +41,10 @@ Deliberate differences (not reported as failures):
   rivulet -> rivulet are run.
 - dataset: Dataset.save writes rivulet's own format (TensorFlow's is its snapshot protos); neither reads the
   other's, so only rivulet -> rivulet is run.
-- keras: the TensorFlow venv has Keras 3 (no tf_keras), whose `.keras` configs are Keras 3's; only weights files
-  are exchanged (`.weights.h5` both ways; the legacy `.h5` of model.save is read by load_weights both ways).
+- keras: the TensorFlow venv has Keras 3 (no tf_keras). Weights files go both ways (`.weights.h5`, and the legacy
+  `.h5` of model.save read by load_weights); whole models (`.keras`, legacy `.h5`) that rivulet saves load in
+  Keras 3 with every weight's bits, while Keras 3's own configs hold its DTypePolicy objects, which rivulet refuses
+  with a ValueError ("Unknown object: 'DTypePolicy'"; tf_keras 2.21 has no such class either; checked).
 - savedmodel: TensorFlow's writer keeps a complex64 constant as scomplex_val (Python floats) and sets a signalling
   NaN's quiet bit on the way (its own load returns the quieted value, as rivulet's does); so are a float32 scalar
   constant's. Those constants are compared with the quieted value.
@@ -641,6 +643,9 @@ def write_keras(side, d, cs):
         m.set_weights(_kweights(dt))
         m.save_weights(os.path.join(d, f"{dt}.weights.h5"))
         m.save(os.path.join(d, f"{dt}.h5"))
+        m.save(os.path.join(d, f"{dt}.keras"))
+    with open(os.path.join(d, "writer.txt"), "w") as f:
+        f.write(side.impl)
 
 
 def read_keras(side, d, cs):
@@ -657,6 +662,24 @@ def read_keras(side, d, cs):
                 res[f"{dt}.{kind}"] = "; ".join(bad) or "ok"
             except Exception as e:
                 res[f"{dt}.{kind}"] = "ERROR " + _err(e)
+        with open(os.path.join(d, "writer.txt")) as f:
+            keras3_wrote = f.read() == "tf"
+        for kind in ("keras", "h5"):  # whole models: load_model
+            p = os.path.join(d, f"{dt}.{kind}")
+            key = f"{dt}.{kind} load_model"
+            try:
+                m = _keras(side).models.load_model(p)
+                if keras3_wrote and side.impl == "rivulet":
+                    res[key] = "LOADED a Keras 3 file (expected the DTypePolicy refusal)"
+                    continue
+                bad = [f"weight {i}: {q}" for i, (w, g) in enumerate(zip(_kweights(dt), m.get_weights()))
+                       for q in [same(w, np.asarray(g), dt)] if q]
+                res[key] = "; ".join(bad) or "ok"
+            except Exception as e:
+                if keras3_wrote and side.impl == "rivulet" and isinstance(e, ValueError) and "DTypePolicy" in str(e):
+                    res[key] = "ok (refused: " + _err(e)[:80] + ")"
+                else:
+                    res[key] = "ERROR " + _err(e)
     return res
 
 
