@@ -84,8 +84,55 @@ def _rebuild(template, children):
 
 def flatten(structure, expand_composites=False):
     out = []
-    _flatten(structure, out)
+    if expand_composites:
+        _flatten_expanded(structure, out)
+    else:
+        _flatten(structure, out)
     return out
+
+
+# expand_composites: a composite tensor (tf.experimental.ExtensionType, RaggedTensor, SparseTensor: its type
+# gives its trace type, the value its component tensors) and a composite's spec stand for their components
+def _is_composite_value(x):
+    return hasattr(type(x), "__tf_tracing_type__") and hasattr(x, "_to_components") and \
+        not hasattr(x, "_component_specs")
+
+
+def _is_composite_spec(x):
+    return hasattr(x, "_component_specs") and hasattr(x, "_from_components") and not isinstance(x, type)
+
+
+def _spec_of_composite(x):
+    return x if _is_composite_spec(x) else type(x).__tf_tracing_type__(x, None)
+
+
+def _flatten_expanded(s, out):
+    kind = _kind(s)
+    if kind == _LEAF:
+        if _is_composite_value(s):
+            for c in s._to_components():
+                _flatten_expanded(c, out)
+        elif _is_composite_spec(s):
+            for c in s._component_specs:
+                _flatten_expanded(c, out)
+        else:
+            out.append(s)
+    elif kind == _MAP:
+        for k in _sorted_keys(s):
+            _flatten_expanded(s[k], out)
+    else:
+        for c in s:
+            _flatten_expanded(c, out)
+
+
+def _pack_expanded(s, it):
+    kind = _kind(s)
+    if kind == _LEAF:
+        if _is_composite_value(s) or _is_composite_spec(s):
+            spec = _spec_of_composite(s)
+            return spec._from_components([next(it) for _ in range(len(spec._component_specs))])
+        return next(it)
+    return _rebuild(s, [_pack_expanded(c, it) for c in _children(s)])
 
 
 def _flatten(s, out):
@@ -107,12 +154,13 @@ def pack_sequence_as(structure, flat_sequence, expand_composites=False):
     flat = flat_sequence if isinstance(flat_sequence, (list, tuple)) else list(flat_sequence)
     it = iter(flat)
     try:
-        packed = _pack(structure, it)
+        packed = _pack_expanded(structure, it) if expand_composites else _pack(structure, it)
         left_over = next(it, it) is not it
     except StopIteration:
         left_over = True
     if left_over:
-        raise ValueError(f"Could not pack sequence. Structure had {len(flatten(structure))} atoms, but "
+        raise ValueError(f"Could not pack sequence. Structure had {len(flatten(structure, expand_composites))} "
+                         f"atoms, but "
                          f"flat_sequence had {len(flat)} items. Structure: {structure!r}, flat_sequence: "
                          f"{flat!r}.")
     return packed
@@ -136,15 +184,17 @@ def map_structure(func, *structures, check_types=True, expand_composites=False):
     if not structures:
         raise ValueError("Must provide at least one structure")
     for s in structures[1:]:
-        assert_same_structure(structures[0], s, check_types=check_types)
-    flats = [flatten(s) for s in structures]
-    return pack_sequence_as(structures[0], [func(*xs) for xs in zip(*flats)])
+        assert_same_structure(structures[0], s, check_types=check_types, expand_composites=expand_composites)
+    flats = [flatten(s, expand_composites) for s in structures]
+    return pack_sequence_as(structures[0], [func(*xs) for xs in zip(*flats)], expand_composites=expand_composites)
 
 
 def assert_same_structure(nest1, nest2, check_types=True, expand_composites=False):
     """ValueError when the nesting (lengths, mapping keys) differs; TypeError when, with check_types, a
     container's type differs (mappings compare alike, as do namedtuples with the same name and fields)."""
     problem = _difference(nest1, nest2, check_types)
+    if problem is None and expand_composites:
+        problem = _composite_difference(nest1, nest2)
     if problem is not None:
         cls, detail = problem
         raise cls(f"The two structures don't have the same nested structure.\n\nFirst structure: {nest1!r}\n\n"
@@ -173,6 +223,20 @@ def _difference(a, b, check_types):
         problem = _difference(x, y, check_types)
         if problem is not None:
             return problem
+    return None
+
+
+def _composite_difference(a, b):
+    """(with expand_composites) where a composite meets a non-composite or a composite of another type."""
+    fa, fb = flatten(a), flatten(b)
+    for x, y in zip(fa, fb):
+        cx = _is_composite_value(x) or _is_composite_spec(x)
+        cy = _is_composite_value(y) or _is_composite_spec(y)
+        if cx != cy:
+            return ValueError, f"Substructure {x!r} is a composite tensor, while substructure {y!r} is not"
+        if cx and type(_spec_of_composite(x)) is not type(_spec_of_composite(y)):
+            return TypeError, (f"Incompatible CompositeTensor TypeSpecs: {type(_spec_of_composite(x)).__name__} "
+                               f"vs. {type(_spec_of_composite(y)).__name__}")
     return None
 
 

@@ -154,3 +154,24 @@ def test_dispatch_elementwise_and_matmul():
             tf.experimental.unregister_dispatch_for(h)
     with pytest.raises(ValueError):
         tf.abs(MaskedTensor([1], [True]))
+
+
+def test_nest_expand_composites():
+    mt = MaskedTensor([1, 2], [True, False])
+    flat = tf.nest.flatten({"a": mt, "b": 3}, expand_composites=True)
+    assert len(flat) == 3 and flat[2] == 3
+    np.testing.assert_array_equal(flat[0].numpy(), [1, 2])
+    assert tf.nest.flatten(mt) == [mt]
+    spec = tf.type_spec_from_value(mt)
+    assert tf.nest.flatten(spec, expand_composites=True) == [tf.TensorSpec([2], tf.int32), tf.TensorSpec([2], tf.bool)]
+    r = tf.nest.pack_sequence_as(mt, [tf.constant([5, 6]), tf.constant([False, False])], expand_composites=True)
+    assert isinstance(r, MaskedTensor)
+    np.testing.assert_array_equal(r.values.numpy(), [5, 6])
+    r = tf.nest.pack_sequence_as(spec, [tf.constant([5, 6]), tf.constant([False, False])], expand_composites=True)
+    assert isinstance(r, MaskedTensor)  # (TensorFlow packs a spec's components into a value)
+    doubled = tf.nest.map_structure(lambda t: t * 2 if t.dtype == tf.int32 else t, [mt], expand_composites=True)
+    np.testing.assert_array_equal(doubled[0].values.numpy(), [2, 4])
+    tf.nest.assert_same_structure(mt, MaskedTensor([1, 2, 3], [True, False, True]), expand_composites=True)
+    with pytest.raises(ValueError, match="don't have the same nested structure"):
+        tf.nest.assert_same_structure(mt, 3, expand_composites=True)
+    assert not tf.nest.is_nested(mt)

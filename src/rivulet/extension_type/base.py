@@ -9,7 +9,6 @@ fields in order, mappings by sorted key, nested composites expanded) are what gr
 carry, and `_from_components` rebuilds a value around new tensors without running the constructor (as
 TensorFlow does).
 """
-import abc
 import inspect
 import sys
 import typing
@@ -415,7 +414,10 @@ def _resolve(cls, t):
     return t
 
 
-class _Metaclass(abc.ABCMeta):
+class _Metaclass(type):
+    """(a plain metaclass, not abc.ABCMeta: isinstance against ExtensionType stays a C-level check, which the
+    op functions' composite dispatch does on every call once a dispatcher is registered)"""
+
     def __init__(cls, name, bases, namespace):
         super().__init__(name, bases, namespace)
         if namespace.get("_tf_extension_type_do_not_transform_this_class", False):
