@@ -232,3 +232,20 @@ def test_vectorized_map_per_example_gradients():
     # d/dw sum((x w)^2) = 2 x^T (x w)
     want = [2 * np.outer(x, x @ np.asarray([[1., 2.], [3., 4.]])) for x in np.asarray(inputs)]
     np.testing.assert_allclose(np.asarray(g), want)
+
+
+def test_numpy_indexing_traced():
+    @tf.function(input_signature=[tf.TensorSpec([None, 3], tf.float32), tf.TensorSpec([None], tf.int32)])
+    def f(x, i):
+        return x[:, [0, 2]], x[i], x[..., tf.constant([-1, 0])], x.T.reshape(-1)
+
+    x = tnp.asarray([[1., 2., 3.], [4., 5., 6.]]).astype(tnp.float32)
+    a, b, c, d = f(x, tf.constant([1, 0, 1]))
+    _check(a, "float32", [[1, 3], [4, 6]])
+    _check(b, "float32", [[4, 5, 6], [1, 2, 3], [4, 5, 6]])
+    _check(c, "float32", [[3, 1], [6, 4]])
+    _check(d, "float32", [1, 4, 2, 5, 3, 6])
+    with tf.GradientTape() as tape:
+        tape.watch(x)
+        s = tnp.sum(x[:, [0, 0, 2]] * tnp.asarray([1., 2., 3.]).astype(tnp.float32))
+    np.testing.assert_allclose(np.asarray(tape.gradient(s, x)), [[3, 0, 3], [3, 0, 3]])

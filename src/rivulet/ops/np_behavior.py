@@ -384,46 +384,64 @@ def _is_advanced(k):
 
 def getitem(self, key):
     """NumPy's indexing: basic slices as tf.Tensor's, plus integer-array and boolean-mask indices (lists,
-    tuples, arrays and tensors, as NumPy reads them), gathered from the flattened tensor (differentiable)."""
+    tuples, arrays and tensors, as NumPy reads them). Static indices into a tensor of known shape are gathered
+    from the flattened tensor; one advanced index among basic ones (any shape, traced index tensors too) is a
+    gather along its axis. Differentiable either way."""
     from . import slicing
     self = strong(self)
     keys = key if isinstance(key, tuple) else (key,)
     if not any(_is_advanced(k) for k in keys):
         return slicing.getitem(self, key)
     from . import array_ops
-    shape = self.shape
     static = []
     for k in keys:
         if isinstance(k, Tensor):
             v = getattr(k, "_v", None)
             if v is None:
-                from .constant_op import constant  # noqa: F401
-                if len(keys) == 1 and k.dtype.is_integer:
-                    return array_ops.gather(self, k)
-                if len(keys) == 1 and k.dtype.is_bool:
-                    return array_ops.boolean_mask(self, k)
-                raise TypeError("NumPy-style advanced indexing with a traced index tensor needs a single index")
+                static = None
+                break
             k = np.asarray(v)
         elif isinstance(k, (list, tuple)):
             k = np.asarray(k)
         static.append(k)
-    if not shape.is_fully_defined():
-        if len(static) == 1:
-            k = static[0]
-            if k.dtype == bool:
-                return array_ops.boolean_mask(self, convert_to_tensor(k))
-            return array_ops.gather(self, convert_to_tensor(k.astype(np.int64)))
-        raise TypeError("NumPy-style advanced indexing needs a tensor of a known shape")
-    dims = shape.as_list()
-    n = int(np.prod(dims)) if dims else 1
-    positions = np.arange(n, dtype=np.int64).reshape(dims)
-    try:
-        idx = positions[tuple(static)]
-    except IndexError as e:
-        from ..errors import InvalidArgumentError
-        raise InvalidArgumentError(str(e)) from None
-    flat = array_ops.reshape(self, [-1])
-    return array_ops.gather(flat, convert_to_tensor(np.asarray(idx, dtype=np.int64)))
+    if static is not None and self.shape.is_fully_defined():
+        dims = self.shape.as_list()
+        positions = np.arange(int(np.prod(dims)) if dims else 1, dtype=np.int64).reshape(dims)
+        try:
+            idx = positions[tuple(static)]
+        except IndexError as e:
+            from ..errors import InvalidArgumentError
+            raise InvalidArgumentError(str(e)) from None
+        return array_ops.gather(array_ops.reshape(self, [-1]), convert_to_tensor(np.asarray(idx, dtype=np.int64)))
+    return _one_advanced(self, keys if static is None else tuple(static))
+
+
+def _one_advanced(x, keys):
+    from . import array_ops, math_ops, slicing
+    adv = [i for i, k in enumerate(keys) if _is_advanced(k) or isinstance(k, np.ndarray)]
+    rank = x.shape.rank
+    if len(adv) != 1 or rank is None:
+        raise TypeError("NumPy-style indexing of a tensor of unknown shape, or with a traced index tensor, takes "
+                        "one integer-array or boolean index (among basic slices)")
+    i = adv[0]
+    consumed = sum(1 for k in keys if k is not None and k is not Ellipsis)
+    axis = 0
+    for k in keys[:i]:
+        if k is Ellipsis:
+            axis += rank - consumed
+        elif k is None or isinstance(k, slice):
+            axis += 1
+    basic = list(keys)
+    basic[i] = slice(None)
+    y = slicing.getitem(x, tuple(basic))
+    idx = keys[i] if isinstance(keys[i], Tensor) else convert_to_tensor(np.asarray(keys[i]))
+    if idx.dtype.is_bool:
+        idx = array_ops.reshape(array_ops.where(idx), [-1])
+    else:
+        idx = math_ops.cast(idx, _dt.int64)
+        n = math_ops.cast(array_ops.shape(y)[axis], _dt.int64)
+        idx = array_ops.where(idx < 0, idx + n, idx)
+    return array_ops.gather(y, idx, axis=axis)
 
 
 # ------------------------------------------------------------------ NumPy methods
