@@ -350,6 +350,10 @@ def limit(compiled, ops, inputs=None):
     without them unknown dims count as 1."""
     if not _enabled() or openblas.api() is None:
         return
+    onednn, ran = getattr(compiled, "onednn", None), getattr(compiled, "ops", None)
+    if onednn:  # products the compiled code runs on oneDNN (execute/dense_chain.py), or ops it prunes: no
+        ran = {op._id for op in ran} if ran is not None else None  # OpenBLAS threads to set for them
+        ops = [op for op in ops if op._id not in onednn and (ran is None or op._id in ran)]
     profile = Profile(ops, inputs or ())
     if not profile.has_gemm:
         return

@@ -49,7 +49,7 @@ def _attr_args(op, glob):
 
 class CompiledGraph:
     """A callable over flat input values returning a tuple of flat output values."""
-    __slots__ = ("fn", "source", "ops", "line_ops", "filename")
+    __slots__ = ("fn", "source", "ops", "line_ops", "filename", "onednn")
 
     def __call__(self, *values):
         return self.fn(*values)
@@ -306,6 +306,9 @@ def compile_graph(graph, inputs, outputs, name="fn", wrap=None, split=True, kern
     glob["_cg"] = cg
     cg.fn, cg.filename = _load(src, name, glob)
     cg.source, cg.ops = src, ops
+    # the products oneDNN runs (a Gemm or a chain of them): OpenBLAS's threads do not concern them (blas_threads.limit)
+    cg.onednn = frozenset(m._id for op in ops if isinstance(glob.get(f"g{op._id}"), dense_chain.Gemm)
+                          for m in [op]) | chained | frozenset(chains)
     return cg
 
 
