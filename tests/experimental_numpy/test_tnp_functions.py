@@ -177,6 +177,13 @@ def test_gradients_and_tf_function():
     _check(r, "float64", [1.])
 
 
+def test_random_numbers_are_tensorflows():
+    tnp.random.seed(7)  # TensorFlow 2.21's numbers for this seed and sequence of calls
+    np.testing.assert_allclose(np.asarray(tnp.random.randn(3)), [0.20519253, 0.86145926, -0.86256865], rtol=1e-6)
+    assert np.asarray(tnp.random.randint(0, 10, size=(4,))).tolist() == [4, 9, 4, 7]
+    np.testing.assert_allclose(np.asarray(tnp.random.rand(2)), [0.01229512, 0.07502134], rtol=1e-6)
+
+
 def test_random():
     tnp.random.seed(1)
     a = tnp.random.randn(3, 2)
