@@ -1192,6 +1192,11 @@ MIRROR_PAD_GRAD = defop("MirrorPadGrad", _mirror_pad_grad_kernel, _mirror_pad_gr
 
 def pad(tensor, paddings, mode="CONSTANT", constant_values=0, name=None):
     x = to_tensor(tensor)
+    if isinstance(paddings, Tensor) or isinstance(paddings, (list, tuple)) and _tensor._holds_tensor(paddings):
+        p = to_tensor(paddings)
+        if static_value(p) is None:  # computed in the graph: `[[0, n]]` of a traced n
+            return _pad_by_tensor(x, p, mode, constant_values, name)
+        paddings = static_value(p)
     pads = _ints(paddings, "paddings")
     if np.ndim(pads) != 2 or (pads and len(pads[0]) != 2):
         raise ValueError(f"paddings must be a matrix with 2 columns, got {paddings!r}")
@@ -1208,6 +1213,47 @@ def pad(tensor, paddings, mode="CONSTANT", constant_values=0, name=None):
                          f"Received `mode` = {mode}")
     _check(MIRROR_PAD, (x,), paddings=pads, mode=m)
     return bind(MIRROR_PAD, (x,), {"paddings": pads, "mode": m}, name=name or "MirrorPad")
+
+
+def _pad_by_tensor(x, p, mode, constant_values, name):
+    """pad with paddings computed in the graph (audio front ends pad a waveform to whole frames so): along each
+    axis, a concat of constant blocks (CONSTANT) or a gather of reflected indices (REFLECT, SYMMETRIC)."""
+    rank = x.shape.rank
+    if rank is None:
+        raise NotImplementedError("rivulet's tf.pad with paddings computed in the graph needs an input of known rank")
+    if p.dtype not in _INDEX:
+        raise TypeError(f"Value passed to parameter 'paddings' has DataType {p.dtype.name} not in list of allowed "
+                        "values: int32, int64")
+    if p.shape.rank is not None and (p.shape.rank != 2 or p.shape[1] not in (None, 2)
+                                     or p.shape[0] not in (None, rank)):
+        raise ValueError(f"paddings must be a matrix of shape [{rank}, 2], got shape {p.shape}")
+    m = str(mode).upper()
+    if m not in ("CONSTANT", "REFLECT", "SYMMETRIC"):
+        raise ValueError('Value of argument `mode` expected to be one of "CONSTANT", "REFLECT", or "SYMMETRIC". '
+                         f"Received `mode` = {mode}")
+    if m == "CONSTANT":
+        if x.dtype is _dt.string and isinstance(constant_values, int) and constant_values == 0:
+            constant_values = b""
+        c = _convert_like(constant_values, x.dtype)
+    for a in _pyrange(rank):
+        before, after = p[a, 0], p[a, 1]
+        if m == "CONSTANT":
+            s = shape(x, out_type=p.dtype)
+
+            def block(k):
+                return fill(concat([s[:a], reshape(k, [1]), s[a + 1:]], 0), c)
+            x = concat([block(before), x, block(after)], a)
+        else:
+            n = shape(x, out_type=p.dtype)[a]
+            j = range(-before, n + after, dtype=p.dtype)
+            if m == "REFLECT":
+                j = _m.abs(j)
+                j = where(j >= n, 2 * (n - 1) - j, j)
+            else:
+                j = where(j < 0, -j - 1, j)
+                j = where(j >= n, 2 * n - 1 - j, j)
+            x = gather(x, j, axis=a)
+    return identity(x, name=name) if name else x
 
 
 # ---------------------------------------------------------------- slice / reverse
