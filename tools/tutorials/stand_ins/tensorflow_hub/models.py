@@ -198,7 +198,7 @@ def yamnet_module(tf, seed, directory):
             extra = padded_n - min_samples
             hops = (extra + hop_samples - 1) // hop_samples
             pad = min_samples + hops * hop_samples - n
-            wav = tf.concat([waveform, tf.zeros([pad])], 0)
+            wav = tf.pad(waveform, [[0, pad]])
             stft = tf.abs(tf.signal.stft(wav, WINDOW, HOP, FFT))
             log_mel = tf.math.log(tf.matmul(stft, tf.constant(mel)) + 0.001)
             patches = tf.signal.frame(log_mel, PATCH_FRAMES, PATCH_HOP, axis=0)
