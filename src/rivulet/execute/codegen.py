@@ -307,8 +307,8 @@ def compile_graph(graph, inputs, outputs, name="fn", wrap=None, split=True, kern
     cg.fn, cg.filename = _load(src, name, glob)
     cg.source, cg.ops = src, ops
     # the products oneDNN runs (a Gemm or a chain of them): OpenBLAS's threads do not concern them (blas_threads.limit)
-    cg.onednn = frozenset(m._id for op in ops if isinstance(glob.get(f"g{op._id}"), dense_chain.Gemm)
-                          for m in [op]) | chained | frozenset(chains)
+    cg.onednn = frozenset(op._id for op in ops if isinstance(glob.get(f"g{op._id}"), dense_chain.Gemm)) | chained \
+        | frozenset(chains)
     return cg
 
 
