@@ -20,7 +20,7 @@ import numpy as np
 
 from .. import dtypes as _dt
 from ..core import context
-from ..core.tensor import EagerTensor, Tensor, convert_to_tensor, numpy_text, to_numpy_value
+from ..core.tensor import EagerTensor, Tensor, convert_to_tensor, to_numpy_value
 
 STATE = {"mode": None, "prefer_float32": False}
 
@@ -541,5 +541,3 @@ def disable():
 def enabled():
     return STATE["mode"] is not None
 
-
-__all__ = ["STATE", "WeakEagerTensor", "enable", "disable", "promote", "result_type", "numpy_text"]

@@ -17,15 +17,14 @@ import math as _pymath
 import numpy as _np
 
 from ... import dtypes as _dt
-from ...core import context as _context
 from ...core.tensor import EagerTensor as _E, Tensor as _Tensor, convert_to_tensor as _ctt
 from ...ops import np_behavior as _nb
 from ...ops import array_ops as _ao, math_ops as _mo
 from ... import math as _m, linalg as _la, array as _a
 from . import random  # noqa: F401
-from ._dtypes import (bool_, int_, float_, complex_, object_, string_, unicode_, int8, int16, int32, int64,  # noqa: F401
-                      uint8, uint16, uint32, uint64, float16, float32, float64, complex64, complex128, inexact,
-                      iinfo, finfo, issubdtype)
+from ._dtypes import (bool_, int_, float_, complex_, object_, string_, unicode_,  # noqa: F401
+                      int8, int16, int32, int64, uint8, uint16, uint32, uint64, float16, float32, float64,
+                      complex64, complex128, inexact, iinfo, finfo, issubdtype)
 
 ndarray = _Tensor
 newaxis = None
@@ -1225,5 +1224,3 @@ def _disable_numpy_behavior():
     _weak_api.set_mode(None)
     _nb.disable()
 
-
-_ = _context

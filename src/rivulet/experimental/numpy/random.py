@@ -3,7 +3,7 @@ import numpy as _np
 
 from ... import dtypes as _dt
 from ...ops import np_behavior as _nb
-from ...ops import random_ops as _ro, math_ops as _mo
+from ...ops import random_ops as _ro
 
 _POISSON = [None]  # a NumPy generator for poisson (no TensorFlow op here), made from the seed
 
@@ -65,5 +65,3 @@ def poisson(lam=1.0, size=None):
     return EagerTensor(_np.asarray(_POISSON[0].poisson(lam, size=None if size is None else tuple(_size(size))),
                                    dtype=_np.int64))
 
-
-_ = _mo
