@@ -102,7 +102,10 @@ def is_composite_class(t):
 
 
 def check_annotation(t, path):
-    """TypeError for an annotation a field may not have (at class definition, as TensorFlow)."""
+    """TypeError for an annotation a field may not have (at class definition, as TensorFlow). (typing.Any: only
+    the anonymous types saving.py builds for saved values of unknown classes use it.)"""
+    if t is typing.Any:
+        return
     if t in (Tensor, TensorShape, _dt.DType, int, float, bool, str, bytes, None, _NoneType) or is_composite_class(t):
         return
     if isinstance(t, (str, typing.ForwardRef)):
@@ -127,6 +130,8 @@ def convert(value, t, path, context=VALUE):
     """`value` checked against and converted to annotation `t` (TypeError naming `path` if it does not fit)."""
     if t is None:
         t = _NoneType
+    if t is typing.Any:
+        return value
     if t is Tensor:
         if context == SPEC:
             if not isinstance(value, TensorSpec):
