@@ -66,6 +66,7 @@ class PolymorphicFunction:
             self._input_signature = tuple(input_signature)  # the user's specs, as TensorFlow shows them
             self._signature_types = tuple(_check_spec(s) for s in input_signature)  # what calls bind to
         self._cache = collections.OrderedDict()  # trace types -> ConcreteFunction (LRU order)
+        self._inline_specs = {}  # calls traced inline into another function's graph, not traced here yet
         self._fast = {}  # flat fast key -> ConcreteFunction
         self.cache_size = cache_size or DEFAULT_CACHE_SIZE
         self._lock = threading.RLock()
@@ -114,7 +115,32 @@ class PolymorphicFunction:
         return "\n\n".join(cf.pretty_printed_signature() for cf in self._cache.values())
 
     def _list_all_concrete_functions(self):
+        pending, self._inline_specs = self._inline_specs, {}
+        for args, kwargs in pending.values():
+            try:
+                self.get_concrete_function(*args, **kwargs)
+            except Exception:  # a call that only traces inside its caller's graph: nothing to save for it
+                pass
         return list(self._cache.values())
+
+    def _note_inline_call(self, args, kwargs):
+        """Keeps the specs of a call traced inline (tensors as TensorSpecs, Python scalars and strings as they
+        are); other arguments (variables, objects) make the call one that is not kept."""
+        if len(self._inline_specs) >= self.cache_size:
+            return
+
+        def spec(v):
+            if isinstance(v, Tensor):
+                return TensorSpec(v.shape, v.dtype)
+            if v is None or isinstance(v, (bool, int, float, str)):
+                return v
+            raise TypeError
+        try:
+            args, kwargs = nest.map_structure(spec, (tuple(args), dict(kwargs)))
+            key = repr((args, sorted(kwargs.items())))
+        except (TypeError, ValueError):
+            return
+        self._inline_specs.setdefault(key, (args, kwargs))
 
     def __repr__(self):
         return f"<rivulet.function.PolymorphicFunction {self._name} at 0x{id(self):x}>"
@@ -167,7 +193,10 @@ class PolymorphicFunction:
     def _call_slow(self, args, kwargs):
         g = context.current_graph()
         if g is not None:
-            # Called while another function is being traced: trace inline into that graph.
+            # Called while another function is being traced: trace inline into that graph. The call's specs are
+            # kept, so that saving gives this function the concrete function TensorFlow's cache would hold
+            # (a tf.Module's __call__ traced only through a signature that calls it).
+            self._note_inline_call(args, kwargs)
             return self._python_to_run()(*args, **kwargs)
         with self._lock:
             params, types, values = self._types(args, kwargs)

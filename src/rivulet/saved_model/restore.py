@@ -579,8 +579,8 @@ def _match(v, t, convert, call):
         if not isinstance(v, Tensor):
             if not convert:
                 return _NO
-            try:
-                v = convert_to_tensor(v)
+            try:  # a Python number takes the spec's dtype where it fits it (5 for a float32 spec), as in TF
+                v = convert_to_tensor(v, dtype_hint=t.dtype)
             except (TypeError, ValueError):
                 return _NO
         return v if v.dtype == t.dtype and v.shape.is_subtype_of(t.shape) else _NO
