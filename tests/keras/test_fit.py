@@ -241,3 +241,36 @@ def test_empty_data_is_refused_as_tf_keras_refuses_it():
         model.predict(nothing.map(lambda a, b: a), verbose=0)
     assert model.evaluate(nothing, verbose=0) == []
     assert "val_loss" not in model.fit(ds, validation_data=nothing, verbose=0).history
+
+
+def test_callbacks_get_their_logs_positionally_even_when_empty():
+    # migrate/early_stopping's LimitTrainingTime declares on_train_begin(self, logs) with no default: tf_keras
+    # passes {} (this raised "missing 1 required positional argument: 'logs'")
+    seen = []
+
+    class Strict(tf.keras.callbacks.Callback):
+        def on_train_begin(self, logs):
+            seen.append(("train_begin", logs))
+
+        def on_epoch_begin(self, epoch, logs):
+            seen.append(("epoch_begin", logs))
+
+        def on_test_begin(self, logs):
+            seen.append(("test_begin", logs))
+
+        def on_predict_begin(self, logs):
+            seen.append(("predict_begin", logs))
+
+        def on_predict_end(self, logs):
+            seen.append(("predict_end", logs))
+
+        def on_train_batch_begin(self, batch, logs):
+            seen.append(("batch_begin", logs))
+    m = tf.keras.Sequential([tf.keras.layers.Dense(1, input_shape=(2,))])
+    m.compile("sgd", "mse")
+    x, y = np.ones((4, 2), np.float32), np.ones((4, 1), np.float32)
+    m.fit(x, y, epochs=1, batch_size=4, verbose=0, validation_data=(x, y), callbacks=[Strict()])
+    m.predict(x, verbose=0, callbacks=[Strict()])
+    assert [k for k, _ in seen] == ["train_begin", "epoch_begin", "batch_begin", "test_begin", "predict_begin",
+                                    "predict_end"]
+    assert all(logs == {} for _, logs in seen)

@@ -50,7 +50,16 @@ class CallbackList:
         if not hook.startswith("on_"):
             raise AttributeError(hook)
 
+        # every hook gets its logs positionally, {} when there are none, as tf_keras passes them: a callback
+        # may declare `def on_train_begin(self, logs)` without a default
+        n = 1 if hook.endswith(("train_begin", "train_end", "test_begin", "test_end", "predict_begin",
+                                "predict_end")) else 2
+
         def call(*args):
+            if len(args) < n:
+                args = args + ({},)
+            elif args[-1] is None:
+                args = args[:-1] + ({},)
             for cb in self.callbacks:
                 getattr(cb, hook)(*args)
         return call

@@ -625,8 +625,9 @@ class Trainer:
             if validation_data is not None and (epoch + 1) % validation_freq == 0:
                 vx, vy, vsw = unpack_x_y_sample_weight(tuple(validation_data) if isinstance(validation_data, list)
                                                        else validation_data)
+                # fit's callbacks see the validation pass's on_test_* hooks, as tf_keras's
                 val = self.evaluate(vx, vy, batch_size=validation_batch_size or batch_size, sample_weight=vsw,
-                                    steps=validation_steps, verbose=0, return_dict=True)
+                                    steps=validation_steps, verbose=0, return_dict=True, callbacks=cb)
                 epoch_logs.update({"val_" + k: v for k, v in val.items()})
             cb.on_epoch_end(epoch, epoch_logs)
             if self.stop_training:
@@ -639,7 +640,10 @@ class Trainer:
         self._assert_compiled()
         data = DataHandler(x, y, sample_weight, batch_size, False, steps)
         test_fn = self.make_test_function()
-        cb, _ = _configure_callbacks(self, callbacks, verbose, 1, data.steps, "test")
+        if isinstance(callbacks, cbks.CallbackList):  # fit's, for its validation pass
+            cb = callbacks
+        else:
+            cb, _ = _configure_callbacks(self, callbacks, verbose, 1, data.steps, "test")
         self.reset_metrics()
         cb.on_test_begin()
         logs = {}
