@@ -86,6 +86,13 @@ class _Work:
             w = cls.local.arrays = np.empty((6, _CHUNK), np.uint64)
         return w
 
+    @classmethod
+    def words(cls):
+        w = getattr(cls.local, "words", None)
+        if w is None:
+            w = cls.local.words = np.empty((_CHUNK, 4), np.uint32)
+        return w
+
 
 def _u64(x):
     return np.array(x, np.uint64)  # a 0-d array: NumPy's ufuncs take it faster than a scalar
@@ -481,13 +488,45 @@ def _interleave(*cols):
 
 
 # ---------------------------------------------------------------- distributions
+def _mapped(key, counter, n, out, convert):
+    """convert(words, out part): the words of n values, one word a value, converted into out (n values) chunk
+    by chunk while they are in cache. convert may change the words (scratch)."""
+    ncalls = (n + 3) // 4
+    if key is None:
+        convert(entropy_stream(ncalls)[:n], out)
+        return out
+    keys = _round_keys(key)
+    lo, hi = counter & 0xFFFFFFFFFFFFFFFF, (counter >> 64) & 0xFFFFFFFFFFFFFFFF
+
+    def body(i, j):
+        w = _Work.words()[:j - i]
+        _block(keys, lo + i, hi, j - i, w)
+        a, b = 4 * i, min(4 * j, n)
+        convert(w.reshape(-1)[:b - a], out[a:b])
+    chunked(ncalls, _CHUNK, body)
+    return out
+
+
+def _to_float32_into(w, out):  # to_float32, in place on the words
+    np.bitwise_and(w, np.uint32(0x7FFFFF), out=w)
+    w |= np.uint32(127 << 23)
+    np.subtract(w.view(np.float32), np.float32(1), out=out)
+
+
+def _to_float16_into(w, out):  # to_float16
+    np.bitwise_and(w, np.uint32(0x3FF), out=w)
+    w |= np.uint32(15 << 10)
+    np.subtract(w.astype(np.uint16).view(np.float16), np.float16(1), out=out)
+
+
 def uniform(key, counter, n, np_dtype):
     """n values in [0, 1)."""
     if np_dtype == np.float64:
         w = stream(key, counter, (n + 1) // 2).reshape(-1, 2)
         return to_float64(w[:, 0], w[:, 1])[:n]
-    w = stream(key, counter, (n + 3) // 4)[:n]
-    return to_float16(w) if np_dtype == np.float16 else to_float32(w)
+    if np_dtype == np.float16:
+        return _mapped(key, counter, n, np.empty(n, np.float16), _to_float16_into)
+    return _mapped(key, counter, n, np.empty(n, np.float32), _to_float32_into)
 
 
 _MANTISSA = {np.dtype(np.float16): 10, np.dtype(np.float32): 23, np.dtype(np.float64): 52}
@@ -500,21 +539,26 @@ def uniform_at_least(key, counter, n, np_dtype, threshold):
     b = _MANTISSA.get(np.dtype(np_dtype))
     if b is None:
         return uniform(key, counter, n, np_dtype) >= threshold
-    r = float(np.dtype(np_dtype).type(threshold))
+    with np.errstate(over="ignore"):
+        r = float(np.dtype(np_dtype).type(threshold))
+    if r >= 1 or r != r:  # nothing is >= (the uniforms are < 1; NaN compares false)
+        t = 1 << b
+    elif r <= 0:
+        t = 0
+    else:
+        t = math.ceil(r * 2.0 ** b)
     if b == 52:
         w = stream(key, counter, (n + 1) // 2).reshape(-1, 2)
         k = np.left_shift(w[:, 0], _SHIFT, dtype=np.uint64)
         k |= w[:, 1]
         k = k[:n]
-    else:
-        k = stream(key, counter, (n + 3) // 4)[:n]
-    if r != r:  # NaN: nothing compares >=
-        return np.zeros(n, bool)
-    t = math.ceil(r * 2.0 ** b)
-    if t <= 0:
-        return np.ones(n, bool)
-    k &= k.dtype.type((1 << b) - 1)
-    return np.greater_equal(k, k.dtype.type(min(t, 1 << b)))
+        k &= np.uint64((1 << b) - 1)
+        return np.greater_equal(k, np.uint64(t))
+
+    def convert(w, out):
+        np.bitwise_and(w, np.uint32((1 << b) - 1), out=w)
+        np.greater_equal(w, np.uint32(t), out=out)
+    return _mapped(key, counter, n, np.empty(n, bool), convert)
 
 
 def normal(key, counter, n, np_dtype):
