@@ -181,3 +181,10 @@ def test_off_by_default_and_restored():
     assert tf.Tensor.__add__ is add and not hasattr(tf.Tensor, "T")
     with pytest.raises(tf.errors.InvalidArgumentError):
         tf.constant(1) + tf.constant(1.0)
+
+
+def test_all_mode_leaves_composite_tensors_to_their_ops():
+    tnp.experimental_enable_numpy_behavior(dtype_conversion_mode="all")
+    r = tf.ragged.constant([[1, 2], [3]])
+    assert tf.add(r, 1).to_list() == [[2, 3], [4]]
+    assert tf.math.abs(-r).to_list() == [[1, 2], [3]]

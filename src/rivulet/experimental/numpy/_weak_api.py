@@ -45,8 +45,17 @@ def _convert(x):
     return x, False
 
 
+def _plain(v):
+    """Values the lattice reads (tensors, variables, NumPy and Python values); composite tensors (ragged,
+    sparse) go to the op unchanged."""
+    return isinstance(v, (Tensor, np.ndarray, np.generic, bool, int, float, complex, list, tuple)) or \
+        hasattr(v, "_as_tensor")
+
+
 def _unary(fn, python_weak=True):
     def f(x, *args, **kwargs):
+        if not _plain(x):
+            return fn(x, *args, **kwargs)
         t, w = _convert(x) if python_weak or isinstance(x, Tensor) else (x, False)
         out = fn(t, *args, **kwargs)
         return _nb.weak(out) if w and isinstance(out, EagerTensor) else out
@@ -57,6 +66,8 @@ def _unary(fn, python_weak=True):
 
 def _binary(fn):
     def f(x, y, *args, **kwargs):
+        if not (_plain(x) and _plain(y)):
+            return fn(x, y, *args, **kwargs)
         (a, b), w = _nb.promote(x, y)
         out = fn(a, b, *args, **kwargs)
         return _nb.weak(out) if w and isinstance(out, EagerTensor) else out
