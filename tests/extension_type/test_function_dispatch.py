@@ -175,3 +175,15 @@ def test_nest_expand_composites():
     with pytest.raises(ValueError, match="don't have the same nested structure"):
         tf.nest.assert_same_structure(mt, 3, expand_composites=True)
     assert not tf.nest.is_nested(mt)
+
+
+def test_reduce_retracing_generalizes_the_spec():
+    traces = []
+
+    @tf.function(reduce_retracing=True)
+    def f(x):
+        traces.append(1)
+        return x.values * 2
+    for k in (2, 3, 4, 5):
+        f(MaskedTensor(tf.ones([k]), tf.ones([k]) > 0))
+    assert len(traces) == 2 and f.experimental_get_tracing_count() == 2  # TensorFlow 2.21: 2

@@ -220,6 +220,11 @@ def generalize(old, new, relax_rank=False):
         if old[0] in ("list", "tuple") and len(old[1]) == len(new[1]):
             parts = [generalize(a, b) for a, b in zip(old[1], new[1])]
             return None if any(p is None for p in parts) else (old[0], tuple(parts))
+    if isinstance(old, TraceType) and type(new) is type(old) and old != new:  # a composite's spec (ExtensionType)
+        try:
+            return old.most_specific_common_supertype([new])
+        except NotImplementedError:
+            return None
     return old if old == new else None
 
 
