@@ -386,7 +386,7 @@ maximum = _binary(_mo.maximum, "maximum")
 minimum = _binary(_m.minimum, "minimum")
 floor_divide = _binary(_mo.floordiv, "floor_divide")
 mod = remainder = _binary(_mo.floormod, "mod")
-arctan2 = _binary(_m.atan2, "arctan2", True)
+arctan2 = _binary(_m.atan2, "arctan2")
 hypot = _binary(lambda a, b: _m.sqrt(a * a + b * b), "hypot", True)
 logaddexp = _binary(lambda a, b: _m.maximum(a, b) + _m.log1p(_m.exp(-_m.abs(a - b))), "logaddexp", True)
 logaddexp2 = _binary(lambda a, b: _m.maximum(a, b) + _m.log1p(_mo.pow(_nb.to_dtype(2, a.dtype), -_m.abs(a - b)))
@@ -640,7 +640,7 @@ argmin = _arg(_m.argmin)
 def _cum(tf_fn):
     def f(a, axis=None, dtype=None):
         t = _strong(_t(a))
-        d = _sum_dtype(t, dtype)
+        d = _sum_dtype(t, dtype) if not t.dtype.is_bool else t.dtype  # bools: the op's error, as TensorFlow
         if d is not t.dtype:
             t = _mo.cast(t, d)
         if axis is None:
@@ -954,8 +954,6 @@ def sort(a, axis=-1, kind="quicksort", order=None):
     t = _t(a)
     if axis is None:
         t, axis = _ao.reshape(t, [-1]), 0
-    if t.dtype.is_bool:
-        return _mo.cast(_a.sort(_mo.cast(t, _dt.int8), axis=axis), _dt.bool)
     return _a.sort(t, axis=axis)
 
 
@@ -963,8 +961,6 @@ def argsort(a, axis=-1, kind="quicksort", order=None):
     t = _t(a)
     if axis is None:
         t, axis = _ao.reshape(t, [-1]), 0
-    if t.dtype.is_bool:
-        t = _mo.cast(t, _dt.int8)
     return _mo.cast(_a.argsort(t, axis=axis, stable=True), _dt.int32 if _new() else _dt.int64)
 
 
