@@ -407,6 +407,11 @@ PACK = defop("Pack", lambda *xs, axis: np.stack(xs, axis=axis), _stack_infer, sa
 def stack(values, axis=0, name="stack"):
     if isinstance(values, (list, tuple)) and not values:  # TensorFlow: an empty float32 vector
         return convert_to_tensor(np.zeros((0,), np.float32), name=name)
+    if axis == 0 and isinstance(values, (list, tuple)) and not any(isinstance(v, Tensor) for v in values) \
+            and _tensor._holds_tensor(values):
+        # TensorFlow converts the whole list first along axis 0: rows such as [0, 0] and [n, n - 1] of an int64
+        # n are packed in n's dtype (a list of separately converted rows would mix int32 and int64)
+        return convert_to_tensor(values, name=name)
     xs = _same_dtype_list(values)
     axis = _static_int(axis, "axis", "Pack")
     rank = xs[0].shape.rank
