@@ -95,3 +95,19 @@ def test_unknown_name_loads_anonymous_and_forged_fields_are_refused(tmp_path):
     with pytest.raises(Exception, match="scale: expected 'float', got 'str'"):
         tf.saved_model.load(str(tmp_path))
     json.loads(text)
+
+
+@pytest.mark.parametrize("old, new", [
+    ('"scale"', '"__class__"'), ('"scale"', '"Spec"'), ('"scale"', '"_tf_extension_type_cached_fields"'),
+    ('"rivulet_tests.Scaled"', '{"bytes": "AAA="}'), ('"rivulet_tests.Scaled"', '"x"], ["y"'),
+])
+def test_hostile_extension_specs_are_data_errors(tmp_path, old, new):
+    m = Grower(2.0)
+    m.rescale.get_concrete_function(Scaled.Spec(tf.TensorSpec([2]), 3.0, ()))
+    tf.saved_model.save(m, str(tmp_path))
+    path = os.path.join(tmp_path, [f for f in os.listdir(tmp_path) if f.endswith(".json")][0])
+    text = open(path).read()
+    with open(path, "w") as f:
+        f.write(text.replace(old, new))
+    with pytest.raises(tf.errors.DataLossError):
+        tf.saved_model.load(str(tmp_path))

@@ -31,6 +31,9 @@ class SavedModelHooks:
 
     @staticmethod
     def make_spec(name, items):
+        for k, _ in items:
+            if not k.isidentifier() or k.startswith("__") or _f.is_reserved(k):
+                raise ValueError(f"bad ExtensionType field name {k[:64]!r}")
         cls = lookup_name(name)
         if cls is None:  # (TensorFlow too loads an unknown type as an anonymous one, with a warning)
             cls = _anonymous(name, items)
