@@ -418,6 +418,20 @@ def _inline_sum_to(op, glob):
     return f"({{0}} if {{0}}.shape == {{1}}.shape else k{op._id}({{0}}, {{1}}))"
 
 
+def _inline_mean(op, glob):
+    """A float32/64 Mean over every axis of a static, non-empty input (a training step's loss): the kernel's own
+    sum and division (ops/math_ops.py _mean_kernel: a pairwise sum in the input's dtype, then / the count) without
+    its checks and wrapper, 2.1 -> ~1 us on w5's 64 losses."""
+    x = op.inputs[0]
+    if op.attrs.get("axis") is not None or op.attrs.get("keepdims") or set(op.attrs) - {"axis", "keepdims"} \
+            or x.dtype.name not in ("float32", "float64") or not x.shape.is_fully_defined() \
+            or not x.shape.num_elements():
+        return None
+    glob["_sum"] = np.add.reduce
+    glob[f"t{op._id}_n"] = x.dtype.as_numpy_dtype(x.shape.num_elements())
+    return f"_sum({{0}}, axis=None) / t{op._id}_n"
+
+
 def _inline_split(op, glob):
     """An even Split along an axis of static length (an RNN cell's gates): a tuple of basic slices, the views
     np.split makes, without its per-piece Python (about 10x less on [64, 256])."""
@@ -461,7 +475,7 @@ def _inline_row(op, glob):
 # Ops whose compiled form is an expression rather than a kernel call: a variable read is an attribute
 # load (same place in program order, so the automatic control dependencies still hold).
 _INLINE = {"ReadVariableOp": lambda op, glob: "{0}._value", "Reshape": _inline_reshape, "MatMul": _inline_matmul,
-           "SumToShapeOf": _inline_sum_to, "Split": _inline_split, "StridedSlice": _inline_row}
+           "SumToShapeOf": _inline_sum_to, "Split": _inline_split, "StridedSlice": _inline_row, "Mean": _inline_mean}
 
 
 def register_inline(op_type, form):
