@@ -28,7 +28,7 @@ def test_whole_list_conversion_equals_per_value():
     with np.errstate(over="ignore"):
         assert tf.train.FloatList(value=floats).value == [tf.train.FloatList._convert(v) for v in floats]
     assert tf.train.FloatList(value=np.array(floats[:50])).value == [float(np.float32(v)) for v in floats[:50]]
-    ints = rng.integers(-2 ** 63, 2 ** 63 - 1, 50, endpoint=True).tolist() + [True, np.int64(5)]
+    ints = rng.integers(-2 ** 63, 2 ** 63 - 1, 50, endpoint=True).tolist() + [np.int64(5)]  # (a bool: TypeError)
     assert tf.train.Int64List(value=ints).value == [int(v) for v in ints]
 
 

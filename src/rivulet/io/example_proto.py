@@ -401,6 +401,10 @@ class Int64List(_List):
     def _convert(v):
         if isinstance(v, (float, str, bytes)) or isinstance(v, np.floating):
             raise TypeError(f"{v!r} has type {type(v).__name__}, but expected one of: int")
+        if isinstance(v, bool):  # never stored as 1/0 (protobuf's refusal, as in TensorFlow 2.21)
+            raise TypeError("Field tensorflow.Int64List.value: Expected an int, got a boolean.")
+        if isinstance(v, np.bool_):
+            raise TypeError(f"'{type(v).__module__}.{type(v).__name__}' object cannot be interpreted as an integer")
         v = int(v)
         if not -(1 << 63) <= v < 1 << 63:
             raise ValueError(f"Value out of range: {v}")

@@ -8,7 +8,7 @@ import numpy as np
 from .. import dtypes as _dt
 from ..core.dispatch import bind
 from ..core.op import defop
-from ..core.tensor import Tensor, convert_to_tensor
+from ..core.tensor import Tensor, convert_to_tensor, to_numpy_value
 from ..errors import InvalidArgumentError
 from ..shape import TensorShape
 from . import example_fast, example_proto as ep
@@ -48,6 +48,23 @@ class RaggedFeature(collections.namedtuple("RaggedFeature", ["dtype", "value_key
             raise ValueError(f"value_key must be a non-empty string, got {value_key!r}")
         return super().__new__(cls, _dt.as_dtype(dtype), value_key, tuple(partitions),
                                _dt.as_dtype(row_splits_dtype), validate)
+
+
+def default_values(f):
+    """A feature's default_value as a flat tuple of its dtype's values, converted as TensorFlow converts it (a
+    tensor of its dtype: 1.7 for an int64 feature is TypeError, never truncated to 1; 1e39 for float32 is inf)."""
+    if f.default_value is None:
+        return None
+    d = f.default_value
+    if isinstance(d, Tensor):  # (a tensor of another dtype: convert_to_tensor's ValueError, as TensorFlow's)
+        d = convert_to_tensor(d, dtype=f.dtype)
+        if not hasattr(d, "_v"):
+            raise ValueError(f"default_value of feature {f!r} must be a constant, not a traced tensor")
+        d = d._v
+    else:
+        with np.errstate(over="ignore", invalid="ignore"):
+            d = to_numpy_value(d, f.dtype)
+    return tuple(np.asarray(d, dtype=object if f.dtype is _dt.string else None).reshape(-1).tolist())
 
 
 SparseTensorValue = collections.namedtuple("SparseTensorValue", ["indices", "values", "dense_shape"])
@@ -177,14 +194,7 @@ def _features(features):
             if not shape.is_fully_defined():
                 raise ValueError(f"First dimension of shape for feature {k} unknown. Consider using "
                                  "FixedLenSequenceFeature.")
-            default = None
-            if f.default_value is not None:
-                d = np.asarray(getattr(f.default_value, "_v", f.default_value))
-                if f.dtype is _dt.string:
-                    default = tuple(x.encode() if isinstance(x, str) else bytes(x) for x in d.reshape(-1))
-                else:
-                    default = tuple(d.astype(f.dtype._np).reshape(-1).tolist())
-            dense.append((k, f.dtype, shape, default))
+            dense.append((k, f.dtype, shape, default_values(f)))
         elif isinstance(f, (VarLenFeature, RaggedFeature)):
             if f.dtype not in _SUPPORTED:
                 raise ValueError(f"Unsupported dtype {f.dtype.name} for feature {k!r}.")

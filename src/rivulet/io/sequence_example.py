@@ -22,7 +22,8 @@ from ..core.tensor import Tensor, convert_to_tensor
 from ..errors import InvalidArgumentError
 from ..shape import TensorShape
 from . import example_proto as ep
-from .parsing import _SUPPORTED, FixedLenFeature, RaggedFeature, VarLenFeature, _array, _parse, _tf_type
+from .parsing import (_SUPPORTED, FixedLenFeature, RaggedFeature, VarLenFeature, _array, _parse, _tf_type,
+                      default_values)
 
 
 class FixedLenSequenceFeature(collections.namedtuple("FixedLenSequenceFeature",
@@ -269,11 +270,7 @@ def _sequence_features(features):
             kind, shape = "dense", TensorShape(f.shape)
             if not shape.is_fully_defined():
                 raise ValueError(f"Shape of FixedLenSequenceFeature {k!r} must be fully defined, got {shape}")
-            default = None
-            if f.default_value is not None:
-                d = np.asarray(getattr(f.default_value, "_v", f.default_value))
-                default = tuple(x.encode() if isinstance(x, str) else bytes(x) for x in d.reshape(-1)) \
-                    if f.dtype is _dt.string else tuple(d.astype(f.dtype._np).reshape(-1).tolist())
+            default = default_values(f)
             shape, ok = tuple(shape.as_list()), bool(f.allow_missing)
         elif isinstance(f, VarLenFeature):
             kind, shape, default, ok = "sparse", (), None, True
