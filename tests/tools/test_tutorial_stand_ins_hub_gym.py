@@ -180,3 +180,34 @@ def test_synthetic_audio_and_facades_files(tmp_path):
     names = t.getnames()
     assert "facades/train/100.jpg" in names and any(n.startswith("facades/val/") for n in names)
     assert tf.io.decode_jpeg(t.extractfile("facades/train/1.jpg").read()).shape == (256, 512, 3)
+
+
+def test_keras_tuner_hyperband_search(tmp_path):
+    import json
+    import keras_tuner as kt
+    assert kt.__file__.startswith(rt.STAND_INS)
+    hp = kt.HyperParameters()
+    assert hp.Int("units", min_value=32, max_value=512, step=32) == 32  # defaults before a search
+    assert hp.Choice("lr", values=[1e-2, 1e-3]) == 1e-2 and hp.get("units") == 32
+    import random
+    sampled = hp._sample(random.Random(0))
+    assert sampled.get("units") in range(32, 513, 32) and sampled.get("lr") in (1e-2, 1e-3)
+
+    def build(hp):
+        model = tf.keras.Sequential([tf.keras.layers.Dense(hp.Int("units", 1, 4), input_shape=(3,)),
+                                     tf.keras.layers.Dense(1)])
+        model.compile(optimizer=tf.keras.optimizers.Adam(hp.Choice("lr", [0.1, 0.01])), loss="mse")
+        return model
+    tuner = kt.Hyperband(build, objective="val_loss", max_epochs=2, factor=3, seed=1, directory=str(tmp_path),
+                         project_name="p")
+    assert [(n, e) for n, e, _ in tuner._brackets()] == [(2, 2)]
+    assert [(n, e) for n, e, _ in kt.Hyperband(build, "val_loss", max_epochs=10, factor=3,
+                                                   directory=str(tmp_path))._brackets()] == [(9, 1), (5, 3), (3, 10)]
+    x = np.random.default_rng(0).random((20, 3)).astype(np.float32)
+    tuner.search(x, x.sum(1), epochs=50, validation_split=0.2, verbose=0)
+    scores = [t.score for t in tuner.trials]
+    assert len(scores) == 2 and tuner._best_trials(1)[0].score == min(scores)
+    best = tuner.get_best_hyperparameters(num_trials=1)[0]
+    assert tuner.hypermodel.build(best).layers[0].units == best.get("units")
+    record = json.loads((tmp_path / "p" / "trial_0000" / "trial.json").read_text())
+    assert record["status"] == "COMPLETED" and set(record["hyperparameters"]["values"]) == {"units", "lr"}

@@ -120,6 +120,9 @@ NOTEBOOKS = [
     "generative/pix2pix",
     # added 2026-11-26 with the gym stand-in (stand_ins/gym: CartPole-v1's dynamics in gym 0.26's interface)
     "reinforcement_learning/actor_critic",
+    # added 2026-11-26 with the keras_tuner stand-in (stand_ins/keras_tuner: Hyperband and RandomSearch over
+    # HyperParameters on rivulet's Keras)
+    "keras/keras_tuner",
 ]
 # what the runner puts on the notebook's path in place of packages built on TensorFlow: tensorflow_datasets
 # (synthetic data sets in the real feature structures, made with rivulet's tf.data), tensorflow_examples'
