@@ -56,12 +56,18 @@ def test_adjust_gamma():
 
 def test_colour_spaces():
     x = IMG[0, 0]
-    yuv = tf.image.rgb_to_yuv(x)
-    yiq = tf.image.rgb_to_yiq(x)
-    np.testing.assert_allclose(tf.image.yuv_to_rgb(yuv).numpy(), x, atol=1e-5)
-    np.testing.assert_allclose(tf.image.yiq_to_rgb(yiq).numpy(), x, atol=1e-5)
-    y = x[0, 0] * 0.299 + x[0, 1] * 0.587 + x[0, 2] * 0.114
-    assert abs(yuv.numpy()[0, 0] - y) < 1e-6 and abs(yiq.numpy()[0, 0] - y) < 1e-6
+    for fn, want in [
+        (tf.image.rgb_to_yuv, [0.25596, 0.26835, -0.14941, 0.2787, 0.076, 0.26623, 0.32074, 0.20365, 0.13888, 0.32255,
+                               0.09556, -0.18324]),
+        (tf.image.yuv_to_rgb, [0.99901, -0.47304, 0.56686, 1.07588, 0.29353, 0.77344, 1.31638, -0.0105, 0.80365,
+                               0.7027, -0.34075, 0.90867]),
+        (tf.image.rgb_to_yiq, [0.25596, -0.27146, 0.14368, 0.2787, 0.18188, 0.20871, 0.32074, 0.00556, 0.24642,
+                               0.32255, -0.20573, -0.01966]),
+        (tf.image.yiq_to_rgb, [0.80949, -0.49735, 1.18912, 0.94104, 0.27624, 1.21613, 1.0878, -0.03982, 1.55415,
+                               0.80849, -0.32718, 0.56133])]:
+        y = fn(x)
+        assert y.shape == (16, 3) and y.dtype == tf.float32
+        np.testing.assert_allclose(_first(y), want, **R)
 
 
 def test_image_gradients_and_transpose():
