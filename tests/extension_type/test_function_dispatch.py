@@ -187,3 +187,29 @@ def test_reduce_retracing_generalizes_the_spec():
     for k in (2, 3, 4, 5):
         f(MaskedTensor(tf.ones([k]), tf.ones([k]) > 0))
     assert len(traces) == 2 and f.experimental_get_tracing_count() == 2  # TensorFlow 2.21: 2
+
+
+def test_elementwise_dispatch_reaches_tensorflows_other_elementwise_apis():
+    @tf.experimental.dispatch_for_unary_elementwise_apis(MaskedTensor)
+    def unary(api_func, x):
+        return MaskedTensor(api_func(x.values), x.mask)
+
+    @tf.experimental.dispatch_for_binary_elementwise_apis(Union[MaskedTensor, tf.Tensor], Union[MaskedTensor,
+                                                                                                  tf.Tensor])
+    def binary(api_func, x, y):
+        x = x if isinstance(x, MaskedTensor) else MaskedTensor(x, tf.ones_like(x, tf.bool))
+        y = y if isinstance(y, MaskedTensor) else MaskedTensor(y, tf.ones_like(y, tf.bool))
+        return MaskedTensor(api_func(x.values, y.values), x.mask & y.mask)
+    try:
+        x = MaskedTensor([1., -2.], [True, False])
+        assert _str(tf.nn.relu(x)) == ["1.0", "_"]  # TensorFlow 2.21 dispatches tf.nn.relu too
+        np.testing.assert_allclose(tf.math.erf(x).values.numpy(), [0.84270084, -0.99532235], rtol=1e-6)
+        r = tf.math.add(tf.constant([1., 2.]), x)  # a Tensor and a MaskedTensor: Union annotations
+        assert _str(r) == ["2.0", "_"]
+        np.testing.assert_allclose(tf.math.atan2(x, x).values.numpy(), [0.7853982, -2.3561945], rtol=1e-6)
+        np.testing.assert_array_equal(tf.nn.relu(tf.constant([-1., 3.])).numpy(), [0., 3.])  # tensors as before
+        with pytest.raises(ValueError):
+            tf.math.add(x, 1)  # (1 is neither: TensorFlow converts x and fails too)
+    finally:
+        tf.experimental.unregister_dispatch_for(unary)
+        tf.experimental.unregister_dispatch_for(binary)

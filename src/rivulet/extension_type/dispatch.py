@@ -22,6 +22,21 @@ _FACE = ("rivulet", "rivulet.math", "rivulet.linalg", "rivulet.nn", "rivulet.arr
          "rivulet.bitwise", "rivulet.debugging", "rivulet.control_flow", "rivulet.image", "rivulet.signal",
          "rivulet.random", "rivulet.sparse", "rivulet.ragged")
 
+# TensorFlow's other unary / binary elementwise APIs, wrapped (in the face's namespaces) once an elementwise
+# dispatcher is registered: (face module, names)
+_MORE_UNARY = (("rivulet.math", ("acos", "acosh", "asin", "asinh", "atan", "atanh", "cosh", "sinh", "digamma",
+                                 "erf", "erfc", "erfinv", "expm1", "lgamma", "log_sigmoid", "ndtri", "rint",
+                                 "reciprocal_no_nan", "softplus", "conj", "real", "imag", "angle", "bessel_i0",
+                                 "bessel_i0e", "bessel_i1", "bessel_i1e", "softsign")),
+               ("rivulet.nn", ("relu", "relu6", "elu", "selu", "gelu", "silu", "softsign", "leaky_relu", "sigmoid",
+                               "tanh", "swish")),
+               ("rivulet.bitwise", ("invert",)))
+_MORE_BINARY = (("rivulet.math", ("atan2", "xdivy", "xlogy", "xlog1py", "divide_no_nan", "truncatediv",
+                                  "truncatemod", "igamma", "igammac", "zeta", "multiply_no_nan", "polygamma",
+                                  "nextafter")),
+                ("rivulet.bitwise", ("bitwise_and", "bitwise_or", "bitwise_xor", "left_shift", "right_shift")))
+_ELEMENTWISE = {}  # key of a wrapped API -> "unary" / "binary"
+
 _API = {}  # key -> [(checker, handler)] registered for one API, latest last
 _UNARY = []  # [(checker, handler)] for every unary elementwise API
 _BINARY = []  # [(checker_x, checker_y, handler)] for every binary elementwise API
@@ -122,7 +137,9 @@ def _run(key, api, fn, args, kwargs):
         if bound is not None and _matches(checks, bound):
             return handler(*args, **kwargs)
     name = key[1] if key[0] == "c" else None
-    if name in _composite.UNARY and (_UNARY or _BINARY):
+    kind = _ELEMENTWISE.get(key) or ("unary" if name in _composite.UNARY else "binary" if name in
+                                     _composite.BINARY else None)
+    if kind == "unary" and _UNARY:
         bound = _bind(fn, args, kwargs)
         if bound is not None:
             params = list(bound.arguments)
@@ -131,7 +148,7 @@ def _run(key, api, fn, args, kwargs):
             for check, handler in reversed(_UNARY):
                 if check(x):
                     return handler(functools.partial(fn, **rest) if rest else fn, x)
-    if name in _composite.BINARY and _BINARY:
+    if kind == "binary" and _BINARY:
         bound = _bind(fn, args, kwargs)
         if bound is not None and len(bound.arguments) >= 2:
             params = list(bound.arguments)
@@ -141,6 +158,20 @@ def _run(key, api, fn, args, kwargs):
                 if cx(x) and cy(y) and (isinstance(x, ExtensionType) or isinstance(y, ExtensionType)):
                     return handler(functools.partial(fn, **rest) if rest else fn, x, y)
     return fn(*args, **kwargs)
+
+
+def _wrap_more(table, kind):
+    for mname, names in table:
+        mod = sys.modules.get(mname)
+        if mod is None:
+            import importlib
+            mod = importlib.import_module(mname)
+        for n in names:
+            fn = getattr(mod, n, None)
+            if not callable(fn) or getattr(fn, "_composite_dispatch", None) is not None:
+                continue
+            w = fn if hasattr(fn, "_extension_dispatch") else _wrap(fn)
+            _ELEMENTWISE[w._extension_dispatch] = kind
 
 
 def _composite_handler(name):
@@ -222,6 +253,7 @@ def dispatch_for_unary_elementwise_apis(x_type):
     check = _checker(x_type)
     for name in _composite.UNARY:
         _install_composite(name)
+    _wrap_more(_MORE_UNARY, "unary")
 
     def decorator(handler):
         _UNARY.append((check, handler))
@@ -236,6 +268,7 @@ def dispatch_for_binary_elementwise_apis(x_type, y_type):
     cx, cy = _checker(x_type) or (lambda v: True), _checker(y_type) or (lambda v: True)
     for name in _composite.BINARY:
         _install_composite(name)
+    _wrap_more(_MORE_BINARY, "binary")
 
     def decorator(handler):
         _BINARY.append((cx, cy, handler))
