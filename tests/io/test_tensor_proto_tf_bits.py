@@ -40,3 +40,12 @@ def test_a_bfloat16_tensor_is_refused_naming_its_dtype():
     tf_bytes = b"\x08\x0e\x12\x04\x12\x02\x08\x01\x22\x02\xc0\x3f"  # tf.constant([1.5], tf.bfloat16)
     with pytest.raises(InvalidArgumentError, match=r"Type mismatch between parsed tensor \(bfloat16\) and dtype"):
         tf.io.parse_tensor(tf_bytes, tf.float32)
+
+
+def test_a_string_scalar_made_with_shape_is_a_tensor_that_serializes():
+    """tf.constant(b"...", shape=()) held a bare bytes object: its repr, shape and every op on it raised
+    AttributeError (found serializing a scalar string case). Bytes from TensorFlow 2.21."""
+    t = tf.constant(b"a\x00", dtype=tf.string, shape=())
+    assert t.shape == () and repr(t) == "<tf.Tensor: shape=(), dtype=string, numpy=b'a\\x00'>"
+    assert tf.io.serialize_tensor(t).numpy() == b"\x08\x07\x12\x00B\x02a\x00"
+    assert tf.strings.length(t).numpy() == 2

@@ -35,7 +35,7 @@ def constant(value, dtype=None, shape=None, name="Const"):
             raise TypeError(f"Eager execution of tf.constant with unsupported shape. Tensor {value!r} (converted "
                             f"from {value!r}) has {a.size} elements, but got `shape` {shape} with "
                             f"{int(np.prod(shape))} elements).")
-        if v.ndim == 0:
+        if v.ndim == 0 and v.dtype != object:  # (a string scalar stays a 0-d object array, as elsewhere)
             v = v[()]
     g = context.current_graph()
     if g is not None:
