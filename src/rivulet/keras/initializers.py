@@ -193,8 +193,29 @@ class Orthogonal(_Random):
         return {"gain": self.gain, "seed": self.seed}
 
 
+class Identity(Initializer):
+    """gain * the identity matrix of a 2-D shape (tf_keras's Identity; a non-square shape gets ones on its
+    main diagonal)."""
+
+    def __init__(self, gain=1.0):
+        self.gain = gain
+
+    def __call__(self, shape, dtype=None, **kwargs):
+        dtype = _dtype(dtype)
+        if not dtype.is_floating:
+            raise ValueError(f"Expected floating point type, got {dtype.name}.")
+        shape = tuple(shape)
+        if len(shape) != 2:
+            raise ValueError(f"Identity matrix initializer can only be used for 2D matrices. Received: "
+                             f"shape={shape} of rank {len(shape)}.")
+        return self.gain * tf.eye(*shape, dtype=dtype)
+
+    def get_config(self):
+        return {"gain": self.gain}
+
+
 zeros, ones, constant = Zeros, Ones, Constant
-orthogonal = Orthogonal
+orthogonal, identity = Orthogonal, Identity
 random_uniform, random_normal, truncated_normal = RandomUniform, RandomNormal, TruncatedNormal
 glorot_uniform, glorot_normal, he_uniform, he_normal = GlorotUniform, GlorotNormal, HeUniform, HeNormal
 lecun_uniform, lecun_normal, variance_scaling = LecunUniform, LecunNormal, VarianceScaling

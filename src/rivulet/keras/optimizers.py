@@ -439,6 +439,32 @@ _BY_NAME = {"sgd": SGD, "adam": Adam, "rmsprop": RMSprop, "adagrad": Adagrad, "a
             "adamax": Adamax, "nadam": Nadam, "ftrl": Ftrl}
 
 
+def _legacy_module():
+    """tf.keras.optimizers.legacy (tf_keras's OptimizerV2 classes, which understanding/sngp uses): the same
+    update rules as the optimizers above, under the legacy names; their time-based `decay` is refused rather
+    than ignored."""
+    import sys
+    import types
+    mod = types.ModuleType(__name__ + ".legacy", _legacy_module.__doc__)
+
+    def legacy(cls):
+        def __init__(self, *args, decay=0.0, **kwargs):
+            if decay:
+                raise NotImplementedError(f"rivulet's tf.keras.optimizers.legacy.{cls.__name__} has no time-based "
+                                          f"`decay` (got decay={decay}); use a LearningRateSchedule")
+            cls.__init__(self, *args, **kwargs)
+        return type(cls.__name__, (cls,), {"__init__": __init__, "__module__": mod.__name__,
+                                           "__doc__": cls.__doc__})
+    mod.Optimizer = Optimizer
+    for cls in (SGD, Adam, RMSprop, Adagrad, Adadelta, Adamax, Nadam, Ftrl):
+        setattr(mod, cls.__name__, legacy(cls))
+    sys.modules[mod.__name__] = mod
+    return mod
+
+
+legacy = _legacy_module()
+
+
 def get(identifier):
     if isinstance(identifier, Optimizer):
         return identifier
