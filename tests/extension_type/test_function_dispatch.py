@@ -213,3 +213,11 @@ def test_elementwise_dispatch_reaches_tensorflows_other_elementwise_apis():
     finally:
         tf.experimental.unregister_dispatch_for(unary)
         tf.experimental.unregister_dispatch_for(binary)
+
+
+def test_graph_cond_returns_a_ragged_tensor():
+    @tf.function
+    def g(p, r):
+        return tf.cond(p, lambda: r * 2, lambda: r)
+    out = g(tf.constant(True), tf.ragged.constant([[1, 2], [3]]))
+    assert out.to_list() == [[2, 4], [6]]  # TensorFlow 2.21's value (was a conversion error)
