@@ -211,3 +211,26 @@ def test_keras_tuner_hyperband_search(tmp_path):
     assert tuner.hypermodel.build(best).layers[0].units == best.get("units")
     record = json.loads((tmp_path / "p" / "trial_0000" / "trial.json").read_text())
     assert record["status"] == "COMPLETED" and set(record["hyperparameters"]["values"]) == {"units", "lr"}
+
+
+def test_sngp_layers_stand_in():
+    import official.nlp.modeling.layers as nlp_layers
+    assert nlp_layers.__file__.startswith(rt.STAND_INS)
+    dense = tf.keras.layers.Dense(8, kernel_initializer=tf.keras.initializers.Constant(1.0), use_bias=False)
+    sn = nlp_layers.SpectralNormalization(dense, iteration=50, norm_multiplier=0.9)
+    x = tf.ones([1, 4])
+    y = sn(x, training=True)  # kernel of ones: sigma = sqrt(4 * 8), normalised to 0.9
+    np.testing.assert_allclose(np.linalg.norm(sn._normalized_kernel(False).numpy(), 2), 0.9, rtol=1e-4)
+    np.testing.assert_allclose(y.numpy(), np.full((1, 8), 4 * 0.9 / np.sqrt(32)), rtol=1e-4)
+    gp = nlp_layers.RandomFeatureGaussianProcess(units=3, num_inducing=16, gp_cov_momentum=-1)
+    feats = tf.random.normal([5, 4], seed=1)
+    logits, cov = gp(feats)
+    assert logits.shape == (5, 3) and cov.shape == (5, 5)
+    gp(feats, training=True)  # the precision accumulates the batch's features: the variances shrink
+    _, cov2 = gp(feats)
+    assert np.all(np.diag(cov2.numpy()) < np.diag(cov.numpy()))
+    gp.reset_covariance_matrix()
+    np.testing.assert_allclose(gp(feats)[1].numpy(), cov.numpy(), rtol=1e-5)
+    adjusted = nlp_layers.gaussian_process.mean_field_logits(logits, cov, mean_field_factor=np.pi / 8)
+    np.testing.assert_allclose(adjusted.numpy(), logits.numpy() / np.sqrt(1 + np.pi / 8 * np.diag(cov.numpy()))[:, None],
+                               rtol=1e-5)

@@ -124,6 +124,8 @@ NOTEBOOKS = [
     # added 2026-11-26 with the keras_tuner stand-in (stand_ins/keras_tuner: Hyperband and RandomSearch over
     # HyperParameters on rivulet's Keras)
     "keras/keras_tuner",
+    # added 2026-11-26 with the tf-models-official stand-in (stand_ins/official: SNGP's two layers)
+    "understanding/sngp",
 ]
 # what the runner puts on the notebook's path in place of packages built on TensorFlow: tensorflow_datasets
 # (synthetic data sets in the real feature structures, made with rivulet's tf.data), tensorflow_examples'
