@@ -387,8 +387,15 @@ class _GemmThreads(onednn._Threads):
     convolution's choice (onednn._Threads), a busy machine does not settle it on one thread. w5's 64x784x128
     products with other jobs filling the 2-core machine (load 7): 150 us on one thread, 89 on two (the
     scheduler shares the cores per thread); quiet, 54 on one. oneDNN's OpenMP workers wait passively
-    (OMP_WAIT_POLICY=PASSIVE): a split product spins on no core."""
+    (OMP_WAIT_POLICY=PASSIVE): a split product spins on no core, and on a quiet machine the sleeping worker's
+    wake-up makes two threads slower (56 us on one, 65 on two, at real-time priority): the first calls run on
+    one thread, two are tried after onednn._PROBE_S (a jit function's tier trial, in its first calls, times
+    the NumPy executor's usual form)."""
     __slots__ = ()
+
+    def __init__(self):
+        super().__init__()
+        self.one = True
 
     def choose(self, now):
         if self.probe_at is None:
