@@ -253,9 +253,10 @@ def test_tiering_compiles_after_warmup():
         assert tf.jit.tier_of(f) == [want]
 
 
-# timed calls: onnxruntime's (12, or 3 for a slow function), and once its first 4 (1) are past, a NumPy call
-# after each but the last, timed under the same load
-@pytest.mark.parametrize("slow_call,timed_calls", [(False, 12 + 7), (True, 3 + 1)])
+# timed calls: a fast function's 4 onnxruntime warm-up calls, then 8 blocks of 3 calls, NumPy's and onnxruntime's
+# in turn (tier._BLOCK); a slow one's 3 onnxruntime calls and, once its first is past, a NumPy call after each
+# but the last, timed under the same load
+@pytest.mark.parametrize("slow_call,timed_calls", [(False, 4 + 8 * 3), (True, 3 + 1)])
 def test_a_function_slower_on_onnxruntime_goes_back_to_numpy(monkeypatch, slow_call, timed_calls):
     from rivulet.jit import tier
     real = tier._runner
@@ -276,11 +277,11 @@ def test_a_function_slower_on_onnxruntime_goes_back_to_numpy(monkeypatch, slow_c
     f = tf.function(lambda x: x * 3.0 + 1.0, jit_compile=True)
     x = f32(3)
     seen = []
-    for _ in range(24):
+    for _ in range(40):
         np.testing.assert_allclose(f(x).numpy(), x.numpy() * 3 + 1, rtol=1e-6)
         seen.append(tf.jit.tier_of(f)[0])
     # two NumPy warm-up calls, the timed calls, then the NumPy executor for good
-    assert seen == ["numpy"] * 2 + ["onnxruntime"] * (timed_calls - 1) + ["numpy (faster)"] * (23 - timed_calls)
+    assert seen == ["numpy"] * 2 + ["onnxruntime"] * (timed_calls - 1) + ["numpy (faster)"] * (39 - timed_calls)
 
 
 def test_background_compile():
