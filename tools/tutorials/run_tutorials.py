@@ -62,8 +62,10 @@ What the runner does to each notebook, and nothing else:
   architecture), `tensorflow_hub` (hub.load / KerasLayer over small random-weight modules built with rivulet
   in the real modules' interface, saved with tf.saved_model.save into the hub cache, TFHUB_CACHE_DIR, set
   inside the notebook's directory, and loaded back with tf.saved_model.load), `tensorflow_io`
-  (audio.resample), `gym` (CartPole-v1's dynamics in gym 0.26's API) and `keras_tuner` (Hyperband and
-  RandomSearch over HyperParameters, on rivulet's Keras); the cells that use them are scored.
+  (audio.resample), `gym` (CartPole-v1's dynamics in gym 0.26's API), `keras_tuner` (Hyperband and
+  RandomSearch over HyperParameters, on rivulet's Keras) and tf-models-official's
+  `official.nlp.modeling.layers` (SNGP's SpectralNormalization and RandomFeatureGaussianProcess); the cells
+  that use them are scored.
 A cell passes when it raises nothing within CELL_TIMEOUT seconds. Cells that import a package which itself
 imports TensorFlow (UNSCORED_IMPORTS: tensorflow_docs, tensorflow_probability, tensorflow_text,
 tensorflow_compression) are not scored, nor a cell that fails with a NameError of a name such an
@@ -131,7 +133,7 @@ NOTEBOOKS = [
 # (synthetic data sets in the real feature structures, made with rivulet's tf.data), tensorflow_examples'
 # models.pix2pix (the pix2pix blocks, U-Net generator and PatchGAN discriminator, written for rivulet),
 # tensorflow_hub (modules built with rivulet, saved and loaded as SavedModels), tensorflow_io's audio.resample,
-# gym's CartPole-v1 and keras_tuner's searches
+# gym's CartPole-v1, keras_tuner's searches and tf-models-official's SNGP layers
 STAND_INS = os.path.join(HERE, "stand_ins")
 PREFIX = "site/en/tutorials/"
 
