@@ -20,7 +20,9 @@ Formats (writer -> reader, both ways unless said):
   checkpoint   tf.train.Checkpoint.write of one variable per case -> Checkpoint.read into zeros,
                tf.train.load_checkpoint(...).get_tensor, list_variables (dtype and shape), load_variable;
                CheckpointManager.save -> latest_checkpoint -> restore
-  savedmodel   a tf.Module holding a variable and a constant per case and a signature returning both
+  savedmodel   a tf.Module holding a variable and a constant per case and a signature returning both; a
+               module whose signatures and functions echo a tensor of each dtype, called with every case
+               (and with a tensor of another dtype, which must be refused, not cast)
                (TF -> rivulet, rivulet -> rivulet: see below)
   example      TFRecord files (uncompressed, GZIP, ZLIB) of tf.train.Example protos (float_list with NaN
                payloads and -0.0, int64_list extremes, bytes_list with NULs), read as raw records and with
@@ -350,6 +352,7 @@ def write_savedmodel(side, d, cs):
     if side.impl == "tf":  # a small one for the mutations (a copy of it per variant)
         _write_savedmodel(side, os.path.join(d, "small"), [c for c in cs if c[0].endswith(("_vec", "_scalar"))
                                                             and c[1] != "bfloat16"])
+    _write_echo(side, os.path.join(d, "echo"))
     if side.impl == "tf" and any(c[1] == "bfloat16" for c in cs):  # a model of its own: rivulet must refuse it
         _write_savedmodel(side, os.path.join(d, "bfloat16"), [c for c in cs if c[1] == "bfloat16"][:1])
 
@@ -375,9 +378,60 @@ def _write_savedmodel(side, d, cs):
         f.write(side.impl)
 
 
+def _write_echo(side, d):
+    """A model whose signatures and tf.functions take a tensor of each dtype and return it (and reshaped)."""
+    tf = side.tf
+    m = tf.Module()
+    fns = {}
+    for dt in DTYPES:
+        if dt != "bfloat16":
+            fns[dt] = tf.function(lambda x: {"y": tf.identity(x), "z": tf.reshape(x, [-1])},
+                                  input_signature=[tf.TensorSpec(None, side.dtype(dt))])
+            setattr(m, "f_" + dt, fns[dt])
+    tf.saved_model.save(m, d, signatures={"s_" + dt: f for dt, f in fns.items()})
+
+
+def _read_echo(side, d, cs):
+    """Every case through the loaded signature and tf.function (its bits back); a tensor of another dtype
+    refused, never cast."""
+    tf = side.tf
+    res = {}
+    try:
+        m = tf.saved_model.load(d)
+    except Exception as e:
+        return {"echo": "ERROR load " + _err(e)}
+    for name, dt, shape, seed in cs:
+        if dt == "bfloat16":
+            continue
+        v = make_value(dt, shape, seed)
+        probs = []
+        for kind in ("signature", "function"):
+            try:
+                fn = m.signatures["s_" + dt] if kind == "signature" else getattr(m, "f_" + dt)
+                out = fn(x=side.tensor(v, dt)) if kind == "signature" else fn(side.tensor(v, dt))
+                p = same(v, side.numpy(out["y"], dt), dt) or same(v.reshape(-1), side.numpy(out["z"], dt), dt)
+                if p:
+                    probs.append(kind + ": " + p)
+            except Exception as e:
+                probs.append(kind + " ERROR " + _err(e))
+        res["echo/" + name] = "; ".join(probs) or "ok"
+    for dt, other in (("float32", "float64"), ("int64", "int32"), ("string", "int32"), ("uint8", "int8")):
+        for kind in ("signature", "function"):
+            try:
+                fn = m.signatures["s_" + dt] if kind == "signature" else getattr(m, "f_" + dt)
+                x = tf.constant(np.zeros(2, other))
+                out = fn(x=x) if kind == "signature" else fn(x)
+                res[f"echo/{dt}<-{other} {kind}"] = f"CAST to {out['y'].dtype.name}"
+            except Exception as e:
+                res[f"echo/{dt}<-{other} {kind}"] = "ok (refused: " + _err(e)[:100] + ")"
+    return res
+
+
 def read_savedmodel(side, d, cs):
     tf = side.tf
     res = {}
+    if os.path.isdir(os.path.join(d, "echo")):
+        res.update(_read_echo(side, os.path.join(d, "echo"), cs))
     if os.path.isdir(os.path.join(d, "bfloat16")):
         res["bfloat16 model"] = _expect_refusal(lambda: tf.saved_model.load(os.path.join(d, "bfloat16")),
                                                 "bfloat16")
@@ -726,7 +780,8 @@ FORMATS = {
 
 MUTATE = {  # format -> (files under the TF-written dir, reader of one mutated copy)
     "tensor": ("*.pb", "tensor"), "checkpoint": ("plain/ckpt.*", "checkpoint"),
-    "example": ("*.tfrecord", "example"), "savedmodel": ("small/**/*", "savedmodel"),
+    "example": ("ex_*.tfrecord", "example"), "savedmodel": ("small/**/*", "savedmodel"),
+    "seqexample": ("seq_*.tfrecord", "seqexample"),
 }
 
 
@@ -762,6 +817,16 @@ def mutate_one(side, fmt, path, budget):
             lst = list(getattr(e.features.feature["x"], EX_DTYPES[dt]).value)
             got = np.array(lst, dtype=object if dt == "string" else dt).reshape(-1)
             p = same(_ex_value(dt, shape, seed).reshape(-1), got, dt)
+            if p:
+                return f"WRONG VALUE {name}: {p}"
+        return "value"
+    if fmt == "seqexample":
+        comp = {"GZIP": "GZIP", "ZLIB": "ZLIB"}.get(os.path.basename(path)[4:-9], "")
+        recs = [r.numpy() for r in tf.data.TFRecordDataset(path, compression_type=comp)]
+        for (name, dt, shape, seed), r in zip(_seq_cases(cases()), recs):
+            _, seq = tf.io.parse_single_sequence_example(r, sequence_features={
+                "s": tf.io.FixedLenSequenceFeature(list(shape[1:]), side.dtype(dt))})
+            p = same(_ex_value(dt, shape, seed), side.numpy(seq["s"], dt), dt)
             if p:
                 return f"WRONG VALUE {name}: {p}"
         return "value"
@@ -845,7 +910,8 @@ def run_mutations(tf_dir, fmt, n, seed, rivulet_python):
         counts[key] = counts.get(key, 0) + 1
         if secs > 1.0:
             bad.append(f"{what}: {secs:.2f} s ({out[:120]})")
-        if out.startswith("WRONG VALUE"):
+        if out.startswith("WRONG VALUE") or (out == "value" and fmt in ("example", "seqexample")
+                                              and "truncated" in what and not what.endswith(" 0")):
             bad.append(f"{what}: {out[:300]}")
         if out.startswith("error") and any(t in out for t in ("builtins.", "numpy.", "struct.", "zlib.", "gzip.",
                                                               "google.")) and "DecodeError" not in out:
