@@ -18,3 +18,5 @@ def vectorized_map(fn, elems, fallback_to_while_loop=True, warn=True):
 
 
 TOPLEVEL.append("vectorized_map")
+from .function.scan_ops import scan, foldl, foldr  # noqa: F401,E402
+TOPLEVEL += ["scan", "foldl", "foldr"]

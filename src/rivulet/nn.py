@@ -11,6 +11,7 @@ from .ops.math_more_ops import zero_fraction, approx_max_k, approx_min_k  # noqa
 from .ops.nn_more_ops import (max_pool, avg_pool, pool, space_to_depth, depth_to_space,  # noqa: F401
                               local_response_normalization, lrn, crelu, weighted_cross_entropy_with_logits,
                               log_poisson_loss, normalize_moments, sufficient_statistics, weighted_moments)
+from .ops.array_more_ops import space_to_batch  # noqa: F401,E402
 from .ops import rnn_ops as _rnn_ops  # noqa: F401,E402  (Keras LSTM/GRU training steps: saved graphs hold them)
 from .ops import training_ops as _training_ops  # noqa: F401,E402  (Keras Adam updates: saved graphs hold them)
 from .ops.conv_ops import (conv1d, conv2d_transpose, depthwise_conv2d, separable_conv2d, max_pool1d,  # noqa: F401
