@@ -237,7 +237,7 @@ def compile_graph(graph, inputs, outputs, name="fn", wrap=None, split=True, kern
             args.extend(_attr_args(op, glob))
         v = f"v{op._id}"
         buf = _reusable(op, fresh, remaining, names) if reuse else None
-        infix = _INFIX.get(typ) if not op.attrs and op.inputs[0].dtype.is_numeric else None
+        infix = _INFIX.get(typ) if not op.attrs and op.inputs and op.inputs[0].dtype.is_numeric else None
         if typ == "MatMul" and infix is not None:  # a plain product oneDNN runs faster, with the onednn extra
             infix = _inline_gemm(op, glob, "", "") or infix
         if infix is None or buf is not None:  # (an infix line calls no kernel)
