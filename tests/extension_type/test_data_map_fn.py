@@ -86,3 +86,30 @@ def test_network_slices_and_map_fn():
     def traced(b):
         return tf.map_fn(balance_work_greedy, b)
     np.testing.assert_array_equal(traced(batch).work.numpy(), [[5.5, 1.25, 9.25], [3., 4.75, 1.25]])
+
+
+def test_batch_encoder_and_as_dict():
+    calls = []
+
+    class Enc(tf.experimental.ExtensionTypeBatchEncoder):
+        def batch(self, spec, batch_size):
+            calls.append(("batch", batch_size))
+            return super().batch(spec, batch_size)
+
+    class MT(tf.experimental.BatchableExtensionType):
+        __batch_encoder__ = Enc()
+        values: tf.Tensor
+        shape: tf.TensorShape
+    mt = MT(tf.ones([4, 2]), [4])
+    ds = tf.data.Dataset.from_tensor_slices(mt)
+    assert repr(ds.element_spec).endswith(
+        "MT.Spec(values=TensorSpec(shape=(2,), dtype=tf.float32, name=None), shape=TensorShape([]))")
+    assert repr(ds.batch(2).element_spec).endswith(
+        "MT.Spec(values=TensorSpec(shape=(None, 2), dtype=tf.float32, name=None), shape=TensorShape([None]))")
+    assert calls[:1] == [("batch", None)]
+    d = tf.experimental.extension_type.as_dict(mt)
+    assert list(d) == ["values", "shape"] and d["shape"] == tf.TensorShape([4])
+    with pytest.raises(ValueError, match="__batch_encoder__ should only be defined for BatchableExtensionType"):
+        class Bad(tf.experimental.ExtensionType):  # noqa: F841
+            __batch_encoder__ = Enc()
+            x: tf.Tensor

@@ -221,3 +221,21 @@ def test_graph_cond_returns_a_ragged_tensor():
         return tf.cond(p, lambda: r * 2, lambda: r)
     out = g(tf.constant(True), tf.ragged.constant([[1, 2], [3]]))
     assert out.to_list() == [[2, 4], [6]]  # TensorFlow 2.21's value (was a conversion error)
+
+
+def test_dispatch_for_binary_elementwise_assert_apis():
+    seen = []
+
+    @tf.experimental.dispatch_for_binary_elementwise_assert_apis(MaskedTensor, MaskedTensor)
+    def handler(assert_func, x, y):
+        seen.append(1)
+        return assert_func(x.values, y.values)
+    try:
+        x = MaskedTensor([1, 2], [True, False])
+        assert tf.debugging.assert_equal(x, x) is None and tf.debugging.assert_less(x, MaskedTensor([3, 4], x.mask)) \
+            is None
+        assert len(seen) == 2
+        with pytest.raises(tf.errors.InvalidArgumentError):
+            tf.debugging.assert_greater(x, x)
+    finally:
+        tf.experimental.unregister_dispatch_for(handler)

@@ -1,5 +1,5 @@
 """ExtensionTypes in tf.saved_model.save / load: a spec is saved under the name its class is registered by
-(`__name__`, or tf.experimental.extension_type), as TensorFlow saves it, and loading finds that class again;
+(`__name__` in its body), as TensorFlow saves it, and loading finds that class again;
 an unregistered one is refused at save (TensorFlow 2.21: NotEncodableError "No encoder for object ...")."""
 import json
 import os
@@ -22,8 +22,8 @@ class MaskedTensor(tf.experimental.BatchableExtensionType):
             self.mask = tf.TensorSpec(shape, tf.bool)
 
 
-@tf.experimental.extension_type("rivulet_tests.Scaled")
 class Scaled(tf.experimental.ExtensionType):
+    __name__ = "rivulet_tests.Scaled"
     x: tf.Tensor
     scale: float
     tags: Tuple[str, ...] = ()

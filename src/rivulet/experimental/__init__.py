@@ -1,9 +1,9 @@
 """tf.experimental: DynamicRaggedShape and RowPartition (loaded from ragged/ on first use), Optional (data/)."""
 
 _RAGGED = ("DynamicRaggedShape", "RowPartition")
-_EXTENSION = ("ExtensionType", "BatchableExtensionType", "ExtensionTypeSpec", "BatchableExtensionTypeSpec",
+_EXTENSION = ("ExtensionType", "BatchableExtensionType", "ExtensionTypeSpec", "ExtensionTypeBatchEncoder",
               "dispatch_for_api", "dispatch_for_unary_elementwise_apis", "dispatch_for_binary_elementwise_apis",
-              "unregister_dispatch_for", "extension_type")
+              "dispatch_for_binary_elementwise_assert_apis", "unregister_dispatch_for", "extension_type")
 
 
 def __getattr__(name):

@@ -25,7 +25,7 @@ from .fields import ExtensionTypeField, ImmutableDict, NO_DEFAULT
 _IN_CONSTRUCTOR = "_tf_extension_type_in_constructor"
 _MUTABLE_KERAS = ("_keras_mask", "_keras_history", "_keras_history_checked")
 _CLASSES = []  # every user ExtensionType class, for forward references by name
-_REGISTRY = {}  # registered name (tf.experimental.extension_type / __name__) -> class
+_REGISTRY = {}  # registered name (`__name__` in the class body, as TensorFlow registers it) -> class
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -323,11 +323,40 @@ class ExtensionTypeSpec(TraceType):
         return self  # rivulet keeps no packed (variant) form: the same spec
 
 
+class ExtensionTypeBatchEncoder:
+    """tf.experimental.ExtensionTypeBatchEncoder: how a BatchableExtensionType's spec batches. The default adds
+    an outer dimension to every tensor field and TensorShape field (`batch`) and removes it (`unbatch`); a class
+    may name a subclass in `__batch_encoder__` to batch its spec otherwise. (rivulet batches values themselves
+    by their components: `encode`/`decode` give and take those.)"""
+
+    def batch(self, spec, batch_size):
+        return BatchableExtensionTypeSpec._default_batch(spec, batch_size)
+
+    def unbatch(self, spec):
+        return BatchableExtensionTypeSpec._default_unbatch(spec)
+
+    def encode(self, spec, value, minimum_rank=0):
+        return value._to_components()
+
+    def decode(self, spec, encoded_value):
+        return spec._from_components(encoded_value)
+
+    def encoding_specs(self, spec):
+        return spec._component_specs
+
+
 class BatchableExtensionTypeSpec(ExtensionTypeSpec):
     """The spec of a BatchableExtensionType: `_batch(n)` / `_unbatch()` add / remove an outer dimension of every
-    tensor field and TensorShape field (TensorFlow's default batch encoder)."""
+    tensor field and TensorShape field (TensorFlow's default batch encoder), or as its `__batch_encoder__` says."""
+    __batch_encoder__ = ExtensionTypeBatchEncoder()
 
     def _batch(self, batch_size):
+        return self.__batch_encoder__.batch(self, batch_size)
+
+    def _unbatch(self):
+        return self.__batch_encoder__.unbatch(self)
+
+    def _default_batch(self, batch_size):
         def batch(s):
             if isinstance(s, TensorSpec):
                 return TensorSpec(TensorShape([batch_size]).concatenate(s.shape), s.dtype)
@@ -340,7 +369,7 @@ class BatchableExtensionTypeSpec(ExtensionTypeSpec):
             return s
         return _new_spec(type(self), [(k, _map_specs(batch, v)) for k, v in self._fields_items()])
 
-    def _unbatch(self):
+    def _default_unbatch(self):
         def unbatch(s):
             if isinstance(s, TensorSpec):
                 if s.shape.rank == 0:
@@ -653,7 +682,14 @@ def _add_spec(cls):
             if name in ("__module__", "__dict__", "__weakref__", "__qualname__"):
                 continue
             spec_dict[name] = value
-    base = BatchableExtensionTypeSpec if issubclass(cls, BatchableExtensionType) else ExtensionTypeSpec
+    if issubclass(cls, BatchableExtensionType):
+        base = BatchableExtensionTypeSpec
+        if "__batch_encoder__" in cls.__dict__ and "__batch_encoder__" not in spec_dict:
+            spec_dict["__batch_encoder__"] = cls.__dict__["__batch_encoder__"]
+    else:
+        base = ExtensionTypeSpec
+        if "__batch_encoder__" in cls.__dict__ or "__batch_encoder__" in spec_dict:
+            raise ValueError("__batch_encoder__ should only be defined for BatchableExtensionType classes.")
     spec = type(cls.__name__ + ".Spec", (base,), spec_dict)
     spec.__qualname__ = qual
     type.__setattr__(cls, "Spec", spec)

@@ -35,7 +35,10 @@ _MORE_BINARY = (("rivulet.math", ("atan2", "xdivy", "xlogy", "xlog1py", "divide_
                                   "truncatemod", "igamma", "igammac", "zeta", "multiply_no_nan", "polygamma",
                                   "nextafter")),
                 ("rivulet.bitwise", ("bitwise_and", "bitwise_or", "bitwise_xor", "left_shift", "right_shift")))
-_ELEMENTWISE = {}  # key of a wrapped API -> "unary" / "binary"
+_ASSERTS = (("rivulet.debugging", ("assert_equal", "assert_none_equal", "assert_less", "assert_less_equal",
+                                    "assert_greater", "assert_greater_equal")),)
+_ELEMENTWISE = {}  # key of a wrapped API -> "unary" / "binary" / "assert"
+_ASSERT = []  # [(checker_x, checker_y, handler)] for the binary elementwise assertions
 
 _API = {}  # key -> [(checker, handler)] registered for one API, latest last
 _UNARY = []  # [(checker, handler)] for every unary elementwise API
@@ -155,6 +158,15 @@ def _run(key, api, fn, args, kwargs):
             x, y = bound.arguments[params[0]], bound.arguments[params[1]]
             rest = {k: v for k, v in bound.arguments.items() if k not in params[:2]}
             for cx, cy, handler in reversed(_BINARY):
+                if cx(x) and cy(y) and (isinstance(x, ExtensionType) or isinstance(y, ExtensionType)):
+                    return handler(functools.partial(fn, **rest) if rest else fn, x, y)
+    if kind == "assert" and _ASSERT:
+        bound = _bind(fn, args, kwargs)
+        if bound is not None and len(bound.arguments) >= 2:
+            params = list(bound.arguments)
+            x, y = bound.arguments[params[0]], bound.arguments[params[1]]
+            rest = {k: v for k, v in bound.arguments.items() if k not in params[:2]}
+            for cx, cy, handler in reversed(_ASSERT):
                 if cx(x) and cy(y) and (isinstance(x, ExtensionType) or isinstance(y, ExtensionType)):
                     return handler(functools.partial(fn, **rest) if rest else fn, x, y)
     return fn(*args, **kwargs)
@@ -277,6 +289,19 @@ def dispatch_for_binary_elementwise_apis(x_type, y_type):
     return decorator
 
 
+def dispatch_for_binary_elementwise_assert_apis(x_type, y_type):
+    """Decorator: `handler(assert_func, x, y)` runs for the binary elementwise assertions (tf.debugging.assert_equal,
+    assert_less ...) called with x of x_type and y of y_type (one of them an ExtensionType)."""
+    cx, cy = _checker(x_type) or (lambda v: True), _checker(y_type) or (lambda v: True)
+    _wrap_more(_ASSERTS, "assert")
+
+    def decorator(handler):
+        _ASSERT.append((cx, cy, handler))
+        _REGISTERED.setdefault(handler, []).append(("assert", None))
+        return handler
+    return decorator
+
+
 def unregister_dispatch_for(dispatch_target):
     """Removes every registration of `dispatch_target` (ValueError if it was never registered)."""
     where = _REGISTERED.pop(dispatch_target, None)
@@ -287,5 +312,7 @@ def unregister_dispatch_for(dispatch_target):
             _API[key] = [e for e in _API.get(key, []) if e[1] is not dispatch_target]
         elif kind == "unary":
             _UNARY[:] = [e for e in _UNARY if e[1] is not dispatch_target]
+        elif kind == "assert":
+            _ASSERT[:] = [e for e in _ASSERT if e[2] is not dispatch_target]
         else:
             _BINARY[:] = [e for e in _BINARY if e[2] is not dispatch_target]

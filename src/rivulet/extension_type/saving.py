@@ -2,7 +2,7 @@
 kind "extension_type"): the name a class is saved under, and its Spec rebuilt from a file's fields.
 
 A file names the class; loading finds an ExtensionType class already defined and registered under that name
-(`__name__ = "..."` in its body, or tf.experimental.extension_type(name)): nothing is imported or executed. The
+(`__name__ = "..."` in its body): nothing is imported or executed. The
 fields are checked against the class's annotations as specs (a Tensor field must be a TensorSpec ...)."""
 import typing
 

@@ -100,8 +100,7 @@ def encode(v, tensors, leaf=None):
         name = composite_spec_class(kind).name_of(v.value_type)
         if name is None:
             raise ValueError(f"No encoder for object {v!r} of type {type(v)}: an ExtensionType is saved under the "
-                             f"name it is registered by (give {v.value_type.__qualname__} a `__name__` or "
-                             "decorate it with tf.experimental.extension_type(name)).")
+                             f"name it is registered by (give {v.value_type.__qualname__} a `__name__`).")
         return {"extension_spec": [name, [[k, encode(x, tensors, leaf)] for k, x in v._fields_items()]]}
     if kind == "ragged":
         flat = getattr(v, "_flat_shape", None)
