@@ -239,3 +239,18 @@ def test_dispatch_for_binary_elementwise_assert_apis():
             tf.debugging.assert_greater(x, x)
     finally:
         tf.experimental.unregister_dispatch_for(handler)
+
+
+def test_gradient_tape_watches_components():
+    class Scaled(tf.experimental.ExtensionType):
+        values: tf.Tensor
+        scale: tf.Tensor
+    mt = Scaled(tf.constant([1., 2.]), tf.constant(3.))
+    with tf.GradientTape(persistent=True) as t:
+        t.watch(mt)  # its component tensors (TensorFlow 2.21 watches a composite's components)
+        y = tf.reduce_sum(mt.values * mt.scale)
+    gv, gs = t.gradient(y, [mt.values, mt.scale])
+    np.testing.assert_array_equal(gv.numpy(), [3., 3.])
+    assert float(gs) == 3.0
+    with pytest.raises(ValueError, match="Type Scaled is not supported as a gradient source or gradient target."):
+        t.gradient(y, mt)

@@ -101,7 +101,7 @@ class GradientTape:
 
     def watch(self, tensor):
         """Watches tensors (floating ones) and variables: gradients can then be taken with respect to them."""
-        for t in ((tensor,) if tensor.__class__ is _E else nest.flatten(tensor)):
+        for t in ((tensor,) if tensor.__class__ is _E else nest.flatten(tensor, expand_composites=True)):
             if isinstance(t, Variable):
                 self._watch_variable(t._res)
             elif isinstance(t, Tensor):
@@ -255,6 +255,9 @@ class GradientTape:
             tgts.append(t)
         seeds = [_ones_like(t) if s is None else convert_to_tensor(s, dtype=t.dtype) for t, s in zip(tgts, seeds)]
         for s in sources:
+            if not isinstance(s, (Tensor, Variable)) and hasattr(type(s), "_tf_extension_type_fields"):
+                raise ValueError(f"Type {type(s).__name__} is not supported as a gradient source or gradient "
+                                 "target.")  # (TensorFlow 2.21's refusal of an ExtensionType source)
             if not isinstance(s, (Tensor, Variable)):
                 raise TypeError(f"GradientTape.gradient: sources must be Tensors or Variables; got {s!r} "
                                 f"({type(s).__name__})")
