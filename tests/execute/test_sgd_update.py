@@ -222,3 +222,26 @@ def test_a_bias_step_is_one_call_with_the_three_ops_bits(monkeypatch):
     np.testing.assert_array_equal(held.numpy(), before)
     np.testing.assert_array_equal(b.numpy().view(np.uint64), ref.numpy().view(np.uint64))
     assert b.dtype == tf.float64 and not np.array_equal(b.numpy(), before)
+
+
+@needs
+def test_an_update_whose_operand_is_the_variable_itself_reads_the_old_value(monkeypatch):
+    def build():
+        rs = np.random.default_rng(7)
+        v = tf.Variable(rs.standard_normal((64, 64)).astype(np.float32))
+        d = tf.constant(rs.standard_normal((64, 64)).astype(np.float32))
+
+        @tf.function
+        def step():  # v -= 0.1 * v^T d: the product reads the array the update writes (copied first)
+            v.assign_sub(0.1 * tf.matmul(v, d, transpose_a=True))
+        return step, v
+    f, v = build()
+    with monkeypatch.context() as m:
+        m.setattr(fusion, "_sgd_update", lambda *a: None)
+        g, w = build()
+        g.get_concrete_function()
+    f.get_concrete_function()
+    assert _updates(f)[0] and not _updates(g)[0]
+    for _ in range(3):
+        f(), g()
+    np.testing.assert_array_equal(v.numpy().view(np.uint32), w.numpy().view(np.uint32))
