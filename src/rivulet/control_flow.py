@@ -20,3 +20,5 @@ def vectorized_map(fn, elems, fallback_to_while_loop=True, warn=True):
 TOPLEVEL.append("vectorized_map")
 from .function.scan_ops import scan, foldl, foldr  # noqa: F401,E402
 TOPLEVEL += ["scan", "foldl", "foldr"]
+from .ops.control_ops import no_op, group, control_dependencies  # noqa: F401,E402
+TOPLEVEL += ["no_op", "group", "control_dependencies"]
