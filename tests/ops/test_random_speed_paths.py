@@ -185,3 +185,23 @@ def test_chunked_runs_every_chunk_once_and_raises_a_chunks_error(monkeypatch):
             raise MemoryError("chunk 2")
     with pytest.raises(MemoryError, match="chunk 2"):
         philox.chunked(1000, 64, bad)
+
+
+@pytest.mark.parametrize("dtype", [np.int32, np.int64, np.uint32, np.uint64])
+def test_uniform_int_remainder_by_floor_division(dtype):
+    # lo + bits % (hi - lo) in wrapping unsigned arithmetic, the remainder computed as bits - span * (bits // span)
+    info = np.iinfo(dtype)
+    wide = np.dtype(dtype).itemsize == 8
+    u = np.uint64 if wide else np.uint32
+    for lo, hi in ((0, 1), (0, 1000), (3, 2**31 - 1), (int(info.max) - 5, int(info.max)),
+                   (int(info.min), int(info.max)), (-7, 3)):
+        if lo < info.min:
+            continue
+        n = 3 * philox._CHUNK + 7
+        got = philox.uniform_int(21, 4 << 64, n, lo, hi, dtype)
+        bits = philox.full_int(21, 4 << 64, n, u)
+        mask = (1 << (64 if wide else 32)) - 1
+        want = [(lo + b % ((hi - lo) & mask)) & mask for b in bits[:2000].tolist()]
+        assert got.dtype == np.dtype(dtype)
+        assert got[:2000].view(u).tolist() == want
+        assert np.array_equal(got.view(u), (bits % u((hi - lo) & mask) + u(lo & mask)).astype(u))
