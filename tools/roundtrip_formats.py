@@ -17,6 +17,7 @@ per format and direction, then every difference.
 
 Formats (writer -> reader, both ways unless said):
   tensor       tf.io.serialize_tensor -> file -> tf.io.parse_tensor (also: are the bytes the same?)
+  tensorproto  tf.make_tensor_proto -> SerializeToString -> TensorProto.FromString -> tf.make_ndarray (bytes too)
   checkpoint   tf.train.Checkpoint.write of one variable per case -> Checkpoint.read into zeros,
                tf.train.load_checkpoint(...).get_tensor, list_variables (dtype and shape), load_variable;
                CheckpointManager.save -> latest_checkpoint -> restore
@@ -266,6 +267,45 @@ def _expect_refusal(fn, word):
         named = named and msg.replace(f"{word}_", "").count(word) > 0
         return "ok (refused: " + msg[:160] + ")" if named else "UNCLEAR REFUSAL " + msg
     return "ACCEPTED a " + word + " value"
+
+
+# -- tensorproto ---------------------------------------------------------------------------------------------
+
+def write_tensorproto(side, d, cs):
+    os.makedirs(d, exist_ok=True)
+    for name, dt, shape, seed in cs:
+        if dt != "bfloat16":  # (NumPy values: NumPy has no bfloat16)
+            p = side.tf.make_tensor_proto(make_value(dt, shape, seed))
+            with open(os.path.join(d, name + ".pb"), "wb") as f:
+                f.write(p.SerializeToString())
+
+
+def read_tensorproto(side, d, cs):
+    tf = side.tf
+    if side.impl == "tf":
+        from tensorflow.core.framework.tensor_pb2 import TensorProto
+    else:
+        TensorProto = type(tf.make_tensor_proto(0))
+    res = {}
+    for name, dt, shape, seed in cs:
+        p = os.path.join(d, name + ".pb")
+        if not os.path.exists(p):
+            continue
+        with open(p, "rb") as f:
+            data = f.read()
+        want = make_value(dt, shape, seed)
+        if dt in ("float32", "complex64") and int(np.prod(shape)) <= 1 or dt == "complex64":
+            # typed fields travel as Python floats in TensorFlow's make_tensor_proto: a signalling NaN is quieted
+            want = want.reshape(-1).view(np.float32).astype(np.float64).astype(np.float32).view(
+                want.dtype).reshape(want.shape)
+        try:
+            got = tf.make_ndarray(TensorProto.FromString(data))
+            res[name] = same(want, got, dt) or "ok"
+            if res[name] == "ok" and tf.make_tensor_proto(want).SerializeToString() != data:
+                res[name] = "ok; note: bytes differ from this side's make_tensor_proto"
+        except Exception as e:
+            res[name] = "ERROR " + _err(e)
+    return res
 
 
 # -- checkpoint ------------------------------------------------------------------------------------------------
@@ -766,6 +806,7 @@ def read_dataset(side, d, cs):
 
 FORMATS = {
     "tensor": (write_tensor, read_tensor, [("tf", "rivulet"), ("rivulet", "tf")]),
+    "tensorproto": (write_tensorproto, read_tensorproto, [("tf", "rivulet"), ("rivulet", "tf")]),
     "checkpoint": (write_checkpoint, read_checkpoint, [("tf", "rivulet"), ("rivulet", "tf")]),
     "savedmodel": (write_savedmodel, read_savedmodel, [("tf", "rivulet"), ("rivulet", "rivulet")]),
     "example": (write_example, read_example, [("tf", "rivulet"), ("rivulet", "tf")]),

@@ -104,6 +104,9 @@ def __getattr__(name):
     if name == "type_spec_from_value":  # (extension_type/: tf.experimental.ExtensionType's specs too)
         from .extension_type import type_spec_from_value
         return type_spec_from_value
+    if name in ("make_tensor_proto", "make_ndarray"):  # TensorProto messages (io/tensor_util.py)
+        from .io import tensor_util
+        return getattr(tensor_util, name)
     if name == "OptionalSpec":
         from .data.optional_ops import OptionalSpec
         return OptionalSpec
