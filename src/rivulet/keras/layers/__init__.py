@@ -41,3 +41,15 @@ def _experimental():
 
 
 experimental = _experimental()
+
+
+def serialize(layer, use_legacy_format=False):
+    """tf.keras.layers.serialize: the layer's config with its class (and registered) name."""
+    from ..saving.serialization import serialize_keras_object
+    return serialize_keras_object(layer)
+
+
+def deserialize(config, custom_objects=None, use_legacy_format=False):
+    """tf.keras.layers.deserialize: the layer a config describes (an unknown class name: ValueError)."""
+    from ..saving.serialization import deserialize_keras_object
+    return deserialize_keras_object(config, custom_objects=custom_objects, printable_module_name="layer")

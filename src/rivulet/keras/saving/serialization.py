@@ -173,17 +173,17 @@ def _lookup(class_name, module, registered, custom_objects):
     for key in (registered, class_name):
         if key and key in custom:
             return custom[key]
-    if registered and registered in _GLOBAL:
-        return _GLOBAL[registered]
+    for key in (registered, class_name):  # tf_keras' legacy configs name a registered class by 'package>Name'
+        if key and key in _GLOBAL:
+            return _GLOBAL[key]
     tables = _builtin_tables()
     if module in tables and class_name in tables[module]:
         return tables[module][class_name]
     for table in tables.values():
         if class_name in table:
             return table[class_name]
-    for key, value in _GLOBAL.items():
-        if key.split(">", 1)[-1] == class_name:
-            return value
+    # (as tf_keras, a class registered as 'package>Name' is found by that name only: a config naming a bare
+    # 'Name' is another class, unknown here, not whichever registered class shares its last part)
     return None
 
 
