@@ -1,7 +1,8 @@
 """Fuzzing of readers on files TensorFlow 2.21 wrote, for what the round-trip checker (tools/roundtrip_formats.py)
 exercises and the other targets did not: a checkpoint holding every dtype (float16/32/64, complex64/128, every
 int and uint, bool, strings with NULs and invalid UTF-8, bfloat16, which rivulet refuses; 2x3, 0x2 and scalar
-each), and a SequenceExample with float/int64/bytes feature lists (NaN payloads, int64 extremes, NULs).
+each), a SequenceExample with float/int64/bytes feature lists (NaN payloads, int64 extremes, NULs), and
+TensorProtos from make_tensor_proto (tensor_content and every typed field) read by tf.make_ndarray.
 
 data/tf_dtypes/ was made by data/tf_dtypes/make.py.txt under TensorFlow 2.21 (values from
 tools/roundtrip_formats.make_value); expected.json holds what TensorFlow wrote (little-endian bytes in hex,
@@ -10,7 +11,9 @@ strings as hex), read here as data.
 Outcomes: a damaged checkpoint may raise only DataLossError, NotFoundError, InvalidArgumentError or
 UnimplementedError (bfloat16), and a tensor that reads is exactly what TensorFlow wrote (every tensor is
 CRC-checked). A damaged SequenceExample may raise only InvalidArgumentError (TensorFlow's for bad input), or
-DecodeError from SequenceExample.FromString; what parses has the spec's dtypes and consistent shapes.
+DecodeError from SequenceExample.FromString; what parses has the spec's dtypes and consistent shapes. A damaged
+TensorProto may raise only InvalidArgumentError (TypeError for a dtype make_ndarray does not take); what reads has
+the proto's dtype and shape and reads the same after a write.
 """
 import json
 import os
@@ -141,6 +144,45 @@ def load_seq_message(path):
     return str(se), se.SerializeToString()
 
 
+# -- TensorProto (tf.make_ndarray of TensorProto.FromString) --------------------------------------------------
+_PROTOS = [  # TensorFlow 2.21's make_tensor_proto(...).SerializeToString() of: [nan, -0.0] float32, 1.5, the
+    # strings [b"a", "b"], int 1 in shape [2, 2], complex64 [1+2j, 3], uint64 max, float16 1.5, zeros((2, 0))
+    b'\x08\x01\x12\x04\x12\x02\x08\x02"\x08\x00\x00\xc0\x7f\x00\x00\x00\x80', b"\x08\x01\x12\x00*\x04\x00\x00\xc0?",
+    b"\x08\x07\x12\x04\x12\x02\x08\x02B\x01aB\x01b", b"\x08\x03\x12\x08\x12\x02\x08\x02\x12\x02\x08\x02:\x01\x01",
+    b"\x08\x08\x12\x04\x12\x02\x08\x02J\x10\x00\x00\x80?\x00\x00\x00@\x00\x00@@\x00\x00\x00\x00",
+    b"\x08\x17\x12\x00\x8a\x01\n\xff\xff\xff\xff\xff\xff\xff\xff\xff\x01", b"\x08\x13\x12\x00j\x02\x80|",
+    b"\x08\x02\x12\x06\x12\x02\x08\x02\x12\x00"]
+
+
+def build_proto(rng, case_dir):
+    path = os.path.join(case_dir, "t.pb")
+    with open(path, "wb") as f:
+        f.write(mutate_bytes(rng, _PROTOS[int(rng.integers(len(_PROTOS)))]))
+    return path
+
+
+def load_proto(path):
+    import rivulet as tf
+    with open(path, "rb") as f:
+        data = f.read()
+    proto = type(tf.make_tensor_proto(0)).FromString(data)
+    arr = tf.make_ndarray(proto)
+    if arr.dtype != (object if proto.dtype == 7 else tf.dtypes.as_dtype(proto.dtype).as_numpy_dtype):
+        raise Undocumented(f"dtype {proto.dtype} read as {arr.dtype}")
+    if list(arr.shape) != [d.size for d in proto.tensor_shape.dim]:
+        raise Undocumented(f"shape {arr.shape} against the proto's {[d.size for d in proto.tensor_shape.dim]}")
+    again = tf.make_ndarray(type(proto).FromString(proto.SerializeToString()))
+    if again.dtype != arr.dtype or again.shape != arr.shape or (
+            again.tolist() != arr.tolist() if arr.dtype == object else again.tobytes() != arr.tobytes()):
+        raise Undocumented("a proto read, written and read again changed")
+    return arr
+
+
+def _allowed_proto():
+    from rivulet.errors import InvalidArgumentError
+    return InvalidArgumentError, TypeError
+
+
 def _allowed_ckpt():
     from rivulet.errors import DataLossError, InvalidArgumentError, NotFoundError, UnimplementedError
     return DataLossError, InvalidArgumentError, NotFoundError, UnimplementedError
@@ -161,6 +203,8 @@ TARGETS = [
                mem_mb=300),
     FuzzTarget(name="sequence-example-parse-tf", build=build_seq, load=load_seq, allowed=_allowed_seq(),
                seconds=2.0, mem_mb=300),
+    FuzzTarget(name="tensor-proto-tf", build=build_proto, load=load_proto, allowed=_allowed_proto(), seconds=2.0,
+               mem_mb=300),
     FuzzTarget(name="sequence-example-fromstring-tf", build=build_seq, load=load_seq_message,
                allowed=_allowed_message(), seconds=2.0, mem_mb=300),
 ]
