@@ -10,10 +10,15 @@ Conversions, as TensorFlow defines them (and documents in its random-number guid
 - uniform float32: 23 random mantissa bits under exponent 0, minus 1 (values k * 2**-23 in [0, 1));
   float64 takes 52 bits from two words, float16 10 bits from the low half of one word;
 - normal: Box-Muller on two uniforms (u1 clamped to >= 1e-7): sqrt(-2 log u1) * (sin, cos)(2 pi u2);
-  float32 uses the C library's single-precision logf/sinf/cosf (see _libm32 below);
+  float32 uses the C library's single-precision logf/sinf/cosf (see _fixups below);
 - truncated normal: normals outside (-2, 2) are rejected; each group of outputs has its own sub-stream
   (256 words per value apart) consumed word by word;
 - integers in [lo, hi): lo + bits % (hi - lo), from one word (32-bit types) or two (64-bit).
+
+Speed (the values stay the above, bit for bit): a stream runs in chunks of 16384 calls whose arrays stay in
+cache, with the first two rounds folded (_run); big draws spread their chunks over helper threads (chunked);
+conversions to values run chunk by chunk while the words are in cache (_mapped); the float32 Box-Muller takes
+sin/cos by angle addition (_sincos). A nondeterministic draw (key None) takes its words from PCG64 instead.
 """
 import math
 import os
@@ -354,11 +359,6 @@ def _apply_fixups(table, k, *outs):
         row = keys.searchsorted(k.take(at))
         for o, d in zip(outs, deltas):
             o.view(np.int32)[at] += d.take(row)
-
-
-def _libm32(f64, d):
-    """float32 of the double results f64, moved by d ulps (glibc's rounding of the same function)."""
-    return (f64.astype(np.float32).view(np.int32) + d).view(np.float32)
 
 
 # sin and cos of the float32 angles, in double, by angle addition: v = i / 64 + b (|b| <= 1/128), sin v =
