@@ -250,10 +250,15 @@ class ExtensionTypeSpec(TraceType):
     # -- components (what graphs, datasets and saved models carry)
     @property
     def _component_specs(self):
-        out = []
-        for _, v in self._fields_items():
-            _component_specs(v, out)
-        return tuple(out)
+        out = self.__dict__.get("_tf_extension_type_cached_components")
+        if out is None:  # (a spec does not change once made: computed once)
+            out = []
+            for _, v in self._fields_items():
+                _component_specs(v, out)
+            out = tuple(out)
+            if _IN_CONSTRUCTOR not in self.__dict__:
+                self.__dict__["_tf_extension_type_cached_components"] = out
+        return out
 
     def _from_components(self, components):
         it = iter(components)
@@ -261,6 +266,8 @@ class ExtensionTypeSpec(TraceType):
         obj = object.__new__(self.value_type)
         obj.__dict__.update(vals)
         obj.__dict__["_tf_extension_type_cached_type_spec"] = self
+        if isinstance(components, (list, tuple)) and all(isinstance(c, Tensor) for c in components):
+            obj.__dict__["_tf_extension_type_cached_components"] = list(components)
         return obj
 
     # -- the TraceType protocol
@@ -271,7 +278,12 @@ class ExtensionTypeSpec(TraceType):
         return not self == other
 
     def _key(self):
-        return tuple((k, _hashable(v)) for k, v in self._fields_items())
+        key = self.__dict__.get("_tf_extension_type_key")
+        if key is None:
+            key = tuple((k, _hashable(v)) for k, v in self._fields_items())
+            if _IN_CONSTRUCTOR not in self.__dict__:
+                self.__dict__["_tf_extension_type_key"] = key
+        return key
 
     def __hash__(self):
         h = self.__dict__.get("_tf_extension_type_hash")
@@ -295,6 +307,8 @@ class ExtensionTypeSpec(TraceType):
         return out
 
     def is_subtype_of(self, other):
+        if other is self or self == other:
+            return True
         return self._zip(other, _leaf_subtype) is not _FAIL
 
     def is_compatible_with(self, spec_or_value):
@@ -545,17 +559,22 @@ class ExtensionType(metaclass=_Metaclass):
         spec = self.__dict__.get("_tf_extension_type_cached_type_spec")
         if spec is None:
             spec = self.Spec.from_value(self)
-            self.__dict__["_tf_extension_type_cached_type_spec"] = spec
+            if _IN_CONSTRUCTOR not in self.__dict__:
+                self.__dict__["_tf_extension_type_cached_type_spec"] = spec
         return spec
 
     def __tf_tracing_type__(self, context):
         return self._type_spec
 
     def _to_components(self):
-        out = []
-        for f in self._tf_extension_type_fields():
-            _components(self.__dict__[f.name], out)
-        return out
+        out = self.__dict__.get("_tf_extension_type_cached_components")
+        if out is None:  # (fields never change once the value is made: computed once)
+            out = []
+            for f in self._tf_extension_type_fields():
+                _components(self.__dict__[f.name], out)
+            if _IN_CONSTRUCTOR not in self.__dict__:
+                self.__dict__["_tf_extension_type_cached_components"] = out
+        return list(out)
 
     def _shape_invariant_to_type_spec(self, shape):
         return self._type_spec
