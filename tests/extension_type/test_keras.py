@@ -76,3 +76,10 @@ def test_fit_and_save_masked_tensor_model(tmp_path):
         np.testing.assert_allclose(loaded(a).numpy(), out.numpy(), rtol=1e-6)
     finally:
         tf.experimental.unregister_dispatch_for(masked_matmul)
+
+
+def test_input_type_spec_of_a_tensor():
+    x = tf.keras.Input(type_spec=tf.TensorSpec([None, 3], tf.float32))
+    assert x.shape.as_list() == [None, 3] and x.dtype == tf.float32
+    model = tf.keras.Model(x, tf.keras.layers.Dense(2)(x))
+    assert model(tf.ones([1, 3])).shape == tf.TensorShape([1, 2])

@@ -159,6 +159,11 @@ def Input(shape=None, batch_size=None, name=None, dtype=None, sparse=False, tens
     tf.experimental.ExtensionType's, whose values the model is called on)."""
     if type_spec is not None and hasattr(type_spec, "_component_specs"):
         return InputLayer(name=name, dtype=dtype, type_spec=type_spec)._keras_input
+    if isinstance(type_spec, tf.TensorSpec) and shape is None and batch_shape is None:  # (tf_keras: its shape and
+        batch_shape = tuple(type_spec.shape.as_list()) if type_spec.shape.rank is not None else None  # dtype)
+        dtype = dtype or type_spec.dtype
+        if batch_shape is None:
+            raise ValueError("Input(type_spec=...) needs a TensorSpec of known rank.")
     if shape is None and batch_shape is None:
         raise ValueError("Please provide to Input a `shape` or a `tensor` or a `type_spec` argument. Note that "
                          "`shape` does not include the batch dimension.")
