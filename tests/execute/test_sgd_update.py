@@ -245,3 +245,44 @@ def test_an_update_whose_operand_is_the_variable_itself_reads_the_old_value(monk
     for _ in range(3):
         f(), g()
     np.testing.assert_array_equal(v.numpy().view(np.uint32), w.numpy().view(np.uint32))
+
+
+def _masks(f):
+    cg = f.get_concrete_function()._compiled
+    fn = cg.fn
+    while hasattr(fn, "__wrapped__"):
+        fn = fn.__wrapped__
+    return [v for v in fn.__globals__.values() if isinstance(v, dense_chain.GemmMask)]
+
+
+@needs
+def test_the_input_gradient_through_a_relu_is_one_onednn_call_bit_for_bit_the_two_ops(monkeypatch):
+    f, vs = _w5()
+    with monkeypatch.context() as m:
+        m.setattr(fusion, "_masked_product", lambda *a: None)
+        g, ref = _w5()
+        g.get_concrete_function()
+    # dy2 @ W2^T masked by h1 > 0 (64x128x128); dy3 @ W3^T (82k multiply-adds, NumPy's product) keeps the two ops
+    assert [u.out for u in _masks(f)] == [(64, 128)] and not _masks(g)
+    for _ in range(3):
+        assert float(f()) == float(g())
+    for v, w in zip(vs, ref):
+        np.testing.assert_array_equal(v.numpy().view(np.uint32), w.numpy().view(np.uint32))
+
+
+@needs
+def test_a_masked_product_is_relugrads_bits_nan_and_infinities_included(monkeypatch):
+    rs = np.random.default_rng(11)
+    gm = dense_chain.GemmMask(64, 128, 96, False, True, lambda a, b: np.dot(a, b.T))
+    plain = dense_chain.Gemm(64, 128, 96, False, True, False, False, None)
+    dy, w = rs.standard_normal((64, 128)).astype(np.float32), rs.standard_normal((96, 128)).astype(np.float32)
+    x = np.maximum(rs.standard_normal((64, 96)).astype(np.float32), 0)
+    x[0, :4] = [np.nan, -0.0, 0.0, np.inf]
+    dy[1, 0] = np.inf  # row 1 of the product: +-inf, times a 0 mask: NaN
+    with np.errstate(invalid="ignore"):
+        want = np.multiply(plain(dy, w), x > 0, dtype=np.float32)
+        got = gm(dy, w, x)
+        np.testing.assert_array_equal(got.view(np.uint32), want.view(np.uint32))
+        assert np.isnan(got[1]).any() and np.signbit(got[np.isfinite(got) & (got == 0)]).any()
+        monkeypatch.setattr(onednn, "_found", [None])  # a forked child: NumPy's forms
+        np.testing.assert_array_equal(gm(dy, w, x), np.multiply(np.dot(dy, w.T), x > 0, dtype=np.float32))

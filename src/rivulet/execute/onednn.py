@@ -54,6 +54,8 @@ _Q_EXEC_ARG = 255  # the memory descriptor of an execution argument (its DNNL_AR
 # DNNL_ARG_*
 SRC, DST, WEIGHTS, BIAS, WORKSPACE, SCRATCHPAD = 1, 17, 33, 41, 64, 80
 ATTR_SCALES = 4096  # DNNL_ARG_ATTR_SCALES, or-ed with the argument scaled
+POST_OP_SRC1 = 32768 | 2  # DNNL_ARG_ATTR_MULTIPLE_POST_OP(0) | DNNL_ARG_SRC_1: the first post-op's operand
+_U8, _BINARY_MUL = 6, 0x1FFF1  # dnnl_u8, dnnl_binary_mul
 DIFF_SRC, DIFF_DST, DIFF_WEIGHTS = 129, 145, 161
 _FROM, _TO = 1, 17
 _NONE = ctypes.c_void_p(0)
@@ -196,6 +198,7 @@ class Api:
             "dnnl_post_ops_create": ([pp], st),
             "dnnl_post_ops_append_eltwise": ([p, i, ctypes.c_float, ctypes.c_float], st),
             "dnnl_post_ops_append_sum": ([p, ctypes.c_float, ctypes.c_int32, i], st),
+            "dnnl_post_ops_append_binary": ([p, i, p], st),
             "dnnl_primitive_attr_set_scales_mask": ([p, i, i], st),
             "dnnl_post_ops_destroy": ([p], st),
             "dnnl_primitive_desc_query_md": ([p, i, i], p),
@@ -268,6 +271,27 @@ class Api:
             d.dnnl_primitive_attr_destroy(attr)
             raise
         return attr
+
+    def mask_attr(self, m, n):
+        """(attributes, the mask's memory descriptor) of a matmul whose [m, n] product is multiplied by a mask of
+        0/1 bytes (a bool array's), a binary post-op read as POST_OP_SRC1: each element fl(acc * mask), the IEEE
+        operation of ReluGrad's dy * (x > 0) (NaN and infinite products times 0 stay NaN; a masked negative
+        product is -0). The caller destroys neither (a few shapes, kept for the process)."""
+        d, attr = self.lib, self.make_attr()
+        md, ops = _P(), _P()
+        try:
+            self.check(d.dnnl_memory_desc_create_with_strides(ctypes.byref(md), 2, _Dims(m, n), _U8, _Dims(n, 1)),
+                       "mask descriptor")
+            self.check(d.dnnl_post_ops_create(ctypes.byref(ops)), "dnnl_post_ops_create")
+            try:
+                self.check(d.dnnl_post_ops_append_binary(ops, _BINARY_MUL, md), "binary post-op")
+                self.check(d.dnnl_primitive_attr_set_post_ops(attr, ops), "post-ops")
+            finally:
+                d.dnnl_post_ops_destroy(ops)
+        except Error:
+            d.dnnl_primitive_attr_destroy(attr)
+            raise
+        return attr, md
 
     @staticmethod
     def check(status, what):

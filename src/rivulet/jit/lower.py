@@ -146,6 +146,16 @@ def _bias_assign_sub(ctx, op, ref, g):
     return []
 
 
+@converter("_MatMulReluGrad")
+def _matmul_relu_grad(ctx, op, a, b, x):
+    """The optimiser's fused input gradient through a ReLU (optimize/fusion.py), (op(a) @ op(b)) * (x > 0), in
+    the ops it replaces: MatMul (transposed operands as Transpose nodes), then ReluGrad's Greater, Cast, Mul."""
+    a, b = (ctx.node("Transpose", [v], perm=[1, 0]) if op.attrs.get(flag) else v
+            for v, flag in ((a, "transpose_a"), (b, "transpose_b")))
+    mask = ctx.cast(ctx.node("Greater", [x, ctx.scalar(op.inputs[2], 0)]), op.inputs[2].dtype)
+    return ctx.node("Mul", [ctx.node("MatMul", [a, b]), mask])
+
+
 def lower(graph, inputs, outputs, captures, n_args, freeze=True):
     """graph/inputs/outputs: the optimised graph and the compiled function's parameters and results;
     captures: the values fed after the n_args arguments (variables, eager tensors). freeze: the variables

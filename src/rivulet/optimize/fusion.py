@@ -164,6 +164,48 @@ def _inline_bias_assign_sub(op, glob):
 codegen.register_inline("_BiasAssignSub", _inline_bias_assign_sub)
 
 
+def _matmul_relu_grad_kernel(a, b, x, transpose_a=False, transpose_b=False):
+    """ReluGrad(MatMul(a, b), x): the two ops' NumPy forms."""
+    return np.multiply(np.dot(a.T if transpose_a else a, b.T if transpose_b else b), x > 0, dtype=np.float32)
+
+
+# ReluGrad(MatMul(a, b), x) for float32, the product read by the ReluGrad alone (a Dense layer's input gradient
+# through the previous layer's ReLU, dy @ W^T masked): one oneDNN matmul multiplying by the mask's bytes
+# (execute/dense_chain.GemmMask), bit for bit the two ops.
+MATMUL_RELU_GRAD = defop("_MatMulReluGrad", _matmul_relu_grad_kernel,
+                         lambda a, b, x, **attrs: (x.shape, x.dtype), attrs=("transpose_a", "transpose_b"))
+
+
+def _inline_matmul_relu_grad(op, glob):
+    a, b, _ = op.inputs
+    ta, tb = bool(op.attrs.get("transpose_a")), bool(op.attrs.get("transpose_b"))
+    m, k = a.shape.as_list()[::-1] if ta else a.shape.as_list()
+    n = b.shape[0] if tb else b.shape[1]
+    g = dense_chain.gemm_mask(m, k, n, ta, tb, lambda x, y: np.dot(x.T if ta else x, y.T if tb else y))
+    if g is None:
+        return None
+    glob[f"g{op._id}"] = g
+    return f"g{op._id}({{0}}, {{1}}, {{2}})"
+
+
+codegen.register_inline("_MatMulReluGrad", _inline_matmul_relu_grad)
+
+
+def _masked_product(ctx, op, ins):
+    """_MatMulReluGrad for ReluGrad(g, x) with g = MatMul(a, b) (read by the ReluGrad alone) a float32 product
+    oneDNN runs unfused too, x of its static shape; else None."""
+    g, x = ins
+    if g.op.type != "MatMul" or x.dtype.name != "float32" or not x.shape.is_fully_defined():
+        return None
+    dims = dense_chain._dims(g.op)
+    if dims is None or dims[5] or dims[6] or x.shape.as_list() != [dims[0], dims[2]]:
+        return None
+    m, k, n, ta, tb = dims[:5]
+    if not dense_chain.GEMM_MIN_PLAIN <= m * k * n < dense_chain.GEMM_MAX or dense_chain.onednn.api() is None:
+        return None
+    return ctx.emit(MATMUL_RELU_GRAD, [*g.op.inputs, x], {"transpose_a": ta, "transpose_b": tb}, op.name)
+
+
 def _sgd_update(ctx, op, ins, sole):
     """AssignSubVariableOp(v, c * g) (either operand order; c a scalar constant of g's dtype, g read by the Mul
     alone, the Mul by the assign alone): _MatMulAssignSub where g = MatMul(a, b) is a float32 product oneDNN
@@ -246,5 +288,6 @@ def make_fuser(graph, outputs):
             if (pg.type == "MaxPoolGrad" and pg.inputs[0] is features and g.dtype is features.dtype
                     and tuple(pg.attrs["ksize"]) == tuple(pg.attrs["strides"])):
                 return ctx.emit(FUSED_MAX_POOL_GRAD_RELU, list(pg.inputs), dict(pg.attrs), op.name)
+            return _masked_product(ctx, op, ins)
         return None
     return fuse
