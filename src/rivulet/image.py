@@ -13,6 +13,8 @@ from .ops.image_ops import (ResizeMethod, adjust_brightness, adjust_contrast, ce
                             adjust_hue, random_hue, stateless_random_hue)
 from .ops.image_filters import sobel_edges, total_variation  # noqa: F401
 from .ops.image_more_ops import (per_image_standardization, psnr, ssim, adjust_gamma, rgb_to_yuv,  # noqa: F401
-                                 yuv_to_rgb, rgb_to_yiq, yiq_to_rgb, image_gradients, transpose)
+                                 yuv_to_rgb, rgb_to_yiq, yiq_to_rgb, image_gradients, transpose, extract_patches,
+                                 crop_and_resize, non_max_suppression, non_max_suppression_with_scores,
+                                 non_max_suppression_padded, non_max_suppression_overlaps)
 from .ops.codec_ops import (decode_and_crop_jpeg, decode_bmp, decode_gif, decode_image, decode_jpeg,  # noqa: F401
                             decode_png, encode_jpeg, encode_png, extract_jpeg_shape, is_jpeg)

@@ -4,7 +4,7 @@ import numpy as np
 
 from .. import dtypes as _dt
 from . import array_ops as _a, math_ops as _m
-from ._rules import to_tensor
+from ._rules import static_value, to_tensor
 
 
 def per_image_standardization(image, name=None):
@@ -159,3 +159,334 @@ def transpose(image, name=None):
     if rank == 4:
         return _a.transpose(x, [0, 2, 1, 3], name=name)
     raise ValueError("'image' must have either 3 or 4 dimensions.")
+
+
+# ---------------------------------------------------------------- extract_patches
+from ..core.dispatch import bind  # noqa: E402
+from ..core.op import defop  # noqa: E402
+from ..errors import InvalidArgumentError  # noqa: E402
+from ..shape import TensorShape  # noqa: E402
+
+
+def _patch_geometry(in_rows, in_cols, ksizes, strides, rates, padding):
+    """Output size and top-left padding of each spatial dimension, as a dilated convolution's."""
+    out, pads = [], []
+    for n, k, s, r in zip((in_rows, in_cols), ksizes[1:3], strides[1:3], rates[1:3]):
+        eff = (k - 1) * r + 1
+        if padding == "VALID":
+            o = (n - eff + s) // s
+            pads.append(0)
+        else:
+            o = -(-n // s)
+            pads.append(max((o - 1) * s + eff - n, 0) // 2)
+        out.append(max(o, 0))
+    return out, pads
+
+
+def _patch_index(shape, ksizes, strides, rates, padding):
+    """For each output element (row, col, patch entry) the flat index into the image (-1: padding)."""
+    _, h, w, d = shape
+    (oh, ow), (ph, pw) = _patch_geometry(h, w, ksizes, strides, rates, padding)
+    kr, kc = ksizes[1], ksizes[2]
+    i = np.arange(oh)[:, None, None, None, None] * strides[1] - ph + np.arange(kr)[None, None, :, None, None] * \
+        rates[1]
+    j = np.arange(ow)[None, :, None, None, None] * strides[2] - pw + np.arange(kc)[None, None, None, :, None] * \
+        rates[2]
+    c = np.arange(d)[None, None, None, None, :]
+    i, j, c = np.broadcast_arrays(i, j, c)
+    inside = (i >= 0) & (i < h) & (j >= 0) & (j < w)
+    flat = np.where(inside, (i * w + j) * d + c, -1)
+    return flat.reshape(oh, ow, kr * kc * d)
+
+
+def _patches_kernel(images, ksizes, strides, rates, padding):
+    idx = _patch_index(images.shape, ksizes, strides, rates, padding)
+    flat = images.reshape(images.shape[0], -1)
+    out = np.where(idx >= 0, np.take(flat, np.maximum(idx, 0), axis=1), 0).astype(images.dtype)
+    return out.reshape((images.shape[0],) + idx.shape)
+
+
+def _patches_grad_kernel(dy, images, ksizes, strides, rates, padding):
+    idx = _patch_index(images.shape, ksizes, strides, rates, padding).reshape(-1)
+    g = np.zeros((images.shape[0], int(np.prod(images.shape[1:]))), dy.dtype)
+    keep = idx >= 0
+    src = dy.reshape(dy.shape[0], -1)[:, keep]
+    for b in range(images.shape[0]):
+        np.add.at(g[b], idx[keep], src[b])
+    return g.reshape(images.shape)
+
+
+def _patches_infer(images, ksizes, strides, rates, padding):
+    if images.shape.rank is None:
+        return TensorShape([None] * 4), images.dtype
+    if images.shape.rank != 4:
+        raise ValueError(f"Shape must be rank 4 but is rank {images.shape.rank}")
+    n, h, w, d = images.shape.as_list()
+    oh = ow = None
+    if h is not None and w is not None:
+        (oh, ow), _ = _patch_geometry(h, w, ksizes, strides, rates, padding)
+    depth = None if d is None else ksizes[1] * ksizes[2] * d
+    return TensorShape([n, oh, ow, depth]), images.dtype
+
+
+EXTRACT_PATCHES_GRAD = defop("ExtractImagePatchesGrad", _patches_grad_kernel,
+                             lambda dy, images, **a: (images.shape, images.dtype))
+EXTRACT_PATCHES = defop("ExtractImagePatches", _patches_kernel, _patches_infer,
+                        grad=lambda op, dy: (bind(EXTRACT_PATCHES_GRAD, (dy, op.inputs[0]), op.attrs),))
+
+
+def _four(v, what):
+    v = [int(x) for x in np.ravel(v)]
+    if len(v) != 4 or v[0] != 1 or v[3] != 1:
+        raise ValueError(f"{what} must be [1, rows, cols, 1], got {v}")
+    return tuple(v)
+
+
+def extract_patches(images, sizes, strides, rates, padding, name=None):
+    """Patches of sizes[1] x sizes[2] (dilated by rates) every strides, each flattened (rows, columns, depth)
+    into the depth of a [batch, out_rows, out_cols, sizes[1] * sizes[2] * depth] tensor."""
+    if padding not in ("SAME", "VALID"):
+        raise ValueError(f"padding must be 'SAME' or 'VALID', got {padding!r}")
+    return bind(EXTRACT_PATCHES, (to_tensor(images),), {
+        "ksizes": _four(sizes, "sizes"), "strides": _four(strides, "strides"), "rates": _four(rates, "rates"),
+        "padding": padding}, name=name or "ExtractImagePatches")
+
+
+# ---------------------------------------------------------------- crop_and_resize
+def _car_points(boxes, crop_size, image_size):
+    """Source coordinates (y [n, ch], x [n, cw]) of each crop's samples, as TensorFlow's kernel computes them in
+    float32."""
+    ch, cw = crop_size
+    h, w = image_size
+    b = boxes.astype(np.float32)
+    y1, x1, y2, x2 = b[:, 0:1], b[:, 1:2], b[:, 2:3], b[:, 3:4]
+    f = np.float32
+    if ch > 1:
+        ys = y1 * f(h - 1) + np.arange(ch, dtype=f)[None] * ((y2 - y1) * f(h - 1) / f(ch - 1))
+    else:
+        ys = np.broadcast_to(f(0.5) * (y1 + y2) * f(h - 1), (len(b), 1))
+    if cw > 1:
+        xs = x1 * f(w - 1) + np.arange(cw, dtype=f)[None] * ((x2 - x1) * f(w - 1) / f(cw - 1))
+    else:
+        xs = np.broadcast_to(f(0.5) * (x1 + x2) * f(w - 1), (len(b), 1))
+    return ys, xs
+
+
+def _car_kernel(image, boxes, box_ind, crop_size, method, extrapolation_value):
+    n_img, h, w, d = image.shape
+    if ((box_ind < 0) | (box_ind >= n_img)).any():
+        raise InvalidArgumentError(f"box_ind has values outside [0, {n_img})")
+    ch, cw = (int(v) for v in crop_size)
+    img = image.astype(np.float32)
+    ys, xs = _car_points(boxes, (ch, cw), (h, w))
+    out = np.full((len(boxes), ch, cw, d), np.float32(extrapolation_value), np.float32)
+    for k in range(len(boxes)):
+        im = img[box_ind[k]]
+        y, x = ys[k], xs[k]
+        vy = (y >= 0) & (y <= h - 1)
+        vx = (x >= 0) & (x <= w - 1)
+        if method == "nearest":
+            yi = np.rint(np.where(vy, y, 0)).astype(np.int64)
+            xi = np.rint(np.where(vx, x, 0)).astype(np.int64)
+            vals = im[yi][:, xi]
+        else:
+            yc, xc = np.where(vy, y, 0), np.where(vx, x, 0)
+            t, bt = np.floor(yc).astype(np.int64), np.ceil(yc).astype(np.int64)
+            lf, rt = np.floor(xc).astype(np.int64), np.ceil(xc).astype(np.int64)
+            ly, lx = (yc - t)[:, None, None], (xc - lf)[None, :, None]
+            top = im[t][:, lf] + (im[t][:, rt] - im[t][:, lf]) * lx
+            bottom = im[bt][:, lf] + (im[bt][:, rt] - im[bt][:, lf]) * lx
+            vals = top + (bottom - top) * ly
+        mask = vy[:, None] & vx[None, :]
+        out[k] = np.where(mask[:, :, None], vals, out[k])
+    return out
+
+
+def _car_grads_kernel(dy, image, boxes, box_ind, crop_size, method, extrapolation_value):
+    """(image gradient, boxes gradient) of the bilinear crop, as TensorFlow's CropAndResizeGrad* kernels."""
+    n_img, h, w, d = image.shape
+    ch, cw = (int(v) for v in crop_size)
+    img = image.astype(np.float32)
+    ys, xs = _car_points(boxes, (ch, cw), (h, w))
+    g_img = np.zeros(image.shape, np.float32)
+    g_box = np.zeros((len(boxes), 4), np.float32)
+    hr = (h - 1) / (ch - 1) if ch > 1 else 0.0
+    wr = (w - 1) / (cw - 1) if cw > 1 else 0.0
+    for k in range(len(boxes)):
+        b = box_ind[k]
+        for yy in range(ch):
+            y = ys[k, yy if ch > 1 else 0]
+            if y < 0 or y > h - 1:
+                continue
+            t, bt = int(np.floor(y)), int(np.ceil(y))
+            ly = y - t
+            for xx in range(cw):
+                x = xs[k, xx if cw > 1 else 0]
+                if x < 0 or x > w - 1:
+                    continue
+                lf, rt = int(np.floor(x)), int(np.ceil(x))
+                lx = x - lf
+                gv = dy[k, yy, xx].astype(np.float32)
+                if method == "nearest":
+                    g_img[b, int(np.rint(y)), int(np.rint(x))] += gv
+                    continue
+                g_img[b, t, lf] += gv * (1 - ly) * (1 - lx)
+                g_img[b, t, rt] += gv * (1 - ly) * lx
+                g_img[b, bt, lf] += gv * ly * (1 - lx)
+                g_img[b, bt, rt] += gv * ly * lx
+                tl, tr, bl, br = img[b, t, lf], img[b, t, rt], img[b, bt, lf], img[b, bt, rt]
+                gy = float(np.sum(((1 - lx) * (bl - tl) + lx * (br - tr)) * gv))
+                gx = float(np.sum(((1 - ly) * (tr - tl) + ly * (br - bl)) * gv))
+                if ch > 1:
+                    g_box[k, 0] += gy * (h - 1 - yy * hr)
+                    g_box[k, 2] += gy * (yy * hr)
+                else:
+                    g_box[k, 0] += gy * 0.5 * (h - 1)
+                    g_box[k, 2] += gy * 0.5 * (h - 1)
+                if cw > 1:
+                    g_box[k, 1] += gx * (w - 1 - xx * wr)
+                    g_box[k, 3] += gx * (xx * wr)
+                else:
+                    g_box[k, 1] += gx * 0.5 * (w - 1)
+                    g_box[k, 3] += gx * 0.5 * (w - 1)
+    return g_img.astype(image.dtype) if image.dtype.kind == "f" else g_img, g_box.astype(boxes.dtype)
+
+
+CROP_AND_RESIZE_GRADS = defop("_CropAndResizeGrads", _car_grads_kernel,
+                              lambda dy, image, boxes, box_ind, **a: [(image.shape, image.dtype
+                                                                       if image.dtype.is_floating else _dt.float32),
+                                                                      (boxes.shape, boxes.dtype)], num_outputs=2)
+
+
+def _car_grad(op, dy):
+    image, boxes, box_ind = op.inputs[:3]
+    gi, gb = bind(CROP_AND_RESIZE_GRADS, (dy, image, boxes, box_ind), op.attrs)
+    return (gi if image.dtype.is_floating else None), gb, None
+
+
+def _car_infer(image, boxes, box_ind, crop_size, method, extrapolation_value):
+    d = image.shape[3] if image.shape.rank == 4 else None
+    return TensorShape([boxes.shape[0] if boxes.shape.rank else None, crop_size[0], crop_size[1], d]), _dt.float32
+
+
+CROP_AND_RESIZE = defop("CropAndResize", _car_kernel, _car_infer, grad=_car_grad)
+
+
+def crop_and_resize(image, boxes, box_indices, crop_size, method="bilinear", extrapolation_value=0.0, name=None):
+    """Crops of the normalised boxes [y1, x1, y2, x2] of image[box_indices[i]], resized to crop_size (bilinear or
+    nearest), float32; samples outside the image take extrapolation_value. Differentiable in image and boxes."""
+    if method not in ("bilinear", "nearest"):
+        raise ValueError(f"method must be 'bilinear' or 'nearest', got {method!r}")
+    cs = tuple(int(v) for v in np.ravel(static_value(to_tensor(crop_size))))
+    if len(cs) != 2 or min(cs) <= 0:
+        raise ValueError(f"crop_size must be two positive integers, got {cs}")
+    return bind(CROP_AND_RESIZE, (to_tensor(image), to_tensor(boxes, _dt.float32), to_tensor(box_indices, _dt.int32)),
+                {"crop_size": cs, "method": method, "extrapolation_value": float(extrapolation_value)},
+                name=name or "CropAndResize")
+
+
+# ---------------------------------------------------------------- non-max suppression
+def _iou_matrix(boxes):
+    b = boxes.astype(np.float64)
+    y1, y2 = np.minimum(b[:, 0], b[:, 2]), np.maximum(b[:, 0], b[:, 2])
+    x1, x2 = np.minimum(b[:, 1], b[:, 3]), np.maximum(b[:, 1], b[:, 3])
+    area = (y2 - y1) * (x2 - x1)
+    ih = np.maximum(np.minimum(y2[:, None], y2[None]) - np.maximum(y1[:, None], y1[None]), 0)
+    iw = np.maximum(np.minimum(x2[:, None], x2[None]) - np.maximum(x1[:, None], x1[None]), 0)
+    inter = ih * iw
+    union = area[:, None] + area[None] - inter
+    ok = (area[:, None] > 0) & (area[None] > 0)
+    return np.where(ok, inter / np.where(union > 0, union, 1), 0.0)
+
+
+def _greedy(sim, scores, max_out, threshold, score_threshold, sigma):
+    """TensorFlow's NMS: candidates by score (ties: lower index), each tested against the boxes selected since
+    it was last scored; soft-NMS (sigma > 0) decays scores by exp(-iou^2 / (2 sigma)) and re-queues them."""
+    import heapq
+    scores = scores.astype(np.float64)
+    scale = -0.5 / sigma if sigma > 0 else 0.0
+    thr = 1.0 if sigma > 0 else threshold
+    heap = [(-s, i, 0) for i, s in enumerate(scores.tolist()) if s > score_threshold]
+    heapq.heapify(heap)
+    selected, sel_scores = [], []
+    while heap and len(selected) < max_out:
+        neg, i, begin = heapq.heappop(heap)
+        score = original = -neg
+        hard = False
+        for j in range(len(selected) - 1, begin - 1, -1):
+            s = sim[i, selected[j]]
+            if sigma <= 0 and s > thr:
+                hard = True
+                break
+            score *= np.exp(scale * s * s) if s <= thr else 0.0
+            if score <= score_threshold:
+                break
+        if hard:
+            continue
+        if score == original:
+            selected.append(i)
+            sel_scores.append(score)
+        elif score > score_threshold:
+            heapq.heappush(heap, (-score, i, len(selected)))
+    return selected, sel_scores
+
+
+def _nms_kernel(boxes, scores, max_output_size, iou_threshold, score_threshold, soft_nms_sigma, overlaps,
+                pad_to_max):
+    if not overlaps and (boxes.ndim != 2 or boxes.shape[1] != 4):
+        raise InvalidArgumentError(f"boxes must be 2-D with 4 columns, got shape [{','.join(map(str, boxes.shape))}]")
+    thr = float(iou_threshold)
+    if not overlaps and not 0 <= thr <= 1:
+        raise InvalidArgumentError("iou_threshold must be in [0, 1]")
+    sim = boxes.astype(np.float64) if overlaps else _iou_matrix(boxes)
+    m = int(max_output_size)
+    sel, sc = _greedy(sim, scores, m, thr, float(score_threshold), float(soft_nms_sigma))
+    n = len(sel)
+    if pad_to_max:
+        sel = sel + [0] * (m - n)
+        sc = sc + [0.0] * (m - n)
+    return np.asarray(sel, np.int32), np.asarray(sc, scores.dtype), np.int32(n)
+
+
+NMS = defop("_NonMaxSuppression", _nms_kernel,
+            lambda boxes, scores, m, t, s, sigma, overlaps, pad_to_max: [
+                (TensorShape([None]), _dt.int32), (TensorShape([None]), scores.dtype), (TensorShape([]), _dt.int32)],
+            num_outputs=3)
+
+
+def _nms(boxes, scores, max_output_size, iou_threshold, score_threshold, sigma=0.0, overlaps=False, pad=False):
+    b = to_tensor(boxes)
+    s = to_tensor(scores)
+    dt = s.dtype
+    return bind(NMS, (b, s, to_tensor(max_output_size, _dt.int32), to_tensor(iou_threshold, dt),
+                      to_tensor(score_threshold, dt), to_tensor(sigma, dt)),
+                {"overlaps": bool(overlaps), "pad_to_max": bool(pad)}, name="NonMaxSuppression")
+
+
+def non_max_suppression(boxes, scores, max_output_size, iou_threshold=0.5, score_threshold=float("-inf"),
+                        name=None):
+    """Indices (int32) of at most max_output_size boxes, greedily by score, dropping those whose IoU with a kept
+    box exceeds iou_threshold and those scoring score_threshold or less."""
+    return _nms(boxes, scores, max_output_size, iou_threshold, score_threshold)[0]
+
+
+def non_max_suppression_with_scores(boxes, scores, max_output_size, iou_threshold=0.5,
+                                    score_threshold=float("-inf"), soft_nms_sigma=0.0, name=None):
+    """(indices, their scores): with soft_nms_sigma > 0 Soft-NMS, overlapping boxes' scores decayed by
+    exp(-iou^2 / (2 sigma)) instead of dropped."""
+    sel, sc, _ = _nms(boxes, scores, max_output_size, iou_threshold, score_threshold, soft_nms_sigma)
+    return sel, sc
+
+
+def non_max_suppression_padded(boxes, scores, max_output_size, iou_threshold=0.5, score_threshold=float("-inf"),
+                               pad_to_max_output_size=False, name=None, sorted_input=False,
+                               canonicalized_coordinates=False, tile_size=512):
+    """(indices, number valid): indices zero-padded to max_output_size when pad_to_max_output_size."""
+    sel, _, n = _nms(boxes, scores, max_output_size, iou_threshold, score_threshold, pad=pad_to_max_output_size)
+    return sel, n
+
+
+def non_max_suppression_overlaps(overlaps, scores, max_output_size, overlap_threshold=0.5,
+                                 score_threshold=float("-inf"), name=None):
+    """non_max_suppression on a given [n, n] overlap matrix instead of boxes' IoU."""
+    return _nms(overlaps, scores, max_output_size, overlap_threshold, score_threshold, overlaps=True)[0]
