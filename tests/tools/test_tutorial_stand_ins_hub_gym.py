@@ -234,3 +234,34 @@ def test_sngp_layers_stand_in():
     adjusted = nlp_layers.gaussian_process.mean_field_logits(logits, cov, mean_field_factor=np.pi / 8)
     np.testing.assert_allclose(adjusted.numpy(), logits.numpy() / np.sqrt(1 + np.pi / 8 * np.diag(cov.numpy()))[:, None],
                                rtol=1e-5)
+
+
+def test_pretty_midi_round_trip_and_maestro_files(tmp_path):
+    import io
+    import zipfile
+    import pretty_midi
+    import synthetic
+    assert pretty_midi.__file__.startswith(rt.STAND_INS)
+    assert pretty_midi.note_number_to_name(60) == "C4" and pretty_midi.note_number_to_name(61) == "C#4"
+    assert pretty_midi.note_name_to_number("A4") == 69
+    assert pretty_midi.program_to_instrument_name(0) == "Acoustic Grand Piano"
+    assert pretty_midi.instrument_name_to_program("acoustic grand piano") == 0
+    pm = pretty_midi.PrettyMIDI()
+    piano = pretty_midi.Instrument(program=pretty_midi.instrument_name_to_program("Violin"))
+    piano.notes += [pretty_midi.Note(100, 60, 0.0, 0.5), pretty_midi.Note(90, 64, 0.5, 1.25)]
+    pm.instruments.append(piano)
+    pm.write(str(tmp_path / "a.mid"))
+    back = pretty_midi.PrettyMIDI(str(tmp_path / "a.mid"))
+    assert len(back.instruments) == 1 and back.instruments[0].program == 40
+    got = [(n.pitch, n.velocity, round(n.start, 3), round(n.end, 3)) for n in back.instruments[0].notes]
+    assert got == [(60, 100, 0.0, 0.5), (64, 90, 0.5, 1.25)]
+    assert back.get_end_time() == pytest.approx(1.25, abs=1e-3)
+    wave = back.fluidsynth(fs=8000)
+    assert wave.shape[0] == int(8000 * back.get_end_time()) + 1 and np.abs(wave).max() == pytest.approx(1.0)
+    z = zipfile.ZipFile(io.BytesIO(synthetic.maestro_zip()))
+    midis = [n for n in z.namelist() if n.endswith(".midi")]
+    assert len(midis) == 6 and all(n.startswith("maestro-v2.0.0/20") for n in midis)
+    (tmp_path / "m.midi").write_bytes(z.read(midis[0]))
+    perf = pretty_midi.PrettyMIDI(str(tmp_path / "m.midi"))
+    assert perf.resolution == 384 and len(perf.instruments[0].notes) >= 240
+    assert [c.number for c in perf.instruments[0].control_changes] == [64, 64]

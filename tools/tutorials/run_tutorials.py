@@ -128,6 +128,8 @@ NOTEBOOKS = [
     "keras/keras_tuner",
     # added 2026-11-26 with the tf-models-official stand-in (stand_ins/official: SNGP's two layers)
     "understanding/sngp",
+    # added 2026-11-26 with the pretty_midi and fluidsynth stand-ins (MIDI files read and written, sine tones)
+    "audio/music_generation",
 ]
 # what the runner puts on the notebook's path in place of packages built on TensorFlow: tensorflow_datasets
 # (synthetic data sets in the real feature structures, made with rivulet's tf.data), tensorflow_examples'

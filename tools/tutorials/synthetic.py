@@ -526,6 +526,42 @@ def facades_tgz():
     return _tar_gz(members)
 
 
+def maestro_zip():
+    """maestro-v2.0.0-midi.zip: maestro-v2.0.0/<year>/<name>.midi (Standard MIDI Files of one piano, 384
+    ticks a beat, sustain pedal changes; written with the pretty_midi stand-in) and maestro-v2.0.0.csv; 6
+    performances of 240 notes each (the real set: 1,282 of thousands of notes)."""
+    import sys
+    stand_ins = os.path.join(os.path.dirname(os.path.abspath(__file__)), "stand_ins")
+    if stand_ins not in sys.path:
+        sys.path.append(stand_ins)
+    import pretty_midi
+    r = _rng(34)
+    members = {"maestro-v2.0.0/LICENSE": b"Synthetic stand-in for the MAESTRO data set\n"}
+    rows = []
+    for k in range(6):
+        pm = pretty_midi.PrettyMIDI(resolution=384)
+        piano = pretty_midi.Instrument(program=0)
+        t, pitch = 0.0, 60 + k
+        for _ in range(240):
+            pitch = int(np.clip(pitch + r.integers(-5, 6), 30, 96))
+            duration = float(r.choice([0.12, 0.25, 0.5, 0.75]))
+            piano.notes.append(pretty_midi.Note(int(r.integers(40, 110)), pitch, t, t + duration))
+            if r.random() < 0.3:  # a chord tone
+                piano.notes.append(pretty_midi.Note(int(r.integers(40, 110)), pitch - 4, t, t + duration))
+            t += float(r.choice([0.0, 0.1, 0.2, 0.3]))
+        piano.control_changes += [pretty_midi.ControlChange(64, 100, 0.5), pretty_midi.ControlChange(64, 0, 3.0)]
+        pm.instruments.append(piano)
+        buf = io.BytesIO()
+        pm.write(buf)
+        name = f"{2004 + k % 3}/MIDI-Unprocessed_SMF_{k:02d}_R1_2004_01-05_ORIG_MID--AUDIO_{k:02d}_R1_2004_wav.midi"
+        members["maestro-v2.0.0/" + name] = buf.getvalue()
+        rows.append(["Composer", f"Piece {k}", "train", 2004 + k % 3, name, name[:-5] + ".wav", round(t, 3)])
+    members["maestro-v2.0.0/maestro-v2.0.0.csv"] = _csv(
+        ["canonical_composer", "canonical_title", "split", "year", "midi_filename", "audio_filename", "duration"],
+        rows)
+    return _zip(members)
+
+
 def imagenet_class_index():
     """imagenet_class_index.json: {"0": [wnid, name], ...} for the 1000 classes (made-up names)."""
     import json
@@ -597,6 +633,8 @@ def files():
     out["http://storage.googleapis.com/download.tensorflow.org/example_images/Giant_Panda_2.jpeg"] = _jpeg(r, 400, 600)
     # generative/pix2pix
     out["http://efrosgans.eecs.berkeley.edu/pix2pix/datasets/facades.tar.gz"] = facades_tgz
+    # audio/music_generation
+    out["https://storage.googleapis.com/magentadata/datasets/maestro/v2.0.0/maestro-v2.0.0-midi.zip"] = maestro_zip
     # audio/transfer_learning_audio
     out["https://storage.googleapis.com/audioset/miaow_16k.wav"] = miaow_wav()
     out["https://github.com/karoldvl/ESC-50/archive/master.zip"] = esc50_zip
