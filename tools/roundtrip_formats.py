@@ -597,10 +597,17 @@ def read_example(side, d, cs):
                 if p:
                     probs.append("FixedLen: " + p)
                 if n:
-                    fs = tf.io.parse_single_example(rec, {"x": tf.io.FixedLenFeature([n], tdt)})["x"]
+                    fs = tf.io.parse_single_example(rec, {"x": tf.io.FixedLenSequenceFeature(
+                        [], tdt, allow_missing=True)})["x"]
                     p = same(want.ravel(), side.numpy(fs, dt), dt)
                     if p:
-                        probs.append("parse_single_example: " + p)
+                        probs.append("FixedLenSequence single: " + p)
+                    fb = tf.io.parse_example([rec, rec], {"x": tf.io.FixedLenSequenceFeature(
+                        list(shape[1:]), tdt, allow_missing=True)})["x"] if len(shape) else None
+                    if fb is not None:
+                        p = same(np.stack([want, want]), side.numpy(fb, dt), dt)
+                        if p:
+                            probs.append("FixedLenSequence batch: " + p)
             except Exception as e:
                 probs.append("parse ERROR " + _err(e))
             res[f"{tag}/{name}"] = "; ".join(probs) or "ok"

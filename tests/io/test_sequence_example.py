@@ -93,3 +93,43 @@ def test_bad_input_and_bad_configurations():
         tf.io.parse_single_sequence_example(b"\xff\xff", sequence_features={"s": tf.io.VarLenFeature(tf.int64)})
     with pytest.raises(ValueError, match="Unsupported FixedLenFeature"):
         tf.io.parse_single_sequence_example(TF_BYTES, sequence_features={"s": tf.io.FixedLenFeature([2], tf.int64)})
+
+
+def _ex(**feats):
+    return tf.train.Example(features=tf.train.Features(feature=feats)).SerializeToString()
+
+
+def test_fixed_len_sequence_feature_in_parse_example_as_tensorflow():
+    """FixedLenSequenceFeature(allow_missing=True) in parse_(single_)example: rows of its shape, a batch padded with
+    its default (it was refused as an unsupported configuration). Values from TensorFlow 2.21."""
+    F = tf.train.Feature
+    a = _ex(x=F(int64_list=tf.train.Int64List(value=[1, 2, 3, 4])), s=F(bytes_list=tf.train.BytesList(value=[b"a"])))
+    b = _ex(x=F(int64_list=tf.train.Int64List(value=[5, 6])))
+    c = _ex()
+    spec = {"x": tf.io.FixedLenSequenceFeature([2], tf.int64, allow_missing=True)}
+    got = tf.io.parse_example([a, b, c], spec)["x"]
+    assert got.shape == (3, 2, 2) and got.numpy().tolist() == [[[1, 2], [3, 4]], [[5, 6], [0, 0]], [[0, 0], [0, 0]]]
+    assert tf.io.parse_single_example(a, spec)["x"].numpy().tolist() == [[1, 2], [3, 4]]
+    assert tf.io.parse_single_example(c, spec)["x"].shape == (0, 2)
+    spec = {"x": tf.io.FixedLenSequenceFeature([], tf.int64, allow_missing=True, default_value=-1)}
+    assert tf.io.parse_example([a, b, c], spec)["x"].numpy().tolist() == [[1, 2, 3, 4], [5, 6, -1, -1],
+                                                                          [-1, -1, -1, -1]]
+    spec = {"s": tf.io.FixedLenSequenceFeature([], tf.string, allow_missing=True)}
+    assert tf.io.parse_example([a, b, c], spec)["s"].numpy().tolist() == [[b"a"], [b""], [b""]]
+    ds = tf.data.Dataset.from_tensor_slices([a, b, c]).batch(3).map(lambda r: tf.io.parse_example(r, {
+        "x": tf.io.FixedLenSequenceFeature([2], tf.int64, allow_missing=True)})["x"])
+    assert next(iter(ds)).numpy().tolist() == [[[1, 2], [3, 4]], [[5, 6], [0, 0]], [[0, 0], [0, 0]]]
+
+
+@pytest.mark.parametrize("single, message", [
+    (False, r"Name: <unknown>, Key: x, Index: 0.  Number of int64 values is not a multiple of stride length. Saw 4 "
+            r"values but output shape is: \[\?,3\]"),
+    (True, "Error while parsing feature with key x: number of elements should be divisible by 3, found 4 instead"),
+])
+def test_fixed_len_sequence_feature_errors_as_tensorflow(single, message):
+    a = _ex(x=tf.train.Feature(int64_list=tf.train.Int64List(value=[1, 2, 3, 4])))
+    spec = {"x": tf.io.FixedLenSequenceFeature([3], tf.int64, allow_missing=True)}
+    with pytest.raises(InvalidArgumentError, match=message):
+        tf.io.parse_single_example(a, spec) if single else tf.io.parse_example([a], spec)
+    with pytest.raises(ValueError, match="FixedLenSequenceFeature requires allow_missing to be True"):
+        tf.io.parse_example([a], {"x": tf.io.FixedLenSequenceFeature([2], tf.int64)})

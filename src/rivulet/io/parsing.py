@@ -99,7 +99,16 @@ def _array(vals, dtype):
 
 
 def _parse_kernel(serialized, dense_keys, dense_types, dense_shapes, dense_defaults, sparse_keys, sparse_types,
-                  scalar):
+                  scalar, seq_keys=(), seq_types=(), seq_shapes=(), seq_defaults=()):
+    if seq_keys:  # FixedLenSequenceFeatures: read as VarLen ones (the general path), then made dense
+        n = len(sparse_keys)
+        outs = _parse_kernel(serialized, dense_keys, dense_types, dense_shapes, dense_defaults,
+                             tuple(sparse_keys) + tuple(seq_keys), tuple(sparse_types) + tuple(seq_types), scalar)
+        m = n + len(seq_keys)
+        idx, vals, shapes, dense = outs[:m], outs[m:2 * m], outs[2 * m:3 * m], outs[3 * m:]
+        seq = [_sequence_dense(key, dt, shape, default, idx[n + i], vals[n + i], shapes[n + i], scalar)
+               for i, (key, dt, shape, default) in enumerate(zip(seq_keys, seq_types, seq_shapes, seq_defaults))]
+        return tuple(idx[:n]) + tuple(vals[:n]) + tuple(shapes[:n]) + tuple(dense) + tuple(seq)
     tried = False
     if scalar:  # one record (a dataset's map): straight to the fast path
         one = serialized.item() if type(serialized) is np.ndarray and serialized.dtype == object else serialized
@@ -164,26 +173,56 @@ def _parse_kernel(serialized, dense_keys, dense_types, dense_shapes, dense_defau
     return result
 
 
+def _sequence_dense(key, dt, shape, default, indices, values, dense_shape, scalar):
+    """A FixedLenSequenceFeature's [rows, *shape] (one Example) or [batch, rows, *shape] padded with its default
+    (or zeros), from the feature's values read as a VarLenFeature; TensorFlow's errors for a count that is not a
+    multiple of the row's size."""
+    dims = list(shape)
+    stride = int(np.prod(dims, dtype=np.int64))
+    if scalar:
+        if stride == 0 or len(values) % stride:
+            raise InvalidArgumentError(f"Error while parsing feature with key {key}: number of elements should be "
+                                       f"divisible by {stride}, found {len(values)} instead")
+        return _array(values, dt).reshape([len(values) // stride] + dims)
+    batch = int(dense_shape[0])
+    counts = np.bincount(indices[:, 0], minlength=batch) if len(indices) else np.zeros(batch, np.int64)
+    for b, c in enumerate(counts):
+        if stride == 0 or c % stride:
+            raise InvalidArgumentError(f"Name: <unknown>, Key: {key}, Index: {b}.  Number of {_tf_type(dt)} values "
+                                       f"is not a multiple of stride length. Saw {int(c)} values but output shape "
+                                       f"is: [?,{','.join(str(d) for d in dims)}]")
+    rows = int(counts.max()) // stride if batch and stride else 0
+    fill = default if default is not None else ((b"",) if dt is _dt.string else (0,))
+    row = _array(list(fill) if len(fill) == stride else list(fill[:1]) * stride, dt)  # one padding row
+    out = np.tile(row, (batch, rows)) if rows else _array([], dt).reshape(batch, 0)
+    starts = np.cumsum(counts) - counts
+    for b in range(batch):
+        out[b, :counts[b]] = values[starts[b]:starts[b] + counts[b]]
+    return out.reshape([batch, rows] + dims)
+
+
 def _parse_infer(serialized, dense_keys, dense_types, dense_shapes, dense_defaults, sparse_keys, sparse_types,
-                 scalar):
+                 scalar, seq_keys=(), seq_types=(), seq_shapes=(), seq_defaults=()):
     lead = [] if scalar else [serialized.shape[0] if serialized.shape.rank else None]
     rank = 1 if scalar else 2
     out = [(TensorShape([None, rank]), _dt.int64) for _ in sparse_keys]
     out += [(TensorShape([None]), dt) for dt in sparse_types]
     out += [(TensorShape([rank]), _dt.int64) for _ in sparse_keys]
     out += [(TensorShape(lead + shape.as_list()), dt) for dt, shape in zip(dense_types, dense_shapes)]
+    out += [(TensorShape(lead + [None] + list(shape)), dt) for dt, shape in zip(seq_types, seq_shapes)]
     return out
 
 
 PARSE_EXAMPLE = defop("ParseExampleV2", _parse_kernel, _parse_infer,
-                      num_outputs=lambda a: 3 * len(a["sparse_keys"]) + len(a["dense_keys"]))
+                      num_outputs=lambda a: 3 * len(a["sparse_keys"]) + len(a["dense_keys"])
+                      + len(a.get("seq_keys", ())))
 
 
 def _features(features):
     if not isinstance(features, dict) or not features:
         raise ValueError("Missing: features was empty." if isinstance(features, dict) else
                          f"`features` must be a dict of feature configurations, got {features!r}")
-    dense, sparse, names, ragged = [], [], [], set()
+    dense, sparse, names, ragged, seq = [], [], [], set(), []
     for k in sorted(features):
         f = features[k]
         if isinstance(f, FixedLenFeature):
@@ -195,6 +234,20 @@ def _features(features):
                 raise ValueError(f"First dimension of shape for feature {k} unknown. Consider using "
                                  "FixedLenSequenceFeature.")
             dense.append((k, f.dtype, shape, default_values(f)))
+        elif type(f).__name__ == "FixedLenSequenceFeature":  # (sequence_example.py's class)
+            if not f.allow_missing:
+                raise ValueError("Unsupported: FixedLenSequenceFeature requires allow_missing to be True.")
+            if f.dtype not in _SUPPORTED:
+                raise ValueError(f"Unsupported dtype {f.dtype.name} for feature {k!r}: use tf.int64, tf.float32 or "
+                                 "tf.string.")
+            shape = TensorShape(f.shape)
+            if not shape.is_fully_defined():
+                raise ValueError(f"Shape of FixedLenSequenceFeature {k!r} must be fully defined, got {shape}")
+            default = default_values(f)
+            if default is not None and len(default) != 1:  # (TensorFlow reshapes it to one value)
+                raise InvalidArgumentError(f"Input to reshape is a tensor with {len(default)} values, but the "
+                                           "requested shape has 1")
+            seq.append((k, f.dtype, tuple(shape.as_list()), default))
         elif isinstance(f, (VarLenFeature, RaggedFeature)):
             if f.dtype not in _SUPPORTED:
                 raise ValueError(f"Unsupported dtype {f.dtype.name} for feature {k!r}.")
@@ -205,11 +258,11 @@ def _features(features):
         else:
             raise ValueError(f"Unsupported feature configuration for {k!r}: {f!r} (use tf.io.FixedLenFeature, "
                              "tf.io.VarLenFeature or tf.io.RaggedFeature)")
-    return dense, sparse, names, ragged
+    return dense, sparse, names, ragged, seq
 
 
 def _parse(serialized, features, scalar):
-    dense, sparse, names, ragged = _features(features)
+    dense, sparse, names, ragged, seq = _features(features)
     if isinstance(serialized, (list, tuple)):
         # a list of bytes through np.asarray becomes a fixed-width bytes array, which drops each record's
         # trailing NUL bytes (an Example often ends in one); an object array keeps them
@@ -223,6 +276,9 @@ def _parse(serialized, features, scalar):
              "dense_shapes": tuple(d[2] for d in dense), "dense_defaults": tuple(d[3] for d in dense),
              "sparse_keys": tuple(k for k, _ in sparse), "sparse_types": tuple(t for _, t in sparse),
              "scalar": bool(scalar)}
+    if seq:
+        attrs.update({"seq_keys": tuple(q[0] for q in seq), "seq_types": tuple(q[1] for q in seq),
+                      "seq_shapes": tuple(q[2] for q in seq), "seq_defaults": tuple(q[3] for q in seq)})
     outs = bind(PARSE_EXAMPLE, [s], attrs)
     if not isinstance(outs, list):
         outs = [outs]
@@ -235,6 +291,8 @@ def _parse(serialized, features, scalar):
             result[k] = _sparse(outs[i], outs[n + i], outs[2 * n + i])
     for j, (k, *_) in enumerate(dense):
         result[k] = outs[3 * n + j]
+    for j, (k, *_) in enumerate(seq):
+        result[k] = outs[3 * n + len(dense) + j]
     return {k: result[k] for k in features}
 
 
