@@ -95,27 +95,40 @@ class ProgbarLogger(Callback):
         if self.verbose and epochs > 1:
             print(f"Epoch {epoch + 1}/{epochs}")
         self._bar = Progbar(self.params.get("steps"), verbose=self.verbose)
+        self._seen = 0
 
     def on_train_batch_end(self, batch, logs=None):
         steps = self.params.get("steps")
+        self._seen = batch + 1
         if steps is None or batch + 1 < steps:  # the last step is drawn with the epoch's final logs
             self._bar.update(batch + 1, list((logs or {}).items()))
 
+    def _finalize(self, logs):
+        # steps unknown beforehand (a dataset of unknown cardinality): the bar ends as 'N/N [====]' with the
+        # batches seen, as tf_keras's ProgbarLogger finalizes it (it drew 'N/Unknown' while running)
+        steps = self.params.get("steps") or self._seen
+        if not self._bar.target:
+            self._bar.target = steps
+        self._bar.update(steps, list((logs or {}).items()), finalize=True)
+
     def on_epoch_end(self, epoch, logs=None):
-        self._bar.update(self.params.get("steps") or 0, list((logs or {}).items()), finalize=True)
+        self._finalize(logs)
 
     def on_test_begin(self, logs=None):
         if self.mode == "test":
             self._bar = Progbar(self.params.get("steps"), verbose=self.verbose)
+            self._seen = 0
 
     def on_test_batch_end(self, batch, logs=None):
         steps = self.params.get("steps")
-        if self.mode == "test" and (steps is None or batch + 1 < steps):
-            self._bar.update(batch + 1, list((logs or {}).items()))
+        if self.mode == "test":
+            self._seen = batch + 1
+            if steps is None or batch + 1 < steps:
+                self._bar.update(batch + 1, list((logs or {}).items()))
 
     def on_test_end(self, logs=None):
         if self.mode == "test":
-            self._bar.update(self.params.get("steps") or 0, list((logs or {}).items()), finalize=True)
+            self._finalize(logs)
 
 
 class LambdaCallback(Callback):
