@@ -49,7 +49,7 @@ What the runner does to each notebook, and nothing else:
   pickled batches in a tar.gz, the aclImdb, flower_photos and stack_overflow_16k archives, cats_and_dogs and
   mini_speech_commands (16 kHz wavs) zips, HIGGS.csv.gz, the CSVs with their real columns, Keras applications'
   h5 weights of the right shapes, ImageNet's label file, pix2pix's facades archive, ESC-50's zip of 44.1 kHz
-  clips with its esc50.csv) through
+  clips with its esc50.csv, MAESTRO's zip of MIDI files) through
   an urllib handler (and a `requests` adapter), so `tf.keras.utils.get_file`, `tf.keras.datasets.*` and `pandas.read_csv(url)` read them
   through their ordinary download path into the ordinary cache; any other URL fails as offline;
 - accepts the synthetic files where a loader checks the real file's hash (rivulet.keras.data_utils'
@@ -64,8 +64,9 @@ What the runner does to each notebook, and nothing else:
   inside the notebook's directory, and loaded back with tf.saved_model.load), `tensorflow_io`
   (audio.resample), `gym` (CartPole-v1's dynamics in gym 0.26's API), `keras_tuner` (Hyperband and
   RandomSearch over HyperParameters, on rivulet's Keras) and tf-models-official's
-  `official.nlp.modeling.layers` (SNGP's SpectralNormalization and RandomFeatureGaussianProcess); the cells
-  that use them are scored.
+  `official.nlp.modeling.layers` (SNGP's SpectralNormalization and RandomFeatureGaussianProcess), `pretty_midi`
+  (MIDI files read and written, sine-tone rendering) and an importable `fluidsynth`; the cells that use them
+  are scored.
 A cell passes when it raises nothing within CELL_TIMEOUT seconds. Cells that import a package which itself
 imports TensorFlow (UNSCORED_IMPORTS: tensorflow_docs, tensorflow_probability, tensorflow_text,
 tensorflow_compression) are not scored, nor a cell that fails with a NameError of a name such an
