@@ -368,7 +368,8 @@ class _Bound:
         if p.scratch_size:
             scratch = np.empty(p.scratch_size + 64, np.uint8)
             self.scratches.append(scratch)
-            pairs.append((onednn.SCRATCHPAD, self._mem(p.scratch_md, scratch.ctypes.data + (-scratch.ctypes.data) % 64)))
+            at = scratch.ctypes.data
+            pairs.append((onednn.SCRATCHPAD, self._mem(p.scratch_md, at + (-at) % 64)))
         args = (_Arg * len(pairs))(*[_Arg(a, mem) for a, mem in pairs])
         return (p.handle, self.stream, ctypes.c_int(len(pairs)), args)
 
