@@ -22,3 +22,13 @@ from .function.scan_ops import scan, foldl, foldr  # noqa: F401,E402
 TOPLEVEL += ["scan", "foldl", "foldr"]
 from .ops.control_ops import no_op, group, control_dependencies  # noqa: F401,E402
 TOPLEVEL += ["no_op", "group", "control_dependencies"]
+from .autodiff.api_extras import (inside_function, is_symbolic_tensor, get_current_name_scope,  # noqa: F401,E402
+                                  guarantee_const, grad_pass_through, recompute_grad, hessians)
+TOPLEVEL += ["inside_function", "is_symbolic_tensor", "get_current_name_scope", "guarantee_const",
+             "grad_pass_through", "recompute_grad", "hessians", "edit_distance"]
+
+
+def edit_distance(hypothesis, truth, normalize=True, name="edit_distance"):
+    """tf.edit_distance (tf.sparse loads on first use)."""
+    from .sparse.more_ops import edit_distance as _edit_distance
+    return _edit_distance(hypothesis, truth, normalize, name)

@@ -8,8 +8,13 @@ from .ops.math_ops import matmul  # noqa: F401
 from .ops.nn_ops import l2_normalize  # noqa: F401
 from .ops.decomposition_ops import eig, eigvals, lu  # noqa: F401
 
+from .ops.linalg_more_ops import (lu_reconstruct, lu_solve, lu_matrix_inverse, matrix_rank, tensor_diag,  # noqa: F401
+                                  tensor_diag_part, tridiagonal_solve, tridiagonal_matmul, banded_triangular_solve,
+                                  sqrtm, logm, eigh_tridiagonal)
+
 transpose = matrix_transpose
-TOPLEVEL = ["einsum", "tensordot", "norm"]
+matrix_square_root = sqrtm  # tf.matrix_square_root
+TOPLEVEL = ["einsum", "tensordot", "norm", "eig", "eigvals", "matrix_square_root"]
 
 
 def normalize(tensor, ord="euclidean", axis=None, name=None):  # noqa: A002

@@ -545,3 +545,53 @@ def sampled_addmm(indices, values, dense_shape, mat1, mat2, beta=1.0, alpha=1.0,
     dots = _m.reduce_sum(_m.multiply(rows, cols), axis=-1)
     out = _m.add(_m.multiply(_m.cast(alpha, dots.dtype), dots), _m.multiply(_m.cast(beta, dots.dtype), values))
     return indices, out, dense_shape
+
+
+# ---------------------------------------------------------------- edit_distance
+def _levenshtein(a, b):
+    prev = list(range(len(b) + 1))
+    for i, x in enumerate(a, 1):
+        cur = [i] + [0] * len(b)
+        for j, y in enumerate(b, 1):
+            cur[j] = min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (x != y))
+        prev = cur
+    return prev[-1]
+
+
+def _edit_kernel(h_idx, h_val, h_shape, t_idx, t_val, t_shape, normalize):
+    if len(h_shape) != len(t_shape):
+        raise InvalidArgumentError(f"Inconsistent rank in hypothesis and truth: {len(h_shape)} vs. {len(t_shape)}")
+    out_shape = tuple(int(max(a, b)) for a, b in zip(h_shape[:-1], t_shape[:-1]))
+
+    def groups(idx, vals):
+        g = {}
+        for row, v in zip(idx.tolist(), vals.tolist()):
+            g.setdefault(tuple(row[:-1]), []).append((row[-1], v))
+        return {k: [v for _, v in sorted(items)] for k, items in g.items()}
+
+    hg, tg = groups(h_idx, h_val), groups(t_idx, t_val)
+    out = np.zeros(out_shape, np.float32)
+    for key in np.ndindex(*out_shape) if out_shape else [()]:
+        h, t = hg.get(key, []), tg.get(key, [])
+        d = np.float32(_levenshtein(h, t))
+        if normalize:
+            with np.errstate(divide="ignore", invalid="ignore"):
+                d = d / np.float32(len(t))
+        out[key] = d
+    return out
+
+
+EDIT_DISTANCE = defop("EditDistance", _edit_kernel,
+                      lambda h_idx, h_val, h_shape, t_idx, t_val, t_shape, normalize:
+                      (TensorShape(None if h_shape.shape[0] is None else [None] * (h_shape.shape[0] - 1)),
+                       _dt.float32))
+
+
+def edit_distance(hypothesis, truth, normalize=True, name="edit_distance"):
+    """Levenshtein distances between the sequences (the last dimension) of two SparseTensors, per position of
+    the other dimensions, float32; divided by the truth's length when normalize (inf for an empty truth)."""
+    h, t = _sp(hypothesis, "hypothesis"), _sp(truth, "truth")
+    if h.dtype != t.dtype:
+        raise TypeError(f"hypothesis and truth must have the same dtype, got {h.dtype.name} and {t.dtype.name}")
+    return bind(EDIT_DISTANCE, (h.indices, h.values, h.dense_shape, t.indices, t.values, t.dense_shape),
+                {"normalize": bool(normalize)}, name=name)
