@@ -7,7 +7,7 @@ import pytest
 import rivulet as tf
 
 
-class Scale(tf.keras.layers.Layer):  # never registered: load_model cannot rebuild it from the config
+class HubLikeScale(tf.keras.layers.Layer):  # never registered: load_model cannot rebuild it from the config
     def build(self, input_shape):
         self.w = self.add_weight(name="w", shape=(input_shape[-1],), initializer="ones")
 
@@ -16,13 +16,13 @@ class Scale(tf.keras.layers.Layer):  # never registered: load_model cannot rebui
 
 
 def test_unknown_layer_class_revives_from_the_traced_call(tmp_path):
-    model = tf.keras.Sequential([tf.keras.layers.Dense(3, kernel_initializer="ones", input_shape=(2,)), Scale()])
+    model = tf.keras.Sequential([tf.keras.layers.Dense(3, kernel_initializer="ones", input_shape=(2,)), HubLikeScale()])
     model.layers[1].w.assign([1.0, 2.0, 3.0])
     x = np.array([[1.0, 2.0], [0.5, -1.0]], np.float32)
     want = model.predict(x, verbose=0)
     np.testing.assert_allclose(want, [[4.0, 7.0, 10.0], [0.5, 0.0, -0.5]])
     model.save(str(tmp_path / "m"))
-    with pytest.raises(ValueError, match="Unknown layer: 'Scale'"):
+    with pytest.raises(ValueError, match="Unknown layer: 'HubLikeScale'"):
         tf.keras.models.model_from_json(model.to_json())  # the config alone cannot be rebuilt
     revived = tf.keras.models.load_model(str(tmp_path / "m"))
     assert isinstance(revived, tf.keras.Model) and revived.name == model.name
