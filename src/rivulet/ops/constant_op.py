@@ -15,6 +15,8 @@ def constant(value, dtype=None, shape=None, name="Const"):
         dtype = _dt.as_dtype(dtype)
     if isinstance(value, Tensor):
         if isinstance(value, EagerTensor):
+            if dtype is not None and value.dtype != dtype:  # TensorFlow casts no tensor here (tf.cast does)
+                raise TypeError(f"Expected tensor {value._v} with dtype {dtype!r}, but got dtype {value.dtype!r}.")
             value = value._v
         else:
             from .math_ops import cast
