@@ -142,14 +142,14 @@ PREFIX = "site/en/tutorials/"
 
 # `--set guides`: TensorFlow's guides (site/en/guide/, same commit) on what rivulet implements. Left out:
 # GPUs/TPUs/DTensor (gpu, tpu, dtensor_overview, core/distribution), tf.compat.v1, Estimators and the migrate/
-# guides (TF1 side by side), jax2tf, and extension_type. core/mlp_core and
+# guides (TF1 side by side) and jax2tf. core/mlp_core and
 # effective_tf2 load MNIST through the tensorflow_datasets stand-in.
 GUIDES = [
     "basics", "tensor", "variable", "autodiff", "intro_to_graphs", "intro_to_modules", "basic_training_loops",
     "function", "advanced_autodiff", "ragged_tensor", "sparse_tensor", "tensor_slicing", "random_numbers",
     "data", "data_performance", "checkpoint", "saved_model", "mixed_precision", "distributed_training",
     "core/quickstart_core", "core/logistic_regression_core", "core/matrix_core", "core/optimizers_core",
-    "core/mlp_core", "effective_tf2", "graph_optimization", "tf_numpy", "tf_numpy_type_promotion",
+    "core/mlp_core", "effective_tf2", "graph_optimization", "tf_numpy", "tf_numpy_type_promotion", "extension_type",
 ]
 SETS = {"tutorials": ("site/en/tutorials/", NOTEBOOKS), "guides": ("site/en/guide/", GUIDES)}
 
