@@ -1,6 +1,5 @@
 """tf.pad with paddings computed in the graph (`[[0, n]]` of a traced n, a paddings tensor argument): values,
 shapes and gradients recorded from TensorFlow 2.21 (YAMNet-style audio front ends pad a waveform so)."""
-import numpy as np
 import pytest
 
 import rivulet as tf

@@ -33,7 +33,8 @@ def test_hub_and_tf_keras_cells_are_scored_and_episode_loops_shrink():
     code = rt.transform("max_episodes = 10000\nmin_episodes_criterion = 100\nmax_steps_per_episode = 500\n"
                         "n_episodes = 5\nfrom tf_keras.layers import Dense")
     assert code.splitlines() == [f"max_episodes = {rt.MAX_EPISODES}", "min_episodes_criterion = 100",
-                                 "max_steps_per_episode = 500", "n_episodes = 5", "from rivulet.keras.layers import Dense"]
+                                 "max_steps_per_episode = 500", "n_episodes = 5",
+                                 "from rivulet.keras.layers import Dense"]
 
 
 @pytest.fixture
@@ -232,8 +233,8 @@ def test_sngp_layers_stand_in():
     gp.reset_covariance_matrix()
     np.testing.assert_allclose(gp(feats)[1].numpy(), cov.numpy(), rtol=1e-5)
     adjusted = nlp_layers.gaussian_process.mean_field_logits(logits, cov, mean_field_factor=np.pi / 8)
-    np.testing.assert_allclose(adjusted.numpy(), logits.numpy() / np.sqrt(1 + np.pi / 8 * np.diag(cov.numpy()))[:, None],
-                               rtol=1e-5)
+    scale = np.sqrt(1 + np.pi / 8 * np.diag(cov.numpy()))[:, None]
+    np.testing.assert_allclose(adjusted.numpy(), logits.numpy() / scale, rtol=1e-5)
 
 
 def test_pretty_midi_round_trip_and_maestro_files(tmp_path):

@@ -628,9 +628,9 @@ def files():
     for i, name in enumerate(("cowper.txt", "derby.txt", "butler.txt")):
         out[DL + "data/illiad/" + name] = illiad(21 + i)
     # interpretability/integrated_gradients
-    out["http://storage.googleapis.com/download.tensorflow.org/example_images/San_Francisco_fireboat_showing_off.jpg"] = \
-        _jpeg(r, 480, 640)
-    out["http://storage.googleapis.com/download.tensorflow.org/example_images/Giant_Panda_2.jpeg"] = _jpeg(r, 400, 600)
+    images = "http://storage.googleapis.com/download.tensorflow.org/example_images/"
+    out[images + "San_Francisco_fireboat_showing_off.jpg"] = _jpeg(r, 480, 640)
+    out[images + "Giant_Panda_2.jpeg"] = _jpeg(r, 400, 600)
     # generative/pix2pix
     out["http://efrosgans.eecs.berkeley.edu/pix2pix/datasets/facades.tar.gz"] = facades_tgz
     # audio/music_generation
