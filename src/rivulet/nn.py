@@ -12,6 +12,16 @@ from .ops.nn_more_ops import (max_pool, avg_pool, pool, space_to_depth, depth_to
                               local_response_normalization, lrn, crelu, weighted_cross_entropy_with_logits,
                               log_poisson_loss, normalize_moments, sufficient_statistics, weighted_moments)
 from .ops.array_more_ops import space_to_batch  # noqa: F401,E402
+from .ops.nn_more_ops import (conv3d, conv3d_transpose, conv1d_transpose, conv_transpose,  # noqa: F401,E402
+                              atrous_conv2d,
+                              atrous_conv2d_transpose, max_pool_with_argmax, embedding_lookup_sparse,
+                              batch_norm_with_global_normalization, collapse_repeated, isotonic_regression)
+
+
+def safe_embedding_lookup_sparse(*args, **kwargs):
+    """tf.nn.safe_embedding_lookup_sparse (tf.sparse loads on first use)."""
+    from .sparse.more_ops import safe_embedding_lookup_sparse as _impl
+    return _impl(*args, **kwargs)
 from .ops import rnn_ops as _rnn_ops  # noqa: F401,E402  (Keras LSTM/GRU training steps: saved graphs hold them)
 from .ops import training_ops as _training_ops  # noqa: F401,E402  (Keras Adam updates: saved graphs hold them)
 from .ops.conv_ops import (conv1d, conv2d_transpose, depthwise_conv2d, separable_conv2d, max_pool1d,  # noqa: F401

@@ -595,3 +595,25 @@ def edit_distance(hypothesis, truth, normalize=True, name="edit_distance"):
         raise TypeError(f"hypothesis and truth must have the same dtype, got {h.dtype.name} and {t.dtype.name}")
     return bind(EDIT_DISTANCE, (h.indices, h.values, h.dense_shape, t.indices, t.values, t.dense_shape),
                 {"normalize": bool(normalize)}, name=name)
+
+
+# ---------------------------------------------------------------- safe_embedding_lookup_sparse (tf.nn)
+def safe_embedding_lookup_sparse(embedding_weights, sparse_ids, sparse_weights=None, combiner="mean",
+                                 default_id=None, max_norm=None, name=None, allow_fast_lookup=False):
+    """embedding_lookup_sparse over every row of sparse_ids (dense_shape[0] rows): negative ids (and weights <= 0)
+    dropped, empty rows given default_id's embedding or zeros."""
+    from ..ops.nn_more_ops import embedding_lookup_sparse
+    from .ops import retain
+    keep = _m.greater_equal(sparse_ids.values, _m.cast(0, sparse_ids.dtype))
+    if sparse_weights is not None:
+        keep = _m.logical_and(keep, _m.greater(sparse_weights.values, _m.cast(0, sparse_weights.dtype)))
+        sparse_weights = retain(sparse_weights, keep)
+    sparse_ids = retain(sparse_ids, keep)
+    sparse_ids, empty = fill_empty_rows(sparse_ids, 0 if default_id is None else default_id)
+    if sparse_weights is not None:
+        sparse_weights, _ = fill_empty_rows(sparse_weights, 1.0)
+    out = embedding_lookup_sparse(embedding_weights, sparse_ids, sparse_weights, combiner=combiner,
+                                  max_norm=max_norm)
+    if default_id is None:
+        out = _a.where(_a.expand_dims(empty, 1), _a.zeros_like(out), out)
+    return _a.identity(out, name=name) if name else out
