@@ -381,3 +381,18 @@ def test_frozen_weights_see_a_numpy_step_updating_them():
     assert float(f()) == 90000.0
     step()
     assert float(f()) == 0.0  # the frozen array is held, so the step copied: the change is seen
+
+
+def test_a_mid_size_product_gets_one_onnxruntime_thread_a_big_one_every_core():
+    # 64x784x128 (6.4M multiply-adds, w5's biggest): the pool's sleeping workers wake too late for a second thread
+    # to pay; 256x1024x1024 (268M): every core (up to 8)
+    import os
+    got = {}
+    for m, k, n in ((64, 784, 128), (256, 1024, 1024)):
+        w = tf.Variable(np.full((k, n), 0.01, np.float32))
+        f = tf.function(lambda x: tf.nn.relu(tf.matmul(x, w)), jit_compile=True)
+        x = tf.constant(np.ones((m, k), np.float32))
+        np.testing.assert_allclose(f(x).numpy(), np.full((m, n), 0.01 * k, np.float32), rtol=1e-5)
+        (cf,) = f._list_all_concrete_functions()
+        got[m] = cf._jit_function.session.get_session_options().intra_op_num_threads
+    assert got == {64: 1, 256: max(1, min(os.cpu_count() or 1, 8))}

@@ -49,6 +49,8 @@ _TRIALS, _SKIPPED, _SLOW_TRIALS, _SLOW_SKIPPED = 12, 4, 3, 1
 # 210 steady, onnxruntime 241-258 against 225, and onnxruntime was kept.
 _BLOCK, _COUNTED = 3, 8
 _SLOW_SECONDS = 0.005
+# From this many multiply-adds in its biggest product a step without recurrent layers gets every core (up to 8)
+_SPLIT_MNK = 1 << 24
 _said = set()
 _compiling = weakref.WeakSet()  # background compiles: finished (or given up on) before the interpreter exits
 
@@ -291,6 +293,11 @@ def _session(ort, low, gemm=None, threads=None):
     elif threads is None:
         heavy = max(low.heavy_flops, gemm or 0.0)
         threads = 1 if heavy < PARALLEL_MNK else max(1, min(os.cpu_count() or 1, 8))
+        if threads > 1 and not low.fused_rnns and heavy < _SPLIT_MNK:
+            # a mid-size product: the pool's sleeping workers wake too late for two threads to pay (w5's step,
+            # 64x784x128 its biggest, at real-time priority: 187 us on one thread, 263 on two, 187 with
+            # spinning workers, which a shared machine cannot afford)
+            threads = 1
         if "GRU" in low.fused_rnns:
             # onnxruntime's GRU kernel on two threads took twice the CPU time of one and ran slower on a busy
             # 2-core machine at batch 64 and 1024 alike (2.3 -> 12.6 ms, 65 -> 123 ms); its LSTM scales
