@@ -8,9 +8,9 @@ by the other, both ways, value by value and bit for bit. Not part of CI (it need
 TensorFlow runs only in subprocesses (`--tf PYTHON`); this file imports neither framework at module level. Each
 side builds the same cases from `cases()` (NumPy only): every dtype both support (float16, float32/64,
 complex64/128, int8..int64, uint8..uint64, bool, string; bfloat16 from TF only, see below) in shapes scalar,
-zero-size, rank 1-5 and big-ish (70k elements, past the 64 KiB a TensorProto's small forms hold), filled with the
+zero-size, rank 1-5 and 8, and big-ish (70k elements, past the 64 KiB a TensorProto's small forms hold), filled with the
 dtype's special values (NaN with payloads and sign, -0.0, infinities, the smallest and largest subnormals, the
-extremes of every int, bytes with NULs and invalid UTF-8, a 300-byte string) and then random bit patterns.
+extremes of every int, bytes with NULs and invalid UTF-8, strings of 300 bytes and 80 KB) and then random bit patterns.
 A reader compares what it read with the case it rebuilt: dtype, shape and every byte of the array (strings
 element by element). The writer's and the reader's processes each report JSON; the main process prints one line
 per format and direction, then every difference.
@@ -70,9 +70,9 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DTYPES = ["float16", "bfloat16", "float32", "float64", "complex64", "complex128", "int8", "int16", "int32",
           "int64", "uint8", "uint16", "uint32", "uint64", "bool", "string"]
 SHAPES = {"scalar": (), "empty": (0,), "empty3": (3, 0, 2), "vec": (37,), "mat": (4, 9), "r3": (2, 3, 5),
-          "r4": (2, 1, 3, 4), "r5": (2, 1, 3, 1, 2), "big": (70, 1000)}
+          "r4": (2, 1, 3, 4), "r5": (2, 1, 3, 1, 2), "r8": (1, 2, 1, 2, 1, 2, 1, 3), "big": (70, 1000)}
 STRINGS = [b"", b"\x00", b"a\x00b", b"\xff\xfe invalid utf-8 \x80", "\u00e9\u4e2d".encode(), bytes(range(256)),
-           b"x" * 300, b"\x00" * 5]
+           b"x" * 300, b"\x00" * 5, b"\x00\xff" * 40000]  # (the last: 80 KB, past a 64 KiB block)
 
 
 def _float_specials(bits):
