@@ -24,7 +24,11 @@ graphs, which run on oneDNN, do).
 The graph's other 2-D float32 products of GEMM_MIN to GEMM_MAX multiply-adds (a training step's layers, whose
 products the gradient reads again, and the gradient's products, transposed operands included) run as a `Gemm`
 each: one oneDNN matmul (bias and ReLU fused where the op has them) into a fresh array, its operands bound
-per call (again only where another array comes), memory objects from a pool as above.
+per call (again only where another array comes), memory objects from a pool as above. Those of 3M+ choose one
+thread or every core by their calls' times (`_GemmThreads`). Two training-step fusions (optimize/fusion.py) run
+here too, bit for bit the ops they replace: `GemmUpdate`, an SGD step on a layer's weights written into the
+variable's array (a weights scale and a sum post-op), and `GemmMask`, an input gradient through a ReLU (a binary
+post-op multiplying by the mask's bytes).
 """
 import ctypes
 import sys
