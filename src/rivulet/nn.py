@@ -17,6 +17,9 @@ from .ops.nn_more_ops import (conv3d, conv3d_transpose, conv1d_transpose, conv_t
                               atrous_conv2d_transpose, max_pool_with_argmax, embedding_lookup_sparse,
                               batch_norm_with_global_normalization, collapse_repeated, isotonic_regression)
 
+from .ops.ctc_ops import (ctc_loss, ctc_greedy_decoder, ctc_beam_search_decoder,  # noqa: F401,E402
+                          ctc_unique_labels)
+
 
 def safe_embedding_lookup_sparse(*args, **kwargs):
     """tf.nn.safe_embedding_lookup_sparse (tf.sparse loads on first use)."""
