@@ -71,17 +71,41 @@ SparseTensorValue = collections.namedtuple("SparseTensorValue", ["indices", "val
 
 
 # -- the op --------------------------------------------------------------------------------------------------
-def _values_of(feature, key, dtype):
-    """The values of `feature` as a NumPy array of `dtype` (empty for a feature with no list)."""
+def _where(key, index):
+    """TensorFlow's prefix of a parse error: 'Key: k.  ' for one Example, 'Name: <unknown>, Key: k, Index: i.  ' in
+    a batch."""
+    return f"Key: {key}.  " if index is None else f"Name: <unknown>, Key: {key}, Index: {index}.  "
+
+
+def _values_of(feature, key, dtype, index=None, sparse=False):
+    """The values of `feature` as a NumPy array of `dtype` (empty for a feature with no list). `index`: the
+    Example's place in a batch (None: parse_single_example), for TensorFlow's wording of a mismatch."""
     kind = feature.WhichOneof("kind")
     want = {_dt.int64: "int64_list", _dt.float32: "float_list", _dt.string: "bytes_list"}[dtype]
     if kind is None:
         return _array([], dtype)
     if kind != want:
         have = {"int64_list": "int64", "float_list": "float", "bytes_list": "string"}[kind]
-        raise InvalidArgumentError(f"Key: {key}.  Data types don't match. Data type: {have} but expected type: "
-                                   f"{_tf_type(dtype)}")
+        if sparse:
+            raise InvalidArgumentError(f"{_where(key, index)}Data types don't match. Expected type: "
+                                       f"{_tf_type(dtype)}, Actual type: {have}")
+        raise InvalidArgumentError(f"{_where(key, index)}Data types don't match. Data type: {have} but expected "
+                                   f"type: {_tf_type(dtype)}")
     return getattr(feature, kind)._array()
+
+
+def _count_error(key, dtype, index, got, shape):
+    """TensorFlow's error for a FixedLenFeature holding another number of values than its shape."""
+    kind = {_dt.int64: "int64", _dt.float32: "float", _dt.string: "bytes"}[dtype]
+    n = shape.num_elements()
+    if index is None:
+        what = "Parsing bytes_list failed." if dtype is _dt.string and got > n else \
+            f"Some {kind}_list slice was not parsed."
+        return InvalidArgumentError(f"Key: {key}.  Can't parse serialized Example: {what}")
+    if dtype is _dt.string and got > n:
+        return InvalidArgumentError(f"{_where(key, index)}Can't parse serialized Example.")
+    return InvalidArgumentError(f"{_where(key, index)}Number of {kind} values != expected.  Values size: {got} but "
+                                f"output shape: {shape.as_list()}")
 
 
 def _tf_type(dt):
@@ -138,9 +162,9 @@ def _parse_kernel(serialized, dense_keys, dense_types, dense_shapes, dense_defau
     sparse_out = [[], [], []]
     for key, dt in zip(sparse_keys, sparse_types):
         vals = []
-        for ex in examples:
+        for b, ex in enumerate(examples):
             f = ex.features.feature.get(key)
-            vals.append(_values_of(f, key, dt) if f is not None else _array([], dt))
+            vals.append(_values_of(f, key, dt, None if scalar else b, True) if f is not None else _array([], dt))
         counts = np.array([len(v) for v in vals], dtype=np.int64)
         # the j-th value of example b is at [b, j]: j counts from each example's first value
         starts = np.cumsum(counts) - counts
@@ -154,18 +178,16 @@ def _parse_kernel(serialized, dense_keys, dense_types, dense_shapes, dense_defau
     for key, dt, shape, default in zip(dense_keys, dense_types, dense_shapes, dense_defaults):
         n = shape.num_elements()
         rows = []
-        for ex in examples:
+        for b, ex in enumerate(examples):
             f = ex.features.feature.get(key)
-            v = _values_of(f, key, dt) if f is not None else ()
+            v = _values_of(f, key, dt, None if scalar else b) if f is not None else ()
             if f is None or not len(v) and n:
                 if default is None:
-                    raise InvalidArgumentError(f"Feature: {key} (data type: {_tf_type(dt)}) is required but could "
-                                               f"not be found.")
+                    raise InvalidArgumentError(f"{'' if scalar else 'Name: <unknown>, '}Feature: {key} (data type: "
+                                               f"{_tf_type(dt)}) is required but could not be found.")
                 v = list(default) if len(default) == n else list(default) * n
             if len(v) != n:
-                raise InvalidArgumentError(f"Key: {key}.  Can't parse serialized Example: Number of {_tf_type(dt)} "
-                                           f"values != expected.  Values size: {len(v)} but output shape: "
-                                           f"{shape.as_list()}")
+                raise _count_error(key, dt, None if scalar else b, len(v), shape)
             rows.append(_array(v, dt).reshape(shape.as_list()))
         out = rows[0] if scalar else (np.stack(rows) if rows else np.zeros([0] + shape.as_list(), dt._np))
         dense_out.append(out)
