@@ -69,7 +69,12 @@ class Ref:
 
 def numpy_text(v, is_repr):
     if v.ndim == 0:
-        return str(v[()] if isinstance(v, np.ndarray) else v)
+        x = v[()] if isinstance(v, np.ndarray) else v
+        if is_repr and isinstance(x, (np.floating, np.complexfloating)):
+            # TensorFlow 2.21's repr shows a scalar as the Python number it holds: float32 2.2 is
+            # 2.200000047683716 (str and arrays keep NumPy's shortest form)
+            return repr(complex(x) if isinstance(x, np.complexfloating) else float(x))
+        return str(x)
     text = repr(v) if is_repr else str(v)
     return "\n" + text if "\n" in text else text  # TensorFlow starts a multi-line value on its own line
 

@@ -63,10 +63,8 @@ def _eq(self, other):
     if other is None:
         return False
     other = _operand(other, self)  # a Python scalar of another kind: TypeError, as TensorFlow's ==
-    try:
+    try:  # (a value that does not convert raises, as TensorFlow's ==: only None compares unequal without it)
         return m.equal(self, other)
-    except (TypeError, ValueError):
-        return False
     except InvalidArgumentError as e:  # TensorFlow's == is False (a tensor) for shapes that cannot broadcast
         if "Incompatible shapes" not in e.message:
             raise
@@ -79,8 +77,6 @@ def _ne(self, other):
     other = _operand(other, self)
     try:
         return m.not_equal(self, other)
-    except (TypeError, ValueError):
-        return True
     except InvalidArgumentError as e:
         if "Incompatible shapes" not in e.message:
             raise
