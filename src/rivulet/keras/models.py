@@ -510,7 +510,9 @@ class Model(Trainer, Layer):
             inbound = []
             for node in self._nodes:
                 if node.layer is layer:
-                    kwargs = {k: v for k, v in node.kwargs.items() if isinstance(v, (bool, int, float, str))}
+                    hook = getattr(layer, "_call_kwargs_config", None)  # TFOpLambda: every argument
+                    kwargs = hook(node.kwargs, ref) if hook is not None else \
+                        {k: v for k, v in node.kwargs.items() if isinstance(v, (bool, int, float, str))}
                     inbound.append([ref(t) + [kwargs] for t in nest.flatten(node.inputs)
                                     if isinstance(t, KerasTensor)])
             entry["inbound_nodes"] = inbound
@@ -621,6 +623,12 @@ def _functional_from_config(cls, config, custom_objects, clone_layer=None):
                 if not all(k in tensors for k in keys):
                     break
                 kwargs = refs[0][3] if len(refs[0]) > 3 and isinstance(refs[0][3], dict) else {}
+                hook = getattr(layer, "_call_kwargs_from_config", None)  # TFOpLambda: KerasTensors among them
+                if hook is not None:
+                    try:
+                        kwargs = hook(kwargs, tensors)
+                    except KeyError:  # a tensor they name is not computed yet
+                        break
                 args = [tensors[k] for k in keys]
                 out = layer(args[0] if len(args) == 1 else args, **kwargs)
                 for i, t in enumerate(nest.flatten(out)):

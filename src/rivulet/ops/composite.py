@@ -35,6 +35,7 @@ _SECOND = frozenset(["reshape", "embedding_lookup"])
 _CLASSES = [()]  # the registered composite classes, for one isinstance check
 _HANDLERS = {}  # (class, op name) -> handler(fn, *args, **kwargs)
 _LOADERS = {}  # kind name -> loader() returning its class (given by the face)
+_FALLBACK = [None]  # (claims(args, kwargs), handler(name, fn, args, kwargs)): for an op that raised on its arguments
 
 
 def register(cls, name, handler):
@@ -42,6 +43,14 @@ def register(cls, name, handler):
     _HANDLERS[(cls, name)] = handler
     if cls not in _CLASSES[0]:
         _CLASSES[0] = _CLASSES[0] + (cls,)
+
+
+def register_fallback(claims, handler):
+    """When op `name` raised TypeError/ValueError/AttributeError on its arguments and `claims(args, kwargs)`
+    (Keras's symbolic tensors among them, which no op converts), `handler(name, fn, args, kwargs)` gives the
+    result; else the error stands. A wrapper pays nothing for it until an op raises (a try costs nothing when
+    nothing is raised)."""
+    _FALLBACK[0] = (claims, handler)
 
 
 def register_loader(kind_name, loader):
@@ -80,7 +89,13 @@ def wrap(name, fn):
                         handler = _base_handler(type(c), name)
                     if handler is not None:
                         return handler(fn, *args, **kwargs)
-        return fn(*args, **kwargs)
+        try:
+            return fn(*args, **kwargs)
+        except (TypeError, ValueError, AttributeError):
+            fallback = _FALLBACK[0]
+            if fallback is None or not fallback[0](args, kwargs):
+                raise
+        return fallback[1](name, fn, args, kwargs)
     dispatching._composite_dispatch = name
     return dispatching
 

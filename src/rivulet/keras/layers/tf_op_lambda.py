@@ -5,10 +5,16 @@ layer that replays the call: the layer is named after the function's public name
 `tf.__operators__.add`, `tf.concat`, numbered `_1`, `_2` when used again) and shows in `summary()` as
 `tf.math.multiply (TFOpLambda)`. Here the KerasTensor's operators make such layers, and the public op functions
 reach them through the composite-tensor table (`rivulet.ops.composite`): a KerasTensor argument hands the call
-to `op_layer_call`, which records the node. The layer's config names its function by its public name; loading
-looks the name up in rivulet's own namespaces (never evaluates it).
+to `op_layer_call`, which records the node. Every other public function TensorFlow lets dispatch
+(`tf_op_lambda_names.py`: tf.math.argmax, tf.nn.softmax, tf.image.resize ...) is wrapped in the face's
+namespaces when Keras loads (`install_face_dispatch`): as TensorFlow's dispatcher, the wrapper calls the
+function and, only when it raised on a KerasTensor found anywhere in the arguments (positional, keyword,
+nested), records a TFOpLambda instead; eager calls pay no check. The layer's config names its function by
+its canonical name; loading looks the name up in rivulet's own namespaces (never evaluates it).
 """
+import functools
 import inspect
+import sys
 
 import rivulet as tf
 from rivulet import nest
@@ -17,6 +23,7 @@ from rivulet.ops import composite as _composite
 from .. import backend
 from .base import Layer
 from .input_layer import KerasTensor, call_symbolic
+from .tf_op_lambda_names import NAMES as _NAMES
 
 
 # ------------------------------------------------------------------------------------------ names
@@ -67,6 +74,12 @@ def _registry():
                    "math.logical_not"):
         table[symbol] = getattr(tf.math, symbol[5:])
     table["linalg.matmul"] = tf.linalg.matmul
+    for canonical, paths in _canonical_paths():
+        for path in paths:
+            fn = _resolve(path)
+            if _is_function(fn):
+                table[canonical] = fn
+                break
     return table
 
 
@@ -82,6 +95,101 @@ def function_for(symbol):
         raise ValueError(f"Unknown TFOpLambda function: {symbol!r} (rivulet reloads TFOpLambda layers of these "
                          f"functions only: {sorted(_FUNCTIONS)})")
     return fn
+
+
+# ------------------------------------------------------------------------------------------ every dispatching API
+def _canonical_paths():
+    """(canonical name, its public paths, itself first) for each function TensorFlow 2.21 dispatches."""
+    for token in _NAMES.split():
+        paths = token.split(":")
+        yield paths[0], paths
+
+
+def _resolve(path):
+    """The rivulet object at a public path ('math.argmax'), else None (attribute lookups only)."""
+    obj = tf
+    for part in path.split("."):
+        obj = getattr(obj, part, None)
+        if obj is None:
+            return None
+    return obj
+
+
+def _is_function(obj):
+    return callable(obj) and not isinstance(obj, type) and not inspect.ismodule(obj)
+
+
+def has_keras_tensor(args, kwargs):
+    """Whether a KerasTensor is among a call's arguments (positional, keyword, nested in lists/tuples/dicts)."""
+    return any(isinstance(t, KerasTensor) for t in nest.flatten([list(args), dict(kwargs)]))
+
+
+def _dispatching(fn, symbol):
+    """fn, or a TFOpLambda layer of it when it raised on KerasTensor arguments (TensorFlow's fallback dispatch:
+    nothing is looked at until fn raises)."""
+    @functools.wraps(fn)
+    def keras_dispatch(*args, **kwargs):
+        try:
+            return fn(*args, **kwargs)
+        except (TypeError, ValueError, AttributeError):
+            if not has_keras_tensor(args, kwargs):
+                raise
+        return op_layer_call(symbol, fn, *args, **kwargs)
+    keras_dispatch._keras_dispatch = symbol
+    return keras_dispatch
+
+
+# the face's namespaces whose functions dispatch (tf.*, tf.math, tf.nn ...)
+_FACE = ("rivulet", "rivulet.math", "rivulet.nn", "rivulet.linalg", "rivulet.strings", "rivulet.image",
+         "rivulet.signal", "rivulet.random", "rivulet.bitwise", "rivulet.dtypes", "rivulet.debugging",
+         "rivulet.ragged", "rivulet.sparse", "rivulet.io")
+_COMPOSITE_SYMBOL = {}  # composite table name ('add') -> canonical name ('math.add')
+
+
+def install_face_dispatch():
+    """Puts a dispatching wrapper in place of each function TensorFlow dispatches, in every face namespace that
+    holds it (tf.argmax and tf.math.argmax get the same wrapper); the functions the composite table already
+    wraps keep their wrapper, whose fallback (registered below) makes the layer."""
+    symbols = {}  # id(function) -> (function, canonical name)
+    for canonical, paths in _canonical_paths():
+        for path in paths:
+            fn = _resolve(path)
+            if _is_function(fn) and id(fn) not in symbols:
+                symbols[id(fn)] = (fn, canonical)
+    wrapped = {}
+    for mname in _FACE:
+        mod = sys.modules.get(mname)
+        if mod is None:
+            continue
+        d = vars(mod)
+        for attr, value in list(d.items()):
+            entry = symbols.get(id(value))
+            if entry is None or entry[0] is not value or getattr(value, "_keras_dispatch", None) is not None:
+                continue
+            name = getattr(value, "_composite_dispatch", None)
+            if name is not None:
+                _COMPOSITE_SYMBOL.setdefault(name, entry[1])
+                continue
+            w = wrapped.get(id(value))
+            if w is None:
+                w = wrapped[id(value)] = _dispatching(value, entry[1])
+            d[attr] = w
+    for canonical, paths in _canonical_paths():  # a name a namespace gives lazily (its __getattr__): set now
+        for path in paths:
+            parent, _, leaf = ("." + path).rpartition(".")
+            mod = _resolve(parent[1:]) if parent else tf
+            value = getattr(mod, leaf, None) if inspect.ismodule(mod) and mod.__name__ in _FACE else None
+            if value is not None and id(value) in wrapped:
+                setattr(mod, leaf, wrapped[id(value)])
+            elif value is not None and id(value) in symbols and getattr(value, "_keras_dispatch", None) is None \
+                    and getattr(value, "_composite_dispatch", None) is None:
+                w = wrapped[id(value)] = _dispatching(value, symbols[id(value)][1])
+                setattr(mod, leaf, w)
+    _FUNCTIONS.clear()
+
+
+def _composite_fallback(name, fn, args, kwargs):
+    return op_layer_call(_COMPOSITE_SYMBOL.get(name) or public_name(name), fn, *args, **kwargs)
 
 
 # ------------------------------------------------------------------------------------------ the layer
@@ -131,10 +239,64 @@ class TFOpLambda(Layer):
     def get_config(self):
         return {"name": self.name, "trainable": self.trainable, "dtype": self.dtype, "function": self.symbol}
 
+    @staticmethod
+    def _call_kwargs_config(kwargs, ref):
+        """The call's other arguments as tf_keras's node config writes them: a KerasTensor as its
+        [layer, node, tensor] reference, a tensor or array as a nested list, a dtype by name, tuples as lists;
+        an argument JSON cannot hold is left out."""
+        out = {}
+        for k, v in kwargs.items():
+            try:
+                out[k] = _arg_config(v, ref)
+            except TypeError:
+                continue
+        return out
+
+    @staticmethod
+    def _call_kwargs_from_config(kwargs, tensors):
+        """The arguments back, each [layer, node, tensor] reference the KerasTensor it names (KeyError while
+        that one is not computed yet)."""
+        return {k: _arg_from_config(v, tensors) for k, v in kwargs.items()}
+
     @classmethod
     def from_config(cls, config, custom_objects=None):
         config = dict(config)
         return cls(config.pop("function"), **config)
+
+
+def _arg_config(v, ref):
+    if isinstance(v, KerasTensor):
+        return ref(v)
+    if v is None or isinstance(v, (bool, int, float, str)):
+        return v
+    if isinstance(v, (list, tuple)):
+        return [_arg_config(x, ref) for x in v]
+    if isinstance(v, dict):
+        return {str(k): _arg_config(x, ref) for k, x in v.items()}
+    if isinstance(v, tf.DType):
+        return v.name
+    if isinstance(v, tf.TensorShape):
+        return v.as_list() if v.rank is not None else None
+    if isinstance(v, tf.Tensor) and tf.executing_eagerly():
+        return v.numpy().tolist()
+    if hasattr(v, "tolist") and hasattr(v, "dtype"):  # NumPy arrays and scalars
+        return v.tolist()
+    raise TypeError(f"not JSON-serializable: {type(v).__name__}")
+
+
+def _is_ref(v):
+    return (isinstance(v, list) and len(v) == 3 and isinstance(v[0], str) and type(v[1]) is int
+            and type(v[2]) is int)
+
+
+def _arg_from_config(v, tensors):
+    if _is_ref(v):
+        return tensors[tuple(v)]
+    if isinstance(v, list):
+        return [_arg_from_config(x, tensors) for x in v]
+    if isinstance(v, dict):
+        return {k: _arg_from_config(x, tensors) for k, x in v.items()}
+    return v
 
 
 def op_layer_call(symbol, fn, *args, **kwargs):
@@ -158,10 +320,8 @@ def op_layer_call(symbol, fn, *args, **kwargs):
 
 
 def _table_handler(op_name):
-    symbol = public_name(op_name)
-
     def handler(fn, *args, **kwargs):
-        return op_layer_call(symbol, fn, *args, **kwargs)
+        return op_layer_call(_COMPOSITE_SYMBOL.get(op_name) or public_name(op_name), fn, *args, **kwargs)
     return handler
 
 
@@ -171,6 +331,7 @@ def register_dispatch():
              + _composite.LISTS + _composite.FIRST)
     for n in names:
         _composite.register(KerasTensor, n, _table_handler(n))
+    _composite.register_fallback(has_keras_tensor, _composite_fallback)
 
 
 # ------------------------------------------------------------------------------------------ operators
@@ -208,5 +369,40 @@ def install_operators(cls):
     cls.__array_ufunc__ = None  # NumPy scalars and arrays defer to the reflected operators
 
 
+_REFUSED = ("You are passing {}, an intermediate TF-Keras symbolic input/output, to a TF API that does not allow "
+            "registering custom dispatchers, such as `tf.cond`, `tf.function`, gradient tapes, or `tf.map_fn`. "
+            "TF-Keras Functional model construction only supports TF API calls that *do* support dispatching, such "
+            "as `tf.math.add` or `tf.reshape`. Other APIs cannot be called directly on symbolic Keras"
+            "inputs/outputs. You can work around this limitation by putting the operation in a custom TF-Keras "
+            "layer `call` and calling that layer on this symbolic input/output.")
+
+
+def _refuse_array(self, dtype=None, copy=None):
+    raise TypeError(_REFUSED.format(self))
+
+
+def _iterate(self):
+    """As a tensor of known first dimension: its rows (x[0], x[1] ...), each a TFOpLambda output."""
+    dims = self.shape.as_list() if self.shape.rank is not None else None
+    if dims is None:
+        raise TypeError("Cannot iterate over a Tensor with unknown shape.")
+    if not dims:
+        raise TypeError("Cannot iterate over a scalar.")
+    if dims[0] is None:
+        raise TypeError("Cannot iterate over a Tensor with unknown first dimension.")
+    return (self[i] for i in range(dims[0]))
+
+
+def _refuse_len(self):
+    raise TypeError("Keras symbolic inputs/outputs do not implement `__len__`. You may be trying to pass TF-Keras "
+                    "symbolic inputs/outputs to a TF API that does not register dispatching, preventing TF-Keras "
+                    "from automatically converting the API call to a lambda layer in the Functional Model. This "
+                    "error will also get raised if you try asserting a symbolic input/output directly.")
+
+
 install_operators(KerasTensor)
+KerasTensor.__array__ = _refuse_array  # an API that does not dispatch (tf.map_fn, tf.sparse.to_dense): TF's error
+KerasTensor.__len__ = _refuse_len
+KerasTensor.__iter__ = _iterate
 register_dispatch()
+install_face_dispatch()
