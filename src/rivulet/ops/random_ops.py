@@ -170,6 +170,8 @@ def _uniform_kernel(shape, minval, maxval, seed, seed2, stream=None):
     dims = _dims(shape)
     r = uniform_values(_kernel_id("RandomUniform", minval.dtype, seed, seed2, stream), seed, seed2, dims,
                        minval.dtype)
+    if np.ndim(minval) == 0 == np.ndim(maxval) and minval == 0 and maxval == 1:  # r * 1 + 0 is r (r >= +0)
+        return r
     return r * (maxval - minval) + minval  # TensorFlow's order of operations
 
 
@@ -227,7 +229,10 @@ def _normal_kernel_of(name, draw):
         dims = _dims(shape)
         n = int(np.prod(dims, dtype=np.int64))
         key, counter = reserve(_kernel_id(name, mean.dtype, seed, seed2, stream), seed, seed2, n)
-        return draw(key, counter, n, mean.dtype).reshape(dims) * stddev + mean
+        z = draw(key, counter, n, mean.dtype).reshape(dims)
+        if np.ndim(stddev) == 0 == np.ndim(mean) and stddev == 1 and mean == 0:  # z * 1 + 0 is z (never -0.0)
+            return z
+        return z * stddev + mean
     return kernel
 
 
