@@ -1,0 +1,150 @@
+"""TensorFlow's style transfer tutorial's training step: rivulet vs TensorFlow side by side (and an older rivulet).
+
+    python bench/bench_style_transfer.py [style_transfer] [--tf PYTHON] [--before SRC] [--rounds N] [--busy N]
+
+Workload (random weights and images, fixed seeds: the tutorial's FLOPs without its downloads):
+  style_transfer  generative/style_transfer.ipynb's train_step (a tf.function): VGG19(include_top=False,
+                  weights=None) up to block5_conv2 on a 1x422x512x3 image, the Gram matrices of five conv
+                  layers (tf.linalg.einsum('bijc,bijd->bcd')), the style and content losses, total variation,
+                  GradientTape with respect to the image (a tf.Variable), Adam(0.02, beta_1=0.99, epsilon=0.1)
+                  on it, clip to [0, 1]. One step a run.
+
+Each backend is one worker process (this file with --child) that builds the workload and runs it once to warm
+up; then the rounds alternate rivulet / (the older rivulet) / TensorFlow. A figure is the minimum over the rounds
+in ms, wall time and the worker's CPU time; the ratios are TensorFlow's / rivulet's (> 1: rivulet is faster),
+their range over the rounds in brackets. --before SRC adds a worker importing rivulet from SRC (an older src/
+folder, e.g. `git archive` of an earlier commit) for before/after figures; --busy N runs N spinning processes.
+"""
+import os
+import sys
+import time
+
+from sidebyside import Worker, busy, close, parser, rivulet_env, serve, spread, workload_names
+
+WORKLOADS = ("style_transfer",)
+CONTENT_LAYERS = ["block5_conv2"]
+STYLE_LAYERS = ["block1_conv1", "block2_conv1", "block3_conv1", "block4_conv1", "block5_conv1"]
+
+
+def timed_cpu(fn):
+    """fn as a workload run: [wall ms, CPU ms of this process]."""
+    def run():
+        t, c = time.perf_counter(), time.process_time()
+        fn()
+        return [(time.perf_counter() - t) * 1e3, (time.process_time() - c) * 1e3]
+    return run
+
+
+def _style_transfer(tf, np):
+    def vgg_layers(layer_names):
+        vgg = tf.keras.applications.VGG19(include_top=False, weights=None)
+        vgg.trainable = False
+        return tf.keras.Model([vgg.input], [vgg.get_layer(name).output for name in layer_names])
+
+    def gram_matrix(input_tensor):
+        result = tf.linalg.einsum("bijc,bijd->bcd", input_tensor, input_tensor)
+        input_shape = tf.shape(input_tensor)
+        return result / tf.cast(input_shape[1] * input_shape[2], tf.float32)
+
+    class StyleContentModel(tf.keras.models.Model):
+        def __init__(self, style_layers, content_layers):
+            super().__init__()
+            self.vgg = vgg_layers(style_layers + content_layers)
+            self.style_layers, self.content_layers = style_layers, content_layers
+            self.num_style_layers = len(style_layers)
+            self.vgg.trainable = False
+
+        def call(self, inputs):
+            inputs = inputs * 255.0
+            outputs = self.vgg(tf.keras.applications.vgg19.preprocess_input(inputs))
+            style_outputs, content_outputs = outputs[:self.num_style_layers], outputs[self.num_style_layers:]
+            style_outputs = [gram_matrix(s) for s in style_outputs]
+            return {"content": dict(zip(self.content_layers, content_outputs)),
+                    "style": dict(zip(self.style_layers, style_outputs))}
+
+    tf.keras.utils.set_random_seed(0)
+    extractor = StyleContentModel(STYLE_LAYERS, CONTENT_LAYERS)
+    content_image = tf.constant(np.random.RandomState(0).rand(1, 422, 512, 3).astype(np.float32))
+    style_image = tf.constant(np.random.RandomState(1).rand(1, 422, 512, 3).astype(np.float32))
+    style_targets = extractor(style_image)["style"]
+    content_targets = extractor(content_image)["content"]
+    image = tf.Variable(content_image)
+    opt = tf.keras.optimizers.Adam(learning_rate=0.02, beta_1=0.99, epsilon=1e-1)
+    style_weight, content_weight, total_variation_weight = 1e-2, 1e4, 30
+
+    def style_content_loss(outputs):
+        style_outputs, content_outputs = outputs["style"], outputs["content"]
+        style_loss = tf.add_n([tf.reduce_mean((style_outputs[name] - style_targets[name]) ** 2)
+                               for name in style_outputs.keys()])
+        style_loss *= style_weight / len(STYLE_LAYERS)
+        content_loss = tf.add_n([tf.reduce_mean((content_outputs[name] - content_targets[name]) ** 2)
+                                 for name in content_outputs.keys()])
+        content_loss *= content_weight / len(CONTENT_LAYERS)
+        return style_loss + content_loss
+
+    @tf.function()
+    def train_step(image):
+        with tf.GradientTape() as tape:
+            outputs = extractor(image)
+            loss = style_content_loss(outputs)
+            loss += total_variation_weight * tf.image.total_variation(image)
+        grad = tape.gradient(loss, image)
+        opt.apply_gradients([(grad, image)])
+        image.assign(tf.clip_by_value(image, clip_value_min=0.0, clip_value_max=1.0))
+
+    def run():
+        train_step(image)
+        image.numpy()
+    return timed_cpu(run)
+
+
+def child(backend, names):
+    serve(backend, {"style_transfer": _style_transfer}, names)
+
+
+def main(argv=None):
+    ap = parser(__doc__, WORKLOADS)
+    ap.add_argument("--before", help="an older rivulet src/ folder: a third worker, for before/after figures")
+    ap.add_argument("--busy", type=int, default=0, help="busy processes running during the timed rounds")
+    a = ap.parse_args(argv)
+    if a.child:
+        return child(a.child, a.names or list(WORKLOADS))
+    names = workload_names(a, WORKLOADS)
+    here = os.path.dirname(os.path.abspath(__file__))
+    workers = [Worker("rivulet", sys.executable, __file__, "rivulet", names,
+                      rivulet_env(os.path.join(here, "..", "src")))]
+    if a.before:
+        workers.append(Worker("before", sys.executable, __file__, "rivulet", names, rivulet_env(a.before)))
+    if a.tf:
+        workers.append(Worker("tensorflow", a.tf, __file__, "tensorflow", names))
+    got = {w.label: {} for w in workers}
+    load0 = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
+    try:
+        with busy(a.busy):
+            for _ in range(max(1, a.rounds)):
+                for w in workers:
+                    for n, ms in w.round().items():
+                        got[w.label].setdefault(n, []).append(ms)
+    finally:
+        close(workers)
+    load = f", {a.busy} busy processes" if a.busy else ""
+    print(f"one training step, ms (min of {max(1, a.rounds)} rounds{load}; load average {load0:.1f} at the start; "
+          f"wall / CPU)")
+    labels = [w.label for w in workers]
+    width = max(15, max(len(n) for n in names) + 1)
+    print(f"{'workload':{width}} " + " ".join(f"{lab:>17}" for lab in labels) + "   ratios to rivulet (wall, CPU)")
+    for n in names:
+        mine = got["rivulet"][n]
+        cells = [f"{min(r[0] for r in got[lab][n]):8.1f}/{min(r[1] for r in got[lab][n]):8.1f}" for lab in labels]
+        line = f"{n:{width}} " + " ".join(f"{c:>17}" for c in cells)
+        for lab in labels[1:]:
+            v = got[lab][n]
+            wall = min(r[0] for r in v) / min(r[0] for r in mine)
+            cpu = min(r[1] for r in v) / min(r[1] for r in mine)
+            line += (f"   {lab} {wall:.2f}x [{spread([r[0] for r in v], [r[0] for r in mine])}]"
+                     f" cpu {cpu:.2f}x")
+        print(line)
+
+
+if __name__ == "__main__":
+    main()
