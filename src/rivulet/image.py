@@ -15,6 +15,7 @@ from .ops.image_filters import sobel_edges, total_variation  # noqa: F401
 from .ops.image_more_ops import (per_image_standardization, psnr, ssim, adjust_gamma, rgb_to_yuv,  # noqa: F401
                                  yuv_to_rgb, rgb_to_yiq, yiq_to_rgb, image_gradients, transpose, extract_patches,
                                  crop_and_resize, non_max_suppression, non_max_suppression_with_scores,
-                                 non_max_suppression_padded, non_max_suppression_overlaps)
+                                 non_max_suppression_padded, non_max_suppression_overlaps,
+                                 combined_non_max_suppression, draw_bounding_boxes, ssim_multiscale)
 from .ops.codec_ops import (decode_and_crop_jpeg, decode_bmp, decode_gif, decode_image, decode_jpeg,  # noqa: F401
                             decode_png, encode_jpeg, encode_png, extract_jpeg_shape, is_jpeg)

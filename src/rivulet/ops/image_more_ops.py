@@ -490,3 +490,128 @@ def non_max_suppression_overlaps(overlaps, scores, max_output_size, overlap_thre
                                  score_threshold=float("-inf"), name=None):
     """non_max_suppression on a given [n, n] overlap matrix instead of boxes' IoU."""
     return _nms(overlaps, scores, max_output_size, overlap_threshold, score_threshold, overlaps=True)[0]
+
+
+# ---------------------------------------------------------------- combined_non_max_suppression
+def _combined_kernel(boxes, scores, max_per_class, max_total, iou_threshold, score_threshold, pad_per_class,
+                     clip_boxes):
+    batch, n, q, _ = boxes.shape
+    n_cls = scores.shape[2]
+    m_class, m_total = int(max_per_class), int(max_total)
+    size = min(m_total, m_class * n_cls) if pad_per_class else m_total
+    out_boxes = np.zeros((batch, size, 4), np.float32)
+    out_scores = np.zeros((batch, size), np.float32)
+    out_classes = np.zeros((batch, size), np.float32)
+    valid = np.zeros(batch, np.int32)
+    for b in range(batch):
+        cands = []
+        for c in range(n_cls):
+            bx = boxes[b, :, c if q > 1 else 0]
+            sel, sc = _greedy(_iou_matrix(bx), scores[b, :, c], m_class, float(iou_threshold),
+                              float(score_threshold), 0.0)
+            cands += [(s, c, i) for i, s in zip(sel, sc)]
+        cands.sort(key=lambda t: -t[0])  # stable: class order, then each class's selection order
+        cands = cands[:size]
+        for k, (s, c, i) in enumerate(cands):
+            box = boxes[b, i, c if q > 1 else 0].astype(np.float32)
+            out_boxes[b, k] = np.clip(box, 0, 1) if clip_boxes else box
+            out_scores[b, k] = s
+            out_classes[b, k] = c
+        valid[b] = len(cands)
+    return out_boxes, out_scores, out_classes, valid
+
+
+COMBINED_NMS = defop("CombinedNonMaxSuppression", _combined_kernel,
+                     lambda boxes, scores, m, t, i, s, pad_per_class, clip_boxes: [
+                         (TensorShape([boxes.shape[0], None, 4]), _dt.float32),
+                         (TensorShape([boxes.shape[0], None]), _dt.float32),
+                         (TensorShape([boxes.shape[0], None]), _dt.float32),
+                         (TensorShape([boxes.shape[0]]), _dt.int32)], num_outputs=4)
+
+
+def combined_non_max_suppression(boxes, scores, max_output_size_per_class, max_total_size, iou_threshold=0.5,
+                                 score_threshold=float("-inf"), pad_per_class=False, clip_boxes=True, name=None):
+    """Per batch item, NMS in each class (boxes [batch, n, q, 4], q = 1 shared or one per class; scores
+    [batch, n, classes]), then the best max_total_size over classes: (boxes, scores, classes, valid count),
+    zero-padded; boxes clipped to [0, 1] unless clip_boxes=False."""
+    out = bind(COMBINED_NMS, (to_tensor(boxes, _dt.float32), to_tensor(scores, _dt.float32),
+                              to_tensor(max_output_size_per_class, _dt.int32), to_tensor(max_total_size, _dt.int32),
+                              to_tensor(iou_threshold, _dt.float32), to_tensor(score_threshold, _dt.float32)),
+               {"pad_per_class": bool(pad_per_class), "clip_boxes": bool(clip_boxes)},
+               name=name or "CombinedNonMaxSuppression")
+    return tuple(out)
+
+
+# ---------------------------------------------------------------- draw_bounding_boxes
+def _draw_kernel(images, boxes, colors):
+    out = np.array(images, copy=True)
+    n, h, w, depth = out.shape
+    table = np.asarray(colors, np.float64).reshape(len(colors), -1) if np.size(colors) else np.asarray(
+        [[1, 1, 0, 1], [0, 0, 1, 1], [1, 0, 0, 1], [0, 1, 0, 1], [0.5, 0, 0.5, 1], [0.5, 0.5, 0, 1],
+         [0.5, 0, 0, 1], [0, 0, 0.5, 1], [0, 1, 1, 1], [1, 0, 1, 1]])
+    if table.shape[1] < depth:
+        raise InvalidArgumentError(f"colors must have at least {depth} channels, got {table.shape[1]}")
+    for b in range(n):
+        for k in range(boxes.shape[1]):
+            color = table[k % len(table), :depth].astype(out.dtype)
+            y0, x0, y1, x1 = (int(np.float32(v) * (d - 1)) for v, d in zip(boxes[b, k], (h, w, h, w)))
+            if y0 > y1 or x0 > x1 or y0 >= h or y1 < 0 or x0 >= w or x1 < 0:
+                continue  # inverted or outside the image: not drawn, as TensorFlow
+            cy0, cy1, cx0, cx1 = max(y0, 0), min(y1, h - 1), max(x0, 0), min(x1, w - 1)
+            if y0 >= 0:
+                out[b, y0, cx0:cx1 + 1] = color
+            if y1 < h:
+                out[b, y1, cx0:cx1 + 1] = color
+            if x0 >= 0:
+                out[b, cy0:cy1 + 1, x0] = color
+            if x1 < w:
+                out[b, cy0:cy1 + 1, x1] = color
+    return out
+
+
+DRAW_BOXES = defop("DrawBoundingBoxesV2", _draw_kernel, lambda images, boxes, colors: (images.shape, images.dtype),
+                   allowed=frozenset([_dt.float16, _dt.float32]))
+
+
+def draw_bounding_boxes(images, boxes, colors, name=None):
+    """The images with each box's outline ([y_min, x_min, y_max, x_max], normalised) drawn one pixel wide in the
+    colour colors[k % len(colors)] (later boxes over earlier ones)."""
+    x = to_tensor(images)
+    c = to_tensor(np.zeros((0, 4), np.float32) if colors is None else colors, _dt.float32)
+    return bind(DRAW_BOXES, (x, to_tensor(boxes, _dt.float32), c), name=name or "DrawBoundingBoxesV2")
+
+
+# ---------------------------------------------------------------- ssim_multiscale
+_MSSSIM_WEIGHTS = (0.0448, 0.2856, 0.3001, 0.2363, 0.1333)
+
+
+def ssim_multiscale(img1, img2, max_val, power_factors=_MSSSIM_WEIGHTS, filter_size=11, filter_sigma=1.5, k1=0.01,
+                    k2=0.03):
+    """Multi-scale SSIM: contrast-structure terms of each scale (2x2 average-pooled between scales, odd sizes
+    padded symmetrically) and the SSIM of the last, combined as a weighted geometric mean; the channels' mean."""
+    from .image_ops import convert_image_dtype
+    from .nn_ops import avg_pool2d, relu
+    x, y = to_tensor(img1), to_tensor(img2)
+    mv = convert_image_dtype(_m.cast(max_val, x.dtype), _dt.float32)
+    imgs = [convert_image_dtype(x, _dt.float32), convert_image_dtype(y, _dt.float32)]
+    head = _a.shape(imgs[0])[:-3]
+    mcs = []
+    ssim_pc = None
+    for k in range(len(power_factors)):
+        if k > 0:
+            tails = _a.shape(imgs[0])[-3:]
+            flat = [_a.reshape(v, _a.concat([[-1], tails], 0)) for v in imgs]
+            rem = np.asarray(static_value(tails)) % np.array([2, 2, 1]) if static_value(tails) is not None else None
+            if rem is None:
+                raise ValueError("rivulet's ssim_multiscale needs the image sizes known when traced")
+            if rem.any():
+                pads = [[0, 0], [0, int(rem[0])], [0, int(rem[1])], [0, 0]]
+                flat = [_a.pad(v, pads, mode="SYMMETRIC") for v in flat]
+            down = [avg_pool2d(v, [2, 2], [2, 2], "VALID") for v in flat]
+            imgs = [_a.reshape(v, _a.concat([head, _a.shape(v)[1:]], 0)) for v in down]
+        ssim_pc, cs = _ssim_per_channel(imgs[0], imgs[1], mv, filter_size, filter_sigma, k1, k2, False)
+        mcs.append(relu(cs))
+    mcs.pop()
+    stacked = _a.stack(mcs + [relu(ssim_pc)], axis=-1)
+    ms = _m.reduce_prod(_m.pow(stacked, to_tensor(np.asarray(power_factors, np.float32))), [-1])
+    return _m.reduce_mean(ms, [-1])
