@@ -242,10 +242,12 @@ class BundleReader:
         refuses to restore a value into a variable of another dtype: no silent cast)."""
         e = self._entry(key)
         if e.dtype is not dtype and e.dtype != "sliced":
-            have = e.dtype.name if isinstance(e.dtype, _dt.DType) else datatype_name(e.enum)
+            # (named as TensorFlow's RestoreV2 names them: float, double, half, bfloat16 ...)
+            have = datatype_name(e.dtype.as_datatype_enum if isinstance(e.dtype, _dt.DType) else e.enum)
             into = f" (restoring variable {variable})" if variable else ""
-            raise InvalidArgumentError(None, None, f"tensor_name = {key}; expected dtype {dtype.name} does not "
-                                       f"equal original dtype {have} in checkpoint {self.prefix!r}{into}")
+            raise InvalidArgumentError(None, None, f"tensor_name = {key}; expected dtype "
+                                       f"{datatype_name(dtype.as_datatype_enum)} does not equal original dtype "
+                                       f"{have} in checkpoint {self.prefix!r}{into}")
 
     def get_tensor(self, key):
         """The tensor stored under `key`, as a NumPy array (strings: an object array of bytes)."""

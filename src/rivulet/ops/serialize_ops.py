@@ -117,8 +117,8 @@ def parse_tensor_kernel(data, out_type):
         elif f in (5, 6, 7, 8, 9, 10, 11, 12, 13, 16, 17):
             typed.setdefault(f, []).append((w, v))
     if dtype != out_type.as_datatype_enum:
-        got = _dt._BY_ENUM[dtype].name if dtype in _dt._BY_ENUM else datatype_name(dtype)  # bfloat16 ...
-        raise InvalidArgumentError(f"Type mismatch between parsed tensor ({got}) and dtype ({out_type.name})")
+        raise InvalidArgumentError(f"Type mismatch between parsed tensor ({datatype_name(dtype)}) and dtype "
+                                   f"({datatype_name(out_type.as_datatype_enum)})")  # TF's names: float, double ...
     if any(d < 0 for d in dims):
         raise InvalidArgumentError("Could not parse `serialized` as TensorProto: negative dimension")
     if len(dims) > 64:
