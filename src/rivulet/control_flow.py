@@ -24,8 +24,10 @@ from .ops.control_ops import no_op, group, control_dependencies  # noqa: F401,E4
 TOPLEVEL += ["no_op", "group", "control_dependencies"]
 from .autodiff.api_extras import (inside_function, is_symbolic_tensor, get_current_name_scope,  # noqa: F401,E402
                                   guarantee_const, grad_pass_through, recompute_grad, hessians)
+from .autodiff.api_extras import AggregationMethod, required_space_to_batch_paddings  # noqa: F401,E402
 TOPLEVEL += ["inside_function", "is_symbolic_tensor", "get_current_name_scope", "guarantee_const",
-             "grad_pass_through", "recompute_grad", "hessians", "edit_distance"]
+             "grad_pass_through", "recompute_grad", "hessians", "edit_distance", "AggregationMethod",
+             "required_space_to_batch_paddings"]
 
 
 def edit_distance(hypothesis, truth, normalize=True, name="edit_distance"):

@@ -17,6 +17,8 @@ from .ops.nn_more_ops import (conv3d, conv3d_transpose, conv1d_transpose, conv_t
                               atrous_conv2d_transpose, max_pool_with_argmax, embedding_lookup_sparse,
                               batch_norm_with_global_normalization, collapse_repeated, isotonic_regression)
 
+from .autodiff.api_extras import (depthwise_conv2d_backprop_input,  # noqa: F401,E402
+                                  depthwise_conv2d_backprop_filter)
 from .ops.ctc_ops import (ctc_loss, ctc_greedy_decoder, ctc_beam_search_decoder,  # noqa: F401,E402
                           ctc_unique_labels)
 
