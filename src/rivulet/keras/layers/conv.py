@@ -53,8 +53,10 @@ class Conv2D(Layer):
         self.bias_initializer = initializers.get(bias_initializer)
         self.kernel_regularizer = regularizers.get(kernel_regularizer)
         self.bias_regularizer = regularizers.get(bias_regularizer)
-        if groups != 1:
-            raise ValueError("rivulet's Conv2D does not support grouped convolutions (groups != 1)")
+        self.groups = groups or 1
+        if filters % self.groups != 0:
+            raise ValueError("The number of filters must be evenly divisible by the number of groups. Received: "
+                             f"groups={self.groups}, filters={filters}")
 
     def build(self, input_shape):
         input_shape = tf.TensorShape(input_shape)
@@ -64,7 +66,11 @@ class Conv2D(Layer):
         channels = input_shape[-1]
         if channels is None:
             raise ValueError("The channel dimension of the inputs should be defined. Found `None`.")
-        self.kernel = self.add_weight("kernel", self.kernel_size + (channels, self.filters),
+        if channels % self.groups != 0:
+            raise ValueError("The number of input channels must be evenly divisible by the number of groups. "
+                             f"Received groups={self.groups}, but the input has {channels} channels (full input "
+                             f"shape is {input_shape}).")
+        self.kernel = self.add_weight("kernel", self.kernel_size + (channels // self.groups, self.filters),
                                       initializer=self.kernel_initializer, regularizer=self.kernel_regularizer)
         self.bias = self.add_weight("bias", (self.filters,), initializer=self.bias_initializer,
                                     regularizer=self.bias_regularizer) if self.use_bias else None
@@ -72,8 +78,13 @@ class Conv2D(Layer):
         self.built = True
 
     def call(self, inputs):
-        out = tf.nn.conv2d(inputs, self.kernel, strides=self.strides, padding=self._pad,
-                           dilations=self.dilation_rate)
+        if self.groups == 1:
+            out = tf.nn.conv2d(inputs, self.kernel, strides=self.strides, padding=self._pad,
+                               dilations=self.dilation_rate)
+        else:  # each group of input channels convolved with its filters / groups filters, concatenated
+            out = tf.concat([tf.nn.conv2d(x, k, strides=self.strides, padding=self._pad, dilations=self.dilation_rate)
+                             for x, k in zip(tf.split(inputs, self.groups, axis=-1),
+                                             tf.split(self.kernel, self.groups, axis=-1))], axis=-1)
         if self.bias is not None:
             out = tf.nn.bias_add(out, self.bias)
         if self._act is not None:
@@ -83,7 +94,7 @@ class Conv2D(Layer):
     def get_config(self):
         return {**super().get_config(), "filters": self.filters, "kernel_size": self.kernel_size,
                 "strides": self.strides, "padding": self.padding, "activation": activations.serialize(self.activation),
-                "use_bias": self.use_bias}
+                "use_bias": self.use_bias, **({"groups": self.groups} if self.groups != 1 else {})}
 
 
 class _Pooling2D(Layer):
