@@ -15,7 +15,8 @@ from .ops.array_more_ops import space_to_batch  # noqa: F401,E402
 from .ops.nn_more_ops import (conv3d, conv3d_transpose, conv1d_transpose, conv_transpose,  # noqa: F401,E402
                               atrous_conv2d,
                               atrous_conv2d_transpose, max_pool_with_argmax, embedding_lookup_sparse,
-                              batch_norm_with_global_normalization, collapse_repeated, isotonic_regression)
+                              batch_norm_with_global_normalization, collapse_repeated, isotonic_regression,
+                              dilation2d, erosion2d)
 
 from .autodiff.api_extras import (depthwise_conv2d_backprop_input,  # noqa: F401,E402
                                   depthwise_conv2d_backprop_filter)

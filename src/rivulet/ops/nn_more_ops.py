@@ -636,3 +636,92 @@ def isotonic_regression(inputs, decreasing=True, axis=-1, name=None):
         inv = list(np.argsort(perm))
         out, seg = _a.transpose(out, inv), _a.transpose(seg, inv)
     return out, seg
+
+
+# ---------------------------------------------------------------- dilation2d / erosion2d (grayscale morphology)
+def _dilation_taps(x, f, strides, rates, padding):
+    """(values [taps, n, oh, ow, c], tap index of each) of input + filter at every tap (-inf outside)."""
+    n, h, w, c = x.shape
+    kh, kw = f.shape[:2]
+    (oh, ow), pads = _conv_geometry((h, w), (kh, kw), strides, rates, padding)
+    (pt, _), (pl, _) = pads
+    vals = np.full((kh * kw, n, oh, ow, c), -np.inf, np.result_type(x, f))
+    for i in range(kh):
+        for j in range(kw):
+            rows = np.arange(oh) * strides[0] - pt + i * rates[0]
+            cols = np.arange(ow) * strides[1] - pl + j * rates[1]
+            ok = ((rows >= 0) & (rows < h))[:, None] & ((cols >= 0) & (cols < w))[None, :]
+            v = x[:, np.clip(rows, 0, h - 1)][:, :, np.clip(cols, 0, w - 1)] + f[i, j]
+            vals[i * kw + j] = np.where(ok[None, :, :, None], v, -np.inf)
+    return vals, (oh, ow), (pt, pl)
+
+
+def _dilation_kernel(x, f, strides, rates, padding):
+    vals, _, _ = _dilation_taps(x, f, strides, rates, padding)
+    return vals.max(axis=0).astype(x.dtype)
+
+
+def _dilation_grads(x, f, dy, strides, rates, padding):
+    vals, (oh, ow), (pt, pl) = _dilation_taps(x, f, strides, rates, padding)
+    best = np.argmax(vals, axis=0)  # the first maximal tap, as TensorFlow's kernel
+    kh, kw = f.shape[:2]
+    i, j = best // kw, best % kw
+    n, h, w, c = x.shape
+    rows = np.arange(oh)[None, :, None, None] * strides[0] - pt + i * rates[0]
+    cols = np.arange(ow)[None, None, :, None] * strides[1] - pl + j * rates[1]
+    bi = np.broadcast_to(np.arange(n)[:, None, None, None], best.shape)
+    ci = np.broadcast_to(np.arange(c)[None, None, None, :], best.shape)
+    gx = np.zeros(x.shape, dy.dtype)
+    np.add.at(gx, (bi, rows, cols, ci), dy)
+    gf = np.zeros(f.shape, dy.dtype)
+    np.add.at(gf, (i, j, ci), dy)
+    return gx, gf
+
+
+DILATION_GRADS = defop("_Dilation2DGrads", _dilation_grads,
+                       lambda x, f, dy, **a: [(x.shape, x.dtype), (f.shape, f.dtype)], num_outputs=2)
+
+
+def _dilation_infer(x, f, strides, rates, padding):
+    if x.shape.rank is None or f.shape.rank is None:
+        return TensorShape([None] * 4), x.dtype
+    n, h, w, c = x.shape.as_list()
+    kh, kw = f.shape.as_list()[:2]
+    oh = ow = None
+    if None not in (h, w, kh, kw):
+        (oh, ow), _ = _conv_geometry((h, w), (kh, kw), strides, rates, padding)
+    return TensorShape([n, oh, ow, c]), x.dtype
+
+
+DILATION2D = defop("Dilation2D", _dilation_kernel, _dilation_infer, same=2, allowed=frozenset(
+    [_dt.float16, _dt.float32, _dt.float64]),
+    grad=lambda op, dy: tuple(bind(DILATION_GRADS, (op.inputs[0], op.inputs[1], dy), op.attrs)))
+
+
+def _hw(v, what):
+    v = [int(t) for t in np.ravel(v)]
+    if len(v) == 4:
+        return (v[1], v[2])
+    if len(v) == 2:
+        return tuple(v)
+    if len(v) == 1:
+        return (v[0], v[0])
+    raise ValueError(f"{what} must have 1, 2 or 4 entries, got {v}")
+
+
+def dilation2d(input, filters, strides, padding, data_format="NHWC", dilations=None, name=None):  # noqa: A002
+    """Grayscale dilation: the max over the window of input + filters ([kh, kw, channels]), per channel."""
+    from ._rules import binary_args
+    if data_format != "NHWC":
+        raise ValueError(f"dilation2d supports NHWC only; got {data_format}")
+    x, f = binary_args(input, filters)
+    return bind(DILATION2D, (x, f), {"strides": _hw(strides, "strides"),
+                                     "rates": _hw([1] if dilations is None else dilations, "dilations"),
+                                     "padding": padding}, name=name or "Dilation2D")
+
+
+def erosion2d(value, filters, strides, padding, data_format="NHWC", dilations=None, name=None):
+    """Grayscale erosion: -dilation2d(-value, filters reversed in both spatial dimensions)."""
+    f = _a.reverse(to_tensor(filters), [0, 1])
+    return _m.negative(dilation2d(_m.negative(to_tensor(value)), f, strides, padding, data_format, dilations),
+                       name=name)
