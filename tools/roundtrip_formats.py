@@ -72,10 +72,10 @@ Deliberate differences (not reported as failures):
   implementations) sets its quiet bit; float_list cases are compared with the quieted value.
 - Outside the checked values, found while probing and left as they are: BytesList takes a str (UTF-8; TensorFlow
   2.21's protobuf raises TypeError), TFRecordWriter.write takes a string tensor (TF: TypeError),
-  parse_example([]) of an empty Python list parses nothing (TF: ValueError converting it to float32), error texts
-  name dtypes as rivulet does ('expected dtype float32', 'parsed tensor (float32)'; TF: 'float'), a loaded TF
-  function called with a tensor of another dtype raises ValueError (TF 2.21: TypeError; both refuse, neither
-  casts), and parse_example's batch errors lack TF's 'Name: <unknown>, ... Index: i' prefix.
+  parse_example([]) of an empty Python list parses nothing (TF: ValueError converting it to float32), and a
+  loaded TF function called with a tensor of another dtype raises ValueError (TF 2.21: TypeError; both refuse,
+  neither casts). (Error texts that named dtypes as rivulet does, 'float32' for TF's 'float', and parse_example's
+  batch errors without TF's 'Name: <unknown>, Key: k, Index: i.' were made TF's.)
 """
 import argparse
 import json
@@ -569,7 +569,8 @@ def write_example(side, d, cs):
             for name, dt, shape, seed in ex:  # one Example a case, holding its values flat as feature "x"
                 w.write(_example(tf, {"x": (make_value(dt, shape, seed), dt)}).SerializeToString())
             # one Example holding every case: parse_single_example's FixedLen feature per case
-            w.write(_example(tf, {n: (make_value(dt, shape, seed), dt) for n, dt, shape, seed in ex}).SerializeToString())
+            every = {n: (make_value(dt, shape, seed), dt) for n, dt, shape, seed in ex}
+            w.write(_example(tf, every).SerializeToString())
     # float_list's float32 as proto floats: NaN payloads must survive; float32 NaN -> python float -> float32
     # is exact on x86-64 (the quiet bit kept as it is)
 
@@ -694,7 +695,8 @@ def read_seqexample(side, d, cs):
                     rec, {"c": tf.io.FixedLenFeature(list(shape[1:]), tdt)},
                     {"s": tf.io.FixedLenSequenceFeature(list(shape[1:]), tdt), "missing": tf.io.FixedLenSequenceFeature(
                         [], tdt, allow_missing=True)})
-                for what, got, exp in (("context", ctx["c"], want[:1].reshape(shape[1:])), ("FixedLenSequence", seq["s"], want)):
+                for what, got, exp in (("context", ctx["c"], want[:1].reshape(shape[1:])),
+                                       ("FixedLenSequence", seq["s"], want)):
                     p = same(exp, side.numpy(got, dt), dt)
                     if p:
                         probs.append(what + ": " + p)
@@ -980,7 +982,8 @@ def run_mutations(tf_dir, fmt, n, seed, rivulet_python):
         "  p=line.rstrip('\\n'); t=time.time()\n"
         "  try: out=R.mutate_one(s,%r,p,1.0)\n"
         "  except MemoryError: out='MemoryError'\n"
-        "  except Exception as e: out='error '+type(e).__module__+'.'+type(e).__name__+': '+str(e)[:200].replace(chr(10),' ')\n"
+        "  except Exception as e:\n"
+        "    out='error '+type(e).__module__+'.'+type(e).__name__+': '+str(e)[:200].replace(chr(10),' ')\n"
         "  print(json.dumps([out,time.time()-t]),flush=True)\n" % fmt)
     proc = subprocess.Popen([rivulet_python, "-c", script], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                             text=True)

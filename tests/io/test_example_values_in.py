@@ -61,9 +61,11 @@ _TWO_BYTES = tf.train.Feature(bytes_list=tf.train.BytesList(value=[b"a", b"b"]))
     (False, _INTS, tf.io.FixedLenFeature([3], tf.int64),
      "Key: x.  Can't parse serialized Example: Some int64_list slice was not parsed."),
     (True, _INTS, tf.io.FixedLenFeature([3], tf.int64),
-     r"Name: <unknown>, Key: x, Index: 1.  Number of int64 values != expected.  Values size: 4 but output shape: \[3\]"),
+     r"Name: <unknown>, Key: x, Index: 1.  Number of int64 values != expected.  Values size: 4 but output "
+     r"shape: \[3\]"),
     (True, _TWO_BYTES, tf.io.FixedLenFeature([3], tf.string),
-     r"Name: <unknown>, Key: x, Index: 1.  Number of bytes values != expected.  Values size: 2 but output shape: \[3\]"),
+     r"Name: <unknown>, Key: x, Index: 1.  Number of bytes values != expected.  Values size: 2 but output "
+     r"shape: \[3\]"),
     (False, _TWO_BYTES, tf.io.FixedLenFeature([1], tf.string),
      "Key: x.  Can't parse serialized Example: Parsing bytes_list failed."),
     (True, _INTS, tf.io.FixedLenFeature([4], tf.float32),

@@ -38,7 +38,8 @@ def test_complex_values_in_their_typed_fields_keep_every_bit():
 def test_a_bfloat16_tensor_is_refused_naming_its_dtype():
     """rivulet has no bfloat16; TensorFlow's message names the parsed dtype 'bfloat16' (rivulet said '14')."""
     tf_bytes = b"\x08\x0e\x12\x04\x12\x02\x08\x01\x22\x02\xc0\x3f"  # tf.constant([1.5], tf.bfloat16)
-    with pytest.raises(InvalidArgumentError, match=r"Type mismatch between parsed tensor \(bfloat16\) and dtype \(float\)"):
+    with pytest.raises(InvalidArgumentError,
+                       match=r"Type mismatch between parsed tensor \(bfloat16\) and dtype \(float\)"):
         tf.io.parse_tensor(tf_bytes, tf.float32)
 
 

@@ -11,7 +11,8 @@ CASES = [  # (value, kwargs, TF's SerializeToString(), TF's str())
      'dtype: DT_FLOAT\ntensor_shape {\n}\nfloat_val: 1.5\n'),
     ([1.5, 2.0], {},
      b'\x08\x01\x12\x04\x12\x02\x08\x02"\x08\x00\x00\xc0?\x00\x00\x00@',
-     'dtype: DT_FLOAT\ntensor_shape {\n  dim {\n    size: 2\n  }\n}\ntensor_content: "\\000\\000\\300?\\000\\000\\000@"\n'),
+     'dtype: DT_FLOAT\ntensor_shape {\n  dim {\n    size: 2\n  }\n}\n'
+     'tensor_content: "\\000\\000\\300?\\000\\000\\000@"\n'),
     (np.array([1, 2], np.int8), {},
      b'\x08\x06\x12\x04\x12\x02\x08\x02"\x02\x01\x02',
      'dtype: DT_INT8\ntensor_shape {\n  dim {\n    size: 2\n  }\n}\ntensor_content: "\\001\\002"\n'),
@@ -29,7 +30,8 @@ CASES = [  # (value, kwargs, TF's SerializeToString(), TF's str())
      'dtype: DT_INT32\ntensor_shape {\n  dim {\n    size: 2\n  }\n  dim {\n    size: 2\n  }\n}\nint_val: 1\n'),
     (np.array([1 + 2j, 3], np.complex64), {},
      b'\x08\x08\x12\x04\x12\x02\x08\x02J\x10\x00\x00\x80?\x00\x00\x00@\x00\x00@@\x00\x00\x00\x00',
-     'dtype: DT_COMPLEX64\ntensor_shape {\n  dim {\n    size: 2\n  }\n}\nscomplex_val: 1\nscomplex_val: 2\nscomplex_val: 3\nscomplex_val: 0\n'),
+     'dtype: DT_COMPLEX64\ntensor_shape {\n  dim {\n    size: 2\n  }\n}\nscomplex_val: 1\n'
+     'scomplex_val: 2\nscomplex_val: 3\nscomplex_val: 0\n'),
     (np.array([True, False]), {},
      b'\x08\n\x12\x04\x12\x02\x08\x02Z\x02\x01\x00',
      'dtype: DT_BOOL\ntensor_shape {\n  dim {\n    size: 2\n  }\n}\nbool_val: true\nbool_val: false\n'),
@@ -47,7 +49,8 @@ CASES = [  # (value, kwargs, TF's SerializeToString(), TF's str())
      'dtype: DT_INT8\ntensor_shape {\n}\nint_val: -3\n'),
     (np.array([np.nan, -0.0], np.float32), {},
      b'\x08\x01\x12\x04\x12\x02\x08\x02"\x08\x00\x00\xc0\x7f\x00\x00\x00\x80',
-     'dtype: DT_FLOAT\ntensor_shape {\n  dim {\n    size: 2\n  }\n}\ntensor_content: "\\000\\000\\300\\177\\000\\000\\000\\200"\n'),
+     'dtype: DT_FLOAT\ntensor_shape {\n  dim {\n    size: 2\n  }\n}\n'
+     'tensor_content: "\\000\\000\\300\\177\\000\\000\\000\\200"\n'),
     (np.array([1.5], np.float64), {'dtype': 'float32'},
      b'\x08\x01\x12\x04\x12\x02\x08\x01*\x04\x00\x00\xc0?',
      'dtype: DT_FLOAT\ntensor_shape {\n  dim {\n    size: 1\n  }\n}\nfloat_val: 1.5\n'),
