@@ -24,3 +24,5 @@ from .efficientnet_v2 import (EfficientNetV2B0, EfficientNetV2B1, EfficientNetV2
                               EfficientNetV2L, EfficientNetV2M, EfficientNetV2S)
 from . import inception_resnet_v2  # noqa: F401,E402
 from .inception_resnet_v2 import InceptionResNetV2  # noqa: F401,E402
+from . import convnext  # noqa: F401,E402
+from .convnext import ConvNeXtBase, ConvNeXtLarge, ConvNeXtSmall, ConvNeXtTiny, ConvNeXtXLarge  # noqa: F401,E402
