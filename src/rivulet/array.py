@@ -30,7 +30,8 @@ from .ops.array_more_ops import (complex, ensure_shape, reverse_sequence, unrave
                                  space_to_batch, batch_to_space, identity_n, shape_n, is_tensor, get_static_value,
                                  parallel_stack, tuple_ as tuple)
 from .ops.string_ops import as_string  # noqa: F401,E402  (tf.as_string is tf.strings.as_string)
-TOPLEVEL += ["complex", "ensure_shape", "reverse_sequence", "unravel_index", "dynamic_partition", "dynamic_stitch",
+from .ops.indexed_slices import IndexedSlices  # noqa: F401,E402
+TOPLEVEL += ["IndexedSlices", "complex", "ensure_shape", "reverse_sequence", "unravel_index", "dynamic_partition", "dynamic_stitch",
              "histogram_fixed_width", "histogram_fixed_width_bins", "bitcast", "fingerprint", "timestamp",
              "space_to_batch_nd", "space_to_batch", "batch_to_space", "identity_n", "shape_n", "is_tensor",
              "get_static_value", "parallel_stack", "tuple", "as_string"]

@@ -424,7 +424,8 @@ def is_tensor(x):
     """Whether x is a tensor-like TensorFlow value: a Tensor, a SparseTensor or RaggedTensor, or a Variable."""
     if isinstance(x, Tensor) or isinstance(x, (composite.kind("sparse"), composite.kind("ragged"))):
         return True
-    return getattr(x, "_is_resource", False) or type(x).__name__ in ("Variable", "ResourceVariable")
+    return (getattr(x, "_is_resource", False) or getattr(x, "is_tensor_like", False) is True or
+            type(x).__name__ in ("Variable", "ResourceVariable"))
 
 
 def get_static_value(tensor, partial=False):
