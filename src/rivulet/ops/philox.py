@@ -179,18 +179,31 @@ def _block(keys, lo, hi, m, out):
 # Nondeterministic draws (no seed anywhere) need only uniformly random, independent words: TensorFlow runs
 # Philox under a random key for them, rivulet takes the words straight from a PCG64 generator seeded from OS
 # entropy, which makes them ~3x faster (the values' distributions are the same: the conversions below are).
-_ENTROPY_BITS = np.random.PCG64()
+# Each thread has a generator of its own (helper threads fill chunks of one draw in parallel).
+_ENTROPY_LOCAL = threading.local()
+
+
+def _entropy_bits():
+    bits = getattr(_ENTROPY_LOCAL, "bits", None)
+    if bits is None:
+        bits = _ENTROPY_LOCAL.bits = np.random.PCG64()  # seeded from OS entropy
+    return bits
 
 
 def entropy_key_counter():
     """A random (key, counter), for what must run Philox itself (truncated normals re-read their words)."""
-    k, c = (int(v) for v in _ENTROPY_BITS.random_raw(2) >> np.uint64(1))
+    k, c = (int(v) for v in _entropy_bits().random_raw(2) >> np.uint64(1))
     return k, c << 64
 
 
 def entropy_stream(ncalls):
     """`ncalls` calls' worth of random words (uint32), 4 a call, drawn from OS-seeded PCG64."""
-    return _ENTROPY_BITS.random_raw(2 * ncalls).view(np.uint32)
+    out = np.empty(2 * ncalls, np.uint64)
+
+    def body(i, j):
+        out[i:j] = _entropy_bits().random_raw(j - i)
+    chunked(2 * ncalls, 2 * _CHUNK, body)
+    return out.view(np.uint32)
 
 
 def words(key, counter, offsets):
@@ -493,7 +506,10 @@ def _mapped(key, counter, n, out, convert):
     by chunk while they are in cache. convert may change the words (scratch)."""
     ncalls = (n + 3) // 4
     if key is None:
-        convert(entropy_stream(ncalls)[:n], out)
+        def draw(i, j):
+            a, b = 4 * i, min(4 * j, n)
+            convert(_entropy_bits().random_raw(2 * (j - i)).view(np.uint32)[:b - a], out[a:b])
+        chunked(ncalls, _CHUNK, draw)
         return out
     keys = _round_keys(key)
     lo, hi = counter & 0xFFFFFFFFFFFFFFFF, (counter >> 64) & 0xFFFFFFFFFFFFFFFF
