@@ -115,4 +115,5 @@ def __getattr__(name):
         raise AttributeError(f"module 'rivulet' has no attribute '{name}'")
     m = _importlib.import_module(mod, __name__)
     globals()[name] = m
+    _composite.namespace_loaded()  # (Keras's TFOpLambda dispatch wraps its functions, once KerasTensors exist)
     return m

@@ -53,6 +53,20 @@ def register_fallback(claims, handler):
     _FALLBACK[0] = (claims, handler)
 
 
+_NAMESPACE_HOOKS = []  # called when the face loads a namespace on first use (tf.image, tf.signal ...)
+
+
+def register_namespace_hook(hook):
+    if hook not in _NAMESPACE_HOOKS:
+        _NAMESPACE_HOOKS.append(hook)
+
+
+def namespace_loaded():
+    """The face loaded a namespace (tf.image ...): the hooks wrap its functions as they wrapped the others'."""
+    for hook in _NAMESPACE_HOOKS:
+        hook()
+
+
 def register_loader(kind_name, loader):
     _LOADERS[kind_name] = loader
 

@@ -7,10 +7,11 @@ layer that replays the call: the layer is named after the function's public name
 reach them through the composite-tensor table (`rivulet.ops.composite`): a KerasTensor argument hands the call
 to `op_layer_call`, which records the node. Every other public function TensorFlow lets dispatch
 (`tf_op_lambda_names.py`: tf.math.argmax, tf.nn.softmax, tf.image.resize ...) is wrapped in the face's
-namespaces when Keras loads (`install_face_dispatch`): as TensorFlow's dispatcher, the wrapper calls the
-function and, only when it raised on a KerasTensor found anywhere in the arguments (positional, keyword,
-nested), records a TFOpLambda instead; eager calls pay no check. The layer's config names its function by
-its canonical name; loading looks the name up in rivulet's own namespaces (never evaluates it).
+namespaces when the first KerasTensor is made (`install_face_dispatch`): as TensorFlow's dispatcher, the
+wrapper calls the function and, only when it raised on a KerasTensor found anywhere in the arguments
+(positional, keyword, nested), records a TFOpLambda instead; eager calls pay no check, only the wrapper's
+call. The layer's config names its function by its canonical name; loading looks the name up in rivulet's
+own namespaces (never evaluates it).
 """
 import functools
 import inspect
@@ -146,17 +147,34 @@ _FACE = ("rivulet", "rivulet.math", "rivulet.nn", "rivulet.linalg", "rivulet.str
 _COMPOSITE_SYMBOL = {}  # composite table name ('add') -> canonical name ('math.add')
 
 
+def _loaded(path):
+    """The object at a public path in the namespaces already loaded, else None (loads nothing: the lazy
+    namespaces, tf.image, tf.signal, tf.ragged ..., get their wrappers when they load)."""
+    obj = tf
+    for part in path.split("."):
+        if not inspect.ismodule(obj):
+            return None
+        obj = vars(obj).get(part)
+        if obj is None:
+            return None
+    return obj
+
+
+_WRAPPERS = {}  # id(bare function) -> its dispatching wrapper
+
+
 def install_face_dispatch():
-    """Puts a dispatching wrapper in place of each function TensorFlow dispatches, in every face namespace that
-    holds it (tf.argmax and tf.math.argmax get the same wrapper); the functions the composite table already
-    wraps keep their wrapper, whose fallback (registered below) makes the layer."""
-    symbols = {}  # id(function) -> (function, canonical name)
+    """Puts a dispatching wrapper in place of each function TensorFlow dispatches, in every loaded face namespace
+    that holds it (tf.argmax and tf.math.argmax get the same wrapper); the functions the composite table already
+    wraps keep their wrapper, whose fallback (registered below) makes the layer. Run again when a namespace
+    loads later (the face's lazy loading calls `composite.namespace_loaded`)."""
+    symbols = {}  # id(bare function) -> (function, canonical name)
     for canonical, paths in _canonical_paths():
         for path in paths:
-            fn = _resolve(path)
+            fn = _loaded(path)
+            fn = getattr(fn, "__wrapped__", fn) if getattr(fn, "_keras_dispatch", None) is not None else fn
             if _is_function(fn) and id(fn) not in symbols:
                 symbols[id(fn)] = (fn, canonical)
-    wrapped = {}
     for mname in _FACE:
         mod = sys.modules.get(mname)
         if mod is None:
@@ -164,27 +182,16 @@ def install_face_dispatch():
         d = vars(mod)
         for attr, value in list(d.items()):
             entry = symbols.get(id(value))
-            if entry is None or entry[0] is not value or getattr(value, "_keras_dispatch", None) is not None:
+            if entry is None or entry[0] is not value:
                 continue
             name = getattr(value, "_composite_dispatch", None)
             if name is not None:
                 _COMPOSITE_SYMBOL.setdefault(name, entry[1])
                 continue
-            w = wrapped.get(id(value))
+            w = _WRAPPERS.get(id(value))
             if w is None:
-                w = wrapped[id(value)] = _dispatching(value, entry[1])
+                w = _WRAPPERS[id(value)] = _dispatching(value, entry[1])
             d[attr] = w
-    for canonical, paths in _canonical_paths():  # a name a namespace gives lazily (its __getattr__): set now
-        for path in paths:
-            parent, _, leaf = ("." + path).rpartition(".")
-            mod = _resolve(parent[1:]) if parent else tf
-            value = getattr(mod, leaf, None) if inspect.ismodule(mod) and mod.__name__ in _FACE else None
-            if value is not None and id(value) in wrapped:
-                setattr(mod, leaf, wrapped[id(value)])
-            elif value is not None and id(value) in symbols and getattr(value, "_keras_dispatch", None) is None \
-                    and getattr(value, "_composite_dispatch", None) is None:
-                w = wrapped[id(value)] = _dispatching(value, symbols[id(value)][1])
-                setattr(mod, leaf, w)
     _FUNCTIONS.clear()
 
 
@@ -405,4 +412,19 @@ KerasTensor.__array__ = _refuse_array  # an API that does not dispatch (tf.map_f
 KerasTensor.__len__ = _refuse_len
 KerasTensor.__iter__ = _iterate
 register_dispatch()
-install_face_dispatch()
+
+
+def _install_on_first_keras_tensor():
+    """The face's wrappers go in when the first KerasTensor is made (an Input): eager programs that load Keras
+    only for its losses, optimizers or subclassed models keep calling the bare functions."""
+    original = KerasTensor.__init__
+
+    def first_init(self, *args, **kwargs):
+        KerasTensor.__init__ = original
+        install_face_dispatch()
+        _composite.register_namespace_hook(install_face_dispatch)
+        original(self, *args, **kwargs)
+    KerasTensor.__init__ = first_init
+
+
+_install_on_first_keras_tensor()
