@@ -159,3 +159,15 @@ def test_apis_that_do_not_dispatch_refuse_keras_tensors():
     rows = list(tf.keras.Input(shape=(3,), batch_size=2))
     assert [r.shape.as_list() for r in rows] == [[3], [3]]
 
+
+
+def test_namespaces_loaded_on_first_use_dispatch_too():
+    img = tf.keras.Input(shape=(2, 2, 1))
+    small = tf.image.resize(img, (1, 1))
+    flipped = tf.image.flip_left_right(img)
+    model = tf.keras.Model(img, [small, flipped])
+    assert _op_names(model) == ["tf.image.resize", "tf.image.flip_left_right"]
+    x = np.array([[[[1.0], [2.0]], [[3.0], [4.0]]]], np.float32)  # TF 2.21: [2.5] and [2, 1, 4, 3]
+    s, f = model(x)
+    np.testing.assert_array_equal(s.numpy().ravel(), [2.5])
+    np.testing.assert_array_equal(f.numpy().ravel(), [2.0, 1.0, 4.0, 3.0])
