@@ -135,19 +135,27 @@ def bessel_i1(x):
 
 
 # ---------------------------------------------------------------- Bessel J / Y
-_GL_X, _GL_W = np.polynomial.legendre.leggauss(64)
 _CHUNK = 1 << 15
+_GL = []  # 64-point Gauss-Legendre nodes and weights, made on first use (numpy.polynomial loads slowly)
+
+
+def _gl():
+    if not _GL:
+        from numpy.polynomial.legendre import leggauss
+        _GL.extend(leggauss(64))
+    return _GL
 
 
 def _gauss(fn, a, b, x):
     """int_a^b fn(t, x) dt for each x (a, b arrays like x) by 64-point Gauss-Legendre, in chunks."""
+    nodes, weights = _gl()
     out = np.empty_like(x)
     for i in range(0, x.size, _CHUNK):
         sl = slice(i, i + _CHUNK)
         lo, hi = a[sl, None], b[sl, None]
         half = (hi - lo) / 2
-        t = lo + half * (_GL_X + 1)
-        out[sl] = (fn(t, x[sl, None]) @ _GL_W) * half[:, 0]
+        t = lo + half * (nodes + 1)
+        out[sl] = (fn(t, x[sl, None]) @ weights) * half[:, 0]
     return out
 
 
