@@ -205,3 +205,27 @@ def test_uniform_int_remainder_by_floor_division(dtype):
         assert got.dtype == np.dtype(dtype)
         assert got[:2000].view(u).tolist() == want
         assert np.array_equal(got.view(u), (bits % u((hi - lo) & mask) + u(lo & mask)).astype(u))
+
+
+def test_a_forked_child_draws_other_unseeded_words():
+    import os
+    if not hasattr(os, "fork"):
+        pytest.skip("no fork")
+    philox.entropy_stream(4)  # this thread's generator exists before the fork
+    r, w = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child: its next words, to the parent
+        try:
+            os.write(w, philox.entropy_stream(4).tobytes())
+        finally:
+            os._exit(0)
+    os.close(w)
+    child = b""
+    while len(child) < 64:
+        part = os.read(r, 64)
+        if not part:
+            break
+        child += part
+    os.close(r)
+    os.waitpid(pid, 0)
+    assert len(child) == 64 and child != philox.entropy_stream(4).tobytes()

@@ -190,6 +190,15 @@ def _entropy_bits():
     return bits
 
 
+def _forget_entropy():  # a forked child draws its own words, not its parent's next ones
+    global _ENTROPY_LOCAL
+    _ENTROPY_LOCAL = threading.local()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_forget_entropy)
+
+
 def entropy_key_counter():
     """A random (key, counter), for what must run Philox itself (truncated normals re-read their words)."""
     k, c = (int(v) for v in _entropy_bits().random_raw(2) >> np.uint64(1))
