@@ -181,3 +181,13 @@ def test_sampled_addmm():
     _, v, _ = tf.sparse.sampled_addmm(tf.constant([[[0, 1]], [[1, 0]]]), tf.constant([[1.0], [2.0]]),
                                       tf.constant([2, 2, 2]), tf.stack([m1, m1]), tf.stack([m2, 2 * m2]))
     assert v.numpy().tolist() == [[65.0], [280.0]]
+
+
+def test_mask_indexed_slices():
+    a = tf.IndexedSlices(tf.constant([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]]), tf.constant([12, 26, 37]),
+                         tf.constant([40, 2]))
+    m = tf.sparse.mask(a, [12, 45])
+    assert m.indices.numpy().tolist() == [26, 37] and m.values.numpy().tolist() == [[3.0, 4.0], [5.0, 6.0]]
+    assert m.dense_shape.numpy().tolist() == [40, 2]
+    m = tf.sparse.mask(tf.IndexedSlices(tf.constant([1.0, 2.0]), tf.constant([3, 3])), [3])
+    assert m.indices.numpy().tolist() == [] and m.values.numpy().tolist() == [] and m.dense_shape is None

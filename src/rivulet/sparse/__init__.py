@@ -4,6 +4,6 @@ from .ops import (to_dense, from_dense, reorder, retain, transpose, add, sparse_
                   reduce_sum, reduce_max, concat, map_values, slice, expand_dims, reshape)
 from .more_ops import (segment_sum, segment_mean, segment_sqrt_n, eye, reset_shape, to_indicator,  # noqa: F401
                        fill_empty_rows, softmax, maximum, minimum, split, bincount, cross, cross_hashed,
-                       sampled_addmm)
+                       sampled_addmm, mask)
 
 matmul = sparse_dense_matmul

@@ -617,3 +617,14 @@ def safe_embedding_lookup_sparse(embedding_weights, sparse_ids, sparse_weights=N
     if default_id is None:
         out = _a.where(_a.expand_dims(empty, 1), _a.zeros_like(out), out)
     return _a.identity(out, name=name) if name else out
+
+
+# ---------------------------------------------------------------- mask (IndexedSlices)
+def mask(a, mask_indices, name=None):
+    """The rows of the IndexedSlices `a` whose index is not in mask_indices (TensorFlow's setdiff1d order)."""
+    from ..ops.indexed_slices import IndexedSlices
+    keep = _m.logical_not(_m.reduce_any(_m.equal(_a.expand_dims(a.indices, 1),
+                                                 _a.expand_dims(convert_to_tensor(mask_indices,
+                                                                                  a.indices.dtype), 0)), axis=1))
+    pos = _a.reshape(_a.where(keep), [-1])
+    return IndexedSlices(_a.gather(a.values, pos), _a.gather(a.indices, pos), a.dense_shape)
