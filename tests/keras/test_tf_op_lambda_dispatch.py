@@ -114,8 +114,8 @@ def test_tf_keras_autolambda_models():
     assert _op_names(model) == ["tf.shape", "tf.__operators__.getitem", "tf.math.multiply", "tf.range",
                                 "tf.reshape", "tf.cast"]
     layers = {l["name"]: l for l in model.get_config()["layers"]}
-    assert layers["tf.reshape"]["inbound_nodes"] == [[["tf.range", 0, 0, {"shape": [
-        ["tf.__operators__.getitem", 0, 0], 2]}]]]
+    assert layers["tf.reshape"]["inbound_nodes"] == [["tf.range", 0, 0, {"shape": [
+        ["tf.__operators__.getitem", 0, 0], 2]}]]
 
 
 def test_save_and_load_model(tmp_path):
@@ -171,3 +171,21 @@ def test_namespaces_loaded_on_first_use_dispatch_too():
     s, f = model(x)
     np.testing.assert_array_equal(s.numpy().ravel(), [2.5])
     np.testing.assert_array_equal(f.numpy().ravel(), [2.0, 1.0, 4.0, 3.0])
+
+
+def test_op_layers_keep_their_input_structure_in_configs():
+    # tf_keras's test_stack_preserves_correct_shape: tf.stack([inp]) reloads as a stack of a one-element list
+    inp = tf.keras.Input(shape=(), dtype="float32")
+    model = tf.keras.Model(inp, tf.stack([inp]))
+    assert model.get_config()["layers"][1]["inbound_nodes"] == [[["input_1", 0, 0, {}]]]
+    x = tf.ones(shape=(4, 4))
+    again = tf.keras.Model.from_config(model.get_config())
+    assert again(x).shape == (1, 4, 4)
+    np.testing.assert_array_equal(again(x).numpy(), np.ones((1, 4, 4)))
+    # a value in the list that is no KerasTensor: ['_CONSTANT_VALUE', -1, value, kwargs]
+    a = tf.keras.Input(shape=(2,))
+    model = tf.keras.Model(a, tf.concat([a, tf.constant([[5.0, 6.0]])], axis=0))
+    assert model.get_config()["layers"][1]["inbound_nodes"] == [[
+        ["input_2", 0, 0, {"axis": 0}], ["_CONSTANT_VALUE", -1, [[5.0, 6.0]], {"axis": 0}]]]
+    again = tf.keras.Model.from_config(model.get_config())
+    np.testing.assert_array_equal(again(np.zeros((1, 2), np.float32)).numpy(), [[0.0, 0.0], [5.0, 6.0]])

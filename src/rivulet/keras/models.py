@@ -510,9 +510,11 @@ class Model(Trainer, Layer):
             inbound = []
             for node in self._nodes:
                 if node.layer is layer:
-                    hook = getattr(layer, "_call_kwargs_config", None)  # TFOpLambda: every argument
-                    kwargs = hook(node.kwargs, ref) if hook is not None else \
-                        {k: v for k, v in node.kwargs.items() if isinstance(v, (bool, int, float, str))}
+                    hook = getattr(layer, "_node_config", None)  # TFOpLambda: its call's structure and arguments
+                    if hook is not None:
+                        inbound.append(hook(node, ref))
+                        continue
+                    kwargs = {k: v for k, v in node.kwargs.items() if isinstance(v, (bool, int, float, str))}
                     inbound.append([ref(t) + [kwargs] for t in nest.flatten(node.inputs)
                                     if isinstance(t, KerasTensor)])
             entry["inbound_nodes"] = inbound
@@ -618,19 +620,21 @@ def _functional_from_config(cls, config, custom_objects, clone_layer=None):
         for layer, nodes in pending:
             while done[id(layer)] < len(nodes):
                 node = nodes[done[id(layer)]]
-                refs = node if node and isinstance(node[0], list) else [node]
-                keys = [(r[0], r[1], r[2]) for r in refs]
-                if not all(k in tensors for k in keys):
-                    break
-                kwargs = refs[0][3] if len(refs[0]) > 3 and isinstance(refs[0][3], dict) else {}
-                hook = getattr(layer, "_call_kwargs_from_config", None)  # TFOpLambda: KerasTensors among them
+                hook = getattr(layer, "_node_from_config", None)  # TFOpLambda: its call's structure and arguments
                 if hook is not None:
                     try:
-                        kwargs = hook(kwargs, tensors)
-                    except KeyError:  # a tensor they name is not computed yet
+                        inputs, kwargs = hook(node, tensors)
+                    except KeyError:  # a tensor it names is not computed yet
                         break
-                args = [tensors[k] for k in keys]
-                out = layer(args[0] if len(args) == 1 else args, **kwargs)
+                else:
+                    refs = node if node and isinstance(node[0], list) else [node]
+                    keys = [(r[0], r[1], r[2]) for r in refs]
+                    if not all(k in tensors for k in keys):
+                        break
+                    kwargs = refs[0][3] if len(refs[0]) > 3 and isinstance(refs[0][3], dict) else {}
+                    args = [tensors[k] for k in keys]
+                    inputs = args[0] if len(args) == 1 else args
+                out = layer(inputs, **kwargs)
                 for i, t in enumerate(nest.flatten(out)):
                     tensors[(layer.name, done[id(layer)] + first[id(layer)], i)] = t
                 done[id(layer)] += 1

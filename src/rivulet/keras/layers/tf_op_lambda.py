@@ -247,28 +247,55 @@ class TFOpLambda(Layer):
         return {"name": self.name, "trainable": self.trainable, "dtype": self.dtype, "function": self.symbol}
 
     @staticmethod
-    def _call_kwargs_config(kwargs, ref):
-        """The call's other arguments as tf_keras's node config writes them: a KerasTensor as its
-        [layer, node, tensor] reference, a tensor or array as a nested list, a dtype by name, tuples as lists;
-        an argument JSON cannot hold is left out."""
-        out = {}
-        for k, v in kwargs.items():
+    def _node_config(node, ref):
+        """One inbound node as tf_keras writes an op layer's (its input structure kept): the first argument's
+        structure, each KerasTensor in it [layer, node, tensor, kwargs] and any other value
+        ['_CONSTANT_VALUE', -1, value, kwargs]; in kwargs a KerasTensor is its [layer, node, tensor] reference,
+        a tensor or array a nested list, a dtype its name (an argument JSON cannot hold is left out)."""
+        kwargs = {}
+        for k, v in node.kwargs.items():
             try:
-                out[k] = _arg_config(v, ref)
+                kwargs[k] = _arg_config(v, ref)
             except TypeError:
                 continue
-        return out
+
+        def first(v):
+            if isinstance(v, KerasTensor):
+                return ref(v) + [kwargs]
+            if isinstance(v, (list, tuple)):
+                return [first(x) for x in v]
+            try:
+                return [_CONSTANT, -1, _arg_config(v, ref), kwargs]
+            except TypeError:
+                return [_CONSTANT, -1, None, kwargs]
+        return first(node.inputs)
 
     @staticmethod
-    def _call_kwargs_from_config(kwargs, tensors):
-        """The arguments back, each [layer, node, tensor] reference the KerasTensor it names (KeyError while
-        that one is not computed yet)."""
-        return {k: _arg_from_config(v, tensors) for k, v in kwargs.items()}
+    def _node_from_config(node, tensors):
+        """(first argument, kwargs) back from `_node_config`'s form (KeyError while a tensor it names is not
+        computed yet)."""
+        found = []
+
+        def first(v):
+            if isinstance(v, list) and len(v) in (3, 4) and isinstance(v[0], str) and type(v[1]) is int:
+                found.append(v[3] if len(v) == 4 and isinstance(v[3], dict) else {})
+                if v[0] == _CONSTANT:
+                    return v[2]
+                return tensors[(v[0], v[1], v[2])]
+            if isinstance(v, list):
+                return [first(x) for x in v]
+            return v
+        inputs = first(node)
+        kwargs = found[0] if found else {}
+        return inputs, {k: _arg_from_config(v, tensors) for k, v in kwargs.items()}
 
     @classmethod
     def from_config(cls, config, custom_objects=None):
         config = dict(config)
         return cls(config.pop("function"), **config)
+
+
+_CONSTANT = "_CONSTANT_VALUE"  # tf_keras's mark of a non-KerasTensor value in an op layer's input structure
 
 
 def _arg_config(v, ref):
