@@ -9,4 +9,5 @@ from ..formats.tfrecord import TFRecordOptions, TFRecordWriter, tf_record_iterat
 from ..ops.codec_ops import (decode_and_crop_jpeg, decode_bmp, decode_csv, decode_gif, decode_image,  # noqa: F401
                              decode_jpeg, decode_png, decode_raw, encode_jpeg, encode_png, extract_jpeg_shape,
                              is_jpeg, read_file, write_file)
+from .base64_ops import decode_base64, encode_base64  # noqa: F401,E402
 from . import gfile  # noqa: F401,E402
