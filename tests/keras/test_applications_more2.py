@@ -1,11 +1,13 @@
-"""tf.keras.applications EfficientNetB0-B7, EfficientNetV2, ResNetV2, DenseNet, Xception, MobileNetV3 and
-InceptionResNetV2: the architecture layer for layer (names, classes, output shapes, parameter counts recorded
+"""tf.keras.applications EfficientNetB0-B7, EfficientNetV2, ResNetV2, DenseNet, Xception, MobileNetV3,
+InceptionResNetV2, ConvNeXt and RegNet: the architecture layer for layer (names, classes, output shapes, parameter counts recorded
 from Keras's own builders, golden/applications_more2.json, with tf_keras 2.21's names where Keras 3 renamed a
 layer: DenseNet's conv1/conv, conv1/bn, conv1/relu; MobileNetV3, whose hard-swish tf_keras writes as operator
 layers, compared by its layers holding weights), the full models' parameter counts (tf_keras's applications
 table: EfficientNetB0 5.3M, ResNet50V2 25.6M, DenseNet121 8.1M, Xception 22.9M, InceptionResNetV2 55.9M,
 MobileNetV3Large 5.5M ...), weights read from h5 files in tf_keras's layout and the outputs they give (recorded
-from Keras with the same weights), the files weights='imagenet' fetches, preprocess_input and argument errors."""
+from Keras with the same weights), the files weights='imagenet' fetches, preprocess_input and argument errors;
+RegNet (which Keras 3 dropped) against the paper's models' parameter counts and tf_keras's layer names; grouped
+Conv2D (ConvNeXt's depthwise 7x7, RegNet's grouped 3x3)."""
 import json
 import os
 import re
@@ -124,7 +126,7 @@ def _write_weights(path, model):
             names = [w.name.encode() for w in layer.weights]
             g.attrs["weight_names"] = np.array(names) if names else np.array([], dtype="S1")
             for w in layer.weights:
-                values.append(_value(len(values), _kind(w), tuple(w.shape)))
+                values.append(_value(len(values), _kind(w), tuple(w.shape)).astype(w.dtype.as_numpy_dtype))
                 g.create_dataset(w.name, data=values[-1])
     return values
 
@@ -182,7 +184,10 @@ KA = "https://storage.googleapis.com/tensorflow/keras-applications/"
      "893217f2bb855e2983157299931e43ff"),
     ("InceptionResNetV2", {"include_top": False},
      KA + "inception_resnet_v2/inception_resnet_v2_weights_tf_dim_ordering_tf_kernels_notop.h5",
-     "d19885ff4a710c122648d3b5c3b684e4")])
+     "d19885ff4a710c122648d3b5c3b684e4"),
+    ("ConvNeXtTiny", {"include_top": False}, KA + "convnext/convnext_tiny_notop.h5",
+     "d547c096cabd03329d7be5562c5e14798aa39ed24b474157cef5e85ab9e49ef1"),
+    ("RegNetX002", {}, KA + "regnet/regnetx002.h5", "49fb46e56cde07fdaf57bffd851461a86548f6a3a4baef234dd37290b826c0b8")])
 def test_imagenet_weights_are_tf_keras_files(ctor, kwargs, url, file_hash, monkeypatch):
     from rivulet.keras import data_utils
     from rivulet.keras.models import Model
@@ -250,3 +255,42 @@ def test_transfer_learning_head_and_input_tensor():
     out = tf.keras.layers.Dense(2)(base.output)
     model = tf.keras.Model(inputs, out)
     assert model(np.zeros((2, 32, 32, 3), "float32")).shape == (2, 2)
+
+
+def test_regnet_architecture():
+    # trainable parameters of the RegNet paper's X-200MF / Y-200MF ImageNet models (2,684,792 and 3,162,996, as
+    # pycls/timm count them); BatchNormalization's moving statistics on top, as Keras counts
+    counts = []
+    for ctor in ("RegNetX002", "RegNetY002"):
+        model = _build(ctor)
+        counts.append((model.name, model.count_params(), sum(int(np.prod(w.shape)) for w in model.trainable_weights)))
+    assert counts == [("regnetx002", 2705640, 2684792), ("regnety002", 3183844, 3162996)]
+    model = _build("RegNetY002", input_shape=(32, 32, 3), classes=5)
+    names = [l.name for l in model.layers]
+    for name in ("regnety002_prestem_rescaling", "regnety002_stem_conv", "regnety002_stem_bn", "regnety002_stem_relu",
+                 "regnety002_Stage_0_YBlock_0_skip_1x1", "regnety002_Stage_0_YBlock_0_conv_3x3",
+                 "regnety002_Stage_0_YBlock_0_squeeze_and_excite_gap",
+                 "regnety002_Stage_3_YBlock_6_exit_relu"):
+        assert name in names
+    conv = model.get_layer("regnety002_Stage_3_YBlock_6_conv_3x3")
+    assert (conv.groups, tuple(conv.kernel.shape)) == (368 // 8, (3, 3, 8, 368))
+    # tf_keras's head: `{uid}_head_gap`, `{uid}head_dense`, and the logits (no classifier activation)
+    assert re.fullmatch(r"\d+_head_gap", names[-2]) and re.fullmatch(r"\d+head_dense", names[-1])
+    assert model.layers[-1].activation is tf.keras.activations.linear
+    assert model(np.zeros((1, 32, 32, 3), "float32")).shape == (1, 5)
+    assert A.regnet.preprocess_input is not None and A.regnet.preprocess_input(names) is names
+
+
+def test_grouped_conv2d():
+    x = np.sin(np.arange(2 * 5 * 5 * 4)).reshape(2, 5, 5, 4).astype("float32")
+    layer = tf.keras.layers.Conv2D(6, 3, groups=2, padding="same")
+    y = layer(x).numpy()
+    k, b = layer.kernel.numpy(), layer.bias.numpy()
+    assert k.shape == (3, 3, 2, 6) and layer.count_params() == 3 * 3 * 2 * 6 + 6
+    want = np.concatenate([tf.nn.conv2d(x[..., :2], k[..., :3], 1, "SAME").numpy(),
+                           tf.nn.conv2d(x[..., 2:], k[..., 3:], 1, "SAME").numpy()], -1) + b
+    np.testing.assert_allclose(y, want, rtol=1e-6, atol=1e-6)
+    with pytest.raises(ValueError, match="number of filters must be evenly divisible by the number of groups"):
+        tf.keras.layers.Conv2D(5, 3, groups=2)
+    with pytest.raises(ValueError, match="number of input channels must be evenly divisible"):
+        tf.keras.layers.Conv2D(6, 3, groups=3)(x)
