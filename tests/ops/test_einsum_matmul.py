@@ -91,3 +91,41 @@ def test_twin_gradient_complex_and_distinct_operands():
     ga, gb = tape.gradient(loss, [a, b])
     assert ga is not None and gb is not None
     np.testing.assert_allclose(ga.numpy() + gb.numpy(), expected, atol=2e-6)
+
+
+def _needs_onednn():
+    from rivulet.execute import onednn
+    if onednn.api() is None:
+        pytest.skip("oneDNN (the `onednn` extra) is not installed")
+
+
+@pytest.mark.parametrize("eq,sa,sb", [("bijc,bijd->bcd", (2, 100, 200, 16), (2, 100, 200, 16)),
+                                      ("bcd,bijd->bijc", (2, 16, 16), (2, 100, 200, 16)),
+                                      ("ij,jk->ik", (30000, 20), (20, 24)), ("ji,jk->ik", (30000, 20), (30000, 24))])
+def test_tall_float32_products_run_on_onednn(eq, sa, sb, monkeypatch):
+    _needs_onednn()
+    rng = np.random.default_rng(4)
+    a = rng.standard_normal(sa).astype(np.float32)
+    b = a if eq == "bijc,bijd->bcd" else rng.standard_normal(sb).astype(np.float32)
+    expected = np.einsum(eq, a.astype(np.float64), b.astype(np.float64))
+
+    def no_matmul(*args, **kwargs):
+        raise AssertionError("np.matmul ran")
+    monkeypatch.setattr(np, "matmul", no_matmul)
+    monkeypatch.setattr(np, "einsum", no_matmul)
+    got = tf.einsum(eq, tf.constant(a), tf.constant(b))
+    assert got.dtype == tf.float32 and got.shape.as_list() == list(expected.shape)
+    np.testing.assert_allclose(got.numpy(), expected, rtol=1e-4, atol=1e-4 * np.abs(expected).max())
+
+
+def test_tall_einsum_leaves_openblas_threads_alone():
+    _needs_onednn()
+    from rivulet.execute import blas_threads
+    def grams(x):
+        return tf.einsum("bijc,bijd->bcd", x, x), tf.einsum("bijc,bijd->bcd", tf.cast(x, tf.float64),
+                                                             tf.cast(x, tf.float64))
+    graph = tf.function(grams).get_concrete_function(tf.TensorSpec([1, 100, 200, 16], tf.float32)).graph
+    einsums = [op for op in graph.get_operations() if op.type == "Einsum"]
+    # the float32 Gram matrix runs on oneDNN and does not count; the float64 one is OpenBLAS's (20000x16x16)
+    assert blas_threads.largest_gemm(einsums[:1]) == 0
+    assert blas_threads.largest_gemm(einsums[1:]) == 20000 * 16 * 16

@@ -12,6 +12,8 @@ from ..core.op import COMPLEX, FLOATS, cpp_dtype_name, defop
 from ..core.tensor import EagerTensor, Tensor
 from ..core import context
 from ..errors import InvalidArgumentError, NotFoundError
+from ..execute import blas_threads as _blas_threads
+from ..execute import onednn as _onednn
 from ..shape import TensorShape
 from . import array_ops as _a
 from . import math_ops as _m
@@ -355,11 +357,72 @@ def _einsum_matmul(plan, a, b):
             return None
     if swap:
         a, sa, b, sb, free_a, free_b = b, sb, a, sa, free_b, free_a
-    y = np.matmul(_as_matrices(a, sa, batch, free_a, contracted, dims),
-                  _as_matrices(b, sb, batch, contracted, free_b, dims))
+    am = _as_matrices(a, sa, batch, free_a, contracted, dims)
+    bm = _as_matrices(b, sb, batch, contracted, free_b, dims)
+    y = _tall_on_onednn(am, bm) if am.dtype == np.float32 else None
+    if y is None:
+        y = np.matmul(am, bm)
     got = batch + free_a + free_b
     y = y.reshape([dims[c] for c in got])
     return y if got == out else np.transpose(y, [got.index(c) for c in out])
+
+
+# A product at least this many times longer along its contracted (or its rows) axis than along the others, of at
+# least _TALL_MIN_WORK multiply-adds, runs on oneDNN as a 1x1 convolution's filter gradient (A^T B: a Gram
+# matrix) or forward pass (A B: its gradient), where OpenBLAS's kernels are slow for such shapes and its threads
+# spin: the style transfer tutorial's 64x216064x64 Gram matrix took 12 ms of CPU time on OpenBLAS (one
+# thread; 100-210 on two, the machine loaded) and 10 on oneDNN, its 216064x64x64 gradient 25 against 11 ms.
+_TALL, _TALL_MIN_WORK = 16, 3_000_000
+
+
+def _tall_on_onednn(am, bm):
+    """am @ bm (float32 stacks) on oneDNN when that is a tall product (see _TALL), else None."""
+    nb, m, k = am.shape
+    n = bm.shape[2]
+    if m * n * k < _TALL_MIN_WORK or not _tall(m, k, n) or _onednn.api() is None:
+        return None
+    gram = k >= _TALL * max(m, n)
+    if gram and not (am.strides[1] == 4 and am.strides[2] == 4 * m and bm.strides[1:] == (4 * n, 4)):
+        return None  # A^T B wants both operands' rows contiguous (the views _as_matrices makes)
+    if not gram and am.strides[1:] != (4 * k, 4):
+        return None
+    pads, ys = ((0, 0), (0, 0)), []
+    try:
+        for i in range(nb):
+            if gram:  # am[i].T and bm[i]: C-contiguous [k, m] and [k, n], no copy
+                ys.append(_onednn.conv2d_backprop_filter(am[i].T.reshape(1, 1, k, m), (1, 1, m, n),
+                                                         bm[i].reshape(1, 1, k, n), (1, 1), (1, 1), pads))
+            else:
+                ys.append(_onednn.conv2d(am[i].reshape(1, 1, m, k), np.ascontiguousarray(bm[i]).reshape(1, 1, k, n),
+                                         (1, 1), (1, 1), pads))
+    except (ValueError, _onednn.Error):
+        return None
+    return ys[0].reshape(1, m, n) if nb == 1 else np.stack([v.reshape(m, n) for v in ys])
+
+
+def _tall(m, k, n):
+    return k >= _TALL * max(m, n) or m >= _TALL * max(k, n)
+
+
+def _tall_einsum(op):
+    """Whether an Einsum op is a float32 tall product (oneDNN runs it, as its own threads decide): it then does
+    not make its graph's OpenBLAS GEMMs big (execute/blas_threads.py)."""
+    if op.type != "Einsum" or len(op.inputs) != 2 or op.outputs[0].dtype != _dt.float32 or _onednn.api() is None:
+        return False
+    plan = _matmul_plan(op.attrs["equation"])
+    if plan is None:
+        return False
+    sa, sb, _, free_a, contracted, free_b, _, _ = plan
+    dims = {}
+    for sub, t in ((sa, op.inputs[0]), (sb, op.inputs[1])):
+        if t.shape.rank != len(sub) or not t.shape.is_fully_defined():
+            return False
+        dims.update(zip(sub, t.shape.as_list()))
+    m, k, n = (math.prod(dims[c] for c in g) for g in (free_a, contracted, free_b))
+    return m * n * k >= _TALL_MIN_WORK and (_tall(m, k, n) or _tall(n, k, m))
+
+
+_blas_threads.register_offload(_tall_einsum)
 
 
 def _einsum_kernel(*xs, equation):
