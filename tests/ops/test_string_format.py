@@ -1,5 +1,7 @@
 """tf.strings.format (StringFormat): tensors summarized as TensorFlow 2.21's print_v2 summary; outputs recorded
 from TensorFlow 2.21."""
+import sys
+
 import numpy as np
 import pytest
 
@@ -51,3 +53,15 @@ def test_format_errors():
         tf.strings.format("{} {}", tf.constant(1))
     with pytest.raises(TypeError, match="has no len"):
         tf.strings.format("{}", 5)
+
+
+def test_tf_print_summarizes_as_strings_format(capfd):
+    # one summary for both ops, as TensorFlow's PrintV2 and StringFormat share theirs: summarize=0 prints
+    # "[ ...]" (tf.print printed "[...]")
+    x = tf.reshape(tf.range(27), [3, 3, 3])
+    for value, summarize in ((tf.constant([1, 2, 3]), 0), (tf.zeros([2, 0]), 0), (x, 1), (x, -1)):
+        tf.print(value, summarize=summarize, output_stream=sys.stdout)
+        printed = capfd.readouterr().out
+        assert printed == tf.strings.format("{}", value, summarize=summarize).numpy().decode() + "\n"
+    tf.print(tf.constant([1, 2, 3]), summarize=0, output_stream=sys.stdout)
+    assert capfd.readouterr().out == "[ ...]\n"  # TF 2.21

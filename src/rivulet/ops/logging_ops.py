@@ -63,24 +63,31 @@ def _fmt_scalar(x):
 
 
 def format_value(v, summarize=3):
-    """A tensor's value as tf.print shows it; `summarize` elements at each end of every dimension
-    (-1: all of them)."""
+    """A tensor's value as tf.print and tf.strings.format show it (TensorFlow's print_v2 summary): `summarize`
+    elements at each end of every dimension (-1: all of them)."""
     a = np.asarray(v)
     if a.ndim == 0:
         return _fmt_scalar(a[()] if a.dtype != object else a.item())
-    return _fmt_array(a, summarize, 0)
+    ends = a.size if summarize < 0 else min(summarize, a.size)
+    return _summarize(a, ends, 0, a.ndim)
 
 
-def _fmt_array(a, summarize, depth):
+def _spacing(depth, ndim):
+    return " " if depth == ndim - 1 else "\n" * (ndim - depth - 1) + " " * (depth + 1)
+
+
+def _summarize(a, ends, depth, ndim):
+    """One dimension: `ends` entries at each end, then "..." after a spacing even when no entry precedes it
+    (a summary of 0 entries: `[ ...]`)."""
     n = a.shape[0]
-    if 0 <= summarize and n > 2 * summarize:
-        idx = list(range(summarize)) + [None] + list(range(n - summarize, n))
-    else:
-        idx = range(n)
-    if a.ndim == 1:
-        return "[" + " ".join("..." if i is None else _fmt_scalar(a[i]) for i in idx) + "]"
-    sep = "\n" * (a.ndim - 1) + " " * (depth + 1)
-    return "[" + sep.join("..." if i is None else _fmt_array(a[i], summarize, depth + 1) for i in idx) + "]"
+    sub = (lambda i: _fmt_scalar(a[i])) if a.ndim == 1 else (lambda i: _summarize(a[i], ends, depth + 1, ndim))
+    sp = _spacing(depth, ndim)
+    out = sp.join(sub(i) for i in range(min(ends, n)))
+    if n > 2 * ends:
+        out += sp + "..."
+    for i in range(max(ends, n - ends), n):
+        out += sp + sub(i)
+    return "[" + out + "]"
 
 
 # ----------------------------------------------------------------------------- tf.print

@@ -1,4 +1,5 @@
-"""tf.strings.format: the StringFormat op, tensors summarized in the template as tf.print shows them."""
+"""tf.strings.format: the StringFormat op, tensors summarized in the template as tf.print shows them
+(logging_ops.format_value, one summary for both)."""
 import numpy as np
 
 from .. import dtypes as _dt
@@ -6,40 +7,14 @@ from ..core.dispatch import bind
 from ..core.op import defop
 from ..shape import TensorShape
 from ._rules import to_tensor
-from .logging_ops import _fmt_scalar
-
-
-def _spacing(depth, ndim):
-    return " " if depth == ndim - 1 else "\n" * (ndim - depth - 1) + " " * (depth + 1)
-
-
-def _summarize(a, ends, depth, ndim):
-    """TensorFlow's print_v2 summary of one dimension: `ends` entries at each end, then "..." after a spacing
-    even when no entry precedes it (a summary of 0 entries)."""
-    n = a.shape[0]
-    sub = (lambda i: _fmt_scalar(a[i])) if a.ndim == 1 else (lambda i: _summarize(a[i], ends, depth + 1, ndim))
-    sp = _spacing(depth, ndim)
-    out = sp.join(sub(i) for i in range(min(ends, n)))
-    if n > 2 * ends:
-        out += sp + "..."
-    for i in range(max(ends, n - ends), n):
-        out += sp + sub(i)
-    return "[" + out + "]"
-
-
-def _format_tensor(v, summarize):
-    a = np.asarray(v)
-    if a.ndim == 0:
-        return _fmt_scalar(a[()] if a.dtype != object else a.item())
-    ends = a.size if summarize < 0 else min(summarize, a.size)
-    return _summarize(a, ends, 0, a.ndim)
+from .logging_ops import format_value
 
 
 def _string_format_kernel(*values, template, placeholder, summarize):
     parts = template.split(placeholder)
     out = [parts[0]]
     for v, rest in zip(values, parts[1:]):
-        out.append(_format_tensor(v, summarize))
+        out.append(format_value(v, summarize))
         out.append(rest)
     return np.array("".join(out).encode("utf-8", errors="surrogateescape"), dtype=object)
 
