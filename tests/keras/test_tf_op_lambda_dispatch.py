@@ -8,7 +8,7 @@ from rivulet.keras.layers.tf_op_lambda import TFOpLambda
 
 
 def _op_names(model):
-    return [l.name for l in model.layers if type(l).__name__ == "TFOpLambda"]
+    return [l.name for l in model.layers if isinstance(l, TFOpLambda)]
 
 
 def test_argmax_with_input_keyword_migrate_metrics_optimizers_guide(capsys):
@@ -189,3 +189,27 @@ def test_op_layers_keep_their_input_structure_in_configs():
         ["input_2", 0, 0, {"axis": 0}], ["_CONSTANT_VALUE", -1, [[5.0, 6.0]], {"axis": 0}]]]
     again = tf.keras.Model.from_config(model.get_config())
     np.testing.assert_array_equal(again(np.zeros((1, 2), np.float32)).numpy(), [[0.0, 0.0], [5.0, 6.0]])
+
+
+def test_slicing_op_lambda_as_tf_keras(capsys):
+    # tf_keras's test_getitem_slice_with_step_only: a KerasTensor inside a slice; x[...] is a SlicingOpLambda
+    # whose config writes slices as dicts and Ellipsis as {'class_name': '__ellipsis__'}
+    inp = tf.keras.Input(shape=(8,))
+    slice_step = tf.keras.Input(shape=(), dtype="int32")
+    out = inp[..., ::slice_step[0]]
+    model = tf.keras.Model(inputs=[inp, slice_step], outputs=out)
+    assert [type(l).__name__ for l in model.layers[2:]] == ["SlicingOpLambda", "SlicingOpLambda"]
+    assert "tf.__operators__.getitem" in [l.name for l in model.layers]
+    layers = {l["name"]: l for l in model.get_config()["layers"]}
+    assert layers["tf.__operators__.getitem_1"]["class_name"] == "SlicingOpLambda"
+    assert layers["tf.__operators__.getitem_1"]["inbound_nodes"] == [["input_1", 0, 0, {"slice_spec": [
+        {"class_name": "__ellipsis__"}, {"start": None, "stop": None, "step": ["tf.__operators__.getitem", 0, 0]}]}]]
+    x = np.stack([np.arange(8, dtype=np.float32)] * 7)
+    args = [x, np.full((7,), 3, np.int32)]
+    expected = np.stack([np.arange(8, dtype=np.float32)[::3]] * 7)
+    np.testing.assert_array_equal(model(args).numpy(), expected)
+    again = tf.keras.Model.from_config(model.get_config())
+    np.testing.assert_array_equal(again(args).numpy(), expected)
+    tf.keras.Model(inp, inp[:, 1:]).summary()
+    summary = capsys.readouterr().out
+    assert " tf.__operators__.getitem_2  (None, 7)                 0         \n  (SlicingOpLambda)" in summary

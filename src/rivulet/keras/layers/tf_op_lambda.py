@@ -49,8 +49,11 @@ def public_name(op_name):
     return f"math.{op_name}"
 
 
-def _getitem(tensor, key):
-    return tensor[key]
+def _getitem(tensor, slice_spec):
+    """tensor[slice_spec] (TensorFlow's parameter name); a list spec from a config is a tuple of dimensions."""
+    if isinstance(slice_spec, list):
+        slice_spec = tuple(slice_spec)
+    return tensor[slice_spec]
 
 
 _OPERATORS = {"__operators__.add": tf.math.add, "__operators__.getitem": _getitem}
@@ -289,6 +292,19 @@ class TFOpLambda(Layer):
         kwargs = found[0] if found else {}
         return inputs, {k: _arg_from_config(v, tensors) for k, v in kwargs.items()}
 
+
+class SlicingOpLambda(TFOpLambda):
+    """`x[...]` on a KerasTensor (tf_keras's layer for tf.__operators__.getitem): its config writes each slice
+    as {'start', 'stop', 'step'} and an Ellipsis as {'class_name': '__ellipsis__'}."""
+
+    @staticmethod
+    def _node_from_config(node, tensors):
+        inputs, kwargs = TFOpLambda._node_from_config(node, tensors)  # (the slices stay dicts until called)
+        return inputs, {k: _ellipsis_back(v) for k, v in kwargs.items()}
+
+    def _invoke(self, args, kwargs):
+        return super()._invoke(tuple(_slices_back(a) for a in args), {k: _slices_back(v) for k, v in kwargs.items()})
+
     @classmethod
     def from_config(cls, config, custom_objects=None):
         config = dict(config)
@@ -305,6 +321,11 @@ def _arg_config(v, ref):
         return v
     if isinstance(v, (list, tuple)):
         return [_arg_config(x, ref) for x in v]
+    if isinstance(v, slice):
+        return {"start": _arg_config(v.start, ref), "stop": _arg_config(v.stop, ref),
+                "step": _arg_config(v.step, ref)}
+    if v is Ellipsis:
+        return {"class_name": "__ellipsis__"}
     if isinstance(v, dict):
         return {str(k): _arg_config(x, ref) for k, x in v.items()}
     if isinstance(v, tf.DType):
@@ -316,6 +337,25 @@ def _arg_config(v, ref):
     if hasattr(v, "tolist") and hasattr(v, "dtype"):  # NumPy arrays and scalars
         return v.tolist()
     raise TypeError(f"not JSON-serializable: {type(v).__name__}")
+
+
+def _slices_back(v):
+    """tf_keras's slice dicts back to slices (in a list too), its Ellipsis mark back to Ellipsis."""
+    if isinstance(v, dict) and set(v) == {"start", "stop", "step"}:
+        return slice(v["start"], v["stop"], v["step"])
+    if isinstance(v, dict) and v == {"class_name": "__ellipsis__"}:
+        return Ellipsis
+    if isinstance(v, (list, tuple)):
+        return type(v)(_slices_back(x) for x in v)
+    return v
+
+
+def _ellipsis_back(v):
+    if isinstance(v, dict) and v == {"class_name": "__ellipsis__"}:
+        return Ellipsis
+    if isinstance(v, list):
+        return [_ellipsis_back(x) for x in v]
+    return v
 
 
 def _is_ref(v):
@@ -333,7 +373,7 @@ def _arg_from_config(v, tensors):
     return v
 
 
-def op_layer_call(symbol, fn, *args, **kwargs):
+def op_layer_call(symbol, fn, *args, _layer_class=None, **kwargs):
     """fn(*args, **kwargs) with KerasTensors among the arguments: a new TFOpLambda's output KerasTensor(s).
     As tf_keras records the call, the first argument is the node's input and every other one a keyword
     argument (`tf.math.multiply(x, 0.5)` -> input x, {'y': 0.5}), so a model's config keeps them."""
@@ -341,7 +381,7 @@ def op_layer_call(symbol, fn, *args, **kwargs):
         params = inspect.signature(fn).parameters
         bound = inspect.signature(fn).bind(*args, **kwargs)
     except (TypeError, ValueError):
-        return TFOpLambda(fn, symbol=symbol)(*args, **kwargs)
+        return (_layer_class or TFOpLambda)(fn, symbol=symbol)(*args, **kwargs)
     if all(params[n].kind is inspect.Parameter.POSITIONAL_OR_KEYWORD for n in bound.arguments):
         # The node's input: the first argument holding a KerasTensor (`2 * x` is multiply(2, x): input x,
         # {'x': 2}); the call is replayed by binding it to the first parameter the keywords leave free.
@@ -349,8 +389,8 @@ def op_layer_call(symbol, fn, *args, **kwargs):
                       if any(isinstance(t, KerasTensor) for t in nest.flatten(bound.arguments[n]))), None)
         if first is not None:
             rest = {n: v for n, v in bound.arguments.items() if n != first}
-            return TFOpLambda(fn, symbol=symbol)(bound.arguments[first], **rest)
-    return TFOpLambda(fn, symbol=symbol)(*bound.args, **bound.kwargs)
+            return (_layer_class or TFOpLambda)(fn, symbol=symbol)(bound.arguments[first], **rest)
+    return (_layer_class or TFOpLambda)(fn, symbol=symbol)(*bound.args, **bound.kwargs)
 
 
 def _table_handler(op_name):
@@ -373,6 +413,19 @@ def _binary(symbol, fn, reflected=False):
     def op(self, other):
         return op_layer_call(symbol, fn, other, self) if reflected else op_layer_call(symbol, fn, self, other)
     return op
+
+
+def _slice_to_dict(x):
+    return {"start": x.start, "stop": x.stop, "step": x.step} if isinstance(x, slice) else x
+
+
+def _slicing(self, slice_spec):
+    """x[...]: a SlicingOpLambda; as tf_keras, slices travel as dicts (KerasTensors in them are arguments too)."""
+    if isinstance(slice_spec, (list, tuple)):
+        slice_spec = type(slice_spec)(_slice_to_dict(x) for x in slice_spec)
+    else:
+        slice_spec = _slice_to_dict(slice_spec)
+    return op_layer_call("__operators__.getitem", _getitem, self, slice_spec, _layer_class=SlicingOpLambda)
 
 
 def _unary(symbol, fn):
@@ -399,7 +452,7 @@ def install_operators(cls):
     cls.__neg__ = _unary("math.negative", m.negative)
     cls.__abs__ = _unary("math.abs", m.abs)
     cls.__invert__ = _unary("math.logical_not", m.logical_not)
-    cls.__getitem__ = _binary("__operators__.getitem", _getitem)
+    cls.__getitem__ = _slicing
     cls.__array_ufunc__ = None  # NumPy scalars and arrays defer to the reflected operators
 
 
