@@ -115,7 +115,7 @@ def _box_muller32_by_definition(x0, x1):
     for name, (keys, deltas, _) in philox._fixups().items():
         rows = []
         for d in deltas:
-            t = np.zeros(1 << 23, np.int32)
+            t = np.zeros(1 << 23, np.int8)
             t[keys] = d
             rows.append(t)
         dense[name] = rows
@@ -130,8 +130,8 @@ def _box_muller32_by_definition(x0, x1):
 
 
 def test_box_muller32_over_every_input():
-    # every one of the 2**23 values of each word's 23 bits (u1's and the angle's), in two pairings: the angle
-    # addition sin/cos and the bitmap-tested fixups give the definition's bits everywhere
+    # every one of the 2**23 values of each word's 23 bits (u1's and the angle's): the angle addition sin/cos
+    # and the bitmap-tested fixups give the definition's bits everywhere
     rng = np.random.default_rng(7)
     k = np.arange(1 << 23, dtype=np.uint32)
     a = k | (rng.integers(0, 512, k.size, dtype=np.uint32) << np.uint32(23))
@@ -140,10 +140,11 @@ def test_box_muller32_over_every_input():
     got = philox.box_muller32(a, b)
     for g, w in zip(got, want):
         assert g.dtype == np.float32 and np.array_equal(g.view(np.int32), w.view(np.int32))
-    # the other pairing, into strided outputs as normal() passes them
-    out = np.empty((k.size, 2), np.float32)
-    philox.box_muller32(b, a, out[:, 0], out[:, 1])
-    want = _box_muller32_by_definition(b, a)
+    # into strided outputs, as normal() passes them
+    a, b = b[:70001], a[:70001]
+    out = np.empty((a.size, 2), np.float32)
+    philox.box_muller32(a, b, out[:, 0], out[:, 1])
+    want = _box_muller32_by_definition(a, b)
     assert np.array_equal(out[:, 0].view(np.int32), want[0].view(np.int32))
     assert np.array_equal(out[:, 1].view(np.int32), want[1].view(np.int32))
 
