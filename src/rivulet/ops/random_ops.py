@@ -230,7 +230,8 @@ def _normal_kernel_of(name, draw):
         n = int(np.prod(dims, dtype=np.int64))
         key, counter = reserve(_kernel_id(name, mean.dtype, seed, seed2, stream), seed, seed2, n)
         z = draw(key, counter, n, mean.dtype).reshape(dims)
-        if np.ndim(stddev) == 0 == np.ndim(mean) and stddev == 1 and mean == 0:  # z * 1 + 0 is z (never -0.0)
+        # z * 1 + 0 is z: the draws are never -0.0 (a float16 one can be: tiny values round to zero)
+        if np.ndim(stddev) == 0 == np.ndim(mean) and stddev == 1 and mean == 0 and z.dtype != np.float16:
             return z
         return z * stddev + mean
     return kernel
