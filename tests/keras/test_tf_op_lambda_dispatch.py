@@ -213,3 +213,16 @@ def test_slicing_op_lambda_as_tf_keras(capsys):
     tf.keras.Model(inp, inp[:, 1:]).summary()
     summary = capsys.readouterr().out
     assert " tf.__operators__.getitem_2  (None, 7)                 0         \n  (SlicingOpLambda)" in summary
+
+
+def test_shape_values_are_inferred_as_tf_keras():
+    # tf_keras's _shape_op_inference / _shape_op_known_batch_size: an int32 output of rank 0 or 1 keeps the
+    # entries shape inference knows, so tf.ones(tf.shape(inputs)) has the input's shape
+    inputs = tf.keras.Input(shape=(10,))
+    x = tf.ones(tf.shape(inputs))
+    assert x.shape.as_list() == [None, 10]
+    model = _fit_and_reload(tf.keras.Model(inputs, tf.keras.layers.Dense(10)(x)))
+    assert _op_names(model) == ["tf.shape", "tf.ones"]
+    inputs = tf.keras.Input(batch_size=2, shape=(10,))
+    assert tf.ones(tf.shape(inputs)).shape.as_list() == [2, 10]
+    assert tf.zeros(tf.shape(inputs)[0]).shape.as_list() == [2]

@@ -84,6 +84,10 @@ def call_symbolic(layer, inputs, args, kwargs):
 
 
 def _placeholder(g, kt):
+    value = getattr(kt, "_inferred_value", None)
+    if value is not None:  # a shape-like int32 output: its known entries stay known (tf_keras's inferred_value)
+        shape = tf.shape(g.placeholder(tf.int32, tf.TensorShape(value), name="input"))
+        return shape[0] if kt.shape.rank == 0 else shape
     if kt._spec is not None:  # a composite input: placeholders for its components, rebuilt by its spec
         return kt._spec._from_components([g.placeholder(c.dtype, c.shape, name="input")
                                           for c in kt._spec._component_specs])
@@ -116,7 +120,24 @@ def _keras_tensor(t, node):
     if spec is not None:
         shape, dtype = _spec_shape_dtype(spec)
         return KerasTensor(shape, dtype, node, spec=spec)
-    return KerasTensor(t.shape, t.dtype, node)
+    kt = KerasTensor(t.shape, t.dtype, node)
+    kt._inferred_value = _inferred_value(t)
+    return kt
+
+
+def _inferred_value(t):
+    """As tf_keras: an int32 tensor of rank 0 or 1 may hold a shape; the entries the scratch graph's shape
+    inference knows (`tf.ones(shape=t).shape`: [None, 10] for tf.shape of a (None, 10) input) are kept."""
+    if t.dtype != tf.int32 or t.shape.rank is None or t.shape.rank > 1 or not hasattr(t, "graph"):
+        return None
+    if t.shape.rank == 1 and (t.shape[0] is None or t.shape[0] > 254):
+        return None
+    try:
+        with t.graph.as_default():
+            dims = tf.ones(shape=t).shape
+    except (TypeError, ValueError, tf.errors.InvalidArgumentError):
+        return None
+    return dims.as_list() if dims.rank else None
 
 
 class InputLayer(Layer):
