@@ -226,3 +226,16 @@ def test_shape_values_are_inferred_as_tf_keras():
     inputs = tf.keras.Input(batch_size=2, shape=(10,))
     assert tf.ones(tf.shape(inputs)).shape.as_list() == [2, 10]
     assert tf.zeros(tf.shape(inputs)[0]).shape.as_list() == [2]
+
+
+def test_variables_in_an_op_layer_warn_once(capsys):
+    # tf_keras's TFOpLambda._check_variables: a variable the layer does not track is warned about, once
+    v = tf.Variable(2.0)
+    x = tf.keras.Input(shape=(3,))
+    model = tf.keras.Model(x, x * v)
+    np.testing.assert_array_equal(model(np.ones((1, 3), np.float32)).numpy(), [[2.0, 2.0, 2.0]])
+    err = capsys.readouterr().err
+    assert err.count("WARNING:tensorflow:The following Variables were used in a Lambda layer's call "
+                     "(tf.math.multiply), but are not present in its tracked objects:   <tf.Variable 'Variable:0' "
+                     "shape=() dtype=float32>. This is a strong indication that the Lambda layer should be "
+                     "rewritten as a subclassed Layer.") == 1

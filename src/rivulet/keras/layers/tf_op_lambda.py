@@ -216,6 +216,7 @@ class TFOpLambda(Layer):
         kwargs.pop("symbol", None)
         super().__init__(**kwargs)
         self.function, self.symbol = function, symbol
+        self._already_warned = False
         self.built = True
 
     def __call__(self, *args, **kwargs):
@@ -231,7 +232,24 @@ class TFOpLambda(Layer):
     def call(self, *args, **kwargs):
         return self._invoke(args, kwargs)
 
+    def _check_variables(self, args, kwargs):
+        """tf_keras's warning, once per layer, when the call reads variables the layer does not track (here: the
+        variables among its arguments)."""
+        used = [v for v in nest.flatten([list(args), dict(kwargs)]) if isinstance(v, tf.Variable)]
+        if used:
+            variable_str = "\n".join(f"  {v}" for v in used)
+            tf.get_logger().warning(
+                f"The following Variables were used in a Lambda layer's call ({self.name}), but are not present in "
+                f"its tracked objects: {variable_str}. This is a strong indication that the Lambda layer should "
+                "be rewritten as a subclassed Layer.")
+            self._already_warned = True
+
     def _invoke(self, args, kwargs):
+        if not self._already_warned:
+            self._check_variables(args, kwargs)
+        return self._call(args, kwargs)
+
+    def _call(self, args, kwargs):
         """function(*args, **kwargs); when the keywords already name the leading parameters (`{'x': 2}` of
         `2 * x`), the positional values fill the parameters left free, in order."""
         if args and kwargs:
