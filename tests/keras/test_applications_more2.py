@@ -21,7 +21,7 @@ A = tf.keras.applications
 GOLDEN = json.load(open(os.path.join(os.path.dirname(__file__), "golden", "applications_more2.json")))
 AUTO = re.compile(r"^(rescaling|normalization|conv2d|batch_normalization|activation|max_pooling2d|add|"
                   r"average_pooling2d|concatenate|zero_padding2d|global_\w+_pooling2d|flatten|"
-                  r"custom_scale_layer|layer_normalization)(_\d+)?$")  # default names: numbered by the session's counters
+                  r"custom_scale_layer|layer_normalization|cropping2d)(_\d+)?$")  # default names: numbered by the session's counters
 
 
 def _kwargs(kwargs):
@@ -201,6 +201,24 @@ def test_imagenet_weights_are_tf_keras_files(ctor, kwargs, url, file_hash, monke
     if ctor.startswith("EfficientNetB"):  # tf_keras's extra 1/sqrt(std) for the ImageNet weights
         assert [type(l).__name__ for l in model.layers[1:4]] == ["Rescaling", "Normalization", "TFOpLambda"]
         assert model.layers[3].name.startswith("tf.math.multiply")
+
+
+def test_nasnet_imagenet_weights_and_counts(monkeypatch):
+    from rivulet.keras import data_utils
+    from rivulet.keras.models import Model
+    fetched = []
+    monkeypatch.setattr(data_utils, "get_file", lambda *a, **k: fetched.append((a, k)) or "/cache/" + a[0])
+    monkeypatch.setattr(Model, "load_weights", lambda self, path, **k: None)
+    model = A.NASNetMobile(include_top=False, input_shape=(224, 224, 3))
+    assert fetched == [(("nasnet_mobile_no_top.h5", KA + "nasnet/NASNet-mobile-no-top.h5"),
+                        {"cache_subdir": "models", "file_hash": "1ed92395b5b598bdda52abe5c0dbfd63"})]
+    # tf_keras's table: NASNetMobile 5.3M (5,326,716 with the top), NASNetLarge 88.9M (84,916,818 without it)
+    assert model.count_params() == 5326716 - (1056 * 1000 + 1000)
+    full = A.NASNetMobile(weights=None)
+    assert [full.name, full.count_params(), len(full.layers)] == GOLDEN["params"]["NASNetMobile"][:3]
+    with pytest.raises(ValueError, match="input_shape argument must be static"):
+        A.NASNetLarge(include_top=False, input_shape=(None, None, 3))
+    np.testing.assert_allclose(A.nasnet.preprocess_input(np.array([0., 127.5, 255.], "float32")), [-1., 0., 1.])
 
 
 def test_efficientnet_imagenet_input_scaling(monkeypatch):

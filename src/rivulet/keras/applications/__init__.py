@@ -1,6 +1,6 @@
 """tf.keras.applications: MobileNet, MobileNetV2, MobileNetV3Small/Large, VGG16, VGG19, ResNet50/101/152,
 ResNet50V2/101V2/152V2, InceptionV3, InceptionResNetV2, Xception, DenseNet121/169/201, EfficientNetB0-B7 and
-EfficientNetV2B0-B3/S/M/L, ConvNeXtTiny..XLarge and RegNetX/Y002..320 as tf_keras 2.21 builds them, with their preprocess_input/decode_predictions (pretrained weights fetched with get_file from
+EfficientNetV2B0-B3/S/M/L, ConvNeXtTiny..XLarge, RegNetX/Y002..320 and NASNetMobile/Large as tf_keras 2.21 builds them, with their preprocess_input/decode_predictions (pretrained weights fetched with get_file from
 tf_keras's URLs)."""
 from . import imagenet_utils, mobilenet, mobilenet_v2  # noqa: F401
 from .mobilenet import MobileNet  # noqa: F401
@@ -31,3 +31,5 @@ from .regnet import (RegNetX002, RegNetX004, RegNetX006, RegNetX008, RegNetX016,
                      RegNetX040, RegNetX064, RegNetX080, RegNetX120, RegNetX160, RegNetX320, RegNetY002,
                      RegNetY004, RegNetY006, RegNetY008, RegNetY016, RegNetY032, RegNetY040, RegNetY064,
                      RegNetY080, RegNetY120, RegNetY160, RegNetY320)
+from . import nasnet  # noqa: F401,E402
+from .nasnet import NASNetLarge, NASNetMobile  # noqa: F401,E402
