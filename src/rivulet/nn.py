@@ -59,9 +59,9 @@ _composite.wrap_namespace(globals(), _composite.NN_MORE)  # composite tensors (R
 
 
 def __getattr__(name):
-    if name in ("sigmoid", "tanh"):
-        from .ops import math_ops
-        fn = getattr(math_ops, name, None)
+    if name in ("sigmoid", "tanh"):  # the same function objects as tf.math's (composites dispatch through them)
+        from . import math as _math
+        fn = getattr(_math, name, None)
         if fn is not None:
             globals()[name] = fn
             return fn

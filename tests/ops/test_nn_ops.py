@@ -120,8 +120,11 @@ def test_relu_int_and_dtype_errors():
 
 def test_sigmoid_is_the_math_op_when_it_exists():
     from rivulet.ops import math_ops
-    if hasattr(math_ops, "sigmoid"):
-        assert tf.nn.sigmoid is math_ops.sigmoid
+    if hasattr(math_ops, "sigmoid"):  # one function, as in TensorFlow (tf.nn.sigmoid is tf.math.sigmoid)
+        assert tf.nn.sigmoid is tf.math.sigmoid and tf.nn.tanh is tf.math.tanh
+        assert tf.nn.sigmoid.__wrapped__ is math_ops.sigmoid
+        r = tf.ragged.constant([[0.0], [0.0, 0.0]])
+        assert tf.nn.sigmoid(r).to_list() == [[0.5], [0.5, 0.5]]
     else:
         with pytest.raises(AttributeError):
             tf.nn.sigmoid
