@@ -18,7 +18,8 @@ per format and direction, then every difference.
 Formats (writer -> reader, both ways unless said):
   tensor       tf.io.serialize_tensor -> file -> tf.io.parse_tensor (also: are the bytes the same?)
   tensorproto  tf.make_tensor_proto -> SerializeToString -> TensorProto.FromString -> tf.make_ndarray (bytes too)
-  checkpoint   tf.train.Checkpoint.write of one variable per case -> Checkpoint.read into zeros,
+  checkpoint   tf.train.Checkpoint.write of one variable per case (and two of 20 MB, read in parts on
+               several threads) -> Checkpoint.read into zeros,
                tf.train.load_checkpoint(...).get_tensor, list_variables (dtype and shape), load_variable;
                CheckpointManager.save -> latest_checkpoint -> restore
   savedmodel   a tf.Module holding a variable and a constant per case and a signature returning both; a
@@ -338,8 +339,12 @@ KEY = "{}/.ATTRIBUTES/VARIABLE_VALUE"
 
 def write_checkpoint(side, d, cs):
     tf = side.tf
+    huge = [c for c in cs if c in HUGE]
+    if huge:  # a checkpoint of their own (the mutations copy the other one per variant)
+        tf.train.Checkpoint(**{n: tf.Variable(make_value(dt, shape, seed)) for n, dt, shape, seed in huge}).write(
+            os.path.join(d, "huge", "ckpt"))
     vs = {name: tf.Variable(side.tensor(make_value(dt, shape, seed), dt))
-          for name, dt, shape, seed in cs if side.supports(dt)}
+          for name, dt, shape, seed in cs if side.supports(dt) and (name, dt, shape, seed) not in HUGE}
     ck = tf.train.Checkpoint(**vs)
     ck.write(os.path.join(d, "plain", "ckpt"))
     mgr = tf.train.CheckpointManager(ck, os.path.join(d, "managed"), max_to_keep=2)
@@ -350,6 +355,19 @@ def write_checkpoint(side, d, cs):
 def read_checkpoint(side, d, cs):
     tf = side.tf
     res = {}
+    huge = [c for c in cs if c in HUGE]
+    if huge:
+        prefix = os.path.join(d, "huge", "ckpt")
+        for name, dt, shape, seed in huge:
+            try:
+                want = make_value(dt, shape, seed)
+                p = same(want, tf.train.load_variable(prefix, KEY.format(name)), dt)
+                v = side.zeros(dt, shape)
+                tf.train.Checkpoint(**{name: v}).read(prefix).assert_existing_objects_matched()
+                res[name] = p or same(want, side.numpy(v, dt), dt) or "ok"
+            except Exception as e:
+                res[name] = "ERROR " + _err(e)
+        cs = [c for c in cs if c not in HUGE]
     prefix = os.path.join(d, "plain", "ckpt")
     try:
         reader = tf.train.load_checkpoint(prefix)
@@ -1014,9 +1032,13 @@ def run_mutations(tf_dir, fmt, n, seed, rivulet_python):
 
 # -- driver ----------------------------------------------------------------------------------------------------
 
+# checkpoint only: tensors of 20 MB, which the bundle reader reads in parts on several threads
+HUGE = [("float64_huge", "float64", (1250, 2000), 9001), ("uint8_huge", "uint8", (5000, 4000), 9002)]
+
+
 def worker(impl, action, fmt, d, only):
     side = Side(impl)
-    cs = cases()
+    cs = cases() + (HUGE if fmt == "checkpoint" else [])
     if only:
         cs = [c for c in cs if only in c[0]]
     write, read, _ = FORMATS[fmt]
