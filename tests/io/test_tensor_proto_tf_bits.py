@@ -50,3 +50,19 @@ def test_a_string_scalar_made_with_shape_is_a_tensor_that_serializes():
     assert t.shape == () and repr(t) == "<tf.Tensor: shape=(), dtype=string, numpy=b'a\\x00'>"
     assert tf.io.serialize_tensor(t).numpy() == b"\x08\x07\x12\x00B\x02a\x00"
     assert tf.strings.length(t).numpy() == 2
+
+
+@pytest.mark.parametrize("content, want", [
+    (b"\x01\x02abc", [b"a", b"bc"]), (b"\x00\x00", [b"", b""]),
+    (b"\x01\x02ab", None), (b"\x01\x02abcd", None), (b"\x80", None),  # TensorFlow: "Cannot parse tensor from proto"
+])
+def test_string_tensor_content_is_read_as_tensorflow(content, want):
+    """A DT_STRING TensorProto whose strings are in tensor_content (lengths as varints, then the bytes: TensorFlow's
+    C++ AsProtoTensorContent) was refused; TensorFlow 2.21's parse_tensor reads it."""
+    data = b"\x08\x07\x12\x04\x12\x02\x08\x02\x22" + bytes([len(content)]) + content
+    if want is None:
+        with pytest.raises(InvalidArgumentError, match="Cannot parse tensor from proto"):
+            tf.io.parse_tensor(data, tf.string)
+    else:
+        assert tf.io.parse_tensor(data, tf.string).numpy().tolist() == want
+    assert tf.io.parse_tensor(b"\x08\x07\x12\x00\x22\x03\x02ab", tf.string).numpy() == b"ab"

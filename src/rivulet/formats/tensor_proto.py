@@ -4,7 +4,7 @@ import numpy as np
 
 from .. import dtypes as _dt
 from ..shape import TensorShape
-from .wire import bytes_field, varint_field
+from .wire import bytes_field, read_varint, varint_field
 
 
 # TensorFlow's DataType enum by number, named as its DataTypeString names them: the dtypes rivulet has and those it
@@ -23,6 +23,33 @@ def datatype_name(enum):
     if isinstance(enum, int) and 100 < enum <= 132 and enum - 100 in DATATYPE_NAMES:
         return DATATYPE_NAMES[enum - 100] + "_ref"
     return DATATYPE_NAMES.get(enum, f"unknown dtype enum {enum}")
+
+
+def string_content(content, n):
+    """The n strings of a DT_STRING tensor_content (n lengths as varints, then the bytes back to back, as
+    TensorFlow's AsProtoTensorContent writes them), or None when the bytes are not exactly that."""
+    if n > len(content):  # every length is at least one byte: checked before anything is allocated
+        return None
+
+    class _Bad(Exception):
+        pass
+
+    def fail(kind, detail=None):
+        return _Bad()
+    try:
+        sizes, at = [], 0
+        for _ in range(n):
+            size, at = read_varint(content, at, len(content), fail)
+            sizes.append(size)
+    except _Bad:
+        return None
+    if sum(sizes) != len(content) - at:
+        return None
+    out = []
+    for size in sizes:
+        out.append(bytes(content[at:at + size]))
+        at += size
+    return out
 
 
 def shape_message(shape):

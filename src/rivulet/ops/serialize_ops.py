@@ -8,7 +8,7 @@ from ..core.dispatch import bind
 from ..core.op import defop
 from ..core.tensor import convert_to_tensor
 from ..errors import InvalidArgumentError
-from ..formats.tensor_proto import datatype_name, tensor_message
+from ..formats.tensor_proto import datatype_name, string_content, tensor_message
 from ..formats.wire import fields, signed
 from ..shape import TensorShape
 
@@ -126,8 +126,14 @@ def parse_tensor_kernel(data, out_type):
                                    "this reader holds (64)")
     n = math.prod(dims)  # Python ints: a huge shape cannot wrap around to a small count
     if out_type is _dt.string:
-        if content:  # (TensorFlow writes strings as string_val; a content of strings is not read)
-            raise InvalidArgumentError("Could not parse `serialized` as TensorProto: string content")
+        if content:  # (serialize_tensor writes string_val; TensorFlow's C++ writes this, and reads it)
+            items = string_content(content, n)
+            if items is None:
+                raise InvalidArgumentError(f"Cannot parse tensor from proto: its string tensor_content does not "
+                                           f"hold {n} strings")
+            arr = np.empty(n, dtype=object)
+            arr[:] = items
+            return arr.reshape(dims)
         return _from_typed(out_type, n, typed.get(8, [])).reshape(dims)
     if not content:
         return _from_typed(out_type, n, typed.get(_TYPED.get(out_type.name, (0,))[0], [])).reshape(dims)
