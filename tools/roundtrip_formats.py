@@ -46,12 +46,15 @@ file must not read.
 
 What it found, fixed with a test each (tests/io, tests/checkpoint, tests/tf_savedmodel): complex values in a
 TensorProto's scomplex_val/dcomplex_val (TF SavedModel constants, parse_tensor) lost an imaginary -0.0 and
-spread a NaN imaginary part to the real part; serialize_tensor of an empty tensor wrote bytes other than TF's;
+spread a NaN imaginary part to the real part; parse_tensor refused a string tensor's tensor_content, which TF
+reads; serialize_tensor of an empty tensor wrote bytes other than TF's;
 tf.constant(b"...", shape=()) held a bare bytes object; Int64List stored a bool as 1; a FixedLenFeature's
 default_value 1.7 for int64 was truncated to 1; a bfloat16 value was refused by number ('14', 'unknown dtype enum
 14', 'an unsupported dtype'), now by name; tf.train.load_variable, tf.train.SequenceExample with
 tf.io.parse_(single_)sequence_example, FixedLenSequenceFeature in parse_example, and tf.make_tensor_proto /
-tf.make_ndarray were missing.
+tf.make_ndarray, tf.io.encode_base64/decode_base64 were missing; parse_example's errors were worded otherwise;
+checkpoint and parse_tensor errors named dtypes 'float32' for TF's 'float'. Not done: tf.io.decode_compressed
+(TensorFlow's returns a truncated stream's partial output without an error).
 
 Deliberate differences (not reported as failures):
 - bfloat16: rivulet has no bfloat16 dtype. TF writes bfloat16 cases; rivulet's readers must refuse them with a
