@@ -1,5 +1,6 @@
-"""tf.io: TFRecord files, tf.train.Example and SequenceExample parsing, tensor serialization, files (read_file, write_file), raw
-bytes and CSV records (decode_raw, decode_csv), the image codecs (decode_jpeg/png/gif/bmp/image, encode_jpeg/png)."""
+"""tf.io: TFRecord files, tf.train.Example and SequenceExample parsing, tensor serialization (and TensorProtos,
+tensor_util.py), base64, files (read_file, write_file), raw bytes and CSV records (decode_raw, decode_csv), the image
+codecs (decode_jpeg/png/gif/bmp/image, encode_jpeg/png)."""
 from .parsing import (FixedLenFeature, RaggedFeature, SparseTensorValue, VarLenFeature,  # noqa: F401
                       parse_example, parse_single_example)
 from .sequence_example import (FixedLenSequenceFeature, parse_sequence_example,  # noqa: F401
