@@ -558,6 +558,25 @@ def _frame(k, t, m):
     return frame
 
 
+def map_entries(b, what):
+    """The (name, value bytes) entries of a proto map<string, message> in field 1 of `b`, in wire order (a
+    Features' feature, a FeatureLists' feature_list); a name that is not UTF-8 is a DecodeError naming `what`."""
+    for f, w, v in fields(b):
+        if f != 1 or w != 2:
+            continue
+        key, value = b"", b""
+        for ef, ew, ev in fields(v):
+            if ef == 1 and ew == 2:
+                key = ev
+            elif ef == 2 and ew == 2:
+                value = ev
+        try:
+            name = key.decode()
+        except UnicodeDecodeError:
+            raise DecodeError(f"Wire format was corrupt: {what} name is not UTF-8") from None
+        yield name, value
+
+
 class Features(_Message):
     def __init__(self, feature=None):
         fm = self.feature = _FeatureMap(feature or ())  # copied at C speed, then checked
@@ -638,19 +657,7 @@ class Features(_Message):
         earlier entry of its key in place, as TensorFlow's Example parser reads duplicated keys."""
         out = cls() if out is None else out
         fm = out.feature
-        for f, w, v in fields(b):
-            if f != 1 or w != 2:
-                continue
-            key, value = b"", b""
-            for ef, ew, ev in fields(v):
-                if ef == 1 and ew == 2:
-                    key = ev
-                elif ef == 2 and ew == 2:
-                    value = ev
-            try:
-                name = key.decode()
-            except UnicodeDecodeError:
-                raise DecodeError("Wire format was corrupt: feature name is not UTF-8") from None
+        for name, value in map_entries(b, "feature"):
             feature = Feature._decode(value)
             if keep_earlier and feature._kind is None and name in fm:
                 continue

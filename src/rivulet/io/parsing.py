@@ -283,8 +283,8 @@ def _features(features):
     return dense, sparse, names, ragged, seq
 
 
-def _parse(serialized, features, scalar):
-    dense, sparse, names, ragged, seq = _features(features)
+def serialized_tensor(serialized, scalar):
+    """The records to parse as a string tensor (a scalar one where `scalar`), or TensorFlow's error."""
     if isinstance(serialized, (list, tuple)):
         # a list of bytes through np.asarray becomes a fixed-width bytes array, which drops each record's
         # trailing NUL bytes (an Example often ends in one); an object array keeps them
@@ -294,6 +294,12 @@ def _parse(serialized, features, scalar):
         raise TypeError(f"`serialized` must be a string tensor, got {s.dtype.name}")
     if scalar and s.shape.rank not in (0, None):
         raise ValueError(f"Input serialized must be a scalar, got shape {s.shape}")
+    return s
+
+
+def _parse(serialized, features, scalar):
+    dense, sparse, names, ragged, seq = _features(features)
+    s = serialized_tensor(serialized, scalar)
     attrs = {"dense_keys": tuple(k for k, *_ in dense), "dense_types": tuple(d[1] for d in dense),
              "dense_shapes": tuple(d[2] for d in dense), "dense_defaults": tuple(d[3] for d in dense),
              "sparse_keys": tuple(k for k, _ in sparse), "sparse_types": tuple(t for _, t in sparse),

@@ -18,12 +18,11 @@ import numpy as np
 from .. import dtypes as _dt
 from ..core.dispatch import bind
 from ..core.op import defop
-from ..core.tensor import Tensor, convert_to_tensor
 from ..errors import InvalidArgumentError
 from ..shape import TensorShape
 from . import example_proto as ep
 from .parsing import (_SUPPORTED, FixedLenFeature, RaggedFeature, VarLenFeature, _array, _parse, _tf_type,
-                      default_values)
+                      default_values, serialized_tensor)
 
 
 class FixedLenSequenceFeature(collections.namedtuple("FixedLenSequenceFeature",
@@ -87,19 +86,7 @@ class FeatureLists(ep._Message):
     @classmethod
     def _decode(cls, b, out=None):
         out = cls() if out is None else out
-        for f, w, v in ep.fields(b):
-            if f != 1 or w != 2:
-                continue
-            key, value = b"", b""
-            for ef, ew, ev in ep.fields(v):
-                if ef == 1 and ew == 2:
-                    key = ev
-                elif ef == 2 and ew == 2:
-                    value = ev
-            try:
-                name = key.decode()
-            except UnicodeDecodeError:
-                raise ep.DecodeError("Wire format was corrupt: feature list name is not UTF-8") from None
+        for name, value in ep.map_entries(b, "feature list"):
             out.feature_list[name] = FeatureList._decode(value)
         return out
 
@@ -298,13 +285,7 @@ def _sequence_features(features):
 def _parse_sequence(serialized, context_features, sequence_features, scalar):
     if not context_features and not sequence_features:
         raise ValueError("Missing features.")
-    if isinstance(serialized, (list, tuple)):
-        serialized = np.array(serialized, dtype=object)
-    s = serialized if isinstance(serialized, Tensor) else convert_to_tensor(serialized, dtype=_dt.string)
-    if s.dtype is not _dt.string:
-        raise TypeError(f"`serialized` must be a string tensor, got {s.dtype.name}")
-    if scalar and s.shape.rank not in (0, None):
-        raise ValueError(f"Input serialized must be a scalar, got shape {s.shape}")
+    s = serialized_tensor(serialized, scalar)
     context = _parse(s, context_features, scalar) if context_features else {}
     seq, lengths = {}, {}
     if sequence_features:
