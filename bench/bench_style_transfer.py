@@ -1,6 +1,8 @@
-"""TensorFlow's style transfer tutorial's training step: rivulet vs TensorFlow side by side (and an older rivulet).
+"""TensorFlow's style transfer and DeepDream tutorials' steps: rivulet vs TensorFlow side by side (and an older
+rivulet).
 
-    python bench/bench_style_transfer.py [style_transfer] [--tf PYTHON] [--before SRC] [--rounds N] [--busy N]
+    python bench/bench_style_transfer.py [style_transfer deepdream] [--tf PYTHON] [--before SRC] [--rounds N]
+                                         [--busy N]
 
 Workload (random weights and images, fixed seeds: the tutorial's FLOPs without its downloads):
   style_transfer  generative/style_transfer.ipynb's train_step (a tf.function): VGG19(include_top=False,
@@ -8,6 +10,10 @@ Workload (random weights and images, fixed seeds: the tutorial's FLOPs without i
                   layers (tf.linalg.einsum('bijc,bijd->bcd')), the style and content losses, total variation,
                   GradientTape with respect to the image (a tf.Variable), Adam(0.02, beta_1=0.99, epsilon=0.1)
                   on it, clip to [0, 1]. One step a run.
+  deepdream       generative/deepdream.ipynb's DeepDream module (a tf.function over [None, None, 3] images with a
+                  tf.range loop of gradient ascent steps): InceptionV3(include_top=False, weights=None), the mean
+                  activations of mixed3 and mixed5 of a 412x500 image, the gradient normalised by its standard
+                  deviation. Five steps (one call) a run.
 
 Each backend is one worker process (this file with --child) that builds the workload and runs it once to warm
 up; then the rounds alternate rivulet / (the older rivulet) / TensorFlow. A figure is the minimum over the rounds
@@ -21,7 +27,7 @@ import time
 
 from sidebyside import Worker, busy, close, parser, rivulet_env, serve, spread, workload_names
 
-WORKLOADS = ("style_transfer",)
+WORKLOADS = ("style_transfer", "deepdream")
 CONTENT_LAYERS = ["block5_conv2"]
 STYLE_LAYERS = ["block1_conv1", "block2_conv1", "block3_conv1", "block4_conv1", "block5_conv1"]
 
@@ -98,8 +104,49 @@ def _style_transfer(tf, np):
     return timed_cpu(run)
 
 
+def _deepdream(tf, np):
+    tf.keras.utils.set_random_seed(0)
+    base_model = tf.keras.applications.InceptionV3(include_top=False, weights=None)
+    dream_model = tf.keras.Model(inputs=base_model.input,
+                                 outputs=[base_model.get_layer(name).output for name in ["mixed3", "mixed5"]])
+
+    def calc_loss(img, model):
+        layer_activations = model(tf.expand_dims(img, axis=0))
+        if len(layer_activations) == 1:
+            layer_activations = [layer_activations]
+        return tf.reduce_sum([tf.math.reduce_mean(act) for act in layer_activations])
+
+    class DeepDream(tf.Module):
+        def __init__(self, model):
+            self.model = model
+
+        @tf.function(input_signature=(tf.TensorSpec(shape=[None, None, 3], dtype=tf.float32),
+                                      tf.TensorSpec(shape=[], dtype=tf.int32),
+                                      tf.TensorSpec(shape=[], dtype=tf.float32)))
+        def __call__(self, img, steps, step_size):
+            loss = tf.constant(0.0)
+            for _ in tf.range(steps):
+                with tf.GradientTape() as tape:
+                    tape.watch(img)
+                    loss = calc_loss(img, self.model)
+                gradients = tape.gradient(loss, img)
+                gradients /= tf.math.reduce_std(gradients) + 1e-8
+                img = img + gradients * step_size
+                img = tf.clip_by_value(img, -1, 1)
+            return loss, img
+
+    deepdream = DeepDream(dream_model)
+    img = tf.constant(np.random.RandomState(0).uniform(-1, 1, (412, 500, 3)).astype(np.float32))
+    steps, step_size = tf.constant(5), tf.constant(0.01)
+
+    def run():
+        loss, out = deepdream(img, steps, step_size)
+        out.numpy()
+    return timed_cpu(run)
+
+
 def child(backend, names):
-    serve(backend, {"style_transfer": _style_transfer}, names)
+    serve(backend, {"style_transfer": _style_transfer, "deepdream": _deepdream}, names)
 
 
 def main(argv=None):
@@ -128,7 +175,7 @@ def main(argv=None):
     finally:
         close(workers)
     load = f", {a.busy} busy processes" if a.busy else ""
-    print(f"one training step, ms (min of {max(1, a.rounds)} rounds{load}; load average {load0:.1f} at the start; "
+    print(f"ms a run (min of {max(1, a.rounds)} rounds{load}; load average {load0:.1f} at the start; "
           f"wall / CPU)")
     labels = [w.label for w in workers]
     width = max(15, max(len(n) for n in names) + 1)
