@@ -420,7 +420,20 @@ def _threads(api, work):
 
 
 class _Split:
-    """What a `Gemm` or `GemmUpdate` shares: its primitive per thread count and the thread choice."""
+    """What a `Gemm`, `GemmMask` or `GemmUpdate` shares: its primitive per thread count and the thread choice."""
+
+    def _setup(self, api, key, dims):
+        """The primitive of (key, dims), the thread choice for its m*k*n multiply-adds, and the pool of bound
+        calls (freed with the object); self.shapes must be set."""
+        self.key, self.dims = key, dims
+        self.prim = _matmul(api, key, *dims)
+        m, k, n = dims[:3]
+        self.split, self.choice = {}, _threads(api, m * k * n)
+        self.pool = []
+        self.exe = _execute()
+        _setter(api)
+        self.strides = tuple(_c_strides(sh) for sh in self.shapes)
+        weakref.finalize(self, _destroy, self.pool).atexit = False  # (at exit the process frees it all)
 
     def prim_on(self, api, n):
         p = self.split.get(n)
@@ -456,14 +469,7 @@ class Gemm(_Split):
         self.shapes = ((k, m) if ta else (m, k), (n, k) if tb else (k, n)) + (((n,),) if bias else ()) + ((m, n),)
         self.bias, self.numpy_form, self.out = bias, numpy_form, (m, n)
         api = onednn.api()
-        self.key, self.dims = ("gemm", m, k, n, ta, tb, bias, relu), (m, k, n, bias, relu, ta, tb)
-        self.prim = _matmul(api, self.key, *self.dims)
-        self.split, self.choice = {}, _threads(api, m * k * n)
-        self.pool = []
-        self.exe = _execute()
-        _setter(api)
-        self.strides = tuple(_c_strides(sh) for sh in self.shapes)
-        weakref.finalize(self, _destroy, self.pool).atexit = False  # (at exit the process frees it all)
+        self._setup(api, ("gemm", m, k, n, ta, tb, bias, relu), (m, k, n, bias, relu, ta, tb))
 
     def __call__(self, *arrays):
         api = onednn.api()
@@ -510,14 +516,7 @@ class GemmMask(_Split):
             if made is None:
                 made = _MASK_ATTRS[m, n] = api.mask_attr(m, n)
         attr, self.mask_md = made
-        self.key, self.dims = ("mask", m, k, n, ta, tb), (m, k, n, False, False, ta, tb, attr)
-        self.prim = _matmul(api, self.key, *self.dims)
-        self.split, self.choice = {}, _threads(api, m * k * n)
-        self.pool = []
-        self.exe = _execute()
-        _setter(api)
-        self.strides = tuple(_c_strides(sh) for sh in self.shapes)
-        weakref.finalize(self, _destroy, self.pool).atexit = False
+        self._setup(api, ("mask", m, k, n, ta, tb), (m, k, n, False, False, ta, tb, attr))
 
     def __call__(self, a, b, x):
         api = onednn.api()
@@ -622,17 +621,10 @@ class GemmUpdate(_Split):
                 attr = getattr(api, "dense_update_attr", None)
                 if attr is None:
                     attr = api.dense_update_attr = api.update_attr()
-        self.key, self.dims = ("update", m, k, n, ta, tb), (m, k, n, False, False, ta, tb, attr)
-        self.prim = _matmul(api, self.key, *self.dims)
-        self.split, self.choice = {}, _threads(api, m * k * n)
         self.scale = np.array([-self.c], np.float32)  # the runtime weights scale: -c, exactly
         self.scale_md = api.md([1], [1])
         self.bias = False
-        self.pool = []
-        self.exe = _execute()
-        _setter(api)
-        self.strides = tuple(_c_strides(sh) for sh in self.shapes)
-        weakref.finalize(self, _destroy, self.pool).atexit = False
+        self._setup(api, ("update", m, k, n, ta, tb), (m, k, n, False, False, ta, tb, attr))
 
     def __call__(self, var, a, b):
         api = onednn.api()
