@@ -218,7 +218,7 @@ class ConcreteFunction:
             if x.dtype != spec.dtype:
                 from ..core.op import cpp_dtype_name
                 from ..errors import InvalidArgumentError
-                op = f"__inference_{self._name}"
+                op = self._name if self._name.startswith("__inference_") else f"__inference_{self._name}"
                 msg = (f"cannot compute {op} as input #{i}(zero-based) was expected to be a "
                        f"{cpp_dtype_name(spec.dtype)} tensor but is a {cpp_dtype_name(x.dtype)} tensor [Op:{op}]")
                 err = InvalidArgumentError(None, None, msg[:-1])
