@@ -122,7 +122,7 @@ def _write_weights(path, model):
         f.attrs["backend"] = b"tensorflow"
         f.attrs["keras_version"] = b"2.21.0"
         for layer in model.layers:
-            g = f.create_group(layer.name)
+            g = f.require_group(layer.name)  # (a name like "a/b" after "a/b/pad": its group exists)
             names = [w.name.encode() for w in layer.weights]
             g.attrs["weight_names"] = np.array(names) if names else np.array([], dtype="S1")
             for w in layer.weights:
