@@ -312,3 +312,12 @@ def test_grouped_conv2d():
         tf.keras.layers.Conv2D(5, 3, groups=2)
     with pytest.raises(ValueError, match="number of input channels must be evenly divisible"):
         tf.keras.layers.Conv2D(6, 3, groups=3)(x)
+
+
+def test_efficientnet_summary_totals(capsys):
+    # tf_keras 2.21's EfficientNetB0(weights=None).summary() footer (the load_data/video tutorial's base model)
+    A.EfficientNetB0(weights=None).summary()
+    out = capsys.readouterr().out.splitlines()
+    assert out[-5:-1] == ["=" * 98, "Total params: 5330571 (20.33 MB)", "Trainable params: 5288548 (20.17 MB)",
+                          "Non-trainable params: 42023 (164.16 KB)"]
+    assert out[0] == 'Model: "efficientnetb0"'
