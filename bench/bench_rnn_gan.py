@@ -17,23 +17,10 @@ rounds in ms, wall time and the worker's CPU time; the ratios are TensorFlow's /
 faster), their range over the rounds in brackets. --before SRC adds a worker importing rivulet from SRC (an
 older src/ folder, e.g. `git archive` of an earlier commit) for before/after figures.
 """
-import os
-import sys
-import time
-
-from sidebyside import Worker, busy, close, parser, rivulet_env, serve, spread, workload_names
+from sidebyside import main_wall_cpu, serve, timed_cpu
 
 WORKLOADS = ("gan", "gan-eager", "wgan-gp")
 STEPS = 5
-
-
-def timed_cpu(fn):
-    """fn as a workload run: [wall ms, CPU ms of this process]."""
-    def run():
-        t, c = time.perf_counter(), time.process_time()
-        fn()
-        return [(time.perf_counter() - t) * 1e3, (time.process_time() - c) * 1e3]
-    return run
 
 
 def _nets(tf, np):
@@ -102,47 +89,7 @@ def child(backend, names):
 
 
 def main(argv=None):
-    ap = parser(__doc__, WORKLOADS)
-    ap.add_argument("--before", help="an older rivulet src/ folder: a third worker, for before/after figures")
-    ap.add_argument("--busy", type=int, default=0, help="busy processes running during the timed rounds")
-    a = ap.parse_args(argv)
-    if a.child:
-        return child(a.child, a.names or list(WORKLOADS))
-    names = workload_names(a, WORKLOADS)
-    here = os.path.dirname(os.path.abspath(__file__))
-    workers = [Worker("rivulet", sys.executable, __file__, "rivulet", names, rivulet_env(os.path.join(here, "..",
-                                                                                                      "src")))]
-    if a.before:
-        workers.append(Worker("before", sys.executable, __file__, "rivulet", names, rivulet_env(a.before)))
-    if a.tf:
-        workers.append(Worker("tensorflow", a.tf, __file__, "tensorflow", names))
-    got = {w.label: {} for w in workers}
-    try:
-        with busy(a.busy):
-            for _ in range(max(1, a.rounds)):
-                for w in workers:
-                    for n, ms in w.round().items():
-                        got[w.label].setdefault(n, []).append(ms)
-    finally:
-        close(workers)
-    load = f", {a.busy} busy processes" if a.busy else ""
-    print(f"{STEPS} training steps, ms (min of {max(1, a.rounds)} rounds{load}; wall / CPU)")
-    labels = [w.label for w in workers]
-    print(f"{'workload':10} " + " ".join(f"{lab:>17}" for lab in labels) + "   ratios to rivulet (wall, CPU)")
-    for n in names:
-        mine = got["rivulet"][n]
-        cells = []
-        for lab in labels:
-            v = got[lab][n]
-            cells.append(f"{min(r[0] for r in v):8.1f}/{min(r[1] for r in v):8.1f}")
-        line = f"{n:10} " + " ".join(f"{c:>17}" for c in cells)
-        for lab in labels[1:]:
-            v = got[lab][n]
-            wall = min(r[0] for r in v) / min(r[0] for r in mine)
-            cpu = min(r[1] for r in v) / min(r[1] for r in mine)
-            line += (f"   {lab} {wall:.2f}x [{spread([r[0] for r in v], [r[0] for r in mine])}]"
-                     f" cpu {cpu:.2f}x")
-        print(line)
+    main_wall_cpu(__file__, __doc__, WORKLOADS, child, f"{STEPS} training steps, ms", argv)
 
 
 if __name__ == "__main__":

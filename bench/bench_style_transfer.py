@@ -21,24 +21,11 @@ in ms, wall time and the worker's CPU time; the ratios are TensorFlow's / rivule
 their range over the rounds in brackets. --before SRC adds a worker importing rivulet from SRC (an older src/
 folder, e.g. `git archive` of an earlier commit) for before/after figures; --busy N runs N spinning processes.
 """
-import os
-import sys
-import time
-
-from sidebyside import Worker, busy, close, parser, rivulet_env, serve, spread, workload_names
+from sidebyside import main_wall_cpu, serve, timed_cpu
 
 WORKLOADS = ("style_transfer", "deepdream")
 CONTENT_LAYERS = ["block5_conv2"]
 STYLE_LAYERS = ["block1_conv1", "block2_conv1", "block3_conv1", "block4_conv1", "block5_conv1"]
-
-
-def timed_cpu(fn):
-    """fn as a workload run: [wall ms, CPU ms of this process]."""
-    def run():
-        t, c = time.perf_counter(), time.process_time()
-        fn()
-        return [(time.perf_counter() - t) * 1e3, (time.process_time() - c) * 1e3]
-    return run
 
 
 def _style_transfer(tf, np):
@@ -150,47 +137,7 @@ def child(backend, names):
 
 
 def main(argv=None):
-    ap = parser(__doc__, WORKLOADS)
-    ap.add_argument("--before", help="an older rivulet src/ folder: a third worker, for before/after figures")
-    ap.add_argument("--busy", type=int, default=0, help="busy processes running during the timed rounds")
-    a = ap.parse_args(argv)
-    if a.child:
-        return child(a.child, a.names or list(WORKLOADS))
-    names = workload_names(a, WORKLOADS)
-    here = os.path.dirname(os.path.abspath(__file__))
-    workers = [Worker("rivulet", sys.executable, __file__, "rivulet", names,
-                      rivulet_env(os.path.join(here, "..", "src")))]
-    if a.before:
-        workers.append(Worker("before", sys.executable, __file__, "rivulet", names, rivulet_env(a.before)))
-    if a.tf:
-        workers.append(Worker("tensorflow", a.tf, __file__, "tensorflow", names))
-    got = {w.label: {} for w in workers}
-    load0 = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
-    try:
-        with busy(a.busy):
-            for _ in range(max(1, a.rounds)):
-                for w in workers:
-                    for n, ms in w.round().items():
-                        got[w.label].setdefault(n, []).append(ms)
-    finally:
-        close(workers)
-    load = f", {a.busy} busy processes" if a.busy else ""
-    print(f"ms a run (min of {max(1, a.rounds)} rounds{load}; load average {load0:.1f} at the start; "
-          f"wall / CPU)")
-    labels = [w.label for w in workers]
-    width = max(15, max(len(n) for n in names) + 1)
-    print(f"{'workload':{width}} " + " ".join(f"{lab:>17}" for lab in labels) + "   ratios to rivulet (wall, CPU)")
-    for n in names:
-        mine = got["rivulet"][n]
-        cells = [f"{min(r[0] for r in got[lab][n]):8.1f}/{min(r[1] for r in got[lab][n]):8.1f}" for lab in labels]
-        line = f"{n:{width}} " + " ".join(f"{c:>17}" for c in cells)
-        for lab in labels[1:]:
-            v = got[lab][n]
-            wall = min(r[0] for r in v) / min(r[0] for r in mine)
-            cpu = min(r[1] for r in v) / min(r[1] for r in mine)
-            line += (f"   {lab} {wall:.2f}x [{spread([r[0] for r in v], [r[0] for r in mine])}]"
-                     f" cpu {cpu:.2f}x")
-        print(line)
+    main_wall_cpu(__file__, __doc__, WORKLOADS, child, "ms a run", argv)
 
 
 if __name__ == "__main__":

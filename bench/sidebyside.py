@@ -206,3 +206,55 @@ def main_table(script, doc, workloads, child, title, argv=None):
             theirs = got["tensorflow"][n]
             line += f" {min(theirs):11.1f} {min(theirs) / min(mine):6.2f}x  {spread(theirs, mine)}"
         print(line)
+
+
+def timed_cpu(fn):
+    """fn as a workload run: [wall ms, CPU ms of this process]."""
+    def run():
+        t, c = time.perf_counter(), time.process_time()
+        fn()
+        return [(time.perf_counter() - t) * 1e3, (time.process_time() - c) * 1e3]
+    return run
+
+
+def main_wall_cpu(script, doc, workloads, child, title, argv=None):
+    """The whole main() of a script whose workloads give [wall ms, CPU ms] a run (timed_cpu: bench_rnn_gan.py,
+    bench_style_transfer.py): names, --tf, --rounds, --busy and --before SRC (an older rivulet src/ folder as a
+    third worker), the workers alternating, and a table of minimums, wall / CPU, with each other backend's
+    ratio to rivulet's (its time / rivulet's) and the wall ratio's range over the rounds."""
+    ap = parser(doc, workloads)
+    ap.add_argument("--before", help="an older rivulet src/ folder: a third worker, for before/after figures")
+    ap.add_argument("--busy", type=int, default=0, help="busy processes running during the timed rounds")
+    a = ap.parse_args(argv)
+    if a.child:
+        return child(a.child, a.names or list(workloads))
+    names = workload_names(a, workloads)
+    here = os.path.dirname(os.path.abspath(script))
+    workers = [Worker("rivulet", sys.executable, script, "rivulet", names, rivulet_env(os.path.join(here, "..",
+                                                                                                    "src")))]
+    if a.before:
+        workers.append(Worker("before", sys.executable, script, "rivulet", names, rivulet_env(a.before)))
+    if a.tf:
+        workers.append(Worker("tensorflow", a.tf, script, "tensorflow", names))
+    load0 = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
+    try:
+        with busy(a.busy):
+            got = alternate(workers, a.rounds)
+    finally:
+        close(workers)
+    load = f", {a.busy} busy processes" if a.busy else ""
+    print(f"{title} (min of {max(1, a.rounds)} rounds{load}; load average {load0:.1f} at the start; wall / CPU)")
+    labels = [w.label for w in workers]
+    width = max(15, max(len(n) for n in names) + 1)
+    print(f"{'workload':{width}} " + " ".join(f"{lab:>17}" for lab in labels) + "   ratios to rivulet (wall, CPU)")
+    for n in names:
+        mine = got["rivulet"][n]
+        cells = [f"{min(r[0] for r in got[lab][n]):8.1f}/{min(r[1] for r in got[lab][n]):8.1f}" for lab in labels]
+        line = f"{n:{width}} " + " ".join(f"{c:>17}" for c in cells)
+        for lab in labels[1:]:
+            v = got[lab][n]
+            wall = min(r[0] for r in v) / min(r[0] for r in mine)
+            cpu = min(r[1] for r in v) / min(r[1] for r in mine)
+            line += (f"   {lab} {wall:.2f}x [{spread([r[0] for r in v], [r[0] for r in mine])}]"
+                     f" cpu {cpu:.2f}x")
+        print(line)
