@@ -144,3 +144,10 @@ def test_string_lengths_of_every_width(tmp_path):
                                           dtype=7, size=len(lengths) + 4), data=lengths + check)
         with pytest.raises(DataLossError, match=f"string tensor 'v' has a {what}|string tensor 'v' has the {what}"):
             BundleReader(prefix).get_tensor("v")
+
+
+def test_the_shared_prefix_of_two_keys():
+    from rivulet.formats.sstable import _common_prefix
+    for a, b, n in ((b"", b"", 0), (b"abc", b"abd", 2), (b"ab", b"abc", 2), (b"x", b"y", 0),
+                    (b"k" * 1000 + b"\0", b"k" * 1000 + b"\1", 1000), (b"same", b"same", 4)):
+        assert _common_prefix(a, b) == n == _common_prefix(b, a)

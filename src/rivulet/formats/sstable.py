@@ -132,6 +132,22 @@ def _short_successor(key):
     return key
 
 
+def _common_prefix(a, b):
+    """The length of the prefix bytes a and b share: a bisection on slice comparisons (memcmp), not a
+    Python loop over every byte (a 256 KiB shared prefix took 65 ms a key)."""
+    n = min(len(a), len(b))
+    if a[:n] == b[:n]:
+        return n
+    lo, hi = 0, n  # a[:lo] == b[:lo]; a[:hi] != b[:hi]
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if a[lo:mid] == b[lo:mid]:
+            lo = mid
+        else:
+            hi = mid
+    return lo
+
+
 class _BlockBuilder:
     def __init__(self):
         self.buf = bytearray()
@@ -142,9 +158,7 @@ class _BlockBuilder:
     def add(self, key, value):
         shared = 0
         if self.counter < _RESTART_INTERVAL:
-            n = min(len(self.last), len(key))
-            while shared < n and self.last[shared] == key[shared]:
-                shared += 1
+            shared = _common_prefix(self.last, key)
         else:
             self.restarts.append(len(self.buf))
             self.counter = 0
