@@ -348,6 +348,8 @@ class Api:
         fewer than _SPLIT_MIN_WORK multiply-adds (pools: elements moved) always runs on one thread."""
         if work < _SPLIT_MIN_WORK or self.set_threads is None:
             one, record = True, _no_record
+        elif work >= _ALWAYS_SPLIT_WORK:  # every free core, untimed: one when other work fills them
+            one, record = _busy_lately(_clock()), _no_record
         else:
             choice = self.threads_of(key)
             now = _clock()
@@ -445,6 +447,11 @@ _PROBE_S = blas_threads._PROBE_S  # the same probing as the BLAS Tuner's
 # autoencoder's 0.9M and 1.8M-MAC convolutions took 0.032 and 0.061 ms on one thread, 0.040-0.052 and
 # 0.067-0.071 on two (2-core AMD EPYC, best of 10, six runs); from 3.6M on, two were up to 1.7x faster.
 _SPLIT_MIN_WORK = 3_000_000
+# From this many, free cores always paid and the timed probes of one thread only cost: a probe runs the problem
+# at half speed (and first builds a primitive for it), and a primitive called once a step probed on most of a
+# short run's calls (style_transfer's VGG19 convolutions, 0.1-1.9G multiply-adds: a step took 1.14 s with the
+# probes, 0.76 s on every core; 2-core AMD EPYC, idle). A busy machine still gets one thread (_busy_lately).
+_ALWAYS_SPLIT_WORK = 100_000_000
 
 
 def _no_record(took):
