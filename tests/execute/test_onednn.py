@@ -701,3 +701,29 @@ def test_a_small_problem_stays_on_one_thread(monkeypatch, thread_counts):
     monkeypatch.setattr(onednn, "_SPLIT_MIN_WORK", 100_000)
     onednn.conv2d(x, np.ones((3, 3, 16, 8), np.float32), (2, 2), (1, 1), ((0, 1), (0, 1)))
     assert seen[-1] == 2 and len(a.choices) == 1
+
+
+@needs
+def test_a_big_problem_runs_on_every_free_core_without_probes(monkeypatch, thread_counts):
+    """From _ALWAYS_SPLIT_WORK multiply-adds every free core always paid: no timed probe of one thread (a probe
+    ran a VGG19 convolution at half speed on most of a short run's calls), and no choice kept; one thread only
+    while other work fills the cores."""
+    a = onednn.api()
+    seen = thread_counts
+    busy = [False]
+    monkeypatch.setattr(blas_threads, "_cpus", lambda: 2)
+    monkeypatch.setattr(blas_threads, "_busy", lambda: busy[0])
+    monkeypatch.setattr(onednn, "_busy_seen", [-1.0, False])
+    monkeypatch.setattr(onednn, "_ALWAYS_SPLIT_WORK", 100_000)
+    x = np.ones((4, 14, 14, 16), np.float32)  # 226K multiply-adds: "big" for the test
+    w = np.ones((3, 3, 16, 8), np.float32)
+    monkeypatch.setattr(onednn, "_SPLIT_MIN_WORK", 1000)
+    def counts():  # the thread counts of the convolution's primitives built so far
+        return sorted(k[-1] for k in a.cache if k[:2] == ("conv", "fwd") and k[3] == x.shape)
+    for _ in range(5):
+        onednn.conv2d(x, w, (2, 2), (1, 1), ((0, 1), (0, 1)))
+    assert counts() == [2] and 2 in seen and not a.choices  # never probed on one thread
+    busy[0] = True
+    monkeypatch.setattr(onednn, "_busy_seen", [-1.0, False])
+    onednn.conv2d(x, w, (2, 2), (1, 1), ((0, 1), (0, 1)))
+    assert counts() == [1, 2]
