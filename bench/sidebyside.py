@@ -175,19 +175,22 @@ def mlp_step(tf):
     return step
 
 
-def main_table(script, doc, workloads, child, title, argv=None):
-    """The whole main() of a script timing one figure per workload (bench_train.py, bench_infer.py): its command
-    line (names, --tf, --rounds, --busy), a rivulet worker and a TensorFlow one alternating, and the table of
-    minimums with TensorFlow's time / rivulet's and the ratio's range over the rounds."""
+def _run(script, doc, workloads, child, argv, before):
+    """A main()'s command line (names, --tf, --rounds, --busy, and --before SRC where `before`) and its workers
+    alternating: (args, names, workers, {label: {name: [figure, ...]}}), or None in a --child process."""
     ap = parser(doc, workloads)
+    if before:
+        ap.add_argument("--before", help="an older rivulet src/ folder: a third worker, for before/after figures")
     ap.add_argument("--busy", type=int, default=0, help="busy processes running during the timed rounds")
     a = ap.parse_args(argv)
     if a.child:
-        return child(a.child, a.names or list(workloads))
+        child(a.child, a.names or list(workloads))
+        return None
     names = workload_names(a, workloads)
-    here = os.path.dirname(os.path.abspath(script))
-    src = os.path.join(here, "..", "src")
+    src = os.path.join(os.path.dirname(os.path.abspath(script)), "..", "src")
     workers = [Worker("rivulet", sys.executable, script, "rivulet", names, rivulet_env(src))]
+    if getattr(a, "before", None):
+        workers.append(Worker("before", sys.executable, script, "rivulet", names, rivulet_env(a.before)))
     if a.tf:
         workers.append(Worker("tensorflow", a.tf, script, "tensorflow", names))
     try:
@@ -195,6 +198,17 @@ def main_table(script, doc, workloads, child, title, argv=None):
             got = alternate(workers, a.rounds)
     finally:
         close(workers)
+    return a, names, workers, got
+
+
+def main_table(script, doc, workloads, child, title, argv=None):
+    """The whole main() of a script timing one figure per workload (bench_train.py, bench_infer.py): its command
+    line (names, --tf, --rounds, --busy), a rivulet worker and a TensorFlow one alternating, and the table of
+    minimums with TensorFlow's time / rivulet's and the ratio's range over the rounds."""
+    run = _run(script, doc, workloads, child, argv, before=False)
+    if run is None:
+        return None
+    a, names, workers, got = run
     load = f", {a.busy} busy processes" if a.busy else ", idle"
     width = max(10, max(len(n) for n in names) + 1)
     print(f"{title} (min of {max(1, a.rounds)} rounds{load})")
@@ -222,26 +236,11 @@ def main_wall_cpu(script, doc, workloads, child, title, argv=None):
     bench_style_transfer.py): names, --tf, --rounds, --busy and --before SRC (an older rivulet src/ folder as a
     third worker), the workers alternating, and a table of minimums, wall / CPU, with each other backend's
     ratio to rivulet's (its time / rivulet's) and the wall ratio's range over the rounds."""
-    ap = parser(doc, workloads)
-    ap.add_argument("--before", help="an older rivulet src/ folder: a third worker, for before/after figures")
-    ap.add_argument("--busy", type=int, default=0, help="busy processes running during the timed rounds")
-    a = ap.parse_args(argv)
-    if a.child:
-        return child(a.child, a.names or list(workloads))
-    names = workload_names(a, workloads)
-    here = os.path.dirname(os.path.abspath(script))
-    workers = [Worker("rivulet", sys.executable, script, "rivulet", names, rivulet_env(os.path.join(here, "..",
-                                                                                                    "src")))]
-    if a.before:
-        workers.append(Worker("before", sys.executable, script, "rivulet", names, rivulet_env(a.before)))
-    if a.tf:
-        workers.append(Worker("tensorflow", a.tf, script, "tensorflow", names))
     load0 = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
-    try:
-        with busy(a.busy):
-            got = alternate(workers, a.rounds)
-    finally:
-        close(workers)
+    run = _run(script, doc, workloads, child, argv, before=True)
+    if run is None:
+        return None
+    a, names, workers, got = run
     load = f", {a.busy} busy processes" if a.busy else ""
     print(f"{title} (min of {max(1, a.rounds)} rounds{load}; load average {load0:.1f} at the start; wall / CPU)")
     labels = [w.label for w in workers]
