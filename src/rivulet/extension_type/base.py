@@ -200,14 +200,10 @@ class ExtensionTypeSpec(TraceType):
 
     @classmethod
     def _tf_extension_type_has_field(cls, name):
-        return any(f.name == name for f in cls._tf_extension_type_fields())
+        return cls.value_type._tf_extension_type_has_field(name)
 
     def _tf_extension_type_convert_fields(self):
-        d = self.__dict__
-        flds = self._tf_extension_type_fields()
-        _check_field_names(flds, d)
-        for f in flds:
-            d[f.name] = _f.convert(d[f.name], _resolve(self.value_type, f.value_type), f.name, _f.SPEC)
+        _convert_fields(self, self.value_type, _f.SPEC)
 
     def __validate__(self):
         """Checks after construction (a spec's class body may override it)."""
@@ -418,6 +414,16 @@ def _new_spec(cls, items):
 # the value
 
 
+def _convert_fields(obj, owner, mode):
+    """Converts and checks every field of a value or a spec (`mode`: _f.VALUE or _f.SPEC) in place, the field
+    annotations resolved against the value class `owner`."""
+    d = obj.__dict__
+    flds = obj._tf_extension_type_fields()
+    _check_field_names(flds, d)
+    for f in flds:
+        d[f.name] = _f.convert(d[f.name], _resolve(owner, f.value_type), f.name, mode)
+
+
 def _check_field_names(flds, d):
     names = {f.name for f in flds}
     extra = [k for k in d if k not in names and not k.startswith("_")]
@@ -505,11 +511,7 @@ class ExtensionType(metaclass=_Metaclass):
         return any(f.name == name for f in cls._tf_extension_type_fields())
 
     def _tf_extension_type_convert_fields(self):
-        d = self.__dict__
-        flds = self._tf_extension_type_fields()
-        _check_field_names(flds, d)
-        for f in flds:
-            d[f.name] = _f.convert(d[f.name], _resolve(type(self), f.value_type), f.name, _f.VALUE)
+        _convert_fields(self, type(self), _f.VALUE)
 
     def __validate__(self):
         """Checks after construction (override it: raise to refuse a value)."""

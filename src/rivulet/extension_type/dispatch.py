@@ -151,22 +151,14 @@ def _run(key, api, fn, args, kwargs):
             for check, handler in reversed(_UNARY):
                 if check(x):
                     return handler(functools.partial(fn, **rest) if rest else fn, x)
-    if kind == "binary" and _BINARY:
+    table = _BINARY if kind == "binary" else _ASSERT if kind == "assert" else None
+    if table:  # the binary elementwise APIs and the binary assertions dispatch alike, from their own tables
         bound = _bind(fn, args, kwargs)
         if bound is not None and len(bound.arguments) >= 2:
             params = list(bound.arguments)
             x, y = bound.arguments[params[0]], bound.arguments[params[1]]
             rest = {k: v for k, v in bound.arguments.items() if k not in params[:2]}
-            for cx, cy, handler in reversed(_BINARY):
-                if cx(x) and cy(y) and (isinstance(x, ExtensionType) or isinstance(y, ExtensionType)):
-                    return handler(functools.partial(fn, **rest) if rest else fn, x, y)
-    if kind == "assert" and _ASSERT:
-        bound = _bind(fn, args, kwargs)
-        if bound is not None and len(bound.arguments) >= 2:
-            params = list(bound.arguments)
-            x, y = bound.arguments[params[0]], bound.arguments[params[1]]
-            rest = {k: v for k, v in bound.arguments.items() if k not in params[:2]}
-            for cx, cy, handler in reversed(_ASSERT):
+            for cx, cy, handler in reversed(table):
                 if cx(x) and cy(y) and (isinstance(x, ExtensionType) or isinstance(y, ExtensionType)):
                     return handler(functools.partial(fn, **rest) if rest else fn, x, y)
     return fn(*args, **kwargs)
