@@ -125,13 +125,18 @@ MATMUL_ASSIGN_SUB = defop("_MatMulAssignSub", _matmul_assign_sub_kernel, lambda 
                           num_outputs=0, stateful=True, attrs=("c", "transpose_a", "transpose_b"))
 
 
-def _inline_matmul_assign_sub(op, glob):
-    _, a, b = op.inputs
+def _product(op, a, b):
+    """(m, k, n, transpose a, transpose b, NumPy form) of a fused op's product op(a) @ op(b)."""
     ta, tb = bool(op.attrs.get("transpose_a")), bool(op.attrs.get("transpose_b"))
     m, k = a.shape.as_list()[::-1] if ta else a.shape.as_list()
     n = b.shape[0] if tb else b.shape[1]
-    u = dense_chain.gemm_update(m, k, n, ta, tb, op.attrs["c"],
-                                lambda x, y: np.dot(x.T if ta else x, y.T if tb else y))
+    return m, k, n, ta, tb, lambda x, y: np.dot(x.T if ta else x, y.T if tb else y)
+
+
+def _inline_matmul_assign_sub(op, glob):
+    _, a, b = op.inputs
+    m, k, n, ta, tb, numpy_form = _product(op, a, b)
+    u = dense_chain.gemm_update(m, k, n, ta, tb, op.attrs["c"], numpy_form)
     if u is None:
         return None
     glob[f"g{op._id}"] = u
@@ -178,10 +183,7 @@ MATMUL_RELU_GRAD = defop("_MatMulReluGrad", _matmul_relu_grad_kernel,
 
 def _inline_matmul_relu_grad(op, glob):
     a, b, _ = op.inputs
-    ta, tb = bool(op.attrs.get("transpose_a")), bool(op.attrs.get("transpose_b"))
-    m, k = a.shape.as_list()[::-1] if ta else a.shape.as_list()
-    n = b.shape[0] if tb else b.shape[1]
-    g = dense_chain.gemm_mask(m, k, n, ta, tb, lambda x, y: np.dot(x.T if ta else x, y.T if tb else y))
+    g = dense_chain.gemm_mask(*_product(op, a, b))
     if g is None:
         return None
     glob[f"g{op._id}"] = g
